@@ -1,0 +1,140 @@
+# kubectl-cpulint — GNU Makefile.
+#
+# One static library (lib/ + rules/ + generated rule docs) that the command
+# and every test link.  New .c files under lib/, rules/ and tests/unit/ are
+# picked up by wildcard, so adding a module never edits this file.
+#
+#   make            build ./kubectl-cpulint
+#   make check      unit tests (check) + golden and end-to-end tests
+#   make asan       the whole suite under ASan+UBSan (separate build dir)
+#   make valgrind   unit tests under valgrind
+#   make lint       banned functions, cppcheck
+#   make bench      benchmarks that print figures
+#   make install PREFIX=/usr/local
+#   V=1 for loud builds, WERROR=1 (set by CI) for -Werror.
+
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CC      ?= cc
+PKGS    := yaml-0.1 libcurl jansson libgit2
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+# Which Debian package provides each pkg-config module.
+pkg_yaml-0.1 := libyaml-dev
+pkg_libcurl  := libcurl4-openssl-dev
+pkg_jansson  := libjansson-dev
+pkg_libgit2  := libgit2-dev
+pkg_check    := check
+
+ifeq ($(filter clean install-deps help,$(MAKECMDGOALS)),)
+missing := $(strip $(foreach p,$(PKGS) check,$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
+ifneq ($(missing),)
+$(error missing libraries: $(missing); install with: apt-get install -y $(foreach p,$(missing),$(pkg_$(p))) pkg-config   (or run tools/install-deps.sh))
+endif
+endif
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wwrite-strings -Wformat=2 -Wno-format-nonliteral
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
+           -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+           -DCPL_VERSION='"$(VERSION)"'
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC   := $(sort $(wildcard lib/*.c) $(wildcard rules/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/ruledocs.o
+RULE_MD   := $(sort $(wildcard rules/CPU*.md))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+BIN       := kubectl-cpulint
+
+.PHONY: all check unit e2e asan valgrind lint bench install uninstall clean \
+        install-deps help fuzz
+all: $(BIN)
+
+$(BIN): $(BUILD)/cmd/kubectl-cpulint.o $(BUILD)/libcpulint.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libcpulint.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# Rule documentation (rules/ID.md) embedded for --explain and SARIF help.
+$(BUILD)/ruledocs.c: $(RULE_MD) tools/embed-docs.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)sh tools/embed-docs.sh $(RULE_MD) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/ruledocs.o: $(BUILD)/ruledocs.c
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcpulint.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libcpulint.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# unit-NAME builds and runs one unit test (tests/unit/test_NAME.c).
+unit-%: $(BUILD)/tests/test_%
+	$(Q)CK_FORK=$${CK_FORK:-yes} ./$<
+
+unit: $(UNIT_BIN)
+	$(Q)sh tests/run-unit.sh $(UNIT_BIN)
+
+e2e: $(BIN)
+	$(Q)BUILD=$(BUILD) sh tests/run-e2e.sh
+
+check: unit e2e
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" BIN=build-asan/kubectl-cpulint \
+	    check
+
+valgrind: $(UNIT_BIN)
+	$(Q)for t in $(UNIT_BIN); do CK_FORK=no valgrind -q --error-exitcode=3 \
+	    --leak-check=full --errors-for-leak-kinds=definite $$t || exit 1; done
+
+lint:
+	$(Q)sh tools/lint.sh
+
+bench: $(BIN) $(BENCH_BIN)
+	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh $(BENCH_BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-cpulint
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kubectl-cpulint
+
+install-deps:
+	sh tools/install-deps.sh
+
+clean:
+	rm -rf build build-asan $(BIN)
+
+-include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)

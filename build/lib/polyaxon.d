@@ -1,0 +1,6 @@
+build/lib/polyaxon.o: lib/polyaxon.c lib/loader.h lib/util.h \
+ lib/workload.h lib/yamldoc.h
+lib/loader.h:
+lib/util.h:
+lib/workload.h:
+lib/yamldoc.h:

@@ -1,0 +1,3 @@
+build/lib/quantity.o: lib/quantity.c lib/quantity.h lib/util.h
+lib/quantity.h:
+lib/util.h:

@@ -1,0 +1,2 @@
+build/lib/util.o: lib/util.c lib/util.h
+lib/util.h:

@@ -1,0 +1,3 @@
+build/lib/yamldoc.o: lib/yamldoc.c lib/yamldoc.h lib/util.h
+lib/yamldoc.h:
+lib/util.h:

@@ -1,0 +1,2 @@
+build/ruledocs.o: build/ruledocs.c lib/ruledocs.h
+lib/ruledocs.h:

@@ -1,0 +1,2 @@
+/* engine.c — STUB, being written. */
+#include "engine.h"

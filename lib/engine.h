@@ -1,0 +1,69 @@
+/*
+ * engine.h — runs a lint: collects sources, builds workloads, runs the
+ * rules, applies configuration and suppressions, keeps the findings.
+ *
+ * Data flows one way: sources → workloads → rules → findings.  Each file is
+ * read once and parsed once.  A bad file never stops the others: its
+ * problem is kept as an error (cpl_engine_errors) and the run goes on.
+ *
+ * Ownership: the engine owns everything it returns; pointers are borrowed
+ * until cpl_engine_free().
+ */
+#ifndef CPL_ENGINE_H
+#define CPL_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "finding.h"
+#include "util.h"
+#include "workload.h"
+
+struct cpl_engine;
+
+struct cpl_engine *cpl_engine_new(void);
+void cpl_engine_free(struct cpl_engine *e);	/* NULL-safe */
+
+/*
+ * Loads .cpulint.yaml from path.  -1 with err (file, line, column) when it
+ * cannot be read or holds an unknown rule or severity.
+ */
+int cpl_engine_load_config(struct cpl_engine *e, const char *path,
+			   struct cpl_error *err);
+/*
+ * Looks for .cpulint.yaml in dir and its parents up to the first that
+ * holds .git; loads it when found.  0 when none was found.
+ */
+int cpl_engine_find_config(struct cpl_engine *e, const char *dir,
+			   struct cpl_error *err);
+
+/*
+ * Adds a file or directory.  A directory is walked for Polyaxonfiles,
+ * YAML/JSON manifests and Python (hidden directories, .git, node_modules,
+ * venvs and config excludes are skipped).  explicit: named on the command
+ * line, so a file that is not a workload is an error rather than skipped.
+ */
+void cpl_engine_add_path(struct cpl_engine *e, const char *path,
+			 bool explicit);
+/* Adds a file's contents from memory (a staged blob); buf is copied. */
+void cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
+			   const char *buf, size_t len, bool explicit);
+/* Adds a workload built elsewhere (live mode); the engine takes it. */
+void cpl_engine_add_workload(struct cpl_engine *e, struct cpl_workload *w);
+/* Records an input problem (copied). */
+void cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err);
+
+/* Runs every enabled rule once.  Findings are then sorted. */
+void cpl_engine_run(struct cpl_engine *e);
+
+const struct cpl_finding *cpl_engine_findings(const struct cpl_engine *e,
+					      size_t *n);
+const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
+					  size_t *n);
+/* The workloads loaded (for tests and --verbose). */
+const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
+
+/* The configured throttling threshold in percent (default 10). */
+double cpl_engine_throttle_threshold(const struct cpl_engine *e);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * finding.c — severity names and freeing a finding's members.
+ */
+#include "finding.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sev_names[] = { "off", "note", "warning", "error" };
+
+const char *
+cpl_severity_name(enum cpl_severity s)
+{
+	return (unsigned)s < 4 ? sev_names[s] : "?";
+}
+
+int
+cpl_severity_parse(enum cpl_severity *out, const char *name)
+{
+	unsigned i;
+
+	if (name == NULL)
+		return -1;
+	if (strcmp(name, "none") == 0) {
+		*out = CPL_SEV_OFF;
+		return 0;
+	}
+	for (i = 0; i < 4; i++)
+		if (strcmp(name, sev_names[i]) == 0) {
+			*out = (enum cpl_severity)i;
+			return 0;
+		}
+	return -1;
+}
+
+void
+cpl_finding_free(struct cpl_finding *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	free(f->file);
+	free(f->object);
+	free(f->container);
+	free(f->message);
+	free(f->fix);
+	for (i = 0; i < f->nrelated; i++) {
+		free(f->related[i].file);
+		free(f->related[i].message);
+	}
+	free(f->related);
+	for (i = 0; i < f->nedits; i++) {
+		free(f->edits[i].file);
+		free(f->edits[i].text);
+	}
+	free(f->edits);
+	free(f->suppression);
+	memset(f, 0, sizeof(*f));
+}

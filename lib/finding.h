@@ -1,0 +1,74 @@
+/*
+ * finding.h — a finding (what a rule reports) and its severity.
+ *
+ * Plain data: rules fill findings through the check context (rule.h),
+ * the engine applies configuration and suppressions, reporters render.
+ * Ownership: every string and array is owned by the finding; the engine
+ * frees them.  rule is borrowed from the static registry.
+ */
+#ifndef CPL_FINDING_H
+#define CPL_FINDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "workload.h"
+
+enum cpl_severity {
+	CPL_SEV_OFF = 0,	/* disabled (config); never reported */
+	CPL_SEV_NOTE,
+	CPL_SEV_WARNING,
+	CPL_SEV_ERROR,
+};
+
+/* "note", "warning", "error", "off". */
+const char *cpl_severity_name(enum cpl_severity s);
+/* -1 when the name is none of the above ("none" parses as OFF). */
+int cpl_severity_parse(enum cpl_severity *out, const char *name);
+
+/* Another place that explains the finding (a rank flag, num_workers). */
+struct cpl_related {
+	char *file;
+	int line;
+	int column;
+	char *message;
+};
+
+/*
+ * A concrete edit: replace [line:column, end_line:end_column) of file with
+ * text; an insertion when the range is empty.  Columns are 1-based.
+ */
+struct cpl_edit {
+	char *file;
+	int line;
+	int column;
+	int end_line;
+	int end_column;
+	char *text;
+};
+
+struct cpl_rule;
+
+struct cpl_finding {
+	const struct cpl_rule *rule;
+	enum cpl_severity severity;	/* after configuration */
+	char *file;			/* NULL for live objects */
+	int line;
+	int column;
+	char *object;			/* "PyTorchJob/resnet" or
+					 * "pod/ml/train-0" */
+	char *container;		/* NULL for code findings */
+	char *message;
+	char *fix;			/* one or more sentences */
+	struct cpl_related *related;
+	size_t nrelated;
+	struct cpl_edit *edits;
+	size_t nedits;
+	bool suppressed;		/* inline cpulint: disable */
+	char *suppression;		/* why: "inline comment at line 4" */
+	bool live;			/* from a live object */
+};
+
+void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * rule.h — the rule descriptor and the context a rule's check runs in.
+ *
+ * Each rules/<id>_<name>.c defines one `const struct cpl_rule` with
+ * designated initialisers and keeps everything else static.  The registry
+ * (rules/rules.def, an X-macro) lists them once; cpl_rules_all() returns
+ * that table in id order.
+ *
+ * A rule reports through cpl_check_report() and decorates the returned
+ * finding with a fix, related locations and edits; it never prints and
+ * never parses.  The engine owns every finding.
+ */
+#ifndef CPL_RULE_H
+#define CPL_RULE_H
+
+#include <stddef.h>
+
+#include "finding.h"
+#include "util.h"
+#include "workload.h"
+
+struct cpl_check;	/* opaque: the engine's per-run context */
+struct cpl_pyfile;	/* one scanned Python file (pyscan.h) */
+
+struct cpl_rule {
+	const char *id;		/* "CPU101": stable */
+	const char *name;	/* "cpu-request-missing": kebab-case */
+	enum cpl_severity severity;	/* default */
+	const char *summary;	/* one sentence: when it fires */
+	const char *precision;	/* SARIF precision: very-high|high|medium */
+	bool live_only;		/* needs a running Pod (CPU501) */
+	/* Runs once per container of each workload (NULL: none). */
+	void (*check_container)(struct cpl_check *ck,
+				const struct cpl_workload *w,
+				const struct cpl_container *c);
+	/* Runs once per Python file (NULL: none). */
+	void (*check_code)(struct cpl_check *ck, const struct cpl_pyfile *f);
+};
+
+/* The registry, sorted by id; *n receives the count. */
+const struct cpl_rule *const *cpl_rules_all(size_t *n);
+const struct cpl_rule *cpl_rule_find(const char *id_or_name);
+/* The rule's documentation (rules/ID.md), or NULL. */
+const char *cpl_rule_doc(const struct cpl_rule *r);
+
+/*
+ * Reports a finding of the running rule at pos (file NULL: the workload's
+ * live object).  w and c may be NULL for code findings.  The message is
+ * printf-formatted.  Returns the finding to decorate; it stays owned by
+ * the engine.
+ */
+struct cpl_finding *cpl_check_report(struct cpl_check *ck,
+				     const struct cpl_workload *w,
+				     const struct cpl_container *c,
+				     const struct cpl_pos *pos,
+				     const char *fmt, ...) CPL_PRINTF(5, 6);
+void cpl_finding_set_fix(struct cpl_finding *f, const char *fmt, ...)
+	CPL_PRINTF(2, 3);
+void cpl_finding_add_related(struct cpl_finding *f, const struct cpl_pos *pos,
+			     const char *fmt, ...) CPL_PRINTF(3, 4);
+/* Edit replacing [pos, end_line:end_column) with text (see cpl_edit). */
+void cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
+			  int end_line, int end_column, const char *text);
+
+/* Configuration the rules may read: the throttling threshold (percent). */
+double cpl_check_throttle_threshold(const struct cpl_check *ck);
+
+#endif

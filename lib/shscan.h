@@ -1,0 +1,42 @@
+/*
+ * shscan.h — reads a container's command line: what it launches, with how
+ * many ranks, which script and arguments, which variables it exports and
+ * where it reads the host's CPU count.
+ *
+ * Input is the container's argv (command then args).  When the argv is a
+ * shell invocation (sh|bash|dash|ash|zsh -c SCRIPT, with any of -e -x -l
+ * -o pipefail before -c), or a single word holding spaces (a Polyaxon
+ * string command), the text is split as POSIX shell: quotes, escapes,
+ * $(...) and backticks, ';' '&&' '||' '|' '&' and newlines between simple
+ * commands, `export A=1 B=2`, `A=1 cmd` prefixes, `env A=1 cmd`, `exec`,
+ * `cd d &&`.  Recognised launchers, in all their spellings:
+ *   torchrun / python[3][.X] -m torch.distributed.run   --nproc_per_node
+ *   python -m torch.distributed.launch                   --nproc-per-node
+ *   accelerate launch   --num_processes / --num-processes
+ *   deepspeed           --num_gpus / --num-gpus
+ * with "--flag value" and "--flag=value".  The first launching command in
+ * the script is the one reported.
+ *
+ * Ownership: out is filled with owned copies; release with
+ * cpl_launch_clear().  words are borrowed.
+ */
+#ifndef CPL_SHSCAN_H
+#define CPL_SHSCAN_H
+
+#include "workload.h"
+#include "yamldoc.h"
+
+/*
+ * Scans argv.  nodes, when not NULL, holds for each word the scalar node it
+ * came from and s its stream, so positions of words inside a shell script
+ * point at the exact line and column; otherwise each word's own position is
+ * used.  Never fails: what is not recognised is left out.
+ */
+void cpl_shscan(struct cpl_launch *out, const struct cpl_word *argv,
+		size_t argc, const struct cpl_ynode *const *nodes,
+		const struct cpl_ystream *s);
+
+/* Human name of a launcher: "torchrun", "accelerate launch" ... */
+const char *cpl_launcher_name(enum cpl_launcher l);
+
+#endif

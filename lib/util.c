@@ -1,0 +1,364 @@
+/*
+ * util.c — allocation that aborts on exhaustion, the capped string buffer,
+ * error records, whole-file reading.  Nothing here prints except the abort
+ * message for out-of-memory.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static void
+oom(size_t size)
+{
+	fprintf(stderr, "kubectl-cpulint: out of memory (%zu bytes)\n", size);
+	abort();
+}
+
+void *
+cpl_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (p == NULL)
+		oom(size);
+	return p;
+}
+
+void *
+cpl_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom(n * size);
+	return p;
+}
+
+void *
+cpl_xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+
+	if (q == NULL)
+		oom(size);
+	return q;
+}
+
+void
+cpl_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 8;
+
+	if (need <= *cap)
+		return;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / elem)
+			oom(SIZE_MAX);
+		n *= 2;
+	}
+	*p = cpl_xrealloc(*p, n * elem);
+	*cap = n;
+}
+
+char *
+cpl_xstrdup(const char *s)
+{
+	return s ? cpl_xstrndup(s, strlen(s)) : NULL;
+}
+
+char *
+cpl_xstrndup(const char *s, size_t n)
+{
+	char *p = cpl_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+cpl_xvasprintf(const char *fmt, va_list ap)
+{
+	struct cpl_buf b;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_vaddf(&b, fmt, ap);
+	return cpl_buf_detach(&b);
+}
+
+char *
+cpl_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+#define BUF_DEFAULT_MAX ((size_t)64 << 20)
+
+void
+cpl_buf_init(struct cpl_buf *b, size_t max)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+}
+
+static bool
+buf_reserve(struct cpl_buf *b, size_t n)
+{
+	size_t max = b->max ? b->max : BUF_DEFAULT_MAX;
+
+	if (b->len + n + 1 > max || b->len + n < b->len) {
+		b->overflow = true;
+		return false;
+	}
+	cpl_xgrow((void **)&b->data, &b->cap, b->len + n + 1, 1);
+	return true;
+}
+
+void
+cpl_buf_add(struct cpl_buf *b, const void *p, size_t n)
+{
+	if (!buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void
+cpl_buf_adds(struct cpl_buf *b, const char *s)
+{
+	cpl_buf_add(b, s, strlen(s));
+}
+
+void
+cpl_buf_addc(struct cpl_buf *b, char c)
+{
+	cpl_buf_add(b, &c, 1);
+}
+
+void
+cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || !buf_reserve(b, (size_t)n))
+		return;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void
+cpl_buf_addf(struct cpl_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cpl_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void
+cpl_buf_reset(struct cpl_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	b->overflow = false;
+}
+
+char *
+cpl_buf_detach(struct cpl_buf *b)
+{
+	char *s = b->data ? b->data : cpl_xstrdup("");
+	size_t max = b->max;
+
+	cpl_buf_init(b, max);
+	return s;
+}
+
+void
+cpl_buf_free(struct cpl_buf *b)
+{
+	if (b == NULL)
+		return;
+	free(b->data);
+	cpl_buf_init(b, b->max);
+}
+
+const char *
+cpl_buf_str(const struct cpl_buf *b)
+{
+	return b->data ? b->data : "";
+}
+
+void
+cpl_error_set(struct cpl_error *err, const char *path, int line, int column,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	cpl_error_clear(err);
+	err->path = cpl_xstrdup(path);
+	err->line = line;
+	err->column = column;
+	va_start(ap, fmt);
+	err->message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
+cpl_error_clear(struct cpl_error *err)
+{
+	if (err == NULL)
+		return;
+	free(err->path);
+	free(err->message);
+	memset(err, 0, sizeof(*err));
+}
+
+char *
+cpl_error_format(const struct cpl_error *err)
+{
+	struct cpl_buf b;
+
+	cpl_buf_init(&b, 0);
+	if (err->path) {
+		cpl_buf_adds(&b, err->path);
+		if (err->line > 0) {
+			cpl_buf_addf(&b, ":%d", err->line);
+			if (err->column > 0)
+				cpl_buf_addf(&b, ":%d", err->column);
+		}
+		cpl_buf_adds(&b, ": ");
+	}
+	cpl_buf_adds(&b, err->message ? err->message : "unknown error");
+	return cpl_buf_detach(&b);
+}
+
+int
+cpl_read_file(char **out, size_t *len, const char *path, size_t max,
+	      struct cpl_error *err)
+{
+	struct stat st;
+	char *data = NULL;
+	size_t n = 0, cap = 0;
+	int fd, rc = -1;
+
+	*out = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cpl_error_set(err, path, 0, 0, "cannot read: %s",
+			      strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		cpl_error_set(err, path, 0, 0, "is a directory");
+		goto out;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uintmax_t)st.st_size > max) {
+		cpl_error_set(err, path, 0, 0,
+			      "file is too large (%jd bytes; the limit is %zu)",
+			      (intmax_t)st.st_size, max);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
+
+		cpl_xgrow((void **)&data, &cap, n + 65536 + 1, 1);
+		r = read(fd, data + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cpl_error_set(err, path, 0, 0, "cannot read: %s",
+				      strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			cpl_error_set(err, path, 0, 0,
+				      "file is too large (over %zu bytes)", max);
+			goto out;
+		}
+	}
+	if (data == NULL)
+		data = cpl_xmalloc(1);
+	data[n] = '\0';
+	if (memchr(data, '\0', n < 8192 ? n : 8192) != NULL) {
+		cpl_error_set(err, path, 0, 0,
+			      "binary file (NUL byte in the first 8 KiB)");
+		goto out;
+	}
+	*out = data;
+	*len = n;
+	data = NULL;
+	rc = 0;
+out:
+	free(data);
+	close(fd);
+	return rc;
+}
+
+int
+cpl_parse_long(long *out, const char *s)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || end == s)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+bool
+cpl_str_eq(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+bool
+cpl_str_starts(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool
+cpl_str_ends(const char *s, const char *suffix)
+{
+	size_t n, m;
+
+	if (s == NULL)
+		return false;
+	n = strlen(s);
+	m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}

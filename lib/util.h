@@ -1,0 +1,95 @@
+/*
+ * util.h — allocation, growable buffers and errors shared by every module.
+ *
+ * One out-of-memory policy: the cpl_x* allocators abort with a message, so
+ * callers never check for NULL.  One string builder, struct cpl_buf, with a
+ * size cap.  One error record, struct cpl_error, filled by the callee and
+ * owned by the caller (free its strings with cpl_error_clear()).
+ */
+#ifndef CPL_UTIL_H
+#define CPL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define CPL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CPL_PRINTF(f, a)
+#endif
+
+void *cpl_xmalloc(size_t size);
+void *cpl_xcalloc(size_t n, size_t size);
+void *cpl_xrealloc(void *p, size_t size);
+/* Grows *p (holding *cap elements of size elem) to hold at least need. */
+void cpl_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+char *cpl_xstrdup(const char *s);		/* NULL in, NULL out */
+char *cpl_xstrndup(const char *s, size_t n);
+char *cpl_xasprintf(const char *fmt, ...) CPL_PRINTF(1, 2);
+char *cpl_xvasprintf(const char *fmt, va_list ap) CPL_PRINTF(1, 0);
+
+/*
+ * A growable NUL-terminated byte buffer.  Zero-initialise or use
+ * cpl_buf_init(); data is NULL until the first append.  Appends past max
+ * (0 = 64 MiB) are dropped and set the overflow flag.  The caller owns data:
+ * free with cpl_buf_free() or take it with cpl_buf_detach().
+ */
+struct cpl_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t max;
+	bool overflow;
+};
+
+void cpl_buf_init(struct cpl_buf *b, size_t max);
+void cpl_buf_add(struct cpl_buf *b, const void *p, size_t n);
+void cpl_buf_adds(struct cpl_buf *b, const char *s);
+void cpl_buf_addc(struct cpl_buf *b, char c);
+void cpl_buf_addf(struct cpl_buf *b, const char *fmt, ...) CPL_PRINTF(2, 3);
+void cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
+	CPL_PRINTF(2, 0);
+void cpl_buf_reset(struct cpl_buf *b);
+/* Returns the string (never NULL: "" when empty); the buffer is reset. */
+char *cpl_buf_detach(struct cpl_buf *b);
+void cpl_buf_free(struct cpl_buf *b);
+/* The contents as a string, "" when empty; borrowed. */
+const char *cpl_buf_str(const struct cpl_buf *b);
+
+/*
+ * An error: where (path, 1-based line and column, 0 when unknown) and what.
+ * Filled by cpl_error_set(); strings owned by the record.
+ */
+struct cpl_error {
+	char *path;
+	int line;
+	int column;
+	char *message;
+};
+
+void cpl_error_set(struct cpl_error *err, const char *path, int line,
+		   int column, const char *fmt, ...) CPL_PRINTF(5, 6);
+void cpl_error_clear(struct cpl_error *err);	/* NULL-safe */
+/* "path:line:col: message" (parts that are unknown are left out); caller frees. */
+char *cpl_error_format(const struct cpl_error *err);
+
+/*
+ * Reads a whole file.  Fails (with err set, no position) when it cannot be
+ * opened, is a directory, is larger than max bytes, or holds a NUL byte in
+ * its first 8 KiB (binary).  *out is NUL-terminated; caller frees.
+ */
+int cpl_read_file(char **out, size_t *len, const char *path, size_t max,
+		  struct cpl_error *err);
+
+/* Strict decimal parse of a whole string into *out; -1 on junk or range. */
+int cpl_parse_long(long *out, const char *s);
+
+bool cpl_str_eq(const char *a, const char *b);	/* NULL-safe */
+bool cpl_str_starts(const char *s, const char *prefix);
+bool cpl_str_ends(const char *s, const char *suffix);
+
+#endif

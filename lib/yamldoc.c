@@ -1,0 +1,678 @@
+/*
+ * yamldoc.c — libyaml events → an arena-allocated node tree.
+ *
+ * Invariant: every node reachable from a document root lives in the
+ * stream's arena; aliases point at the anchored node (shared, not copied),
+ * so an alias bomb costs one pointer per alias.  Containers are built on a
+ * stack of frames whose growing item lists live on the heap until the
+ * container ends, then move into the arena.
+ */
+#include "yamldoc.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+/* ---- arena ------------------------------------------------------------ */
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	size_t size;
+	max_align_t data[];
+};
+
+struct arena {
+	struct chunk *head;
+};
+
+static void *
+arena_alloc(struct arena *a, size_t n)
+{
+	struct chunk *c = a->head;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (c == NULL || c->size - c->used < n) {
+		size_t size = n > 65536 ? n : 65536;
+
+		c = cpl_xmalloc(sizeof(*c) + size);
+		c->size = size;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	c->used += n;
+	return (char *)c->data + c->used - n;
+}
+
+static char *
+arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+static void
+arena_free(struct arena *a)
+{
+	struct chunk *c, *next;
+
+	for (c = a->head; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+}
+
+/* ---- anchors (open addressing, name → node) --------------------------- */
+
+struct anchor {
+	const char *name;
+	struct cpl_ynode *node;
+};
+
+struct anchors {
+	struct anchor *slots;
+	size_t cap;
+	size_t count;
+};
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void anchors_put(struct anchors *t, const char *name,
+			struct cpl_ynode *node);
+
+static void
+anchors_grow(struct anchors *t)
+{
+	struct anchors n = { 0 };
+	size_t i;
+
+	n.cap = t->cap ? t->cap * 2 : 64;
+	n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i].name)
+			anchors_put(&n, t->slots[i].name, t->slots[i].node);
+	free(t->slots);
+	*t = n;
+}
+
+/* Later anchors with the same name replace earlier ones, as YAML says. */
+static void
+anchors_put(struct anchors *t, const char *name, struct cpl_ynode *node)
+{
+	size_t i;
+
+	if ((t->count + 1) * 2 > t->cap)
+		anchors_grow(t);
+	for (i = hash_str(name) & (t->cap - 1); t->slots[i].name;
+	     i = (i + 1) & (t->cap - 1)) {
+		if (strcmp(t->slots[i].name, name) == 0) {
+			t->slots[i].node = node;
+			return;
+		}
+	}
+	t->slots[i].name = name;
+	t->slots[i].node = node;
+	t->count++;
+}
+
+static struct cpl_ynode *
+anchors_get(const struct anchors *t, const char *name)
+{
+	size_t i;
+
+	if (t->cap == 0)
+		return NULL;
+	for (i = hash_str(name) & (t->cap - 1); t->slots[i].name;
+	     i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->slots[i].name, name) == 0)
+			return t->slots[i].node;
+	return NULL;
+}
+
+/* ---- stream ----------------------------------------------------------- */
+
+struct cpl_ystream {
+	struct arena arena;
+	struct cpl_ynode **docs;
+	size_t ndocs;
+	size_t docs_cap;
+	char *source;
+	size_t source_len;
+};
+
+/* A container under construction. */
+struct frame {
+	struct cpl_ynode *node;
+	struct cpl_ynode **kids;	/* seq items, or key,value,key,value */
+	size_t n;
+	size_t cap;
+	const char *anchor;
+};
+
+struct builder {
+	struct cpl_ystream *s;
+	struct anchors anchors;
+	struct frame *stack;
+	size_t depth;
+	size_t stack_cap;
+	size_t nodes;
+	struct cpl_ynode *root;
+	const char *path;
+	struct cpl_error *err;
+};
+
+static struct cpl_ynode *
+new_node(struct builder *b, enum cpl_ykind kind, const yaml_mark_t *m,
+	 const yaml_char_t *tag)
+{
+	struct cpl_ynode *n;
+
+	if (++b->nodes > CPL_YAML_MAX_NODES) {
+		cpl_error_set(b->err, b->path, (int)m->line + 1,
+			      (int)m->column + 1,
+			      "too many YAML nodes (limit %d)",
+			      CPL_YAML_MAX_NODES);
+		return NULL;
+	}
+	n = arena_alloc(&b->s->arena, sizeof(*n));
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->line = (int)m->line + 1;
+	n->column = (int)m->column + 1;
+	n->offset = m->index;
+	if (tag)
+		n->tag = arena_strndup(&b->s->arena, (const char *)tag,
+				       strlen((const char *)tag));
+	return n;
+}
+
+/* Attaches a finished node to the open container, or makes it the root. */
+static void
+attach(struct builder *b, struct cpl_ynode *n)
+{
+	struct frame *f;
+
+	if (b->depth == 0) {
+		b->root = n;
+		return;
+	}
+	f = &b->stack[b->depth - 1];
+	cpl_xgrow((void **)&f->kids, &f->cap, f->n + 1, sizeof(*f->kids));
+	f->kids[f->n++] = n;
+}
+
+static int
+push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
+     const yaml_mark_t *m)
+{
+	struct frame *f;
+
+	if (b->depth >= CPL_YAML_MAX_DEPTH) {
+		cpl_error_set(b->err, b->path, (int)m->line + 1,
+			      (int)m->column + 1,
+			      "YAML nested too deeply (limit %d)",
+			      CPL_YAML_MAX_DEPTH);
+		return -1;
+	}
+	cpl_xgrow((void **)&b->stack, &b->stack_cap, b->depth + 1,
+		  sizeof(*b->stack));
+	f = &b->stack[b->depth++];
+	memset(f, 0, sizeof(*f));
+	f->node = n;
+	if (anchor)
+		f->anchor = arena_strndup(&b->s->arena, (const char *)anchor,
+					  strlen((const char *)anchor));
+	/* Registered now so a container may not alias itself into a loop
+	 * before it ends: a self-alias yields the (incomplete) node itself,
+	 * which is still a finite DAG edge, never an expansion. */
+	if (f->anchor)
+		anchors_put(&b->anchors, f->anchor, n);
+	return 0;
+}
+
+static void
+pop(struct builder *b)
+{
+	struct frame *f = &b->stack[b->depth - 1];
+	struct cpl_ynode *n = f->node;
+	size_t i;
+
+	if (n->kind == CPL_Y_SEQ) {
+		n->count = f->n;
+		n->items = arena_alloc(&b->s->arena,
+				       f->n * sizeof(*n->items) + 1);
+		if (f->n)
+			memcpy(n->items, f->kids, f->n * sizeof(*n->items));
+	} else {
+		n->count = f->n / 2;
+		n->pairs = arena_alloc(&b->s->arena,
+				       n->count * sizeof(*n->pairs) + 1);
+		for (i = 0; i < n->count; i++) {
+			n->pairs[i].key = f->kids[2 * i];
+			n->pairs[i].value = f->kids[2 * i + 1];
+		}
+	}
+	free(f->kids);
+	b->depth--;
+	attach(b, n);
+}
+
+static void
+add_doc(struct cpl_ystream *s, struct cpl_ynode *root)
+{
+	cpl_xgrow((void **)&s->docs, &s->docs_cap, s->ndocs + 1,
+		  sizeof(*s->docs));
+	s->docs[s->ndocs++] = root;
+}
+
+static void
+parser_error(struct builder *b, const yaml_parser_t *p)
+{
+	const yaml_mark_t *m = &p->problem_mark;
+	const char *what = p->problem ? p->problem : "invalid YAML";
+
+	if (p->error == YAML_READER_ERROR) {
+		cpl_error_set(b->err, b->path, 0, 0,
+			      "cannot decode: %s (at byte %zu)", what,
+			      p->problem_offset);
+		return;
+	}
+	if (p->context)
+		cpl_error_set(b->err, b->path, (int)m->line + 1,
+			      (int)m->column + 1, "%s %s (line %zu, column %zu)",
+			      what, p->context,
+			      (size_t)p->context_mark.line + 1,
+			      (size_t)p->context_mark.column + 1);
+	else
+		cpl_error_set(b->err, b->path, (int)m->line + 1,
+			      (int)m->column + 1, "%s", what);
+}
+
+static enum cpl_ystyle
+scalar_style(yaml_scalar_style_t st)
+{
+	switch (st) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+		return CPL_YS_SINGLE;
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		return CPL_YS_DOUBLE;
+	case YAML_LITERAL_SCALAR_STYLE:
+		return CPL_YS_LITERAL;
+	case YAML_FOLDED_SCALAR_STYLE:
+		return CPL_YS_FOLDED;
+	default:
+		return CPL_YS_PLAIN;
+	}
+}
+
+/* Handles one event; returns 1 at stream end, -1 on error, 0 otherwise. */
+static int
+on_event(struct builder *b, yaml_event_t *ev)
+{
+	struct cpl_ynode *n;
+	const yaml_mark_t *m = &ev->start_mark;
+
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		return 1;
+	case YAML_DOCUMENT_START_EVENT:
+		b->root = NULL;
+		return 0;
+	case YAML_DOCUMENT_END_EVENT:
+		add_doc(b->s, b->root);
+		/* Anchors are local to a document. */
+		free(b->anchors.slots);
+		memset(&b->anchors, 0, sizeof(b->anchors));
+		return 0;
+	case YAML_SCALAR_EVENT:
+		n = new_node(b, CPL_Y_SCALAR, m, ev->data.scalar.tag);
+		if (n == NULL)
+			return -1;
+		n->style = scalar_style(ev->data.scalar.style);
+		n->value = arena_strndup(&b->s->arena,
+					 (const char *)ev->data.scalar.value,
+					 ev->data.scalar.length);
+		n->len = ev->data.scalar.length;
+		if (ev->data.scalar.anchor)
+			anchors_put(&b->anchors,
+				    arena_strndup(&b->s->arena,
+					(const char *)ev->data.scalar.anchor,
+					strlen((const char *)
+					       ev->data.scalar.anchor)),
+				    n);
+		attach(b, n);
+		return 0;
+	case YAML_ALIAS_EVENT:
+		n = anchors_get(&b->anchors,
+				(const char *)ev->data.alias.anchor);
+		if (n == NULL) {
+			cpl_error_set(b->err, b->path, (int)m->line + 1,
+				      (int)m->column + 1,
+				      "alias *%s names no anchor",
+				      (const char *)ev->data.alias.anchor);
+			return -1;
+		}
+		if (++b->nodes > CPL_YAML_MAX_NODES) {
+			cpl_error_set(b->err, b->path, (int)m->line + 1,
+				      (int)m->column + 1,
+				      "too many YAML nodes (limit %d)",
+				      CPL_YAML_MAX_NODES);
+			return -1;
+		}
+		attach(b, n);
+		return 0;
+	case YAML_SEQUENCE_START_EVENT:
+		n = new_node(b, CPL_Y_SEQ, m, ev->data.sequence_start.tag);
+		if (n == NULL)
+			return -1;
+		return push(b, n, ev->data.sequence_start.anchor, m);
+	case YAML_MAPPING_START_EVENT:
+		n = new_node(b, CPL_Y_MAP, m, ev->data.mapping_start.tag);
+		if (n == NULL)
+			return -1;
+		return push(b, n, ev->data.mapping_start.anchor, m);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		pop(b);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int
+cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
+	       size_t len, struct cpl_error *err)
+{
+	yaml_parser_t parser;
+	struct builder b;
+	int rc = -1, r = 0;
+	size_t i;
+
+	*out = NULL;
+	memset(&b, 0, sizeof(b));
+	b.s = cpl_xcalloc(1, sizeof(*b.s));
+	b.s->source = cpl_xstrndup(buf, len);
+	b.s->source_len = len;
+	b.path = path;
+	b.err = err;
+	if (!yaml_parser_initialize(&parser)) {
+		cpl_error_set(err, path, 0, 0, "cannot initialise libyaml");
+		goto out;
+	}
+	yaml_parser_set_input_string(&parser,
+				     (const unsigned char *)b.s->source, len);
+	while (r == 0) {
+		yaml_event_t ev;
+
+		if (!yaml_parser_parse(&parser, &ev)) {
+			parser_error(&b, &parser);
+			r = -1;
+			break;
+		}
+		r = on_event(&b, &ev);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	if (r < 0)
+		goto out;
+	*out = b.s;
+	b.s = NULL;
+	rc = 0;
+out:
+	for (i = 0; i < b.depth; i++)
+		free(b.stack[i].kids);
+	free(b.stack);
+	free(b.anchors.slots);
+	cpl_ystream_free(b.s);
+	return rc;
+}
+
+void
+cpl_ystream_free(struct cpl_ystream *s)
+{
+	if (s == NULL)
+		return;
+	arena_free(&s->arena);
+	free(s->docs);
+	free(s->source);
+	free(s);
+}
+
+size_t
+cpl_ystream_count(const struct cpl_ystream *s)
+{
+	return s ? s->ndocs : 0;
+}
+
+const struct cpl_ynode *
+cpl_ystream_doc(const struct cpl_ystream *s, size_t i)
+{
+	return s && i < s->ndocs ? s->docs[i] : NULL;
+}
+
+const char *
+cpl_ystream_source(const struct cpl_ystream *s, size_t *len)
+{
+	if (len)
+		*len = s->source_len;
+	return s->source;
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+static const struct cpl_ypair *
+find_pair(const struct cpl_ynode *map, const char *key, int depth)
+{
+	size_t i, j;
+
+	if (map == NULL || map->kind != CPL_Y_MAP || depth > 16)
+		return NULL;
+	for (i = 0; i < map->count; i++) {
+		const struct cpl_ynode *k = map->pairs[i].key;
+
+		if (k->kind == CPL_Y_SCALAR && strcmp(k->value, key) == 0)
+			return &map->pairs[i];
+	}
+	/* Merge keys: << : *base  or  << : [*a, *b]; own keys win. */
+	for (i = 0; i < map->count; i++) {
+		const struct cpl_ynode *k = map->pairs[i].key;
+		const struct cpl_ynode *v = map->pairs[i].value;
+		const struct cpl_ypair *p;
+
+		if (k->kind != CPL_Y_SCALAR || strcmp(k->value, "<<") != 0 ||
+		    k->style != CPL_YS_PLAIN)
+			continue;
+		if (v->kind == CPL_Y_MAP) {
+			if ((p = find_pair(v, key, depth + 1)) != NULL)
+				return p;
+		} else if (v->kind == CPL_Y_SEQ) {
+			for (j = 0; j < v->count; j++)
+				if ((p = find_pair(v->items[j], key,
+						   depth + 1)) != NULL)
+					return p;
+		}
+	}
+	return NULL;
+}
+
+const struct cpl_ynode *
+cpl_ynode_get(const struct cpl_ynode *map, const char *key)
+{
+	const struct cpl_ypair *p = find_pair(map, key, 0);
+
+	return p ? p->value : NULL;
+}
+
+const struct cpl_ynode *
+cpl_ynode_key(const struct cpl_ynode *map, const char *key)
+{
+	const struct cpl_ypair *p = find_pair(map, key, 0);
+
+	return p ? p->key : NULL;
+}
+
+const struct cpl_ynode *
+cpl_ynode_path(const struct cpl_ynode *n, ...)
+{
+	va_list ap;
+	const char *k;
+
+	va_start(ap, n);
+	while (n && (k = va_arg(ap, const char *)) != NULL)
+		n = cpl_ynode_get(n, k);
+	va_end(ap);
+	return n;
+}
+
+bool
+cpl_ynode_is_null(const struct cpl_ynode *n)
+{
+	if (n == NULL || n->kind != CPL_Y_SCALAR || n->style != CPL_YS_PLAIN)
+		return false;
+	if (n->tag && strcmp(n->tag, "tag:yaml.org,2002:null") != 0)
+		return false;
+	return n->len == 0 || strcmp(n->value, "~") == 0 ||
+	       strcmp(n->value, "null") == 0 ||
+	       strcmp(n->value, "Null") == 0 || strcmp(n->value, "NULL") == 0;
+}
+
+const char *
+cpl_ynode_str(const struct cpl_ynode *n)
+{
+	if (n == NULL || n->kind != CPL_Y_SCALAR || cpl_ynode_is_null(n))
+		return NULL;
+	return n->value;
+}
+
+const char *
+cpl_ynode_gets(const struct cpl_ynode *map, const char *key)
+{
+	return cpl_ynode_str(cpl_ynode_get(map, key));
+}
+
+bool
+cpl_ynode_is_map(const struct cpl_ynode *n)
+{
+	return n && n->kind == CPL_Y_MAP;
+}
+
+bool
+cpl_ynode_is_seq(const struct cpl_ynode *n)
+{
+	return n && n->kind == CPL_Y_SEQ;
+}
+
+bool
+cpl_ynode_is_scalar(const struct cpl_ynode *n)
+{
+	return n && n->kind == CPL_Y_SCALAR;
+}
+
+int
+cpl_ynode_bool(const struct cpl_ynode *n)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes",
+					   "Yes", "YES", "on", "On", "ON" };
+	static const char *const no[] = { "false", "False", "FALSE", "no",
+					  "No", "NO", "off", "Off", "OFF" };
+	size_t i;
+
+	if (n == NULL || n->kind != CPL_Y_SCALAR || n->style != CPL_YS_PLAIN)
+		return -1;
+	for (i = 0; i < CPL_ARRAY_LEN(yes); i++) {
+		if (strcmp(n->value, yes[i]) == 0)
+			return 1;
+		if (strcmp(n->value, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+int
+cpl_ynode_long(const struct cpl_ynode *n, long *out)
+{
+	const char *s = cpl_ynode_str(n);
+
+	if (s && *s == '+')
+		s++;
+	return s ? cpl_parse_long(out, s) : -1;
+}
+
+/* ---- positions inside scalars ----------------------------------------- */
+
+/* Byte offset in src where 1-based line begins; len when past the end. */
+static size_t
+line_start(const char *src, size_t len, int line)
+{
+	size_t i = 0;
+	int l = 1;
+
+	while (l < line && i < len) {
+		if (src[i++] == '\n')
+			l++;
+	}
+	return i;
+}
+
+void
+cpl_ynode_offset_pos(const struct cpl_ystream *s, const struct cpl_ynode *n,
+		     size_t off, int *line, int *column)
+{
+	size_t i, ls, k;
+	int l, indent;
+
+	*line = n->line;
+	*column = n->column;
+	if (n->kind != CPL_Y_SCALAR || off > n->len)
+		return;
+	switch (n->style) {
+	case CPL_YS_PLAIN:
+	case CPL_YS_SINGLE:
+	case CPL_YS_DOUBLE:
+		if (memchr(n->value, '\n', n->len) != NULL)
+			return;
+		if (n->style == CPL_YS_DOUBLE &&
+		    memchr(n->value, '\\', n->len) != NULL)
+			return;
+		if (n->style == CPL_YS_SINGLE &&
+		    memchr(n->value, '\'', n->len) != NULL)
+			return;
+		*column = n->column + (int)off + (n->style != CPL_YS_PLAIN);
+		return;
+	case CPL_YS_LITERAL:
+		/* Content starts on the line after the indicator; its
+		 * indentation is that of the first non-empty line. */
+		l = n->line + 1;
+		for (i = 0; i < off; i++)
+			if (n->value[i] == '\n')
+				l++;
+		ls = line_start(s->source, s->source_len, n->line + 1);
+		indent = 0;
+		for (k = ls; k < s->source_len && s->source[k] == ' '; k++)
+			indent++;
+		k = off;
+		while (k > 0 && n->value[k - 1] != '\n')
+			k--;
+		*line = l;
+		*column = indent + (int)(off - k) + 1;
+		return;
+	default:
+		return;
+	}
+}

@@ -1,0 +1,112 @@
+/*
+ * yamldoc.h — a read-only YAML (and JSON) node tree with positions.
+ *
+ * cpl_yaml_parse() turns a buffer into a stream of documents.  Every node
+ * keeps the 1-based line and column where it starts.  Aliases are resolved
+ * by reference: an alias is the anchored node itself, never a copy, so the
+ * tree is a DAG.  Merge keys (<<) are honoured by cpl_ynode_get().  Depth
+ * and node count are capped so hostile input fails cleanly.
+ *
+ * Ownership: the stream owns every node and string (one arena); all
+ * pointers are borrowed until cpl_ystream_free().  The stream also keeps a
+ * copy of the source text for positions inside scalars.
+ */
+#ifndef CPL_YAMLDOC_H
+#define CPL_YAMLDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#define CPL_YAML_MAX_DEPTH 200
+#define CPL_YAML_MAX_NODES 2000000
+
+enum cpl_ykind {
+	CPL_Y_SCALAR,
+	CPL_Y_SEQ,
+	CPL_Y_MAP,
+};
+
+/* How a scalar was written; plain scalars may be numbers, bools, null. */
+enum cpl_ystyle {
+	CPL_YS_PLAIN,
+	CPL_YS_SINGLE,
+	CPL_YS_DOUBLE,
+	CPL_YS_LITERAL,		/* | */
+	CPL_YS_FOLDED,		/* > */
+};
+
+struct cpl_ynode;
+
+/* One key/value pair of a mapping, in document order. */
+struct cpl_ypair {
+	struct cpl_ynode *key;
+	struct cpl_ynode *value;
+};
+
+/* A node.  For scalars, value is NUL-terminated and len excludes the NUL. */
+struct cpl_ynode {
+	enum cpl_ykind kind;
+	enum cpl_ystyle style;	/* scalars only */
+	int line;		/* 1-based */
+	int column;		/* 1-based */
+	size_t offset;		/* byte offset of the node in the source */
+	const char *tag;	/* explicit tag or NULL */
+	const char *value;	/* scalars */
+	size_t len;
+	struct cpl_ynode **items;	/* sequences: count items */
+	struct cpl_ypair *pairs;	/* mappings: count pairs */
+	size_t count;
+};
+
+struct cpl_ystream;
+
+/*
+ * Parses buf (len bytes; need not be NUL-terminated).  path is used in
+ * error messages only.  On a syntax error returns -1 with err naming the
+ * line and column; documents parsed before the error are discarded.
+ */
+int cpl_yaml_parse(struct cpl_ystream **out, const char *path,
+		   const char *buf, size_t len, struct cpl_error *err);
+void cpl_ystream_free(struct cpl_ystream *s);	/* NULL-safe */
+
+size_t cpl_ystream_count(const struct cpl_ystream *s);
+/* Root of document i; NULL for an empty document. */
+const struct cpl_ynode *cpl_ystream_doc(const struct cpl_ystream *s,
+					size_t i);
+/* The source text the stream was parsed from (NUL-terminated). */
+const char *cpl_ystream_source(const struct cpl_ystream *s, size_t *len);
+
+/* Value for key in a mapping (merge keys followed); NULL if absent. */
+const struct cpl_ynode *cpl_ynode_get(const struct cpl_ynode *map,
+				      const char *key);
+/* Key node for key (for positions); NULL if absent. */
+const struct cpl_ynode *cpl_ynode_key(const struct cpl_ynode *map,
+				      const char *key);
+/* Walks a path of keys: cpl_ynode_path(n, "spec", "template", NULL). */
+const struct cpl_ynode *cpl_ynode_path(const struct cpl_ynode *n, ...);
+/* The scalar text, or NULL for non-scalars and null-valued plain scalars. */
+const char *cpl_ynode_str(const struct cpl_ynode *n);
+/* The scalar for key, as cpl_ynode_str(cpl_ynode_get(map, key)). */
+const char *cpl_ynode_gets(const struct cpl_ynode *map, const char *key);
+bool cpl_ynode_is_map(const struct cpl_ynode *n);
+bool cpl_ynode_is_seq(const struct cpl_ynode *n);
+bool cpl_ynode_is_scalar(const struct cpl_ynode *n);
+/* A plain scalar spelling null: "", "~", "null", "Null", "NULL". */
+bool cpl_ynode_is_null(const struct cpl_ynode *n);
+/* Plain true/false (YAML 1.1 and 1.2 spellings); -1 when not a bool. */
+int cpl_ynode_bool(const struct cpl_ynode *n);
+/* Integer scalar into *out; -1 when not an integer. */
+int cpl_ynode_long(const struct cpl_ynode *n, long *out);
+
+/*
+ * Position of byte offset off inside scalar n's value, mapped back to the
+ * source: exact for plain and quoted single-line scalars without escapes and
+ * for literal blocks; otherwise the scalar's own position.
+ */
+void cpl_ynode_offset_pos(const struct cpl_ystream *s,
+			  const struct cpl_ynode *n, size_t off, int *line,
+			  int *column);
+
+#endif
