@@ -28,6 +28,12 @@ struct cpl_report_meta {
 	size_t nerrors;
 	bool color;			/* text: ANSI colour allowed */
 	const char *command_line;	/* SARIF invocation, may be NULL */
+	/*
+	 * The text of a linted file as the engine read it (for SARIF line
+	 * hashes), or NULL when unknown; borrowed.  May itself be NULL.
+	 */
+	const char *(*source_text)(void *ctx, const char *file, size_t *len);
+	void *source_ctx;
 };
 
 struct cpl_reporter {
