@@ -92,6 +92,7 @@ cpl_workload_free(struct cpl_workload *w)
 		free_words(c->argv, c->argc);
 		free_env(c->env, c->nenv);
 		cpl_launch_clear(&c->launch);
+		free(c->throttle_note);
 	}
 	free(w->containers);
 	free(w->kind);

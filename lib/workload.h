@@ -82,6 +82,12 @@ enum cpl_crole {
 				 * Always) or a Polyaxon sidecar */
 };
 
+enum cpl_throttle {
+	CPL_THROTTLE_NONE,	/* static source: nothing to measure */
+	CPL_THROTTLE_MEASURED,	/* counters read */
+	CPL_THROTTLE_UNAVAILABLE,	/* live, but not measured: see note */
+};
+
 #define CPL_CPU_ABSENT (-1)	/* not written */
 #define CPL_CPU_UNKNOWN (-2)	/* written but not resolvable (template) */
 
@@ -111,6 +117,12 @@ struct cpl_container {
 	int64_t shm_bytes;	/* its sizeLimit in bytes, -1 unlimited */
 	struct cpl_launch launch;
 	const struct cpl_code *code;	/* borrowed from the engine */
+	/* Live only: CFS throttling of this container (CPU501). */
+	enum cpl_throttle throttle;
+	uint64_t throttled_periods;	/* over the window */
+	uint64_t periods;
+	double window_seconds;		/* 0: lifetime counters */
+	char *throttle_note;		/* why not measured (RBAC, no data) */
 };
 
 enum cpl_source {
