@@ -1,2 +1,890 @@
-/* engine.c — STUB, being written. */
+/*
+ * engine.c — one lint run: sources → workloads → rules → findings.
+ *
+ * Invariants: each file is read once and parsed once, and its text is kept
+ * (for inline suppressions and SARIF line hashes) until the engine is
+ * freed.  Every rule runs once over every container (and, for code rules,
+ * every Python file); findings are then filtered by configuration and
+ * suppressions, and sorted by file, line, column, rule.  Input problems
+ * never stop the run: they are recorded as errors.
+ */
 #include "engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader.h"
+#include "rule.h"
+#include "suppress.h"
+#include "yamldoc.h"
+
+#define MAX_FILE_BYTES ((size_t)16 << 20)
+#define MAX_WALK_DEPTH 64
+
+enum file_kind {
+	FILE_YAML,
+	FILE_PYTHON,
+};
+
+/* One source file, read once. */
+struct source {
+	char *path;
+	enum file_kind kind;
+	char *text;
+	size_t len;
+	struct cpl_suppress *sup;	/* inline comments */
+};
+
+struct cpl_engine {
+	struct source **files;		/* owned, in the order read */
+	size_t nfiles;
+	size_t files_cap;
+	struct cpl_strmap by_path;	/* path → struct source * */
+	struct cpl_wlist workloads;
+	struct cpl_finding *findings;
+	size_t nfindings;
+	size_t findings_cap;
+	struct cpl_error *errors;
+	size_t nerrors;
+	size_t errors_cap;
+	/* configuration */
+	enum cpl_severity *sev;		/* per rule, indexed like the registry */
+	char **excludes;
+	size_t nexcludes;
+	char *config_dir;
+	double throttle_threshold;
+};
+
+struct cpl_check {
+	struct cpl_engine *e;
+	const struct cpl_rule *rule;
+};
+
+struct cpl_engine *
+cpl_engine_new(void)
+{
+	struct cpl_engine *e = cpl_xcalloc(1, sizeof(*e));
+	const struct cpl_rule *const *rules;
+	size_t n, i;
+
+	rules = cpl_rules_all(&n);
+	e->sev = cpl_xcalloc(n + 1, sizeof(*e->sev));
+	for (i = 0; i < n; i++)
+		e->sev[i] = rules[i]->severity;
+	e->throttle_threshold = 10.0;
+	return e;
+}
+
+void
+cpl_engine_free(struct cpl_engine *e)
+{
+	size_t i;
+
+	if (e == NULL)
+		return;
+	for (i = 0; i < e->nfiles; i++) {
+		free(e->files[i]->path);
+		free(e->files[i]->text);
+		cpl_suppress_free(e->files[i]->sup);
+		free(e->files[i]);
+	}
+	free(e->files);
+	cpl_strmap_free(&e->by_path);
+	cpl_wlist_free(&e->workloads);
+	for (i = 0; i < e->nfindings; i++)
+		cpl_finding_free(&e->findings[i]);
+	free(e->findings);
+	for (i = 0; i < e->nerrors; i++)
+		cpl_error_clear(&e->errors[i]);
+	free(e->errors);
+	free(e->sev);
+	for (i = 0; i < e->nexcludes; i++)
+		free(e->excludes[i]);
+	free(e->excludes);
+	free(e->config_dir);
+	free(e);
+}
+
+void
+cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err)
+{
+	struct cpl_error *d;
+
+	cpl_xgrow((void **)&e->errors, &e->errors_cap, e->nerrors + 1,
+		  sizeof(*e->errors));
+	d = &e->errors[e->nerrors++];
+	memset(d, 0, sizeof(*d));
+	d->path = cpl_xstrdup(err->path);
+	d->line = err->line;
+	d->column = err->column;
+	d->message = cpl_xstrdup(err->message ? err->message : "error");
+}
+
+static void
+add_errorf(struct cpl_engine *e, const char *path, int line, int col,
+	   const char *fmt, ...) CPL_PRINTF(5, 6);
+
+static void
+add_errorf(struct cpl_engine *e, const char *path, int line, int col,
+	   const char *fmt, ...)
+{
+	struct cpl_error err = { 0 };
+	va_list ap;
+
+	err.path = cpl_xstrdup(path);
+	err.line = line;
+	err.column = col;
+	va_start(ap, fmt);
+	err.message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	cpl_engine_add_error(e, &err);
+	cpl_error_clear(&err);
+}
+
+static const struct source *find_source(const struct cpl_engine *e,
+				       const char *path);
+
+/* ---- configuration ---------------------------------------------------- */
+
+static int
+config_rules(struct cpl_engine *e, const struct cpl_ynode *rules,
+	     const char *path, struct cpl_error *err)
+{
+	const struct cpl_rule *const *all;
+	size_t n, i, j;
+
+	if (!cpl_ynode_is_map(rules)) {
+		cpl_error_set(err, path, rules->line, rules->column,
+			      "`rules` must map rule ids to a severity "
+			      "(error, warning, note, off)");
+		return -1;
+	}
+	all = cpl_rules_all(&n);
+	for (i = 0; i < rules->count; i++) {
+		const struct cpl_ynode *k = rules->pairs[i].key;
+		const struct cpl_ynode *v = rules->pairs[i].value;
+		const struct cpl_rule *r = cpl_ynode_str(k) ?
+					   cpl_rule_find(k->value) : NULL;
+		const char *s = v->kind == CPL_Y_SCALAR ? v->value : NULL;
+		enum cpl_severity sev;
+
+		if (r == NULL) {
+			cpl_error_set(err, path, k->line, k->column,
+				      "unknown rule \"%s\" (see --list-rules)",
+				      k->kind == CPL_Y_SCALAR ? k->value : "?");
+			return -1;
+		}
+		/* YAML 1.1 reads a bare `off` as false. */
+		if (cpl_ynode_bool(v) == 0)
+			s = "off";
+		if (cpl_severity_parse(&sev, s) < 0) {
+			cpl_error_set(err, path, v->line, v->column,
+				      "invalid severity for %s (use error, "
+				      "warning, note or off)", r->id);
+			return -1;
+		}
+		for (j = 0; j < n; j++)
+			if (all[j] == r)
+				e->sev[j] = sev;
+	}
+	return 0;
+}
+
+int
+cpl_engine_load_config(struct cpl_engine *e, const char *path,
+		       struct cpl_error *err)
+{
+	struct cpl_ystream *s = NULL;
+	const struct cpl_ynode *doc, *n;
+	char *text = NULL, *slash;
+	size_t len, i;
+	int rc = -1;
+
+	if (cpl_read_file(&text, &len, path, 1 << 20, err) < 0)
+		goto out;
+	if (cpl_yaml_parse(&s, path, text, len, err) < 0)
+		goto out;
+	doc = cpl_ystream_doc(s, 0);
+	if (doc == NULL) {
+		rc = 0;
+		goto out;
+	}
+	if (!cpl_ynode_is_map(doc)) {
+		cpl_error_set(err, path, doc->line, doc->column,
+			      "configuration must be a mapping");
+		goto out;
+	}
+	for (i = 0; i < doc->count; i++) {
+		const struct cpl_ynode *k = doc->pairs[i].key;
+		const char *key = cpl_ynode_str(k);
+
+		if (key == NULL || (strcmp(key, "rules") != 0 &&
+		    strcmp(key, "exclude") != 0 &&
+		    strcmp(key, "throttle-threshold") != 0)) {
+			cpl_error_set(err, path, k->line, k->column,
+				      "unknown configuration key \"%s\" "
+				      "(expected rules, exclude, "
+				      "throttle-threshold)", key ? key : "?");
+			goto out;
+		}
+	}
+	if ((n = cpl_ynode_get(doc, "rules")) && !cpl_ynode_is_null(n) &&
+	    config_rules(e, n, path, err) < 0)
+		goto out;
+	if ((n = cpl_ynode_get(doc, "exclude")) && !cpl_ynode_is_null(n)) {
+		if (!cpl_ynode_is_seq(n)) {
+			cpl_error_set(err, path, n->line, n->column,
+				      "`exclude` must be a list of patterns");
+			goto out;
+		}
+		for (i = 0; i < n->count; i++) {
+			const char *p = cpl_ynode_str(n->items[i]);
+
+			if (p == NULL) {
+				cpl_error_set(err, path, n->items[i]->line,
+					      n->items[i]->column,
+					      "exclude pattern must be a "
+					      "string");
+				goto out;
+			}
+			e->excludes = cpl_xrealloc(e->excludes,
+				(e->nexcludes + 1) * sizeof(*e->excludes));
+			e->excludes[e->nexcludes++] = cpl_xstrdup(p);
+		}
+	}
+	if ((n = cpl_ynode_get(doc, "throttle-threshold")) != NULL) {
+		const char *v = cpl_ynode_str(n);
+		char *end = NULL;
+		double d = v ? strtod(v, &end) : -1;
+
+		if (v == NULL || *end != '\0' || d <= 0 || d > 100) {
+			cpl_error_set(err, path, n->line, n->column,
+				      "throttle-threshold must be a percentage"
+				      " between 0 and 100");
+			goto out;
+		}
+		e->throttle_threshold = d;
+	}
+	free(e->config_dir);
+	slash = strrchr(path, '/');
+	e->config_dir = slash ? cpl_xstrndup(path, (size_t)(slash - path))
+			      : cpl_xstrdup(".");
+	rc = 0;
+out:
+	cpl_ystream_free(s);
+	free(text);
+	return rc;
+}
+
+int
+cpl_engine_find_config(struct cpl_engine *e, const char *dir,
+		       struct cpl_error *err)
+{
+	char *d = realpath(dir, NULL);
+	int rc = 0;
+
+	while (d != NULL) {
+		char *cfg = cpl_xasprintf("%s/.cpulint.yaml", d);
+		char *git = cpl_xasprintf("%s/.git", d);
+		char *slash;
+		bool stop = access(git, F_OK) == 0;
+
+		if (access(cfg, F_OK) == 0) {
+			rc = cpl_engine_load_config(e, cfg, err) < 0 ? -1 : 1;
+			stop = true;
+		}
+		free(cfg);
+		free(git);
+		slash = strrchr(d, '/');
+		if (stop || slash == NULL || slash == d) {
+			free(d);
+			break;
+		}
+		*slash = '\0';
+	}
+	return rc;
+}
+
+/* A path matches an exclude pattern: a glob (where * crosses /) matched
+ * against the path relative to the config's directory or the path as
+ * given, or a directory prefix when the pattern ends in '/'. */
+static bool
+excluded(const struct cpl_engine *e, const char *path)
+{
+	const char *rel = path;
+	size_t i, n;
+
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	if (e->config_dir && strcmp(e->config_dir, ".") != 0) {
+		n = strlen(e->config_dir);
+		if (strncmp(path, e->config_dir, n) == 0 && path[n] == '/')
+			rel = path + n + 1;
+	}
+	for (i = 0; i < e->nexcludes; i++) {
+		const char *p = e->excludes[i];
+
+		n = strlen(p);
+		if (n && p[n - 1] == '/' &&
+		    (strncmp(rel, p, n) == 0 || strstr(rel, p) != NULL))
+			return true;
+		if (fnmatch(p, rel, 0) == 0)
+			return true;
+		if (strchr(p, '/') == NULL) {
+			const char *base = strrchr(rel, '/');
+
+			if (fnmatch(p, base ? base + 1 : rel, 0) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- sources ---------------------------------------------------------- */
+
+static bool
+is_yaml_name(const char *path)
+{
+	return cpl_str_ends(path, ".yaml") || cpl_str_ends(path, ".yml") ||
+	       cpl_str_ends(path, ".json");
+}
+
+static struct source *
+add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
+	   char *text, size_t len)
+{
+	struct source *src;
+
+	cpl_xgrow((void **)&e->files, &e->files_cap, e->nfiles + 1,
+		  sizeof(*e->files));
+	src = cpl_xcalloc(1, sizeof(*src));
+	e->files[e->nfiles++] = src;
+	src->path = cpl_xstrdup(path);
+	cpl_strmap_put(&e->by_path, src->path, src);
+	src->kind = kind;
+	src->text = text;
+	src->len = len;
+	src->sup = cpl_suppress_scan(text, len);
+	return src;
+}
+
+/* Parses a YAML/JSON source and loads every document into workloads. */
+static void
+load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
+{
+	struct cpl_ystream *s = NULL;
+	struct cpl_error err = { 0 };
+	size_t i, n, workloads = 0;
+	bool any = false;
+
+	if (cpl_yaml_parse(&s, src->path, src->text, src->len, &err) < 0) {
+		cpl_engine_add_error(e, &err);
+		goto out;
+	}
+	n = cpl_ystream_count(s);
+	for (i = 0; i < n; i++) {
+		const struct cpl_ynode *doc = cpl_ystream_doc(s, i);
+		size_t before = e->workloads.count;
+		int rc;
+
+		if (doc == NULL)
+			continue;
+		if (cpl_manifest_detect(doc))
+			rc = cpl_manifest_load(&e->workloads, s, doc,
+					       src->path, &err);
+		else if (cpl_polyaxon_detect(doc))
+			rc = cpl_polyaxon_load(&e->workloads, s, doc,
+					       src->path, &err);
+		else
+			continue;
+		any = true;
+		if (rc < 0) {
+			cpl_engine_add_error(e, &err);
+			cpl_error_clear(&err);
+		}
+		workloads += e->workloads.count - before;
+	}
+	if (!any && explicit) {
+		const struct cpl_ynode *doc = cpl_ystream_doc(s, 0);
+
+		add_errorf(e, src->path, doc ? doc->line : 1,
+			   doc ? doc->column : 1,
+			   "not a workload: neither a Polyaxonfile (version, "
+			   "kind) nor a Kubernetes object (apiVersion, kind)");
+	}
+	(void)workloads;
+out:
+	cpl_error_clear(&err);
+	cpl_ystream_free(s);
+}
+
+static void
+add_text(struct cpl_engine *e, const char *path, char *text, size_t len,
+	 bool explicit)
+{
+	struct source *src;
+
+	if (cpl_str_ends(path, ".py")) {
+		add_source(e, path, FILE_PYTHON, text, len);
+		return;
+	}
+	src = add_source(e, path, FILE_YAML, text, len);
+	load_yaml(e, src, explicit);
+}
+
+static void
+add_file(struct cpl_engine *e, const char *path, bool explicit)
+{
+	struct cpl_error err = { 0 };
+	char *text = NULL;
+	size_t len;
+
+	if (!explicit && excluded(e, path))
+		return;
+	if (find_source(e, path) != NULL)	/* named twice: read once */
+		return;
+	if (cpl_read_file(&text, &len, path, MAX_FILE_BYTES, &err) < 0) {
+		cpl_engine_add_error(e, &err);
+		cpl_error_clear(&err);
+		return;
+	}
+	add_text(e, path, text, len, explicit);
+}
+
+void
+cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
+		      const char *buf, size_t len, bool explicit)
+{
+	if (find_source(e, path) != NULL)
+		return;
+	if (len > MAX_FILE_BYTES) {
+		add_errorf(e, path, 0, 0, "file is too large (%zu bytes; "
+			   "the limit is %zu)", len, MAX_FILE_BYTES);
+		return;
+	}
+	if (memchr(buf, '\0', len < 8192 ? len : 8192) != NULL) {
+		add_errorf(e, path, 0, 0,
+			   "binary file (NUL byte in the first 8 KiB)");
+		return;
+	}
+	add_text(e, path, cpl_xstrndup(buf, len), len, explicit);
+}
+
+static bool
+skip_dir(const char *name)
+{
+	static const char *const skip[] = { "node_modules", "__pycache__",
+					    "venv", "site-packages" };
+	size_t i;
+
+	if (name[0] == '.')	/* .git, .venv, .tox, .mypy_cache ... */
+		return true;
+	for (i = 0; i < CPL_ARRAY_LEN(skip); i++)
+		if (strcmp(name, skip[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Walks dir in sorted order so output does not depend on the file system. */
+static void
+walk(struct cpl_engine *e, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+
+	if (depth > MAX_WALK_DEPTH) {
+		add_errorf(e, dir, 0, 0, "directory nesting too deep; "
+			   "not walked further");
+		return;
+	}
+	d = opendir(dir);
+	if (d == NULL) {
+		add_errorf(e, dir, 0, 0, "cannot read directory: %s",
+			   strerror(errno));
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		cpl_xgrow((void **)&names, &cap, n + 1, sizeof(*names));
+		names[n++] = cpl_xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		char *p = strcmp(dir, ".") == 0 ?
+			  cpl_xstrdup(names[i]) :
+			  cpl_xasprintf("%s%s%s", dir,
+					cpl_str_ends(dir, "/") ? "" : "/",
+					names[i]);
+		struct stat st;
+
+		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
+			if (S_ISDIR(st.st_mode)) {
+				if (!skip_dir(names[i]) && !excluded(e, p))
+					walk(e, p, depth + 1);
+			} else if (S_ISREG(st.st_mode) &&
+				   (is_yaml_name(p) ||
+				    cpl_str_ends(p, ".py"))) {
+				add_file(e, p, false);
+			}
+		}
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+}
+
+void
+cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		add_errorf(e, path, 0, 0, "cannot read: %s", strerror(errno));
+		return;
+	}
+	if (S_ISDIR(st.st_mode))
+		walk(e, path, 0);
+	else
+		add_file(e, path, explicit);
+}
+
+void
+cpl_engine_add_workload(struct cpl_engine *e, struct cpl_workload *w)
+{
+	cpl_wlist_add(&e->workloads, w);
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+static char *
+object_name(const struct cpl_workload *w)
+{
+	if (w->object)
+		return cpl_xstrdup(w->object);
+	if (w->replica)
+		return cpl_xasprintf("%s/%s[%s]", w->kind ? w->kind : "?",
+				     w->name && *w->name ? w->name : "-",
+				     w->replica);
+	return cpl_xasprintf("%s/%s", w->kind ? w->kind : "?",
+			     w->name && *w->name ? w->name : "-");
+}
+
+struct cpl_finding *
+cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
+		 const struct cpl_container *c, const struct cpl_pos *pos,
+		 const char *fmt, ...)
+{
+	struct cpl_engine *e = ck->e;
+	struct cpl_finding *f;
+	va_list ap;
+
+	cpl_xgrow((void **)&e->findings, &e->findings_cap, e->nfindings + 1,
+		  sizeof(*e->findings));
+	f = &e->findings[e->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->rule = ck->rule;
+	f->severity = ck->rule->severity;
+	if (pos && pos->file) {
+		f->file = cpl_xstrdup(pos->file);
+		f->line = pos->line;
+		f->column = pos->column;
+	}
+	if (w) {
+		f->object = object_name(w);
+		f->live = w->source == CPL_SRC_LIVE;
+		if (f->file == NULL && w->file) {
+			f->file = cpl_xstrdup(w->file);
+			f->line = w->pos.line;
+			f->column = w->pos.column;
+		}
+	}
+	if (c && c->name)
+		f->container = cpl_xstrdup(c->name);
+	va_start(ap, fmt);
+	f->message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+void
+cpl_finding_set_fix(struct cpl_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->fix);
+	va_start(ap, fmt);
+	f->fix = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
+cpl_finding_add_related(struct cpl_finding *f, const struct cpl_pos *pos,
+			const char *fmt, ...)
+{
+	struct cpl_related *r;
+	va_list ap;
+
+	if (pos == NULL || pos->file == NULL || pos->line <= 0)
+		return;
+	f->related = cpl_xrealloc(f->related,
+				  (f->nrelated + 1) * sizeof(*f->related));
+	r = &f->related[f->nrelated++];
+	r->file = cpl_xstrdup(pos->file);
+	r->line = pos->line;
+	r->column = pos->column > 0 ? pos->column : 1;
+	va_start(ap, fmt);
+	r->message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
+cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
+		     int end_line, int end_column, const char *text)
+{
+	struct cpl_edit *ed;
+
+	if (pos == NULL || pos->file == NULL || pos->line <= 0)
+		return;
+	f->edits = cpl_xrealloc(f->edits, (f->nedits + 1) * sizeof(*f->edits));
+	ed = &f->edits[f->nedits++];
+	ed->file = cpl_xstrdup(pos->file);
+	ed->line = pos->line;
+	ed->column = pos->column;
+	ed->end_line = end_line;
+	ed->end_column = end_column;
+	ed->text = cpl_xstrdup(text);
+}
+
+/* Byte offset of 1-based line:column in text, or -1. */
+static long
+offset_of(const char *text, size_t len, int line, int column)
+{
+	size_t i = 0;
+	int l = 1;
+
+	while (l < line && i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+
+		if (nl == NULL)
+			return -1;
+		i = (size_t)(nl - text) + 1;
+		l++;
+	}
+	if (l != line || i + (size_t)(column - 1) > len)
+		return -1;
+	return (long)(i + (size_t)(column - 1));
+}
+
+void
+cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
+			 const struct cpl_pos *pos, const char *text)
+{
+	const struct source *src = pos ? find_source(ck->e, pos->file) : NULL;
+	const char *p, *end;
+	long off;
+
+	if (src == NULL || pos->line <= 0 || pos->column <= 0)
+		return;
+	off = offset_of(src->text, src->len, pos->line, pos->column);
+	if (off < 0)
+		return;
+	p = src->text + off;
+	end = src->text + src->len;
+	if (*p == '"' || *p == '\'') {
+		char q = *p++;
+
+		while (p < end && *p != '\n') {
+			if (q == '"' && *p == '\\' && p + 1 < end) {
+				p += 2;
+				continue;
+			}
+			if (*p == q) {
+				if (q == '\'' && p + 1 < end && p[1] == '\'') {
+					p += 2;
+					continue;
+				}
+				break;
+			}
+			p++;
+		}
+		if (p >= end || *p != q)
+			return;
+		p++;
+	} else {
+		while (p < end && *p != '\n' && *p != ',' && *p != ']' &&
+		       *p != '}' && !(*p == '#' && p[-1] == ' '))
+			p++;
+		while (p > src->text + off && (p[-1] == ' ' || p[-1] == '\t'))
+			p--;
+		if (p == src->text + off)
+			return;
+	}
+	cpl_finding_add_edit(f, pos, pos->line,
+			     pos->column + (int)(p - (src->text + off)), text);
+}
+
+double
+cpl_check_throttle_threshold(const struct cpl_check *ck)
+{
+	return ck->e->throttle_threshold;
+}
+
+double
+cpl_engine_throttle_threshold(const struct cpl_engine *e)
+{
+	return e->throttle_threshold;
+}
+
+static const struct source *
+find_source(const struct cpl_engine *e, const char *path)
+{
+	return cpl_strmap_get(&e->by_path, path);
+}
+
+static int
+cmp_finding(const void *a, const void *b)
+{
+	const struct cpl_finding *x = a, *y = b;
+	int c;
+
+	if ((x->file == NULL) != (y->file == NULL))
+		return x->file == NULL ? 1 : -1;
+	if (x->file && (c = strcmp(x->file, y->file)) != 0)
+		return c;
+	if (x->object && y->object && x->file == NULL &&
+	    (c = strcmp(x->object, y->object)) != 0)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->column != y->column)
+		return x->column < y->column ? -1 : 1;
+	if ((c = strcmp(x->rule->id, y->rule->id)) != 0)
+		return c;
+	if (x->container && y->container &&
+	    (c = strcmp(x->container, y->container)) != 0)
+		return c;
+	if (x->object && y->object && (c = strcmp(x->object, y->object)) != 0)
+		return c;
+	return strcmp(x->message, y->message);
+}
+
+/* Same rule, place and message: one finding (a Deployment and its
+ * ReplicaSet in one file, two replicas sharing an anchor). */
+static bool
+same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
+{
+	return x->rule == y->rule && cpl_str_eq(x->file, y->file) &&
+	       x->line == y->line && x->column == y->column &&
+	       (x->file != NULL || cpl_str_eq(x->object, y->object)) &&
+	       cpl_str_eq(x->container, y->container) &&
+	       strcmp(x->message, y->message) == 0;
+}
+
+void
+cpl_engine_run(struct cpl_engine *e)
+{
+	const struct cpl_rule *const *rules;
+	size_t nrules, r, i, j, out;
+	struct cpl_check ck = { .e = e };
+
+	rules = cpl_rules_all(&nrules);
+	for (r = 0; r < nrules; r++) {
+		size_t first = e->nfindings;
+
+		if (e->sev[r] == CPL_SEV_OFF)
+			continue;
+		ck.rule = rules[r];
+		if (rules[r]->check_container) {
+			for (i = 0; i < e->workloads.count; i++) {
+				const struct cpl_workload *w =
+					e->workloads.items[i];
+
+				for (j = 0; j < w->ncontainers; j++)
+					rules[r]->check_container(&ck, w,
+						&w->containers[j]);
+			}
+		}
+		for (i = first; i < e->nfindings; i++)
+			e->findings[i].severity = e->sev[r];
+	}
+	/* Inline suppressions. */
+	for (i = 0; i < e->nfindings; i++) {
+		struct cpl_finding *f = &e->findings[i];
+		const struct source *src = find_source(e, f->file);
+		int at;
+
+		if (src == NULL)
+			continue;
+		at = cpl_suppress_match(src->sup, f->rule->id, f->line);
+		if (at != 0) {
+			f->suppressed = true;
+			f->suppression = at < 0 ?
+				cpl_xstrdup("cpulint: disable-file comment") :
+				cpl_xasprintf("cpulint: disable comment at "
+					      "line %d", at);
+		}
+	}
+	qsort(e->findings, e->nfindings, sizeof(*e->findings), cmp_finding);
+	for (i = 0, out = 0; i < e->nfindings; i++) {
+		if (out > 0 && same_finding(&e->findings[out - 1],
+					    &e->findings[i])) {
+			cpl_finding_free(&e->findings[i]);
+			continue;
+		}
+		if (out != i)
+			e->findings[out] = e->findings[i];
+		out++;
+	}
+	e->nfindings = out;
+}
+
+const struct cpl_finding *
+cpl_engine_findings(const struct cpl_engine *e, size_t *n)
+{
+	*n = e->nfindings;
+	return e->findings;
+}
+
+const struct cpl_error *
+cpl_engine_errors(const struct cpl_engine *e, size_t *n)
+{
+	*n = e->nerrors;
+	return e->errors;
+}
+
+const struct cpl_wlist *
+cpl_engine_workloads(const struct cpl_engine *e)
+{
+	return &e->workloads;
+}
+
+const char *
+cpl_engine_source_text(const struct cpl_engine *e, const char *path,
+		       size_t *len)
+{
+	const struct source *src = find_source(e, path);
+
+	if (src == NULL)
+		return NULL;
+	if (len)
+		*len = src->len;
+	return src->text;
+}

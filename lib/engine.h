@@ -63,6 +63,10 @@ const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 /* The workloads loaded (for tests and --verbose). */
 const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
 
+/* The text of a file the engine read, or NULL; borrowed. */
+const char *cpl_engine_source_text(const struct cpl_engine *e,
+				   const char *path, size_t *len);
+
 /* The configured throttling threshold in percent (default 10). */
 double cpl_engine_throttle_threshold(const struct cpl_engine *e);
 

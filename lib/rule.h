@@ -62,6 +62,14 @@ void cpl_finding_add_related(struct cpl_finding *f, const struct cpl_pos *pos,
 void cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
 			  int end_line, int end_column, const char *text);
 
+/*
+ * Edit replacing the YAML scalar that starts at pos (plain or quoted, on
+ * one line) with text; the end is found in the source the engine read.
+ * Does nothing when the source or the scalar cannot be found.
+ */
+void cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
+			      const struct cpl_pos *pos, const char *text);
+
 /* Configuration the rules may read: the throttling threshold (percent). */
 double cpl_check_throttle_threshold(const struct cpl_check *ck);
 

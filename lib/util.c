@@ -362,3 +362,65 @@ cpl_str_ends(const char *s, const char *suffix)
 	m = strlen(suffix);
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
+
+static uint64_t
+strmap_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+void
+cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		struct cpl_strmap n = { 0 };
+
+		n.cap = m->cap ? m->cap * 2 : 64;
+		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				cpl_strmap_put(&n, m->slots[i].key,
+					       m->slots[i].value);
+		free(m->slots);
+		*m = n;
+	}
+	for (i = strmap_hash(key) & (m->cap - 1); m->slots[i].key;
+	     i = (i + 1) & (m->cap - 1)) {
+		if (strcmp(m->slots[i].key, key) == 0) {
+			m->slots[i].value = value;
+			return;
+		}
+	}
+	m->slots[i].key = key;
+	m->slots[i].value = value;
+	m->count++;
+}
+
+void *
+cpl_strmap_get(const struct cpl_strmap *m, const char *key)
+{
+	size_t i;
+
+	if (m->cap == 0 || key == NULL)
+		return NULL;
+	for (i = strmap_hash(key) & (m->cap - 1); m->slots[i].key;
+	     i = (i + 1) & (m->cap - 1))
+		if (strcmp(m->slots[i].key, key) == 0)
+			return m->slots[i].value;
+	return NULL;
+}
+
+void
+cpl_strmap_free(struct cpl_strmap *m)
+{
+	if (m == NULL)
+		return;
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}

@@ -88,6 +88,25 @@ int cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 /* Strict decimal parse of a whole string into *out; -1 on junk or range. */
 int cpl_parse_long(long *out, const char *s);
 
+/*
+ * A string-keyed hash map (open addressing).  Keys are borrowed and must
+ * outlive the map; values are opaque.  Zero-initialise; free with
+ * cpl_strmap_free() (frees the table, not keys or values).
+ */
+struct cpl_strmap {
+	struct cpl_strmap_slot {
+		const char *key;
+		void *value;
+	} *slots;
+	size_t cap;
+	size_t count;
+};
+
+/* Sets key to value, replacing an earlier value. */
+void cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value);
+void *cpl_strmap_get(const struct cpl_strmap *m, const char *key);
+void cpl_strmap_free(struct cpl_strmap *m);
+
 bool cpl_str_eq(const char *a, const char *b);	/* NULL-safe */
 bool cpl_str_starts(const char *s, const char *prefix);
 bool cpl_str_ends(const char *s, const char *suffix);

@@ -1,0 +1,399 @@
+/*
+ * kubectl-cpulint — command line: flags, target classification, exit
+ * status.  No lint logic lives here; see lib/engine.h.
+ *
+ * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
+ * it; 2 usage error, unreadable or invalid input, or cluster error (after
+ * everything else has been reported).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "report.h"
+#include "rule.h"
+#include "util.h"
+
+#define EXIT_CLEAN 0
+#define EXIT_FINDINGS 1
+#define EXIT_TROUBLE 2
+
+/* Options, as documented in usage() and README.md. */
+struct options {
+	const char *format;	/* --format */
+	const char *output;	/* -o */
+	enum cpl_severity fail_on;	/* --fail-on */
+	const char *config;	/* --config */
+	bool no_config;		/* --no-config */
+	const char *color;	/* --color auto|always|never */
+	bool verbose;		/* -v */
+	const char **paths;	/* positional paths and -f */
+	size_t npaths;
+	const char **live;	/* TYPE/NAME targets */
+	size_t nlive;
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+"usage: kubectl-cpulint [flags] PATH...        lint files and directories\n"
+"       kubectl cpulint [flags] TYPE/NAME...    lint live objects\n"
+"\n"
+"Static:\n"
+"  -f, --filename PATH   lint PATH (file or directory); repeatable\n"
+"      --config FILE     use FILE instead of the nearest .cpulint.yaml\n"
+"      --no-config       ignore .cpulint.yaml files\n"
+"Output:\n"
+"      --format FMT      text (default), json, sarif or github\n"
+"  -o, --output FILE     write the report to FILE instead of stdout\n"
+"      --fail-on SEV     exit 1 on findings at or above SEV: error,\n"
+"                        warning (default), note or none\n"
+"      --color WHEN      auto (default: on a terminal, not with NO_COLOR),\n"
+"                        always or never\n"
+"  -v, --verbose         say what was read and loaded (to stderr)\n"
+"Information:\n"
+"      --explain ID      print the documentation of rule ID (or name)\n"
+"      --list-rules      list the rules (--format json for JSON)\n"
+"      --version         print the version\n"
+"  -h, --help            print this help\n"
+"\n"
+"Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
+"unreadable or invalid input (reported; other files are still linted).\n");
+}
+
+static int
+list_rules(const char *format)
+{
+	const struct cpl_rule *const *rules;
+	size_t n, i;
+
+	rules = cpl_rules_all(&n);
+	if (format && strcmp(format, "json") == 0) {
+		json_t *a = json_array();
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s}",
+				"id", rules[i]->id, "name", rules[i]->name,
+				"severity",
+				cpl_severity_name(rules[i]->severity),
+				"summary", rules[i]->summary));
+		json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(a);
+		return EXIT_CLEAN;
+	}
+	for (i = 0; i < n; i++)
+		printf("%-7s %-28s %-8s %s\n", rules[i]->id, rules[i]->name,
+		       cpl_severity_name(rules[i]->severity),
+		       rules[i]->summary);
+	return EXIT_CLEAN;
+}
+
+static int
+explain(const char *id)
+{
+	const struct cpl_rule *r = cpl_rule_find(id);
+	const char *doc;
+
+	if (r == NULL) {
+		fprintf(stderr, "kubectl-cpulint: unknown rule \"%s\" "
+			"(see --list-rules)\n", id);
+		return EXIT_TROUBLE;
+	}
+	doc = cpl_rule_doc(r);
+	if (doc == NULL)
+		printf("%s %s (%s)\n\n%s\n", r->id, r->name,
+		       cpl_severity_name(r->severity), r->summary);
+	else
+		fputs(doc, stdout);
+	return EXIT_CLEAN;
+}
+
+static const char *
+source_text(void *ctx, const char *file, size_t *len)
+{
+	return cpl_engine_source_text(ctx, file, len);
+}
+
+static bool
+want_color(const struct options *o, FILE *out)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (strcmp(o->color, "always") == 0)
+		return true;
+	if (strcmp(o->color, "never") == 0)
+		return false;
+	return (nc == NULL || *nc == '\0') && isatty(fileno(out)) &&
+	       strcmp(o->format, "text") == 0;
+}
+
+static void
+print_errors(const struct cpl_engine *e)
+{
+	const struct cpl_error *errs;
+	size_t n, i;
+
+	errs = cpl_engine_errors(e, &n);
+	for (i = 0; i < n; i++) {
+		if (errs[i].path && errs[i].line > 0)
+			fprintf(stderr, "%s:%d:%d: error: %s\n", errs[i].path,
+				errs[i].line, errs[i].column > 0 ?
+				errs[i].column : 1, errs[i].message);
+		else if (errs[i].path)
+			fprintf(stderr, "%s: error: %s\n", errs[i].path,
+				errs[i].message);
+		else
+			fprintf(stderr, "kubectl-cpulint: error: %s\n",
+				errs[i].message);
+	}
+}
+
+static char *
+join_argv(int argc, char **argv)
+{
+	struct cpl_buf b;
+	int i;
+
+	cpl_buf_init(&b, 1 << 16);
+	for (i = 0; i < argc; i++) {
+		if (i)
+			cpl_buf_addc(&b, ' ');
+		cpl_buf_adds(&b, argv[i]);
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* Runs the static lint and reports; returns the exit status. */
+static int
+run_static(const struct options *o, int argc, char **argv)
+{
+	struct cpl_engine *e = cpl_engine_new();
+	struct cpl_error err = { 0 };
+	const struct cpl_reporter *rep = cpl_reporter_find(o->format);
+	const struct cpl_finding *f;
+	const struct cpl_error *errs;
+	struct cpl_report_meta meta = { 0 };
+	char cwd[PATH_MAX];
+	char *cmdline = NULL;
+	FILE *out = stdout;
+	void *st;
+	size_t n, nerr, i;
+	int status = EXIT_CLEAN;
+
+	if (o->config) {
+		if (cpl_engine_load_config(e, o->config, &err) < 0) {
+			cpl_engine_add_error(e, &err);
+			cpl_error_clear(&err);
+		}
+	} else if (!o->no_config) {
+		if (cpl_engine_find_config(e, o->npaths ? o->paths[0] : ".",
+					   &err) < 0) {
+			cpl_engine_add_error(e, &err);
+			cpl_error_clear(&err);
+		}
+	}
+	for (i = 0; i < o->npaths; i++)
+		cpl_engine_add_path(e, o->paths[i], true);
+	cpl_engine_run(e);
+	if (o->verbose) {
+		const struct cpl_wlist *wl = cpl_engine_workloads(e);
+
+		for (i = 0; i < wl->count; i++)
+			fprintf(stderr, "kubectl-cpulint: loaded %s %s "
+				"(%zu container(s)) from %s\n",
+				wl->items[i]->kind, wl->items[i]->name,
+				wl->items[i]->ncontainers,
+				wl->items[i]->file ? wl->items[i]->file : "-");
+	}
+	if (o->output && (out = fopen(o->output, "w")) == NULL) {
+		fprintf(stderr, "kubectl-cpulint: cannot write %s: %m\n",
+			o->output);
+		cpl_engine_free(e);
+		return EXIT_TROUBLE;
+	}
+	errs = cpl_engine_errors(e, &nerr);
+	f = cpl_engine_findings(e, &n);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	cmdline = join_argv(argc, argv);
+	meta.version = CPL_VERSION;
+	meta.srcroot = cwd;
+	meta.errors = errs;
+	meta.nerrors = nerr;
+	meta.color = want_color(o, out);
+	meta.command_line = cmdline;
+	meta.source_text = source_text;
+	meta.source_ctx = e;
+	st = rep->begin(out, &meta);
+	for (i = 0; i < n; i++) {
+		rep->emit(st, &f[i]);
+		if (!f[i].suppressed && o->fail_on != CPL_SEV_OFF &&
+		    f[i].severity >= o->fail_on)
+			status = EXIT_FINDINGS;
+	}
+	if (rep->end(st) < 0 || fflush(out) != 0 ||
+	    (out != stdout && fclose(out) != 0)) {
+		fprintf(stderr, "kubectl-cpulint: cannot write the report\n");
+		status = EXIT_TROUBLE;
+	}
+	print_errors(e);
+	if (nerr > 0)
+		status = EXIT_TROUBLE;
+	free(cmdline);
+	cpl_engine_free(e);
+	return status;
+}
+
+/* A live target: TYPE/NAME, or a bare name (a Pod). */
+static bool
+looks_live(const char *arg)
+{
+	struct stat st;
+
+	return stat(arg, &st) != 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum {
+		OPT_FORMAT = 256, OPT_FAIL_ON, OPT_CONFIG, OPT_NO_CONFIG,
+		OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
+	};
+	static const struct option longopts[] = {
+		{ "filename", required_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "explain", required_argument, NULL, OPT_EXPLAIN },
+		{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { .format = "text", .fail_on = CPL_SEV_WARNING,
+			     .color = "auto" };
+	const char *explain_id = NULL;
+	bool list = false;
+	int c, i, status;
+
+	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
+	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
+	while ((c = getopt_long(argc, argv, "f:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.paths[o.npaths++] = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			status = EXIT_CLEAN;
+			goto out;
+		case OPT_FORMAT:
+			o.format = optarg;
+			break;
+		case OPT_FAIL_ON:
+			if (cpl_severity_parse(&o.fail_on, optarg) < 0) {
+				fprintf(stderr, "kubectl-cpulint: --fail-on "
+					"takes error, warning, note or none, "
+					"not \"%s\"\n", optarg);
+				status = EXIT_TROUBLE;
+				goto out;
+			}
+			break;
+		case OPT_CONFIG:
+			o.config = optarg;
+			break;
+		case OPT_NO_CONFIG:
+			o.no_config = true;
+			break;
+		case OPT_COLOR:
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "always") != 0 &&
+			    strcmp(optarg, "never") != 0) {
+				fprintf(stderr, "kubectl-cpulint: --color "
+					"takes auto, always or never\n");
+				status = EXIT_TROUBLE;
+				goto out;
+			}
+			o.color = optarg;
+			break;
+		case OPT_EXPLAIN:
+			explain_id = optarg;
+			break;
+		case OPT_LIST_RULES:
+			list = true;
+			break;
+		case OPT_VERSION:
+			printf("kubectl-cpulint %s\n", CPL_VERSION);
+			status = EXIT_CLEAN;
+			goto out;
+		default:
+			fprintf(stderr, "Try 'kubectl-cpulint --help'.\n");
+			status = EXIT_TROUBLE;
+			goto out;
+		}
+	}
+	if (explain_id) {
+		status = explain(explain_id);
+		goto out;
+	}
+	if (list) {
+		status = list_rules(o.format);
+		goto out;
+	}
+	if (strcmp(o.format, "json") != 0 &&
+	    cpl_reporter_find(o.format) == NULL) {
+		fprintf(stderr, "kubectl-cpulint: --format takes %s, not "
+			"\"%s\"\n", cpl_reporter_names(), o.format);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	for (i = optind; i < argc; i++) {
+		if (looks_live(argv[i]))
+			o.live[o.nlive++] = argv[i];
+		else
+			o.paths[o.npaths++] = argv[i];
+	}
+	if (o.nlive > 0 && o.npaths > 0) {
+		fprintf(stderr, "kubectl-cpulint: \"%s\" is neither a file nor "
+			"a directory, and live targets (TYPE/NAME) cannot be "
+			"mixed with paths\n", o.live[0]);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	if (o.nlive > 0) {
+		fprintf(stderr, "kubectl-cpulint: %s: no such file or "
+			"directory (live targets are not supported by this "
+			"build)\n", o.live[0]);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	if (o.npaths == 0) {
+		usage(stderr);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	status = run_static(&o, argc, argv);
+out:
+	free(o.paths);
+	free(o.live);
+	return status;
+}

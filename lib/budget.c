@@ -1,0 +1,339 @@
+/*
+ * budget.c — the budget arithmetic and the per-container questions the
+ * budget rules share (see budget.h).  Values are resolved as far as the
+ * text allows, never guessed: what cannot be read is UNKNOWN.
+ */
+#include "budget.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "link.h"
+#include "shscan.h"
+#include "util.h"
+
+bool
+cpl_budget_training(const struct cpl_workload *w,
+		    const struct cpl_container *c)
+{
+	if (c->role != CPL_CROLE_MAIN)
+		return false;
+	if (c->run_container || (w->training_job && w->ncontainers == 1))
+		return true;
+	if (c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
+	    c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH ||
+	    c->launch.launcher == CPL_LAUNCH_ACCELERATE ||
+	    c->launch.launcher == CPL_LAUNCH_DEEPSPEED)
+		return true;
+	if (c->gpus > 0)
+		return true;
+	return cpl_code_imports_torch(c->code);
+}
+
+int64_t
+cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos)
+{
+	if (c->cpu_limit >= 0) {
+		if (pos)
+			*pos = c->limit_pos;
+		return c->cpu_limit;
+	}
+	if (c->cpu_limit == CPL_CPU_ABSENT && c->cpu_request >= 0) {
+		if (pos)
+			*pos = c->request_pos;
+		return c->cpu_request;
+	}
+	return -1;
+}
+
+const struct cpl_env *
+cpl_budget_env(const struct cpl_container *c, const char *name)
+{
+	size_t i;
+
+	for (i = c->launch.nexports; i > 0; i--)
+		if (strcmp(c->launch.exports[i - 1].name, name) == 0)
+			return &c->launch.exports[i - 1];
+	return cpl_container_env(c, name);
+}
+
+/* Parses a whole-number count ("4", " 8 "); -1 when it is not one. */
+static long
+parse_count(const char *s)
+{
+	long v;
+	char buf[32];
+	size_t n;
+
+	if (s == NULL)
+		return -1;
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (cpl_parse_long(&v, buf) < 0 || v < 0)
+		return -1;
+	return v;
+}
+
+static bool
+is_host_expr(const char *s)
+{
+	return s && (strstr(s, "nproc") || strstr(s, "_NPROCESSORS_") ||
+		     strstr(s, "cpu_count") || strstr(s, "/proc/cpuinfo"));
+}
+
+static void
+amount(struct cpl_amount *a, enum cpl_amount_state st, long n,
+       const struct cpl_pos *pos, const char *fmt, ...) CPL_PRINTF(5, 6);
+
+static void
+amount(struct cpl_amount *a, enum cpl_amount_state st, long n,
+       const struct cpl_pos *pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	a->state = st;
+	a->n = n;
+	a->auto_cpu = false;
+	if (pos)
+		a->pos = *pos;
+	else
+		memset(&a->pos, 0, sizeof(a->pos));
+	va_start(ap, fmt);
+	vsnprintf(a->how, sizeof(a->how), fmt, ap);
+	va_end(ap);
+}
+
+/* A rank count as written ("4", "auto", "cpu", "gpu", "$(nproc)"). */
+static void
+rank_value(struct cpl_amount *out, const struct cpl_container *c,
+	   const char *v, const struct cpl_pos *pos, const char *src)
+{
+	long n = parse_count(v);
+
+	if (n > 0) {
+		amount(out, CPL_AMT_KNOWN, n, pos, "%s %s", src, v);
+	} else if (v && strcmp(v, "gpu") == 0 && c->gpus > 0) {
+		amount(out, CPL_AMT_KNOWN, c->gpus, pos, "%s gpu (%ld GPUs)",
+		       src, c->gpus);
+	} else if (v && strcmp(v, "auto") == 0 && c->gpus > 0) {
+		amount(out, CPL_AMT_KNOWN, c->gpus, pos, "%s auto (%ld GPUs)",
+		       src, c->gpus);
+	} else if (v && (strcmp(v, "auto") == 0 || strcmp(v, "cpu") == 0)) {
+		amount(out, CPL_AMT_HOST, 1, pos, "%s %s", src, v);
+		out->auto_cpu = true;
+	} else if (is_host_expr(v)) {
+		amount(out, CPL_AMT_HOST, 1, pos, "%s %s", src, v);
+	} else {
+		amount(out, CPL_AMT_UNKNOWN, 1, pos, "%s %s", src,
+		       v ? v : "(unknown)");
+	}
+}
+
+void
+cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
+		 const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+	const struct cpl_env *pet;
+	const char *flag;
+
+	memset(out, 0, sizeof(*out));
+	switch (l->launcher) {
+	case CPL_LAUNCH_TORCHRUN:
+	case CPL_LAUNCH_TORCH_LAUNCH:
+		flag = l->launcher == CPL_LAUNCH_TORCHRUN ?
+		       "torchrun --nproc_per_node" :
+		       "torch.distributed.launch --nproc_per_node";
+		if (l->has_nproc) {
+			rank_value(out, c, l->nproc.text, &l->nproc.pos, flag);
+		} else if ((pet = cpl_budget_env(c, "PET_NPROC_PER_NODE"))) {
+			rank_value(out, c, pet->value, &pet->pos,
+				   "PET_NPROC_PER_NODE=");
+		} else if (w->has_nproc) {
+			rank_value(out, c, w->nproc.text, &w->nproc.pos,
+				   "nprocPerNode");
+		} else if (w->nproc_default_auto &&
+			   l->launcher == CPL_LAUNCH_TORCHRUN) {
+			rank_value(out, c, "auto", &w->pos,
+				   "nprocPerNode (default)");
+		} else {
+			amount(out, CPL_AMT_KNOWN, 1, &l->launcher_word.pos,
+			       "%s default 1", flag);
+		}
+		return;
+	case CPL_LAUNCH_ACCELERATE:
+		if (l->has_nproc)
+			rank_value(out, c, l->nproc.text, &l->nproc.pos,
+				   "accelerate --num_processes");
+		else
+			amount(out, CPL_AMT_UNKNOWN, 1, &l->launcher_word.pos,
+			       "accelerate launch (config file)");
+		return;
+	case CPL_LAUNCH_DEEPSPEED:
+		if (l->has_nproc)
+			rank_value(out, c, l->nproc.text, &l->nproc.pos,
+				   "deepspeed --num_gpus");
+		else if (c->gpus > 0)
+			amount(out, CPL_AMT_KNOWN, c->gpus,
+			       &l->launcher_word.pos,
+			       "deepspeed (one rank per GPU: %ld)", c->gpus);
+		else
+			amount(out, CPL_AMT_UNKNOWN, 1, &l->launcher_word.pos,
+			       "deepspeed");
+		return;
+	default:
+		if (w->has_nproc && w->source != CPL_SRC_POLYAXON &&
+		    c->run_container && l->launcher == CPL_LAUNCH_NONE) {
+			/* A TrainJob runtime may wrap the command. */
+			amount(out, CPL_AMT_UNKNOWN, 1, &w->nproc.pos,
+			       "numProcPerNode");
+			return;
+		}
+		amount(out, CPL_AMT_KNOWN, 1, NULL, "one process");
+		return;
+	}
+}
+
+void
+cpl_budget_env_count(struct cpl_amount *out, const struct cpl_container *c,
+		     const char *name)
+{
+	const struct cpl_env *e = cpl_budget_env(c, name);
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	if (e == NULL)
+		return;
+	n = parse_count(e->value);
+	if (n >= 0)
+		amount(out, CPL_AMT_KNOWN, n, &e->pos, "%s=%ld", name, n);
+	else if (is_host_expr(e->value))
+		amount(out, CPL_AMT_HOST, 1, &e->pos, "%s=%s", name, e->value);
+	else
+		amount(out, CPL_AMT_UNKNOWN, 1, &e->pos, "%s (value unknown)",
+		       name);
+}
+
+void
+cpl_budget_threads(struct cpl_amount *out, const struct cpl_workload *w,
+		   const struct cpl_container *c)
+{
+	struct cpl_amount ranks;
+
+	cpl_budget_env_count(out, c, "MKL_NUM_THREADS");
+	if (out->state != CPL_AMT_UNSET)
+		return;
+	cpl_budget_env_count(out, c, "OMP_NUM_THREADS");
+	if (out->state != CPL_AMT_UNSET)
+		return;
+	if (c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
+	    c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH) {
+		cpl_budget_ranks(&ranks, w, c);
+		if ((ranks.state == CPL_AMT_KNOWN && ranks.n > 1) ||
+		    ranks.state == CPL_AMT_HOST)
+			amount(out, CPL_AMT_KNOWN, 1, &ranks.pos,
+			       "OMP_NUM_THREADS=1 (set by %s)",
+			       cpl_launcher_name(c->launch.launcher));
+	}
+}
+
+/* Normalises a flag name: strips dashes, '-' → '_', lower case. */
+static void
+flag_key(char *out, size_t size, const char *flag, size_t len)
+{
+	size_t i = 0;
+
+	while (len > 0 && *flag == '-')
+		flag++, len--;
+	for (; len > 0 && i + 1 < size; flag++, len--)
+		out[i++] = *flag == '-' ? '_' :
+			   (char)tolower((unsigned char)*flag);
+	out[i] = '\0';
+}
+
+static bool
+is_worker_flag(const char *key)
+{
+	static const char *const flags[] = {
+		"workers", "num_workers", "n_workers", "dataloader_num_workers",
+		"loader_workers", "data_workers", "num_data_workers",
+		"dataloader_workers", "num_loader_workers", "j",
+	};
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(flags); i++)
+		if (strcmp(key, flags[i]) == 0)
+			return true;
+	return false;
+}
+
+void
+cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
+		   const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+	size_t i;
+
+	(void)w;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < l->nargs; i++) {
+		const char *a = l->args[i].text, *eq, *val;
+		const struct cpl_pos *pos = &l->args[i].pos;
+		char key[64];
+		long n;
+
+		if (a == NULL || a[0] != '-')
+			continue;
+		eq = strchr(a, '=');
+		flag_key(key, sizeof(key), a, eq ? (size_t)(eq - a) : strlen(a));
+		if (!is_worker_flag(key))
+			continue;
+		if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < l->nargs) {
+			val = l->args[i + 1].text;
+		} else {
+			continue;
+		}
+		n = parse_count(val);
+		if (n >= 0)
+			amount(out, CPL_AMT_KNOWN, n, pos, "%.*s %ld",
+			       (int)(eq ? (size_t)(eq - a) : strlen(a)), a, n);
+		else if (is_host_expr(val))
+			amount(out, CPL_AMT_HOST, 1, pos, "%s", a);
+		else
+			amount(out, CPL_AMT_UNKNOWN, 0, pos, "%s", a);
+	}
+}
+
+void
+cpl_budget_split(long *per_rank, long *threads, long *workers,
+		 int64_t cpu_millis, long ranks)
+{
+	long b = (long)(cpu_millis / 1000) / (ranks > 0 ? ranks : 1);
+
+	*per_rank = b;
+	*threads = b / 2 > 1 ? b / 2 : 1;
+	*workers = b - *threads > 0 ? b - *threads : 0;
+}
+
+void
+cpl_budget_cpus_str(char *out, unsigned size, int64_t millis)
+{
+	if (millis % 1000 == 0)
+		snprintf(out, size, "%lld", (long long)(millis / 1000));
+	else if (millis % 100 == 0)
+		snprintf(out, size, "%lld.%lld", (long long)(millis / 1000),
+			 (long long)(millis % 1000 / 100));
+	else
+		snprintf(out, size, "%lldm", (long long)millis);
+}

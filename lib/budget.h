@@ -1,0 +1,81 @@
+/*
+ * budget.h — the CPU budget arithmetic of DESIGN.md, stated once, and the
+ * questions every budget rule asks of a container: is it a training
+ * container, what is its CPU budget C, how many ranks does it start, how
+ * many intra-op threads and loader workers does each rank use.
+ *
+ *   per-rank budget   B = floor(C / ranks)      (C: limit, else request)
+ *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T)
+ *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
+ *                     OMP_NUM_THREADS > torchrun's 1 (only when unset and
+ *                     it starts more than one rank)
+ *
+ * Pure functions over the workload model; nothing is allocated except
+ * where a comment says so.
+ */
+#ifndef CPL_BUDGET_H
+#define CPL_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "workload.h"
+
+enum cpl_amount_state {
+	CPL_AMT_UNSET,		/* nothing sets it: the library default */
+	CPL_AMT_KNOWN,		/* n */
+	CPL_AMT_HOST,		/* sized from the host's CPU count */
+	CPL_AMT_UNKNOWN,	/* set, but not resolvable */
+};
+
+/* A count (ranks, threads, workers) with where it came from. */
+struct cpl_amount {
+	enum cpl_amount_state state;
+	long n;			/* KNOWN: the value; else a lower bound */
+	struct cpl_pos pos;	/* where it is set (file NULL: nowhere) */
+	bool auto_cpu;		/* ranks: "auto"/"cpu" with no GPUs */
+	char how[96];		/* "torchrun --nproc_per_node 4",
+				 * "OMP_NUM_THREADS=8", "--workers 6" */
+};
+
+/* DESIGN's training container: Polyaxon/Kubeflow run container, a
+ * distributed launcher, GPUs, or linked Python importing torch; never an
+ * init container or sidecar. */
+bool cpl_budget_training(const struct cpl_workload *w,
+			 const struct cpl_container *c);
+
+/* C in millicores: the limit, else the request; -1 when neither is known.
+ * *pos receives where it is written (may be NULL). */
+int64_t cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos);
+
+/* The effective value of an environment variable: the command's exports
+ * override the container's env.  NULL when unset; value NULL = unknown. */
+const struct cpl_env *cpl_budget_env(const struct cpl_container *c,
+				     const char *name);
+
+/* Processes the container starts (ranks). */
+void cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
+		      const struct cpl_container *c);
+
+/* Intra-op threads per rank from env and launcher (code comes later). */
+void cpl_budget_threads(struct cpl_amount *out,
+			const struct cpl_workload *w,
+			const struct cpl_container *c);
+
+/* A numeric environment variable: UNSET, KNOWN n, or UNKNOWN. */
+void cpl_budget_env_count(struct cpl_amount *out,
+			  const struct cpl_container *c, const char *name);
+
+/* DataLoader workers per rank from a --workers style script argument. */
+void cpl_budget_workers(struct cpl_amount *out,
+			const struct cpl_workload *w,
+			const struct cpl_container *c);
+
+/* The suggested split for C millicores over ranks (ranks >= 1). */
+void cpl_budget_split(long *per_rank, long *threads, long *workers,
+		      int64_t cpu_millis, long ranks);
+
+/* Formats millicores for messages: "4", "2.5", "0.5". */
+void cpl_budget_cpus_str(char *out, unsigned size, int64_t millis);
+
+#endif

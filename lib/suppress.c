@@ -1,0 +1,183 @@
+/*
+ * suppress.c — finds `cpulint: disable=` comments in one pass and answers
+ * "is rule R suppressed at line L" by a binary search over the comment
+ * lines (kept sorted because the scan goes forward).
+ */
+#include "suppress.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rule.h"
+#include "util.h"
+
+struct entry {
+	int line;	/* -1: whole file */
+	char *rules;	/* ",CPU301,CPU102," upper-cased, or ",ALL," */
+};
+
+struct cpl_suppress {
+	struct entry *v;	/* line comments, in line order */
+	size_t n;
+	size_t cap;
+	char *file_rules;	/* disable-file lists, concatenated */
+};
+
+/* Parses the rule list after '=' up to the end of the line. */
+static char *
+parse_list(const char *p, const char *end)
+{
+	struct cpl_buf b;
+
+	cpl_buf_init(&b, 4096);
+	cpl_buf_addc(&b, ',');
+	while (p < end) {
+		const char *q = p;
+
+		while (q < end && (isalnum((unsigned char)*q) || *q == '-' ||
+				   *q == '_'))
+			q++;
+		if (q == p)
+			break;
+		{
+			char *word = cpl_xstrndup(p, (size_t)(q - p));
+			const struct cpl_rule *r = cpl_rule_find(word);
+			size_t i;
+
+			if (r)
+				cpl_buf_adds(&b, r->id);
+			else
+				for (i = 0; word[i]; i++)
+					cpl_buf_addc(&b, (char)toupper(
+						(unsigned char)word[i]));
+			cpl_buf_addc(&b, ',');
+			free(word);
+		}
+		while (q < end && (*q == ',' || *q == ' ' || *q == '\t'))
+			q++;
+		p = q;
+	}
+	return cpl_buf_detach(&b);
+}
+
+static void
+add(struct cpl_suppress **s, int line, char *rules)
+{
+	if (*s == NULL)
+		*s = cpl_xcalloc(1, sizeof(**s));
+	if (line < 0) {
+		char *all = cpl_xasprintf("%s%s", (*s)->file_rules ?
+					  (*s)->file_rules : "", rules);
+
+		free((*s)->file_rules);
+		free(rules);
+		(*s)->file_rules = all;
+		return;
+	}
+	cpl_xgrow((void **)&(*s)->v, &(*s)->cap, (*s)->n + 1,
+		  sizeof(*(*s)->v));
+	(*s)->v[(*s)->n].line = line;
+	(*s)->v[(*s)->n].rules = rules;
+	(*s)->n++;
+}
+
+struct cpl_suppress *
+cpl_suppress_scan(const char *text, size_t len)
+{
+	struct cpl_suppress *s = NULL;
+	const char *p = text, *end = text + len;
+	int line = 1;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *q, *hit;
+
+		if (eol == NULL)
+			eol = end;
+		for (q = p; q < eol; q++) {
+			if (*q != '#' || (q > p && q[-1] != ' ' &&
+					  q[-1] != '\t'))
+				continue;
+			hit = memmem(q, (size_t)(eol - q), "cpulint:", 8);
+			if (hit == NULL)
+				break;
+			hit += 8;
+			while (hit < eol && *hit == ' ')
+				hit++;
+			if ((size_t)(eol - hit) > 13 &&
+			    strncmp(hit, "disable-file=", 13) == 0)
+				add(&s, -1, parse_list(hit + 13, eol));
+			else if ((size_t)(eol - hit) > 8 &&
+				 strncmp(hit, "disable=", 8) == 0)
+				add(&s, line, parse_list(hit + 8, eol));
+			break;
+		}
+		p = eol + 1;
+		line++;
+	}
+	return s;
+}
+
+void
+cpl_suppress_free(struct cpl_suppress *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].rules);
+	free(s->v);
+	free(s->file_rules);
+	free(s);
+}
+
+/* Whether the ",A,B," list names id (or ALL). */
+static bool
+names(const char *rules, const char *id)
+{
+	char key[32];
+	const char *p;
+	size_t n = strlen(id);
+
+	if (rules == NULL)
+		return false;
+	if (strstr(rules, ",ALL,") != NULL)
+		return true;
+	if (n + 3 > sizeof(key))
+		return false;
+	key[0] = ',';
+	memcpy(key + 1, id, n);
+	key[n + 1] = ',';
+	key[n + 2] = '\0';
+	p = strstr(rules, key);
+	return p != NULL;
+}
+
+int
+cpl_suppress_match(const struct cpl_suppress *s, const char *rule_id,
+		   int line)
+{
+	size_t i, lo = 0, hi;
+
+	if (s == NULL)
+		return 0;
+	if (names(s->file_rules, rule_id))
+		return -1;
+	/* Comments on line-1 and line: find the first entry >= line-1. */
+	hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->v[mid].line < line - 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < s->n && s->v[i].line <= line; i++)
+		if (s->v[i].line >= line - 1 && names(s->v[i].rules, rule_id))
+			return s->v[i].line;
+	return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * common.c — gathers the budget facts rules share (see common.h).
+ */
+#include "common.h"
+
+#include <string.h>
+
+void
+cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
+		 const struct cpl_container *c)
+{
+	memset(f, 0, sizeof(*f));
+	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
+	if (f->cpu >= 0)
+		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
+	cpl_budget_ranks(&f->ranks, w, c);
+	cpl_budget_threads(&f->threads, w, c);
+	cpl_budget_workers(&f->workers, w, c);
+	if (f->cpu >= 0)
+		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
+				 f->ranks.n > 0 ? f->ranks.n : 1);
+}
+
+const char *
+cpl_facts_cname(const struct cpl_container *c)
+{
+	return c->name && *c->name ? c->name : "(unnamed)";
+}
+
+const struct cpl_pos *
+cpl_facts_where(const struct cpl_workload *w, const struct cpl_container *c)
+{
+	if (c->resources_pos.line > 0)
+		return &c->resources_pos;
+	if (c->pos.line > 0)
+		return &c->pos;
+	return &w->pos;
+}
+
+long
+cpl_facts_needed(const struct cpl_facts *f, long *t, long *w)
+{
+	long r = f->ranks.n > 0 ? f->ranks.n : 1;
+
+	*t = f->threads.state == CPL_AMT_KNOWN && f->threads.n > 0 ?
+	     f->threads.n : 1;
+	*w = f->workers.state == CPL_AMT_KNOWN && f->workers.n > 0 ?
+	     f->workers.n : 1;
+	return r * (*t + *w);
+}

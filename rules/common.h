@@ -1,0 +1,41 @@
+/*
+ * common.h — what several rules share: the gathered budget facts of one
+ * container and the sentences that state the suggested split.  Only rules
+ * include this; the arithmetic itself lives in lib/budget.c.
+ */
+#ifndef CPL_RULES_COMMON_H
+#define CPL_RULES_COMMON_H
+
+#include <stdint.h>
+
+#include "budget.h"
+#include "rule.h"
+
+/* Everything a budget rule asks about one container. */
+struct cpl_facts {
+	int64_t cpu;		/* C in millicores, -1 unknown */
+	struct cpl_pos cpu_pos;
+	char cpus[16];		/* C for messages: "4", "2.5" */
+	struct cpl_amount ranks;
+	struct cpl_amount threads;
+	struct cpl_amount workers;
+	long per_rank;		/* suggested split (when cpu >= 1000) */
+	long t;
+	long w;
+};
+
+void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
+		      const struct cpl_container *c);
+
+/* "container \"pytorch\"" or "the container" for messages. */
+const char *cpl_facts_cname(const struct cpl_container *c);
+
+/* Where a container-level finding goes: its resources, else itself. */
+const struct cpl_pos *cpl_facts_where(const struct cpl_workload *w,
+				      const struct cpl_container *c);
+
+/* A CPU total that covers ranks × (threads + workers), at least one thread
+ * and one worker per rank; *t and *w receive the per-rank parts. */
+long cpl_facts_needed(const struct cpl_facts *f, long *t, long *w);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * CPU101 cpu-request-missing — a training container with neither a CPU
+ * request nor a CPU limit.  With only a limit, admission sets the request
+ * equal to it, so that case is fine here.
+ */
+#include "common.h"
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_facts f;
+	struct cpl_finding *fd;
+	long need, t, wk;
+
+	if (!cpl_budget_training(w, c) || c->cpu_request != CPL_CPU_ABSENT ||
+	    c->cpu_limit != CPL_CPU_ABSENT)
+		return;
+	cpl_facts_gather(&f, w, c);
+	need = cpl_facts_needed(&f, &t, &wk);
+	fd = cpl_check_report(ck, w, c, cpl_facts_where(w, c),
+		"container \"%s\" has no CPU request or limit: the scheduler "
+		"reserves no CPU for it and every thread pool sizes itself "
+		"to the node", cpl_facts_cname(c));
+	cpl_finding_set_fix(fd,
+		"add resources.requests.cpu: \"%ld\" and resources.limits.cpu:"
+		" \"%ld\" (%ld rank(s) x (%ld thread(s) + %ld loader "
+		"worker(s)); a starting point to compare against)",
+		need, need, f.ranks.n > 0 ? f.ranks.n : 1, t, wk);
+}
+
+const struct cpl_rule cpl_rule_cpu101 = {
+	.id = "CPU101",
+	.name = "cpu-request-missing",
+	.severity = CPL_SEV_WARNING,
+	.summary = "A training container has neither a CPU request nor a CPU "
+		   "limit.",
+	.precision = "very-high",
+	.check_container = check,
+};

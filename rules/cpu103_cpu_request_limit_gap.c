@@ -1,0 +1,48 @@
+/*
+ * CPU103 cpu-request-limit-gap — request below limit: only the request is
+ * assured under contention, so threads and workers sized to the limit may
+ * be throttled on a busy node.
+ */
+#include "common.h"
+
+#include <stdio.h>
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_finding *fd;
+	char req[16], lim[16], quoted[24];
+	long b, t, wk;
+	struct cpl_amount ranks;
+
+	if (!cpl_budget_training(w, c) || c->cpu_request < 0 ||
+	    c->cpu_limit < 0 || c->cpu_request >= c->cpu_limit)
+		return;
+	cpl_budget_cpus_str(req, sizeof(req), c->cpu_request);
+	cpl_budget_cpus_str(lim, sizeof(lim), c->cpu_limit);
+	cpl_budget_ranks(&ranks, w, c);
+	cpl_budget_split(&b, &t, &wk, c->cpu_request,
+			 ranks.n > 0 ? ranks.n : 1);
+	fd = cpl_check_report(ck, w, c, &c->request_pos,
+		"container \"%s\" requests %s CPU but may use up to %s: only "
+		"%s is assured when the node is busy, so threads and workers "
+		"sized to %s can be throttled", cpl_facts_cname(c), req, lim,
+		req, lim);
+	cpl_finding_set_fix(fd,
+		"set resources.requests.cpu to \"%s\" (equal to the limit), "
+		"or size the job to the request: OMP_NUM_THREADS=%ld and %ld "
+		"loader worker(s) per rank", lim, t, wk);
+	snprintf(quoted, sizeof(quoted), "\"%s\"", lim);
+	cpl_check_replace_scalar(ck, fd, &c->request_pos, quoted);
+}
+
+const struct cpl_rule cpl_rule_cpu103 = {
+	.id = "CPU103",
+	.name = "cpu-request-limit-gap",
+	.severity = CPL_SEV_NOTE,
+	.summary = "The CPU request is below the limit, so only part of the "
+		   "budget is assured under contention.",
+	.precision = "high",
+	.check_container = check,
+};

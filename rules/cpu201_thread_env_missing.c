@@ -1,0 +1,53 @@
+/*
+ * CPU201 thread-env-missing — OMP_NUM_THREADS is set by neither the env,
+ * the launcher (torchrun sets 1 when it starts more than one rank) nor the
+ * command, so every rank's OpenMP pool sizes to the node.
+ */
+#include "common.h"
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_facts f;
+	struct cpl_finding *fd;
+	const struct cpl_pos *at;
+
+	if (!cpl_budget_training(w, c) || c->env_from ||
+	    cpl_budget_env(c, "OMP_NUM_THREADS") != NULL)
+		return;
+	cpl_facts_gather(&f, w, c);
+	if (f.threads.state == CPL_AMT_KNOWN &&
+	    cpl_budget_env(c, "MKL_NUM_THREADS") == NULL)
+		return;		/* the launcher sets it */
+	at = cpl_facts_where(w, c);
+	if (c->pos.line > 0)
+		at = &c->pos;
+	fd = cpl_check_report(ck, w, c, at,
+		"OMP_NUM_THREADS is not set in container \"%s\": each of its "
+		"%ld rank(s) starts one OpenMP thread per node CPU%s%s%s",
+		cpl_facts_cname(c), f.ranks.n > 0 ? f.ranks.n : 1,
+		f.cpu >= 0 ? ", not per CPU of its " : "",
+		f.cpu >= 0 ? f.cpus : "", f.cpu >= 0 ? "-CPU budget" : "");
+	if (f.cpu >= 1000)
+		cpl_finding_set_fix(fd,
+			"add env OMP_NUM_THREADS: \"%ld\" (per-rank budget "
+			"floor(%s / %ld) = %ld CPU(s), split into %ld "
+			"thread(s) and %ld loader worker(s); a starting point "
+			"to compare against)", f.t, f.cpus,
+			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank, f.t, f.w);
+	else
+		cpl_finding_set_fix(fd,
+			"add env OMP_NUM_THREADS: \"1\" and raise it to the "
+			"CPUs each rank may use once the container has a CPU "
+			"limit");
+}
+
+const struct cpl_rule cpl_rule_cpu201 = {
+	.id = "CPU201",
+	.name = "thread-env-missing",
+	.severity = CPL_SEV_WARNING,
+	.summary = "OMP_NUM_THREADS is not set by env, launcher or code.",
+	.precision = "high",
+	.check_container = check,
+};

@@ -1,0 +1,64 @@
+/*
+ * CPU202 thread-env-over-budget — OMP_NUM_THREADS or MKL_NUM_THREADS
+ * times the ranks exceeds the CPU limit.
+ */
+#include "common.h"
+
+#include <stdio.h>
+
+static void
+check_var(struct cpl_check *ck, const struct cpl_workload *w,
+	  const struct cpl_container *c, const struct cpl_facts *f,
+	  const char *var)
+{
+	struct cpl_amount a;
+	struct cpl_finding *fd;
+	long r = f->ranks.n > 0 ? f->ranks.n : 1;
+	char quoted[24];
+
+	cpl_budget_env_count(&a, c, var);
+	if (a.state != CPL_AMT_KNOWN || a.n <= 0 ||
+	    (int64_t)a.n * r * 1000 <= f->cpu)
+		return;
+	fd = cpl_check_report(ck, w, c, &a.pos,
+		"%s=%ld x %ld rank(s) = %ld threads on a %s-CPU budget "
+		"(container \"%s\")", var, a.n, r, a.n * r, f->cpus,
+		cpl_facts_cname(c));
+	cpl_finding_add_related(fd, &f->cpu_pos, "the CPU budget: %s",
+				f->cpus);
+	if (f->ranks.pos.line > 0 && r > 1)
+		cpl_finding_add_related(fd, &f->ranks.pos, "%ld ranks: %s",
+					r, f->ranks.how);
+	cpl_finding_set_fix(fd,
+		"set %s to \"%ld\" (per-rank budget floor(%s / %ld) = %ld, "
+		"split into %ld thread(s) and %ld loader worker(s); a "
+		"starting point to compare against)", var, f->t, f->cpus, r,
+		f->per_rank, f->t, f->w);
+	snprintf(quoted, sizeof(quoted), "\"%ld\"", f->t);
+	cpl_check_replace_scalar(ck, fd, &a.pos, quoted);
+}
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_facts f;
+
+	if (!cpl_budget_training(w, c))
+		return;
+	cpl_facts_gather(&f, w, c);
+	if (f.cpu < 0)
+		return;
+	check_var(ck, w, c, &f, "OMP_NUM_THREADS");
+	check_var(ck, w, c, &f, "MKL_NUM_THREADS");
+}
+
+const struct cpl_rule cpl_rule_cpu202 = {
+	.id = "CPU202",
+	.name = "thread-env-over-budget",
+	.severity = CPL_SEV_ERROR,
+	.summary = "OMP_NUM_THREADS or MKL_NUM_THREADS times the ranks "
+		   "exceeds the CPU limit.",
+	.precision = "very-high",
+	.check_container = check,
+};

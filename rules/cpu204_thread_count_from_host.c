@@ -1,0 +1,58 @@
+/*
+ * CPU204 thread-count-from-host — a thread, worker or rank count computed
+ * from nproc, getconf _NPROCESSORS_ONLN or similar in the command: they
+ * report the node's CPUs (nproc reads the CFS quota only from coreutils
+ * 9.8; most images are older).
+ */
+#include "common.h"
+
+#include <string.h>
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_facts f;
+	size_t i;
+
+	if (!cpl_budget_training(w, c))
+		return;
+	cpl_facts_gather(&f, w, c);
+	for (i = 0; i < c->launch.nhostcounts; i++) {
+		const struct cpl_hostcount *h = &c->launch.hostcounts[i];
+		struct cpl_finding *fd;
+
+		if (h->sizes == NULL)
+			continue;
+		fd = cpl_check_report(ck, w, c, &h->expr.pos,
+			"%s is sized from %s, which counts the node's CPUs, "
+			"not the container's %s%s", h->sizes, h->expr.text,
+			f.cpu >= 0 ? f.cpus : "CPU budget",
+			f.cpu >= 0 ? "-CPU limit" : "");
+		if (f.cpu >= 1000)
+			cpl_finding_set_fix(fd,
+				"write the count from the budget instead: %s "
+				"%ld (per-rank budget floor(%s / %ld) = %ld: "
+				"%ld thread(s) + %ld loader worker(s)), or "
+				"read the quota from /sys/fs/cgroup/cpu.max",
+				h->sizes, strstr(h->sizes, "THREADS") ? f.t :
+				f.w > 0 ? f.w : 1, f.cpus,
+				f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank,
+				f.t, f.w);
+		else
+			cpl_finding_set_fix(fd,
+				"write an explicit count, or compute it from "
+				"the CFS quota in /sys/fs/cgroup/cpu.max "
+				"(quota / period), not from the node");
+	}
+}
+
+const struct cpl_rule cpl_rule_cpu204 = {
+	.id = "CPU204",
+	.name = "thread-count-from-host",
+	.severity = CPL_SEV_WARNING,
+	.summary = "A thread or worker count is computed from nproc or getconf "
+		   "in the command, which report the node's CPUs.",
+	.precision = "high",
+	.check_container = check,
+};

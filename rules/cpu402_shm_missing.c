@@ -1,0 +1,40 @@
+/*
+ * CPU402 shm-missing — loader workers > 0 and no memory-backed /dev/shm:
+ * workers hand batches to the rank through shared memory, and a
+ * container's default /dev/shm is 64 MiB.  Polyaxon mounts one unless
+ * plugins.shm is false.
+ */
+#include "common.h"
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_amount wk;
+	struct cpl_finding *fd;
+
+	if (!cpl_budget_training(w, c) || c->shm || w->platform_shm)
+		return;
+	cpl_budget_workers(&wk, w, c);
+	if (!((wk.state == CPL_AMT_KNOWN && wk.n > 0) ||
+	      wk.state == CPL_AMT_HOST))
+		return;
+	fd = cpl_check_report(ck, w, c, &wk.pos,
+		"%s loader worker processes pass batches through /dev/shm, "
+		"but container \"%s\" has no memory-backed /dev/shm (the "
+		"default is 64 MiB): workers crash with a bus error or stall",
+		wk.how, cpl_facts_cname(c));
+	cpl_finding_set_fix(fd,
+		"mount a memory-backed emptyDir at /dev/shm: add volume "
+		"{name: dshm, emptyDir: {medium: Memory, sizeLimit: 2Gi}} and "
+		"volumeMount {name: dshm, mountPath: /dev/shm}");
+}
+
+const struct cpl_rule cpl_rule_cpu402 = {
+	.id = "CPU402",
+	.name = "shm-missing",
+	.severity = CPL_SEV_WARNING,
+	.summary = "DataLoader workers run without a memory-backed /dev/shm.",
+	.precision = "high",
+	.check_container = check,
+};

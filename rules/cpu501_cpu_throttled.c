@@ -1,0 +1,55 @@
+/*
+ * CPU501 cpu-throttled — live: the share of CFS periods in which the
+ * container was throttled is above the threshold (default 10%).
+ */
+#include "common.h"
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_facts f;
+	struct cpl_finding *fd;
+	double pct, limit = cpl_check_throttle_threshold(ck);
+
+	if (c->throttle != CPL_THROTTLE_MEASURED || c->periods == 0)
+		return;
+	pct = 100.0 * (double)c->throttled_periods / (double)c->periods;
+	if (pct <= limit)
+		return;
+	cpl_facts_gather(&f, w, c);
+	if (c->window_seconds > 0)
+		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
+			"throttled in %.1f%% of CFS periods over the last "
+			"%.0fs (%llu of %llu; threshold %.0f%%)", pct,
+			c->window_seconds,
+			(unsigned long long)c->throttled_periods,
+			(unsigned long long)c->periods, limit);
+	else
+		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
+			"throttled in %.1f%% of CFS periods since it started "
+			"(%llu of %llu; threshold %.0f%%)", pct,
+			(unsigned long long)c->throttled_periods,
+			(unsigned long long)c->periods, limit);
+	if (f.cpu >= 1000)
+		cpl_finding_set_fix(fd,
+			"bring the busy threads within the %s-CPU budget: "
+			"per rank OMP_NUM_THREADS=\"%ld\" and %ld loader "
+			"worker(s) (per-rank budget %ld), or raise "
+			"resources.limits.cpu", f.cpus, f.t, f.w, f.per_rank);
+	else
+		cpl_finding_set_fix(fd,
+			"lower the threads and workers the job starts, or "
+			"raise resources.limits.cpu");
+}
+
+const struct cpl_rule cpl_rule_cpu501 = {
+	.id = "CPU501",
+	.name = "cpu-throttled",
+	.severity = CPL_SEV_WARNING,
+	.summary = "Live: the container is throttled in more CFS periods than "
+		   "the threshold (default 10%).",
+	.precision = "very-high",
+	.live_only = true,
+	.check_container = check,
+};
