@@ -1,6 +1,0 @@
-build/lib/polyaxon.o: lib/polyaxon.c lib/loader.h lib/util.h \
- lib/workload.h lib/yamldoc.h
-lib/loader.h:
-lib/util.h:
-lib/workload.h:
-lib/yamldoc.h:

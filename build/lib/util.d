@@ -1,2 +1,0 @@
-build/lib/util.o: lib/util.c lib/util.h
-lib/util.h:

@@ -1,3 +1,0 @@
-build/lib/yamldoc.o: lib/yamldoc.c lib/yamldoc.h lib/util.h
-lib/yamldoc.h:
-lib/util.h:

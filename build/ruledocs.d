@@ -1,2 +1,0 @@
-build/ruledocs.o: build/ruledocs.c lib/ruledocs.h
-lib/ruledocs.h:
