@@ -103,7 +103,7 @@ unit: $(UNIT_BIN)
 	$(Q)sh tests/run-unit.sh $(UNIT_BIN)
 
 e2e: $(BIN)
-	$(Q)BUILD=$(BUILD) sh tests/run-e2e.sh
+	$(Q)BIN=$(BIN) sh tests/run-e2e.sh
 
 check: unit e2e
 

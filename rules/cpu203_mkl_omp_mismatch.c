@@ -12,8 +12,10 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
 {
 	struct cpl_amount mkl, omp;
+	struct cpl_facts f;
 	struct cpl_finding *fd;
 	char quoted[24];
+	long want;
 
 	if (!cpl_budget_training(w, c))
 		return;
@@ -28,10 +30,25 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		"whatever OMP_NUM_THREADS says", mkl.n, omp.n,
 		cpl_facts_cname(c), mkl.n);
 	cpl_finding_add_related(fd, &omp.pos, "OMP_NUM_THREADS=%ld", omp.n);
-	cpl_finding_set_fix(fd,
-		"set MKL_NUM_THREADS to \"%ld\" (the same as OMP_NUM_THREADS),"
-		" or remove it so MKL follows OMP_NUM_THREADS", omp.n);
-	snprintf(quoted, sizeof(quoted), "\"%ld\"", omp.n);
+	/* When OMP_NUM_THREADS is itself over the budget, point both at the
+	 * budget's thread count so the fixes of CPU202 and CPU203 agree. */
+	cpl_facts_gather(&f, w, c);
+	want = omp.n;
+	if (f.cpu >= 1000 && omp.n * (f.ranks.n > 0 ? f.ranks.n : 1) * 1000 >
+	    f.cpu)
+		want = f.t;
+	if (want == omp.n)
+		cpl_finding_set_fix(fd,
+			"set MKL_NUM_THREADS to \"%ld\" (the same as "
+			"OMP_NUM_THREADS), or remove it so MKL follows "
+			"OMP_NUM_THREADS", want);
+	else
+		cpl_finding_set_fix(fd,
+			"set MKL_NUM_THREADS and OMP_NUM_THREADS both to "
+			"\"%ld\" (per-rank budget floor(%s / %ld) = %ld; a "
+			"starting point to compare against)", want, f.cpus,
+			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank);
+	snprintf(quoted, sizeof(quoted), "\"%ld\"", want);
 	cpl_check_replace_scalar(ck, fd, &mkl.pos, quoted);
 }
 

@@ -1,5 +1,12 @@
 #!/bin/sh
-# Runs every end-to-end test script tests/e2e/*.sh with BIN set to the
-# built binary; each script prints its own "N passed, N failed" line.
-BIN=${BIN:-$(pwd)/${BUILD:-build}/../kubectl-cpulint}
-echo "e2e: none yet"
+# Runs every end-to-end test script (tests/e2e/*.sh) with BIN set to the
+# built binary; each prints its own "N passed, N failed" line.  Fails when
+# any script fails.
+BIN=${BIN:-kubectl-cpulint}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+export BIN
+rc=0
+for t in tests/e2e/*.sh; do
+	sh "$t" || { echo "FAILED: $t"; rc=1; }
+done
+exit $rc

@@ -1,0 +1,129 @@
+/* test_util.c — buffers, errors, file reading, the string map. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "util.h"
+
+START_TEST(buffer_and_cap)
+{
+	struct cpl_buf b;
+	char *s;
+
+	cpl_buf_init(&b, 8);
+	ck_assert_str_eq(cpl_buf_str(&b), "");
+	cpl_buf_adds(&b, "abc");
+	cpl_buf_addf(&b, "%d", 42);
+	ck_assert_str_eq(cpl_buf_str(&b), "abc42");
+	cpl_buf_adds(&b, "toolong");
+	ck_assert(b.overflow);
+	ck_assert_str_eq(cpl_buf_str(&b), "abc42");
+	s = cpl_buf_detach(&b);
+	ck_assert_str_eq(s, "abc42");
+	free(s);
+	ck_assert_ptr_null(b.data);
+	cpl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(errors_format)
+{
+	struct cpl_error e = { 0 };
+	char *s;
+
+	cpl_error_set(&e, "f.yaml", 3, 7, "bad %s", "thing");
+	s = cpl_error_format(&e);
+	ck_assert_str_eq(s, "f.yaml:3:7: bad thing");
+	free(s);
+	cpl_error_set(&e, "f.yaml", 0, 0, "gone");
+	s = cpl_error_format(&e);
+	ck_assert_str_eq(s, "f.yaml: gone");
+	free(s);
+	cpl_error_clear(&e);
+	cpl_error_clear(NULL);
+}
+END_TEST
+
+START_TEST(read_file)
+{
+	char path[] = "/tmp/cpl-util-XXXXXX";
+	int fd = mkstemp(path);
+	struct cpl_error e = { 0 };
+	char *text;
+	size_t len;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "hello\n", 6), 6);
+	close(fd);
+	ck_assert_int_eq(cpl_read_file(&text, &len, path, 100, &e), 0);
+	ck_assert_str_eq(text, "hello\n");
+	ck_assert_int_eq(len, 6);
+	free(text);
+	ck_assert_int_eq(cpl_read_file(&text, &len, path, 3, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.message, "too large"));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "a\0b", 3), 3);
+	close(fd);
+	ck_assert_int_eq(cpl_read_file(&text, &len, path, 100, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.message, "binary"));
+	unlink(path);
+	ck_assert_int_eq(cpl_read_file(&text, &len, path, 100, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.message, "cannot read"));
+	ck_assert_int_eq(cpl_read_file(&text, &len, "/tmp", 100, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.message, "directory"));
+	cpl_error_clear(&e);
+}
+END_TEST
+
+START_TEST(strmap)
+{
+	struct cpl_strmap m = { 0 };
+	char keys[500][8];
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		cpl_strmap_put(&m, keys[i], &keys[i]);
+	}
+	cpl_strmap_put(&m, keys[7], NULL);
+	ck_assert_int_eq(m.count, 500);
+	ck_assert_ptr_eq(cpl_strmap_get(&m, "k499"), &keys[499]);
+	ck_assert_ptr_null(cpl_strmap_get(&m, "k7"));
+	ck_assert_ptr_null(cpl_strmap_get(&m, "nope"));
+	cpl_strmap_free(&m);
+	ck_assert_ptr_null(cpl_strmap_get(&m, "k1"));
+}
+END_TEST
+
+START_TEST(parse_long)
+{
+	long v;
+
+	ck_assert_int_eq(cpl_parse_long(&v, "42"), 0);
+	ck_assert_int_eq(v, 42);
+	ck_assert_int_eq(cpl_parse_long(&v, "4x"), -1);
+	ck_assert_int_eq(cpl_parse_long(&v, ""), -1);
+	ck_assert_int_eq(cpl_parse_long(&v, "99999999999999999999999"), -1);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, buffer_and_cap);
+	tcase_add_test(tc, errors_format);
+	tcase_add_test(tc, read_file);
+	tcase_add_test(tc, strmap);
+	tcase_add_test(tc, parse_long);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CPL_CHECK_MAIN(suite)

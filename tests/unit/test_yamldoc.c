@@ -1,0 +1,207 @@
+/* test_yamldoc.c — the node tree: positions, aliases, merges, caps. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "yamldoc.h"
+
+static struct cpl_ystream *
+parse(const char *text)
+{
+	struct cpl_ystream *s = NULL;
+	struct cpl_error err = { 0 };
+
+	ck_assert_msg(cpl_yaml_parse(&s, "t.yaml", text, strlen(text),
+				     &err) == 0, "%s",
+		      err.message ? err.message : "");
+	return s;
+}
+
+START_TEST(positions)
+{
+	struct cpl_ystream *s = parse("a: 1\nb:\n  c: [x, \"y\"]\n  d: |\n"
+				      "    line1\n    line2\n");
+	const struct cpl_ynode *doc = cpl_ystream_doc(s, 0), *n;
+
+	ck_assert_int_eq(cpl_ystream_count(s), 1);
+	n = cpl_ynode_get(doc, "a");
+	ck_assert_int_eq(n->line, 1);
+	ck_assert_int_eq(n->column, 4);
+	ck_assert_str_eq(n->value, "1");
+	n = cpl_ynode_path(doc, "b", "c", NULL);
+	ck_assert(cpl_ynode_is_seq(n));
+	ck_assert_int_eq(n->count, 2);
+	ck_assert_int_eq(n->items[1]->line, 3);
+	ck_assert_int_eq(n->items[1]->column, 10);
+	ck_assert_int_eq(n->items[1]->style, CPL_YS_DOUBLE);
+	ck_assert_int_eq(cpl_ynode_key(cpl_ynode_get(doc, "b"), "c")->column,
+			 3);
+	n = cpl_ynode_path(doc, "b", "d", NULL);
+	ck_assert_int_eq(n->style, CPL_YS_LITERAL);
+	ck_assert_str_eq(n->value, "line1\nline2\n");
+	cpl_ystream_free(s);
+}
+END_TEST
+
+START_TEST(offset_positions)
+{
+	struct cpl_ystream *s = parse("cmd: |\n  export A=1\n  python x.py\n"
+				      "q: \"ab cd\"\np: ab cd\n");
+	const struct cpl_ynode *doc = cpl_ystream_doc(s, 0), *n;
+	int line, col;
+
+	n = cpl_ynode_get(doc, "cmd");
+	cpl_ynode_offset_pos(s, n, strlen("export A=1\npy"), &line, &col);
+	ck_assert_int_eq(line, 3);
+	ck_assert_int_eq(col, 5);
+	n = cpl_ynode_get(doc, "q");
+	cpl_ynode_offset_pos(s, n, 3, &line, &col);
+	ck_assert_int_eq(line, 4);
+	ck_assert_int_eq(col, 8);
+	n = cpl_ynode_get(doc, "p");
+	cpl_ynode_offset_pos(s, n, 3, &line, &col);
+	ck_assert_int_eq(line, 5);
+	ck_assert_int_eq(col, 7);
+	cpl_ystream_free(s);
+}
+END_TEST
+
+START_TEST(aliases_are_shared)
+{
+	struct cpl_ystream *s = parse("base: &b {cpu: 2, mem: 1}\n"
+				      "x: *b\n"
+				      "y:\n  <<: *b\n  cpu: 4\n");
+	const struct cpl_ynode *doc = cpl_ystream_doc(s, 0);
+
+	ck_assert_ptr_eq(cpl_ynode_get(doc, "x"), cpl_ynode_get(doc, "base"));
+	ck_assert_str_eq(cpl_ynode_gets(cpl_ynode_get(doc, "y"), "cpu"), "4");
+	ck_assert_str_eq(cpl_ynode_gets(cpl_ynode_get(doc, "y"), "mem"), "1");
+	cpl_ystream_free(s);
+}
+END_TEST
+
+START_TEST(alias_bomb_is_cheap)
+{
+	/* Ten levels of ten aliases: 10^10 nodes if copied, ~100 here. */
+	struct cpl_buf b;
+	struct cpl_ystream *s;
+	int i, j;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, "a0: &a0 [x]\n");
+	for (i = 1; i < 10; i++) {
+		cpl_buf_addf(&b, "a%d: &a%d [", i, i);
+		for (j = 0; j < 10; j++)
+			cpl_buf_addf(&b, "%s*a%d", j ? ", " : "", i - 1);
+		cpl_buf_adds(&b, "]\n");
+	}
+	s = parse(cpl_buf_str(&b));
+	ck_assert_int_eq(cpl_ynode_get(cpl_ystream_doc(s, 0), "a9")->count, 10);
+	cpl_ystream_free(s);
+	cpl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(multi_document_and_json)
+{
+	struct cpl_ystream *s = parse("---\na: 1\n---\n---\n{\"b\": [1, 2]}\n");
+
+	ck_assert_int_eq(cpl_ystream_count(s), 3);
+	/* An empty document is a null scalar in libyaml. */
+	ck_assert(cpl_ynode_is_null(cpl_ystream_doc(s, 1)));
+	ck_assert_str_eq(cpl_ynode_get(cpl_ystream_doc(s, 2), "b")
+			 ->items[1]->value, "2");
+	cpl_ystream_free(s);
+}
+END_TEST
+
+START_TEST(scalars)
+{
+	struct cpl_ystream *s = parse("a: ~\nb: null\nc: ''\nd: true\n"
+				      "e: \"true\"\nf: 12\ng: 1.5\nh: off\n");
+	const struct cpl_ynode *d = cpl_ystream_doc(s, 0);
+	long v;
+
+	ck_assert(cpl_ynode_is_null(cpl_ynode_get(d, "a")));
+	ck_assert_ptr_null(cpl_ynode_gets(d, "b"));
+	ck_assert_str_eq(cpl_ynode_gets(d, "c"), "");
+	ck_assert_int_eq(cpl_ynode_bool(cpl_ynode_get(d, "d")), 1);
+	ck_assert_int_eq(cpl_ynode_bool(cpl_ynode_get(d, "e")), -1);
+	ck_assert_int_eq(cpl_ynode_bool(cpl_ynode_get(d, "h")), 0);
+	ck_assert_int_eq(cpl_ynode_long(cpl_ynode_get(d, "f"), &v), 0);
+	ck_assert_int_eq(v, 12);
+	ck_assert_int_eq(cpl_ynode_long(cpl_ynode_get(d, "g"), &v), -1);
+	ck_assert_ptr_null(cpl_ynode_get(d, "zz"));
+	ck_assert_ptr_null(cpl_ynode_get(cpl_ynode_get(d, "f"), "x"));
+	cpl_ystream_free(s);
+}
+END_TEST
+
+static void
+expect_error(const char *text, int line, int col, const char *part)
+{
+	struct cpl_ystream *s = NULL;
+	struct cpl_error err = { 0 };
+
+	ck_assert_int_eq(cpl_yaml_parse(&s, "bad.yaml", text, strlen(text),
+					&err), -1);
+	ck_assert_ptr_null(s);
+	ck_assert_str_eq(err.path, "bad.yaml");
+	ck_assert_int_eq(err.line, line);
+	if (col)
+		ck_assert_int_eq(err.column, col);
+	ck_assert_msg(strstr(err.message, part) != NULL, "%s", err.message);
+	cpl_error_clear(&err);
+}
+
+START_TEST(errors)
+{
+	expect_error("a: [1, 2\nb: 3\n", 2, 2, "flow sequence");
+	expect_error("a: *nope\n", 1, 4, "names no anchor");
+	expect_error("a:\n  b: 1\n c: 2\n", 3, 0, "");
+	expect_error("key: \"unterminated\n", 2, 1, "quoted scalar");
+}
+END_TEST
+
+START_TEST(depth_cap)
+{
+	struct cpl_buf b;
+	struct cpl_ystream *s = NULL;
+	struct cpl_error err = { 0 };
+	int i;
+
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < CPL_YAML_MAX_DEPTH + 5; i++)
+		cpl_buf_addc(&b, '[');
+	for (i = 0; i < CPL_YAML_MAX_DEPTH + 5; i++)
+		cpl_buf_addc(&b, ']');
+	ck_assert_int_eq(cpl_yaml_parse(&s, "deep.yaml", b.data, b.len, &err),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err.message, "nested too deeply"));
+	ck_assert_int_eq(err.line, 1);
+	ck_assert_int_eq(err.column, CPL_YAML_MAX_DEPTH + 1);
+	cpl_error_clear(&err);
+	cpl_buf_free(&b);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("yamldoc");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, positions);
+	tcase_add_test(tc, offset_positions);
+	tcase_add_test(tc, aliases_are_shared);
+	tcase_add_test(tc, alias_bomb_is_cheap);
+	tcase_add_test(tc, multi_document_and_json);
+	tcase_add_test(tc, scalars);
+	tcase_add_test(tc, errors);
+	tcase_add_test(tc, depth_cap);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CPL_CHECK_MAIN(suite)
