@@ -271,21 +271,28 @@ cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 			      strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	if (S_ISDIR(st.st_mode)) {
 		cpl_error_set(err, path, 0, 0, "is a directory");
 		goto out;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uintmax_t)st.st_size > max) {
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
 		cpl_error_set(err, path, 0, 0,
 			      "file is too large (%jd bytes; the limit is %zu)",
 			      (intmax_t)st.st_size, max);
 		goto out;
 	}
+	/* Regular files: one allocation of the right size (+1 to see EOF). */
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		cap = (size_t)st.st_size + 2;
+		data = cpl_xmalloc(cap);
+	}
 	for (;;) {
 		ssize_t r;
 
-		cpl_xgrow((void **)&data, &cap, n + 65536 + 1, 1);
+		if (n + 1 >= cap)
+			cpl_xgrow((void **)&data, &cap, n + 65536 + 1, 1);
 		r = read(fd, data + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
