@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "repo.h"
 #include "report.h"
 #include "rule.h"
 #include "util.h"
@@ -33,6 +34,8 @@ struct options {
 	bool no_config;		/* --no-config */
 	const char *color;	/* --color auto|always|never */
 	bool verbose;		/* -v */
+	bool staged;		/* --staged: lint the index */
+	const char *diff_base;	/* --diff-base REF */
 	const char **paths;	/* positional paths and -f */
 	size_t npaths;
 	const char **live;	/* TYPE/NAME targets */
@@ -50,6 +53,9 @@ usage(FILE *out)
 "  -f, --filename PATH   lint PATH (file or directory); repeatable\n"
 "      --config FILE     use FILE instead of the nearest .cpulint.yaml\n"
 "      --no-config       ignore .cpulint.yaml files\n"
+"      --staged          lint the contents staged in the git index\n"
+"      --diff-base REF   report only findings on lines changed since the\n"
+"                        merge base of HEAD and REF\n"
 "Output:\n"
 "      --format FMT      text (default), json, sarif or github\n"
 "  -o, --output FILE     write the report to FILE instead of stdout\n"
@@ -176,6 +182,7 @@ static int
 run_static(const struct options *o, int argc, char **argv)
 {
 	struct cpl_engine *e = cpl_engine_new();
+	struct cpl_repo *repo = NULL;
 	struct cpl_error err = { 0 };
 	const struct cpl_reporter *rep = cpl_reporter_find(o->format);
 	const struct cpl_finding *f;
@@ -200,6 +207,38 @@ run_static(const struct options *o, int argc, char **argv)
 			cpl_error_clear(&err);
 		}
 	}
+	switch (cpl_repo_open(&repo, o->paths[0], &err)) {
+	case 0:
+		break;
+	case 1:
+		if (o->staged || o->diff_base) {
+			fprintf(stderr, "kubectl-cpulint: %s: not in a git "
+				"repository, so %s cannot be used\n",
+				o->paths[0], o->staged ? "--staged" :
+				"--diff-base");
+			cpl_engine_free(e);
+			return EXIT_TROUBLE;
+		}
+		break;
+	default:
+		cpl_engine_add_error(e, &err);
+		cpl_error_clear(&err);
+		if (o->staged || o->diff_base) {
+			print_errors(e);
+			cpl_engine_free(e);
+			return EXIT_TROUBLE;
+		}
+	}
+	cpl_engine_set_repo(e, repo, o->staged);
+	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
+						     &err) < 0) {
+		fprintf(stderr, "kubectl-cpulint: --diff-base %s: %s\n",
+			o->diff_base, err.message);
+		cpl_error_clear(&err);
+		cpl_engine_free(e);
+		cpl_repo_free(repo);
+		return EXIT_TROUBLE;
+	}
 	for (i = 0; i < o->npaths; i++)
 		cpl_engine_add_path(e, o->paths[i], true);
 	cpl_engine_run(e);
@@ -221,8 +260,11 @@ run_static(const struct options *o, int argc, char **argv)
 	}
 	errs = cpl_engine_errors(e, &nerr);
 	f = cpl_engine_findings(e, &n);
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
+	if (repo) {
+		snprintf(cwd, sizeof(cwd), "%s", cpl_repo_root(repo));
+	} else if (getcwd(cwd, sizeof(cwd)) == NULL) {
 		cwd[0] = '\0';
+	}
 	cmdline = join_argv(argc, argv);
 	meta.version = CPL_VERSION;
 	meta.srcroot = cwd;
@@ -249,6 +291,7 @@ run_static(const struct options *o, int argc, char **argv)
 		status = EXIT_TROUBLE;
 	free(cmdline);
 	cpl_engine_free(e);
+	cpl_repo_free(repo);
 	return status;
 }
 
@@ -267,6 +310,7 @@ main(int argc, char **argv)
 	enum {
 		OPT_FORMAT = 256, OPT_FAIL_ON, OPT_CONFIG, OPT_NO_CONFIG,
 		OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
+		OPT_STAGED, OPT_DIFF_BASE,
 	};
 	static const struct option longopts[] = {
 		{ "filename", required_argument, NULL, 'f' },
@@ -276,6 +320,8 @@ main(int argc, char **argv)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "staged", no_argument, NULL, OPT_STAGED },
+		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
 		{ "explain", required_argument, NULL, OPT_EXPLAIN },
 		{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -335,6 +381,12 @@ main(int argc, char **argv)
 			}
 			o.color = optarg;
 			break;
+		case OPT_STAGED:
+			o.staged = true;
+			break;
+		case OPT_DIFF_BASE:
+			o.diff_base = optarg;
+			break;
 		case OPT_EXPLAIN:
 			explain_id = optarg;
 			break;
@@ -367,7 +419,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	for (i = optind; i < argc; i++) {
-		if (looks_live(argv[i]))
+		if (looks_live(argv[i]) && !o.staged)
 			o.live[o.nlive++] = argv[i];
 		else
 			o.paths[o.npaths++] = argv[i];
@@ -386,6 +438,8 @@ main(int argc, char **argv)
 		status = EXIT_TROUBLE;
 		goto out;
 	}
+	if (o.npaths == 0 && (o.staged || o.diff_base))
+		o.paths[o.npaths++] = ".";
 	if (o.npaths == 0) {
 		usage(stderr);
 		status = EXIT_TROUBLE;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "repo.h"
 #include "rule.h"
 #include "suppress.h"
 #include "yamldoc.h"
@@ -60,6 +61,9 @@ struct cpl_engine {
 	size_t nexcludes;
 	char *config_dir;
 	double throttle_threshold;
+	struct cpl_repo *repo;		/* borrowed; NULL outside git */
+	bool staged;			/* read files from the index */
+	bool diff;			/* keep only changed lines */
 };
 
 struct cpl_check {
@@ -439,6 +443,31 @@ add_text(struct cpl_engine *e, const char *path, char *text, size_t len,
 	load_yaml(e, src, explicit);
 }
 
+/* Reads path from the working tree, or from the index with --staged. */
+static int
+read_source(struct cpl_engine *e, const char *path, char **text,
+	    size_t *len, struct cpl_error *err)
+{
+	char *rel = NULL;
+	int rc;
+
+	if (!e->staged)
+		return cpl_read_file(text, len, path, MAX_FILE_BYTES, err);
+	rc = cpl_repo_relpath(&rel, e->repo, path, err);
+	if (rc == 1)
+		cpl_error_set(err, path, 0, 0, "outside the repository, so "
+			      "--staged has nothing to read");
+	if (rc != 0)
+		return -1;
+	rc = cpl_repo_staged_blob(text, len, e->repo, rel, MAX_FILE_BYTES,
+				  err);
+	if (rc == 1)
+		cpl_error_set(err, path, 0, 0, "not staged (--staged reads "
+			      "the index; git add it first)");
+	free(rel);
+	return rc == 0 ? 0 : -1;
+}
+
 static void
 add_file(struct cpl_engine *e, const char *path, bool explicit)
 {
@@ -450,7 +479,7 @@ add_file(struct cpl_engine *e, const char *path, bool explicit)
 		return;
 	if (find_source(e, path) != NULL)	/* named twice: read once */
 		return;
-	if (cpl_read_file(&text, &len, path, MAX_FILE_BYTES, &err) < 0) {
+	if (read_source(e, path, &text, &len, &err) < 0) {
 		cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		return;
@@ -552,18 +581,85 @@ walk(struct cpl_engine *e, const char *dir, int depth)
 }
 
 void
+cpl_engine_set_repo(struct cpl_engine *e, struct cpl_repo *repo,
+		    bool staged)
+{
+	e->repo = repo;
+	e->staged = staged && repo != NULL;
+}
+
+int
+cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
+			 struct cpl_error *err)
+{
+	if (e->repo == NULL) {
+		cpl_error_set(err, NULL, 0, 0, "--diff-base needs a git "
+			      "repository, and the targets are not in one");
+		return -1;
+	}
+	if (cpl_repo_diff_base(e->repo, ref, e->staged, err) < 0)
+		return -1;
+	e->diff = true;
+	return 0;
+}
+
+/* Lints what git lists under a directory (or the index, with --staged). */
+static bool
+walk_repo(struct cpl_engine *e, const char *dir)
+{
+	struct cpl_repo_files files = { 0 };
+	struct cpl_error err = { 0 };
+	size_t i;
+	int rc;
+
+	if (e->staged)
+		rc = cpl_repo_staged_files(&files, e->repo, dir,
+					   CPL_REPO_STAGED_ALL, &err);
+	else
+		rc = cpl_repo_walk(&files, e->repo, dir, &err);
+	if (rc < 0) {
+		cpl_engine_add_error(e, &err);
+		cpl_error_clear(&err);
+	}
+	for (i = 0; rc == 0 && i < files.n; i++) {
+		const char *p = files.v[i].path;
+		const char *base = strrchr(files.v[i].rel, '/');
+
+		if (!(is_yaml_name(p) || cpl_str_ends(p, ".py")))
+			continue;
+		/* git lists hidden and vendored files too; skip them as the
+		 * plain walk does. */
+		if ((base ? base[1] : files.v[i].rel[0]) == '.' ||
+		    strstr(files.v[i].rel, "/.") != NULL ||
+		    files.v[i].rel[0] == '.' ||
+		    strstr(files.v[i].rel, "node_modules/") != NULL ||
+		    strstr(files.v[i].rel, "site-packages/") != NULL)
+			continue;
+		add_file(e, p, false);
+	}
+	cpl_repo_files_free(&files);
+	return rc != 1;
+}
+
+void
 cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 {
 	struct stat st;
 
-	if (stat(path, &st) < 0) {
+	if (stat(path, &st) < 0 && !e->staged) {
 		add_errorf(e, path, 0, 0, "cannot read: %s", strerror(errno));
 		return;
 	}
-	if (S_ISDIR(st.st_mode))
-		walk(e, path, 0);
-	else
+	if (e->staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		add_file(e, path, explicit);	/* a staged file */
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (e->repo == NULL || !walk_repo(e, path))
+			walk(e, path, 0);
+	} else {
 		add_file(e, path, explicit);
+	}
 }
 
 void
@@ -618,6 +714,7 @@ cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
 	}
 	if (c && c->name)
 		f->container = cpl_xstrdup(c->name);
+	f->origin = c;
 	va_start(ap, fmt);
 	f->message = cpl_xvasprintf(fmt, ap);
 	va_end(ap);
@@ -798,6 +895,40 @@ same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
 	       strcmp(x->message, y->message) == 0;
 }
 
+/* Whether a line of a file (as the finding names it) changed. */
+static bool
+line_changed(const struct cpl_engine *e, const char *file, int line)
+{
+	struct cpl_error err = { 0 };
+	char *rel = NULL;
+	bool yes;
+
+	if (file == NULL)
+		return true;	/* live findings are never filtered */
+	if (cpl_repo_relpath(&rel, e->repo, file, &err) != 0) {
+		cpl_error_clear(&err);
+		return true;	/* outside the repository: keep */
+	}
+	yes = cpl_repo_line_changed(e->repo, rel, line);
+	free(rel);
+	return yes;
+}
+
+/* --diff-base: the finding's line, a related line, or (for a finding
+ * about a container) the code the container runs changed. */
+static bool
+changed(const struct cpl_engine *e, const struct cpl_finding *f)
+{
+	size_t i;
+
+	if (line_changed(e, f->file, f->line))
+		return true;
+	for (i = 0; i < f->nrelated; i++)
+		if (line_changed(e, f->related[i].file, f->related[i].line))
+			return true;
+	return false;
+}
+
 void
 cpl_engine_run(struct cpl_engine *e)
 {
@@ -844,8 +975,9 @@ cpl_engine_run(struct cpl_engine *e)
 	}
 	qsort(e->findings, e->nfindings, sizeof(*e->findings), cmp_finding);
 	for (i = 0, out = 0; i < e->nfindings; i++) {
-		if (out > 0 && same_finding(&e->findings[out - 1],
-					    &e->findings[i])) {
+		if ((e->diff && !changed(e, &e->findings[i])) ||
+		    (out > 0 && same_finding(&e->findings[out - 1],
+					     &e->findings[i]))) {
 			cpl_finding_free(&e->findings[i]);
 			continue;
 		}

@@ -45,6 +45,25 @@ int cpl_engine_find_config(struct cpl_engine *e, const char *dir,
  */
 void cpl_engine_add_path(struct cpl_engine *e, const char *path,
 			 bool explicit);
+struct cpl_repo;
+
+/*
+ * Inside a git repository (repo borrowed, may be NULL): directories are
+ * walked the way git lists them (tracked plus untracked-not-ignored), and
+ * with staged true every file is read from the index instead of the
+ * working tree.  Call before adding paths.
+ */
+void cpl_engine_set_repo(struct cpl_engine *e, struct cpl_repo *repo,
+			 bool staged);
+/*
+ * Keeps only findings on lines changed since the merge base of HEAD and
+ * ref, plus findings whose related places changed (a budget finding whose
+ * rank flag or worker count changed).  Needs cpl_engine_set_repo(); -1
+ * with err when ref does not resolve.  Call before cpl_engine_run().
+ */
+int cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
+			     struct cpl_error *err);
+
 /* Adds a file's contents from memory (a staged blob); buf is copied. */
 void cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 			   const char *buf, size_t len, bool explicit);

@@ -67,6 +67,10 @@ struct cpl_finding {
 	bool suppressed;		/* inline cpulint: disable */
 	char *suppression;		/* why: "inline comment at line 4" */
 	bool live;			/* from a live object */
+	/* The container the finding judges (borrowed from the engine's
+	 * workloads; NULL for code findings).  Lets the engine relate a
+	 * budget finding to the code its container runs. */
+	const struct cpl_container *origin;
 };
 
 void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */
