@@ -36,9 +36,13 @@ endif
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wwrite-strings -Wformat=2 -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
+# SAN holds sanitizer flags (make asan sets it); kept apart from CFLAGS so
+# a CFLAGS given on the command line does not drop the flags below.
+SAN     ?=
+override CFLAGS += $(SAN) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
            -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
            -DCPL_VERSION='"$(VERSION)"'
+override LDFLAGS += $(SAN)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -109,10 +113,11 @@ check: unit e2e
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
-	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
-	    LDFLAGS="-fsanitize=address,undefined" BIN=build-asan/kubectl-cpulint \
-	    check
+	$(Q)ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
+	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1} \
+	    $(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g" \
+	    SAN="-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	    BIN=build-asan/kubectl-cpulint check
 
 valgrind: $(UNIT_BIN)
 	$(Q)for t in $(UNIT_BIN); do CK_FORK=no valgrind -q --error-exitcode=3 \

@@ -1,26 +1,197 @@
-/* report_github.c — STUB until the github reporter lands (see report.h). */
+/*
+ * report_github.c — GitHub Actions workflow commands, one per finding, so
+ * findings show up as annotations on the pull request:
+ *
+ *   ::error file=PATH,line=L,col=C,title=ID name::MESSAGE%0Afix: FIX
+ *
+ * warning → ::warning, note → ::notice.  Live findings have no file, line
+ * or col and name their object in the title.  Input errors from meta come
+ * first as ::error commands.  Suppressed findings are not shown.
+ *
+ * Invariant: every value is escaped the way the runner unescapes it: data
+ * (after "::") maps % CR LF to %25 %0D %0A; property values also map
+ * : and , to %3A and %2C.  The state is freed by end; out is borrowed.
+ */
 #include "report.h"
 
-static void *
-begin(FILE *out, const struct cpl_report_meta *meta)
-{
-	(void)meta;
-	return out;
-}
+#include <stdlib.h>
 
+#include "report_util.h"
+
+/* The reporter's state between begin and end. */
+struct github {
+	FILE *out;
+	bool failed;			/* a write failed */
+	struct cpl_buf cmd;		/* the command being built */
+};
+
+/* Appends s escaped as command data, or as a property value when prop. */
 static void
-emit(void *state, const struct cpl_finding *f)
+add_escaped(struct cpl_buf *b, const char *s, bool prop)
 {
-	(void)state; (void)f;
+	for (; *s; s++) {
+		switch (*s) {
+		case '%':
+			cpl_buf_adds(b, "%25");
+			break;
+		case '\r':
+			cpl_buf_adds(b, "%0D");
+			break;
+		case '\n':
+			cpl_buf_adds(b, "%0A");
+			break;
+		case ':':
+			cpl_buf_adds(b, prop ? "%3A" : ":");
+			break;
+		case ',':
+			cpl_buf_adds(b, prop ? "%2C" : ",");
+			break;
+		default:
+			cpl_buf_addc(b, *s);
+			break;
+		}
+	}
 }
 
-static int
-end(void *state)
+/* The command for a severity. */
+static const char *
+command_name(enum cpl_severity s)
 {
-	(void)state;
-	return 0;
+	switch (s) {
+	case CPL_SEV_ERROR:
+		return "error";
+	case CPL_SEV_WARNING:
+		return "warning";
+	case CPL_SEV_NOTE:
+	case CPL_SEV_OFF:
+		break;
+	}
+	return "notice";
+}
+
+/*
+ * Appends the file, line and col properties (when known) and returns the
+ * separator the next property needs.
+ */
+static const char *
+add_position(struct cpl_buf *b, const char *file, int line, int column)
+{
+	if (file == NULL)
+		return " ";
+	cpl_buf_adds(b, " file=");
+	add_escaped(b, file, true);
+	if (line > 0) {
+		cpl_buf_addf(b, ",line=%d", line);
+		if (column > 0)
+			cpl_buf_addf(b, ",col=%d", column);
+	}
+	return ",";
+}
+
+/* Writes the command built so far plus a newline; remembers failure. */
+static void
+flush_command(struct github *g)
+{
+	cpl_buf_addc(&g->cmd, '\n');
+	if (g->cmd.overflow ||
+	    fwrite(cpl_buf_str(&g->cmd), 1, g->cmd.len, g->out) != g->cmd.len)
+		g->failed = true;
+	cpl_buf_reset(&g->cmd);
+}
+
+/* Writes one ::error command per input error in meta. */
+static void *
+github_begin(FILE *out, const struct cpl_report_meta *meta)
+{
+	struct github *g = cpl_xcalloc(1, sizeof(*g));
+	size_t i;
+
+	g->out = out;
+	cpl_buf_init(&g->cmd, 0);
+	for (i = 0; meta && i < meta->nerrors; i++) {
+		const struct cpl_error *e = &meta->errors[i];
+
+		cpl_buf_adds(&g->cmd, "::error");
+		add_position(&g->cmd, e->path, e->line, e->column);
+		cpl_buf_adds(&g->cmd, "::");
+		add_escaped(&g->cmd, e->message ? e->message : "unknown error",
+			    false);
+		flush_command(g);
+	}
+	return g;
+}
+
+/* Writes the command for a finding unless it is suppressed. */
+static void
+github_emit(void *state, const struct cpl_finding *f)
+{
+	struct github *g = state;
+	struct cpl_buf title;
+	const char *sep;
+	size_t i;
+
+	if (f->suppressed || f->severity == CPL_SEV_OFF)
+		return;
+	cpl_buf_init(&title, 0);
+	if (f->rule)
+		cpl_buf_addf(&title, "%s %s", f->rule->id, f->rule->name);
+	if (f->file == NULL && f->object) {
+		cpl_buf_adds(&title, title.len ? " (" : "(");
+		cpl_buf_adds(&title, f->object);
+		if (f->container)
+			cpl_buf_addf(&title, "[%s]", f->container);
+		cpl_buf_addc(&title, ')');
+	}
+	cpl_buf_addf(&g->cmd, "::%s", command_name(f->severity));
+	sep = add_position(&g->cmd, f->file, f->line, f->column);
+	if (title.len) {
+		cpl_buf_adds(&g->cmd, sep);
+		cpl_buf_adds(&g->cmd, "title=");
+		add_escaped(&g->cmd, cpl_buf_str(&title), true);
+	}
+	cpl_buf_adds(&g->cmd, "::");
+	add_escaped(&g->cmd, f->message ? f->message : "", false);
+	if (f->fix) {
+		add_escaped(&g->cmd, "\nfix: ", false);
+		add_escaped(&g->cmd, f->fix, false);
+	}
+	for (i = 0; i < f->nrelated; i++) {
+		const struct cpl_related *r = &f->related[i];
+
+		add_escaped(&g->cmd, "\nnote: ", false);
+		if (r->file) {
+			char *pos = r->line > 0 && r->column > 0 ?
+				cpl_xasprintf("%s:%d:%d: ", r->file, r->line,
+					      r->column) :
+				r->line > 0 ?
+				cpl_xasprintf("%s:%d: ", r->file, r->line) :
+				cpl_xasprintf("%s: ", r->file);
+
+			add_escaped(&g->cmd, pos, false);
+			free(pos);
+		}
+		add_escaped(&g->cmd, r->message ? r->message : "", false);
+	}
+	flush_command(g);
+	cpl_buf_free(&title);
+}
+
+/* Flushes and frees the state. */
+static int
+github_end(void *state)
+{
+	struct github *g = state;
+	int rc;
+
+	rc = g->failed || fflush(g->out) != 0 || ferror(g->out) ? -1 : 0;
+	cpl_buf_free(&g->cmd);
+	free(g);
+	return rc;
 }
 
 const struct cpl_reporter cpl_report_github = {
-	.name = "github", .begin = begin, .emit = emit, .end = end,
+	.name = "github",
+	.begin = github_begin,
+	.emit = github_emit,
+	.end = github_end,
 };
