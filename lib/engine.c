@@ -624,8 +624,13 @@ walk_repo(struct cpl_engine *e, const char *dir)
 	for (i = 0; rc == 0 && i < files.n; i++) {
 		const char *p = files.v[i].path;
 		const char *base = strrchr(files.v[i].rel, '/');
+		struct stat st;
 
 		if (!(is_yaml_name(p) || cpl_str_ends(p, ".py")))
+			continue;
+		/* Like the plain walk, never lint through a symlink: its
+		 * target is linted under its own name. */
+		if (!e->staged && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
 			continue;
 		/* git lists hidden and vendored files too; skip them as the
 		 * plain walk does. */
