@@ -35,6 +35,8 @@ struct options {
 	const char *color;	/* --color auto|always|never */
 	bool verbose;		/* -v */
 	bool staged;		/* --staged: lint the index */
+	bool ignore_unknown;	/* --ignore-unknown: named non-workloads
+				 * are skipped, as in a directory walk */
 	const char *diff_base;	/* --diff-base REF */
 	const char **paths;	/* positional paths and -f */
 	size_t npaths;
@@ -53,6 +55,8 @@ usage(FILE *out)
 "  -f, --filename PATH   lint PATH (file or directory); repeatable\n"
 "      --config FILE     use FILE instead of the nearest .cpulint.yaml\n"
 "      --no-config       ignore .cpulint.yaml files\n"
+"      --ignore-unknown  skip named files that are not workloads (for\n"
+"                        pre-commit, which passes every YAML file)\n"
 "      --staged          lint the contents staged in the git index\n"
 "      --diff-base REF   report only findings on lines changed since the\n"
 "                        merge base of HEAD and REF\n"
@@ -240,7 +244,7 @@ run_static(const struct options *o, int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	for (i = 0; i < o->npaths; i++)
-		cpl_engine_add_path(e, o->paths[i], true);
+		cpl_engine_add_path(e, o->paths[i], !o->ignore_unknown);
 	cpl_engine_run(e);
 	if (o->verbose) {
 		const struct cpl_wlist *wl = cpl_engine_workloads(e);
@@ -310,7 +314,7 @@ main(int argc, char **argv)
 	enum {
 		OPT_FORMAT = 256, OPT_FAIL_ON, OPT_CONFIG, OPT_NO_CONFIG,
 		OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
-		OPT_STAGED, OPT_DIFF_BASE,
+		OPT_STAGED, OPT_DIFF_BASE, OPT_IGNORE_UNKNOWN,
 	};
 	static const struct option longopts[] = {
 		{ "filename", required_argument, NULL, 'f' },
@@ -321,6 +325,7 @@ main(int argc, char **argv)
 		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "staged", no_argument, NULL, OPT_STAGED },
+		{ "ignore-unknown", no_argument, NULL, OPT_IGNORE_UNKNOWN },
 		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
 		{ "explain", required_argument, NULL, OPT_EXPLAIN },
 		{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
@@ -383,6 +388,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_STAGED:
 			o.staged = true;
+			break;
+		case OPT_IGNORE_UNKNOWN:
+			o.ignore_unknown = true;
 			break;
 		case OPT_DIFF_BASE:
 			o.diff_base = optarg;

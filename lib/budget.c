@@ -20,7 +20,7 @@ cpl_budget_training(const struct cpl_workload *w,
 {
 	if (c->role != CPL_CROLE_MAIN)
 		return false;
-	if (c->run_container || (w->training_job && w->ncontainers == 1))
+	if (c->run_container)
 		return true;
 	if (c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
 	    c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH ||

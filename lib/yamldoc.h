@@ -72,7 +72,8 @@ int cpl_yaml_parse(struct cpl_ystream **out, const char *path,
 void cpl_ystream_free(struct cpl_ystream *s);	/* NULL-safe */
 
 size_t cpl_ystream_count(const struct cpl_ystream *s);
-/* Root of document i; NULL for an empty document. */
+/* Root of document i; an empty document (or one of comments only) is a
+ * null plain scalar (cpl_ynode_is_null), as libyaml reports it. */
 const struct cpl_ynode *cpl_ystream_doc(const struct cpl_ystream *s,
 					size_t i);
 /* The source text the stream was parsed from (NUL-terminated). */
