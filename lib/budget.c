@@ -293,6 +293,7 @@ cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
 		const struct cpl_pos *pos = &l->args[i].pos;
 		char key[64];
 		long n;
+		int flen;
 
 		if (a == NULL || a[0] != '-')
 			continue;
@@ -308,13 +309,16 @@ cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
 			continue;
 		}
 		n = parse_count(val);
+		flen = (int)(eq ? (size_t)(eq - a) : strlen(a));
 		if (n >= 0)
-			amount(out, CPL_AMT_KNOWN, n, pos, "%.*s %ld",
-			       (int)(eq ? (size_t)(eq - a) : strlen(a)), a, n);
+			amount(out, CPL_AMT_KNOWN, n, pos, "%.*s %ld", flen, a,
+			       n);
 		else if (is_host_expr(val))
-			amount(out, CPL_AMT_HOST, 1, pos, "%s", a);
+			amount(out, CPL_AMT_HOST, 1, pos, "%.*s %s", flen, a,
+			       val);
 		else
-			amount(out, CPL_AMT_UNKNOWN, 0, pos, "%s", a);
+			amount(out, CPL_AMT_UNKNOWN, 0, pos, "%.*s %s", flen, a,
+			       val);
 	}
 }
 

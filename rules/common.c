@@ -44,7 +44,13 @@ cpl_facts_needed(const struct cpl_facts *f, long *t, long *w)
 
 	*t = f->threads.state == CPL_AMT_KNOWN && f->threads.n > 0 ?
 	     f->threads.n : 1;
-	*w = f->workers.state == CPL_AMT_KNOWN && f->workers.n > 0 ?
-	     f->workers.n : 1;
+	/* Unknown workers count as one; a known 0 stays 0. */
+	*w = f->workers.state == CPL_AMT_KNOWN ? f->workers.n : 1;
 	return r * (*t + *w);
+}
+
+const char *
+cpl_plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
 }

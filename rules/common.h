@@ -35,7 +35,11 @@ const struct cpl_pos *cpl_facts_where(const struct cpl_workload *w,
 				      const struct cpl_container *c);
 
 /* A CPU total that covers ranks × (threads + workers), at least one thread
- * and one worker per rank; *t and *w receive the per-rank parts. */
+ * per rank and one worker when the count is unknown; *t and *w receive the
+ * per-rank parts. */
 long cpl_facts_needed(const struct cpl_facts *f, long *t, long *w);
+
+/* "1 thread" / "2 threads": the noun for n (static strings). */
+const char *cpl_plural(long n, const char *one, const char *many);
 
 #endif

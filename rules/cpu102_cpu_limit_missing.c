@@ -18,8 +18,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_budget_cpus_str(req, sizeof(req), c->cpu_request);
 		fd = cpl_check_report(ck, w, c, &c->request_pos,
 			"container \"%s\" has a CPU request of %s but no "
-			"limit: OpenMP, MKL and DataLoader defaults size to "
-			"the node's CPUs, not to the %s requested",
+			"limit: OpenMP and MKL thread pools size to the "
+			"node's CPUs, not to the %s requested",
 			cpl_facts_cname(c), req, req);
 		cpl_finding_set_fix(fd,
 			"add resources.limits.cpu: \"%s\" (equal to the "

@@ -17,16 +17,21 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	    cpl_budget_env(c, "OMP_NUM_THREADS") != NULL)
 		return;
 	cpl_facts_gather(&f, w, c);
-	if (f.threads.state == CPL_AMT_KNOWN &&
-	    cpl_budget_env(c, "MKL_NUM_THREADS") == NULL)
-		return;		/* the launcher sets it */
+	/* torchrun sets OMP_NUM_THREADS=1 when it starts more than one rank
+	 * and the variable is unset (whatever MKL_NUM_THREADS says). */
+	if ((c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
+	     c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH) &&
+	    ((f.ranks.state == CPL_AMT_KNOWN && f.ranks.n > 1) ||
+	     f.ranks.state == CPL_AMT_HOST))
+		return;
 	at = cpl_facts_where(w, c);
 	if (c->pos.line > 0)
 		at = &c->pos;
 	fd = cpl_check_report(ck, w, c, at,
 		"OMP_NUM_THREADS is not set in container \"%s\": each of its "
-		"%ld rank(s) starts one OpenMP thread per node CPU%s%s%s",
+		"%ld %s starts one OpenMP thread per node CPU%s%s%s",
 		cpl_facts_cname(c), f.ranks.n > 0 ? f.ranks.n : 1,
+		cpl_plural(f.ranks.n, "rank", "ranks"),
 		f.cpu >= 0 ? ", not per CPU of its " : "",
 		f.cpu >= 0 ? f.cpus : "", f.cpu >= 0 ? "-CPU budget" : "");
 	if (f.cpu >= 1000)

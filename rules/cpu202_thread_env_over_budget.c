@@ -17,13 +17,15 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 	char quoted[24];
 
 	cpl_budget_env_count(&a, c, var);
-	if (a.state != CPL_AMT_KNOWN || a.n <= 0 ||
+	/* At 1 thread per rank there is nothing to lower: too many ranks
+	 * for the budget is CPU401's finding. */
+	if (a.state != CPL_AMT_KNOWN || a.n <= 1 ||
 	    (int64_t)a.n * r * 1000 <= f->cpu)
 		return;
 	fd = cpl_check_report(ck, w, c, &a.pos,
-		"%s=%ld x %ld rank(s) = %ld threads on a %s-CPU budget "
-		"(container \"%s\")", var, a.n, r, a.n * r, f->cpus,
-		cpl_facts_cname(c));
+		"%s=%ld x %ld %s = %ld threads on a %s-CPU budget "
+		"(container \"%s\")", var, a.n, r, cpl_plural(r, "rank",
+		"ranks"), a.n * r, f->cpus, cpl_facts_cname(c));
 	cpl_finding_add_related(fd, &f->cpu_pos, "the CPU budget: %s",
 				f->cpus);
 	if (f->ranks.pos.line > 0 && r > 1)

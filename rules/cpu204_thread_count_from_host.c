@@ -8,6 +8,27 @@
 
 #include <string.h>
 
+/*
+ * Whether what a host count sizes is a count that matters: a flag, or a
+ * variable whose name says threads, workers, processes or jobs.  A plain
+ * shell variable (N=$(nproc)) is judged where it is used, which shscan
+ * reports as a host count of its own.
+ */
+static bool
+sizes_count(const char *sizes)
+{
+	static const char *const words[] = { "THREAD", "WORKER", "PROC",
+					     "JOBS", "CPU", "RANK" };
+	size_t i;
+
+	if (sizes[0] == '-')
+		return true;
+	for (i = 0; i < CPL_ARRAY_LEN(words); i++)
+		if (strcasestr(sizes, words[i]) != NULL)
+			return true;
+	return false;
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -22,13 +43,13 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		const struct cpl_hostcount *h = &c->launch.hostcounts[i];
 		struct cpl_finding *fd;
 
-		if (h->sizes == NULL)
+		if (h->sizes == NULL || !sizes_count(h->sizes))
 			continue;
 		fd = cpl_check_report(ck, w, c, &h->expr.pos,
 			"%s is sized from %s, which counts the node's CPUs, "
 			"not the container's %s%s", h->sizes, h->expr.text,
 			f.cpu >= 0 ? f.cpus : "CPU budget",
-			f.cpu >= 0 ? "-CPU limit" : "");
+			f.cpu >= 0 ? "-CPU budget" : "");
 		if (f.cpu >= 1000)
 			cpl_finding_set_fix(fd,
 				"write the count from the budget instead: %s "

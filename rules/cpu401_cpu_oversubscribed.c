@@ -7,6 +7,8 @@
  */
 #include "common.h"
 
+#include <string.h>
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -14,6 +16,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	struct cpl_finding *fd;
 	long r, t, wk, total;
+	const char *var;
 
 	if (!cpl_budget_training(w, c))
 		return;
@@ -28,10 +31,16 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	if ((int64_t)total * 1000 <= f.cpu)
 		return;
 	fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-		"%ld rank(s) x (%ld intra-op thread(s) + %ld loader "
-		"worker(s)) = %ld busy threads on a %s-CPU budget "
-		"(container \"%s\")", r, t, wk, total, f.cpus,
+		"%ld %s x (%ld intra-op %s + %ld loader %s) = %ld busy "
+		"%s on a %s-CPU budget (container \"%s\")", r,
+		cpl_plural(r, "rank", "ranks"), t,
+		cpl_plural(t, "thread", "threads"), wk,
+		cpl_plural(wk, "worker", "workers"), total,
+		cpl_plural(total, "thread", "threads"), f.cpus,
 		cpl_facts_cname(c));
+	/* Name the variable that actually sets the threads. */
+	var = strncmp(f.threads.how, "MKL_NUM_THREADS", 15) == 0 ?
+	      "MKL_NUM_THREADS and OMP_NUM_THREADS" : "OMP_NUM_THREADS";
 	if (r > 1 || f.ranks.state != CPL_AMT_KNOWN)
 		cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s",
 					f.ranks.how);
@@ -43,16 +52,21 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 					"loader workers: %s", f.workers.how);
 	if (f.per_rank >= 1)
 		cpl_finding_set_fix(fd,
-			"per-rank budget floor(%s / %ld) = %ld: set "
-			"OMP_NUM_THREADS=\"%ld\" and %ld loader worker(s) per "
-			"rank (a starting point to compare against), or raise "
+			"per-rank budget floor(%s / %ld) = %ld: set %s to "
+			"\"%ld\" and use %ld loader worker(s) per rank (a "
+			"starting point to compare against), or raise "
 			"resources.limits.cpu to \"%ld\"", f.cpus, r,
-			f.per_rank, f.t, f.w, total);
-	else
+			f.per_rank, var, f.t, f.w, total);
+	else if (r > 1)
 		cpl_finding_set_fix(fd,
-			"%ld rank(s) need at least %ld CPU(s): raise "
+			"%ld ranks need at least %ld CPUs: raise "
 			"resources.limits.cpu to \"%ld\" or start fewer ranks",
 			r, r, total);
+	else
+		cpl_finding_set_fix(fd,
+			"one rank with one thread keeps a whole CPU busy: "
+			"raise resources.limits.cpu to \"%ld\", or accept "
+			"that it is throttled to %s CPU", total, f.cpus);
 }
 
 const struct cpl_rule cpl_rule_cpu401 = {

@@ -20,9 +20,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	      wk.state == CPL_AMT_HOST))
 		return;
 	fd = cpl_check_report(ck, w, c, &wk.pos,
-		"%s loader worker processes pass batches through /dev/shm, "
-		"but container \"%s\" has no memory-backed /dev/shm (the "
-		"default is 64 MiB): workers crash with a bus error or stall",
+		"DataLoader workers (%s) pass batches through /dev/shm, but "
+		"container \"%s\" has no memory-backed /dev/shm (the default "
+		"is 64 MiB): workers crash with a bus error or stall",
 		wk.how, cpl_facts_cname(c));
 	cpl_finding_set_fix(fd,
 		"mount a memory-backed emptyDir at /dev/shm: add volume "
