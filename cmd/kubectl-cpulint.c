@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "live.h"
 #include "repo.h"
 #include "report.h"
 #include "rule.h"
@@ -42,6 +43,8 @@ struct options {
 	size_t npaths;
 	const char **live;	/* TYPE/NAME targets */
 	size_t nlive;
+	struct cpl_live_opts lo;	/* live flags (kubectl's) */
+	bool live_flags;	/* one of them was given */
 };
 
 static void
@@ -50,6 +53,8 @@ usage(FILE *out)
 	fprintf(out,
 "usage: kubectl-cpulint [flags] PATH...        lint files and directories\n"
 "       kubectl cpulint [flags] TYPE/NAME...    lint live objects\n"
+"  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj), pytorchjob,\n"
+"  trainjob; a bare NAME is a Pod.  -l SEL or -A alone lint Pods.\n"
 "\n"
 "Static:\n"
 "  -f, --filename PATH   lint PATH (file or directory); repeatable\n"
@@ -60,6 +65,17 @@ usage(FILE *out)
 "      --staged          lint the contents staged in the git index\n"
 "      --diff-base REF   report only findings on lines changed since the\n"
 "                        merge base of HEAD and REF\n"
+"Live (kubectl's flags and KUBECONFIG):\n"
+"      --kubeconfig FILE use FILE only\n"
+"      --context NAME    use context NAME\n"
+"      --cluster NAME    use cluster NAME\n"
+"      --user NAME       use user NAME\n"
+"  -n, --namespace NS    the namespace (default: the context's)\n"
+"  -A, --all-namespaces  list Pods in every namespace\n"
+"  -l, --selector SEL    lint the Pods matching a label selector\n"
+"      --request-timeout DURATION  per request (0: none), e.g. 30s\n"
+"      --insecure-skip-tls-verify  do not verify the server's certificate\n"
+"      --sample DURATION read throttling counters twice, DURATION apart\n"
 "Output:\n"
 "      --format FMT      text (default), json, sarif or github\n"
 "  -o, --output FILE     write the report to FILE instead of stdout\n"
@@ -181,13 +197,15 @@ join_argv(int argc, char **argv)
 	return cpl_buf_detach(&b);
 }
 
-/* Runs the static lint and reports; returns the exit status. */
+/*
+ * Renders the findings with the chosen reporter, prints input errors to
+ * stderr, and maps the result to an exit status.  srcroot: the directory
+ * SARIF locations are relative to (NULL: the current directory).
+ */
 static int
-run_static(const struct options *o, int argc, char **argv)
+report(const struct options *o, struct cpl_engine *e, const char *srcroot,
+       int argc, char **argv)
 {
-	struct cpl_engine *e = cpl_engine_new();
-	struct cpl_repo *repo = NULL;
-	struct cpl_error err = { 0 };
 	const struct cpl_reporter *rep = cpl_reporter_find(o->format);
 	const struct cpl_finding *f;
 	const struct cpl_error *errs;
@@ -199,18 +217,110 @@ run_static(const struct options *o, int argc, char **argv)
 	size_t n, nerr, i;
 	int status = EXIT_CLEAN;
 
-	if (o->config) {
-		if (cpl_engine_load_config(e, o->config, &err) < 0) {
-			cpl_engine_add_error(e, &err);
-			cpl_error_clear(&err);
-		}
-	} else if (!o->no_config) {
-		if (cpl_engine_find_config(e, o->npaths ? o->paths[0] : ".",
-					   &err) < 0) {
-			cpl_engine_add_error(e, &err);
-			cpl_error_clear(&err);
-		}
+	if (o->output && (out = fopen(o->output, "w")) == NULL) {
+		fprintf(stderr, "kubectl-cpulint: cannot write %s: %m\n",
+			o->output);
+		return EXIT_TROUBLE;
 	}
+	errs = cpl_engine_errors(e, &nerr);
+	f = cpl_engine_findings(e, &n);
+	if (srcroot) {
+		snprintf(cwd, sizeof(cwd), "%s", srcroot);
+	} else if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		cwd[0] = '\0';
+	}
+	cmdline = join_argv(argc, argv);
+	meta.version = CPL_VERSION;
+	meta.srcroot = cwd;
+	meta.errors = errs;
+	meta.nerrors = nerr;
+	meta.color = want_color(o, out);
+	meta.command_line = cmdline;
+	meta.source_text = source_text;
+	meta.source_ctx = e;
+	st = rep->begin(out, &meta);
+	for (i = 0; i < n; i++) {
+		rep->emit(st, &f[i]);
+		if (!f[i].suppressed && o->fail_on != CPL_SEV_OFF &&
+		    f[i].severity >= o->fail_on)
+			status = EXIT_FINDINGS;
+	}
+	if (rep->end(st) < 0 || fflush(out) != 0 ||
+	    (out != stdout && fclose(out) != 0)) {
+		fprintf(stderr, "kubectl-cpulint: cannot write the report\n");
+		status = EXIT_TROUBLE;
+	}
+	print_errors(e);
+	if (nerr > 0)
+		status = EXIT_TROUBLE;
+	free(cmdline);
+	return status;
+}
+
+/* Loads .cpulint.yaml (--config, or found from dir upwards). */
+static void
+load_config(const struct options *o, struct cpl_engine *e, const char *dir)
+{
+	struct cpl_error err = { 0 };
+
+	if (o->config) {
+		if (cpl_engine_load_config(e, o->config, &err) < 0)
+			cpl_engine_add_error(e, &err);
+	} else if (!o->no_config) {
+		if (cpl_engine_find_config(e, dir, &err) < 0)
+			cpl_engine_add_error(e, &err);
+	}
+	cpl_error_clear(&err);
+}
+
+static void
+log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "kubectl-cpulint: %s\n", line);
+}
+
+/* Lints live objects; returns the exit status. */
+static int
+run_live(struct options *o, int argc, char **argv)
+{
+	struct cpl_engine *e = cpl_engine_new();
+	struct cpl_buf notes;
+	const char *p, *nl;
+	int status;
+
+	cpl_buf_init(&notes, 1 << 20);
+	load_config(o, e, ".");
+	/* Exec plugins' stderr stays closed even with -v: their output may
+	 * hold credentials. */
+	if (o->verbose)
+		o->lo.log = log_line;
+	cpl_live_collect(e, o->live, o->nlive, &o->lo, &notes);
+	cpl_engine_run(e);
+	status = report(o, e, NULL, argc, argv);
+	for (p = cpl_buf_str(&notes); *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		fprintf(stderr, "kubectl-cpulint: note: %.*s\n",
+			(int)(nl - p), p);
+	}
+	cpl_buf_free(&notes);
+	cpl_engine_free(e);
+	return status;
+}
+
+/* Runs the static lint and reports; returns the exit status. */
+static int
+run_static(struct options *o, int argc, char **argv)
+{
+	struct cpl_engine *e = cpl_engine_new();
+	struct cpl_repo *repo = NULL;
+	struct cpl_error err = { 0 };
+	size_t i;
+	int status;
+
+	load_config(o, e, o->paths[0]);
 	switch (cpl_repo_open(&repo, o->paths[0], &err)) {
 	case 0:
 		break;
@@ -256,44 +366,7 @@ run_static(const struct options *o, int argc, char **argv)
 				wl->items[i]->ncontainers,
 				wl->items[i]->file ? wl->items[i]->file : "-");
 	}
-	if (o->output && (out = fopen(o->output, "w")) == NULL) {
-		fprintf(stderr, "kubectl-cpulint: cannot write %s: %m\n",
-			o->output);
-		cpl_engine_free(e);
-		return EXIT_TROUBLE;
-	}
-	errs = cpl_engine_errors(e, &nerr);
-	f = cpl_engine_findings(e, &n);
-	if (repo) {
-		snprintf(cwd, sizeof(cwd), "%s", cpl_repo_root(repo));
-	} else if (getcwd(cwd, sizeof(cwd)) == NULL) {
-		cwd[0] = '\0';
-	}
-	cmdline = join_argv(argc, argv);
-	meta.version = CPL_VERSION;
-	meta.srcroot = cwd;
-	meta.errors = errs;
-	meta.nerrors = nerr;
-	meta.color = want_color(o, out);
-	meta.command_line = cmdline;
-	meta.source_text = source_text;
-	meta.source_ctx = e;
-	st = rep->begin(out, &meta);
-	for (i = 0; i < n; i++) {
-		rep->emit(st, &f[i]);
-		if (!f[i].suppressed && o->fail_on != CPL_SEV_OFF &&
-		    f[i].severity >= o->fail_on)
-			status = EXIT_FINDINGS;
-	}
-	if (rep->end(st) < 0 || fflush(out) != 0 ||
-	    (out != stdout && fclose(out) != 0)) {
-		fprintf(stderr, "kubectl-cpulint: cannot write the report\n");
-		status = EXIT_TROUBLE;
-	}
-	print_errors(e);
-	if (nerr > 0)
-		status = EXIT_TROUBLE;
-	free(cmdline);
+	status = report(o, e, repo ? cpl_repo_root(repo) : NULL, argc, argv);
 	cpl_engine_free(e);
 	cpl_repo_free(repo);
 	return status;
@@ -315,6 +388,8 @@ main(int argc, char **argv)
 		OPT_FORMAT = 256, OPT_FAIL_ON, OPT_CONFIG, OPT_NO_CONFIG,
 		OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
 		OPT_STAGED, OPT_DIFF_BASE, OPT_IGNORE_UNKNOWN,
+		OPT_KUBECONFIG, OPT_CONTEXT, OPT_CLUSTER, OPT_USER,
+		OPT_REQUEST_TIMEOUT, OPT_INSECURE, OPT_SAMPLE,
 	};
 	static const struct option longopts[] = {
 		{ "filename", required_argument, NULL, 'f' },
@@ -332,6 +407,17 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "cluster", required_argument, NULL, OPT_CLUSTER },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ "namespace", required_argument, NULL, 'n' },
+		{ "all-namespaces", no_argument, NULL, 'A' },
+		{ "selector", required_argument, NULL, 'l' },
+		{ "request-timeout", required_argument, NULL,
+		  OPT_REQUEST_TIMEOUT },
+		{ "insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .format = "text", .fail_on = CPL_SEV_WARNING,
@@ -342,7 +428,8 @@ main(int argc, char **argv)
 
 	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
 	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
-	while ((c = getopt_long(argc, argv, "f:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:vhn:Al:", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o.paths[o.npaths++] = optarg;
@@ -385,6 +472,54 @@ main(int argc, char **argv)
 				goto out;
 			}
 			o.color = optarg;
+			break;
+		case OPT_KUBECONFIG:
+			o.lo.kube.kubeconfig = optarg;
+			o.live_flags = true;
+			break;
+		case OPT_CONTEXT:
+			o.lo.kube.context = optarg;
+			o.live_flags = true;
+			break;
+		case OPT_CLUSTER:
+			o.lo.kube.cluster = optarg;
+			o.live_flags = true;
+			break;
+		case OPT_USER:
+			o.lo.kube.user = optarg;
+			o.live_flags = true;
+			break;
+		case 'n':
+			o.lo.kube.namespace = optarg;
+			o.live_flags = true;
+			break;
+		case 'A':
+			o.lo.all_namespaces = true;
+			o.live_flags = true;
+			break;
+		case 'l':
+			o.lo.selector = optarg;
+			o.live_flags = true;
+			break;
+		case OPT_REQUEST_TIMEOUT:
+			o.lo.kube.request_timeout = optarg;
+			o.live_flags = true;
+			break;
+		case OPT_INSECURE:
+			o.lo.kube.insecure_skip_tls_verify = true;
+			o.live_flags = true;
+			break;
+		case OPT_SAMPLE:
+			if (cpl_live_parse_duration(&o.lo.sample_seconds,
+						    optarg) < 0 ||
+			    o.lo.sample_seconds > 3600) {
+				fprintf(stderr, "kubectl-cpulint: --sample "
+					"takes a duration such as 30s or 1m "
+					"(at most 1h), not \"%s\"\n", optarg);
+				status = EXIT_TROUBLE;
+				goto out;
+			}
+			o.live_flags = true;
 			break;
 		case OPT_STAGED:
 			o.staged = true;
@@ -439,10 +574,23 @@ main(int argc, char **argv)
 		status = EXIT_TROUBLE;
 		goto out;
 	}
-	if (o.nlive > 0) {
-		fprintf(stderr, "kubectl-cpulint: %s: no such file or "
-			"directory (live targets are not supported by this "
-			"build)\n", o.live[0]);
+	if (o.nlive > 0 || (o.npaths == 0 && (o.lo.selector ||
+						o.lo.all_namespaces))) {
+		if (o.staged || o.diff_base) {
+			fprintf(stderr, "kubectl-cpulint: --staged and "
+				"--diff-base work on files, not on live "
+				"objects (\"%s\" is not a file)\n",
+				o.nlive ? o.live[0] : "-l/-A");
+			status = EXIT_TROUBLE;
+			goto out;
+		}
+		status = run_live(&o, argc, argv);
+		goto out;
+	}
+	if (o.live_flags && o.npaths > 0) {
+		fprintf(stderr, "kubectl-cpulint: cluster flags (--kubeconfig, "
+			"-n, -l, -A, ...) apply to live targets, not to "
+			"paths\n");
 		status = EXIT_TROUBLE;
 		goto out;
 	}

@@ -1,0 +1,59 @@
+/*
+ * cadvisor.h — CFS throttling counters from the kubelet's cAdvisor
+ * metrics (Prometheus text format, as served by
+ * /api/v1/nodes/NODE/proxy/metrics/cadvisor).
+ *
+ * cpl_cadvisor_parse() reads container_cpu_cfs_throttled_periods_total and
+ * container_cpu_cfs_periods_total and sums them per (namespace, pod,
+ * container) label set; every other line is skipped unparsed.  The pod
+ * and container labels fall back to the pre-1.16 pod_name and
+ * container_name.  Samples without a namespace or pod label (node and
+ * system cgroups) are ignored.  Container "" is the pod's own cgroup and
+ * "POD" the sandbox on older runtimes; they are kept under those names.
+ * Escapes in label values, comments, timestamps, CRLF and blank lines are
+ * handled; the cost is linear in the input.
+ *
+ * Ownership: the result is an opaque handle (cpl_cadvisor_free); the
+ * counters and their strings are borrowed from it.
+ */
+#ifndef CPL_CADVISOR_H
+#define CPL_CADVISOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* One container's counters, summed over its series. */
+struct cpl_cadvisor_counters {
+	const char *namespace;
+	const char *pod;
+	const char *container;
+	double throttled_periods;	/* ..._cfs_throttled_periods_total */
+	double periods;			/* ..._cfs_periods_total */
+	bool has_throttled;		/* a throttled sample was seen */
+	bool has_periods;		/* a periods sample was seen */
+};
+
+struct cpl_cadvisor;
+
+/*
+ * Parses text (len bytes, need not be NUL-terminated).  origin names the
+ * source in errors (e.g. "nodes/n1/proxy/metrics/cadvisor").  -1 with err
+ * (origin, line, column) on a malformed sample of the two metrics.
+ */
+int cpl_cadvisor_parse(struct cpl_cadvisor **out, const char *text,
+		       size_t len, const char *origin, struct cpl_error *err);
+void cpl_cadvisor_free(struct cpl_cadvisor *m);	/* NULL-safe */
+
+/* The counters of one container, or NULL when the metrics have none. */
+const struct cpl_cadvisor_counters *
+cpl_cadvisor_find(const struct cpl_cadvisor *m, const char *namespace,
+		  const char *pod, const char *container);
+
+/* All containers, in order of first appearance. */
+size_t cpl_cadvisor_count(const struct cpl_cadvisor *m);
+const struct cpl_cadvisor_counters *
+cpl_cadvisor_at(const struct cpl_cadvisor *m, size_t i);
+
+#endif

@@ -1,0 +1,946 @@
+/*
+ * kubeclient.c — GET and paged LIST against the Kubernetes API with one
+ * reused libcurl easy handle; Status bodies and transport failures turned
+ * into one line each.
+ *
+ * Invariant: credentials reach libcurl only through its auth options
+ * (CURLOPT_XOAUTH2_BEARER, CURLOPT_USERNAME/PASSWORD, the SSL blobs),
+ * never through a header list, a message or the log hook; libcurl's
+ * verbose mode is never turned on.
+ *
+ * Ownership: the client owns the easy handle, its URL base and its
+ * connect-to list; it borrows the kubeconfig.  Results belong to the
+ * caller.
+ */
+#include "kubeclient.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef CPL_VERSION
+#define CPL_VERSION "0.0.0"
+#endif
+
+#define BODY_MAX ((size_t)256 << 20)	/* one response */
+#define CONNECT_TIMEOUT_MS 30000L	/* kubectl's dial timeout */
+#define MAX_RETRIES 3			/* 429 / Retry-After answers */
+#define MAX_RETRY_WAIT 10		/* seconds, per retry */
+#define DEFAULT_LIMIT 500		/* kubectl's --chunk-size */
+#define MAX_PAGES 100000
+
+struct cpl_kubeclient {
+	struct cpl_kubeconfig *kc;
+	CURL *curl;
+	char *base;			/* URL base (tls name as host) */
+	struct curl_slist *connect_to;	/* real host, with a tls name */
+	char *host_header;		/* "Host: ..." with a tls name */
+	bool creds_ready;
+	cpl_kube_log_fn log;
+	void *log_ctx;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* What a request is about, for its error line. */
+struct what {
+	const char *method;		/* "GET" */
+	const char *verb;		/* RBAC verb: "get", "list" */
+	const struct cpl_kube_ref *ref;
+	const char *pathq;		/* path and query */
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Sleeps s seconds, through signals. */
+static void
+sleep_seconds(long s)
+{
+	struct timespec ts = { s, 0 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A duration in ms as kubectl users write it: "500ms", "2s", "1.5s". */
+static char *
+fmt_ms(long ms)
+{
+	if (ms < 1000)
+		return cpl_xasprintf("%ldms", ms);
+	if (ms % 1000 == 0)
+		return cpl_xasprintf("%lds", ms / 1000);
+	return cpl_xasprintf("%.3gs", (double)ms / 1000);
+}
+
+/* libcurl write callback: appends to a capped buffer. */
+static size_t
+on_body(char *p, size_t size, size_t n, void *ctx)
+{
+	struct cpl_buf *b = ctx;
+
+	cpl_buf_add(b, p, size * n);
+	return b->overflow ? 0 : size * n;
+}
+
+/* Appends a path segment, escaped. */
+static void
+add_segment(struct cpl_buf *b, const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0);
+
+	if (e == NULL)
+		abort();
+	cpl_buf_addc(b, '/');
+	cpl_buf_adds(b, e);
+	curl_free(e);
+}
+
+/* Appends "&key=value" (or "?key=value" first), value escaped. */
+static void
+add_param(struct cpl_buf *b, const char *key, const char *value)
+{
+	char *e = curl_easy_escape(NULL, value, 0);
+
+	if (e == NULL)
+		abort();
+	cpl_buf_addf(b, "%c%s=%s", strchr(cpl_buf_str(b), '?') ? '&' : '?',
+		     key, e);
+	curl_free(e);
+}
+
+char *
+cpl_kubeclient_path(const struct cpl_kube_ref *ref)
+{
+	struct cpl_buf b;
+	const char *gv = ref->api_version ? ref->api_version : "v1";
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, strchr(gv, '/') ? "/apis/" : "/api/");
+	cpl_buf_adds(&b, gv);
+	if (ref->resource) {
+		if (ref->namespace) {
+			cpl_buf_adds(&b, "/namespaces");
+			add_segment(&b, ref->namespace);
+		}
+		add_segment(&b, ref->resource);
+		if (ref->name)
+			add_segment(&b, ref->name);
+		if (ref->name && ref->subresource) {
+			cpl_buf_addc(&b, '/');
+			cpl_buf_adds(&b, ref->subresource);
+		}
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* The host of a URL ("[::1]" for IPv6); caller frees. */
+static char *
+url_host(const char *url)
+{
+	const char *p = strstr(url, "://");
+	size_t n;
+
+	p = p ? p + 3 : url;
+	if (*p == '[')
+		n = strcspn(p, "]") + 1;
+	else
+		n = strcspn(p, ":/");
+	return cpl_xstrndup(p, n);
+}
+
+/* A loopback host name or address, which Go never proxies. */
+static bool
+is_loopback(const char *host)
+{
+	return cpl_str_eq(host, "localhost") || cpl_str_eq(host, "[::1]") ||
+	       cpl_str_starts(host, "127.");
+}
+
+/* ---- error lines -------------------------------------------------------- */
+
+/* "; context "C", server S, request GET /path" */
+static void
+add_where(struct cpl_buf *b, const struct cpl_kubeclient *c,
+	  const struct what *w)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+
+	if (i->in_cluster)
+		cpl_buf_addf(b, "; in-cluster config, server %s", i->server);
+	else
+		cpl_buf_addf(b, "; context \"%s\", server %s", i->context,
+			     i->server);
+	cpl_buf_addf(b, ", request %s %s", w->method, w->pathq);
+}
+
+static int
+fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
+     const struct what *w, const char *fmt, ...) CPL_PRINTF(5, 6);
+
+/* Sets err to "<what happened>; <where>" and returns code. */
+static int
+fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
+     const struct what *w, const char *fmt, ...)
+{
+	struct cpl_buf b;
+	va_list ap;
+
+	cpl_buf_init(&b, 0);
+	va_start(ap, fmt);
+	cpl_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	add_where(&b, c, w);
+	cpl_error_set(err, NULL, 0, 0, "%s", cpl_buf_str(&b));
+	cpl_buf_free(&b);
+	return code;
+}
+
+/* "pods "train-0" in namespace "ml"", "nodes/proxy "n1"", "pods" */
+static void
+add_object(struct cpl_buf *b, const struct what *w)
+{
+	const struct cpl_kube_ref *r = w->ref;
+	const char *gv = r->api_version ? r->api_version : "v1";
+	const char *slash = strchr(gv, '/');
+
+	cpl_buf_adds(b, r->resource ? r->resource : gv);
+	if (r->resource && slash)
+		cpl_buf_addf(b, ".%.*s", (int)(slash - gv), gv);
+	if (r->name && r->subresource)
+		cpl_buf_addf(b, "/%.*s", (int)strcspn(r->subresource, "/"),
+			     r->subresource);
+	if (r->name)
+		cpl_buf_addf(b, " \"%s\"", r->name);
+	if (r->namespace)
+		cpl_buf_addf(b, " in namespace \"%s\"", r->namespace);
+}
+
+/* The failure for an HTTP status that is not 2xx. */
+static int
+http_failure(struct cpl_kubeclient *c, const struct what *w, long code,
+	     const struct cpl_buf *body, bool refreshed, int retries,
+	     struct cpl_error *err)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	json_t *st = json_loadb(cpl_buf_str(body), body->len, 0, NULL);
+	const char *msg = NULL, *reason = NULL, *dname = NULL;
+	struct cpl_buf b;
+	int rc = CPL_KUBE_FAILED;
+
+	if (st && cpl_str_eq(json_string_value(json_object_get(st, "kind")),
+			     "Status")) {
+		msg = json_string_value(json_object_get(st, "message"));
+		reason = json_string_value(json_object_get(st, "reason"));
+		dname = json_string_value(json_object_get(
+			json_object_get(st, "details"), "name"));
+	} else {
+		json_decref(st);
+		st = NULL;
+	}
+	cpl_buf_init(&b, 0);
+	if (code == 401) {
+		if (*i->user)
+			cpl_buf_addf(&b, "unauthorized: the server rejected "
+				     "the credentials of user \"%s\"",
+				     i->user);
+		else if (i->in_cluster)
+			cpl_buf_adds(&b, "unauthorized: the server rejected "
+				     "the service account token");
+		else
+			cpl_buf_addf(&b, "unauthorized: the server needs "
+				     "credentials and context \"%s\" has no "
+				     "user", i->context);
+		if (refreshed && i->exec)
+			cpl_buf_adds(&b, " (the exec plugin was run again "
+				     "and its new credentials were rejected "
+				     "too)");
+	} else if (code == 403) {
+		const char *rbac = msg ? strstr(msg, "is forbidden: ") : NULL;
+
+		cpl_buf_addf(&b, "forbidden: cannot %s ", w->verb);
+		add_object(&b, w);
+		if (msg)
+			cpl_buf_addf(&b, " (RBAC: %s)",
+				     rbac ? rbac + strlen("is forbidden: ")
+					  : msg);
+		rc = CPL_KUBE_FORBIDDEN;
+	} else if (code == 404) {
+		/* A missing object comes with details.name; without it the
+		 * server does not know the resource type at all. */
+		if (dname) {
+			cpl_buf_adds(&b, "not found: ");
+			add_object(&b, w);
+		} else if (w->ref->resource == NULL) {
+			cpl_buf_addf(&b, "not found: the server does not serve "
+				     "%s", w->ref->api_version
+				     ? w->ref->api_version : "v1");
+		} else {
+			cpl_buf_addf(&b, "not found: the server does not serve "
+				     "%s in %s (is its CRD installed?)",
+				     w->ref->resource,
+				     w->ref->api_version
+				     ? w->ref->api_version : "v1");
+		}
+		rc = CPL_KUBE_NOT_FOUND;
+	} else if (code == 429) {
+		cpl_buf_addf(&b, "too many requests: the server still "
+			     "answered 429 after %d retries", retries);
+	} else {
+		cpl_buf_addf(&b, "HTTP %ld", code);
+		if (reason && *reason)
+			cpl_buf_addf(&b, " %s", reason);
+		if (msg && *msg)
+			cpl_buf_addf(&b, ": %s", msg);
+		else if (st == NULL)
+			cpl_buf_adds(&b, " (the body is not a Kubernetes "
+				     "Status)");
+	}
+	fail(err, rc, c, w, "%s", cpl_buf_str(&b));
+	cpl_buf_free(&b);
+	json_decref(st);
+	return rc;
+}
+
+/* The failure for a libcurl error (no HTTP status). */
+static int
+transport_failure(struct cpl_kubeclient *c, const struct what *w,
+		  CURLcode rc, struct cpl_error *err)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	const char *detail = c->errbuf[0] ? c->errbuf
+					  : curl_easy_strerror(rc);
+	long verify = 0, oserr = 0;
+	curl_off_t connected;
+	char *t;
+	int r;
+
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		if (curl_easy_getinfo(c->curl, CURLINFO_CONNECT_TIME_T,
+				      &connected) != CURLE_OK)
+			connected = 1;
+		if (connected == 0 || i->timeout_ms <= 0) {
+			t = fmt_ms(i->timeout_ms > 0 &&
+				   i->timeout_ms < CONNECT_TIMEOUT_MS
+				   ? i->timeout_ms : CONNECT_TIMEOUT_MS);
+			r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: cannot "
+				 "connect within %s", t);
+		} else {
+			t = fmt_ms(i->timeout_ms);
+			r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: no "
+				 "answer within %s (--request-timeout)", t);
+		}
+		free(t);
+		return r;
+	case CURLE_COULDNT_CONNECT:
+		if (curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO,
+				      &oserr) != CURLE_OK)
+			oserr = 0;
+		return fail(err, CPL_KUBE_FAILED, c, w, "cannot connect%s: %s",
+			    i->proxy_url ? " through the proxy" : "",
+			    oserr ? strerror((int)oserr) : detail);
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return fail(err, CPL_KUBE_FAILED, c, w, "cannot connect: the "
+			    "server's host name does not resolve");
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return fail(err, CPL_KUBE_FAILED, c, w, "cannot connect: the "
+			    "proxy's host name does not resolve");
+	case CURLE_PEER_FAILED_VERIFICATION:
+		if (curl_easy_getinfo(c->curl, CURLINFO_SSL_VERIFYRESULT,
+				      &verify) != CURLE_OK)
+			verify = -1;
+		/* libcurl checks the host name itself after the
+		 * handshake and reports 0 or 1 (unspecified) for a
+		 * mismatch; OpenSSL's own check reports 62. */
+		if (verify == 0 || verify == 1 || verify == 62) {
+			char *host = i->tls_server_name
+				? cpl_xstrdup(i->tls_server_name)
+				: url_host(i->server);
+
+			r = fail(err, CPL_KUBE_FAILED, c, w, "TLS: the server "
+				 "certificate is not valid for \"%s\"%s", host,
+				 i->tls_server_name ? "" :
+				 " (tls-server-name sets another name to "
+				 "verify)");
+			free(host);
+			return r;
+		}
+		if (verify == 2 || (verify >= 18 && verify <= 21))
+			return fail(err, CPL_KUBE_FAILED, c, w, "TLS: "
+				    "certificate signed by unknown authority "
+				    "(trusted CA: %s of cluster \"%s\")",
+				    i->ca_origin ? i->ca_origin
+						 : "the system's CAs",
+				    *i->cluster ? i->cluster : "in-cluster");
+		if (verify == 9 || verify == 10)
+			return fail(err, CPL_KUBE_FAILED, c, w, "TLS: the "
+				    "server certificate is expired or not yet "
+				    "valid");
+		return fail(err, CPL_KUBE_FAILED, c, w, "TLS: the server "
+			    "certificate was rejected (X.509 error %ld)",
+			    verify);
+	case CURLE_SSL_CERTPROBLEM:
+		return fail(err, CPL_KUBE_FAILED, c, w, "TLS: the client "
+			    "certificate or key of user \"%s\" cannot be "
+			    "used", i->user);
+	case CURLE_SSL_CACERT_BADFILE:
+		return fail(err, CPL_KUBE_FAILED, c, w, "TLS: the CA (%s) "
+			    "cannot be loaded", i->ca_origin ? i->ca_origin
+							     : "system");
+	case CURLE_SSL_CONNECT_ERROR:
+		return fail(err, CPL_KUBE_FAILED, c, w, "TLS handshake "
+			    "failed: %s", detail);
+	case CURLE_WRITE_ERROR:
+		return fail(err, CPL_KUBE_FAILED, c, w, "the response is "
+			    "larger than %zu MiB", BODY_MAX >> 20);
+	default:
+		return fail(err, CPL_KUBE_FAILED, c, w, "request failed: %s",
+			    detail);
+	}
+}
+
+/* ---- the client ------------------------------------------------------- */
+
+/* Fills err for a failed curl_easy_setopt. */
+static int
+setopt_failed(struct cpl_error *err, const char *what, CURLcode rc)
+{
+	cpl_error_set(err, NULL, 0, 0, "libcurl cannot set %s: %s", what,
+		      curl_easy_strerror(rc));
+	return -1;
+}
+
+#define SETOPT(c, opt, val)						\
+	do {								\
+		CURLcode r_ = curl_easy_setopt((c)->curl, opt, val);	\
+		if (r_ != CURLE_OK)					\
+			return setopt_failed(err, #opt, r_);		\
+	} while (0)
+
+/* Gives libcurl the current credentials (after an exec plugin ran). */
+static int
+apply_credentials(struct cpl_kubeclient *c, struct cpl_error *err)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	struct curl_blob cert = { (void *)i->cert, i->cert_len,
+				  CURL_BLOB_COPY };
+	struct curl_blob key = { (void *)i->key, i->key_len,
+				 CURL_BLOB_COPY };
+
+	if (i->token) {
+		SETOPT(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+		SETOPT(c, CURLOPT_XOAUTH2_BEARER, i->token);
+	} else if (i->username || i->password) {
+		SETOPT(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		SETOPT(c, CURLOPT_USERNAME, i->username ? i->username : "");
+		SETOPT(c, CURLOPT_PASSWORD, i->password ? i->password : "");
+	} else {
+		SETOPT(c, CURLOPT_XOAUTH2_BEARER, (char *)NULL);
+		SETOPT(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_NONE);
+	}
+	if (i->cert && i->key) {
+		SETOPT(c, CURLOPT_SSLCERTTYPE, "PEM");
+		SETOPT(c, CURLOPT_SSLCERT_BLOB, &cert);
+		SETOPT(c, CURLOPT_SSLKEYTYPE, "PEM");
+		SETOPT(c, CURLOPT_SSLKEY_BLOB, &key);
+	}
+	return 0;
+}
+
+/*
+ * A NO_PROXY list that, like Go, never proxies loopback addresses.  With
+ * a tls-server-name the URL carries that name, so it is added when the
+ * real host is a loopback address.
+ */
+static char *
+noproxy_list(const struct cpl_kubeconfig_info *i)
+{
+	const char *env = getenv("NO_PROXY");
+	char *host = url_host(i->server), *out;
+
+	if (env == NULL || *env == '\0')
+		env = getenv("no_proxy");
+	if (env && strcmp(env, "*") == 0)
+		out = cpl_xstrdup("*");
+	else
+		out = cpl_xasprintf("%s%slocalhost,127.0.0.1,::1%s%s",
+				    env ? env : "", env && *env ? "," : "",
+				    i->tls_server_name && is_loopback(host)
+				    ? "," : "",
+				    i->tls_server_name && is_loopback(host)
+				    ? i->tls_server_name : "");
+	free(host);
+	return out;
+}
+
+/*
+ * With a tls-server-name: the URL names that host (so libcurl sends it as
+ * SNI and verifies the certificate against it) and CURLOPT_CONNECT_TO
+ * sends the connection to the real host; the Host header keeps the real
+ * authority, as client-go does.
+ */
+static int
+setup_base(struct cpl_kubeclient *c, struct cpl_error *err)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	CURLU *u = NULL;
+	char *host = NULL, *port = NULL, *explicit_port = NULL, *url = NULL;
+	char *line = NULL;
+	size_t n;
+	int rc = -1;
+
+	if (i->tls_server_name == NULL) {
+		c->base = cpl_xstrdup(i->server);
+		return 0;
+	}
+	u = curl_url();
+	if (u == NULL)
+		abort();
+	if (curl_url_set(u, CURLUPART_URL, i->server, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &port,
+			 CURLU_DEFAULT_PORT) != CURLUE_OK) {
+		cpl_error_set(err, NULL, 0, 0, "context \"%s\": server %s is "
+			      "not a valid URL", i->context, i->server);
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_PORT, &explicit_port, 0) != CURLUE_OK)
+		explicit_port = NULL;
+	if (curl_url_set(u, CURLUPART_HOST, i->tls_server_name,
+			 0) != CURLUE_OK ||
+	    curl_url_set(u, CURLUPART_PORT, port, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK) {
+		cpl_error_set(err, NULL, 0, 0, "context \"%s\": "
+			      "tls-server-name \"%s\" is not a valid host "
+			      "name", i->context, i->tls_server_name);
+		goto out;
+	}
+	c->base = cpl_xstrdup(url);
+	n = strlen(c->base);
+	while (n > 0 && c->base[n - 1] == '/')
+		c->base[--n] = '\0';
+	line = cpl_xasprintf("%s:%s:%s:%s", i->tls_server_name, port, host,
+			     port);
+	c->connect_to = curl_slist_append(NULL, line);
+	if (c->connect_to == NULL)
+		abort();
+	c->host_header = explicit_port
+		? cpl_xasprintf("Host: %s:%s", host, explicit_port)
+		: cpl_xasprintf("Host: %s", host);
+	rc = 0;
+out:
+	free(line);
+	curl_free(host);
+	curl_free(port);
+	curl_free(explicit_port);
+	curl_free(url);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* The options every request shares: URL base, timeouts, TLS, proxy. */
+static int
+setup(struct cpl_kubeclient *c, struct cpl_error *err)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	long connect_ms = CONNECT_TIMEOUT_MS;
+
+	if (setup_base(c, err) < 0)
+		return -1;
+	if (i->timeout_ms > 0 && i->timeout_ms < connect_ms)
+		connect_ms = i->timeout_ms;
+	SETOPT(c, CURLOPT_ERRORBUFFER, c->errbuf);
+	SETOPT(c, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(c, CURLOPT_USERAGENT, "kubectl-cpulint/" CPL_VERSION);
+	SETOPT(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(c, CURLOPT_FOLLOWLOCATION, 0L);
+	SETOPT(c, CURLOPT_ACCEPT_ENCODING, "");
+	SETOPT(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	SETOPT(c, CURLOPT_TIMEOUT_MS, i->timeout_ms);
+	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+	SETOPT(c, CURLOPT_WRITEFUNCTION, on_body);
+	if (c->connect_to)
+		SETOPT(c, CURLOPT_CONNECT_TO, c->connect_to);
+	if (i->insecure) {
+		SETOPT(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else {
+		SETOPT(c, CURLOPT_SSL_VERIFYPEER, 1L);
+		SETOPT(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	}
+	if (i->ca && !i->insecure) {
+		/* Only the configured CA is trusted, as in client-go. */
+		struct curl_blob ca = { (void *)i->ca, i->ca_len,
+					CURL_BLOB_COPY };
+
+		SETOPT(c, CURLOPT_CAINFO, (char *)NULL);
+		SETOPT(c, CURLOPT_CAPATH, (char *)NULL);
+		SETOPT(c, CURLOPT_CAINFO_BLOB, &ca);
+	}
+	if (i->proxy_url) {
+		SETOPT(c, CURLOPT_PROXY, i->proxy_url);
+		SETOPT(c, CURLOPT_NOPROXY, "");
+	} else {
+		char *np = noproxy_list(i);
+		CURLcode r = curl_easy_setopt(c->curl, CURLOPT_NOPROXY, np);
+
+		free(np);
+		if (r != CURLE_OK)
+			return setopt_failed(err, "CURLOPT_NOPROXY", r);
+	}
+	return 0;
+}
+
+int
+cpl_kubeclient_new(struct cpl_kubeclient **out, struct cpl_kubeconfig *kc,
+		   struct cpl_error *err)
+{
+	struct cpl_kubeclient *c;
+
+	*out = NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		cpl_error_set(err, NULL, 0, 0, "libcurl cannot be "
+			      "initialised");
+		return -1;
+	}
+	c = cpl_xcalloc(1, sizeof(*c));
+	c->kc = kc;
+	c->curl = curl_easy_init();
+	if (c->curl == NULL) {
+		cpl_error_set(err, NULL, 0, 0, "libcurl cannot create a "
+			      "handle");
+		cpl_kubeclient_free(c);
+		return -1;
+	}
+	if (setup(c, err) < 0) {
+		cpl_kubeclient_free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+void
+cpl_kubeclient_free(struct cpl_kubeclient *c)
+{
+	if (c == NULL)
+		return;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	curl_slist_free_all(c->connect_to);
+	free(c->base);
+	free(c->host_header);
+	free(c);
+	curl_global_cleanup();
+}
+
+void
+cpl_kubeclient_set_log(struct cpl_kubeclient *c, cpl_kube_log_fn fn,
+		       void *ctx)
+{
+	c->log = fn;
+	c->log_ctx = ctx;
+}
+
+/* Seconds the server asked us to wait; -1 when it did not say. */
+static long
+retry_after(struct cpl_kubeclient *c)
+{
+	struct curl_header *h;
+	long s;
+
+	if (curl_easy_header(c->curl, "Retry-After", 0, CURLH_HEADER, -1,
+			     &h) != CURLHE_OK)
+		return -1;
+	if (cpl_parse_long(&s, h->value) < 0 || s < 0)
+		return 1;	/* an HTTP date or junk: client-go waits 1 s */
+	return s > MAX_RETRY_WAIT ? MAX_RETRY_WAIT : s;
+}
+
+/* Gives the log hook one line: method, URL, status, time. */
+static void
+log_exchange(struct cpl_kubeclient *c, const char *url, CURLcode rc,
+	     long code, long long ms)
+{
+	char *line;
+
+	if (c->log == NULL)
+		return;
+	if (rc == CURLE_OK)
+		line = cpl_xasprintf("GET %s %ld in %lld ms", url, code, ms);
+	else
+		line = cpl_xasprintf("GET %s failed (%s) in %lld ms", url,
+				     curl_easy_strerror(rc), ms);
+	c->log(c->log_ctx, line);
+	free(line);
+}
+
+/*
+ * One GET with retries: the body of a 2xx answer in body, else a
+ * CPL_KUBE_* failure with err set.
+ */
+static int
+do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
+       const char *accept, struct cpl_error *err)
+{
+	struct curl_slist *hdrs = NULL;
+	char *url = cpl_xasprintf("%s%s", c->base, w->pathq);
+	char *accept_line = cpl_xasprintf("Accept: %s", accept);
+	bool refreshed = false;
+	int retries = 0, rc = CPL_KUBE_FAILED;
+	long code = 0;
+
+	if (!c->creds_ready) {
+		if (cpl_kubeconfig_credentials(c->kc, false, err) < 0 ||
+		    apply_credentials(c, err) < 0)
+			goto out;
+		c->creds_ready = true;
+	}
+	hdrs = curl_slist_append(hdrs, accept_line);
+	if (hdrs && c->host_header)
+		hdrs = curl_slist_append(hdrs, c->host_header);
+	if (hdrs == NULL)
+		abort();
+	if (curl_easy_setopt(c->curl, CURLOPT_URL, url) != CURLE_OK ||
+	    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, hdrs) != CURLE_OK ||
+	    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, body) != CURLE_OK ||
+	    curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
+		cpl_error_set(err, NULL, 0, 0, "libcurl cannot set up the "
+			      "request");
+		goto out;
+	}
+	for (;;) {
+		const struct cpl_kubeconfig_info *i;
+		long long t0 = now_ms();
+		CURLcode cr;
+		long wait;
+
+		cpl_buf_reset(body);
+		c->errbuf[0] = '\0';
+		cr = curl_easy_perform(c->curl);
+		code = 0;
+		if (cr == CURLE_OK &&
+		    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE,
+				      &code) != CURLE_OK)
+			cr = CURLE_BAD_FUNCTION_ARGUMENT;	/* no status */
+		log_exchange(c, url, cr, code, now_ms() - t0);
+		if (cr != CURLE_OK) {
+			rc = transport_failure(c, w, cr, err);
+			goto out;
+		}
+		i = cpl_kubeconfig_info(c->kc);
+		if (code == 401 && !refreshed) {
+			refreshed = true;
+			if (i->exec) {
+				if (cpl_kubeconfig_credentials(c->kc, true,
+							       err) < 0 ||
+				    apply_credentials(c, err) < 0)
+					goto out;
+				continue;
+			}
+		}
+		wait = code == 429 || code >= 500 ? retry_after(c) : -1;
+		if (code == 429 && wait < 0)
+			wait = 1;
+		if (wait >= 0 && retries < MAX_RETRIES) {
+			retries++;
+			sleep_seconds(wait);
+			continue;
+		}
+		break;
+	}
+	if (code >= 200 && code < 300)
+		rc = 0;
+	else
+		rc = http_failure(c, w, code, body, refreshed, retries, err);
+out:
+	/* Never fails for a NULL list; the old list must not dangle. */
+	(void)curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
+			       (struct curl_slist *)NULL);
+	curl_slist_free_all(hdrs);
+	free(accept_line);
+	free(url);
+	return rc;
+}
+
+/* Parses a JSON object body. */
+static int
+parse_object(json_t **out, const struct cpl_buf *body,
+	     const struct cpl_kubeclient *c, const struct what *w,
+	     struct cpl_error *err)
+{
+	json_error_t je;
+
+	*out = json_loadb(cpl_buf_str(body), body->len, 0, &je);
+	if (*out == NULL)
+		return fail(err, CPL_KUBE_FAILED, c, w, "invalid JSON from "
+			    "the server at line %d: %s", je.line, je.text);
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return fail(err, CPL_KUBE_FAILED, c, w, "the server answered "
+			    "with JSON that is not an object");
+	}
+	return 0;
+}
+
+int
+cpl_kubeclient_get(json_t **obj, char **raw, struct cpl_kubeclient *c,
+		   const struct cpl_kube_ref *ref, struct cpl_error *err)
+{
+	struct cpl_buf body;
+	char *path = cpl_kubeclient_path(ref);
+	struct what w = { "GET", "get", ref, path };
+	int rc;
+
+	*obj = NULL;
+	if (raw)
+		*raw = NULL;
+	cpl_buf_init(&body, BODY_MAX);
+	rc = do_get(&body, c, &w, "application/json", err);
+	if (rc == 0)
+		rc = parse_object(obj, &body, c, &w, err);
+	if (rc == 0 && raw)
+		*raw = cpl_buf_detach(&body);
+	cpl_buf_free(&body);
+	free(path);
+	return rc;
+}
+
+/* Copies a list's apiVersion and item kind into items that lack them. */
+static int
+add_items(json_t *all, json_t *page, const struct cpl_kubeclient *c,
+	  const struct what *w, struct cpl_error *err)
+{
+	json_t *items = json_object_get(page, "items"), *item;
+	const char *kind = json_string_value(json_object_get(page, "kind"));
+	const char *gv = json_string_value(json_object_get(page,
+							   "apiVersion"));
+	char *item_kind = NULL;
+	size_t i;
+
+	if (items == NULL || json_is_null(items))
+		return 0;
+	if (!json_is_array(items))
+		return fail(err, CPL_KUBE_FAILED, c, w, "the server's list "
+			    "has no items array");
+	if (kind && cpl_str_ends(kind, "List"))
+		item_kind = cpl_xstrndup(kind, strlen(kind) - 4);
+	json_array_foreach(items, i, item) {
+		if (!json_is_object(item))
+			continue;
+		if (gv && !json_object_get(item, "apiVersion") &&
+		    json_object_set_new(item, "apiVersion",
+					json_string(gv)) < 0)
+			abort();
+		if (item_kind && !json_object_get(item, "kind") &&
+		    json_object_set_new(item, "kind",
+					json_string(item_kind)) < 0)
+			abort();
+	}
+	free(item_kind);
+	if (json_array_extend(all, items) < 0)
+		abort();
+	return 0;
+}
+
+int
+cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
+		    const struct cpl_kube_ref *ref,
+		    const struct cpl_kube_list_opts *o, struct cpl_error *err)
+{
+	struct cpl_buf body, pathq;
+	char *path = cpl_kubeclient_path(ref);
+	char *cont = NULL;
+	json_t *all = json_array(), *page = NULL;
+	long limit = o && o->limit > 0 ? o->limit : DEFAULT_LIMIT;
+	int pages, rc = CPL_KUBE_FAILED;
+
+	*items = NULL;
+	if (all == NULL)
+		abort();
+	cpl_buf_init(&body, BODY_MAX);
+	cpl_buf_init(&pathq, 0);
+	for (pages = 0; pages < MAX_PAGES; pages++) {
+		struct what w = { "GET", "list", ref, NULL };
+		const char *next;
+
+		cpl_buf_reset(&pathq);
+		cpl_buf_adds(&pathq, path);
+		if (o && o->label_selector && *o->label_selector)
+			add_param(&pathq, "labelSelector", o->label_selector);
+		if (o && o->field_selector && *o->field_selector)
+			add_param(&pathq, "fieldSelector", o->field_selector);
+		cpl_buf_addf(&pathq, "%climit=%ld",
+			     strchr(cpl_buf_str(&pathq), '?') ? '&' : '?',
+			     limit);
+		if (cont)
+			add_param(&pathq, "continue", cont);
+		w.pathq = cpl_buf_str(&pathq);
+		rc = do_get(&body, c, &w, "application/json", err);
+		if (rc == 0)
+			rc = parse_object(&page, &body, c, &w, err);
+		if (rc == 0)
+			rc = add_items(all, page, c, &w, err);
+		if (rc < 0)
+			goto out;
+		next = json_string_value(json_object_get(
+			json_object_get(page, "metadata"), "continue"));
+		if (next == NULL || *next == '\0')
+			break;
+		if (cont && strcmp(cont, next) == 0) {
+			rc = fail(err, CPL_KUBE_FAILED, c, &w, "the server "
+				  "sent the same continue token twice");
+			goto out;
+		}
+		free(cont);
+		cont = cpl_xstrdup(next);
+		json_decref(page);
+		page = NULL;
+	}
+	*items = all;
+	all = NULL;
+	rc = 0;
+out:
+	json_decref(page);
+	json_decref(all);
+	free(cont);
+	free(path);
+	cpl_buf_free(&pathq);
+	cpl_buf_free(&body);
+	return rc;
+}
+
+int
+cpl_kubeclient_get_raw(char **body, size_t *len, struct cpl_kubeclient *c,
+		       const struct cpl_kube_ref *ref, struct cpl_error *err)
+{
+	struct cpl_buf b;
+	char *path = cpl_kubeclient_path(ref);
+	struct what w = { "GET", "get", ref, path };
+	int rc;
+
+	*body = NULL;
+	*len = 0;
+	cpl_buf_init(&b, BODY_MAX);
+	rc = do_get(&b, c, &w, "text/plain, */*", err);
+	if (rc == 0) {
+		*len = b.len;
+		*body = cpl_buf_detach(&b);
+	}
+	cpl_buf_free(&b);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,112 @@
+/*
+ * kubeclient.h — read-only Kubernetes API client: GET one object, LIST
+ * with paging, GET a non-JSON body (the kubelet's cAdvisor metrics).
+ *
+ * One client per run: it keeps one libcurl easy handle, so connections
+ * to the API server are reused.  TLS is verified with the configured CA
+ * (only that CA) unless the kubeconfig or a flag says insecure; a
+ * tls-server-name is verified instead of the URL's host; client
+ * certificates and keys are given to libcurl from memory.  429 (and 5xx
+ * with Retry-After) are retried after the Retry-After delay, at most 3
+ * times; a 401 re-runs the exec plugin once and retries.
+ *
+ * Errors are one line that names what failed, the context, the server
+ * and the request, e.g.
+ *   forbidden: cannot list pods in namespace "ml" (RBAC: User "x" cannot
+ *   list resource "pods" in API group "" in the namespace "ml");
+ *   context "prod", server https://10.0.0.1:6443,
+ *   request GET /api/v1/namespaces/ml/pods?limit=500
+ * Invariant: no error, and no line given to the log hook, ever holds a
+ * token, a password, key data or a request header.
+ *
+ * Ownership: the client borrows its kubeconfig, which must outlive it.
+ * JSON results are new references the caller owns (json_decref); strings
+ * are the caller's to free().
+ */
+#ifndef CPL_KUBECLIENT_H
+#define CPL_KUBECLIENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kubeconfig.h"
+#include "util.h"
+
+/* Failure kinds a caller may handle (all are negative; err is set). */
+enum {
+	CPL_KUBE_FAILED = -1,		/* transport, TLS, 401, 5xx... */
+	CPL_KUBE_NOT_FOUND = -2,	/* 404 */
+	CPL_KUBE_FORBIDDEN = -3,	/* 403: RBAC denied */
+};
+
+/*
+ * What to read.  The path is /api/v1 for api_version "v1", else
+ * /apis/GROUP/VERSION; then namespaces/NS when namespace is set, then the
+ * resource, the name and the subresource.  resource NULL: the group
+ * version's discovery document.
+ */
+struct cpl_kube_ref {
+	const char *api_version;	/* "v1", "apps/v1", "kubeflow.org/v1" */
+	const char *resource;		/* plural, lower case: "pods" */
+	const char *namespace;		/* NULL: cluster scope, or every
+					 * namespace for a list */
+	const char *name;		/* NULL for a list */
+	const char *subresource;	/* e.g. "proxy/metrics/cadvisor" */
+};
+
+/* Options of a LIST. */
+struct cpl_kube_list_opts {
+	const char *label_selector;	/* -l; NULL: none */
+	const char *field_selector;	/* NULL: none */
+	long limit;			/* page size; 0: 500, like kubectl */
+};
+
+/* Receives one line per HTTP exchange: method, URL, status, time. */
+typedef void (*cpl_kube_log_fn)(void *ctx, const char *line);
+
+struct cpl_kubeclient;
+
+/*
+ * A client for kc's server.  -1 with err when libcurl cannot be set up
+ * (or lacks a feature the configuration needs).
+ */
+int cpl_kubeclient_new(struct cpl_kubeclient **out, struct cpl_kubeconfig *kc,
+		       struct cpl_error *err);
+void cpl_kubeclient_free(struct cpl_kubeclient *c);	/* NULL-safe */
+
+/* Sets (or with NULL clears) the verbose hook. */
+void cpl_kubeclient_set_log(struct cpl_kubeclient *c, cpl_kube_log_fn fn,
+			    void *ctx);
+
+/*
+ * GETs one object (ref->name set) as JSON into *obj and, when raw is not
+ * NULL, the body text into *raw.  0, or a CPL_KUBE_* failure with err set.
+ */
+int cpl_kubeclient_get(json_t **obj, char **raw, struct cpl_kubeclient *c,
+		       const struct cpl_kube_ref *ref, struct cpl_error *err);
+
+/*
+ * LISTs a collection (ref->name NULL), following continue tokens until the
+ * end, into *items: a JSON array of every item.  Items that the server
+ * sent without apiVersion/kind (built-in types do) get the list's.
+ * o may be NULL.  0, or a CPL_KUBE_* failure with err set.
+ */
+int cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
+			const struct cpl_kube_ref *ref,
+			const struct cpl_kube_list_opts *o,
+			struct cpl_error *err);
+
+/*
+ * GETs a body that is not JSON (Accept: text/plain), e.g. ref {"v1",
+ * "nodes", NULL, NODE, "proxy/metrics/cadvisor"}.  *body is
+ * NUL-terminated.  0, or a CPL_KUBE_* failure with err set.
+ */
+int cpl_kubeclient_get_raw(char **body, size_t *len, struct cpl_kubeclient *c,
+			   const struct cpl_kube_ref *ref,
+			   struct cpl_error *err);
+
+/* The request path for ref (escaped), without a query; caller frees. */
+char *cpl_kubeclient_path(const struct cpl_kube_ref *ref);
+
+#endif

@@ -1,0 +1,869 @@
+/*
+ * live.c — live targets → workloads (see live.h).
+ *
+ * Objects arrive as JSON; env from ConfigMaps is resolved in the JSON
+ * itself (configMapKeyRef → value, envFrom configMapRef → env entries that
+ * explicit env overrides, as the kubelet does), then the object goes
+ * through the same manifest loader as a file, so static and live findings
+ * come from the same model.  Caches: one GET per ConfigMap, one metrics
+ * read per node (per sample), so a 1,000-pod list costs a handful of
+ * requests beyond the list itself.
+ */
+#include "live.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cadvisor.h"
+#include "loader.h"
+#include "yamldoc.h"
+
+/* A resource kubectl knows by several names. */
+struct kind {
+	const char *names;	/* "|pod|pods|po|" */
+	const char *api_version;
+	const char *resource;
+	const char *label;	/* object prefix in reports */
+};
+
+static const struct kind kinds[] = {
+	{ "|pod|pods|po|", "v1", "pods", "pod" },
+	{ "|deployment|deployments|deploy|", "apps/v1", "deployments",
+	  "deployment" },
+	{ "|statefulset|statefulsets|sts|", "apps/v1", "statefulsets",
+	  "statefulset" },
+	{ "|daemonset|daemonsets|ds|", "apps/v1", "daemonsets", "daemonset" },
+	{ "|replicaset|replicasets|rs|", "apps/v1", "replicasets",
+	  "replicaset" },
+	{ "|job|jobs|", "batch/v1", "jobs", "job" },
+	{ "|cronjob|cronjobs|cj|", "batch/v1", "cronjobs", "cronjob" },
+	{ "|pytorchjob|pytorchjobs|", "kubeflow.org/v1", "pytorchjobs",
+	  "pytorchjob" },
+	{ "|trainjob|trainjobs|", "trainer.kubeflow.org/v1alpha1",
+	  "trainjobs", "trainjob" },
+};
+
+/* A Pod read live, waiting for its throttling counters. */
+struct livepod {
+	struct cpl_workload *w;	/* owned by the engine once added */
+	char *namespace;
+	char *name;
+	char *node;
+};
+
+struct live {
+	struct cpl_engine *e;
+	const struct cpl_live_opts *o;
+	struct cpl_kubeconfig *kc;
+	struct cpl_kubeclient *client;
+	const struct cpl_kubeconfig_info *info;
+	struct cpl_buf *notes;
+	struct cpl_strmap configmaps;	/* "ns/name" → json_t * or &missing */
+	char **keys;			/* owned keys of configmaps */
+	size_t nkeys;
+	struct livepod *pods;
+	size_t npods;
+	size_t pods_cap;
+	struct cpl_strmap seen;		/* "ns/name" of pods already read */
+	bool cm_forbidden_noted;
+};
+
+static int missing_cm;	/* sentinel value in the ConfigMap cache */
+
+static void
+live_error(struct live *l, const struct cpl_error *err)
+{
+	cpl_engine_add_error(l->e, err);
+}
+
+static void
+live_errorf(struct live *l, const char *fmt, ...) CPL_PRINTF(2, 3);
+
+static void
+live_errorf(struct live *l, const char *fmt, ...)
+{
+	struct cpl_error err = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	err.message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	live_error(l, &err);
+	cpl_error_clear(&err);
+}
+
+static const struct kind *
+find_kind(const char *type)
+{
+	char key[64];
+	size_t i, n = strcspn(type, ".");	/* deployment.apps → deployment */
+
+	if (n + 3 > sizeof(key))
+		return NULL;
+	key[0] = '|';
+	memcpy(key + 1, type, n);
+	key[n + 1] = '|';
+	key[n + 2] = '\0';
+	for (i = 0; i < n + 2; i++)
+		if (key[i] >= 'A' && key[i] <= 'Z')
+			key[i] = (char)(key[i] - 'A' + 'a');
+	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++)
+		if (strstr(kinds[i].names, key) != NULL)
+			return &kinds[i];
+	return NULL;
+}
+
+static const char *
+jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* ---- ConfigMaps -------------------------------------------------------- */
+
+/* The ConfigMap ns/name (cached), or NULL when missing or not readable. */
+static json_t *
+configmap(struct live *l, const char *ns, const char *name)
+{
+	char *key = cpl_xasprintf("%s/%s", ns, name);
+	struct cpl_kube_ref ref = { "v1", "configmaps", ns, name, NULL };
+	struct cpl_error err = { 0 };
+	json_t *cm = NULL;
+	void *hit = cpl_strmap_get(&l->configmaps, key);
+	int rc;
+
+	if (hit != NULL) {
+		free(key);
+		return hit == &missing_cm ? NULL : hit;
+	}
+	rc = cpl_kubeclient_get(&cm, NULL, l->client, &ref, &err);
+	if (rc == CPL_KUBE_FORBIDDEN) {
+		if (!l->cm_forbidden_noted)
+			cpl_buf_addf(l->notes, "env from ConfigMaps was not "
+				     "resolved: %s\n", err.message);
+		l->cm_forbidden_noted = true;
+	} else if (rc < 0 && rc != CPL_KUBE_NOT_FOUND) {
+		live_error(l, &err);
+	}
+	cpl_error_clear(&err);
+	l->keys = cpl_xrealloc(l->keys, (l->nkeys + 1) * sizeof(*l->keys));
+	l->keys[l->nkeys++] = key;
+	cpl_strmap_put(&l->configmaps, key, rc == 0 ? (void *)cm :
+		       (void *)&missing_cm);
+	return rc == 0 ? cm : NULL;
+}
+
+static json_t *
+env_entry(const char *name, const char *value)
+{
+	return json_pack("{s:s,s:s}", "name", name, "value", value);
+}
+
+/*
+ * Resolves one container's env in place: configMapKeyRef values become
+ * literal values, envFrom configMapRef entries become env entries placed
+ * before the explicit ones (explicit env wins, as in the kubelet), and are
+ * removed from envFrom.  Secrets are left alone (unknown).
+ */
+static void
+resolve_container_env(struct live *l, json_t *c, const char *ns)
+{
+	json_t *env = json_object_get(c, "env");
+	json_t *from = json_object_get(c, "envFrom");
+	json_t *fresh = json_array(), *keep = json_array();
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(from, i, v) {
+		json_t *ref = json_object_get(v, "configMapRef");
+		const char *prefix = jstr(v, "prefix");
+		const char *key;
+		json_t *cm, *data, *val;
+
+		if (ref == NULL || jstr(ref, "name") == NULL) {
+			json_array_append(keep, v);
+			continue;
+		}
+		cm = configmap(l, ns, jstr(ref, "name"));
+		if (cm == NULL) {
+			if (!json_is_true(json_object_get(ref, "optional")))
+				json_array_append(keep, v);
+			continue;
+		}
+		data = json_object_get(cm, "data");
+		json_object_foreach(data, key, val) {
+			char *name = cpl_xasprintf("%s%s", prefix ? prefix :
+						   "", key);
+
+			if (json_is_string(val))
+				json_array_append_new(fresh, env_entry(name,
+					json_string_value(val)));
+			free(name);
+		}
+	}
+	json_array_foreach(env, i, v) {
+		json_t *ref = json_object_get(json_object_get(v, "valueFrom"),
+					      "configMapKeyRef");
+		const char *name = jstr(v, "name");
+		json_t *cm;
+		const char *val;
+
+		if (ref == NULL || name == NULL) {
+			json_array_append(fresh, v);
+			continue;
+		}
+		cm = jstr(ref, "name") ? configmap(l, ns, jstr(ref, "name")) :
+		     NULL;
+		val = cm && jstr(ref, "key") ?
+		      jstr(json_object_get(cm, "data"), jstr(ref, "key")) : NULL;
+		if (val)
+			json_array_append_new(fresh, env_entry(name, val));
+		else if (!(cm && json_is_true(json_object_get(ref,
+							      "optional"))))
+			json_array_append(fresh, v);	/* stays unknown */
+	}
+	json_object_set_new(c, "env", fresh);
+	if (json_array_size(keep) > 0)
+		json_object_set(c, "envFrom", keep);
+	else
+		json_object_del(c, "envFrom");
+	json_decref(keep);
+}
+
+/* Walks an object for containers/initContainers arrays (any depth: Pod
+ * specs, templates, replica specs) and resolves their env. */
+static void
+resolve_env(struct live *l, json_t *o, const char *ns, int depth)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (depth > 12)
+		return;
+	if (json_is_object(o)) {
+		json_object_foreach(o, key, v) {
+			if ((strcmp(key, "containers") == 0 ||
+			     strcmp(key, "initContainers") == 0) &&
+			    json_is_array(v)) {
+				json_t *c;
+
+				json_array_foreach(v, i, c)
+					if (json_is_object(c))
+						resolve_container_env(l, c, ns);
+			} else if (strcmp(key, "status") != 0 &&
+				   strcmp(key, "metadata") != 0) {
+				resolve_env(l, v, ns, depth + 1);
+			}
+		}
+	} else if (json_is_array(o)) {
+		json_array_foreach(o, i, v)
+			resolve_env(l, v, ns, depth + 1);
+	}
+}
+
+/* ---- objects → workloads ----------------------------------------------- */
+
+/* Kubeflow or JobSet ownership makes a Pod a training pod. */
+static bool
+training_pod(const json_t *pod, const char *owner_kind)
+{
+	json_t *labels = json_object_get(json_object_get(pod, "metadata"),
+					 "labels");
+	const char *k;
+	json_t *v;
+
+	if (owner_kind && (strstr(owner_kind, "Job") != NULL &&
+			   strcmp(owner_kind, "Job") != 0 &&
+			   strcmp(owner_kind, "CronJob") != 0))
+		return true;	/* PyTorchJob, TFJob, MPIJob, TrainJob ... */
+	json_object_foreach(labels, k, v)
+		if (cpl_str_starts(k, "training.kubeflow.org/") ||
+		    cpl_str_starts(k, "trainer.kubeflow.org/"))
+			return true;
+	return false;
+}
+
+/* In a training pod the framework's container (pytorch, tensorflow,
+ * node), else the first main container, is the run container. */
+static void
+mark_run_container(struct cpl_workload *w)
+{
+	static const char *const names[] = { "pytorch", "tensorflow", "node",
+					     "trainer" };
+	size_t i, j, pick = w->ncontainers;
+
+	for (i = 0; i < w->ncontainers; i++) {
+		if (w->containers[i].run_container)
+			return;		/* the loader knew */
+		if (w->containers[i].role != CPL_CROLE_MAIN)
+			continue;
+		if (pick == w->ncontainers)
+			pick = i;
+		for (j = 0; j < CPL_ARRAY_LEN(names); j++)
+			if (cpl_str_eq(w->containers[i].name, names[j]))
+				pick = i;
+	}
+	if (pick < w->ncontainers)
+		w->containers[pick].run_container = true;
+}
+
+/*
+ * Loads one object's JSON through the manifest loader and adds its
+ * workloads (named after object) to the engine.  For a Pod, the new
+ * workload is returned in *pod_w (NULL otherwise).
+ */
+static void
+add_object(struct live *l, json_t *obj, const char *object, bool training,
+	   struct cpl_workload **pod_w)
+{
+	struct cpl_wlist wl = { 0 };
+	struct cpl_ystream *s = NULL;
+	struct cpl_error err = { 0 };
+	char *text = json_dumps(obj, JSON_COMPACT);
+	size_t i;
+
+	if (pod_w)
+		*pod_w = NULL;
+	if (text == NULL) {
+		live_errorf(l, "%s: cannot serialise the object", object);
+		return;
+	}
+	if (cpl_yaml_parse(&s, object, text, strlen(text), &err) < 0 ||
+	    cpl_manifest_load(&wl, s, cpl_ystream_doc(s, 0), NULL,
+			      &err) < 0) {
+		if (err.message) {
+			struct cpl_error e2 = { 0 };
+
+			cpl_error_set(&e2, NULL, 0, 0, "%s: %s", object,
+				      err.message);
+			live_error(l, &e2);
+			cpl_error_clear(&e2);
+		}
+	}
+	for (i = 0; i < wl.count; i++) {
+		struct cpl_workload *w = wl.items[i];
+
+		w->source = CPL_SRC_LIVE;
+		w->object = w->replica ?
+			    cpl_xasprintf("%s/%s", object, w->replica) :
+			    cpl_xstrdup(object);
+		if (training) {
+			w->training_job = true;
+			mark_run_container(w);
+		}
+		if (pod_w && *pod_w == NULL)
+			*pod_w = w;
+		cpl_engine_add_workload(l->e, w);
+	}
+	free(wl.items);
+	cpl_error_clear(&err);
+	cpl_ystream_free(s);
+	free(text);
+}
+
+/* The controller owner reference of an object, or NULL. */
+static const json_t *
+owner_ref(const json_t *obj)
+{
+	const json_t *refs = json_object_get(json_object_get(obj, "metadata"),
+					     "ownerReferences");
+	const json_t *r, *first = NULL;
+	size_t i;
+
+	json_array_foreach(refs, i, r) {
+		if (first == NULL)
+			first = r;
+		if (json_is_true(json_object_get(r, "controller")))
+			return r;
+	}
+	return first;
+}
+
+/* Follows a Pod's owners up to the top controller; *kind and the return
+ * value describe it ("deployment/ml/x"); NULL without owners. */
+static char *
+owner_chain(struct live *l, const json_t *pod, const char *ns, char **kind)
+{
+	const json_t *ref = owner_ref(pod);
+	json_t *rs = NULL;
+	char *out;
+
+	*kind = NULL;
+	if (ref == NULL)
+		return NULL;
+	*kind = cpl_xstrdup(jstr(ref, "kind"));
+	if (cpl_str_eq(*kind, "ReplicaSet") || cpl_str_eq(*kind, "Job")) {
+		const char *ver = cpl_str_eq(*kind, "ReplicaSet") ? "apps/v1" :
+				  "batch/v1";
+		const char *res = cpl_str_eq(*kind, "ReplicaSet") ?
+				  "replicasets" : "jobs";
+		struct cpl_kube_ref r = { ver, res, ns, jstr(ref, "name"),
+					  NULL };
+		struct cpl_error err = { 0 };
+
+		if (r.name &&
+		    cpl_kubeclient_get(&rs, NULL, l->client, &r, &err) == 0) {
+			const json_t *up = owner_ref(rs);
+
+			if (up && jstr(up, "kind") && jstr(up, "name")) {
+				free(*kind);
+				*kind = cpl_xstrdup(jstr(up, "kind"));
+				out = cpl_xasprintf("%s/%s/%s", *kind, ns,
+						    jstr(up, "name"));
+				json_decref(rs);
+				return out;
+			}
+			json_decref(rs);
+		}
+		cpl_error_clear(&err);
+	}
+	return cpl_xasprintf("%s/%s/%s", *kind, ns,
+			     jstr(ref, "name") ? jstr(ref, "name") : "?");
+}
+
+/* Adds one live Pod (once, however many targets name it). */
+static void
+add_pod(struct live *l, json_t *pod)
+{
+	json_t *meta = json_object_get(pod, "metadata");
+	const char *ns = jstr(meta, "namespace");
+	const char *name = jstr(meta, "name");
+	char *key, *object, *owner, *okind = NULL;
+	struct cpl_workload *w;
+	struct livepod *p;
+
+	if (ns == NULL)
+		ns = l->info->namespace;
+	if (name == NULL)
+		return;
+	key = cpl_xasprintf("%s/%s", ns, name);
+	if (cpl_strmap_get(&l->seen, key) != NULL) {
+		free(key);
+		return;
+	}
+	l->keys = cpl_xrealloc(l->keys, (l->nkeys + 1) * sizeof(*l->keys));
+	l->keys[l->nkeys++] = key;
+	cpl_strmap_put(&l->seen, key, key);
+	owner = owner_chain(l, pod, ns, &okind);
+	if (l->o->log && owner) {
+		char *line = cpl_xasprintf("pod/%s/%s is owned by %s", ns,
+					   name, owner);
+
+		l->o->log(l->o->log_ctx, line);
+		free(line);
+	}
+	resolve_env(l, pod, ns, 0);
+	object = cpl_xasprintf("pod/%s/%s", ns, name);
+	add_object(l, pod, object, training_pod(pod, okind), &w);
+	free(object);
+	free(owner);
+	free(okind);
+	if (w == NULL)
+		return;
+	cpl_xgrow((void **)&l->pods, &l->pods_cap, l->npods + 1,
+		  sizeof(*l->pods));
+	p = &l->pods[l->npods++];
+	p->w = w;
+	p->namespace = cpl_xstrdup(ns);
+	p->name = cpl_xstrdup(name);
+	p->node = cpl_xstrdup(jstr(json_object_get(pod, "spec"), "nodeName"));
+}
+
+/* Lists Pods (in ns, or everywhere when ns is NULL) matching selector. */
+static void
+list_pods(struct live *l, const char *ns, const char *selector)
+{
+	struct cpl_kube_ref ref = { "v1", "pods", ns, NULL, NULL };
+	struct cpl_kube_list_opts lo = { .label_selector = selector };
+	struct cpl_error err = { 0 };
+	json_t *items = NULL, *pod;
+	size_t i;
+
+	if (cpl_kubeclient_list(&items, l->client, &ref, &lo, &err) < 0) {
+		live_error(l, &err);
+		cpl_error_clear(&err);
+		return;
+	}
+	json_array_foreach(items, i, pod)
+		add_pod(l, pod);
+	json_decref(items);
+}
+
+/* matchLabels as a label selector ("a=b,c=d"); NULL when there is none. */
+static char *
+selector_of(const json_t *obj)
+{
+	const json_t *sel = json_object_get(json_object_get(obj, "spec"),
+					    "selector");
+	const json_t *ml = json_object_get(sel, "matchLabels");
+	const json_t *me = json_object_get(sel, "matchExpressions");
+	struct cpl_buf b;
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	cpl_buf_init(&b, 4096);
+	json_object_foreach((json_t *)ml, k, v) {
+		if (!json_is_string(v))
+			continue;
+		cpl_buf_addf(&b, "%s%s=%s", b.len ? "," : "", k,
+			     json_string_value(v));
+	}
+	json_array_foreach(me, i, v) {
+		const char *key = jstr(v, "key"), *op = jstr(v, "operator");
+		const json_t *vals = json_object_get(v, "values");
+		const json_t *x;
+		size_t j;
+
+		if (key == NULL || op == NULL)
+			continue;
+		if (strcmp(op, "Exists") == 0) {
+			cpl_buf_addf(&b, "%s%s", b.len ? "," : "", key);
+		} else if (strcmp(op, "DoesNotExist") == 0) {
+			cpl_buf_addf(&b, "%s!%s", b.len ? "," : "", key);
+		} else if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
+			cpl_buf_addf(&b, "%s%s %s (", b.len ? "," : "", key,
+				     strcmp(op, "In") == 0 ? "in" : "notin");
+			json_array_foreach(vals, j, x)
+				cpl_buf_addf(&b, "%s%s", j ? "," : "",
+					     json_string_value(x) ?
+					     json_string_value(x) : "");
+			cpl_buf_addc(&b, ')');
+		}
+	}
+	if (b.len == 0) {
+		cpl_buf_free(&b);
+		return NULL;
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* The Pods of a controller: its selector, or the operator's labels. */
+static void
+controller_pods(struct live *l, const struct kind *k, const json_t *obj,
+		const char *ns, const char *name)
+{
+	char *sel = NULL;
+
+	if (strcmp(k->resource, "pytorchjobs") == 0)
+		sel = cpl_xasprintf("training.kubeflow.org/job-name=%s", name);
+	else if (strcmp(k->resource, "trainjobs") == 0)
+		sel = cpl_xasprintf("jobset.sigs.k8s.io/jobset-name=%s", name);
+	else if (strcmp(k->resource, "cronjobs") != 0)
+		sel = selector_of(obj);
+	if (strcmp(k->resource, "cronjobs") == 0) {
+		/* The CronJob's Pods are those of the Jobs it owns. */
+		struct cpl_kube_ref ref = { "batch/v1", "jobs", ns, NULL,
+					    NULL };
+		struct cpl_error err = { 0 };
+		json_t *jobs = NULL, *job;
+		size_t i;
+
+		if (cpl_kubeclient_list(&jobs, l->client, &ref, NULL,
+					&err) < 0) {
+			live_error(l, &err);
+			cpl_error_clear(&err);
+			return;
+		}
+		json_array_foreach(jobs, i, job) {
+			const json_t *o = owner_ref(job);
+
+			if (o && cpl_str_eq(jstr(o, "kind"), "CronJob") &&
+			    cpl_str_eq(jstr(o, "name"), name)) {
+				char *js = selector_of(job);
+
+				if (js)
+					list_pods(l, ns, js);
+				free(js);
+			}
+		}
+		json_decref(jobs);
+		return;
+	}
+	if (sel)
+		list_pods(l, ns, sel);
+	free(sel);
+}
+
+/* One TYPE/NAME target (or a bare Pod name). */
+static void
+add_target(struct live *l, const char *target)
+{
+	const char *slash = strchr(target, '/');
+	char *type = slash ? cpl_xstrndup(target, (size_t)(slash - target)) :
+			     cpl_xstrdup("pod");
+	const char *name = slash ? slash + 1 : target;
+	const struct kind *k = find_kind(type);
+	const char *ns = l->info->namespace;
+	struct cpl_kube_ref ref;
+	struct cpl_error err = { 0 };
+	json_t *obj = NULL;
+	char *object;
+
+	if (k == NULL) {
+		live_errorf(l, "%s: unknown resource type \"%s\" (use pod, "
+			    "deploy, sts, ds, rs, job, cronjob, pytorchjob or "
+			    "trainjob)", target, type);
+		goto out;
+	}
+	if (*name == '\0' || strchr(name, '/') != NULL) {
+		live_errorf(l, "%s: expected TYPE/NAME", target);
+		goto out;
+	}
+	ref = (struct cpl_kube_ref){ k->api_version, k->resource, ns, name,
+				     NULL };
+	if (cpl_kubeclient_get(&obj, NULL, l->client, &ref, &err) < 0) {
+		live_error(l, &err);
+		goto out;
+	}
+	if (strcmp(k->resource, "pods") == 0) {
+		add_pod(l, obj);
+		goto out;
+	}
+	resolve_env(l, obj, ns, 0);
+	object = cpl_xasprintf("%s/%s/%s", k->label, ns, name);
+	add_object(l, obj, object, strcmp(k->resource, "pytorchjobs") == 0 ||
+		   strcmp(k->resource, "trainjobs") == 0, NULL);
+	free(object);
+	controller_pods(l, k, obj, ns, name);
+out:
+	json_decref(obj);
+	cpl_error_clear(&err);
+	free(type);
+}
+
+/* ---- throttling -------------------------------------------------------- */
+
+/* One read of every node's counters: node name → parsed metrics. */
+struct sample {
+	struct cpl_strmap nodes;	/* node → struct cpl_cadvisor * or
+					 * &missing_cm when unreadable */
+	char **names;
+	size_t n;
+};
+
+static void
+sample_free(struct sample *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		void *m = cpl_strmap_get(&s->nodes, s->names[i]);
+
+		if (m != &missing_cm)
+			cpl_cadvisor_free(m);
+		free(s->names[i]);
+	}
+	free(s->names);
+	cpl_strmap_free(&s->nodes);
+}
+
+/* Reads each node's metrics once; notes why a node could not be read. */
+static void
+take_sample(struct live *l, struct sample *s, bool note)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < l->npods; i++) {
+		const char *node = l->pods[i].node;
+		struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
+					    "proxy/metrics/cadvisor" };
+		struct cpl_error err = { 0 };
+		struct cpl_cadvisor *m = NULL;
+		char *body = NULL, *origin;
+		size_t len;
+		int rc;
+
+		if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
+			continue;
+		s->names = cpl_xrealloc(s->names,
+					(s->n + 1) * sizeof(*s->names));
+		s->names[s->n] = cpl_xstrdup(node);
+		rc = cpl_kubeclient_get_raw(&body, &len, l->client, &ref, &err);
+		origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor",
+				       node);
+		if (rc == 0 &&
+		    cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
+			rc = -1;
+		if (rc < 0 && note) {
+			if (rc == CPL_KUBE_FORBIDDEN)
+				cpl_buf_addf(l->notes, "throttling was not "
+					"measured on node %s: RBAC does not "
+					"allow `get` on `nodes/proxy` (a "
+					"ClusterRole rule with resources "
+					"[\"nodes/proxy\"] and verbs [\"get\"] "
+					"would)\n", node);
+			else
+				cpl_buf_addf(l->notes, "throttling was not "
+					     "measured on node %s: %s\n", node,
+					     err.message);
+		}
+		cpl_strmap_put(&s->nodes, s->names[s->n],
+			       rc == 0 ? (void *)m : (void *)&missing_cm);
+		s->n++;
+		free(origin);
+		free(body);
+		cpl_error_clear(&err);
+	}
+}
+
+static const struct cpl_cadvisor_counters *
+counters(const struct sample *s, const struct livepod *p, const char *c)
+{
+	void *m = p->node ? cpl_strmap_get(&s->nodes, p->node) : NULL;
+
+	if (m == NULL || m == &missing_cm)
+		return NULL;
+	return cpl_cadvisor_find(m, p->namespace, p->name, c);
+}
+
+static void
+sleep_seconds(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void
+measure(struct live *l)
+{
+	struct sample a, b;
+	size_t i, j;
+	bool two = l->o->sample_seconds > 0;
+
+	if (l->npods == 0)
+		return;
+	take_sample(l, &a, true);
+	if (two) {
+		sleep_seconds(l->o->sample_seconds);
+		take_sample(l, &b, false);
+	}
+	for (i = 0; i < l->npods; i++) {
+		struct livepod *p = &l->pods[i];
+
+		for (j = 0; j < p->w->ncontainers; j++) {
+			struct cpl_container *c = &p->w->containers[j];
+			const struct cpl_cadvisor_counters *x, *y;
+
+			if (c->role == CPL_CROLE_INIT)
+				continue;
+			x = counters(&a, p, c->name);
+			y = two ? counters(&b, p, c->name) : NULL;
+			if (x == NULL || !x->has_periods || (two && (y == NULL ||
+			    !y->has_periods))) {
+				c->throttle = CPL_THROTTLE_UNAVAILABLE;
+				c->throttle_note = cpl_xstrdup(p->node == NULL ?
+					"the Pod is not scheduled on a node" :
+					"no cAdvisor counters for it");
+				continue;
+			}
+			c->throttle = CPL_THROTTLE_MEASURED;
+			if (two && y->periods >= x->periods) {
+				c->periods = (uint64_t)(y->periods -
+							x->periods);
+				c->throttled_periods = (uint64_t)
+					(y->throttled_periods >
+					 x->throttled_periods ?
+					 y->throttled_periods -
+					 x->throttled_periods : 0);
+				c->window_seconds = l->o->sample_seconds;
+			} else {
+				c->periods = (uint64_t)x->periods;
+				c->throttled_periods =
+					(uint64_t)x->throttled_periods;
+			}
+		}
+	}
+	sample_free(&a);
+	if (two)
+		sample_free(&b);
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+int
+cpl_live_parse_duration(double *seconds, const char *text)
+{
+	long ms;
+
+	if (cpl_kubeconfig_parse_timeout(&ms, text) < 0 || ms < 0)
+		return -1;
+	*seconds = (double)ms / 1000.0;
+	return 0;
+}
+
+int
+cpl_live_collect(struct cpl_engine *e, const char *const *targets,
+		 size_t ntargets, const struct cpl_live_opts *o,
+		 struct cpl_buf *notes)
+{
+	struct live l = { .e = e, .o = o, .notes = notes };
+	struct cpl_error err = { 0 };
+	size_t i;
+	int rc = -1;
+
+	if (cpl_kubeconfig_load(&l.kc, &o->kube, &err) < 0 ||
+	    cpl_kubeconfig_credentials(l.kc, false, &err) < 0 ||
+	    cpl_kubeclient_new(&l.client, l.kc, &err) < 0) {
+		live_error(&l, &err);
+		goto out;
+	}
+	l.info = cpl_kubeconfig_info(l.kc);
+	if (o->log)
+		cpl_kubeclient_set_log(l.client, o->log, o->log_ctx);
+	if (ntargets == 0) {
+		list_pods(&l, o->all_namespaces ? NULL : l.info->namespace,
+			  o->selector);
+	}
+	for (i = 0; i < ntargets; i++) {
+		const struct kind *k = strchr(targets[i], '/') ? NULL :
+				       find_kind(targets[i]);
+
+		if (k && (o->selector || o->all_namespaces)) {
+			if (strcmp(k->resource, "pods") != 0) {
+				live_errorf(&l, "%s with -l or -A: only pods "
+					    "can be listed; name the %s",
+					    targets[i], k->label);
+				continue;
+			}
+			list_pods(&l, o->all_namespaces ? NULL :
+				  l.info->namespace, o->selector);
+			continue;
+		}
+		add_target(&l, targets[i]);
+	}
+	measure(&l);
+	rc = 0;
+out:
+	cpl_error_clear(&err);
+	for (i = 0; i < l.npods; i++) {
+		free(l.pods[i].namespace);
+		free(l.pods[i].name);
+		free(l.pods[i].node);
+	}
+	free(l.pods);
+	for (i = 0; i < l.configmaps.cap; i++) {
+		void *v = l.configmaps.slots ? l.configmaps.slots[i].value :
+			  NULL;
+
+		if (v && v != &missing_cm)
+			json_decref(v);
+	}
+	cpl_strmap_free(&l.configmaps);
+	cpl_strmap_free(&l.seen);
+	for (i = 0; i < l.nkeys; i++)
+		free(l.keys[i]);
+	free(l.keys);
+	cpl_kubeclient_free(l.client);
+	cpl_kubeconfig_free(l.kc);
+	return rc;
+}

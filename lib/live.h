@@ -1,0 +1,54 @@
+/*
+ * live.h — live mode: turns `pod/train-0`, `deploy/x`, `-l app=x`, `-A`
+ * into workloads read from the API server, the way kubectl would find
+ * them, and measures their CFS throttling.
+ *
+ * A Pod is read with its owner chain (ReplicaSet → Deployment, Job →
+ * CronJob, PyTorchJob, TrainJob) so a Kubeflow pod is judged as a training
+ * pod; env from ConfigMaps (envFrom, configMapKeyRef) is resolved by
+ * reading those ConfigMaps, each once; Secrets are never read (their
+ * values stay unknown).  A controller is linted as its template and
+ * through its live Pods.  Throttling comes from the kubelet's cAdvisor
+ * metrics through the API server's node proxy, once per node (twice with
+ * a sampling window); without RBAC for nodes/proxy a note says so and
+ * which permission would allow it, never a failure.
+ *
+ * Every problem (no configuration, unreachable server, 401, 403, 404,
+ * timeout) becomes an engine error naming the context and the server.
+ */
+#ifndef CPL_LIVE_H
+#define CPL_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine.h"
+#include "kubeclient.h"
+#include "kubeconfig.h"
+#include "util.h"
+
+struct cpl_live_opts {
+	struct cpl_kubeconfig_opts kube;	/* --kubeconfig, --context ... */
+	bool all_namespaces;		/* -A */
+	const char *selector;		/* -l */
+	double sample_seconds;		/* --sample; 0: lifetime counters */
+	cpl_kube_log_fn log;		/* -v: one line per request */
+	void *log_ctx;
+};
+
+/*
+ * Reads the targets (TYPE/NAME, a bare Pod name, or TYPE alone with -l or
+ * -A; none at all with -l or -A means Pods) and adds their workloads to e.
+ * Notes for the user (throttling not measured, and why) are appended to
+ * notes, one per line.  Returns 0, or -1 when nothing could be read at all
+ * (no configuration, server unreachable); errors are in the engine.
+ */
+int cpl_live_collect(struct cpl_engine *e, const char *const *targets,
+		     size_t ntargets, const struct cpl_live_opts *o,
+		     struct cpl_buf *notes);
+
+/* Parses a --sample duration ("30s", "1m", "500ms", "10") into seconds;
+ * -1 on anything else. */
+int cpl_live_parse_duration(double *seconds, const char *text);
+
+#endif
