@@ -6,7 +6,7 @@ BIN=${BIN:-kubectl-cpulint}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 export BIN
 rc=0
-for t in tests/e2e/*.sh; do
+for t in tests/e2e/*.sh tests/live/kubectl-faithful.sh; do
 	sh "$t" || { echo "FAILED: $t"; rc=1; }
 done
 exit $rc

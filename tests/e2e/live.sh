@@ -1,0 +1,175 @@
+#!/bin/sh
+# Live mode end to end: the built binary on PATH as kubectl-cpulint, run by
+# the real kubectl as `kubectl cpulint …` against the fake API server
+# (HTTPS, its own CA), and directly for the cases kubectl does not change.
+# Covers auth kinds, KUBECONFIG merging, contexts and namespaces, paging,
+# every error status, ConfigMap env, throttling, the no-permission note,
+# that Secrets are never read and that the token is never printed.
+set -u
+BIN=${BIN:?}
+root=$(pwd)
+. tests/live/apiserver.sh
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL live: $*"; fail=$((fail + 1)); }
+finish() {
+	echo "live: $pass passed, $fail failed"
+	[ $fail -eq 0 ]
+	exit $?
+}
+expect() {	# name want-rc cmd...
+	name=$1 want=$2
+	shift 2
+	out=$("$@" 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	all="$out
+$err"
+	printf '%s\n' "$all" >> "$tmp/all-output"
+	if [ "$rc" = "$want" ]; then ok; else
+		bad "$name: exit $rc, expected $want"
+		printf '%s\n' "$all" | head -8
+	fi
+}
+has() {
+	if printf '%s\n' "$all" | grep -qF -- "$2"; then ok; else
+		bad "$1: output lacks '$2'"
+		printf '%s\n' "$all" | head -8
+	fi
+}
+lines() {	# name count: stderr has exactly count lines
+	n=$(printf '%s' "$err" | grep -c '')
+	if [ "$n" = "$2" ]; then ok; else
+		bad "$1: $n stderr lines, expected $2"
+		printf '%s\n' "$err" | head -5
+	fi
+}
+
+command -v kubectl >/dev/null 2>&1 || { bad "kubectl is not on PATH"; finish; }
+tmp=$(mktemp -d)
+mkdir -p "$tmp/bin" "$tmp/home"
+cp "$BIN" "$tmp/bin/kubectl-cpulint"
+export PATH="$tmp/bin:$PATH" HOME="$tmp/home"
+unset KUBECONFIG
+apiserver_start --generate-pods 1200 --timeout 280 || { bad "server"; finish; }
+D=$APISERVER_DIR
+TOKEN=$(cat "$D/token")
+SERVER="https://127.0.0.1:$APISERVER_PORT"
+
+# 1. kubectl runs the plugin; findings with ConfigMap env and throttling
+expect kubectl-plugin 1 kubectl cpulint pod/train-0 --kubeconfig "$D/kubeconfig"
+has kubectl-plugin "pod/ml/train-0[pytorch]: error: OMP_NUM_THREADS=16 x 4 ranks = 64 threads on a 8-CPU budget"
+has configmapkeyref "MKL_NUM_THREADS=16 x 4 ranks"
+has throttling "pod/ml/train-0[pytorch]: warning: throttled in 42.0% of CFS periods since it started"
+has shm "DataLoader workers (--workers 8)"
+grep -q '"path": "/api/v1/namespaces/ml/configmaps/resnet-env"' "$D/requests.jsonl" && ok || bad "configmap resnet-env not read"
+grep -q '"path": "/api/v1/namespaces/ml/pods/train-0"' "$D/requests.jsonl" && ok || bad "pod not read"
+if grep -q 'secrets' "$D/requests.jsonl"; then bad "a Secret was requested"; else ok; fi
+
+# 2. the fake is faithful: kubectl get returns the object the plugin read
+kubectl --kubeconfig "$D/kubeconfig" get pod train-0 -n ml -o json > "$tmp/kubectl.json" 2>/dev/null
+curl -s --cacert "$D/ca.crt" -H "Authorization: Bearer $TOKEN" \
+	"$SERVER/api/v1/namespaces/ml/pods/train-0" > "$tmp/plugin.json"
+python3 - "$tmp/kubectl.json" "$tmp/plugin.json" <<'PY' && ok || bad "kubectl get differs from the object the plugin reads"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a == b and a["metadata"]["name"] == "train-0"
+PY
+
+# 3. sampling window, text and JSON live fields, SARIF logical locations
+expect sample 1 kubectl cpulint pytorchjob/resnet --sample 1s --kubeconfig "$D/kubeconfig"
+has sample "throttled in 42.0% of CFS periods over the last 1s (2520 of 6000"
+has sample-pods "pod/ml/train-1[pytorch]: warning: throttled in 37.0%"
+has sample-template "pytorchjob/ml/resnet/Worker[pytorch]: error:"
+expect json 1 "$BIN" --kubeconfig "$D/kubeconfig" --format json pod/train-0
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+f = [x for x in d["findings"] if x["rule"] == "CPU501"][0]
+assert f["object"] == "pod/ml/train-0" and f["container"] == "pytorch" and f["file"] is None, f
+' && ok || bad "json live fields"
+expect sarif 1 "$BIN" --kubeconfig "$D/kubeconfig" --format sarif -o "$tmp/live.sarif" pod/train-0
+python3 "$root/tests/validate-sarif.py" "$root/../shared/data/sarif/sarif-schema-2.1.0.json" "$tmp/live.sarif" >/dev/null && ok || bad "live sarif invalid"
+grep -q '"fullyQualifiedName": "pod/ml/train-0/pytorch"' "$tmp/live.sarif" && ok || bad "no logicalLocations"
+
+# 4. owners, selectors, namespaces, paging
+expect deploy 0 "$BIN" --kubeconfig "$D/kubeconfig" -n serving -v deploy/tokenizer
+has deploy-owner "pod/serving/tokenizer-5d8f7c9b6d-q7x2k is owned by Deployment/serving/tokenizer"
+expect selector 1 "$BIN" --kubeconfig "$D/kubeconfig" -l app=resnet
+has selector "pod/ml/train-1[pytorch]"
+: > "$D/requests.jsonl"
+expect all-namespaces 1 kubectl cpulint -A --kubeconfig "$D/kubeconfig"
+pages=$(grep -c '"path": "/api/v1/pods"' "$D/requests.jsonl")
+[ "$pages" -ge 3 ] && ok || bad "-A over 1,200 pods used $pages page(s)"
+grep -q 'continue' "$D/requests.jsonl" && ok || bad "no continue token used"
+has all-namespaces "pod/ml/train-0[pytorch]"
+expect bare-name 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml train-1
+has bare-name "pod/ml/train-1[pytorch]"
+expect context-cert 1 "$BIN" --kubeconfig "$D/kubeconfig" --context fake-cert pod/train-0
+has context-cert "pod/ml/train-0[pytorch]"
+expect cert-file 1 "$BIN" --kubeconfig "$D/kubeconfig-cert" pod/train-0
+expect cert-data-token 1 "$BIN" --kubeconfig "$D/kubeconfig-token" pod/train-0
+
+# 5. KUBECONFIG merging and tokenFile
+sed -e "s|^current-context:.*|current-context: fake-cert|" "$D/kubeconfig" > "$tmp/second"
+printf 'apiVersion: v1\nkind: Config\ncurrent-context: merged\ncontexts:\n- name: merged\n  context: {cluster: fake, user: tf, namespace: ml}\nusers:\n- name: tf\n  user: {tokenFile: tok}\n' > "$tmp/first"
+printf '%s\n' "$TOKEN" > "$tmp/tok"
+grep -q '^- cluster:\|^  name: fake$' "$D/kubeconfig" || true
+cluster=$(python3 -c 'import yaml,sys; c=yaml.safe_load(open(sys.argv[1])); print([x["name"] for x in c["clusters"] if x["cluster"]["server"].startswith("https://127.0.0.1")][0])' "$D/kubeconfig")
+sed -i "s/cluster: fake,/cluster: $cluster,/" "$tmp/first"
+expect merged 1 env KUBECONFIG="$tmp/missing:$tmp/first:$D/kubeconfig" kubectl cpulint pod/train-0
+has merged "pod/ml/train-0[pytorch]"
+grep -q '"auth": "token"' "$D/requests.jsonl" && ok || bad "tokenFile auth not used"
+
+# 6. an exec credential plugin (a script that prints an ExecCredential)
+cat > "$tmp/bin/fake-cred" <<EOF2
+#!/bin/sh
+[ -n "\$KUBERNETES_EXEC_INFO" ] || exit 3
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}\n' "$TOKEN"
+EOF2
+chmod +x "$tmp/bin/fake-cred"
+printf 'apiVersion: v1\nkind: Config\ncurrent-context: ex\ncontexts:\n- name: ex\n  context: {cluster: %s, user: ex, namespace: ml}\nusers:\n- name: ex\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: fake-cred\n      interactiveMode: Never\n' "$cluster" > "$tmp/exec-only"
+expect exec 1 env KUBECONFIG="$tmp/exec-only:$D/kubeconfig" "$BIN" -v pod/train-0
+has exec "pod/ml/train-0[pytorch]"
+
+# 7. errors: one line each, naming context and server, exit 2
+expect not-found 2 "$BIN" --kubeconfig "$D/kubeconfig" pod/nope
+lines not-found 1
+has not-found 'context "fake-token"'
+has not-found "$SERVER"
+expect unauthorized 2 "$BIN" --kubeconfig "$D/kubeconfig" --context fake-bad-token pod/train-0
+lines unauthorized 1
+has unauthorized "unauthorized"
+expect tls 2 "$BIN" --kubeconfig "$D/kubeconfig" --context fake-wrong-ca pod/train-0
+lines tls 1
+has tls 'context "fake-wrong-ca"'
+expect no-context 2 "$BIN" --kubeconfig "$D/kubeconfig" --context nope pod/train-0
+lines no-context 1
+expect missing-kubeconfig 2 "$BIN" --kubeconfig "$tmp/none" pod/train-0
+lines missing-kubeconfig 1
+apiserver_stop
+apiserver_start --deny list:pods:restricted --deny get:nodes/proxy --delay /api/v1/namespaces/ml/pods/slow=3 --timeout 120 || { bad "server 2"; finish; }
+D=$APISERVER_DIR
+TOKEN2=$(cat "$D/token")
+expect forbidden 2 "$BIN" --kubeconfig "$D/kubeconfig" -n restricted -l app=x
+lines forbidden 1
+has forbidden "forbidden"
+has forbidden "list"
+expect no-permission 1 "$BIN" --kubeconfig "$D/kubeconfig" pod/train-0
+has no-permission "throttling was not measured on node gpu-node-1"
+has no-permission "nodes/proxy"
+if printf '%s\n' "$out" | grep -q CPU501; then bad "CPU501 without counters"; else ok; fi
+expect timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --request-timeout 1s pod/slow
+lines timeout 1
+has timeout "time"
+apiserver_stop
+expect unreachable 2 "$BIN" --kubeconfig "$tmp/second" --context fake-token pod/train-0
+lines unreachable 1
+has unreachable "$SERVER"
+
+# 8. never a token, not even with -v
+for t in "$TOKEN" "$TOKEN2"; do
+	if grep -qF -- "$t" "$tmp/all-output"; then bad "a token was printed"; else ok; fi
+done
+rm -rf "$tmp"
+finish
