@@ -129,6 +129,20 @@ lint:
 bench: $(BIN) $(BENCH_BIN)
 	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh $(BENCH_BIN)
 
+# Fuzzing (clang + libFuzzer): FUZZ_SECONDS per run, seeded from testdata.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+	    CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined" \
+	    build-fuzz/libcpulint.a
+	$(Q)clang -O1 -g -fsanitize=fuzzer,address,undefined -Ilib -Irules \
+	    -Ibuild-fuzz -o build-fuzz/fuzz_lint tests/fuzz/fuzz_lint.c \
+	    build-fuzz/libcpulint.a $(LDLIBS)
+	$(Q)mkdir -p build-fuzz/corpus && \
+	    find testdata -name '*.yaml' -size -64k -exec cp {} build-fuzz/corpus/ \;
+	$(Q)./build-fuzz/fuzz_lint -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=65536 build-fuzz/corpus
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-cpulint
@@ -140,6 +154,6 @@ install-deps:
 	sh tools/install-deps.sh
 
 clean:
-	rm -rf build build-asan $(BIN)
+	rm -rf build build-asan build-fuzz $(BIN)
 
 -include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)
