@@ -82,7 +82,7 @@ END_TEST
 START_TEST(strmap)
 {
 	struct cpl_strmap m = { 0 };
-	char keys[500][8];
+	char keys[500][16];
 	int i;
 
 	for (i = 0; i < 500; i++) {
