@@ -978,7 +978,9 @@ cpl_engine_run(struct cpl_engine *e)
 					      "line %d", at);
 		}
 	}
-	qsort(e->findings, e->nfindings, sizeof(*e->findings), cmp_finding);
+	if (e->nfindings > 1)
+		qsort(e->findings, e->nfindings, sizeof(*e->findings),
+		      cmp_finding);
 	for (i = 0, out = 0; i < e->nfindings; i++) {
 		if ((e->diff && !changed(e, &e->findings[i])) ||
 		    (out > 0 && same_finding(&e->findings[out - 1],
