@@ -555,7 +555,8 @@ walk(struct cpl_engine *e, const char *dir, int depth)
 		names[n++] = cpl_xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		char *p = strcmp(dir, ".") == 0 ?
 			  cpl_xstrdup(names[i]) :
