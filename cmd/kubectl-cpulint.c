@@ -372,13 +372,31 @@ run_static(struct options *o, int argc, char **argv)
 	return status;
 }
 
-/* A live target: TYPE/NAME, or a bare name (a Pod). */
+/*
+ * A live target: TYPE/NAME with a known TYPE, or a bare name (a Pod).  An
+ * argument that exists, or looks like a file (a YAML/JSON/Python name, a
+ * path whose first part is not a resource type), is a path, so a typo
+ * gives "cannot read", not a cluster lookup.
+ */
 static bool
 looks_live(const char *arg)
 {
 	struct stat st;
+	const char *slash = strchr(arg, '/');
+	char *type;
+	bool live;
 
-	return stat(arg, &st) != 0;
+	if (stat(arg, &st) == 0)
+		return false;
+	if (cpl_str_ends(arg, ".yaml") || cpl_str_ends(arg, ".yml") ||
+	    cpl_str_ends(arg, ".json") || cpl_str_ends(arg, ".py"))
+		return false;
+	if (slash == NULL)
+		return true;
+	type = cpl_xstrndup(arg, (size_t)(slash - arg));
+	live = cpl_live_is_type(type);
+	free(type);
+	return live;
 }
 
 int

@@ -790,6 +790,12 @@ measure(struct live *l)
 
 /* ---- entry points ------------------------------------------------------ */
 
+bool
+cpl_live_is_type(const char *word)
+{
+	return find_kind(word) != NULL;
+}
+
 int
 cpl_live_parse_duration(double *seconds, const char *text)
 {

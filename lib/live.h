@@ -47,6 +47,10 @@ int cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		     size_t ntargets, const struct cpl_live_opts *o,
 		     struct cpl_buf *notes);
 
+/* Whether word names a resource type live mode knows ("pod", "deploy",
+ * "deployment.apps", "pytorchjob" ...). */
+bool cpl_live_is_type(const char *word);
+
 /* Parses a --sample duration ("30s", "1m", "500ms", "10") into seconds;
  * -1 on anything else. */
 int cpl_live_parse_duration(double *seconds, const char *text);

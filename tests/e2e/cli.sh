@@ -1,0 +1,119 @@
+#!/bin/sh
+# The command line: information flags, usage errors, --fail-on, -o, colour,
+# .cpulint.yaml (severity, off, exclude, errors), inline suppressions in
+# YAML, a huge file, directory walking rules.
+set -u
+BIN=${BIN:?}
+root=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL cli: $*"; fail=$((fail + 1)); }
+expect() {
+	name=$1 want=$2
+	shift 2
+	out=$("$@" 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	if [ "$rc" = "$want" ]; then ok; else
+		bad "$name: exit $rc, expected $want"
+		printf '%s\n%s\n' "$out" "$err" | head -6
+	fi
+}
+has() {
+	if printf '%s\n%s\n' "$out" "$err" | grep -qF -- "$2"; then ok; else
+		bad "$1: lacks '$2'"
+		printf '%s\n%s\n' "$out" "$err" | head -6
+	fi
+}
+lacks() {
+	if printf '%s\n%s\n' "$out" "$err" | grep -qF -- "$2"; then
+		bad "$1: has '$2'"
+	else ok; fi
+}
+
+expect version 0 "$BIN" --version
+has version "kubectl-cpulint $(cat VERSION)"
+expect help 0 "$BIN" -h
+has help "usage: kubectl-cpulint"
+expect explain 0 "$BIN" --explain CPU401
+has explain "# CPU401 cpu-oversubscribed"
+expect explain-name 0 "$BIN" --explain shm-missing
+has explain-name "# CPU402 shm-missing"
+expect explain-bad 2 "$BIN" --explain CPU999
+expect list 0 "$BIN" --list-rules
+has list "CPU403  nproc-auto-on-cpu"
+expect no-args 2 "$BIN"
+expect bad-flag 2 "$BIN" --nope .
+expect bad-format 2 "$BIN" --format xml .
+expect bad-fail-on 2 "$BIN" --fail-on sometimes .
+expect mixed 2 "$BIN" testdata/example pod/train-0
+expect live-flags-on-paths 2 "$BIN" -n ml testdata/example
+
+cp testdata/example/polyaxonfile.yaml "$tmp/p.yaml"
+expect fail-on-none 0 "$BIN" --no-config --fail-on none "$tmp/p.yaml"
+expect fail-on-error 1 "$BIN" --no-config --fail-on error "$tmp/p.yaml"
+expect output 1 "$BIN" --no-config -o "$tmp/out.txt" "$tmp/p.yaml"
+[ -z "$out" ] && grep -q "CPU401" "$tmp/out.txt" && ok || bad "-o wrote elsewhere"
+expect color 1 "$BIN" --no-config --color always "$tmp/p.yaml"
+printf '%s' "$out" | grep -q "$(printf '\033')\[" && ok || bad "--color always has no escapes"
+expect nocolor 1 env NO_COLOR=1 "$BIN" --no-config "$tmp/p.yaml"
+printf '%s' "$out" | grep -q "$(printf '\033')" && bad "colour with NO_COLOR" || ok
+
+# configuration
+mkdir -p "$tmp/proj/vendor" "$tmp/proj/jobs"
+cp testdata/example/polyaxonfile.yaml "$tmp/proj/jobs/"
+cp testdata/example/polyaxonfile.yaml "$tmp/proj/vendor/"
+printf 'rules:\n  CPU401: off\n  CPU202: note\n  cpu-request-limit-gap: warning\nexclude:\n  - vendor/\nthrottle-threshold: 20\n' > "$tmp/proj/.cpulint.yaml"
+expect config 1 "$BIN" "$tmp/proj"
+lacks config-off "CPU401"
+lacks config-exclude "vendor/polyaxonfile.yaml"
+has config-severity "note: OMP_NUM_THREADS=8"
+has config-name "warning: container \"polyaxon-main\" requests 1 CPU"
+expect no-config 1 "$BIN" --no-config "$tmp/proj"
+has no-config "CPU401"
+printf 'rules:\n  CPU777: off\n' > "$tmp/bad.yaml"
+expect config-unknown-rule 2 "$BIN" --config "$tmp/bad.yaml" "$tmp/p.yaml"
+has config-unknown-rule "bad.yaml:2:3: error: unknown rule \"CPU777\""
+has config-still-lints "CPU401"
+printf 'rules:\n  CPU401: loud\n' > "$tmp/bad.yaml"
+expect config-bad-severity 2 "$BIN" --config "$tmp/bad.yaml" "$tmp/p.yaml"
+has config-bad-severity "bad.yaml:2:11: error: invalid severity for CPU401"
+printf 'colour: red\n' > "$tmp/bad.yaml"
+expect config-unknown-key 2 "$BIN" --config "$tmp/bad.yaml" "$tmp/p.yaml"
+has config-unknown-key "unknown configuration key \"colour\""
+
+# inline suppressions
+sed -e 's|      value: "8"|      value: "8"  # cpulint: disable=CPU202|' \
+    "$tmp/p.yaml" > "$tmp/s.yaml"
+expect suppress-line 1 "$BIN" --no-config "$tmp/s.yaml"
+lacks suppress-line "OMP_NUM_THREADS=8 x 4"
+has suppress-summary "suppressed"
+expect suppress-sarif 1 "$BIN" --no-config --format sarif "$tmp/s.yaml"
+has suppress-sarif '"kind": "inSource"'
+{ cat "$tmp/p.yaml"; printf '# cpulint: disable-file=CPU202,CPU401\n'; } > "$tmp/f.yaml"
+expect suppress-file 1 "$BIN" --no-config "$tmp/f.yaml"
+lacks suppress-file "CPU401"
+lacks suppress-file "CPU202"
+
+# a huge file and the walker's skips
+python3 -c 'import sys; sys.stdout.write("# pad\n" * 3000000)' > "$tmp/huge.yaml"
+expect huge 2 "$BIN" --no-config "$tmp/huge.yaml" "$tmp/p.yaml"
+has huge "huge.yaml: error: file is too large"
+has huge-others "CPU401"
+mkdir -p "$tmp/w/.hidden" "$tmp/w/node_modules" "$tmp/w/ok"
+for d in .hidden node_modules ok; do cp "$tmp/p.yaml" "$tmp/w/$d/"; done
+printf 'a: [1\n' > "$tmp/w/ok/broken.yaml"
+printf 'title: notes\n' > "$tmp/w/ok/notes.yaml"
+expect walk 2 "$BIN" --no-config "$tmp/w"
+has walk "ok/p.yaml"
+lacks walk-hidden ".hidden/p.yaml"
+lacks walk-node-modules "node_modules/p.yaml"
+has walk-broken "broken.yaml:2:1: error:"
+lacks walk-notes "notes.yaml"
+expect ignore-unknown 1 "$BIN" --no-config --ignore-unknown "$tmp/w/ok/notes.yaml" "$tmp/p.yaml"
+lacks ignore-unknown "notes.yaml"
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]
