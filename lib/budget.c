@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "link.h"
+#include "pyscan.h"
 #include "shscan.h"
 #include "util.h"
 
@@ -226,12 +227,58 @@ cpl_budget_env_count(struct cpl_amount *out, const struct cpl_container *c,
 		       name);
 }
 
+/*
+ * Folds resolved code values (DataLoader workers, set_num_threads counts)
+ * into one amount: the largest known value, HOST when any value tracks
+ * the host, UNKNOWN when none is known.  what names the value in how.
+ */
+static void
+code_amount(struct cpl_amount *out, const struct cpl_code_size *v, size_t n,
+	    const char *what)
+{
+	size_t i, best = n;
+	bool host = false;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		if (v[i].value.kind == CPL_PYVAL_HOST)
+			host = true;
+		else if (v[i].value.kind == CPL_PYVAL_KNOWN &&
+			 (best == n || v[i].value.value > v[best].value.value))
+			best = i;
+	}
+	if (host) {
+		for (i = 0; i < n && v[i].value.kind != CPL_PYVAL_HOST; i++)
+			;
+		amount(out, CPL_AMT_HOST, best < n ? v[best].value.value : 1,
+		       &v[i].value.pos, "%s sized from the host's CPU count",
+		       what);
+	} else if (best < n) {
+		amount(out, CPL_AMT_KNOWN, v[best].value.value,
+		       &v[best].value.pos, "%s=%ld", what,
+		       v[best].value.value);
+	} else if (n > 0) {
+		amount(out, CPL_AMT_UNKNOWN, 0, &v[0].pos, "%s (unknown)",
+		       what);
+	}
+}
+
 void
 cpl_budget_threads(struct cpl_amount *out, const struct cpl_workload *w,
 		   const struct cpl_container *c)
 {
 	struct cpl_amount ranks;
 
+	/* torch.set_num_threads in the code wins over the environment. */
+	if (c->code && c->code->nthreads > 0) {
+		code_amount(out, c->code->threads, c->code->nthreads,
+			    "torch.set_num_threads");
+		if (out->state == CPL_AMT_KNOWN)
+			snprintf(out->how, sizeof(out->how),
+				 "torch.set_num_threads(%ld)", out->n);
+		if (out->state != CPL_AMT_UNKNOWN)
+			return;
+	}
 	cpl_budget_env_count(out, c, "MKL_NUM_THREADS");
 	if (out->state != CPL_AMT_UNSET)
 		return;
@@ -288,6 +335,12 @@ cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
 
 	(void)w;
 	memset(out, 0, sizeof(*out));
+	/* Linked code knows the DataLoaders, resolved with the arguments. */
+	if (c->code) {
+		code_amount(out, c->code->loaders, c->code->nloaders,
+			    "num_workers");
+		return;
+	}
 	for (i = 0; i < l->nargs; i++) {
 		const char *a = l->args[i].text, *eq, *val;
 		const struct cpl_pos *pos = &l->args[i].pos;

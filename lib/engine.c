@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "link.h"
 #include "loader.h"
+#include "pyscan.h"
 #include "repo.h"
 #include "rule.h"
 #include "suppress.h"
@@ -41,13 +43,22 @@ struct source {
 	char *text;
 	size_t len;
 	struct cpl_suppress *sup;	/* inline comments */
+	bool linted;			/* a target (not only linked code) */
+	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
+	bool scanned;
 };
 
 struct cpl_engine {
 	struct source **files;		/* owned, in the order read */
 	size_t nfiles;
 	size_t files_cap;
-	struct cpl_strmap by_path;	/* path → struct source * */
+	struct cpl_strmap by_path;	/* normalised path → struct source * */
+	char **keys;			/* owned keys of by_path and absent */
+	size_t nkeys;
+	struct cpl_strmap absent;	/* paths the linker found missing */
+	struct cpl_code **codes;	/* linked code, owned */
+	size_t ncodes;
+	struct cpl_strmap code_of;	/* pyfile path → a struct cpl_code */
 	struct cpl_wlist workloads;
 	struct cpl_finding *findings;
 	size_t nfindings;
@@ -93,14 +104,23 @@ cpl_engine_free(struct cpl_engine *e)
 
 	if (e == NULL)
 		return;
+	for (i = 0; i < e->ncodes; i++)
+		cpl_pyscan_code_free(e->codes[i]);
+	free(e->codes);
+	cpl_strmap_free(&e->code_of);
 	for (i = 0; i < e->nfiles; i++) {
 		free(e->files[i]->path);
 		free(e->files[i]->text);
 		cpl_suppress_free(e->files[i]->sup);
+		cpl_pyfile_free(e->files[i]->py);
 		free(e->files[i]);
 	}
 	free(e->files);
 	cpl_strmap_free(&e->by_path);
+	cpl_strmap_free(&e->absent);
+	for (i = 0; i < e->nkeys; i++)
+		free(e->keys[i]);
+	free(e->keys);
 	cpl_wlist_free(&e->workloads);
 	for (i = 0; i < e->nfindings; i++)
 		cpl_finding_free(&e->findings[i]);
@@ -154,6 +174,15 @@ add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 
 static const struct source *find_source(const struct cpl_engine *e,
 				       const char *path);
+
+/* Keeps a map key alive as long as the engine. */
+static const char *
+own_key(struct cpl_engine *e, char *key)
+{
+	e->keys = cpl_xrealloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
+	e->keys[e->nkeys++] = key;
+	return key;
+}
 
 /* ---- configuration ---------------------------------------------------- */
 
@@ -371,7 +400,8 @@ add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
 	src = cpl_xcalloc(1, sizeof(*src));
 	e->files[e->nfiles++] = src;
 	src->path = cpl_xstrdup(path);
-	cpl_strmap_put(&e->by_path, src->path, src);
+	src->linted = true;
+	cpl_strmap_put(&e->by_path, own_key(e, cpl_link_join(".", path)), src);
 	src->kind = kind;
 	src->text = text;
 	src->len = len;
@@ -856,10 +886,22 @@ cpl_engine_throttle_threshold(const struct cpl_engine *e)
 	return e->throttle_threshold;
 }
 
+/* The source at path, however the path is spelled ("./a/../b.py"). */
 static const struct source *
 find_source(const struct cpl_engine *e, const char *path)
 {
-	return cpl_strmap_get(&e->by_path, path);
+	char *key;
+	const struct source *src;
+
+	if (path == NULL)
+		return NULL;
+	src = cpl_strmap_get(&e->by_path, path);
+	if (src != NULL)
+		return src;
+	key = cpl_link_join(".", path);
+	src = cpl_strmap_get(&e->by_path, key);
+	free(key);
+	return src;
 }
 
 static int
@@ -899,6 +941,98 @@ same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
 	       (x->file != NULL || cpl_str_eq(x->object, y->object)) &&
 	       cpl_str_eq(x->container, y->container) &&
 	       strcmp(x->message, y->message) == 0;
+}
+
+/* The scanned Python of a source, scanning it the first time; a
+ * tokenizer error is an input error (the facts read so far are kept). */
+static const struct cpl_pyfile *
+python_of(struct cpl_engine *e, struct source *src)
+{
+	struct cpl_error err = { 0 };
+
+	if (src->kind != FILE_PYTHON)
+		return NULL;
+	if (!src->scanned) {
+		src->scanned = true;
+		if (cpl_pyscan_file(&src->py, src->path, src->text, src->len,
+				    &err) != 0 && src->linted)
+			cpl_engine_add_error(e, &err);
+		cpl_error_clear(&err);
+	}
+	return src->py;
+}
+
+/* The linker's loader: a Python file the engine has, or reads now (from
+ * the working tree or, with --staged, the index).  Missing paths are
+ * remembered, so each is looked up once. */
+static const struct cpl_pyfile *
+link_load(void *ctx, const char *path)
+{
+	struct cpl_engine *e = ctx;
+	struct source *src = (struct source *)find_source(e, path);
+	struct cpl_error err = { 0 };
+	struct stat st;
+	char *key, *text = NULL;
+	size_t len;
+
+	if (src != NULL)
+		return python_of(e, src);
+	key = cpl_link_join(".", path);
+	if (cpl_strmap_get(&e->absent, key) != NULL) {
+		free(key);
+		return NULL;
+	}
+	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	    excluded(e, path) ||
+	    read_source(e, path, &text, &len, &err) < 0) {
+		cpl_strmap_put(&e->absent, own_key(e, key), e);
+		cpl_error_clear(&err);
+		return NULL;
+	}
+	free(key);
+	src = add_source(e, path, FILE_PYTHON, text, len);
+	src->linted = false;	/* context for budget rules, not a target */
+	return python_of(e, src);
+}
+
+/* Links every static container that runs a script to its code. */
+static void
+link_all(struct cpl_engine *e)
+{
+	struct cpl_linker lk = { .load = link_load, .ctx = e,
+				 .root = e->repo ? cpl_repo_root(e->repo) :
+				 NULL };
+	size_t i, j, k;
+
+	for (i = 0; i < e->workloads.count; i++) {
+		struct cpl_workload *w = e->workloads.items[i];
+
+		if (w->source == CPL_SRC_LIVE)
+			continue;
+		for (j = 0; j < w->ncontainers; j++) {
+			struct cpl_code *code;
+
+			code = cpl_link_code(&lk, w, &w->containers[j]);
+			if (code == NULL)
+				continue;
+			w->containers[j].code = code;
+			e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) *
+						sizeof(*e->codes));
+			e->codes[e->ncodes++] = code;
+			for (k = 0; k < code->nfiles; k++)
+				if (cpl_strmap_get(&e->code_of,
+						   code->files[k]->path) == NULL)
+					cpl_strmap_put(&e->code_of,
+						       code->files[k]->path,
+						       code);
+		}
+	}
+}
+
+const struct cpl_code *
+cpl_check_code_of(const struct cpl_check *ck, const struct cpl_pyfile *f)
+{
+	return cpl_strmap_get(&ck->e->code_of, f->path);
 }
 
 /* Whether a line of a file (as the finding names it) changed. */
@@ -943,12 +1077,23 @@ cpl_engine_run(struct cpl_engine *e)
 	struct cpl_check ck = { .e = e };
 
 	rules = cpl_rules_all(&nrules);
+	/* Scan every Python target once, then link code to workloads. */
+	for (i = 0; i < e->nfiles; i++)
+		if (e->files[i]->linted)
+			python_of(e, e->files[i]);
+	link_all(e);
 	for (r = 0; r < nrules; r++) {
 		size_t first = e->nfindings;
 
 		if (e->sev[r] == CPL_SEV_OFF)
 			continue;
 		ck.rule = rules[r];
+		if (rules[r]->check_code) {
+			for (i = 0; i < e->nfiles; i++)
+				if (e->files[i]->linted && e->files[i]->py)
+					rules[r]->check_code(&ck,
+							     e->files[i]->py);
+		}
 		if (rules[r]->check_container) {
 			for (i = 0; i < e->workloads.count; i++) {
 				const struct cpl_workload *w =

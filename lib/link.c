@@ -1,12 +1,352 @@
 /*
- * link.c — workload ↔ Python linking.  Until the Python scanner lands no
- * container has linked code, so nothing here can answer yes.
+ * link.c — workload ↔ Python linking (see link.h).
+ *
+ * Invariant: every file of a linked process appears once, entry first,
+ * then the local modules in breadth-first import order; the walk visits
+ * each path at most once, so cyclic imports terminate and the cost is
+ * linear in the imports read.  The pool sizes are then resolved by
+ * pyvalue with the container's command-line arguments and environment.
  */
 #include "link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "pyvalue.h"
+#include "util.h"
+
+#define MAX_FILES 4096
+#define MAX_PARENTS 4
+
+char *
+cpl_link_join(const char *dir, const char *rel)
+{
+	struct cpl_buf b;
+	const char *p;
+	size_t *marks = NULL, nmarks = 0, cap = 0;
+	char *whole;
+
+	if (rel[0] == '/' || dir == NULL || *dir == '\0' ||
+	    strcmp(dir, ".") == 0)
+		whole = cpl_xstrdup(rel);
+	else
+		whole = cpl_xasprintf("%s/%s", dir, rel);
+	cpl_buf_init(&b, 0);
+	p = whole;
+	if (*p == '/')
+		cpl_buf_addc(&b, '/');
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* skip "" and "." */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && nmarks > 0) {
+			b.len = marks[--nmarks];
+			b.data[b.len] = '\0';
+		} else {
+			cpl_xgrow((void **)&marks, &cap, nmarks + 1,
+				  sizeof(*marks));
+			marks[nmarks++] = b.len;
+			if (b.len > 0 && b.data[b.len - 1] != '/')
+				cpl_buf_addc(&b, '/');
+			cpl_buf_add(&b, p, n);
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	free(marks);
+	free(whole);
+	if (b.len == 0)
+		cpl_buf_addc(&b, '.');
+	return cpl_buf_detach(&b);
+}
+
+/* The directory part of path ("." when there is none); caller frees. */
+static char *
+dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return cpl_xstrdup(".");
+	if (slash == path)
+		return cpl_xstrdup("/");
+	return cpl_xstrndup(path, (size_t)(slash - path));
+}
+
+/* Whether dir lies at or above root (lexically). */
+static bool
+at_root(const char *dir, const char *root)
+{
+	return root && strcmp(dir, root) == 0;
+}
+
+/* Tries rel against dir and its parents (up to the root or MAX_PARENTS),
+ * each suffix of rel from the longest; the first file found wins. */
+static const struct cpl_pyfile *
+find_up(const struct cpl_linker *lk, const char *start, const char *rel)
+{
+	char *dir = cpl_xstrdup(start);
+	const struct cpl_pyfile *f = NULL;
+	int up;
+
+	for (up = 0; f == NULL; up++) {
+		char *path = cpl_link_join(dir, rel);
+		char *parent;
+
+		f = lk->load(lk->ctx, path);
+		free(path);
+		if (f || at_root(dir, lk->root) ||
+		    (lk->root == NULL && up >= MAX_PARENTS) ||
+		    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
+			break;
+		parent = cpl_link_join(dir, "..");
+		free(dir);
+		dir = parent;
+		if (strncmp(dir, "..", 2) == 0)
+			break;	/* never above where we started from "." */
+	}
+	free(dir);
+	return f;
+}
+
+/* The entry script a launch names, as a path relative to some base. */
+static const struct cpl_pyfile *
+find_entry(const struct cpl_linker *lk, const char *start,
+	   const struct cpl_launch *l)
+{
+	const char *s = l->script.text, *end;
+	const struct cpl_pyfile *f = NULL;
+	char *rel;
+
+	if (!l->has_script || s == NULL)
+		return NULL;
+	if (l->is_module) {
+		char *mod = cpl_xstrdup(s), *p, *init;
+
+		for (p = mod; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		rel = cpl_xasprintf("%s.py", mod);
+		init = cpl_xasprintf("%s/__main__.py", mod);
+		f = find_up(lk, start, rel);
+		if (f == NULL)
+			f = find_up(lk, start, init);
+		free(rel);
+		free(init);
+		free(mod);
+		return f;
+	}
+	/* A templated prefix ("{{ globals.artifacts_path }}/repo/x.py") or
+	 * an absolute image path ("/app/src/train.py"): try every suffix
+	 * after a '/', longest first. */
+	if ((end = strstr(s, "}}")) != NULL)
+		s = end + 2;
+	while (*s == '/')
+		s++;
+	if (!cpl_str_ends(s, ".py"))
+		return NULL;
+	while (f == NULL && *s) {
+		const char *slash;
+
+		f = find_up(lk, start, s);
+		slash = strchr(s, '/');
+		if (slash == NULL)
+			break;
+		s = slash + 1;
+	}
+	return f;
+}
+
+struct walk {
+	const struct cpl_linker *lk;
+	const struct cpl_pyfile **files;	/* entry first */
+	size_t nfiles;
+	struct cpl_strmap seen;		/* file path → file */
+	const char *entry_dir;
+	const struct cpl_container *c;
+};
+
+static void
+add_file(struct walk *wk, const struct cpl_pyfile *f)
+{
+	if (f == NULL || cpl_strmap_get(&wk->seen, f->path) != NULL ||
+	    wk->nfiles >= MAX_FILES)
+		return;
+	cpl_strmap_put(&wk->seen, f->path, (void *)f);
+	wk->files = cpl_xrealloc(wk->files,
+				 (wk->nfiles + 1) * sizeof(*wk->files));
+	wk->files[wk->nfiles++] = f;
+}
+
+/* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated). */
+static const struct cpl_pyfile *
+load_module(const struct walk *wk, const char *base, const char *mod)
+{
+	const struct cpl_pyfile *f;
+	char *rel = cpl_xasprintf("%s.py", mod), *p;
+
+	p = cpl_link_join(base, rel);
+	f = wk->lk->load(wk->lk->ctx, p);
+	free(p);
+	free(rel);
+	if (f == NULL) {
+		rel = cpl_xasprintf("%s/__init__.py", mod);
+		p = cpl_link_join(base, rel);
+		f = wk->lk->load(wk->lk->ctx, p);
+		free(p);
+		free(rel);
+	}
+	return f;
+}
+
+/* Where an import of level dots from file `from` starts looking: the
+ * importing file's package for relative imports, else the entry script's
+ * directory (sys.path[0]).  Caller frees. */
+static char *
+import_base(const struct walk *wk, const struct cpl_pyfile *from, int level)
+{
+	char *base;
+	int i;
+
+	if (level <= 0)
+		return cpl_xstrdup(wk->entry_dir);
+	base = dir_of(from->path);
+	for (i = 1; i < level; i++) {
+		char *up = cpl_link_join(base, "..");
+
+		free(base);
+		base = up;
+	}
+	return base;
+}
+
+/* A dotted module name as a '/'-separated path; caller frees. */
+static char *
+module_path(const char *module)
+{
+	char *mod = cpl_xstrdup(module ? module : ""), *p;
+
+	for (p = mod; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	return mod;
+}
+
+/* The local module an import names (and, for `from pkg import mod`, the
+ * submodule it may name). */
+static void
+follow_import(struct walk *wk, const struct cpl_pyfile *from,
+	      const struct cpl_pyimport *imp)
+{
+	char *base = import_base(wk, from, imp->level);
+	char *mod = module_path(imp->module);
+
+	if (imp->name && strcmp(imp->name, "*") != 0) {
+		char *sub = cpl_xasprintf("%s%s%s", mod, *mod ? "/" : "",
+					  imp->name);
+
+		add_file(wk, load_module(wk, base, sub));
+		free(sub);
+	}
+	if (*mod)
+		add_file(wk, load_module(wk, base, mod));
+	free(mod);
+	free(base);
+}
+
+/* pyvalue's module callback: the linked file of an imported module. */
+static const struct cpl_pyfile *
+module_cb(void *ctx, const struct cpl_pyfile *from, const char *module,
+	  int level)
+{
+	struct walk *wk = ctx;
+	char *base = import_base(wk, from, level);
+	char *mod = module_path(module);
+	const struct cpl_pyfile *f = *mod ? load_module(wk, base, mod) : NULL;
+
+	free(mod);
+	free(base);
+	return f;
+}
+
+/* pyvalue's environment callback: the container's effective env. */
+static int
+getenv_cb(void *ctx, const char *name, const char **value,
+	  struct cpl_pos *pos)
+{
+	struct walk *wk = ctx;
+	const struct cpl_env *e = cpl_budget_env(wk->c, name);
+
+	if (e == NULL)
+		return wk->c->env_from ? -1 : 0;
+	if (e->value == NULL)
+		return -1;
+	*value = e->value;
+	*pos = e->pos;
+	return 1;
+}
+
+/* Whether a command word may stand for more words or an unknown value. */
+static bool
+partial_args(const struct cpl_launch *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nargs; i++)
+		if (strstr(l->args[i].text, "{{") || strchr(l->args[i].text,
+							    '$'))
+			return true;
+	return false;
+}
+
+struct cpl_code *
+cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
+	      const struct cpl_container *c)
+{
+	struct walk wk = { .lk = lk, .c = c };
+	struct cpl_pyenv env = { 0 };
+	struct cpl_code *code = NULL;
+	const struct cpl_pyfile *entry;
+	char *start, *edir;
+	size_t i, j;
+
+	if (w->file == NULL || !c->launch.has_script)
+		return NULL;
+	start = dir_of(w->file);
+	entry = find_entry(lk, start, &c->launch);
+	free(start);
+	if (entry == NULL)
+		return NULL;
+	edir = dir_of(entry->path);
+	wk.entry_dir = edir;
+	add_file(&wk, entry);
+	/* Breadth-first: wk.files grows while it is walked. */
+	for (i = 0; i < wk.nfiles; i++) {
+		const struct cpl_pyfile *f = wk.files[i];
+
+		for (j = 0; j < f->nimports; j++)
+			follow_import(&wk, f, &f->imports[j]);
+	}
+	env.argv = c->launch.args;
+	env.argc = c->launch.nargs;
+	env.argv_partial = partial_args(&c->launch);
+	env.files = wk.files;
+	env.nfiles = wk.nfiles;
+	env.module = module_cb;
+	env.getenv = getenv_cb;
+	env.ctx = &wk;
+	cpl_pyvalue_code(&code, wk.files, wk.nfiles, &env);
+	cpl_strmap_free(&wk.seen);
+	free(wk.files);
+	free(edir);
+	return code;
+}
 
 bool
 cpl_code_imports_torch(const struct cpl_code *code)
 {
-	(void)code;
-	return false;
+	return code != NULL && code->imports_torch;
 }

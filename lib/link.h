@@ -1,16 +1,51 @@
 /*
  * link.h — joins workloads to the Python they run: from a container's
- * command to its entry script in the repository and the local modules it
- * imports, each file scanned once however many workloads link it.
+ * command (`python train.py`, `python -m pkg.train`, `torchrun … train.py`,
+ * `sh -c "… python x.py"`) to its entry script in the repository, and from
+ * it to the local modules it imports, transitively.
+ *
+ * The linker never reads a file itself: it asks a loader callback for the
+ * scanned file at a path (the engine's, which reads each file once, from
+ * the working tree or the index, and scans it once however many workloads
+ * link it).  Paths are joined lexically ("a/./b/../c.py" → "a/c.py").
+ *
+ * Ownership: cpl_link_code() returns a struct cpl_code (pyscan.h) the
+ * caller frees with cpl_pyscan_code_free(); its files are borrowed from
+ * the loader.
  */
 #ifndef CPL_LINK_H
 #define CPL_LINK_H
 
 #include <stdbool.h>
 
+#include "pyscan.h"
 #include "workload.h"
+
+/* Returns the scanned file at path, or NULL when there is none. */
+typedef const struct cpl_pyfile *(*cpl_link_load_fn)(void *ctx,
+						     const char *path);
+
+struct cpl_linker {
+	cpl_link_load_fn load;
+	void *ctx;
+	const char *root;	/* do not look above this directory (the
+				 * repository root); NULL: the workload
+				 * file's directory and 4 parents */
+};
+
+/*
+ * The code a container runs: NULL when its command names no script, or
+ * the script is not found next to the workload file (or above it, up to
+ * the root).  w->file must be set (static workloads only).
+ */
+struct cpl_code *cpl_link_code(const struct cpl_linker *lk,
+			       const struct cpl_workload *w,
+			       const struct cpl_container *c);
 
 /* Whether the linked code imports torch (false for NULL). */
 bool cpl_code_imports_torch(const struct cpl_code *code);
+
+/* Joins dir and rel lexically; caller frees.  An absolute rel is kept. */
+char *cpl_link_join(const char *dir, const char *rel);
 
 #endif

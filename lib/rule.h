@@ -70,6 +70,11 @@ void cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
 void cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			      const struct cpl_pos *pos, const char *text);
 
+/* The linked code of a process that runs Python file f (the first
+ * container found that links it), or NULL when no workload runs it. */
+const struct cpl_code *cpl_check_code_of(const struct cpl_check *ck,
+					 const struct cpl_pyfile *f);
+
 /* Configuration the rules may read: the throttling threshold (percent). */
 double cpl_check_throttle_threshold(const struct cpl_check *ck);
 

@@ -4,6 +4,26 @@
  * command, so every rank's OpenMP pool sizes to the node.
  */
 #include "common.h"
+#include "pyscan.h"
+
+/* The linked code sets the threads itself: torch.set_num_threads, or
+ * OMP_NUM_THREADS through os.environ. */
+static bool
+code_sets_threads(const struct cpl_code *code)
+{
+	size_t i, j;
+
+	if (code == NULL)
+		return false;
+	if (code->nthreads > 0)
+		return true;
+	for (i = 0; i < code->nfiles; i++)
+		for (j = 0; j < code->files[i]->nenvsets; j++)
+			if (cpl_str_eq(code->files[i]->envsets[j].name,
+				       "OMP_NUM_THREADS"))
+				return true;
+	return false;
+}
 
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
@@ -14,7 +34,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	const struct cpl_pos *at;
 
 	if (!cpl_budget_training(w, c) || c->env_from ||
-	    cpl_budget_env(c, "OMP_NUM_THREADS") != NULL)
+	    cpl_budget_env(c, "OMP_NUM_THREADS") != NULL ||
+	    code_sets_threads(c->code))
 		return;
 	cpl_facts_gather(&f, w, c);
 	/* torchrun sets OMP_NUM_THREADS=1 when it starts more than one rank

@@ -26,7 +26,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	r = f.ranks.n > 0 ? f.ranks.n : 1;
 	t = f.threads.state == CPL_AMT_KNOWN && f.threads.n > 0 ?
 	    f.threads.n : 1;
-	wk = f.workers.state == CPL_AMT_KNOWN ? f.workers.n : 0;
+	/* Host-sized workers count as their lower bound (at least 1). */
+	wk = f.workers.state == CPL_AMT_KNOWN ||
+	     f.workers.state == CPL_AMT_HOST ? f.workers.n : 0;
 	total = r * (t + wk);
 	if ((int64_t)total * 1000 <= f.cpu)
 		return;
@@ -38,18 +40,23 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_plural(wk, "worker", "workers"), total,
 		cpl_plural(total, "thread", "threads"), f.cpus,
 		cpl_facts_cname(c));
-	/* Name the variable that actually sets the threads. */
+	/* Name what actually sets the threads. */
 	var = strncmp(f.threads.how, "MKL_NUM_THREADS", 15) == 0 ?
-	      "MKL_NUM_THREADS and OMP_NUM_THREADS" : "OMP_NUM_THREADS";
+	      "MKL_NUM_THREADS and OMP_NUM_THREADS" :
+	      strncmp(f.threads.how, "torch.set_num_threads", 21) == 0 ?
+	      "the torch.set_num_threads argument" : "OMP_NUM_THREADS";
 	if (r > 1 || f.ranks.state != CPL_AMT_KNOWN)
 		cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s",
 					f.ranks.how);
 	if (f.threads.state == CPL_AMT_KNOWN)
 		cpl_finding_add_related(fd, &f.threads.pos,
 					"intra-op threads: %s", f.threads.how);
-	if (f.workers.state == CPL_AMT_KNOWN)
+	if (f.workers.state == CPL_AMT_KNOWN ||
+	    f.workers.state == CPL_AMT_HOST)
 		cpl_finding_add_related(fd, &f.workers.pos,
-					"loader workers: %s", f.workers.how);
+					"loader workers: %s%s", f.workers.how,
+					f.workers.state == CPL_AMT_HOST ?
+					" (counted as its lower bound)" : "");
 	if (f.per_rank >= 1)
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: set %s to "

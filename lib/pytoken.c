@@ -1,0 +1,889 @@
+/*
+ * pytoken.c — the Python tokenizer (see pytoken.h).
+ *
+ * One forward pass over the bytes with a cursor that keeps line and
+ * column; tokens are appended to a growing array.  Invariant: the cursor
+ * only ever moves forward through step(), which alone updates line and
+ * column, so every position is exact whatever path consumed the bytes.
+ * Indentation is a stack of columns (tabs to multiples of 8, as CPython);
+ * brackets are a stack of the opening characters and their positions.
+ * f-strings are scanned recursively: a replacement field is read as an
+ * expression whose own strings may be f-strings again.
+ */
+#include "pytoken.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An open bracket and where it was opened. */
+struct bracket {
+	char c;
+	int line;
+	int column;
+};
+
+/* The tokenizer's state: cursor, stacks and the output. */
+struct lexer {
+	const char *s;
+	size_t n;
+	size_t i;
+	int line;
+	int col;
+	struct cpl_pytokens *out;
+	int *indents;		/* indentation columns; [0] is 0 */
+	size_t nindents;
+	size_t capindents;
+	struct bracket *br;	/* open brackets */
+	size_t nbr;
+	size_t capbr;
+	bool content;		/* the logical line has a token */
+	const char *path;
+	struct cpl_error *err;
+	int rc;
+};
+
+static const char *const keywords[] = {
+	"False", "None", "True", "and", "as", "assert", "async", "await",
+	"break", "class", "continue", "def", "del", "elif", "else", "except",
+	"finally", "for", "from", "global", "if", "import", "in", "is",
+	"lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+	"while", "with", "yield",
+};
+
+static void scan_string(struct lexer *lx, unsigned flags);
+
+/* Records the first error of the scan. */
+static void
+lex_error(struct lexer *lx, int line, int column, const char *msg)
+{
+	if (lx->rc == 0)
+		cpl_error_set(lx->err, lx->path, line, column, "%s", msg);
+	lx->rc = -1;
+}
+
+static bool
+at_end(const struct lexer *lx)
+{
+	return lx->i >= lx->n;
+}
+
+/* The byte k ahead of the cursor, 0 past the end. */
+static unsigned char
+peek(const struct lexer *lx, size_t k)
+{
+	return lx->i + k < lx->n ? (unsigned char)lx->s[lx->i + k] : 0;
+}
+
+static bool
+is_newline(unsigned char c)
+{
+	return c == '\n' || c == '\r';
+}
+
+/* Consumes one character (CRLF counts as one) and moves line/column. */
+static void
+step(struct lexer *lx)
+{
+	unsigned char c = peek(lx, 0);
+
+	if (at_end(lx))
+		return;
+	lx->i++;
+	if (c == '\r' || c == '\n') {
+		if (c == '\r' && peek(lx, 0) == '\n')
+			lx->i++;
+		lx->line++;
+		lx->col = 1;
+	} else if ((c & 0xC0) != 0x80) {
+		lx->col++;
+	}
+}
+
+static bool
+is_name_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       c >= 0x80;
+}
+
+static bool
+is_name_char(unsigned char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool
+is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Appends a token from (off, line, col) to the cursor. */
+static void
+emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
+     int line, int col)
+{
+	struct cpl_pytokens *o = lx->out;
+	struct cpl_pytoken *t;
+
+	if (o->count == o->cap)
+		cpl_xgrow((void **)&o->toks, &o->cap, o->count + 1,
+			  sizeof(*o->toks));
+	t = &o->toks[o->count++];
+	t->kind = kind;
+	t->flags = flags;
+	t->off = off;
+	t->len = lx->i - off;
+	t->line = line;
+	t->column = col;
+	t->end_line = lx->line;
+	t->end_column = lx->col;
+	if (kind == CPL_PYTOK_NAME || kind == CPL_PYTOK_KEYWORD ||
+	    kind == CPL_PYTOK_NUMBER || kind == CPL_PYTOK_STRING ||
+	    kind == CPL_PYTOK_OP || kind == CPL_PYTOK_ERRORTOKEN)
+		lx->content = true;
+}
+
+/* Appends a zero-length token at the cursor. */
+static void
+emit_empty(struct lexer *lx, enum cpl_pytok_kind kind)
+{
+	emit(lx, kind, 0, lx->i, lx->line, lx->col);
+}
+
+static void
+push_indent(struct lexer *lx, int col)
+{
+	cpl_xgrow((void **)&lx->indents, &lx->capindents, lx->nindents + 1,
+		  sizeof(*lx->indents));
+	lx->indents[lx->nindents++] = col;
+}
+
+/*
+ * At the start of a line outside brackets: measures the indentation and
+ * emits INDENT or DEDENTs when the line holds a token.  Blank and
+ * comment-only lines leave the indentation alone, as in CPython.
+ */
+static void
+indentation(struct lexer *lx)
+{
+	size_t start = lx->i;
+	int line = lx->line, width = 0;
+	unsigned char c;
+
+	for (;;) {
+		c = peek(lx, 0);
+		if (c == ' ')
+			width++;
+		else if (c == '\t')
+			width = (width / 8 + 1) * 8;
+		else if (c == '\f')
+			width = 0;
+		else
+			break;
+		step(lx);
+	}
+	if (at_end(lx) || c == '#' || is_newline(c))
+		return;
+	if (c == '\\' && is_newline(peek(lx, 1)))
+		return;
+	if (width > lx->indents[lx->nindents - 1]) {
+		push_indent(lx, width);
+		emit(lx, CPL_PYTOK_INDENT, 0, start, line, 1);
+		return;
+	}
+	while (lx->nindents > 1 && width < lx->indents[lx->nindents - 1]) {
+		lx->nindents--;
+		emit_empty(lx, CPL_PYTOK_DEDENT);
+	}
+	if (width != lx->indents[lx->nindents - 1])
+		lex_error(lx, lx->line, lx->col,
+			  "unindent does not match any outer indentation level");
+}
+
+/*
+ * Consumes name characters.  They hold no newline, so the cursor moves
+ * here without step(): a column per byte that starts a character.
+ */
+static void
+skip_name_chars(struct lexer *lx)
+{
+	const unsigned char *s = (const unsigned char *)lx->s;
+	size_t i = lx->i;
+	int col = lx->col;
+
+	while (i < lx->n && is_name_char(s[i])) {
+		if ((s[i] & 0xC0) != 0x80)
+			col++;
+		i++;
+	}
+	lx->i = i;
+	lx->col = col;
+}
+
+static void
+scan_comment(struct lexer *lx)
+{
+	size_t off = lx->i;
+	int line = lx->line, col = lx->col;
+
+	while (lx->i < lx->n && !is_newline((unsigned char)lx->s[lx->i])) {
+		if (((unsigned char)lx->s[lx->i] & 0xC0) != 0x80)
+			lx->col++;
+		lx->i++;
+	}
+	emit(lx, CPL_PYTOK_COMMENT, 0, off, line, col);
+}
+
+/* c is a digit in base (2, 8, 10 or 16). */
+static bool
+is_base_digit(unsigned char c, int base)
+{
+	if (base == 16)
+		return is_digit(c) || (c >= 'a' && c <= 'f') ||
+		       (c >= 'A' && c <= 'F');
+	if (base == 8)
+		return c >= '0' && c <= '7';
+	if (base == 2)
+		return c == '0' || c == '1';
+	return is_digit(c);
+}
+
+/* Consumes digits of base and single underscores between them. */
+static void
+digits(struct lexer *lx, int base)
+{
+	for (;;) {
+		unsigned char c = peek(lx, 0);
+
+		if (c == '_' && is_base_digit(peek(lx, 1), base))
+			step(lx);
+		else if (!is_base_digit(c, base))
+			break;
+		step(lx);
+	}
+}
+
+static void
+scan_number(struct lexer *lx)
+{
+	size_t off = lx->i;
+	int line = lx->line, col = lx->col;
+	unsigned flags = CPL_PYNUM_INT;
+	unsigned char c = peek(lx, 0), x = peek(lx, 1);
+
+	if (c == '0' && (x == 'x' || x == 'X' || x == 'o' || x == 'O' ||
+			 x == 'b' || x == 'B')) {
+		step(lx);
+		step(lx);
+		digits(lx, x == 'x' || x == 'X' ? 16 :
+			   x == 'o' || x == 'O' ? 8 : 2);
+		emit(lx, CPL_PYTOK_NUMBER, flags, off, line, col);
+		return;
+	}
+	digits(lx, 10);
+	if (peek(lx, 0) == '.') {
+		flags = CPL_PYNUM_FLOAT;
+		step(lx);
+		digits(lx, 10);
+	}
+	c = peek(lx, 0);
+	x = peek(lx, 1);
+	if ((c == 'e' || c == 'E') &&
+	    (is_digit(x) || ((x == '+' || x == '-') && is_digit(peek(lx, 2))))) {
+		flags = CPL_PYNUM_FLOAT;
+		step(lx);
+		if (x == '+' || x == '-')
+			step(lx);
+		digits(lx, 10);
+	}
+	c = peek(lx, 0);
+	if (c == 'j' || c == 'J') {
+		flags = CPL_PYNUM_IMAG;
+		step(lx);
+	}
+	emit(lx, CPL_PYTOK_NUMBER, flags, off, line, col);
+}
+
+/*
+ * The flags of a string prefix s[0, n) ("rb", "F" ...), or -1 when it is
+ * not one.
+ */
+static int
+prefix_flags(const char *s, size_t n)
+{
+	unsigned f = 0;
+	size_t k;
+
+	if (n == 0 || n > 2)
+		return -1;
+	for (k = 0; k < n; k++) {
+		unsigned bit;
+
+		switch (s[k] | 0x20) {
+		case 'r': bit = CPL_PYSTR_RAW; break;
+		case 'b': bit = CPL_PYSTR_BYTES; break;
+		case 'f': bit = CPL_PYSTR_FMT; break;
+		case 'u': bit = CPL_PYSTR_UNI; break;
+		case 't': bit = CPL_PYSTR_TMPL; break;
+		default: return -1;
+		}
+		if (f & bit)
+			return -1;
+		f |= bit;
+	}
+	/* u mixes with nothing; b with neither f nor t; f not with t. */
+	if ((f & CPL_PYSTR_UNI) && n > 1)
+		return -1;
+	if ((f & CPL_PYSTR_BYTES) && (f & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL)))
+		return -1;
+	if ((f & CPL_PYSTR_FMT) && (f & CPL_PYSTR_TMPL))
+		return -1;
+	return (int)f;
+}
+
+/* The cursor is at the closing quote(s) of a string opened with q. */
+static bool
+at_close(const struct lexer *lx, unsigned char q, bool triple)
+{
+	if (peek(lx, 0) != q)
+		return false;
+	return !triple || (peek(lx, 1) == q && peek(lx, 2) == q);
+}
+
+static void scan_field(struct lexer *lx, unsigned char q, bool triple);
+
+/*
+ * A format spec after ':' inside a replacement field: literal text with
+ * nested fields, up to the field's closing brace (consumed).  Stops
+ * without consuming at the string's closing quote or, in a single-quoted
+ * string, at a newline.
+ */
+static void
+scan_spec(struct lexer *lx, unsigned char q, bool triple)
+{
+	while (!at_end(lx)) {
+		unsigned char c = peek(lx, 0);
+
+		if (at_close(lx, q, triple))
+			return;
+		if (!triple && is_newline(c))
+			return;
+		if (c == '}') {
+			step(lx);
+			return;
+		}
+		if (c == '{') {
+			scan_field(lx, q, triple);
+			continue;
+		}
+		step(lx);
+	}
+}
+
+/*
+ * A replacement field of an f-string, from its '{' to its '}' (both
+ * consumed): an expression with brackets, nested strings and comments,
+ * then an optional !conversion and :spec.
+ */
+static void
+scan_field(struct lexer *lx, unsigned char q, bool triple)
+{
+	int depth = 0;
+
+	step(lx);	/* '{' */
+	while (!at_end(lx)) {
+		unsigned char c = peek(lx, 0);
+
+		if (c == '\'' || c == '"') {
+			scan_string(lx, 0);
+			continue;
+		}
+		if (is_name_start(c)) {
+			size_t start = lx->i;
+			int f;
+
+			skip_name_chars(lx);
+			f = prefix_flags(lx->s + start, lx->i - start);
+			c = peek(lx, 0);
+			if (f >= 0 && (c == '\'' || c == '"'))
+				scan_string(lx, (unsigned)f);
+			continue;
+		}
+		switch (c) {
+		case '#':
+			while (!at_end(lx) && !is_newline(peek(lx, 0)))
+				step(lx);
+			continue;
+		case '(': case '[': case '{':
+			depth++;
+			break;
+		case ')': case ']':
+			if (depth > 0)
+				depth--;
+			break;
+		case '}':
+			if (depth == 0) {
+				step(lx);
+				return;
+			}
+			depth--;
+			break;
+		case ':':
+			if (depth == 0) {
+				step(lx);
+				scan_spec(lx, q, triple);
+				return;
+			}
+			break;
+		case '\\':
+			step(lx);
+			break;
+		default:
+			break;
+		}
+		step(lx);
+	}
+}
+
+/*
+ * A string literal whose prefix (flags) has been consumed; the cursor is
+ * at its opening quote.  Emits one STRING token from the prefix on.
+ */
+static void
+scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
+	       int col, bool emit_token)
+{
+	unsigned char q = peek(lx, 0);
+	bool triple = peek(lx, 1) == q && peek(lx, 2) == q;
+	bool fmt = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
+	bool raw = flags & CPL_PYSTR_RAW;
+
+	if (triple) {
+		flags |= CPL_PYSTR_TRIPLE;
+		step(lx);
+		step(lx);
+	}
+	step(lx);
+	for (;;) {
+		unsigned char c = peek(lx, 0);
+
+		if (at_end(lx) || (!triple && is_newline(c))) {
+			flags |= CPL_PYSTR_OPEN;
+			lex_error(lx, line, col, triple ?
+				  "unterminated triple-quoted string literal" :
+				  "unterminated string literal");
+			break;
+		}
+		if (at_close(lx, q, triple)) {
+			step(lx);
+			if (triple) {
+				step(lx);
+				step(lx);
+			}
+			break;
+		}
+		if (c == '\\') {
+			unsigned char e = peek(lx, 1);
+
+			step(lx);
+			if (fmt && (e == '{' || e == '}'))
+				continue;
+			if (fmt && !raw && e == 'N' && peek(lx, 1) == '{') {
+				while (!at_end(lx) && peek(lx, 0) != '}' &&
+				       !at_close(lx, q, triple))
+					step(lx);
+				if (peek(lx, 0) == '}')
+					step(lx);
+				continue;
+			}
+			step(lx);
+			continue;
+		}
+		if (fmt && c == '{') {
+			if (peek(lx, 1) == '{') {
+				step(lx);
+				step(lx);
+			} else {
+				scan_field(lx, q, triple);
+			}
+			continue;
+		}
+		step(lx);
+	}
+	if (emit_token)
+		emit(lx, CPL_PYTOK_STRING, flags, off, line, col);
+}
+
+/* A string nested in an f-string field: consumed, no token. */
+static void
+scan_string(struct lexer *lx, unsigned flags)
+{
+	scan_string_at(lx, flags, lx->i, lx->line, lx->col, false);
+}
+
+/* A name, a keyword, or the prefix of a string. */
+static void
+scan_name(struct lexer *lx)
+{
+	size_t off = lx->i;
+	int line = lx->line, col = lx->col, f;
+	unsigned char c;
+
+	skip_name_chars(lx);
+	c = peek(lx, 0);
+	f = prefix_flags(lx->s + off, lx->i - off);
+	if (f >= 0 && (c == '\'' || c == '"')) {
+		scan_string_at(lx, (unsigned)f, off, line, col, true);
+		return;
+	}
+	emit(lx, cpl_pytoken_keyword(lx->s + off, lx->i - off) ?
+		 CPL_PYTOK_KEYWORD : CPL_PYTOK_NAME, 0, off, line, col);
+}
+
+static void
+open_bracket(struct lexer *lx, char c, int line, int col)
+{
+	cpl_xgrow((void **)&lx->br, &lx->capbr, lx->nbr + 1, sizeof(*lx->br));
+	lx->br[lx->nbr].c = c;
+	lx->br[lx->nbr].line = line;
+	lx->br[lx->nbr].column = col;
+	lx->nbr++;
+}
+
+static void
+close_bracket(struct lexer *lx, char c, int line, int col)
+{
+	char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+
+	if (lx->nbr == 0) {
+		lex_error(lx, line, col, c == ')' ? "unmatched ')'" :
+			  c == ']' ? "unmatched ']'" : "unmatched '}'");
+		return;
+	}
+	if (lx->br[lx->nbr - 1].c != want)
+		lex_error(lx, line, col,
+			  "closing bracket does not match the opening one");
+	lx->nbr--;
+}
+
+/*
+ * The length of the operator at p (avail bytes there) by longest match:
+ * :=  ->  **=  //=  >>=  <<=  ...  and the one- and two-character ones;
+ * 0 for a character that is no operator ('!' alone, '$', '?', '`').
+ */
+static size_t
+op_len(const unsigned char *p, size_t avail)
+{
+	unsigned char d = avail > 1 ? p[1] : 0, e = avail > 2 ? p[2] : 0;
+
+	switch (p[0]) {
+	case '*': case '/': case '>': case '<':
+		if (d == p[0])
+			return e == '=' ? 3 : 2;
+		return d == '=' ? 2 : 1;
+	case '.':
+		return d == '.' && e == '.' ? 3 : 1;
+	case '-':
+		return d == '=' || d == '>' ? 2 : 1;
+	case '!':
+		return d == '=' ? 2 : 0;
+	case ':': case '=': case '+': case '%': case '&': case '|': case '^':
+	case '@':
+		return d == '=' ? 2 : 1;
+	case '~': case '(': case ')': case '[': case ']': case '{': case '}':
+	case ',': case ';':
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* An operator by longest match, or an ERRORTOKEN for a stray character. */
+static void
+scan_op(struct lexer *lx)
+{
+	size_t off = lx->i, len;
+	int line = lx->line, col = lx->col;
+	unsigned char c = peek(lx, 0);
+
+	len = op_len((const unsigned char *)lx->s + lx->i, lx->n - lx->i);
+	if (len == 0) {
+		step(lx);
+		emit(lx, CPL_PYTOK_ERRORTOKEN, 0, off, line, col);
+		lex_error(lx, line, col, "invalid character in Python source");
+		return;
+	}
+	lx->i += len;
+	lx->col += (int)len;
+	if (c == '(' || c == '[' || c == '{')
+		open_bracket(lx, (char)c, line, col);
+	else if (c == ')' || c == ']' || c == '}')
+		close_bracket(lx, (char)c, line, col);
+	emit(lx, CPL_PYTOK_OP, 0, off, line, col);
+}
+
+/* A newline: NEWLINE when it ends a logical line with content, else NL. */
+static void
+scan_newline(struct lexer *lx)
+{
+	size_t off = lx->i;
+	int line = lx->line, col = lx->col;
+	bool logical = lx->nbr == 0 && lx->content;
+	struct cpl_pytoken *t;
+
+	step(lx);
+	emit(lx, logical ? CPL_PYTOK_NEWLINE : CPL_PYTOK_NL, 0, off, line, col);
+	t = &lx->out->toks[lx->out->count - 1];
+	t->end_line = line;
+	t->end_column = col + 1;
+	if (logical)
+		lx->content = false;
+}
+
+/* Everything after the last character: NEWLINE, DEDENTs, ENDMARKER. */
+static void
+finish(struct lexer *lx)
+{
+	if (lx->nbr > 0) {
+		struct bracket *b = &lx->br[lx->nbr - 1];
+
+		lex_error(lx, b->line, b->column,
+			  "unexpected end of file: bracket never closed");
+	}
+	if (lx->content)
+		emit_empty(lx, CPL_PYTOK_NEWLINE);
+	/* Like CPython, what follows an unterminated last line sits at the
+	 * start of the line after it. */
+	if (lx->n > 0 && !is_newline((unsigned char)lx->s[lx->n - 1])) {
+		lx->line++;
+		lx->col = 1;
+	}
+	while (lx->nindents > 1) {
+		lx->nindents--;
+		emit_empty(lx, CPL_PYTOK_DEDENT);
+	}
+	emit_empty(lx, CPL_PYTOK_ENDMARKER);
+}
+
+int
+cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
+		 const char *path, struct cpl_error *err)
+{
+	struct lexer lx;
+	bool bol = true;
+
+	memset(&lx, 0, sizeof(lx));
+	lx.s = text;
+	lx.n = len;
+	lx.line = 1;
+	lx.col = 1;
+	lx.out = out;
+	lx.path = path;
+	lx.err = err;
+	out->text = text;
+	out->len = len;
+	out->count = 0;
+	push_indent(&lx, 0);
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		lx.i = 3;
+	while (!at_end(&lx)) {
+		unsigned char c;
+
+		if (bol && lx.nbr == 0)
+			indentation(&lx);
+		bol = false;
+		if (at_end(&lx))
+			break;
+		c = peek(&lx, 0);
+		if (c == ' ' || c == '\t' || c == '\f') {
+			step(&lx);
+		} else if (c == '#') {
+			scan_comment(&lx);
+		} else if (is_newline(c)) {
+			scan_newline(&lx);
+			bol = true;
+		} else if (c == '\\' && is_newline(peek(&lx, 1))) {
+			step(&lx);
+			step(&lx);
+		} else if (c == '\\' && lx.i + 1 >= lx.n) {
+			lex_error(&lx, lx.line, lx.col,
+				  "unexpected end of file after '\\'");
+			step(&lx);
+		} else if (is_name_start(c)) {
+			scan_name(&lx);
+		} else if (is_digit(c) || (c == '.' && is_digit(peek(&lx, 1)))) {
+			scan_number(&lx);
+		} else if (c == '\'' || c == '"') {
+			scan_string_at(&lx, 0, lx.i, lx.line, lx.col, true);
+		} else {
+			scan_op(&lx);
+		}
+	}
+	finish(&lx);
+	free(lx.indents);
+	free(lx.br);
+	return lx.rc;
+}
+
+void
+cpl_pytoken_clear(struct cpl_pytokens *t)
+{
+	if (t == NULL)
+		return;
+	free(t->toks);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *
+cpl_pytoken_kind_name(enum cpl_pytok_kind k)
+{
+	switch (k) {
+	case CPL_PYTOK_ENDMARKER: return "ENDMARKER";
+	case CPL_PYTOK_NAME: return "NAME";
+	case CPL_PYTOK_KEYWORD: return "KEYWORD";
+	case CPL_PYTOK_NUMBER: return "NUMBER";
+	case CPL_PYTOK_STRING: return "STRING";
+	case CPL_PYTOK_OP: return "OP";
+	case CPL_PYTOK_NEWLINE: return "NEWLINE";
+	case CPL_PYTOK_NL: return "NL";
+	case CPL_PYTOK_COMMENT: return "COMMENT";
+	case CPL_PYTOK_INDENT: return "INDENT";
+	case CPL_PYTOK_DEDENT: return "DEDENT";
+	case CPL_PYTOK_ERRORTOKEN: return "ERRORTOKEN";
+	}
+	return "?";
+}
+
+bool
+cpl_pytoken_is(const char *text, const struct cpl_pytoken *t, const char *s)
+{
+	size_t n;
+
+	if (t == NULL)
+		return false;
+	n = strlen(s);
+	return t->len == n && memcmp(text + t->off, s, n) == 0;
+}
+
+bool
+cpl_pytoken_keyword(const char *s, size_t n)
+{
+	size_t k;
+
+	if (n < 2 || n > 8 || !((s[0] >= 'a' && s[0] <= 'y') ||
+				s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
+		return false;
+	for (k = 0; k < CPL_ARRAY_LEN(keywords); k++)
+		if (keywords[k][0] == s[0] && keywords[k][1] == s[1] &&
+		    strlen(keywords[k]) == n && memcmp(keywords[k], s, n) == 0)
+			return true;
+	return false;
+}
+
+int
+cpl_pytoken_number(double *out, bool *integral, const char *text,
+		   const struct cpl_pytoken *t)
+{
+	char buf[64], *end;
+	size_t k, m = 0;
+	int base = 10;
+	double v;
+
+	*out = 0;
+	*integral = false;
+	if (t->kind != CPL_PYTOK_NUMBER || (t->flags & CPL_PYNUM_IMAG))
+		return -1;
+	for (k = 0; k < t->len; k++) {
+		if (text[t->off + k] == '_')
+			continue;
+		if (m + 1 >= sizeof(buf))
+			return -1;
+		buf[m++] = text[t->off + k];
+	}
+	buf[m] = '\0';
+	errno = 0;
+	if (t->flags & CPL_PYNUM_FLOAT) {
+		v = strtod(buf, &end);
+	} else {
+		const char *p = buf;
+
+		if (m > 2 && buf[0] == '0') {
+			char x = (char)(buf[1] | 0x20);
+
+			base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 10;
+			if (base != 10)
+				p = buf + 2;
+		}
+		v = (double)strtoull(p, &end, base);
+		*integral = true;
+	}
+	if (*end != '\0' || errno != 0 || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The escape character e of a non-raw string, or -1 when not handled. */
+static int
+simple_escape(unsigned char e)
+{
+	switch (e) {
+	case '\\': return '\\';
+	case '\'': return '\'';
+	case '"': return '"';
+	case 'n': return '\n';
+	case 't': return '\t';
+	case 'r': return '\r';
+	case '0': return '\0';
+	default: return -1;
+	}
+}
+
+int
+cpl_pytoken_string(char **out, const char *text, const struct cpl_pytoken *t)
+{
+	const char *p = text + t->off, *end = p + t->len;
+	struct cpl_buf b;
+	size_t q;
+	int rc = -1;
+
+	*out = NULL;
+	cpl_buf_init(&b, 0);
+	if (t->kind != CPL_PYTOK_STRING || (t->flags & (CPL_PYSTR_FMT |
+	    CPL_PYSTR_TMPL | CPL_PYSTR_BYTES | CPL_PYSTR_OPEN)))
+		goto out;
+	while (p < end && *p != '\'' && *p != '"')
+		p++;
+	q = t->flags & CPL_PYSTR_TRIPLE ? 3 : 1;
+	if ((size_t)(end - p) < 2 * q)
+		goto out;
+	p += q;
+	end -= q;
+	while (p < end) {
+		int c;
+
+		if (*p != '\\' || (t->flags & CPL_PYSTR_RAW)) {
+			cpl_buf_addc(&b, *p++);
+			continue;
+		}
+		if (p + 1 < end && (p[1] == '\n' || p[1] == '\r')) {
+			p += p[1] == '\r' && p + 2 < end && p[2] == '\n' ? 3 : 2;
+			continue;
+		}
+		c = p + 1 < end ? simple_escape((unsigned char)p[1]) : -1;
+		if (c < 0)
+			goto out;
+		if (c == '\0')
+			goto out;	/* would cut the C string */
+		cpl_buf_addc(&b, (char)c);
+		p += 2;
+	}
+	*out = cpl_buf_detach(&b);
+	rc = 0;
+out:
+	cpl_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/*
+ * CPU305 set-num-threads-over-budget — torch.set_num_threads(N) in the
+ * code a container runs, times its ranks, exceeds the CPU budget.  A
+ * budget finding: reported at the CPU limit, with the call as a related
+ * location.
+ */
+#include "common.h"
+#include "pyscan.h"
+
+static void
+check(struct cpl_check *ck, const struct cpl_workload *w,
+      const struct cpl_container *c)
+{
+	struct cpl_facts f;
+	size_t i;
+	long r;
+
+	if (c->code == NULL || !cpl_budget_training(w, c))
+		return;
+	cpl_facts_gather(&f, w, c);
+	if (f.cpu < 0)
+		return;
+	r = f.ranks.n > 0 ? f.ranks.n : 1;
+	for (i = 0; i < c->code->nthreads; i++) {
+		const struct cpl_code_size *t = &c->code->threads[i];
+		struct cpl_finding *fd;
+
+		if (t->value.kind != CPL_PYVAL_KNOWN || t->value.value <= 1 ||
+		    (int64_t)t->value.value * r * 1000 <= f.cpu)
+			continue;
+		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
+			"torch.set_num_threads(%ld) x %ld %s = %ld threads on "
+			"a %s-CPU budget (container \"%s\")", t->value.value,
+			r, cpl_plural(r, "rank", "ranks"), t->value.value * r,
+			f.cpus, cpl_facts_cname(c));
+		cpl_finding_add_related(fd, &t->pos, "torch.set_num_threads");
+		if (t->value.pos.line > 0 &&
+		    (t->value.pos.line != t->pos.line ||
+		     t->value.pos.file != t->pos.file))
+			cpl_finding_add_related(fd, &t->value.pos,
+						"its value: %ld",
+						t->value.value);
+		if (r > 1)
+			cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s",
+						f.ranks.how);
+		cpl_finding_set_fix(fd,
+			"call torch.set_num_threads(%ld) (per-rank budget "
+			"floor(%s / %ld) = %ld, split into %ld thread(s) and "
+			"%ld loader worker(s); a starting point to compare "
+			"against)", f.t, f.cpus, r, f.per_rank, f.t, f.w);
+	}
+}
+
+const struct cpl_rule cpl_rule_cpu305 = {
+	.id = "CPU305",
+	.name = "set-num-threads-over-budget",
+	.severity = CPL_SEV_ERROR,
+	.summary = "torch.set_num_threads(N) times the ranks exceeds the CPU "
+		   "limit.",
+	.precision = "high",
+	.check_container = check,
+};
