@@ -1054,17 +1054,38 @@ line_changed(const struct cpl_engine *e, const char *file, int line)
 	return yes;
 }
 
+/* Whether a file (as the engine names it) changed at all. */
+static bool
+file_changed(const struct cpl_engine *e, const char *file)
+{
+	struct cpl_error err = { 0 };
+	char *rel = NULL;
+	bool yes;
+
+	if (cpl_repo_relpath(&rel, e->repo, file, &err) != 0) {
+		cpl_error_clear(&err);
+		return false;
+	}
+	yes = cpl_repo_file_changed(e->repo, rel);
+	free(rel);
+	return yes;
+}
+
 /* --diff-base: the finding's line, a related line, or (for a finding
  * about a container) the code the container runs changed. */
 static bool
 changed(const struct cpl_engine *e, const struct cpl_finding *f)
 {
+	const struct cpl_code *code = f->origin ? f->origin->code : NULL;
 	size_t i;
 
 	if (line_changed(e, f->file, f->line))
 		return true;
 	for (i = 0; i < f->nrelated; i++)
 		if (line_changed(e, f->related[i].file, f->related[i].line))
+			return true;
+	for (i = 0; code && i < code->nfiles; i++)
+		if (file_changed(e, code->files[i]->path))
 			return true;
 	return false;
 }

@@ -182,5 +182,52 @@ else
 	bad "pre-commit is not installed (tools/install-deps.sh installs it)"
 fi
 
+# 8. linked code: a Polyaxonfile alone still sees its Python (working tree
+#    or index), and --diff-base keeps a budget finding whose code changed
+r=$tmp/r5
+git init -q "$r" && cd "$r" || exit 1
+cat > polyaxonfile.yaml <<'YAML'
+version: 1.1
+kind: component
+run:
+  kind: job
+  container:
+    image: pytorch/pytorch
+    command: ["python", "train.py", "--workers", "2"]
+    env: [{name: OMP_NUM_THREADS, value: "1"}]
+    resources: {requests: {cpu: 4}, limits: {cpu: 4}}
+YAML
+cat > train.py <<'PY'
+import argparse
+
+import torch
+
+from data_setup import make_loader
+
+p = argparse.ArgumentParser()
+p.add_argument("--workers", type=int, default=1)
+args = p.parse_args()
+loader = make_loader(args.workers)
+PY
+cat > data_setup.py <<'PY'
+from torch.utils.data import DataLoader
+
+
+def make_loader(workers, extra=0):
+    return DataLoader(range(10), num_workers=workers + extra)
+PY
+git add . && git commit -qm base
+expect linked-clean 0 "$BIN" --no-config polyaxonfile.yaml
+git checkout -q -b more
+sed -i 's/extra=0/extra=6/' data_setup.py
+expect linked-worktree 1 "$BIN" --no-config polyaxonfile.yaml
+has linked-worktree "polyaxonfile.yaml:9:51: error: 1 rank x (1 intra-op thread + 8 loader workers)"
+expect linked-staged-old 0 "$BIN" --no-config --staged polyaxonfile.yaml
+git add data_setup.py
+expect linked-staged-new 1 "$BIN" --no-config --staged polyaxonfile.yaml
+expect linked-diff 1 "$BIN" --no-config --diff-base main .
+has linked-diff "polyaxonfile.yaml:9:51: error:"
+cd "$root"
+
 echo "git: $pass passed, $fail failed"
 [ $fail -eq 0 ]
