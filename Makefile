@@ -63,7 +63,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 BIN       := kubectl-cpulint
 
 .PHONY: all check unit e2e asan valgrind lint bench install uninstall clean \
-        install-deps help fuzz
+        install-deps help fuzz dist
 all: $(BIN)
 
 $(BIN): $(BUILD)/cmd/kubectl-cpulint.o $(BUILD)/libcpulint.a
@@ -142,6 +142,13 @@ fuzz:
 	    find testdata -name '*.yaml' -size -64k -exec cp {} build-fuzz/corpus/ \;
 	$(Q)./build-fuzz/fuzz_lint -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=65536 build-fuzz/corpus
+
+# A release tarball for krew (tools/krew-manifest.sh renders the manifest).
+dist: $(BIN)
+	$(Q)rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist
+	$(Q)cp $(BIN) $(BUILD)/dist/ && strip $(BUILD)/dist/$(BIN)
+	$(Q)tar -C $(BUILD)/dist -czf kubectl-cpulint-v$(VERSION)-linux-amd64.tar.gz $(BIN)
+	@echo "  DIST    kubectl-cpulint-v$(VERSION)-linux-amd64.tar.gz"
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin
