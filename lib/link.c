@@ -302,6 +302,87 @@ partial_args(const struct cpl_launch *l)
 	return false;
 }
 
+/*
+ * The directory Python puts first on sys.path: the script's own, or for
+ * `python -m pkg.mod` the directory holding the top-level package.
+ * Caller frees.
+ */
+static char *
+import_root(const struct cpl_pyfile *entry, const struct cpl_launch *l)
+{
+	char *dir = dir_of(entry->path);
+	const char *p;
+	int up = 0;
+
+	if (l->is_module) {
+		for (p = l->script.text; *p; p++)
+			up += *p == '.';
+		if (cpl_str_ends(entry->path, "/__main__.py"))
+			up++;
+	}
+	while (up-- > 0) {
+		char *parent = cpl_link_join(dir, "..");
+
+		free(dir);
+		dir = parent;
+	}
+	return dir;
+}
+
+/* Whether name is what some DataLoader of files passes as worker_init_fn
+ * (the last name of the expression: seed_worker, utils.seed_worker). */
+static bool
+is_worker_init(const struct cpl_pyfile *const *files, size_t n,
+	       const char *name)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		const struct cpl_pyfile *f = files[i];
+
+		for (j = 0; j < f->nloaders; j++) {
+			const struct cpl_pyexpr *e = &f->loaders[j].init;
+
+			if (!f->loaders[j].has_init)
+				continue;
+			for (k = e->last; k > e->first; k--) {
+				const struct cpl_pytoken *t = &f->toks[k - 1];
+
+				if (t->kind != CPL_PYTOK_NAME)
+					continue;
+				if (t->len == strlen(name) &&
+				    memcmp(f->text + t->off, name, t->len) == 0)
+					return true;
+				break;
+			}
+		}
+	}
+	return false;
+}
+
+/* Drops the thread settings that run in a worker_init_fn defined in
+ * another module than the DataLoader's: pyscan sees those only per file,
+ * and they size the loader workers, not the rank. */
+static void
+drop_worker_init_threads(struct cpl_code *code)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < code->nthreads; i++) {
+		const struct cpl_code_size *t = &code->threads[i];
+		const struct cpl_pyfile *f = t->file;
+		const struct cpl_pythreads *th = &f->threads[t->index];
+		const struct cpl_pyscope *sc =
+			&f->scopes[f->calls[th->call].scope];
+
+		if (sc->kind == CPL_PYSCOPE_FUNC &&
+		    is_worker_init(code->files, code->nfiles, sc->name))
+			continue;
+		code->threads[out++] = code->threads[i];
+	}
+	code->nthreads = out;
+}
+
 struct cpl_code *
 cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 	      const struct cpl_container *c)
@@ -320,7 +401,7 @@ cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 	free(start);
 	if (entry == NULL)
 		return NULL;
-	edir = dir_of(entry->path);
+	edir = import_root(entry, &c->launch);
 	wk.entry_dir = edir;
 	add_file(&wk, entry);
 	/* Breadth-first: wk.files grows while it is walked. */
@@ -339,6 +420,8 @@ cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 	env.getenv = getenv_cb;
 	env.ctx = &wk;
 	cpl_pyvalue_code(&code, wk.files, wk.nfiles, &env);
+	if (code)
+		drop_worker_init_threads(code);
 	cpl_strmap_free(&wk.seen);
 	free(wk.files);
 	free(edir);

@@ -3,6 +3,7 @@
  */
 #include "common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void
@@ -11,8 +12,11 @@ cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 {
 	memset(f, 0, sizeof(*f));
 	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
-	if (f->cpu >= 0)
+	if (f->cpu >= 0) {
 		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
+		snprintf(f->budget, sizeof(f->budget), "budget of %s CPU%s",
+			 f->cpus, f->cpu > 1000 ? "s" : "");
+	}
 	cpl_budget_ranks(&f->ranks, w, c);
 	cpl_budget_threads(&f->threads, w, c);
 	cpl_budget_workers(&f->workers, w, c);

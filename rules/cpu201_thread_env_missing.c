@@ -54,7 +54,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_facts_cname(c), f.ranks.n > 0 ? f.ranks.n : 1,
 		cpl_plural(f.ranks.n, "rank", "ranks"),
 		f.cpu >= 0 ? ", not per CPU of its " : "",
-		f.cpu >= 0 ? f.cpus : "", f.cpu >= 0 ? "-CPU budget" : "");
+		f.cpu >= 0 ? f.budget : "", "");
 	if (f.cpu >= 1000)
 		cpl_finding_set_fix(fd,
 			"add env OMP_NUM_THREADS: \"%ld\" (per-rank budget "

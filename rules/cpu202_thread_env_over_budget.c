@@ -23,9 +23,9 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 	    (int64_t)a.n * r * 1000 <= f->cpu)
 		return;
 	fd = cpl_check_report(ck, w, c, &a.pos,
-		"%s=%ld x %ld %s = %ld threads on a %s-CPU budget "
+		"%s=%ld x %ld %s = %ld threads on a %s "
 		"(container \"%s\")", var, a.n, r, cpl_plural(r, "rank",
-		"ranks"), a.n * r, f->cpus, cpl_facts_cname(c));
+		"ranks"), a.n * r, f->budget, cpl_facts_cname(c));
 	cpl_finding_add_related(fd, &f->cpu_pos, "the CPU budget: %s",
 				f->cpus);
 	if (f->ranks.pos.line > 0 && r > 1)

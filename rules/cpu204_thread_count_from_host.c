@@ -48,8 +48,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		fd = cpl_check_report(ck, w, c, &h->expr.pos,
 			"%s is sized from %s, which counts the node's CPUs, "
 			"not the container's %s%s", h->sizes, h->expr.text,
-			f.cpu >= 0 ? f.cpus : "CPU budget",
-			f.cpu >= 0 ? "-CPU budget" : "");
+			f.cpu >= 0 ? f.budget : "CPU budget", "");
 		if (f.cpu >= 1000)
 			cpl_finding_set_fix(fd,
 				"write the count from the budget instead: %s "

@@ -16,14 +16,19 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		const struct cpl_pycpucount *cc = &f->cpucounts[i];
 		const struct cpl_pycall *call = &f->calls[cc->call];
 		struct cpl_finding *fd;
+		const char *what = call->callee;
 
 		if (cc->use != CPL_PYUSE_SIZING)
 			continue;
+		/* len(os.sched_getaffinity(0)) is reported at the len call. */
+		if (cpl_str_eq(what, "len"))
+			what = "len(os.sched_getaffinity(...))";
 		fd = cpl_check_report(ck, NULL, NULL, &cc->pos,
-			"%s() sizes %s: it counts the node's CPUs, not the "
+			"%s%s sizes %s: it counts the node's CPUs, not the "
 			"container's CPU limit (a CFS quota), so the pool "
 			"grows with the node and is throttled",
-			call->callee, cc->sink ? cc->sink : "a pool");
+			what, cpl_str_eq(what, call->callee) ? "()" : "",
+			cc->sink ? cc->sink : "a pool");
 		if (cc->sink_pos.line > 0 &&
 		    (cc->sink_pos.line != cc->pos.line ||
 		     cc->sink_pos.column != cc->pos.column))
@@ -32,12 +37,12 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 						"pool");
 		cpl_finding_set_fix(fd,
 			"size it from the quota or a setting instead: "
-			"replace %s() with cpu_quota() defined as "
+			"replace %s%s with cpu_quota() defined as "
 			"`q, p = open(\"/sys/fs/cgroup/cpu.max\").read().split()"
 			"; return max(1, int(q) // int(p)) if q != \"max\" "
 			"else os.cpu_count()`, or pass the count explicitly "
 			"(e.g. --workers) from the job's CPU budget",
-			call->callee);
+			what, cpl_str_eq(what, call->callee) ? "()" : "");
 	}
 }
 

@@ -90,14 +90,15 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		fd = cpl_check_report(ck, NULL, NULL, &cv->pos,
 			"%s runs in the data pipeline of %ld DataLoader "
 			"workers and nothing calls cv2.setNumThreads: each "
-			"worker starts its own OpenCV pool of one thread per "
-			"node CPU", cv->callee, n);
+			"worker runs its own OpenCV thread pool on top of the "
+			"loader's %ld processes", cv->callee, n, n);
 	else
 		fd = cpl_check_report(ck, NULL, NULL, &cv->pos,
 			"%s runs in the data pipeline of DataLoader workers "
 			"sized from the host and nothing calls "
-			"cv2.setNumThreads: each worker starts its own OpenCV "
-			"pool of one thread per node CPU", cv->callee);
+			"cv2.setNumThreads: each worker runs its own OpenCV "
+			"thread pool on top of the loader's processes",
+			cv->callee);
 	cpl_finding_add_related(fd, &loader, "the DataLoader");
 	cpl_finding_set_fix(fd,
 		"call cv2.setNumThreads(0) at the top of the module that "

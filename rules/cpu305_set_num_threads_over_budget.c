@@ -30,9 +30,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			continue;
 		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
 			"torch.set_num_threads(%ld) x %ld %s = %ld threads on "
-			"a %s-CPU budget (container \"%s\")", t->value.value,
+			"a %s (container \"%s\")", t->value.value,
 			r, cpl_plural(r, "rank", "ranks"), t->value.value * r,
-			f.cpus, cpl_facts_cname(c));
+			f.budget, cpl_facts_cname(c));
 		cpl_finding_add_related(fd, &t->pos, "torch.set_num_threads");
 		if (t->value.pos.line > 0 &&
 		    (t->value.pos.line != t->pos.line ||

@@ -34,11 +34,11 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		return;
 	fd = cpl_check_report(ck, w, c, &f.cpu_pos,
 		"%ld %s x (%ld intra-op %s + %ld loader %s) = %ld busy "
-		"%s on a %s-CPU budget (container \"%s\")", r,
+		"%s on a %s (container \"%s\")", r,
 		cpl_plural(r, "rank", "ranks"), t,
 		cpl_plural(t, "thread", "threads"), wk,
 		cpl_plural(wk, "worker", "workers"), total,
-		cpl_plural(total, "thread", "threads"), f.cpus,
+		cpl_plural(total, "thread", "threads"), f.budget,
 		cpl_facts_cname(c));
 	/* Name what actually sets the threads. */
 	var = strncmp(f.threads.how, "MKL_NUM_THREADS", 15) == 0 ?

@@ -33,10 +33,10 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			(unsigned long long)c->periods, limit);
 	if (f.cpu >= 1000)
 		cpl_finding_set_fix(fd,
-			"bring the busy threads within the %s-CPU budget: "
+			"bring the busy threads within the %s: "
 			"per rank OMP_NUM_THREADS=\"%ld\" and %ld loader "
 			"worker(s) (per-rank budget %ld), or raise "
-			"resources.limits.cpu", f.cpus, f.t, f.w, f.per_rank);
+			"resources.limits.cpu", f.budget, f.t, f.w, f.per_rank);
 	else
 		cpl_finding_set_fix(fd,
 			"lower the threads and workers the job starts, or "
