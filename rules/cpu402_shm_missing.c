@@ -12,6 +12,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 {
 	struct cpl_amount wk;
 	struct cpl_finding *fd;
+	const struct cpl_pos *at;
+	bool in_code;
 
 	if (!cpl_budget_training(w, c) || c->shm || w->platform_shm)
 		return;
@@ -19,11 +21,18 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	if (!((wk.state == CPL_AMT_KNOWN && wk.n > 0) ||
 	      wk.state == CPL_AMT_HOST))
 		return;
-	fd = cpl_check_report(ck, w, c, &wk.pos,
+	/* The fix goes into the workload: report there, and point at the
+	 * DataLoader when the workers come from code. */
+	in_code = wk.pos.file != NULL && !cpl_str_eq(wk.pos.file, w->file);
+	at = in_code ? (c->pos.line > 0 ? &c->pos : &w->pos) : &wk.pos;
+	fd = cpl_check_report(ck, w, c, at,
 		"DataLoader workers (%s) pass batches through /dev/shm, but "
 		"container \"%s\" has no memory-backed /dev/shm (the default "
 		"is 64 MiB): workers crash with a bus error or stall",
 		wk.how, cpl_facts_cname(c));
+	if (in_code)
+		cpl_finding_add_related(fd, &wk.pos, "the DataLoader workers: "
+					"%s", wk.how);
 	cpl_finding_set_fix(fd,
 		"mount a memory-backed emptyDir at /dev/shm: add volume "
 		"{name: dshm, emptyDir: {medium: Memory, sizeLimit: 2Gi}} and "
