@@ -74,5 +74,18 @@ t = e - s
 print("bench tree: %d files, %.1f MiB, %d findings in %.3f s (%.0f files/s, %.1f MiB/s)"
       % (files, size / 1048576, n, t, files / t, size / 1048576 / t))
 PY
-shift 0
+# One 20,000-line Python file, scanned on its own.
+python3 - "$tmp/big.py" <<'PY'
+import sys
+lines = ["import os", "import torch", "from torch.utils.data import DataLoader"]
+for i in range(2000):
+    lines += ["def step%d(x, n=%d):" % (i, i), "    '''doc'''",
+              "    y = torch.zeros(n) + x", "    s = f'{x} {n}'", "    if n > 3:",
+              "        y = y * 2", "    print(os.cpu_count())", "    return y", "", ""]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+start=$(date +%s.%N)
+"$BIN" --no-config "$tmp/big.py" > /dev/null 2>&1 || true
+end=$(date +%s.%N)
+python3 -c "import sys; s,e=float(sys.argv[1]),float(sys.argv[2]); print('bench python: 20,000-line file in %.3f s' % (e - s))" "$start" "$end"
 for b in "$@"; do "$b"; done
