@@ -10,6 +10,8 @@
 #   make valgrind   unit tests under valgrind
 #   make lint       banned functions, cppcheck
 #   make bench      benchmarks that print figures
+#   make fuzz       libFuzzer over the whole engine (clang)
+#   make dist       release tarball for krew
 #   make install PREFIX=/usr/local
 #   V=1 for loud builds, WERROR=1 (set by CI) for -Werror.
 
@@ -159,6 +161,9 @@ uninstall:
 
 install-deps:
 	sh tools/install-deps.sh
+
+help:
+	@sed -n 's/^#   //p' Makefile
 
 clean:
 	rm -rf build build-asan build-fuzz $(BIN)
