@@ -68,7 +68,9 @@ BIN       := kubectl-cpulint
         install-deps help fuzz dist
 all: $(BIN)
 
-$(BIN): $(BUILD)/cmd/kubectl-cpulint.o $(BUILD)/libcpulint.a
+CMD_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard cmd/*.c)))
+
+$(BIN): $(CMD_OBJ) $(BUILD)/libcpulint.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

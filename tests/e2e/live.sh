@@ -58,7 +58,7 @@ SERVER="https://127.0.0.1:$APISERVER_PORT"
 
 # 1. kubectl runs the plugin; findings with ConfigMap env and throttling
 expect kubectl-plugin 1 kubectl cpulint pod/train-0 --kubeconfig "$D/kubeconfig"
-has kubectl-plugin "pod/ml/train-0[pytorch]: error: OMP_NUM_THREADS=16 x 4 ranks = 64 threads on a 8-CPU budget"
+has kubectl-plugin "pod/ml/train-0[pytorch]: error: OMP_NUM_THREADS=16 x 4 ranks = 64 threads on a budget of 8 CPUs"
 has configmapkeyref "MKL_NUM_THREADS=16 x 4 ranks"
 has throttling "pod/ml/train-0[pytorch]: warning: throttled in 42.0% of CFS periods since it started"
 has shm "DataLoader workers (--workers 8)"
