@@ -27,6 +27,17 @@ struct cpl_expand {
 	void *ctx;
 };
 
+/* Helpers both loaders use. */
+
+/* Sets err at node n (no position when n is NULL) and returns -1. */
+int cpl_loader_fail(struct cpl_error *err, const char *path,
+		    const struct cpl_ynode *n, const char *fmt, ...)
+	CPL_PRINTF(4, 5);
+/* The position of node n in file (0:0 when n is NULL). */
+struct cpl_pos cpl_loader_pos(const char *file, const struct cpl_ynode *n);
+/* Absent, or written as null: both mean "not given". */
+bool cpl_loader_absent(const struct cpl_ynode *n);
+
 /* The document is a Kubernetes object (apiVersion and kind). */
 bool cpl_manifest_detect(const struct cpl_ynode *doc);
 int cpl_manifest_load(struct cpl_wlist *out, const struct cpl_ystream *s,

@@ -25,43 +25,6 @@
 /* Lists of objects nested deeper than this are not followed. */
 #define MAX_LIST_DEPTH 8
 
-static int fail_at(struct cpl_error *err, const char *path,
-		   const struct cpl_ynode *n, const char *fmt, ...)
-	CPL_PRINTF(4, 5);
-
-/* Sets err at node n (or nowhere when n is NULL) and returns -1. */
-static int
-fail_at(struct cpl_error *err, const char *path, const struct cpl_ynode *n,
-	const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = cpl_xvasprintf(fmt, ap);
-	va_end(ap);
-	cpl_error_set(err, path, n ? n->line : 0, n ? n->column : 0, "%s",
-		      msg);
-	free(msg);
-	return -1;
-}
-
-/* The position of node n in file. */
-static struct cpl_pos
-node_pos(const char *file, const struct cpl_ynode *n)
-{
-	struct cpl_pos p = { file, n ? n->line : 0, n ? n->column : 0 };
-
-	return p;
-}
-
-/* Absent, or written as null: both mean "not given". */
-static bool
-absent(const struct cpl_ynode *n)
-{
-	return n == NULL || cpl_ynode_is_null(n);
-}
-
 /* The value of the first of two spellings of a key (camelCase first). */
 static const struct cpl_ynode *
 get2(const struct cpl_ynode *map, const char *key, const char *alt)
@@ -106,7 +69,7 @@ add_word(struct cpl_container *c, struct word_nodes *wn,
 	}
 	cpl_xgrow((void **)&wn->v, &wn->cap, c->argc + 1, sizeof(*wn->v));
 	wn->v[c->argc] = strcmp(text, n->value) == 0 ? n : NULL;
-	cpl_container_add_arg(c, text, node_pos(c->pos.file, n));
+	cpl_container_add_arg(c, text, cpl_loader_pos(c->pos.file, n));
 	free(text);
 }
 
@@ -118,18 +81,18 @@ read_words(struct cpl_container *c, struct word_nodes *wn,
 {
 	size_t i;
 
-	if (absent(n))
+	if (cpl_loader_absent(n))
 		return 0;
 	if (n->kind == CPL_Y_SCALAR) {
 		add_word(c, wn, n, ex);
 		return 0;
 	}
 	if (n->kind != CPL_Y_SEQ)
-		return fail_at(err, path, n, "%s must be a list of strings",
+		return cpl_loader_fail(err, path, n, "%s must be a list of strings",
 			       field);
 	for (i = 0; i < n->count; i++) {
 		if (n->items[i]->kind != CPL_Y_SCALAR)
-			return fail_at(err, path, n->items[i],
+			return cpl_loader_fail(err, path, n->items[i],
 				       "%s items must be strings", field);
 		add_word(c, wn, n->items[i], ex);
 	}
@@ -145,17 +108,17 @@ set_env_value(struct cpl_container *c, const char *name,
 	bool unknown;
 	char *text;
 
-	if (absent(v)) {
-		cpl_container_set_env(c, name, "", node_pos(c->pos.file, at));
+	if (cpl_loader_absent(v)) {
+		cpl_container_set_env(c, name, "", cpl_loader_pos(c->pos.file, at));
 		return;
 	}
 	if (v->kind != CPL_Y_SCALAR) {
-		cpl_container_set_env(c, name, NULL, node_pos(c->pos.file, v));
+		cpl_container_set_env(c, name, NULL, cpl_loader_pos(c->pos.file, v));
 		return;
 	}
 	text = expand(ex, v->value, &unknown);
 	cpl_container_set_env(c, name, unknown ? NULL : text,
-			      node_pos(c->pos.file, v));
+			      cpl_loader_pos(c->pos.file, v));
 	free(text);
 }
 
@@ -170,7 +133,7 @@ read_env(struct cpl_container *c, const struct cpl_ynode *env,
 {
 	size_t i;
 
-	if (absent(env))
+	if (cpl_loader_absent(env))
 		return 0;
 	if (env->kind == CPL_Y_MAP) {
 		for (i = 0; i < env->count; i++) {
@@ -183,23 +146,23 @@ read_env(struct cpl_container *c, const struct cpl_ynode *env,
 		return 0;
 	}
 	if (env->kind != CPL_Y_SEQ)
-		return fail_at(err, path, env, "env must be a list");
+		return cpl_loader_fail(err, path, env, "env must be a list");
 	for (i = 0; i < env->count; i++) {
 		const struct cpl_ynode *e = env->items[i];
 		const struct cpl_ynode *v, *from;
 		const char *name;
 
 		if (e->kind != CPL_Y_MAP)
-			return fail_at(err, path, e,
+			return cpl_loader_fail(err, path, e,
 				       "env entries must be mappings");
 		name = cpl_ynode_gets(e, "name");
 		if (name == NULL)
 			continue;
 		v = cpl_ynode_get(e, "value");
 		from = cpl_ynode_get(e, "valueFrom");
-		if (!absent(from))
+		if (!cpl_loader_absent(from))
 			cpl_container_set_env(c, name, NULL,
-					      node_pos(c->pos.file,
+					      cpl_loader_pos(c->pos.file,
 						       v ? v : e));
 		else
 			set_env_value(c, name, v, e, ex);
@@ -218,18 +181,18 @@ read_cpu(int64_t *out, struct cpl_pos *pos, const char *file,
 	char *text;
 	int rc = 0;
 
-	if (absent(n))
+	if (cpl_loader_absent(n))
 		return 0;
 	if (n->kind != CPL_Y_SCALAR)
-		return fail_at(err, path, n,
+		return cpl_loader_fail(err, path, n,
 			       "CPU quantity must be a string or number");
 	text = expand(ex, n->value, &unknown);
 	if (unknown)
 		*out = CPL_CPU_UNKNOWN;
 	else if (cpl_quantity_cpu(out, text, &why) < 0)
-		rc = fail_at(err, path, n, "invalid CPU quantity \"%s\": %s",
+		rc = cpl_loader_fail(err, path, n, "invalid CPU quantity \"%s\": %s",
 			     text, why);
-	*pos = node_pos(file, n);
+	*pos = cpl_loader_pos(file, n);
 	free(text);
 	return rc;
 }
@@ -281,18 +244,18 @@ read_resources(struct cpl_container *c, const struct cpl_ynode *node,
 	const struct cpl_ynode *keyn = cpl_ynode_key(node, key);
 	const struct cpl_ynode *req, *lim;
 
-	c->resources_pos = keyn ? node_pos(c->pos.file, keyn) : c->pos;
-	if (absent(res))
+	c->resources_pos = keyn ? cpl_loader_pos(c->pos.file, keyn) : c->pos;
+	if (cpl_loader_absent(res))
 		return 0;
 	if (res->kind != CPL_Y_MAP)
-		return fail_at(err, path, res, "%s must be a mapping", key);
+		return cpl_loader_fail(err, path, res, "%s must be a mapping", key);
 	req = cpl_ynode_get(res, "requests");
 	lim = cpl_ynode_get(res, "limits");
-	if (!absent(req) && req->kind != CPL_Y_MAP)
-		return fail_at(err, path, req, "%s.requests must be a mapping",
+	if (!cpl_loader_absent(req) && req->kind != CPL_Y_MAP)
+		return cpl_loader_fail(err, path, req, "%s.requests must be a mapping",
 			       key);
-	if (!absent(lim) && lim->kind != CPL_Y_MAP)
-		return fail_at(err, path, lim, "%s.limits must be a mapping",
+	if (!cpl_loader_absent(lim) && lim->kind != CPL_Y_MAP)
+		return cpl_loader_fail(err, path, lim, "%s.limits must be a mapping",
 			       key);
 	if (read_cpu(&c->cpu_request, &c->request_pos, c->pos.file,
 		     cpl_ynode_get(req, "cpu"), path, ex, err) < 0 ||
@@ -379,10 +342,10 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 	int rc = -1;
 
 	if (!cpl_ynode_is_map(node)) {
-		fail_at(err, path, node, "a container must be a mapping");
+		cpl_loader_fail(err, path, node, "a container must be a mapping");
 		goto out;
 	}
-	c->pos = node_pos(c->pos.file, node);
+	c->pos = cpl_loader_pos(c->pos.file, node);
 	if ((name = cpl_ynode_gets(node, "name")) != NULL) {
 		free(c->name);
 		c->name = cpl_xstrdup(name);
@@ -405,7 +368,7 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 		       err) < 0 ||
 	    read_env(c, cpl_ynode_get(node, "env"), path, ex, err) < 0)
 		goto out;
-	if (!absent(get2(node, "envFrom", "env_from")))
+	if (!cpl_loader_absent(get2(node, "envFrom", "env_from")))
 		c->env_from = true;
 	if (read_resources(c, node, res_key, path, ex, err) < 0)
 		goto out;
@@ -439,10 +402,10 @@ add_containers(struct cpl_workload *w, const struct cpl_ystream *s,
 {
 	size_t i;
 
-	if (absent(list))
+	if (cpl_loader_absent(list))
 		return 0;
 	if (list->kind != CPL_Y_SEQ)
-		return fail_at(err, path, list, "%s must be a list", field);
+		return cpl_loader_fail(err, path, list, "%s must be a list", field);
 	for (i = 0; i < list->count; i++) {
 		const struct cpl_ynode *n = list->items[i];
 		struct cpl_container *c = cpl_workload_add_container(w);
@@ -524,10 +487,10 @@ walk(const struct cpl_ynode **out, const struct cpl_ynode *n,
 	for (k = keys; *k; k++) {
 		const struct cpl_ynode *next = cpl_ynode_get(n, *k);
 
-		if (absent(next))
+		if (cpl_loader_absent(next))
 			return 0;
 		if (next->kind != CPL_Y_MAP)
-			return fail_at(err, path, next,
+			return cpl_loader_fail(err, path, next,
 				       "%s must be a mapping", *k);
 		n = next;
 	}
@@ -548,7 +511,7 @@ new_workload(const struct cpl_ynode *obj, const char *kind, const char *path)
 	w->kind = cpl_xstrdup(kind);
 	w->name = cpl_xstrdup(name ? name : "");
 	w->namespace = cpl_xstrdup(cpl_ynode_gets(md, "namespace"));
-	w->pos = node_pos(w->file, obj);
+	w->pos = cpl_loader_pos(w->file, obj);
 	return w;
 }
 
@@ -569,7 +532,7 @@ set_nproc(struct cpl_workload *w, const struct cpl_ynode *n)
 		return false;
 	w->has_nproc = true;
 	w->nproc.text = cpl_xstrdup(n->value);
-	w->nproc.pos = node_pos(w->file, n);
+	w->nproc.pos = cpl_loader_pos(w->file, n);
 	return true;
 }
 
@@ -688,10 +651,10 @@ find_replica_specs(const struct cpl_ynode **out, const struct cpl_ynode *spec,
 
 		if (p->key->kind != CPL_Y_SCALAR ||
 		    !cpl_str_ends(p->key->value, "ReplicaSpecs") ||
-		    absent(p->value))
+		    cpl_loader_absent(p->value))
 			continue;
 		if (p->value->kind != CPL_Y_MAP)
-			return fail_at(err, path, p->value,
+			return cpl_loader_fail(err, path, p->value,
 				       "%s must be a mapping", p->key->value);
 		*out = p->value;
 		return 0;
@@ -723,7 +686,7 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 	if (specs == NULL)
 		return 0;
 	nproc = cpl_ynode_get(spec, "nprocPerNode");
-	if (absent(nproc))
+	if (cpl_loader_absent(nproc))
 		nproc = cpl_ynode_path(spec, "elasticPolicy", "nProcPerNode",
 				       NULL);
 	for (i = 0; i < specs->count; i++) {
@@ -732,10 +695,10 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 		const struct cpl_ynode *pod;
 		struct cpl_workload *w;
 
-		if (absent(rs))
+		if (cpl_loader_absent(rs))
 			continue;
 		if (rs->kind != CPL_Y_MAP)
-			return fail_at(err, path, rs,
+			return cpl_loader_fail(err, path, rs,
 				       "a replica spec must be a mapping");
 		if (walk(&pod, rs, k_rtmpl, path, err) < 0)
 			return -1;
@@ -802,10 +765,10 @@ load_runtime(struct cpl_wlist *out, const struct cpl_ystream *s,
 	if (walk(&js, obj, k_js, path, err) < 0)
 		return -1;
 	jobs = cpl_ynode_get(js, "replicatedJobs");
-	if (absent(jobs))
+	if (cpl_loader_absent(jobs))
 		return 0;
 	if (jobs->kind != CPL_Y_SEQ)
-		return fail_at(err, path, jobs,
+		return cpl_loader_fail(err, path, jobs,
 			       "replicatedJobs must be a list");
 	policy = cpl_ynode_path(obj, "spec", "mlPolicy", NULL);
 	nproc = cpl_ynode_path(policy, "torch", "numProcPerNode", NULL);
@@ -818,7 +781,7 @@ load_runtime(struct cpl_wlist *out, const struct cpl_ystream *s,
 		struct cpl_workload *w;
 
 		if (job->kind != CPL_Y_MAP)
-			return fail_at(err, path, job,
+			return cpl_loader_fail(err, path, job,
 				       "a replicated job must be a mapping");
 		if (walk(&pod, job, k_jspod, path, err) < 0)
 			return -1;
@@ -859,15 +822,15 @@ load_list(struct cpl_wlist *out, const struct cpl_ystream *s,
 	size_t i;
 	int rc = 0;
 
-	if (absent(items))
+	if (cpl_loader_absent(items))
 		return 0;
 	if (items->kind != CPL_Y_SEQ)
-		return fail_at(err, path, items, "items must be a list");
+		return cpl_loader_fail(err, path, items, "items must be a list");
 	if (strcmp(kind, "List") != 0)
 		item_kind = cpl_xstrndup(kind, strlen(kind) - 4);
 	for (i = 0; i < items->count && rc == 0; i++) {
 		if (items->items[i]->kind != CPL_Y_MAP) {
-			rc = fail_at(err, path, items->items[i],
+			rc = cpl_loader_fail(err, path, items->items[i],
 				     "list items must be mappings");
 			break;
 		}

@@ -28,43 +28,6 @@
 /* Template expressions longer than this are left unresolved. */
 #define MAX_EXPR 128
 
-static int fail_at(struct cpl_error *err, const char *path,
-		   const struct cpl_ynode *n, const char *fmt, ...)
-	CPL_PRINTF(4, 5);
-
-/* Sets err at node n and returns -1. */
-static int
-fail_at(struct cpl_error *err, const char *path, const struct cpl_ynode *n,
-	const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = cpl_xvasprintf(fmt, ap);
-	va_end(ap);
-	cpl_error_set(err, path, n ? n->line : 0, n ? n->column : 0, "%s",
-		      msg);
-	free(msg);
-	return -1;
-}
-
-/* The position of node n in file. */
-static struct cpl_pos
-node_pos(const char *file, const struct cpl_ynode *n)
-{
-	struct cpl_pos p = { file, n ? n->line : 0, n ? n->column : 0 };
-
-	return p;
-}
-
-/* Absent, or written as null. */
-static bool
-absent(const struct cpl_ynode *n)
-{
-	return n == NULL || cpl_ynode_is_null(n);
-}
-
 /* s is one of the NULL-terminated list. */
 static bool
 one_of(const char *s, const char *const *list)
@@ -341,7 +304,7 @@ new_workload(struct pl *pl, const char *rkind)
 
 	w->kind = cpl_xasprintf("Polyaxon %s", rkind);
 	w->name = cpl_xstrdup(pl->name);
-	w->pos = node_pos(w->file, pl->root);
+	w->pos = cpl_loader_pos(w->file, pl->root);
 	w->training_job = true;
 	w->platform_shm = pl->shm;
 	return w;
@@ -458,11 +421,11 @@ apply_patch(struct pl *pl, struct cpl_container *c,
 		free(c->image);
 		c->image = cpl_xstrdup(t->image);
 	}
-	if (!absent(cpl_ynode_get(patch, "command")) ||
-	    !absent(cpl_ynode_get(patch, "args")))
+	if (!cpl_loader_absent(cpl_ynode_get(patch, "command")) ||
+	    !cpl_loader_absent(cpl_ynode_get(patch, "args")))
 		patch_argv(pl, c, t, base, patch,
-			   !absent(cpl_ynode_get(patch, "command")),
-			   !absent(cpl_ynode_get(patch, "args")));
+			   !cpl_loader_absent(cpl_ynode_get(patch, "command")),
+			   !cpl_loader_absent(cpl_ynode_get(patch, "args")));
 	rc = 0;
 out:
 	cpl_workload_free(tw);
@@ -480,7 +443,7 @@ set_env_node(struct pl *pl, struct cpl_container *c, const char *name,
 	if (cpl_ynode_is_scalar(v))
 		text = cpl_ynode_is_null(v) ? cpl_xstrdup("") :
 					      expand_node(pl, v, &unknown);
-	cpl_container_set_env(c, name, text, node_pos(c->pos.file, v));
+	cpl_container_set_env(c, name, text, cpl_loader_pos(c->pos.file, v));
 	free(text);
 }
 
@@ -499,7 +462,7 @@ simple_env(struct pl *pl, struct cpl_container *c,
 		return 0;
 	}
 	if (!cpl_ynode_is_seq(env))
-		return fail_at(pl->err, pl->path, env,
+		return cpl_loader_fail(pl->err, pl->path, env,
 			       "env must be a mapping of NAME: value");
 	for (i = 0; i < env->count; i++) {
 		const struct cpl_ynode *e = env->items[i], *v;
@@ -510,10 +473,10 @@ simple_env(struct pl *pl, struct cpl_container *c,
 		v = cpl_ynode_get(e, "value");
 		if (cpl_ynode_get(e, "valueFrom"))
 			cpl_container_set_env(c, name, NULL,
-					      node_pos(c->pos.file, e));
+					      cpl_loader_pos(c->pos.file, e));
 		else if (v == NULL)
 			cpl_container_set_env(c, name, "",
-					      node_pos(c->pos.file, e));
+					      cpl_loader_pos(c->pos.file, e));
 		else
 			set_env_node(pl, c, name, v);
 	}
@@ -534,22 +497,22 @@ read_range(struct pl *pl, struct cpl_container *c,
 	char *text;
 	int rc = 0;
 
-	if (absent(n))
+	if (cpl_loader_absent(n))
 		return 0;
 	if (n->kind != CPL_Y_SCALAR)
-		return fail_at(pl->err, pl->path, n,
+		return cpl_loader_fail(pl->err, pl->path, n,
 			       "cpu must be a quantity or a range REQ..LIM");
 	text = expand_node(pl, n, &unknown);
 	if (text == NULL) {
 		req = lim = CPL_CPU_UNKNOWN;
 	} else if (!as_request || !as_limit) {
 		if (cpl_quantity_cpu(&req, text, &why) < 0)
-			rc = fail_at(pl->err, pl->path, n,
+			rc = cpl_loader_fail(pl->err, pl->path, n,
 				     "invalid CPU quantity \"%s\": %s", text,
 				     why);
 		lim = req;
 	} else if (cpl_quantity_range(&req, &lim, text, &why) < 0) {
-		rc = fail_at(pl->err, pl->path, n,
+		rc = cpl_loader_fail(pl->err, pl->path, n,
 			     "invalid CPU range \"%s\": %s", text, why);
 	}
 	free(text);
@@ -557,11 +520,11 @@ read_range(struct pl *pl, struct cpl_container *c,
 		return -1;
 	if (as_request && req != -1) {
 		c->cpu_request = req;
-		c->request_pos = node_pos(c->pos.file, n);
+		c->request_pos = cpl_loader_pos(c->pos.file, n);
 	}
 	if (as_limit && lim != -1) {
 		c->cpu_limit = lim;
-		c->limit_pos = node_pos(c->pos.file, n);
+		c->limit_pos = cpl_loader_pos(c->pos.file, n);
 	}
 	return 0;
 }
@@ -578,11 +541,11 @@ apply_simple(struct pl *pl, struct cpl_container *c,
 	const struct cpl_ynode *res = cpl_ynode_get(layer, "resources");
 	const struct cpl_ynode *env = cpl_ynode_get(layer, "env");
 
-	if (!absent(res)) {
+	if (!cpl_loader_absent(res)) {
 		if (res->kind != CPL_Y_MAP)
-			return fail_at(pl->err, pl->path, res,
+			return cpl_loader_fail(pl->err, pl->path, res,
 				       "resources must be a mapping");
-		c->resources_pos = node_pos(c->pos.file,
+		c->resources_pos = cpl_loader_pos(c->pos.file,
 					    cpl_ynode_key(layer,
 							  "resources"));
 		if (read_range(pl, c, cpl_ynode_get(res, "cpu"), true,
@@ -593,7 +556,7 @@ apply_simple(struct pl *pl, struct cpl_container *c,
 						     NULL), false, true) < 0)
 			return -1;
 	}
-	if (!absent(env) && simple_env(pl, c, env) < 0)
+	if (!cpl_loader_absent(env) && simple_env(pl, c, env) < 0)
 		return -1;
 	return 0;
 }
@@ -664,10 +627,10 @@ load_replica(struct pl *pl, const char *rkind, const struct cpl_ynode *spec,
 	} else {
 		patch = cpl_ynode_get(pl->patch, "container");
 	}
-	if (cpl_ynode_is_scalar(pl->nproc) && !absent(pl->nproc)) {
+	if (cpl_ynode_is_scalar(pl->nproc) && !cpl_loader_absent(pl->nproc)) {
 		w->has_nproc = true;
 		w->nproc.text = cpl_xstrdup(pl->nproc->value);
-		w->nproc.pos = node_pos(w->file, pl->nproc);
+		w->nproc.pos = cpl_loader_pos(w->file, pl->nproc);
 	}
 	if (add_extra(pl, w, cpl_ynode_get(spec, "init"), CPL_CROLE_INIT,
 		      volumes) < 0)
@@ -743,7 +706,7 @@ load_distributed(struct pl *pl, const char *rkind,
 		}
 	}
 	if (n == 0)
-		return fail_at(pl->err, pl->path, run,
+		return cpl_loader_fail(pl->err, pl->path, run,
 			       "%s run has no replica with a container",
 			       rkind);
 	return 0;
@@ -757,12 +720,12 @@ load_run(struct pl *pl, const struct cpl_ynode *run)
 	const char *rkind = cpl_ynode_str(kn);
 
 	if (rkind == NULL)
-		return fail_at(pl->err, pl->path, kn ? kn : run,
+		return cpl_loader_fail(pl->err, pl->path, kn ? kn : run,
 			       "run has no kind (job, service, pytorchjob "
 			       "...)");
 	if (strcmp(rkind, "job") == 0 || strcmp(rkind, "service") == 0) {
-		if (absent(cpl_ynode_get(run, "container")))
-			return fail_at(pl->err, pl->path, run,
+		if (cpl_loader_absent(cpl_ynode_get(run, "container")))
+			return cpl_loader_fail(pl->err, pl->path, run,
 				       "%s run has no container", rkind);
 		return load_replica(pl, rkind, run, NULL);
 	}
@@ -770,7 +733,7 @@ load_run(struct pl *pl, const struct cpl_ynode *run)
 		return load_distributed(pl, rkind, run);
 	if (one_of(rkind, skip_kinds))
 		return 0;
-	return fail_at(pl->err, pl->path, kn, "unknown run kind \"%s\"",
+	return cpl_loader_fail(pl->err, pl->path, kn, "unknown run kind \"%s\"",
 		       rkind);
 }
 
@@ -807,12 +770,12 @@ load_component(struct pl *pl, const struct cpl_ynode *comp,
 	pl->patch = cpl_ynode_get(op, "runPatch");
 	pl->layers[0] = comp;
 	pl->layers[1] = op;
-	if (absent(run))
-		return fail_at(pl->err, pl->path, comp,
+	if (cpl_loader_absent(run))
+		return cpl_loader_fail(pl->err, pl->path, comp,
 			       "component has no run section (it needs a run "
 			       "with a container)");
 	if (run->kind != CPL_Y_MAP)
-		return fail_at(pl->err, pl->path, run,
+		return cpl_loader_fail(pl->err, pl->path, run,
 			       "run must be a mapping");
 	return load_run(pl, run);
 }
@@ -823,10 +786,10 @@ load_operation(struct pl *pl)
 {
 	const struct cpl_ynode *comp = cpl_ynode_get(pl->root, "component");
 
-	if (absent(comp))
+	if (cpl_loader_absent(comp))
 		return 0;	/* hubRef, pathRef, urlRef, dagRef */
 	if (comp->kind != CPL_Y_MAP)
-		return fail_at(pl->err, pl->path, comp,
+		return cpl_loader_fail(pl->err, pl->path, comp,
 			       "component must be a mapping");
 	return load_component(pl, comp, pl->root);
 }
@@ -840,10 +803,10 @@ legacy_cmd(struct pl *pl, struct cpl_container *c,
 {
 	size_t i, n;
 
-	if (absent(cmd))
+	if (cpl_loader_absent(cmd))
 		return 0;
 	if (cmd->kind == CPL_Y_MAP)
-		return fail_at(pl->err, pl->path, cmd,
+		return cpl_loader_fail(pl->err, pl->path, cmd,
 			       "cmd must be a string or a list");
 	n = cmd->kind == CPL_Y_SEQ ? cmd->count : 1;
 	*nodes = cpl_xcalloc(n + 1, sizeof(**nodes));
@@ -853,13 +816,13 @@ legacy_cmd(struct pl *pl, struct cpl_container *c,
 		char *text;
 
 		if (w == NULL)
-			return fail_at(pl->err, pl->path, cmd->items[i],
+			return cpl_loader_fail(pl->err, pl->path, cmd->items[i],
 				       "cmd items must be strings");
 		text = expand_node(pl, w, &unknown);
 		if (text == NULL)
 			text = cpl_xstrdup(w->value);
 		(*nodes)[c->argc] = strcmp(text, w->value) == 0 ? w : NULL;
-		cpl_container_add_arg(c, text, node_pos(c->pos.file, w));
+		cpl_container_add_arg(c, text, cpl_loader_pos(c->pos.file, w));
 		free(text);
 	}
 	c->ncommand = c->argc;
@@ -920,19 +883,19 @@ load_legacy(struct pl *pl, const char *kind)
 	if (pl->name == NULL)
 		pl->name = pl->stem;
 	pl->shm = true;
-	if (absent(run))
-		return fail_at(pl->err, pl->path, pl->root,
+	if (cpl_loader_absent(run))
+		return cpl_loader_fail(pl->err, pl->path, pl->root,
 			       "%s has no run section", kind);
 	if (run->kind != CPL_Y_MAP)
-		return fail_at(pl->err, pl->path, run,
+		return cpl_loader_fail(pl->err, pl->path, run,
 			       "run must be a mapping");
 	w = new_workload(pl, kind);
 	w->replicas = 1 + legacy_workers(pl, env);
 	c = cpl_workload_add_container(w);
 	c->name = cpl_xstrdup("polyaxon-main");
 	c->run_container = true;
-	c->pos = node_pos(w->file, run);
-	c->resources_pos = res ? node_pos(w->file,
+	c->pos = cpl_loader_pos(w->file, run);
+	c->resources_pos = res ? cpl_loader_pos(w->file,
 					  cpl_ynode_key(env, "resources")) :
 				 c->pos;
 	image = cpl_ynode_gets(run, "image");
@@ -1051,28 +1014,28 @@ cpl_polyaxon_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 	pl.ex.ctx = &pl.vars;
 	pl.stem = file_stem(path);
 	if (!cpl_ynode_is_map(doc)) {
-		fail_at(err, path, doc, "a Polyaxonfile must be a mapping");
+		cpl_loader_fail(err, path, doc, "a Polyaxonfile must be a mapping");
 		goto out;
 	}
 	kn = cpl_ynode_get(doc, "kind");
 	vn = cpl_ynode_get(doc, "version");
-	if (absent(kn)) {
-		fail_at(err, path, doc, "missing kind (component or "
+	if (cpl_loader_absent(kn)) {
+		cpl_loader_fail(err, path, doc, "missing kind (component or "
 			"operation)");
 		goto out;
 	}
-	if (absent(vn)) {
-		fail_at(err, path, doc, "missing version (expected 1.1)");
+	if (cpl_loader_absent(vn)) {
+		cpl_loader_fail(err, path, doc, "missing version (expected 1.1)");
 		goto out;
 	}
 	kind = cpl_ynode_str(kn);
 	version = cpl_ynode_str(vn);
 	if (kind == NULL) {
-		fail_at(err, path, kn, "kind must be a string");
+		cpl_loader_fail(err, path, kn, "kind must be a string");
 		goto out;
 	}
 	if (!one_of(version, plx_versions)) {
-		fail_at(err, path, vn, "unsupported Polyaxonfile version %s "
+		cpl_loader_fail(err, path, vn, "unsupported Polyaxonfile version %s "
 			"(expected 1.1)", version ? version : "(not a number)");
 		goto out;
 	}
@@ -1085,7 +1048,7 @@ cpl_polyaxon_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 	else if (one_of(kind, plx_kinds))
 		rc = load_legacy(&pl, kind);
 	else
-		fail_at(err, path, kn, "unknown Polyaxonfile kind \"%s\"",
+		cpl_loader_fail(err, path, kn, "unknown Polyaxonfile kind \"%s\"",
 			kind);
 out:
 	free(pl.vars.v);
