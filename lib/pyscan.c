@@ -36,6 +36,7 @@ struct chunk {
 	max_align_t data[];
 };
 
+/* n bytes from the arena, aligned for any type. */
 static void *
 arena_alloc(struct chunk **head, size_t n)
 {
@@ -55,6 +56,7 @@ arena_alloc(struct chunk **head, size_t n)
 	return (char *)c->data + c->used - n;
 }
 
+/* s[0, n) copied into the arena, NUL-terminated. */
 static char *
 arena_strndup(struct chunk **head, const char *s, size_t n)
 {
@@ -83,6 +85,7 @@ arena_cat(struct chunk **head, const char *a, const char *b, const char *c)
 	return p;
 }
 
+/* Frees every chunk of an arena. */
 static void
 arena_free(struct chunk *c)
 {
@@ -96,10 +99,12 @@ arena_free(struct chunk *c)
 
 /* ---- maps: (namespace, name) → int ------------------------------------ */
 
-/* A slot of a map; key NULL when empty.  Keys are borrowed. */
+/* A slot of a map; key NULL when empty.  Keys are borrowed; tag is the
+ * key's hash, compared before the key itself is touched. */
 struct nslot {
 	const char *key;
-	size_t len;
+	uint32_t len;
+	uint32_t tag;
 	int ns;
 	int val;
 };
@@ -133,20 +138,24 @@ nhash(int ns, const char *k, size_t len)
 
 /* The slot holding (ns, k) or the empty slot where it would go. */
 static struct nslot *
-nmap_slot(const struct nmap *m, int ns, const char *k, size_t len)
+nmap_slot(const struct nmap *m, int ns, const char *k, size_t len,
+	  uint64_t h)
 {
-	size_t i = (size_t)nhash(ns, k, len) & (m->cap - 1);
+	size_t i = (size_t)h & (m->cap - 1);
+	uint32_t tag = (uint32_t)(h >> 32);
 
 	for (;;) {
 		struct nslot *s = &m->slots[i];
 
-		if (s->key == NULL || (s->ns == ns && s->len == len &&
+		if (s->key == NULL || (s->tag == tag && s->ns == ns &&
+				       s->len == len &&
 				       memcmp(s->key, k, len) == 0))
 			return s;
 		i = (i + 1) & (m->cap - 1);
 	}
 }
 
+/* The value of (ns, k), -1 when absent. */
 static int
 nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
 {
@@ -154,39 +163,54 @@ nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
 
 	if (m->cap == 0)
 		return -1;
-	s = nmap_slot(m, ns, k, len);
+	s = nmap_slot(m, ns, k, len, nhash(ns, k, len));
 	return s->key ? s->val : -1;
 }
 
+/* Grows m to a power of two of at least cap slots. */
+static void
+nmap_reserve(struct nmap *m, size_t cap)
+{
+	struct nmap big = { NULL, m->cap ? m->cap : 64, 0 };
+	size_t i;
+
+	while (big.cap < cap)
+		big.cap *= 2;
+	if (big.cap <= m->cap)
+		return;
+	big.slots = cpl_xcalloc(big.cap, sizeof(*big.slots));
+	for (i = 0; i < m->cap; i++) {
+		struct nslot *o = &m->slots[i];
+
+		if (o->key)
+			*nmap_slot(&big, o->ns, o->key, o->len,
+				   nhash(o->ns, o->key, o->len)) = *o;
+	}
+	big.n = m->n;
+	free(m->slots);
+	*m = big;
+}
+
+/* Sets (ns, k) to val; k must outlive the map. */
 static void
 nmap_put(struct nmap *m, int ns, const char *k, size_t len, int val)
 {
 	struct nslot *s;
+	uint64_t h = nhash(ns, k, len);
 
-	if ((m->n + 1) * 10 > m->cap * 7) {
-		struct nmap big = { NULL, m->cap ? m->cap * 2 : 64, 0 };
-		size_t i;
-
-		big.slots = cpl_xcalloc(big.cap, sizeof(*big.slots));
-		for (i = 0; i < m->cap; i++) {
-			struct nslot *o = &m->slots[i];
-
-			if (o->key)
-				*nmap_slot(&big, o->ns, o->key, o->len) = *o;
-		}
-		big.n = m->n;
-		free(m->slots);
-		*m = big;
-	}
-	s = nmap_slot(m, ns, k, len);
+	if ((m->n + 1) * 10 > m->cap * 7)
+		nmap_reserve(m, m->cap ? m->cap * 2 : 64);
+	s = nmap_slot(m, ns, k, len, h);
 	if (s->key == NULL)
 		m->n++;
 	s->key = k;
-	s->len = len;
+	s->len = (uint32_t)len;
+	s->tag = (uint32_t)(h >> 32);
 	s->ns = ns;
 	s->val = val;
 }
 
+/* Frees the slots (not the borrowed keys). */
 static void
 nmap_free(struct nmap *m)
 {
@@ -286,6 +310,7 @@ tok_is(const char *text, const struct cpl_pytoken *t, const char *s)
 	return t->len == n && memcmp(text + t->off, s, n) == 0;
 }
 
+/* Token k is a comment or an NL. */
 static inline bool
 is_trivia(const struct scan *sc, size_t k)
 {
@@ -294,6 +319,7 @@ is_trivia(const struct scan *sc, size_t k)
 	return kd == CPL_PYTOK_NL || kd == CPL_PYTOK_COMMENT;
 }
 
+/* Token k is operator op. */
 static inline bool
 tok_op(const struct scan *sc, size_t k, const char *op)
 {
@@ -301,6 +327,7 @@ tok_op(const struct scan *sc, size_t k, const char *op)
 	       tok_is(sc->text, &sc->t[k], op);
 }
 
+/* Token k is keyword kw. */
 static inline bool
 tok_kw(const struct scan *sc, size_t k, const char *kw)
 {
@@ -308,6 +335,7 @@ tok_kw(const struct scan *sc, size_t k, const char *kw)
 	       tok_is(sc->text, &sc->t[k], kw);
 }
 
+/* Token k is a name. */
 static inline bool
 tok_name(const struct scan *sc, size_t k)
 {
@@ -345,6 +373,10 @@ cpl_pyscan_pos(const struct cpl_pyfile *f, size_t tok)
 
 static int cur_block(const struct scan *sc);
 
+/*
+ * Tokens [first, last) without surrounding trivia, as an expression of
+ * scope.
+ */
 static struct cpl_pyexpr
 make_expr(const struct scan *sc, size_t first, size_t last, int scope)
 {
@@ -362,18 +394,21 @@ make_expr(const struct scan *sc, size_t first, size_t last, int scope)
 	return e;
 }
 
+/* The innermost open scope. */
 static int
 cur_scope(const struct scan *sc)
 {
 	return sc->ss[sc->nss - 1].scope;
 }
 
+/* The innermost open block. */
 static int
 cur_block(const struct scan *sc)
 {
 	return sc->bs[sc->nbs - 1].block;
 }
 
+/* The last component of a dotted name. */
 static const char *
 last_comp(const char *s)
 {
@@ -382,6 +417,7 @@ last_comp(const char *s)
 	return d ? d + 1 : s;
 }
 
+/* s ends with suffix. */
 static bool
 ends_with(const char *s, const char *suffix)
 {
@@ -390,6 +426,7 @@ ends_with(const char *s, const char *suffix)
 
 /* ---- recording -------------------------------------------------------- */
 
+/* Opens a block nested in the current one. */
 static void
 push_block(struct scan *sc, bool oneline)
 {
@@ -404,6 +441,7 @@ push_block(struct scan *sc, bool oneline)
 	sc->nbs++;
 }
 
+/* Opens scope for the statements that follow. */
 static void
 push_scope_frame(struct scan *sc, int scope, bool oneline)
 {
@@ -414,6 +452,10 @@ push_scope_frame(struct scan *sc, int scope, bool oneline)
 	sc->nss++;
 }
 
+/*
+ * Records a module, class or def scope named by token name_tok; returns its
+ * index.
+ */
 static int
 new_scope(struct scan *sc, enum cpl_pyscope_kind kind, size_t name_tok)
 {
@@ -473,7 +515,7 @@ add_assign(struct scan *sc, const char *name, size_t vfirst, size_t vlast,
 	a->name = (char *)name;
 	a->value = make_expr(sc, vfirst, vlast, scope);
 	a->index = index;
-	snprintf(a->op, sizeof(a->op), "%s", op);
+	memcpy(a->op, op, strlen(op) < sizeof(a->op) ? strlen(op) + 1 : 1);
 	a->opaque = opaque;
 	a->scope = scope;
 	a->block = cur_block(sc);
@@ -484,6 +526,7 @@ add_assign(struct scan *sc, const char *name, size_t vfirst, size_t vlast,
 	return (int)f->nassigns++;
 }
 
+/* Records one import binding in the current scope. */
 static void
 add_import(struct scan *sc, const char *module, int level, const char *name,
 	   const char *alias, size_t pos_tok)
@@ -526,8 +569,8 @@ add_import(struct scan *sc, const char *module, int level, const char *name,
 	}
 	im->target = arena_strndup(&ix->arena, cpl_buf_str(&b), b.len);
 	cpl_buf_free(&b);
-	if (level == 0 && (cpl_str_eq(module, "torch") ||
-			   cpl_str_starts(module, "torch.")) && !f->imports_torch) {
+	if (level == 0 && !f->imports_torch &&
+	    (cpl_str_eq(module, "torch") || cpl_str_starts(module, "torch."))) {
 		f->imports_torch = true;
 		f->torch_pos = im->pos;
 	}
@@ -584,6 +627,7 @@ callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 	return r;
 }
 
+/* Opens a bracket in a statement; a call frame when call >= 0. */
 static void
 push_cframe(struct scan *sc, int call)
 {
@@ -600,6 +644,7 @@ push_cframe(struct scan *sc, int call)
 	sc->ncs++;
 }
 
+/* Records a call whose '(' is token k and opens its frame. */
 static void
 open_call(struct scan *sc, size_t k, size_t first, char *callee,
 	  size_t vfirst, size_t vlast, int assign)
@@ -664,6 +709,7 @@ add_arg(struct scan *sc, struct cframe *fr, size_t a, size_t b)
 	(void)fr;
 }
 
+/* Closes the innermost bracket at token k, finishing its call. */
 static void
 close_cframe(struct scan *sc, size_t k)
 {
@@ -750,7 +796,8 @@ scan_calls(struct scan *sc, size_t s, size_t e, size_t vfirst, size_t vlast,
 		if (t->len != 1)
 			continue;
 		c = sc->text[t->off];
-		if (c == '(' && (callee = callee_at(sc, k, s, &first)) != NULL) {
+		callee = c == '(' ? callee_at(sc, k, s, &first) : NULL;
+		if (callee) {
 			open_call(sc, k, first, callee, vfirst, vlast, assign);
 		} else if (c == '(' || c == '[' || c == '{') {
 			push_cframe(sc, -1);
@@ -953,6 +1000,7 @@ targets(struct scan *sc, size_t a, size_t b, size_t vfirst, size_t vlast,
 	}
 }
 
+/* Token k is an augmented assignment operator. */
 static bool
 is_augop(const struct scan *sc, size_t k)
 {
@@ -1003,10 +1051,10 @@ assignment(struct scan *sc, size_t s, size_t e)
 			colon = k;
 	}
 	if (aug != SIZE_MAX) {
-		char op[4];
+		char op[4] = "";
 
-		snprintf(op, sizeof(op), "%.*s", (int)sc->t[aug].len,
-			 sc->text + sc->t[aug].off);
+		if (sc->t[aug].len < sizeof(op))
+			memcpy(op, sc->text + sc->t[aug].off, sc->t[aug].len);
 		targets(sc, s, aug, aug + 1, e, op, false);
 		scan_calls(sc, s, e, aug + 1, e,
 			   sc->f->nassigns > nbefore ? (int)nbefore : -1);
@@ -1268,6 +1316,7 @@ header(struct scan *sc, size_t s, size_t kw, size_t colon)
 	return -1;
 }
 
+/* Token k starts a compound statement header. */
 static bool
 is_compound(const struct scan *sc, size_t k)
 {
@@ -1369,9 +1418,12 @@ scan_file(struct scan *sc)
 			sc->depth++;
 			push_block(sc, false);
 			if (sc->pending >= 0) {
+				struct cpl_pyscope *p =
+					&sc->f->scopes[sc->pending];
+
 				push_scope_frame(sc, sc->pending, false);
-				sc->f->scopes[sc->pending].body_first = i + 1;
-				sc->f->scopes[sc->pending].block = cur_block(sc);
+				p->body_first = i + 1;
+				p->block = cur_block(sc);
 				sc->pending = -1;
 			}
 			i++;
@@ -1403,12 +1455,14 @@ scan_file(struct scan *sc)
 
 /* ---- lookups ---------------------------------------------------------- */
 
+/* s[0, n) copied into the file's arena. */
 static char *
 fdup(struct cpl_pyfile *f, const char *s, size_t n)
 {
 	return arena_strndup(&f->index->arena, s, n);
 }
 
+/* The parameter of scope named name[0, len), -1. */
 static int
 param_n(const struct cpl_pyfile *f, int scope, const char *name, size_t len)
 {
@@ -1430,6 +1484,7 @@ cpl_pyscan_param(const struct cpl_pyfile *f, int scope, const char *name)
 	return param_n(f, scope, name, strlen(name));
 }
 
+/* The import binding name[0, len) in scope or an enclosing one, -1. */
 static int
 binding_n(const struct cpl_pyfile *f, int scope, const char *name, size_t len)
 {
@@ -1595,13 +1650,14 @@ cpl_pyscan_call_arg(const struct cpl_pyfile *f, const struct cpl_pycall *call,
 
 /* ---- post-pass: callees and kinds ------------------------------------- */
 
+/* s is one of list[0, n). */
 static bool
 in_list(const char *s, const char *const *list, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (strcmp(s, list[i]) == 0)
+		if (s[0] == list[i][0] && strcmp(s, list[i]) == 0)
 			return true;
 	return false;
 }
@@ -1680,6 +1736,7 @@ expr_call(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 	return -1;
 }
 
+/* c prints or logs its arguments. */
 static bool
 is_print(const struct cpl_pycall *c)
 {
@@ -1726,6 +1783,7 @@ is_print(const struct cpl_pycall *c)
 	       strcmp(last, "set_description") == 0;
 }
 
+/* c does tensor, model or autograd work. */
 static bool
 is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 {
@@ -1768,6 +1826,7 @@ is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 	       ends_with(f->scopes[c->func].bases, "Module");
 }
 
+/* The kind of call c, from its target. */
 static enum cpl_pycall_kind
 classify(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 {
@@ -1880,6 +1939,7 @@ expr_dotted(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 			    f->toks[e->first].off);
 }
 
+/* The argument passed as keyword name, NULL. */
 static const struct cpl_pyarg *
 kwarg(const struct cpl_pycall *c, const char *name)
 {
@@ -1908,6 +1968,7 @@ posarg(const struct cpl_pycall *c, size_t n)
 	return NULL;
 }
 
+/* Records the argparse option that call ci defines. */
 static void
 add_argdef(struct cpl_pyfile *f, int ci)
 {
@@ -1998,6 +2059,7 @@ callable_def(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 	return -1;
 }
 
+/* Records DataLoader call ci. */
 static void
 add_loader(struct cpl_pyfile *f, int ci)
 {
@@ -2029,6 +2091,7 @@ add_loader(struct cpl_pyfile *f, int ci)
 	}
 }
 
+/* Records thread-count call ci. */
 static void
 add_threads(struct cpl_pyfile *f, int ci)
 {
@@ -2051,6 +2114,7 @@ add_threads(struct cpl_pyfile *f, int ci)
 	}
 }
 
+/* Records pool creation ci. */
 static void
 add_pool(struct cpl_pyfile *f, int ci)
 {
@@ -2076,6 +2140,7 @@ add_pool(struct cpl_pyfile *f, int ci)
 	}
 }
 
+/* Records that name is set to value (name NULL: not a literal; skipped). */
 static void
 add_envset(struct cpl_pyfile *f, const char *name,
 	   const struct cpl_pyexpr *value, bool setdefault, int scope,
@@ -2144,12 +2209,18 @@ env_dict(struct cpl_pyfile *f, const struct cpl_pyexpr *e, int scope)
 	}
 }
 
+/* Environment settings made by call ci (setdefault, putenv, update). */
 static void
 call_envsets(struct cpl_pyfile *f, int ci)
 {
 	const struct cpl_pycall *c = &f->calls[ci];
-	const struct cpl_pyarg *a0 = posarg(c, 0), *a1 = posarg(c, 1);
+	const struct cpl_pyarg *a0, *a1;
 	size_t i;
+
+	if (strncmp(c->target, "os.", 3) != 0)
+		return;
+	a0 = posarg(c, 0);
+	a1 = posarg(c, 1);
 
 	if ((strcmp(c->target, "os.environ.setdefault") == 0 ||
 	     strcmp(c->target, "os.putenv") == 0) && a0 && a1)
@@ -2197,6 +2268,7 @@ sub_envsets(struct cpl_pyfile *f)
 	}
 }
 
+/* Orders environment settings by position. */
 static int
 cmp_envset(const void *a, const void *b)
 {
@@ -2315,6 +2387,7 @@ constructed_class(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 	return -1;
 }
 
+/* Marks datasets and the scopes that run in loader workers. */
 static void
 pipeline(struct cpl_pyfile *f)
 {
@@ -2413,6 +2486,7 @@ work_before(const struct cpl_pyfile *f, int scope, size_t tok)
 	return -1;
 }
 
+/* Finds tensor work per scope and what ran before each thread setting. */
 static void
 tensor_work(struct cpl_pyfile *f)
 {
@@ -2455,14 +2529,15 @@ tensor_work(struct cpl_pyfile *f)
 			t->prior_work = work_before(f, scope, tok);
 			if (t->prior_work >= 0 ||
 			    f->scopes[scope].kind != CPL_PYSCOPE_FUNC ||
-			    ix->callers_off[scope] == ix->callers_off[scope + 1])
+			    ix->callers_off[scope] ==
+				    ix->callers_off[scope + 1])
 				break;
 			j = ix->callers[ix->callers_off[scope]];
 			tok = f->calls[j].open;
 			scope = f->calls[j].scope;
 		}
-		t->in_worker_init =
-			(f->scopes[c->scope].roles & CPL_PYROLE_WORKER_INIT) != 0;
+		t->in_worker_init = (f->scopes[c->scope].roles &
+				     CPL_PYROLE_WORKER_INIT) != 0;
 		for (p = c->parent, a = c->parent_arg; p >= 0 &&
 		     !t->in_worker_init; a = f->calls[p].parent_arg,
 		     p = f->calls[p].parent) {
@@ -2502,6 +2577,7 @@ struct flow {
 	int *count_of;		/* call → cpucount, -1 */
 };
 
+/* A name that says it holds a pool size: workers, threads, procs, jobs. */
 static bool
 sizing_name(const char *s, size_t n)
 {
@@ -2511,11 +2587,18 @@ sizing_name(const char *s, size_t n)
 	};
 	char low[64];
 	size_t k;
+	bool maybe = false;
 
 	if (n >= sizeof(low))
 		return false;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		low[k] = (char)(s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]);
+		/* every part holds one of w, h, p, j */
+		maybe |= low[k] == 'w' || low[k] == 'h' || low[k] == 'p' ||
+			 low[k] == 'j';
+	}
+	if (!maybe)
+		return false;
 	low[n] = '\0';
 	for (k = 0; k < CPL_ARRAY_LEN(parts); k++)
 		if (strstr(low, parts[k]))
@@ -2540,6 +2623,7 @@ var_scope(const struct cpl_pyfile *f, int scope, const char *name, size_t len)
 	return 0;
 }
 
+/* name holds an argparse namespace in scope. */
 static bool
 is_namespace(const struct flow *fl, int scope, const char *name, size_t len)
 {
@@ -2555,6 +2639,7 @@ is_namespace(const struct flow *fl, int scope, const char *name, size_t len)
 	return false;
 }
 
+/* Queues (ns, name) for the sizing flow unless it was reached before. */
 static void
 flow_key(struct flow *fl, int ns, const char *name, size_t len,
 	 const char *sink, struct cpl_pos pos)
@@ -2573,6 +2658,7 @@ flow_key(struct flow *fl, int ns, const char *name, size_t len,
 	it->pos = pos;
 }
 
+/* Marks CPU-count call as sizing sink at pos (the first sink wins). */
 static void
 mark_sizing(struct flow *fl, size_t call, const char *sink,
 	    struct cpl_pos pos)
@@ -2621,7 +2707,9 @@ expr_names(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
 			    cls >= 0 && t[k + 2].off == t[k].off + 5)
 				flow_key(fl, CLASS_NS(cls), name, 5 +
 					 t[k + 2].len, sink, pos);
-			else if (is_namespace(fl, e->scope, name, len))
+			else if (is_namespace(fl, e->scope, name, len) ||
+				 nmap_get(&f->index->argdefs, ARGS_NS,
+					  x + t[k + 2].off, t[k + 2].len) >= 0)
 				flow_key(fl, ARGS_NS, x + t[k + 2].off,
 					 t[k + 2].len, sink, pos);
 			k += 2;
@@ -2655,6 +2743,7 @@ flow_expr(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
 	expr_names(fl, e, sink, pos);
 }
 
+/* Every readable assignment in the chain from a sizes the item's sink. */
 static void
 flow_assigns(struct flow *fl, int a, const struct fitem *it)
 {
@@ -2712,6 +2801,7 @@ flow_drain(struct flow *fl)
 	}
 }
 
+/* An environment variable that sizes a pool. */
 static bool
 is_thread_env(const char *name)
 {
@@ -2758,7 +2848,8 @@ fstring_names(struct flow *fl, size_t k, int scope)
 			;
 		if (j > i + 1)
 			flow_key(fl, var_scope(f, scope, s + i + 1, j - i - 1),
-				 s + i + 1, j - i - 1, "print", f->scopes[0].pos);
+				 s + i + 1, j - i - 1, "print",
+				 f->scopes[0].pos);
 	}
 }
 
@@ -2814,6 +2905,10 @@ printed(struct flow *fl)
 	}
 }
 
+/*
+ * Decides, for every CPU-count call, whether it sizes something or is only
+ * printed.
+ */
 static void
 cpu_flow(struct cpl_pyfile *f)
 {
@@ -2904,6 +2999,7 @@ cpu_flow(struct cpl_pyfile *f)
 
 /* ---- the post-pass ---------------------------------------------------- */
 
+/* The post-pass over the scanned file. */
 static void
 post(struct cpl_pyfile *f)
 {
@@ -2987,6 +3083,7 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	sc.t = f->toks;
 	sc.n = f->ntoks;
 	sc.pending = -1;
+	nmap_reserve(&f->index->assigns, f->ntoks / 8);
 	scan_file(&sc);
 	free(sc.ss);
 	free(sc.bs);

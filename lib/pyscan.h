@@ -83,15 +83,15 @@ enum cpl_pyscope_kind {
 };
 
 /* Roles a scope plays for DataLoader workers (flags). */
-#define CPL_PYROLE_GETITEM	0x01	/* __getitem__/__getitems__ of a
-					 * dataset, __iter__ of an iterable
-					 * one */
+#define CPL_PYROLE_GETITEM	0x01	/* __getitem__, __getitems__ or
+					 * __iter__ of a dataset class */
 #define CPL_PYROLE_TRANSFORM	0x02	/* passed as transform=, collate_fn=
 					 * or to Compose/Lambda/with_transform
 					 * (a class: its __call__/forward) */
 #define CPL_PYROLE_WORKER_INIT	0x04	/* passed as worker_init_fn= */
-#define CPL_PYROLE_PIPELINE	0x08	/* runs in loader workers: one of the
-					 * above or a local function they call */
+#define CPL_PYROLE_PIPELINE	0x08	/* runs in loader workers: one of
+					 * the above or a local function
+					 * they call */
 
 /* A parameter of a def. */
 struct cpl_pyparam {
@@ -113,11 +113,13 @@ struct cpl_pyscope {
 	struct cpl_pyparam *params;
 	size_t nparams;
 	char *bases;		/* class: its bases as written, "" if none */
-	bool dataset;		/* class: a base ends in "Dataset", or it has
-				 * __getitem__ and __len__ */
+	bool dataset;		/* class: a base ends in "Dataset", it has
+				 * __getitem__ and __len__, or an instance
+				 * is given to a DataLoader of this file */
 	unsigned roles;		/* CPL_PYROLE_* */
 	int work;		/* first tensor-work call in its body, -1 */
-	bool does_work;		/* tensor work here or in a local callee */
+	bool does_work;		/* def: tensor work here or in a local
+				 * def it calls */
 	bool uses_cv2;		/* a cv2 call in its body */
 	size_t body_first;	/* tokens of the body (after the ':') */
 	size_t body_last;
@@ -171,11 +173,14 @@ struct cpl_pycall {
 	size_t close;		/* the ')' token */
 	struct cpl_pyarg *args;
 	size_t nargs;
-	int parent;		/* the call whose argument holds this one */
-	int parent_arg;		/* which argument of it */
+	int parent;		/* the call whose argument holds this one,
+				 * -1 */
+	int parent_arg;		/* which argument of it (as written, from 0) */
 	int assign;		/* the assignment whose value holds it, -1 */
-	int func;		/* a def of this file it calls, -1 */
-	int import;		/* the import its first name goes through */
+	int func;		/* the def of this file it calls (a class:
+				 * constructs), -1 */
+	int import;		/* the import its first name goes through,
+				 * -1 (a local def or a builtin) */
 	char *remote;		/* with import: the callee's path inside the
 				 * import's module: "create_dataloaders",
 				 * "data.make_loader" */
@@ -188,13 +193,14 @@ struct cpl_pyassign {
 	int index;		/* -1, or the position in a tuple target */
 	char op[4];		/* "=", or an augmented assignment's
 				 * operator: "+=", "//=" ... */
-	bool opaque;		/* for/with/except/import target, *rest,
-				 * global: no value we can read */
+	bool opaque;		/* for/with/except target, *rest, nested
+				 * tuple: no value we can read */
 	int scope;
 	int block;		/* the indented block it is in */
 	size_t tok;		/* its target token */
 	int prev;		/* the previous assignment of the same name in
-				 * the same scope, -1 */
+				 * the same scope (self.X: the same class),
+				 * -1 */
 	struct cpl_pos pos;
 };
 
@@ -387,9 +393,10 @@ const struct cpl_pyarg *cpl_pyscan_call_arg(const struct cpl_pyfile *f,
 bool cpl_pyscan_block_within(const struct cpl_pyfile *f, int b, int a);
 
 enum cpl_pyval_kind {
-	CPL_PYVAL_UNKNOWN,	/* cannot be read from the text: never a guess */
+	CPL_PYVAL_UNKNOWN,	/* not fixed by the text: never a guess */
 	CPL_PYVAL_KNOWN,	/* a number */
-	CPL_PYVAL_HOST,		/* depends on a CPU-count call: tracks the node */
+	CPL_PYVAL_HOST,		/* depends on a CPU-count call: it tracks
+				 * the node */
 };
 
 enum cpl_pyval_origin {

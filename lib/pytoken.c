@@ -44,6 +44,7 @@ struct lexer {
 	int rc;
 };
 
+/* Hard keywords, sorted (strcmp order) for the binary search. */
 static const char *const keywords[] = {
 	"False", "None", "True", "and", "as", "assert", "async", "await",
 	"break", "class", "continue", "def", "del", "elif", "else", "except",
@@ -63,6 +64,7 @@ lex_error(struct lexer *lx, int line, int column, const char *msg)
 	lx->rc = -1;
 }
 
+/* The cursor is past the last byte. */
 static bool
 at_end(const struct lexer *lx)
 {
@@ -76,6 +78,7 @@ peek(const struct lexer *lx, size_t k)
 	return lx->i + k < lx->n ? (unsigned char)lx->s[lx->i + k] : 0;
 }
 
+/* c starts a line break (LF, or CR alone or before LF). */
 static bool
 is_newline(unsigned char c)
 {
@@ -101,6 +104,7 @@ step(struct lexer *lx)
 	}
 }
 
+/* c may start an identifier (non-ASCII bytes are taken as letters). */
 static bool
 is_name_start(unsigned char c)
 {
@@ -108,12 +112,14 @@ is_name_start(unsigned char c)
 	       c >= 0x80;
 }
 
+/* c may continue an identifier. */
 static bool
 is_name_char(unsigned char c)
 {
 	return is_name_start(c) || (c >= '0' && c <= '9');
 }
 
+/* c is a decimal digit. */
 static bool
 is_digit(unsigned char c)
 {
@@ -153,6 +159,7 @@ emit_empty(struct lexer *lx, enum cpl_pytok_kind kind)
 	emit(lx, kind, 0, lx->i, lx->line, lx->col);
 }
 
+/* Opens an indentation level at column col. */
 static void
 push_indent(struct lexer *lx, int col)
 {
@@ -199,8 +206,8 @@ indentation(struct lexer *lx)
 		emit_empty(lx, CPL_PYTOK_DEDENT);
 	}
 	if (width != lx->indents[lx->nindents - 1])
-		lex_error(lx, lx->line, lx->col,
-			  "unindent does not match any outer indentation level");
+		lex_error(lx, lx->line, lx->col, "unindent does not match "
+			  "any outer indentation level");
 }
 
 /*
@@ -223,6 +230,7 @@ skip_name_chars(struct lexer *lx)
 	lx->col = col;
 }
 
+/* A comment, from its '#' to the end of the line. */
 static void
 scan_comment(struct lexer *lx)
 {
@@ -266,6 +274,7 @@ digits(struct lexer *lx, int base)
 	}
 }
 
+/* A number: integer, float or imaginary, in any base. */
 static void
 scan_number(struct lexer *lx)
 {
@@ -291,8 +300,9 @@ scan_number(struct lexer *lx)
 	}
 	c = peek(lx, 0);
 	x = peek(lx, 1);
-	if ((c == 'e' || c == 'E') &&
-	    (is_digit(x) || ((x == '+' || x == '-') && is_digit(peek(lx, 2))))) {
+	if ((c == 'e' || c == 'E') && (is_digit(x) ||
+				       ((x == '+' || x == '-') &&
+					is_digit(peek(lx, 2))))) {
 		flags = CPL_PYNUM_FLOAT;
 		step(lx);
 		if (x == '+' || x == '-')
@@ -543,6 +553,7 @@ scan_name(struct lexer *lx)
 		 CPL_PYTOK_KEYWORD : CPL_PYTOK_NAME, 0, off, line, col);
 }
 
+/* Remembers an opening bracket and where it is. */
 static void
 open_bracket(struct lexer *lx, char c, int line, int col)
 {
@@ -553,6 +564,7 @@ open_bracket(struct lexer *lx, char c, int line, int col)
 	lx->nbr++;
 }
 
+/* Matches a closing bracket, noting a mismatch or a stray one. */
 static void
 close_bracket(struct lexer *lx, char c, int line, int col)
 {
@@ -714,7 +726,8 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			step(&lx);
 		} else if (is_name_start(c)) {
 			scan_name(&lx);
-		} else if (is_digit(c) || (c == '.' && is_digit(peek(&lx, 1)))) {
+		} else if (is_digit(c) ||
+			   (c == '.' && is_digit(peek(&lx, 1)))) {
 			scan_number(&lx);
 		} else if (c == '\'' || c == '"') {
 			scan_string_at(&lx, 0, lx.i, lx.line, lx.col, true);
@@ -771,15 +784,23 @@ cpl_pytoken_is(const char *text, const struct cpl_pytoken *t, const char *s)
 bool
 cpl_pytoken_keyword(const char *s, size_t n)
 {
-	size_t k;
+	size_t lo = 0, hi = CPL_ARRAY_LEN(keywords);
 
-	if (n < 2 || n > 8 || !((s[0] >= 'a' && s[0] <= 'y') ||
-				s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
+	if (n < 2 || n > 8)
 		return false;
-	for (k = 0; k < CPL_ARRAY_LEN(keywords); k++)
-		if (keywords[k][0] == s[0] && keywords[k][1] == s[1] &&
-		    strlen(keywords[k]) == n && memcmp(keywords[k], s, n) == 0)
+	/* keywords[] is sorted: a binary search. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *k = keywords[mid];
+		int c = strncmp(k, s, n);
+
+		if (c == 0 && k[n] == '\0')
 			return true;
+		if (c < 0 || (c == 0 && k[n] == '\0'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return false;
 }
 
@@ -870,7 +891,8 @@ cpl_pytoken_string(char **out, const char *text, const struct cpl_pytoken *t)
 			continue;
 		}
 		if (p + 1 < end && (p[1] == '\n' || p[1] == '\r')) {
-			p += p[1] == '\r' && p + 2 < end && p[2] == '\n' ? 3 : 2;
+			p += p[1] == '\r' && p + 2 < end &&
+			     p[2] == '\n' ? 3 : 2;
 			continue;
 		}
 		c = p + 1 < end ? simple_escape((unsigned char)p[1]) : -1;

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 40
-#define MAX_STEPS 20000
+#define MAX_DEPTH 32
+#define MAX_STEPS 4000
 #define MAX_SITES 32
 
 enum vkind {
@@ -84,6 +84,7 @@ static struct val eval_name(struct ctx *cx, const struct frame *fr,
 
 /* ---- values ----------------------------------------------------------- */
 
+/* A value that cannot be read. */
 static struct val
 unknown(void)
 {
@@ -93,6 +94,7 @@ unknown(void)
 	return v;
 }
 
+/* A number from origin at pos. */
 static struct val
 number(double d, bool isint, enum cpl_pyval_origin origin,
        struct cpl_pos pos)
@@ -107,6 +109,7 @@ number(double d, bool isint, enum cpl_pyval_origin origin,
 	return v;
 }
 
+/* A value that depends on the CPU-count call at pos. */
 static struct val
 host(struct cpl_pos pos)
 {
@@ -119,6 +122,7 @@ host(struct cpl_pos pos)
 	return v;
 }
 
+/* How much an origin tells a reader, for picking one of two. */
 static int
 rank(enum cpl_pyval_origin o)
 {
@@ -182,7 +186,8 @@ parse_text(double *out, bool *isint, const char *s, size_t n, bool want_int)
 
 		if (c == '_') {
 			if (m == 0 || i + 1 >= n || buf[m - 1] < '0' ||
-			    buf[m - 1] > '9' || s[i + 1] < '0' || s[i + 1] > '9')
+			    buf[m - 1] > '9' || s[i + 1] < '0' ||
+			    s[i + 1] > '9')
 				return -1;
 			continue;
 		}
@@ -252,6 +257,7 @@ convert(struct val v, const char *how, struct cpl_pos pos)
 	return number(d, true, v.origin, v.pos);
 }
 
+/* Python truth of v; *known false when it cannot be told. */
 static bool
 truthy(const struct val *v, bool *known)
 {
@@ -319,6 +325,7 @@ binop(const char *op, struct val a, struct val b)
 	return number(r, isint, t->origin, t->pos);
 }
 
+/* s is one of list[0, n). */
 static bool
 in_list(const char *s, const char *const *list, size_t n)
 {
@@ -332,6 +339,7 @@ in_list(const char *s, const char *const *list, size_t n)
 
 /* ---- the budget ------------------------------------------------------- */
 
+/* Charges one step and one level of depth; false when spent. */
 static bool
 enter(struct ctx *cx)
 {
@@ -341,6 +349,7 @@ enter(struct ctx *cx)
 	return true;
 }
 
+/* Returns the level of depth enter() took. */
 static void
 leave(struct ctx *cx)
 {
@@ -369,6 +378,7 @@ at(struct ev *ev)
 	return ev->k;
 }
 
+/* The next token is operator op. */
 static bool
 is_op(struct ev *ev, const char *op)
 {
@@ -378,6 +388,7 @@ is_op(struct ev *ev, const char *op)
 	       tok_is(ev->f->text, &ev->f->toks[k], op);
 }
 
+/* The next token is keyword kw. */
 static bool
 is_kw(struct ev *ev, const char *kw)
 {
@@ -445,6 +456,7 @@ enclosing_def(const struct cpl_pyfile *f, int scope)
 	return scope > 0 ? scope : -1;
 }
 
+/* The environment of a resolution (never NULL). */
 static const struct cpl_pyenv *
 env_of(const struct ctx *cx)
 {
@@ -452,6 +464,15 @@ env_of(const struct ctx *cx)
 }
 
 /* ---- modules ---------------------------------------------------------- */
+
+/* The last component of a dotted name. */
+static const char *
+last_name(const char *s)
+{
+	const char *d = strrchr(s, '.');
+
+	return d ? d + 1 : s;
+}
 
 /*
  * The linked file call c of h goes into and, in *qual, the def's
@@ -515,12 +536,15 @@ flag_match(const struct cpl_pyfile *g, const char *flag, const char *w,
 
 /*
  * The command-line word that sets argdef d: *val points into it (its
- * value), *word is the word holding the value.  Last one wins.
+ * value), *word is the word holding the value, *flag the word naming the
+ * option (set with *present even when no value follows).  The last
+ * occurrence wins.
  */
 static bool
 cli_value(const struct cpl_pyfile *g, const struct cpl_pyargdef *d,
 	  const struct cpl_pyenv *env, const char **val,
-	  const struct cpl_word **word, bool *present)
+	  const struct cpl_word **word, const struct cpl_word **flag,
+	  bool *present)
 {
 	size_t i, j;
 	bool found = false;
@@ -546,6 +570,7 @@ cli_value(const struct cpl_pyfile *g, const struct cpl_pyargdef *d,
 				continue;
 			if (flag_match(g, fl, w, wl)) {
 				*present = true;
+				*flag = &env->argv[i];
 				if (eq) {
 					*val = eq + 1;
 					*word = &env->argv[i];
@@ -561,6 +586,7 @@ cli_value(const struct cpl_pyfile *g, const struct cpl_pyargdef *d,
 			    strncmp(w, fl, 2) == 0 && w[2] != '\0' &&
 			    w[1] != '-') {
 				*present = true;
+				*flag = &env->argv[i];
 				*val = w[2] == '=' ? w + 3 : w + 2;
 				*word = &env->argv[i];
 				found = true;
@@ -571,79 +597,21 @@ cli_value(const struct cpl_pyfile *g, const struct cpl_pyargdef *d,
 	return found;
 }
 
-/* The value of dest in the argparse definitions of g (or, failing that,
- * of any linked file). */
+/* The default of argdef d of g: its default= (string defaults go
+ * through type=, as argparse does), else None. */
 static struct val
-option(struct ctx *cx, const struct cpl_pyfile *g, const char *dest)
+option_default(struct ctx *cx, const struct cpl_pyfile *g,
+	       const struct cpl_pyargdef *d)
 {
-	const struct cpl_pyenv *env = env_of(cx);
-	const struct cpl_pyargdef *d;
-	const struct cpl_word *word = NULL;
-	const char *text = NULL;
-	struct frame fr = { NULL, NULL, -1 };
-	struct val v;
-	bool present;
-	int i = cpl_pyscan_argdef_find(g, dest);
-	size_t k;
+	struct frame fr = { g, NULL, -1 };
+	struct val v = unknown();
 
-	for (k = 0; i < 0 && k < env->nfiles; k++)
-		if ((i = cpl_pyscan_argdef_find(env->files[k], dest)) >= 0)
-			g = env->files[k];
-	if (i < 0)
-		return unknown();
-	d = &g->argdefs[i];
-	if (d->action && strcmp(d->action, "store") != 0) {
-		bool t = strcmp(d->action, "store_true") == 0;
-
-		if (!t && strcmp(d->action, "store_false") != 0)
-			return unknown();
-		cli_value(g, d, env, &text, &word, &present);
-		if (present)
-			return number(t ? 1 : 0, true, CPL_PYORIG_COMMAND,
-				      word ? word->pos : d->pos);
-		if (env->argv_partial)
-			return unknown();
-		if (d->def.first < d->def.last)
-			goto dflt;
-		return number(t ? 0 : 1, true, CPL_PYORIG_DEFAULT, d->pos);
-	}
-	if (cli_value(g, d, env, &text, &word, &present)) {
-		double num;
-		bool isint;
-		long l;
-
-		if (d->type == NULL || strcmp(d->type, "str") == 0) {
-			v = unknown();
-			v.kind = V_STR;
-			v.s = text;
-			v.n = strlen(text);
-			v.origin = CPL_PYORIG_COMMAND;
-			v.pos = word->pos;
-			return v;
-		}
-		if ((strcmp(d->type, "int") == 0 ||
-		     strcmp(d->type, "float") == 0) &&
-		    parse_text(&num, &isint, text, strlen(text),
-			       strcmp(d->type, "int") == 0) == 0)
-			return number(num, isint, CPL_PYORIG_COMMAND,
-				      word->pos);
-		if (strcmp(d->type, "int") == 0 && env->word &&
-		    env->word(env->ctx, text, &l) == 0)
-			return number((double)l, true, CPL_PYORIG_COMMAND,
-				      word->pos);
-		return unknown();
-	}
-	if (present || env->argv_partial)
-		return unknown();
 	if (d->def.first >= d->def.last) {
-		v = unknown();
 		v.kind = V_NONE;
 		v.origin = CPL_PYORIG_DEFAULT;
 		v.pos = d->pos;
 		return v;
 	}
-dflt:
-	fr.f = g;
 	v = eval_range(cx, &fr, &d->def);
 	if (v.kind == V_STR && d->type && (strcmp(d->type, "int") == 0 ||
 					   strcmp(d->type, "float") == 0))
@@ -653,6 +621,73 @@ dflt:
 		v.pos = d->def.pos;
 	}
 	return v;
+}
+
+/* A command-line value text (in word) read with d's type=. */
+static struct val
+option_word(struct ctx *cx, const struct cpl_pyargdef *d, const char *text,
+	    const struct cpl_word *word)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	bool is_int = d->type && strcmp(d->type, "int") == 0;
+	struct val v = unknown();
+	double num;
+	bool isint;
+	long l;
+
+	if (d->type == NULL || strcmp(d->type, "str") == 0) {
+		v.kind = V_STR;
+		v.s = text;
+		v.n = strlen(text);
+		v.origin = CPL_PYORIG_COMMAND;
+		v.pos = word->pos;
+		return v;
+	}
+	if ((is_int || strcmp(d->type, "float") == 0) &&
+	    parse_text(&num, &isint, text, strlen(text), is_int) == 0)
+		return number(num, isint, CPL_PYORIG_COMMAND, word->pos);
+	if (is_int && env->word && env->word(env->ctx, text, &l) == 0)
+		return number((double)l, true, CPL_PYORIG_COMMAND, word->pos);
+	return v;
+}
+
+/* The value of dest in the argparse definitions of g (or, failing that,
+ * of any linked file): the command line's, else the default. */
+static struct val
+option(struct ctx *cx, const struct cpl_pyfile *g, const char *dest)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	const struct cpl_pyargdef *d;
+	const struct cpl_word *word = NULL, *flag = NULL;
+	const char *text = NULL;
+	bool present, given, t;
+	int i = cpl_pyscan_argdef_find(g, dest);
+	size_t k;
+
+	for (k = 0; i < 0 && k < env->nfiles; k++)
+		if ((i = cpl_pyscan_argdef_find(env->files[k], dest)) >= 0)
+			g = env->files[k];
+	if (i < 0)
+		return unknown();
+	d = &g->argdefs[i];
+	given = cli_value(g, d, env, &text, &word, &flag, &present);
+	if (d->action == NULL || strcmp(d->action, "store") == 0) {
+		if (given)
+			return option_word(cx, d, text, word);
+		if (present || env->argv_partial)
+			return unknown();
+		return option_default(cx, g, d);
+	}
+	t = strcmp(d->action, "store_true") == 0;
+	if (!t && strcmp(d->action, "store_false") != 0)
+		return unknown();
+	if (present)
+		return number(t ? 1 : 0, true, CPL_PYORIG_COMMAND, flag->pos);
+	if (env->argv_partial)
+		return unknown();
+	if (d->def.first < d->def.last)
+		return option_default(cx, g, d);
+	return number(t ? 0 : 1, true, CPL_PYORIG_DEFAULT, d->pos);
 }
 
 /* ---- parameters and calls --------------------------------------------- */
@@ -733,11 +768,14 @@ param_value(struct ctx *cx, const struct frame *fr, const struct cpl_pyfile *f,
 	for (k = 0; k < env->nfiles && nsites <= MAX_SITES; k++) {
 		const struct cpl_pyfile *h = env->files[k];
 
+		if (h == f || env->module == NULL)
+			continue;	/* local calls are the callers above */
 		for (i = 0; i < h->ncalls && nsites <= MAX_SITES; i++) {
 			const struct cpl_pycall *c = &h->calls[i];
 			const char *qual;
 
 			if (c->import < 0 || c->remote == NULL ||
+			    strcmp(last_name(c->remote), fn->name) != 0 ||
 			    call_file(cx, h, c, &qual) != f ||
 			    strcmp(qual, f->scopes[target].qualname) != 0)
 				continue;
@@ -847,6 +885,7 @@ arg_value(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c,
 	return unknown();
 }
 
+/* The value call ci returns, where we know it. */
 static struct val
 eval_call(struct ev *ev, int ci)
 {
@@ -1083,6 +1122,7 @@ self_attr(struct ctx *cx, const struct frame *fr, int scope, const char *name)
 	return acc;
 }
 
+/* The value of name used at token use_tok of block use_block in scope. */
 static struct val
 eval_name(struct ctx *cx, const struct frame *fr, int scope, const char *name,
 	  size_t use_tok, int use_block)
@@ -1105,8 +1145,8 @@ eval_name(struct ctx *cx, const struct frame *fr, int scope, const char *name,
 			continue;
 		}
 		a = cpl_pyscan_assign_last(f, s, name);
-		p = sc->kind == CPL_PYSCOPE_FUNC ? cpl_pyscan_param(f, s, name) :
-						   -1;
+		p = sc->kind == CPL_PYSCOPE_FUNC ?
+		    cpl_pyscan_param(f, s, name) : -1;
 		if (a >= 0 || p >= 0) {
 			v = reach(cx, fr, s, a, p, first ? use_tok : (size_t)-1,
 				  first ? use_block : sc->block);
@@ -1189,7 +1229,8 @@ name_primary(struct ev *ev)
 
 			return v.kind == V_NONE ? unknown() : v;
 		}
-		if (n == 1 && strcmp(f->imports[im].target, "os.environ") == 0) {
+		if (n == 1 &&
+		    strcmp(f->imports[im].target, "os.environ") == 0) {
 			struct val v = env_read(cx, key, NULL,
 						cpl_pyscan_pos(f, names[0]));
 
@@ -1205,9 +1246,9 @@ name_primary(struct ev *ev)
 		int im;
 
 		if (strcmp(base, "self") == 0) {
-			char full[140];
+			char full[140] = "self.";
 
-			snprintf(full, sizeof(full), "self.%s", attr);
+			memcpy(full + 5, attr, strlen(attr) + 1);
 			return self_attr(cx, ev->fr, ev->scope, full);
 		}
 		b = eval_name(cx, ev->fr, ev->scope, base, names[0], ev->block);
@@ -1226,6 +1267,7 @@ name_primary(struct ev *ev)
 	return unknown();
 }
 
+/* An atom and its trailers. */
 static struct val
 primary(struct ev *ev)
 {
@@ -1318,6 +1360,7 @@ primary(struct ev *ev)
 
 static struct val unary(struct ev *ev);
 
+/* primary [** unary] */
 static struct val
 power(struct ev *ev)
 {
@@ -1329,6 +1372,7 @@ power(struct ev *ev)
 	return binop("**", a, unary(ev));
 }
 
+/* - + ~ before a power. */
 static struct val
 unary(struct ev *ev)
 {
@@ -1392,6 +1436,7 @@ binop_at(struct ev *ev, const char **op, size_t *ntok)
 	return 0;
 }
 
+/* Binary operators of precedence minprec and up (precedence climbing). */
 static struct val
 binary(struct ev *ev, int minprec)
 {
@@ -1412,6 +1457,7 @@ binary(struct ev *ev, int minprec)
 	return lhs;
 }
 
+/* [not] comparison */
 static struct val
 not_test(struct ev *ev)
 {
@@ -1442,6 +1488,7 @@ logic(bool is_and, struct val a, struct val b)
 	return b.kind == V_HOST ? b : unknown();
 }
 
+/* not_test (and not_test)* */
 static struct val
 and_test(struct ev *ev)
 {
@@ -1454,6 +1501,7 @@ and_test(struct ev *ev)
 	return v;
 }
 
+/* and_test (or and_test)* */
 static struct val
 or_test(struct ev *ev)
 {
@@ -1466,6 +1514,7 @@ or_test(struct ev *ev)
 	return v;
 }
 
+/* A full expression: lambda, walrus, conditional. */
 static struct val
 expr(struct ev *ev)
 {
@@ -1501,6 +1550,7 @@ expr(struct ev *ev)
 	return r;
 }
 
+/* The value of expression e read in frame fr. */
 static struct val
 eval_range(struct ctx *cx, const struct frame *fr, const struct cpl_pyexpr *e)
 {
@@ -1526,6 +1576,7 @@ eval_range(struct ctx *cx, const struct frame *fr, const struct cpl_pyexpr *e)
 
 /* ---- the interface ---------------------------------------------------- */
 
+/* A fresh resolution over env (env->files defaults to f alone). */
 static void
 ctx_init(struct ctx *cx, const struct cpl_pyfile *f,
 	 const struct cpl_pyenv *env)
@@ -1646,6 +1697,7 @@ cpl_pyvalue_envset(struct cpl_pyval *out, const struct cpl_pyfile *f,
 	publish(out, &v, e->value.pos);
 }
 
+/* Appends a resolved size to a cpl_code array. */
 static void
 add_size(struct cpl_code_size **arr, size_t *n, const struct cpl_pyfile *f,
 	 size_t index, struct cpl_pos pos, const struct cpl_pyval *v)
