@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "link.h"
 #include "loader.h"
 #include "pyscan.h"
@@ -66,12 +66,7 @@ struct cpl_engine {
 	struct cpl_error *errors;
 	size_t nerrors;
 	size_t errors_cap;
-	/* configuration */
-	enum cpl_severity *sev;		/* per rule, indexed like the registry */
-	char **excludes;
-	size_t nexcludes;
-	char *config_dir;
-	double throttle_threshold;
+	struct cpl_config *config;	/* owned */
 	struct cpl_repo *repo;		/* borrowed; NULL outside git */
 	bool staged;			/* read files from the index */
 	bool diff;			/* keep only changed lines */
@@ -86,14 +81,8 @@ struct cpl_engine *
 cpl_engine_new(void)
 {
 	struct cpl_engine *e = cpl_xcalloc(1, sizeof(*e));
-	const struct cpl_rule *const *rules;
-	size_t n, i;
 
-	rules = cpl_rules_all(&n);
-	e->sev = cpl_xcalloc(n + 1, sizeof(*e->sev));
-	for (i = 0; i < n; i++)
-		e->sev[i] = rules[i]->severity;
-	e->throttle_threshold = 10.0;
+	e->config = cpl_config_new();
 	return e;
 }
 
@@ -128,11 +117,7 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->nerrors; i++)
 		cpl_error_clear(&e->errors[i]);
 	free(e->errors);
-	free(e->sev);
-	for (i = 0; i < e->nexcludes; i++)
-		free(e->excludes[i]);
-	free(e->excludes);
-	free(e->config_dir);
+	cpl_config_free(e->config);
 	free(e);
 }
 
@@ -182,202 +167,6 @@ own_key(struct cpl_engine *e, char *key)
 	e->keys = cpl_xrealloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
 	e->keys[e->nkeys++] = key;
 	return key;
-}
-
-/* ---- configuration ---------------------------------------------------- */
-
-static int
-config_rules(struct cpl_engine *e, const struct cpl_ynode *rules,
-	     const char *path, struct cpl_error *err)
-{
-	const struct cpl_rule *const *all;
-	size_t n, i, j;
-
-	if (!cpl_ynode_is_map(rules)) {
-		cpl_error_set(err, path, rules->line, rules->column,
-			      "`rules` must map rule ids to a severity "
-			      "(error, warning, note, off)");
-		return -1;
-	}
-	all = cpl_rules_all(&n);
-	for (i = 0; i < rules->count; i++) {
-		const struct cpl_ynode *k = rules->pairs[i].key;
-		const struct cpl_ynode *v = rules->pairs[i].value;
-		const struct cpl_rule *r = cpl_ynode_str(k) ?
-					   cpl_rule_find(k->value) : NULL;
-		const char *s = v->kind == CPL_Y_SCALAR ? v->value : NULL;
-		enum cpl_severity sev;
-
-		if (r == NULL) {
-			cpl_error_set(err, path, k->line, k->column,
-				      "unknown rule \"%s\" (see --list-rules)",
-				      k->kind == CPL_Y_SCALAR ? k->value : "?");
-			return -1;
-		}
-		/* YAML 1.1 reads a bare `off` as false. */
-		if (cpl_ynode_bool(v) == 0)
-			s = "off";
-		if (cpl_severity_parse(&sev, s) < 0) {
-			cpl_error_set(err, path, v->line, v->column,
-				      "invalid severity for %s (use error, "
-				      "warning, note or off)", r->id);
-			return -1;
-		}
-		for (j = 0; j < n; j++)
-			if (all[j] == r)
-				e->sev[j] = sev;
-	}
-	return 0;
-}
-
-int
-cpl_engine_load_config(struct cpl_engine *e, const char *path,
-		       struct cpl_error *err)
-{
-	struct cpl_ystream *s = NULL;
-	const struct cpl_ynode *doc, *n;
-	char *text = NULL, *slash;
-	size_t len, i;
-	int rc = -1;
-
-	if (cpl_read_file(&text, &len, path, 1 << 20, err) < 0)
-		goto out;
-	if (cpl_yaml_parse(&s, path, text, len, err) < 0)
-		goto out;
-	doc = cpl_ystream_doc(s, 0);
-	if (doc == NULL) {
-		rc = 0;
-		goto out;
-	}
-	if (!cpl_ynode_is_map(doc)) {
-		cpl_error_set(err, path, doc->line, doc->column,
-			      "configuration must be a mapping");
-		goto out;
-	}
-	for (i = 0; i < doc->count; i++) {
-		const struct cpl_ynode *k = doc->pairs[i].key;
-		const char *key = cpl_ynode_str(k);
-
-		if (key == NULL || (strcmp(key, "rules") != 0 &&
-		    strcmp(key, "exclude") != 0 &&
-		    strcmp(key, "throttle-threshold") != 0)) {
-			cpl_error_set(err, path, k->line, k->column,
-				      "unknown configuration key \"%s\" "
-				      "(expected rules, exclude, "
-				      "throttle-threshold)", key ? key : "?");
-			goto out;
-		}
-	}
-	if ((n = cpl_ynode_get(doc, "rules")) && !cpl_ynode_is_null(n) &&
-	    config_rules(e, n, path, err) < 0)
-		goto out;
-	if ((n = cpl_ynode_get(doc, "exclude")) && !cpl_ynode_is_null(n)) {
-		if (!cpl_ynode_is_seq(n)) {
-			cpl_error_set(err, path, n->line, n->column,
-				      "`exclude` must be a list of patterns");
-			goto out;
-		}
-		for (i = 0; i < n->count; i++) {
-			const char *p = cpl_ynode_str(n->items[i]);
-
-			if (p == NULL) {
-				cpl_error_set(err, path, n->items[i]->line,
-					      n->items[i]->column,
-					      "exclude pattern must be a "
-					      "string");
-				goto out;
-			}
-			e->excludes = cpl_xrealloc(e->excludes,
-				(e->nexcludes + 1) * sizeof(*e->excludes));
-			e->excludes[e->nexcludes++] = cpl_xstrdup(p);
-		}
-	}
-	if ((n = cpl_ynode_get(doc, "throttle-threshold")) != NULL) {
-		const char *v = cpl_ynode_str(n);
-		char *end = NULL;
-		double d = v ? strtod(v, &end) : -1;
-
-		if (v == NULL || *end != '\0' || d <= 0 || d > 100) {
-			cpl_error_set(err, path, n->line, n->column,
-				      "throttle-threshold must be a percentage"
-				      " between 0 and 100");
-			goto out;
-		}
-		e->throttle_threshold = d;
-	}
-	free(e->config_dir);
-	slash = strrchr(path, '/');
-	e->config_dir = slash ? cpl_xstrndup(path, (size_t)(slash - path))
-			      : cpl_xstrdup(".");
-	rc = 0;
-out:
-	cpl_ystream_free(s);
-	free(text);
-	return rc;
-}
-
-int
-cpl_engine_find_config(struct cpl_engine *e, const char *dir,
-		       struct cpl_error *err)
-{
-	char *d = realpath(dir, NULL);
-	int rc = 0;
-
-	while (d != NULL) {
-		char *cfg = cpl_xasprintf("%s/.cpulint.yaml", d);
-		char *git = cpl_xasprintf("%s/.git", d);
-		char *slash;
-		bool stop = access(git, F_OK) == 0;
-
-		if (access(cfg, F_OK) == 0) {
-			rc = cpl_engine_load_config(e, cfg, err) < 0 ? -1 : 1;
-			stop = true;
-		}
-		free(cfg);
-		free(git);
-		slash = strrchr(d, '/');
-		if (stop || slash == NULL || slash == d) {
-			free(d);
-			break;
-		}
-		*slash = '\0';
-	}
-	return rc;
-}
-
-/* A path matches an exclude pattern: a glob (where * crosses /) matched
- * against the path relative to the config's directory or the path as
- * given, or a directory prefix when the pattern ends in '/'. */
-static bool
-excluded(const struct cpl_engine *e, const char *path)
-{
-	const char *rel = path;
-	size_t i, n;
-
-	while (rel[0] == '.' && rel[1] == '/')
-		rel += 2;
-	if (e->config_dir && strcmp(e->config_dir, ".") != 0) {
-		n = strlen(e->config_dir);
-		if (strncmp(path, e->config_dir, n) == 0 && path[n] == '/')
-			rel = path + n + 1;
-	}
-	for (i = 0; i < e->nexcludes; i++) {
-		const char *p = e->excludes[i];
-
-		n = strlen(p);
-		if (n && p[n - 1] == '/' &&
-		    (strncmp(rel, p, n) == 0 || strstr(rel, p) != NULL))
-			return true;
-		if (fnmatch(p, rel, 0) == 0)
-			return true;
-		if (strchr(p, '/') == NULL) {
-			const char *base = strrchr(rel, '/');
-
-			if (fnmatch(p, base ? base + 1 : rel, 0) == 0)
-				return true;
-		}
-	}
-	return false;
 }
 
 /* ---- sources ---------------------------------------------------------- */
@@ -505,7 +294,7 @@ add_file(struct cpl_engine *e, const char *path, bool explicit)
 	char *text = NULL;
 	size_t len;
 
-	if (!explicit && excluded(e, path))
+	if (!explicit && cpl_config_excluded(e->config, path))
 		return;
 	if (find_source(e, path) != NULL)	/* named twice: read once */
 		return;
@@ -597,7 +386,7 @@ walk(struct cpl_engine *e, const char *dir, int depth)
 
 		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
 			if (S_ISDIR(st.st_mode)) {
-				if (!skip_dir(names[i]) && !excluded(e, p))
+				if (!skip_dir(names[i]) && !cpl_config_excluded(e->config, p))
 					walk(e, p, depth + 1);
 			} else if (S_ISREG(st.st_mode) &&
 				   (is_yaml_name(p) ||
@@ -877,13 +666,13 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 double
 cpl_check_throttle_threshold(const struct cpl_check *ck)
 {
-	return ck->e->throttle_threshold;
+	return cpl_config_threshold(ck->e->config);
 }
 
 double
 cpl_engine_throttle_threshold(const struct cpl_engine *e)
 {
-	return e->throttle_threshold;
+	return cpl_config_threshold(e->config);
 }
 
 /* The source at path, however the path is spelled ("./a/../b.py"). */
@@ -983,7 +772,7 @@ link_load(void *ctx, const char *path)
 		return NULL;
 	}
 	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    excluded(e, path) ||
+	    cpl_config_excluded(e->config, path) ||
 	    read_source(e, path, &text, &len, &err) < 0) {
 		cpl_strmap_put(&e->absent, own_key(e, key), e);
 		cpl_error_clear(&err);
@@ -1106,7 +895,7 @@ cpl_engine_run(struct cpl_engine *e)
 	for (r = 0; r < nrules; r++) {
 		size_t first = e->nfindings;
 
-		if (e->sev[r] == CPL_SEV_OFF)
+		if (cpl_config_severity(e->config, r) == CPL_SEV_OFF)
 			continue;
 		ck.rule = rules[r];
 		if (rules[r]->check_code) {
@@ -1126,7 +915,8 @@ cpl_engine_run(struct cpl_engine *e)
 			}
 		}
 		for (i = first; i < e->nfindings; i++)
-			e->findings[i].severity = e->sev[r];
+			e->findings[i].severity =
+				cpl_config_severity(e->config, r);
 	}
 	/* Inline suppressions. */
 	for (i = 0; i < e->nfindings; i++) {
@@ -1193,4 +983,18 @@ cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 	if (len)
 		*len = src->len;
 	return src->text;
+}
+
+int
+cpl_engine_load_config(struct cpl_engine *e, const char *path,
+		       struct cpl_error *err)
+{
+	return cpl_config_load(e->config, path, err);
+}
+
+int
+cpl_engine_find_config(struct cpl_engine *e, const char *dir,
+		       struct cpl_error *err)
+{
+	return cpl_config_find(e->config, dir, err);
 }
