@@ -297,6 +297,8 @@ struct scan {
 	int depth;		/* INDENT depth */
 	int pending;		/* a def/class whose body starts at the next
 				 * INDENT, -1 */
+	struct cpl_buf tmp;	/* scratch for dotted names, reused */
+	size_t capargoff;	/* calls ix->argoff has room for */
 };
 
 /* ---- token helpers ---------------------------------------------------- */
@@ -596,8 +598,7 @@ callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 {
 	size_t p = k, q, j;
 	bool method;
-	struct cpl_buf b;
-	char *r;
+	struct cpl_buf *b = &sc->tmp;
 
 	do {
 		if (p == s)
@@ -613,18 +614,16 @@ callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 	if (q >= s + 1 && (tok_kw(sc, q - 1, "def") || tok_kw(sc, q - 1,
 							       "class")))
 		return NULL;
-	cpl_buf_init(&b, 0);
+	cpl_buf_reset(b);
 	if (method)
-		cpl_buf_addc(&b, '.');
+		cpl_buf_addc(b, '.');
 	for (j = q; j <= p; j += 2) {
-		cpl_buf_add(&b, sc->text + sc->t[j].off, sc->t[j].len);
+		cpl_buf_add(b, sc->text + sc->t[j].off, sc->t[j].len);
 		if (j < p)
-			cpl_buf_addc(&b, '.');
+			cpl_buf_addc(b, '.');
 	}
 	*first = q;
-	r = arena_strndup(&sc->ix->arena, cpl_buf_str(&b), b.len);
-	cpl_buf_free(&b);
-	return r;
+	return arena_strndup(&sc->ix->arena, cpl_buf_str(b), b->len);
 }
 
 /* Opens a bracket in a statement; a call frame when call >= 0. */
@@ -634,7 +633,9 @@ push_cframe(struct scan *sc, int call)
 	struct cframe *c;
 	int below = sc->ncs ? sc->cs[sc->ncs - 1].near : -1;
 
-	cpl_xgrow((void **)&sc->cs, &sc->capcs, sc->ncs + 1, sizeof(*sc->cs));
+	if (sc->ncs == sc->capcs)
+		cpl_xgrow((void **)&sc->cs, &sc->capcs, sc->ncs + 1,
+			  sizeof(*sc->cs));
 	c = &sc->cs[sc->ncs];
 	c->call = call;
 	c->start = 0;
@@ -654,10 +655,14 @@ open_call(struct scan *sc, size_t k, size_t first, char *callee,
 	struct cpl_pycall *c;
 	int near = sc->ncs ? sc->cs[sc->ncs - 1].near : -1;
 
-	cpl_xgrow((void **)&f->calls, &ix->capcalls, f->ncalls + 1,
-		  sizeof(*f->calls));
-	ix->argoff = cpl_xrealloc(ix->argoff, ix->capcalls *
-				  sizeof(*ix->argoff));
+	if (f->ncalls == ix->capcalls)
+		cpl_xgrow((void **)&f->calls, &ix->capcalls, f->ncalls + 1,
+			  sizeof(*f->calls));
+	if (sc->capargoff != ix->capcalls) {
+		ix->argoff = cpl_xrealloc(ix->argoff, ix->capcalls *
+					  sizeof(*ix->argoff));
+		sc->capargoff = ix->capcalls;
+	}
 	c = &f->calls[f->ncalls];
 	memset(c, 0, sizeof(*c));
 	c->callee = callee;
@@ -691,8 +696,9 @@ add_arg(struct scan *sc, struct cframe *fr, size_t a, size_t b)
 		b--;
 	if (a >= b)
 		return;
-	cpl_xgrow((void **)&sc->targs, &sc->captargs, sc->ntargs + 1,
-		  sizeof(*sc->targs));
+	if (sc->ntargs == sc->captargs)
+		cpl_xgrow((void **)&sc->targs, &sc->captargs, sc->ntargs + 1,
+			  sizeof(*sc->targs));
 	arg = &sc->targs[sc->ntargs++];
 	memset(arg, 0, sizeof(*arg));
 	if (tok_name(sc, a) && a + 1 < b && tok_op(sc, a + 1, "=")) {
@@ -893,17 +899,14 @@ dotted_end(const struct scan *sc, size_t k, size_t end)
 static char *
 join_tokens(struct scan *sc, size_t a, size_t b)
 {
-	struct cpl_buf buf;
-	char *r;
+	struct cpl_buf *buf = &sc->tmp;
 
-	cpl_buf_init(&buf, 0);
+	cpl_buf_reset(buf);
 	for (; a < b; a++)
 		if (!is_trivia(sc, a))
-			cpl_buf_add(&buf, sc->text + sc->t[a].off,
+			cpl_buf_add(buf, sc->text + sc->t[a].off,
 				    sc->t[a].len);
-	r = arena_strndup(&sc->ix->arena, cpl_buf_str(&buf), buf.len);
-	cpl_buf_free(&buf);
-	return r;
+	return arena_strndup(&sc->ix->arena, cpl_buf_str(buf), buf->len);
 }
 
 /* One assignment target [a, b) (no commas): name, dotted or subscript. */
@@ -3089,6 +3092,7 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	free(sc.bs);
 	free(sc.cs);
 	free(sc.targs);
+	cpl_buf_free(&sc.tmp);
 	post(f);
 	*out = f;
 	return rc < 0 ? 1 : 0;

@@ -274,14 +274,38 @@ truthy(const struct val *v, bool *known)
 	return false;
 }
 
+/* a is b, a == b and their negations when one side is None and the
+ * other is known; *known false otherwise. */
+static bool
+none_test(const char *op, const struct val *a, const struct val *b,
+	  bool *known)
+{
+	bool same;
+
+	*known = (a->kind == V_NONE || b->kind == V_NONE) &&
+		 a->kind != V_UNKNOWN && b->kind != V_UNKNOWN &&
+		 a->kind != V_HOST && b->kind != V_HOST;
+	if (!*known)
+		return false;
+	same = a->kind == b->kind;
+	return strcmp(op, "is") == 0 || strcmp(op, "==") == 0 ? same : !same;
+}
+
 /* a op b for a binary operator op (as written). */
 static struct val
 binop(const char *op, struct val a, struct val b)
 {
 	const struct val *t = telling(&a, &b);
 	double x = a.num, y = b.num, r;
-	bool isint = a.isint && b.isint;
+	bool isint = a.isint && b.isint, known;
 
+	if (strcmp(op, "is") == 0 || strcmp(op, "is not") == 0 ||
+	    strcmp(op, "==") == 0 || strcmp(op, "!=") == 0) {
+		bool res = none_test(op, &a, &b, &known);
+
+		if (known)
+			return number(res, true, t->origin, t->pos);
+	}
 	if (a.kind == V_HOST)
 		return a;
 	if (b.kind == V_HOST)
@@ -770,6 +794,10 @@ param_value(struct ctx *cx, const struct frame *fr, const struct cpl_pyfile *f,
 
 		if (h == f || env->module == NULL)
 			continue;	/* local calls are the callers above */
+		/* Reading a file's calls costs steps too. */
+		cx->steps += (int)(h->ncalls / 64);
+		if (cx->steps > MAX_STEPS)
+			return unknown();
 		for (i = 0; i < h->ncalls && nsites <= MAX_SITES; i++) {
 			const struct cpl_pycall *c = &h->calls[i];
 			const char *qual;
@@ -1412,12 +1440,17 @@ binop_at(struct ev *ev, const char **op, size_t *ntok)
 	*ntok = 1;
 	if (k >= ev->end)
 		return 0;
-	if (is_kw(ev, "in") || is_kw(ev, "is")) {
+	if (is_kw(ev, "in")) {
 		*op = "in";
-		if (k + 1 < ev->end && tok_is(ev->f->text,
-						      &ev->f->toks[k + 1],
-						      "not"))
+		return 4;
+	}
+	if (is_kw(ev, "is")) {
+		*op = "is";
+		if (k + 1 < ev->end &&
+		    tok_is(ev->f->text, &ev->f->toks[k + 1], "not")) {
+			*op = "is not";
 			*ntok = 2;
+		}
 		return 4;
 	}
 	if (is_kw(ev, "not") && k + 1 < ev->end &&

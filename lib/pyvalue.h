@@ -6,11 +6,12 @@
  * Never a guess: what the text does not fix is UNKNOWN.
  *
  * What is followed: literals (1_000, 0x10, 2.0), + - * / // % ** and
- * unary minus, min() max() int() float() round() abs() str()
- * math.floor/ceil/trunc, `a or b`, `x if c else y`; names through the
- * assignments that reach the use (module, class, function; an assignment
- * in a nested block only combines with the others), augmented assignments,
- * tuple unpacking of tuple displays, walrus, self.X of the same class;
+ * unary minus, comparisons, `is None`, min() max() int() float() round()
+ * abs() str() math.floor/ceil/trunc, `a or b`, `x if c else y`; names
+ * through the assignments that reach the use (module, class, function;
+ * an assignment in a nested block only combines with the others),
+ * augmented assignments, tuple unpacking of tuple displays, walrus,
+ * self.X of the same class, names and attributes of linked modules;
  * parameters through the call site (keyword or positional, self skipped)
  * or their default; return values of local defs and of defs in linked
  * modules; args.X where args comes from parse_args() and X is an argparse

@@ -913,7 +913,9 @@ START_TEST(values_expressions)
 		"O = len(os.sched_getaffinity(0)) - 1\n"
 		"Q = 8 / 3\n"
 		"R = a, b\n"
-		"S = 3 if os.cpu_count() > 8 else 1\n");
+		"S = 3 if os.cpu_count() > 8 else 1\n"
+		"T = os.cpu_count() if args.workers is None else args.workers\n"
+		"U = 5 if args.t is not None else 0\n");
 	static const struct {
 		const char *name;
 		enum cpl_pyval_kind kind;
@@ -937,6 +939,8 @@ START_TEST(values_expressions)
 		{ "Q", CPL_PYVAL_UNKNOWN, 0 },
 		{ "R", CPL_PYVAL_UNKNOWN, 0 },
 		{ "S", CPL_PYVAL_HOST, 0 },
+		{ "T", CPL_PYVAL_HOST, 0 },
+		{ "U", CPL_PYVAL_KNOWN, 5 },
 	};
 	struct cpl_pyenv env;
 	struct cpl_pyval v;
@@ -975,7 +979,8 @@ START_TEST(values_expressions)
 								  "H")].value,
 			 NULL, &env);
 	val_is(&v, CPL_PYVAL_UNKNOWN, 0);
-	/* --workers 0 given: `args.workers or os.cpu_count()` is HOST. */
+	/* A template word the word callback resolves: `args.workers or
+	 * os.cpu_count()` takes it. */
 	{
 		static const char *const a[] = { "--workers", "{{ workers }}" };
 
@@ -985,6 +990,10 @@ START_TEST(values_expressions)
 					     f, 0, "F")].value, NULL, &env);
 		val_is(&v, CPL_PYVAL_KNOWN, 3);
 		ck_assert_int_eq(v.origin, CPL_PYORIG_COMMAND);
+		/* ... and picks the given value over the CPU count. */
+		cpl_pyvalue_expr(&v, f, &f->assigns[cpl_pyscan_assign_last(
+					     f, 0, "T")].value, NULL, &env);
+		val_is(&v, CPL_PYVAL_KNOWN, 3);
 	}
 	cpl_pyfile_free(f);
 }
