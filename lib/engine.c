@@ -530,7 +530,6 @@ cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
 	}
 	if (w) {
 		f->object = object_name(w);
-		f->live = w->source == CPL_SRC_LIVE;
 		if (f->file == NULL && w->file) {
 			f->file = cpl_xstrdup(w->file);
 			f->line = w->pos.line;

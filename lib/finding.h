@@ -52,7 +52,8 @@ struct cpl_rule;
 struct cpl_finding {
 	const struct cpl_rule *rule;
 	enum cpl_severity severity;	/* after configuration */
-	char *file;			/* NULL for live objects */
+	char *file;			/* NULL for live objects: the
+					 * one mark of a live finding */
 	int line;
 	int column;
 	char *object;			/* "PyTorchJob/resnet" or
@@ -66,7 +67,6 @@ struct cpl_finding {
 	size_t nedits;
 	bool suppressed;		/* inline cpulint: disable */
 	char *suppression;		/* why: "inline comment at line 4" */
-	bool live;			/* from a live object */
 	/* The container the finding judges (borrowed from the engine's
 	 * workloads; NULL for code findings).  Lets the engine relate a
 	 * budget finding to the code its container runs. */

@@ -116,7 +116,6 @@ mk_live(struct cpl_finding *f, const char *object, const char *container,
 	mk(f, &rule_live, CPL_SEV_WARNING, NULL, 0, 0, msg, fix);
 	f->object = cpl_xstrdup(object);
 	f->container = cpl_xstrdup(container);
-	f->live = true;
 }
 
 /* Frees the members of fs[0..n). */
