@@ -55,8 +55,14 @@ else
 Q := @
 endif
 
-LIB_SRC   := $(sort $(wildcard lib/*.c) $(wildcard rules/*.c))
+LIB_SRC   := $(sort $(wildcard lib/*.c) $(wildcard lib/*/*.c) $(wildcard rules/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/ruledocs.o
+# ar keeps one member per file name: two sources with one base name would
+# silently replace each other in the archive.
+dup_src   := $(shell printf '%s\n' $(notdir $(LIB_SRC)) | sort | uniq -d)
+ifneq ($(dup_src),)
+$(error two library sources share a file name: $(dup_src))
+endif
 RULE_MD   := $(sort $(wildcard rules/CPU*.md))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -96,12 +102,12 @@ $(BUILD)/ruledocs.o: $(BUILD)/ruledocs.c
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcpulint.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS) $(CHECK_LIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libcpulint.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 # unit-NAME builds and runs one unit test (tests/unit/test_NAME.c).
 unit-%: $(BUILD)/tests/test_%

@@ -16,7 +16,7 @@
 
 #include "cli.h"
 #include "live.h"
-#include "report.h"
+#include "report/report.h"
 #include "rule.h"
 #include "util.h"
 

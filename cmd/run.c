@@ -12,8 +12,8 @@
 
 #include "cli.h"
 #include "engine.h"
-#include "repo.h"
-#include "report.h"
+#include "git/repo.h"
+#include "report/report.h"
 #include "util.h"
 
 static const char *

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "link.h"
-#include "pyscan.h"
-#include "shscan.h"
+#include "python/pyscan.h"
+#include "shell/shscan.h"
 #include "util.h"
 
 bool

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "rule.h"
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 struct cpl_config {
 	enum cpl_severity *sev;	/* per rule, indexed like the registry */

@@ -21,12 +21,12 @@
 
 #include "config.h"
 #include "link.h"
-#include "loader.h"
-#include "pyscan.h"
-#include "repo.h"
+#include "load/loader.h"
+#include "python/pyscan.h"
+#include "git/repo.h"
 #include "rule.h"
 #include "suppress.h"
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 #define MAX_FILE_BYTES ((size_t)16 << 20)
 #define MAX_WALK_DEPTH 64

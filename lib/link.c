@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "budget.h"
-#include "pyvalue.h"
+#include "python/pyvalue.h"
 #include "util.h"
 
 #define MAX_FILES 4096

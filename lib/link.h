@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "pyscan.h"
+#include "python/pyscan.h"
 #include "workload.h"
 
 /* Returns the scanned file at path, or NULL when there is none. */

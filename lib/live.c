@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cadvisor.h"
-#include "loader.h"
-#include "yamldoc.h"
+#include "kube/cadvisor.h"
+#include "load/loader.h"
+#include "text/yamldoc.h"
 
 /* A resource kubectl knows by several names. */
 struct kind {

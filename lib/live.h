@@ -23,8 +23,8 @@
 #include <stddef.h>
 
 #include "engine.h"
-#include "kubeclient.h"
-#include "kubeconfig.h"
+#include "kube/kubeclient.h"
+#include "kube/kubeconfig.h"
 #include "util.h"
 
 struct cpl_live_opts {

@@ -4,7 +4,7 @@
  * command, so every rank's OpenMP pool sizes to the node.
  */
 #include "common.h"
-#include "pyscan.h"
+#include "python/pyscan.h"
 
 /* The linked code sets the threads itself: torch.set_num_threads, or
  * OMP_NUM_THREADS through os.environ. */

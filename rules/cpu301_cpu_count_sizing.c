@@ -5,7 +5,7 @@
  * torch.multiprocessing is not the stdlib (pyscan tells them apart).
  */
 #include "common.h"
-#include "pyscan.h"
+#include "python/pyscan.h"
 
 static void
 check(struct cpl_check *ck, const struct cpl_pyfile *f)

@@ -4,7 +4,7 @@
  * already started at its default size.
  */
 #include "common.h"
-#include "pyscan.h"
+#include "python/pyscan.h"
 
 static void
 check(struct cpl_check *ck, const struct cpl_pyfile *f)

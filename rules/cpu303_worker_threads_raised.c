@@ -4,8 +4,8 @@
  * worker then runs its own intra-op pool.
  */
 #include "common.h"
-#include "pyscan.h"
-#include "pyvalue.h"
+#include "python/pyscan.h"
+#include "python/pyvalue.h"
 
 static void
 check(struct cpl_check *ck, const struct cpl_pyfile *f)

@@ -6,8 +6,8 @@
  * process: the files a workload links, or the file alone.
  */
 #include "common.h"
-#include "pyscan.h"
-#include "pyvalue.h"
+#include "python/pyscan.h"
+#include "python/pyvalue.h"
 
 /* The first cv2 call in a data-pipeline scope of f, or NULL. */
 static const struct cpl_pycall *

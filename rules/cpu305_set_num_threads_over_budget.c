@@ -5,7 +5,7 @@
  * location.
  */
 #include "common.h"
-#include "pyscan.h"
+#include "python/pyscan.h"
 
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,

@@ -2,7 +2,7 @@
 # Static checks: no banned string functions (STYLE.md), then cppcheck.
 set -e
 banned=$(grep -nE '\b(sprintf|strcpy|strcat|gets|atoi|strtok)\s*\(' \
-	cmd/*.c lib/*.c lib/*.h rules/*.c rules/*.h || true)
+	cmd/*.c lib/*.c lib/*.h lib/*/*.c lib/*/*.h rules/*.c rules/*.h || true)
 if [ -n "$banned" ]; then
 	echo "banned functions (use cpl_buf / strtol with checks):"
 	echo "$banned"

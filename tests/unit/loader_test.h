@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
+#include "load/loader.h"
 
 #define DIR "testdata/loaders/"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cadvisor.h"
+#include "kube/cadvisor.h"
 
 /* Parses text, failing the test on error. */
 static struct cpl_cadvisor *

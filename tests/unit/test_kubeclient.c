@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cadvisor.h"
-#include "kubeclient.h"
-#include "kubeconfig.h"
+#include "kube/cadvisor.h"
+#include "kube/kubeclient.h"
+#include "kube/kubeconfig.h"
 
 #define FIXTURES "testdata/apiserver/fixtures/default/"
 

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 #define SHARED "../shared/data/k8s/kubeconfig/"
 

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "loader.h"
+#include "load/loader.h"
 #include "loader_test.h"
-#include "quantity.h"
-#include "shscan.h"
+#include "text/quantity.h"
+#include "shell/shscan.h"
 
 static const struct loader_under_test LOADER = {
 	.detect = cpl_manifest_detect,

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "loader.h"
+#include "load/loader.h"
 #include "loader_test.h"
 
 static const struct loader_under_test LOADER = {

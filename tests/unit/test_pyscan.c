@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pyscan.h"
-#include "pyvalue.h"
+#include "python/pyscan.h"
+#include "python/pyvalue.h"
 
 #define FIX "testdata/pyscan/"
 

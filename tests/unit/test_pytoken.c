@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pytoken.h"
+#include "python/pytoken.h"
 
 /* One expected token: kind, text (NULL: empty), start line and column. */
 struct want {

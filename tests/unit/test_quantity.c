@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "quantity.h"
+#include "text/quantity.h"
 
 static int64_t
 cpu(const char *s)

@@ -1,5 +1,5 @@
 /*
- * test_repo.c — lib/repo.c against throw-away repositories built with the
+ * test_repo.c — lib/git/repo.c against throw-away repositories built with the
  * git CLI in a mkdtemp directory.
  *
  * Each test gets its own temp dir holding HOME (a .gitconfig with a user
@@ -24,7 +24,7 @@
 
 #include <git2.h>
 
-#include "repo.h"
+#include "git/repo.h"
 #include "util.h"
 
 #define MAX_ARGS 32

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "finding.h"
-#include "report.h"
+#include "report/report.h"
 #include "rule.h"
 #include "util.h"
 

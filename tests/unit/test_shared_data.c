@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "loader.h"
+#include "load/loader.h"
 
 #define DATA "../shared/data/"
 

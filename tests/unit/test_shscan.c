@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "shscan.h"
+#include "shell/shscan.h"
 #include "util.h"
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 #define MAXW 64
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 static struct cpl_ystream *
 parse(const char *text)

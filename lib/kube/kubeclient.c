@@ -12,7 +12,7 @@
  * connect-to list; it borrows the kubeconfig.  Results belong to the
  * caller.
  */
-#include "kubeclient.h"
+#include "kube/kubeclient.h"
 
 #include <curl/curl.h>
 #include <errno.h>

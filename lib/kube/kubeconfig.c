@@ -13,7 +13,7 @@
  * context read) and the resolved strings; the public info view borrows
  * from both.  Positions borrow file names from the handle's file list.
  */
-#include "kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 #define KUBECONFIG_MAX ((size_t)16 << 20)	/* one kubeconfig file */
 #define PEM_MAX ((size_t)4 << 20)		/* a CA bundle, cert or key */

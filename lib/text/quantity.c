@@ -5,7 +5,7 @@
  * exponent, then scaled to millicores with ceiling rounding; anything that
  * would overflow int64 millicores is rejected rather than wrapped.
  */
-#include "quantity.h"
+#include "text/quantity.h"
 
 #include <ctype.h>
 #include <stdbool.h>

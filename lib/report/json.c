@@ -1,5 +1,5 @@
 /*
- * report_json.c — the machine format: one JSON document for the whole run.
+ * json.c — the machine format: one JSON document for the whole run.
  *
  *   {"version":1,"findings":[...],"summary":{...},"errors":[...]}
  *
@@ -10,11 +10,11 @@
  * the document is built only through jansson and written once, at end.
  * The state owns the document; out and meta are borrowed.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 
-#include "report_util.h"
+#include "report/render.h"
 
 /* The reporter's state between begin and end. */
 struct jsonrep {

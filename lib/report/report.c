@@ -1,7 +1,7 @@
 /*
- * report.c — the table of reporters (one file per format: report_*.c).
+ * report.c — the table of reporters (one file per format: text.c, json.c, sarif.c, github.c).
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * loader.c — the small helpers both YAML loaders (manifest.c, polyaxon.c)
  * share: errors at a node, node positions, absent-or-null.
  */
-#include "loader.h"
+#include "load/loader.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

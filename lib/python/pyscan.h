@@ -45,7 +45,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pytoken.h"
+#include "python/pytoken.h"
 #include "util.h"
 #include "workload.h"
 

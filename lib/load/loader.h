@@ -14,7 +14,7 @@
 
 #include "util.h"
 #include "workload.h"
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 /*
  * Template expansion hook used while reading a container: returns a newly

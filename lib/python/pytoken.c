@@ -10,7 +10,7 @@
  * f-strings are scanned recursively: a replacement field is read as an
  * expression whose own strings may be f-strings again.
  */
-#include "pytoken.h"
+#include "python/pytoken.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * report_sarif.c — SARIF 2.1.0 for code scanning (GitHub, IDEs).
+ * sarif.c — SARIF 2.1.0 for code scanning (GitHub, IDEs).
  *
  * One log, one run: tool.driver with every rule of the registry (results
  * point at them by ruleId and ruleIndex; a rule outside the registry gets
@@ -25,14 +25,14 @@
  * end.  The state owns the log and the line-hash cache; out and meta are
  * borrowed until end.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "report_util.h"
+#include "report/render.h"
 
 #define SARIF_SCHEMA	"https://json.schemastore.org/sarif-2.1.0.json"
 #define TOOL_NAME	"kubectl-cpulint"

@@ -19,7 +19,7 @@
  * Ownership: strings live in the file's arena (struct cpl_pyindex), arrays
  * are heap blocks; cpl_pyfile_free() releases both.
  */
-#include "pyscan.h"
+#include "python/pyscan.h"
 
 #include <stdint.h>
 #include <stdio.h>

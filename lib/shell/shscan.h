@@ -24,7 +24,7 @@
 #define CPL_SHSCAN_H
 
 #include "workload.h"
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 /*
  * Scans argv.  nodes, when not NULL, holds for each word the scalar node it

@@ -7,7 +7,7 @@
  * stack of frames whose growing item lists live on the heap until the
  * container ends, then move into the arena.
  */
-#include "yamldoc.h"
+#include "text/yamldoc.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -13,14 +13,14 @@
  * workload's file name.  Unknown fields are ignored; only a wrong type
  * where a structure is required, or an invalid CPU quantity, is an error.
  */
-#include "loader.h"
+#include "load/loader.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "quantity.h"
-#include "shscan.h"
+#include "text/quantity.h"
+#include "shell/shscan.h"
 
 /* Lists of objects nested deeper than this are not followed. */
 #define MAX_LIST_DEPTH 8

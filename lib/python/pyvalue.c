@@ -13,7 +13,7 @@
  * never own memory: strings are slices of a file's text, of an argv word
  * or of an environment value, all borrowed for the resolution.
  */
-#include "pyvalue.h"
+#include "python/pyvalue.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pyscan.h"
+#include "python/pyscan.h"
 #include "workload.h"
 
 /*

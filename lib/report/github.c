@@ -1,5 +1,5 @@
 /*
- * report_github.c — GitHub Actions workflow commands, one per finding, so
+ * github.c — GitHub Actions workflow commands, one per finding, so
  * findings show up as annotations on the pull request:
  *
  *   ::error file=PATH,line=L,col=C,title=ID name::MESSAGE%0Afix: FIX
@@ -12,11 +12,11 @@
  * (after "::") maps % CR LF to %25 %0D %0A; property values also map
  * : and , to %3A and %2C.  The state is freed by end; out is borrowed.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 
-#include "report_util.h"
+#include "report/render.h"
 
 /* The reporter's state between begin and end. */
 struct github {

@@ -14,7 +14,7 @@
  * reference from a successful open until cpl_repo_free().  Lists and blobs
  * handed out are the caller's.
  */
-#include "repo.h"
+#include "git/repo.h"
 
 #include <errno.h>
 #include <stdint.h>

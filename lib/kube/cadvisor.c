@@ -9,7 +9,7 @@
  *
  * Ownership: the handle owns the entries and their strings.
  */
-#include "cadvisor.h"
+#include "kube/cadvisor.h"
 
 #include <errno.h>
 #include <math.h>

@@ -15,15 +15,15 @@
  * copied.  Every workload is a training job; the platform mounts /dev/shm
  * unless plugins.shm is false.
  */
-#include "loader.h"
+#include "load/loader.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "quantity.h"
-#include "shscan.h"
+#include "text/quantity.h"
+#include "shell/shscan.h"
 
 /* Template expressions longer than this are left unresolved. */
 #define MAX_EXPR 128

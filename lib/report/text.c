@@ -1,5 +1,5 @@
 /*
- * report_text.c — the human format: one compiler-style line per finding,
+ * text.c — the human format: one compiler-style line per finding,
  * then its fix and related notes, then a one-line summary.
  *
  *   path:line:col: severity: message [ID name]
@@ -16,12 +16,12 @@
  * (ANSI SGR) only when meta->color.  The state owns its buffer; out is
  * borrowed.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_util.h"
+#include "report/render.h"
 
 #define SGR_BOLD	"\033[1m"
 #define SGR_RED		"\033[31m"

@@ -1,12 +1,12 @@
 /*
- * report_util.c — tallies, UTF-8 decoding and jansson building shared by
- * the reporters (see report_util.h).
+ * render.c — tallies, UTF-8 decoding and jansson building shared by
+ * the reporters (see render.h).
  *
  * Invariant: every string handed to jansson is well-formed UTF-8, so
  * json_string() can only fail for lack of memory, which (like cpl_xmalloc)
  * aborts with a message.  Nothing else here prints.
  */
-#include "report_util.h"
+#include "report/render.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kubeconfig.h"
+#include "kube/kubeconfig.h"
 #include "util.h"
 
 /* Failure kinds a caller may handle (all are negative; err is set). */

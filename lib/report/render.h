@@ -1,14 +1,14 @@
 /*
- * report_util.h — the little the reporters share: severity tallies, a
+ * render.h — the little the reporters share: severity tallies, a
  * UTF-8 decoder, and jansson building under the out-of-memory policy.
  *
  * Only helpers that more than one format needs live here; each format's
- * layout stays in its own report_*.c.  Nothing here prints.  Every json_t
+ * layout stays in its own file (text.c, json.c, sarif.c, github.c).  Nothing here prints.  Every json_t
  * returned is a new reference the caller owns (json_decref); the set/push
  * helpers steal the value they are given.
  */
-#ifndef CPL_REPORT_UTIL_H
-#define CPL_REPORT_UTIL_H
+#ifndef CPL_REPORT_RENDER_H
+#define CPL_REPORT_RENDER_H
 
 #include <stddef.h>
 #include <stdint.h>

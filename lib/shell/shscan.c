@@ -19,7 +19,7 @@
  * copy (released with cpl_launch_clear()); argv, nodes and the stream are
  * borrowed.
  */
-#include "shscan.h"
+#include "shell/shscan.h"
 
 #include <stdint.h>
 #include <stdlib.h>
