@@ -52,17 +52,6 @@ cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos)
 	return -1;
 }
 
-const struct cpl_env *
-cpl_budget_env(const struct cpl_container *c, const char *name)
-{
-	size_t i;
-
-	for (i = c->launch.nexports; i > 0; i--)
-		if (strcmp(c->launch.exports[i - 1].name, name) == 0)
-			return &c->launch.exports[i - 1];
-	return cpl_container_env(c, name);
-}
-
 /* Parses a whole-number count ("4", " 8 "); -1 when it is not one. */
 static long
 parse_count(const char *s)
@@ -159,7 +148,7 @@ cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		       "torch.distributed.launch --nproc_per_node";
 		if (l->has_nproc) {
 			rank_value(out, c, l->nproc.text, &l->nproc.pos, flag);
-		} else if ((pet = cpl_budget_env(c, "PET_NPROC_PER_NODE"))) {
+		} else if ((pet = cpl_container_env_effective(c, "PET_NPROC_PER_NODE"))) {
 			rank_value(out, c, pet->value, &pet->pos,
 				   "PET_NPROC_PER_NODE=");
 		} else if (w->has_nproc) {
@@ -211,7 +200,7 @@ void
 cpl_budget_env_count(struct cpl_amount *out, const struct cpl_container *c,
 		     const char *name)
 {
-	const struct cpl_env *e = cpl_budget_env(c, name);
+	const struct cpl_env *e = cpl_container_env_effective(c, name);
 	long n;
 
 	memset(out, 0, sizeof(*out));

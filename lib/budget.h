@@ -48,11 +48,6 @@ bool cpl_budget_training(const struct cpl_workload *w,
  * *pos receives where it is written (may be NULL). */
 int64_t cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos);
 
-/* The effective value of an environment variable: the command's exports
- * override the container's env.  NULL when unset; value NULL = unknown. */
-const struct cpl_env *cpl_budget_env(const struct cpl_container *c,
-				     const char *name);
-
 /* Processes the container starts (ranks). */
 void cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		      const struct cpl_container *c);

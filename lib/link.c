@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
 #include "python/pyvalue.h"
 #include "util.h"
 
@@ -278,7 +277,7 @@ getenv_cb(void *ctx, const char *name, const char **value,
 	  struct cpl_pos *pos)
 {
 	struct walk *wk = ctx;
-	const struct cpl_env *e = cpl_budget_env(wk->c, name);
+	const struct cpl_env *e = cpl_container_env_effective(wk->c, name);
 
 	if (e == NULL)
 		return wk->c->env_from ? -1 : 0;

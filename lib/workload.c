@@ -37,45 +37,6 @@ cpl_workload_add_container(struct cpl_workload *w)
 	return c;
 }
 
-static void
-free_words(struct cpl_word *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i].text);
-	free(v);
-}
-
-static void
-free_env(struct cpl_env *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].value);
-	}
-	free(v);
-}
-
-void
-cpl_launch_clear(struct cpl_launch *l)
-{
-	size_t i;
-
-	free(l->launcher_word.text);
-	free(l->nproc.text);
-	free(l->script.text);
-	free_words(l->args, l->nargs);
-	free_env(l->exports, l->nexports);
-	for (i = 0; i < l->nhostcounts; i++) {
-		free(l->hostcounts[i].expr.text);
-		free(l->hostcounts[i].sizes);
-	}
-	free(l->hostcounts);
-	memset(l, 0, sizeof(*l));
-}
 
 void
 cpl_workload_free(struct cpl_workload *w)
@@ -89,8 +50,8 @@ cpl_workload_free(struct cpl_workload *w)
 
 		free(c->name);
 		free(c->image);
-		free_words(c->argv, c->argc);
-		free_env(c->env, c->nenv);
+		cpl_words_free(c->argv, c->argc);
+		cpl_envs_free(c->env, c->nenv);
 		cpl_launch_clear(&c->launch);
 		free(c->throttle_note);
 	}
@@ -145,6 +106,17 @@ cpl_container_env(const struct cpl_container *c, const char *name)
 		if (strcmp(c->env[i].name, name) == 0)
 			return &c->env[i];
 	return NULL;
+}
+
+const struct cpl_env *
+cpl_container_env_effective(const struct cpl_container *c, const char *name)
+{
+	size_t i;
+
+	for (i = c->launch.nexports; i > 0; i--)
+		if (strcmp(c->launch.exports[i - 1].name, name) == 0)
+			return &c->launch.exports[i - 1];
+	return cpl_container_env(c, name);
 }
 
 void

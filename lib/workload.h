@@ -16,64 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A place in a source file (1-based); file NULL when there is none. */
-struct cpl_pos {
-	const char *file;
-	int line;
-	int column;
-};
-
-/* One word of a command line (argv element or shell word) and where. */
-struct cpl_word {
-	char *text;
-	struct cpl_pos pos;
-};
-
-/* An environment variable; value NULL when unknown (Secret, fieldRef,
- * unresolved template, a ConfigMap not read). */
-struct cpl_env {
-	char *name;
-	char *value;
-	struct cpl_pos pos;
-};
-
-enum cpl_launcher {
-	CPL_LAUNCH_NONE,	/* nothing recognised */
-	CPL_LAUNCH_PYTHON,	/* python [-u] script.py | -m module */
-	CPL_LAUNCH_TORCHRUN,	/* torchrun, python -m torch.distributed.run */
-	CPL_LAUNCH_TORCH_LAUNCH,	/* python -m torch.distributed.launch */
-	CPL_LAUNCH_ACCELERATE,	/* accelerate launch */
-	CPL_LAUNCH_DEEPSPEED,	/* deepspeed */
-};
-
-/* A place where the command reads the host's CPU count ($(nproc), ...). */
-struct cpl_hostcount {
-	struct cpl_word expr;	/* "$(nproc)" as written */
-	char *sizes;		/* "OMP_NUM_THREADS", "--workers"; NULL when
-				 * it only printed or compared */
-};
-
-/*
- * What the container's command line launches (see shscan.h).  All words
- * point into the command or the shell text with positions.
- */
-struct cpl_launch {
-	enum cpl_launcher launcher;
-	struct cpl_word launcher_word;	/* "torchrun", "accelerate" ... */
-	bool has_nproc;			/* a rank-count flag was given */
-	struct cpl_word nproc;		/* its value: "4", "auto", "cpu",
-					 * "gpu", "$(nproc)" */
-	bool has_script;
-	struct cpl_word script;		/* "train.py" or module "pkg.train" */
-	bool is_module;			/* python -m MODULE */
-	struct cpl_word *args;		/* the script's own arguments */
-	size_t nargs;
-	struct cpl_env *exports;	/* export X=..., X=... cmd, env X=... */
-	size_t nexports;
-	struct cpl_hostcount *hostcounts;
-	size_t nhostcounts;
-	bool is_shell;			/* came from sh -c / a string command */
-};
+#include "shell/launch.h"
+#include "text/pos.h"
 
 enum cpl_crole {
 	CPL_CROLE_MAIN,
@@ -174,7 +118,10 @@ void cpl_container_set_env(struct cpl_container *c, const char *name,
 			   const char *value, struct cpl_pos pos);
 const struct cpl_env *cpl_container_env(const struct cpl_container *c,
 					const char *name);
-void cpl_launch_clear(struct cpl_launch *l);
+/* The value the process sees: the command's exports (last wins) override
+ * the container's env.  NULL when unset; value NULL = unknown. */
+const struct cpl_env *cpl_container_env_effective(
+	const struct cpl_container *c, const char *name);
 
 void cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w);
 void cpl_wlist_free(struct cpl_wlist *l);	/* frees the workloads too */

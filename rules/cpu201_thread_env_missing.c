@@ -34,7 +34,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	const struct cpl_pos *at;
 
 	if (!cpl_budget_training(w, c) || c->env_from ||
-	    cpl_budget_env(c, "OMP_NUM_THREADS") != NULL ||
+	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
 	    code_sets_threads(c->code))
 		return;
 	cpl_facts_gather(&f, w, c);

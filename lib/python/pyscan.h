@@ -47,7 +47,7 @@
 
 #include "python/pytoken.h"
 #include "util.h"
-#include "workload.h"
+#include "text/pos.h"
 
 struct cpl_pyindex;	/* private lookup tables of a cpl_pyfile */
 

@@ -35,7 +35,7 @@
 #include <stddef.h>
 
 #include "python/pyscan.h"
-#include "workload.h"
+#include "text/pos.h"
 
 /*
  * A call site that binds the parameters of the def an expression is in:

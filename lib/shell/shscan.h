@@ -23,7 +23,7 @@
 #ifndef CPL_SHSCAN_H
 #define CPL_SHSCAN_H
 
-#include "workload.h"
+#include "shell/launch.h"
 #include "text/yamldoc.h"
 
 /*
