@@ -1,5 +1,7 @@
 #!/bin/sh
-# Static checks: no banned string functions (STYLE.md), then cppcheck.
+# Static checks: no banned string functions (STYLE.md), then cppcheck over
+# every wing of lib/, cmd/ and rules/.  jansson's iteration macros are
+# spelled out for cppcheck in tools/cppcheck/jansson.cfg.
 set -e
 banned=$(grep -nE '\b(sprintf|strcpy|strcat|gets|atoi|strtok)\s*\(' \
 	cmd/*.c lib/*.c lib/*.h lib/*/*.c lib/*/*.h rules/*.c rules/*.h || true)
@@ -8,8 +10,45 @@ if [ -n "$banned" ]; then
 	echo "$banned"
 	exit 1
 fi
-if command -v cppcheck >/dev/null 2>&1; then
-	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
-		--enable=warning,portability --suppress=varFuncNullUB -Ilib -Irules cmd lib rules
+# Layering: each wing includes only the wings below it (lib/*/README.md).
+allowed() {
+	case $1 in
+	text)   echo "util.h text/" ;;
+	python) echo "util.h text/ python/" ;;
+	shell)  echo "util.h text/ shell/" ;;
+	git)    echo "util.h git/" ;;
+	kube)   echo "util.h text/ kube/" ;;
+	load)   echo "util.h workload.h text/ shell/ load/" ;;
+	report) echo "util.h finding.h rule.h report/" ;;
+	esac
+}
+bad=""
+for f in lib/*/*.[ch]; do
+	wing=$(basename "$(dirname "$f")")
+	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+		ok=no
+		for a in $(allowed "$wing"); do
+			case $inc in "$a"*) ok=yes ;; esac
+		done
+		[ $ok = yes ] || bad="$bad
+$f includes $inc"
+	done
+done
+for f in lib/*.[ch] rules/*.[ch]; do
+	if grep -q '^#include "report/' "$f"; then
+		bad="$bad
+$f includes report/ (only cmd/ may)"
+	fi
+done
+if [ -n "$bad" ]; then
+	echo "layering: a wing includes a higher one:$bad"
+	exit 1
 fi
+if ! command -v cppcheck >/dev/null 2>&1; then
+	echo "lint: cppcheck is not installed (apt-get install -y cppcheck)"
+	exit 1
+fi
+cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
+	--enable=warning,portability --suppress=varFuncNullUB \
+	--library=tools/cppcheck/jansson.cfg -Ilib -Irules cmd lib rules
 echo "lint: clean"
