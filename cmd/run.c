@@ -35,25 +35,31 @@ want_color(const struct options *o, FILE *out)
 	       strcmp(o->format, "text") == 0;
 }
 
+/* Prints one problem as "path:line:col: what: message". */
+static void
+print_problem(const struct cpl_error *p, const char *what)
+{
+	if (p->path && p->line > 0)
+		fprintf(stderr, "%s:%d:%d: %s: %s\n", p->path, p->line,
+			p->column > 0 ? p->column : 1, what, p->message);
+	else if (p->path)
+		fprintf(stderr, "%s: %s: %s\n", p->path, what, p->message);
+	else
+		fprintf(stderr, "kubectl-cpulint: %s: %s\n", what, p->message);
+}
+
 static void
 print_errors(const struct cpl_engine *e)
 {
-	const struct cpl_error *errs;
+	const struct cpl_error *p;
 	size_t n, i;
 
-	errs = cpl_engine_errors(e, &n);
-	for (i = 0; i < n; i++) {
-		if (errs[i].path && errs[i].line > 0)
-			fprintf(stderr, "%s:%d:%d: error: %s\n", errs[i].path,
-				errs[i].line, errs[i].column > 0 ?
-				errs[i].column : 1, errs[i].message);
-		else if (errs[i].path)
-			fprintf(stderr, "%s: error: %s\n", errs[i].path,
-				errs[i].message);
-		else
-			fprintf(stderr, "kubectl-cpulint: error: %s\n",
-				errs[i].message);
-	}
+	p = cpl_engine_warnings(e, &n);
+	for (i = 0; i < n; i++)
+		print_problem(&p[i], "warning");
+	p = cpl_engine_errors(e, &n);
+	for (i = 0; i < n; i++)
+		print_problem(&p[i], "error");
 }
 
 static char *

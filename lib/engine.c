@@ -66,6 +66,9 @@ struct cpl_engine {
 	struct cpl_error *errors;
 	size_t nerrors;
 	size_t errors_cap;
+	struct cpl_error *warnings;	/* problems that do not fail the run */
+	size_t nwarnings;
+	size_t warnings_cap;
 	struct cpl_config *config;	/* owned */
 	struct cpl_repo *repo;		/* borrowed; NULL outside git */
 	bool staged;			/* read files from the index */
@@ -117,23 +120,59 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->nerrors; i++)
 		cpl_error_clear(&e->errors[i]);
 	free(e->errors);
+	for (i = 0; i < e->nwarnings; i++)
+		cpl_error_clear(&e->warnings[i]);
+	free(e->warnings);
 	cpl_config_free(e->config);
 	free(e);
 }
 
-void
-cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err)
+/* Appends a copy of err to a list of errors or warnings. */
+static void
+push_error(struct cpl_error **v, size_t *n, size_t *cap,
+	   const struct cpl_error *err)
 {
 	struct cpl_error *d;
 
-	cpl_xgrow((void **)&e->errors, &e->errors_cap, e->nerrors + 1,
-		  sizeof(*e->errors));
-	d = &e->errors[e->nerrors++];
+	cpl_xgrow((void **)v, cap, *n + 1, sizeof(**v));
+	d = &(*v)[(*n)++];
 	memset(d, 0, sizeof(*d));
 	d->path = cpl_xstrdup(err->path);
 	d->line = err->line;
 	d->column = err->column;
 	d->message = cpl_xstrdup(err->message ? err->message : "error");
+}
+
+void
+cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err)
+{
+	push_error(&e->errors, &e->nerrors, &e->errors_cap, err);
+}
+
+void
+cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w)
+{
+	push_error(&e->warnings, &e->nwarnings, &e->warnings_cap, w);
+}
+
+/* Keeps the warnings a parse left (duplicate keys). */
+static void
+add_stream_warnings(struct cpl_engine *e, const struct cpl_ystream *s,
+		    const char *path)
+{
+	size_t i, n, dropped;
+	const struct cpl_error *w = cpl_ystream_warnings(s, &n, &dropped);
+
+	for (i = 0; i < n; i++)
+		cpl_engine_add_warning(e, &w[i]);
+	if (dropped > 0) {
+		struct cpl_error more = { 0 };
+
+		cpl_error_set(&more, path, 0, 0, "%zu more warnings not "
+			      "shown", dropped);
+		cpl_engine_add_warning(e, &more);
+		cpl_error_clear(&more);
+	}
 }
 
 static void
@@ -211,6 +250,7 @@ load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
 		cpl_engine_add_error(e, &err);
 		goto out;
 	}
+	add_stream_warnings(e, s, src->path);
 	n = cpl_ystream_count(s);
 	for (i = 0; i < n; i++) {
 		const struct cpl_ynode *doc = cpl_ystream_doc(s, i);
@@ -956,6 +996,13 @@ cpl_engine_findings(const struct cpl_engine *e, size_t *n)
 {
 	*n = e->nfindings;
 	return e->findings;
+}
+
+const struct cpl_error *
+cpl_engine_warnings(const struct cpl_engine *e, size_t *n)
+{
+	*n = e->nwarnings;
+	return e->warnings;
 }
 
 const struct cpl_error *

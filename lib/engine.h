@@ -69,8 +69,11 @@ void cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 			   const char *buf, size_t len, bool explicit);
 /* Adds a workload built elsewhere (live mode); the engine takes it. */
 void cpl_engine_add_workload(struct cpl_engine *e, struct cpl_workload *w);
-/* Records an input problem (copied). */
+/* Records an input problem (copied): the run exits 2. */
 void cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err);
+/* Records a problem that does not fail the run (copied), such as a
+ * duplicate YAML key or an unknown rule id in a suppression. */
+void cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w);
 
 /* Runs every enabled rule once.  Findings are then sorted. */
 void cpl_engine_run(struct cpl_engine *e);
@@ -79,6 +82,8 @@ const struct cpl_finding *cpl_engine_findings(const struct cpl_engine *e,
 					      size_t *n);
 const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 					  size_t *n);
+const struct cpl_error *cpl_engine_warnings(const struct cpl_engine *e,
+					    size_t *n);
 /* The workloads loaded (for tests and --verbose). */
 const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
 

@@ -153,6 +153,10 @@ struct cpl_ystream {
 	size_t docs_cap;
 	char *source;
 	size_t source_len;
+	struct cpl_error *warnings;	/* duplicate keys, in order */
+	size_t nwarnings;
+	size_t warnings_cap;
+	size_t warnings_dropped;	/* past CPL_YAML_MAX_WARNINGS */
 };
 
 /* A container under construction. */
@@ -171,6 +175,7 @@ struct builder {
 	size_t depth;
 	size_t stack_cap;
 	size_t nodes;
+	size_t merge_work;	/* merge-key pairs examined, whole stream */
 	struct cpl_ynode *root;
 	const char *path;
 	struct cpl_error *err;
@@ -245,12 +250,173 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 	return 0;
 }
 
+/* ---- mappings: duplicate keys and merge keys (<<) ----------------------- */
+
+/* A set of scalar keys → index into the pairs being built. */
+struct keyset {
+	const struct cpl_ynode **keys;
+	size_t *index;
+	size_t cap;
+};
+
+/* The slot of key k (its index, or the empty slot where it would go). */
+static size_t
+keyset_slot(const struct keyset *ks, const struct cpl_ynode *k)
+{
+	size_t i = hash_str(k->value) & (ks->cap - 1);
+
+	while (ks->keys[i] && strcmp(ks->keys[i]->value, k->value) != 0)
+		i = (i + 1) & (ks->cap - 1);
+	return i;
+}
+
 static void
+add_warning(struct builder *b, const struct cpl_ynode *at, const char *fmt,
+	    const char *arg)
+{
+	struct cpl_ystream *s = b->s;
+
+	if (s->nwarnings >= CPL_YAML_MAX_WARNINGS) {
+		s->warnings_dropped++;
+		return;
+	}
+	cpl_xgrow((void **)&s->warnings, &s->warnings_cap, s->nwarnings + 1,
+		  sizeof(*s->warnings));
+	memset(&s->warnings[s->nwarnings], 0, sizeof(*s->warnings));
+	cpl_error_set(&s->warnings[s->nwarnings], b->path, at->line,
+		      at->column, fmt, arg);
+	s->nwarnings++;
+}
+
+/* A merge key: a plain "<<" (a quoted "<<" is an ordinary key). */
+static bool
+is_merge_key(const struct cpl_ynode *k)
+{
+	return k->kind == CPL_Y_SCALAR && k->style == CPL_YS_PLAIN &&
+	       strcmp(k->value, "<<") == 0;
+}
+
+/*
+ * Appends pair p to out unless its scalar key is already there.  own:
+ * p is written in this mapping, so a repeated key replaces the earlier
+ * value (the last one wins, as PyYAML and Polyaxon read it) with a
+ * warning; a merged key never replaces (own keys and earlier merges win).
+ */
+static void
+put_pair(struct builder *b, struct keyset *ks, struct cpl_ypair *out,
+	 size_t *n, const struct cpl_ypair *p, bool own)
+{
+	size_t slot;
+
+	if (p->key->kind != CPL_Y_SCALAR) {
+		out[(*n)++] = *p;
+		return;
+	}
+	slot = keyset_slot(ks, p->key);
+	if (ks->keys[slot]) {
+		if (own) {
+			add_warning(b, p->key, "duplicate key \"%s\" (the "
+				    "last value is used)", p->key->value);
+			out[ks->index[slot]] = *p;
+		}
+		return;
+	}
+	ks->keys[slot] = p->key;
+	ks->index[slot] = *n;
+	out[(*n)++] = *p;
+}
+
+/* How many mappings a merge value may name: one map, or a sequence. */
+static size_t
+merge_count(const struct cpl_ynode *v)
+{
+	return v->kind == CPL_Y_MAP ? 1 : v->kind == CPL_Y_SEQ ? v->count : 0;
+}
+
+/* The j-th mapping merge value v names; NULL for a non-mapping item or for
+ * the mapping being built itself (a self-alias merges nothing). */
+static const struct cpl_ynode *
+merge_source(const struct cpl_ynode *v, size_t j, const struct cpl_ynode *self)
+{
+	const struct cpl_ynode *m = v->kind == CPL_Y_MAP ? v : v->items[j];
+
+	return m->kind == CPL_Y_MAP && m != self ? m : NULL;
+}
+
+/*
+ * Builds a finished mapping's pairs: its own keys (a repeated key keeps
+ * its last value, with a warning), then the keys of its merge sources in
+ * order, each source already flattened when it ended.  So every merge is
+ * expanded once, whatever the nesting, and lookups never follow "<<".
+ * The merged pairs examined count against CPL_YAML_MAX_MERGE_WORK per
+ * stream and against the node limit: a merge bomb fails cleanly.
+ */
+static int
+finish_map(struct builder *b, struct frame *f)
+{
+	struct cpl_ynode *n = f->node;
+	size_t npairs = f->n / 2, own = 0, merged = 0, i, j, m, out = 0;
+	struct keyset ks = { 0 };
+	struct cpl_ypair *pairs;
+	const struct cpl_ynode *src;
+
+	for (i = 0; i < npairs; i++) {
+		const struct cpl_ynode *v = f->kids[2 * i + 1];
+
+		if (!is_merge_key(f->kids[2 * i])) {
+			own++;
+			continue;
+		}
+		for (j = 0; j < merge_count(v); j++)
+			if ((src = merge_source(v, j, n)) != NULL)
+				merged += src->count;
+	}
+	b->merge_work += merged;
+	b->nodes += merged;
+	if (b->merge_work > CPL_YAML_MAX_MERGE_WORK ||
+	    b->nodes > CPL_YAML_MAX_NODES) {
+		cpl_error_set(b->err, b->path, n->line, n->column,
+			      "merge keys (<<) expand too far (limit %d "
+			      "entries per file)", CPL_YAML_MAX_MERGE_WORK);
+		return -1;
+	}
+	for (ks.cap = 16; ks.cap < (own + merged) * 2; ks.cap *= 2)
+		;
+	ks.keys = cpl_xcalloc(ks.cap, sizeof(*ks.keys));
+	ks.index = cpl_xcalloc(ks.cap, sizeof(*ks.index));
+	pairs = arena_alloc(&b->s->arena,
+			    (own + merged) * sizeof(*pairs) + 1);
+	for (i = 0; i < npairs; i++) {
+		struct cpl_ypair p = { f->kids[2 * i], f->kids[2 * i + 1] };
+
+		if (!is_merge_key(p.key))
+			put_pair(b, &ks, pairs, &out, &p, true);
+	}
+	for (i = 0; i < npairs; i++) {
+		const struct cpl_ynode *v = f->kids[2 * i + 1];
+
+		if (!is_merge_key(f->kids[2 * i]))
+			continue;
+		for (j = 0; j < merge_count(v); j++) {
+			if ((src = merge_source(v, j, n)) == NULL)
+				continue;
+			for (m = 0; m < src->count; m++)
+				put_pair(b, &ks, pairs, &out, &src->pairs[m],
+					 false);
+		}
+	}
+	n->pairs = pairs;
+	n->count = out;
+	free(ks.keys);
+	free(ks.index);
+	return 0;
+}
+
+static int
 pop(struct builder *b)
 {
 	struct frame *f = &b->stack[b->depth - 1];
 	struct cpl_ynode *n = f->node;
-	size_t i;
 
 	if (n->kind == CPL_Y_SEQ) {
 		n->count = f->n;
@@ -258,18 +424,14 @@ pop(struct builder *b)
 				       f->n * sizeof(*n->items) + 1);
 		if (f->n)
 			memcpy(n->items, f->kids, f->n * sizeof(*n->items));
-	} else {
-		n->count = f->n / 2;
-		n->pairs = arena_alloc(&b->s->arena,
-				       n->count * sizeof(*n->pairs) + 1);
-		for (i = 0; i < n->count; i++) {
-			n->pairs[i].key = f->kids[2 * i];
-			n->pairs[i].value = f->kids[2 * i + 1];
-		}
+	} else if (finish_map(b, f) < 0) {
+		return -1;
 	}
 	free(f->kids);
+	f->kids = NULL;
 	b->depth--;
 	attach(b, n);
+	return 0;
 }
 
 static void
@@ -388,8 +550,7 @@ on_event(struct builder *b, yaml_event_t *ev)
 		return push(b, n, ev->data.mapping_start.anchor, m);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		pop(b);
-		return 0;
+		return pop(b);
 	default:
 		return 0;
 	}
@@ -446,9 +607,14 @@ out:
 void
 cpl_ystream_free(struct cpl_ystream *s)
 {
+	size_t i;
+
 	if (s == NULL)
 		return;
 	arena_free(&s->arena);
+	for (i = 0; i < s->nwarnings; i++)
+		cpl_error_clear(&s->warnings[i]);
+	free(s->warnings);
 	free(s->docs);
 	free(s->source);
 	free(s);
@@ -466,6 +632,15 @@ cpl_ystream_doc(const struct cpl_ystream *s, size_t i)
 	return s && i < s->ndocs ? s->docs[i] : NULL;
 }
 
+const struct cpl_error *
+cpl_ystream_warnings(const struct cpl_ystream *s, size_t *n, size_t *dropped)
+{
+	*n = s ? s->nwarnings : 0;
+	if (dropped)
+		*dropped = s ? s->warnings_dropped : 0;
+	return s ? s->warnings : NULL;
+}
+
 const char *
 cpl_ystream_source(const struct cpl_ystream *s, size_t *len)
 {
@@ -476,12 +651,13 @@ cpl_ystream_source(const struct cpl_ystream *s, size_t *len)
 
 /* ---- queries ---------------------------------------------------------- */
 
+/* Merge keys were expanded when the mapping ended (finish_map). */
 static const struct cpl_ypair *
-find_pair(const struct cpl_ynode *map, const char *key, int depth)
+find_pair(const struct cpl_ynode *map, const char *key)
 {
-	size_t i, j;
+	size_t i;
 
-	if (map == NULL || map->kind != CPL_Y_MAP || depth > 16)
+	if (map == NULL || map->kind != CPL_Y_MAP)
 		return NULL;
 	for (i = 0; i < map->count; i++) {
 		const struct cpl_ynode *k = map->pairs[i].key;
@@ -489,32 +665,13 @@ find_pair(const struct cpl_ynode *map, const char *key, int depth)
 		if (k->kind == CPL_Y_SCALAR && strcmp(k->value, key) == 0)
 			return &map->pairs[i];
 	}
-	/* Merge keys: << : *base  or  << : [*a, *b]; own keys win. */
-	for (i = 0; i < map->count; i++) {
-		const struct cpl_ynode *k = map->pairs[i].key;
-		const struct cpl_ynode *v = map->pairs[i].value;
-		const struct cpl_ypair *p;
-
-		if (k->kind != CPL_Y_SCALAR || strcmp(k->value, "<<") != 0 ||
-		    k->style != CPL_YS_PLAIN)
-			continue;
-		if (v->kind == CPL_Y_MAP) {
-			if ((p = find_pair(v, key, depth + 1)) != NULL)
-				return p;
-		} else if (v->kind == CPL_Y_SEQ) {
-			for (j = 0; j < v->count; j++)
-				if ((p = find_pair(v->items[j], key,
-						   depth + 1)) != NULL)
-					return p;
-		}
-	}
 	return NULL;
 }
 
 const struct cpl_ynode *
 cpl_ynode_get(const struct cpl_ynode *map, const char *key)
 {
-	const struct cpl_ypair *p = find_pair(map, key, 0);
+	const struct cpl_ypair *p = find_pair(map, key);
 
 	return p ? p->value : NULL;
 }
@@ -522,7 +679,7 @@ cpl_ynode_get(const struct cpl_ynode *map, const char *key)
 const struct cpl_ynode *
 cpl_ynode_key(const struct cpl_ynode *map, const char *key)
 {
-	const struct cpl_ypair *p = find_pair(map, key, 0);
+	const struct cpl_ypair *p = find_pair(map, key);
 
 	return p ? p->key : NULL;
 }

@@ -4,8 +4,11 @@
  * cpl_yaml_parse() turns a buffer into a stream of documents.  Every node
  * keeps the 1-based line and column where it starts.  Aliases are resolved
  * by reference: an alias is the anchored node itself, never a copy, so the
- * tree is a DAG.  Merge keys (<<) are honoured by cpl_ynode_get().  Depth
- * and node count are capped so hostile input fails cleanly.
+ * tree is a DAG.  Merge keys (<<) are expanded once, when their mapping
+ * ends, so a mapping's pairs already hold the merged keys (own keys first,
+ * then each source's in order; "<<" itself is gone).  A key written twice
+ * keeps its last value and leaves a warning.  Depth, node count and merge
+ * work are capped so hostile input fails cleanly.
  *
  * Ownership: the stream owns every node and string (one arena); all
  * pointers are borrowed until cpl_ystream_free().  The stream also keeps a
@@ -21,6 +24,10 @@
 
 #define CPL_YAML_MAX_DEPTH 200
 #define CPL_YAML_MAX_NODES 2000000
+/* Merge-key (<<) entries examined per stream: a merge bomb fails here. */
+#define CPL_YAML_MAX_MERGE_WORK 4000000
+/* Warnings kept per stream; later ones are only counted. */
+#define CPL_YAML_MAX_WARNINGS 100
 
 enum cpl_ykind {
 	CPL_Y_SCALAR,
@@ -76,6 +83,10 @@ size_t cpl_ystream_count(const struct cpl_ystream *s);
  * null plain scalar (cpl_ynode_is_null), as libyaml reports it. */
 const struct cpl_ynode *cpl_ystream_doc(const struct cpl_ystream *s,
 					size_t i);
+/* Problems that do not stop the parse (duplicate keys), in order; *dropped
+ * (may be NULL) counts those past CPL_YAML_MAX_WARNINGS.  Borrowed. */
+const struct cpl_error *cpl_ystream_warnings(const struct cpl_ystream *s,
+					     size_t *n, size_t *dropped);
 /* The source text the stream was parsed from (NUL-terminated). */
 const char *cpl_ystream_source(const struct cpl_ystream *s, size_t *len);
 

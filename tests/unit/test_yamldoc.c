@@ -103,6 +103,91 @@ START_TEST(alias_bomb_is_cheap)
 }
 END_TEST
 
+START_TEST(merge_bomb_is_expanded_once)
+{
+	/* Fifteen levels of ten merges of the level below: following every
+	 * path on lookup is 10^15 steps; expanded once it is ~150 pairs. */
+	struct cpl_buf b;
+	struct cpl_ystream *s;
+	const struct cpl_ynode *top;
+	int i, j;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, "a0: &a0 {k0: 0}\n");
+	for (i = 1; i <= 15; i++) {
+		cpl_buf_addf(&b, "a%d: &a%d {<<: [", i, i);
+		for (j = 0; j < 10; j++)
+			cpl_buf_addf(&b, "%s*a%d", j ? ", " : "", i - 1);
+		cpl_buf_addf(&b, "], k%d: %d}\n", i, i);
+	}
+	s = parse(cpl_buf_str(&b));
+	top = cpl_ynode_get(cpl_ystream_doc(s, 0), "a15");
+	ck_assert_int_eq(top->count, 16);
+	ck_assert_str_eq(cpl_ynode_gets(top, "k0"), "0");
+	ck_assert_ptr_null(cpl_ynode_get(top, "missing"));
+	ck_assert_ptr_null(cpl_ynode_get(top, "<<"));
+	cpl_ystream_free(s);
+	cpl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(merge_order_and_work_cap)
+{
+	struct cpl_ystream *s = parse("a: &a {x: 1, y: 1}\nb: &b {x: 2, z: 2}\n"
+				      "c: {<<: [*a, *b], y: 3, \"<<\": q}\n");
+	const struct cpl_ynode *c = cpl_ynode_get(cpl_ystream_doc(s, 0), "c");
+	struct cpl_buf b;
+	struct cpl_error err = { 0 };
+	int i;
+
+	/* Own keys win, then earlier sources; a quoted "<<" is a key. */
+	ck_assert_str_eq(cpl_ynode_gets(c, "y"), "3");
+	ck_assert_str_eq(cpl_ynode_gets(c, "x"), "1");
+	ck_assert_str_eq(cpl_ynode_gets(c, "z"), "2");
+	ck_assert_str_eq(cpl_ynode_gets(c, "<<"), "q");
+	ck_assert_int_eq(c->count, 4);
+	cpl_ystream_free(s);
+
+	/* 4,000 distinct keys merged 2,000 times: 8M entries, past the cap. */
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, "big: &big {");
+	for (i = 0; i < 4000; i++)
+		cpl_buf_addf(&b, "%sk%d: %d", i ? ", " : "", i, i);
+	cpl_buf_adds(&b, "}\nl:\n");
+	for (i = 0; i < 2000; i++)
+		cpl_buf_adds(&b, "- {<<: *big}\n");
+	s = NULL;
+	ck_assert_int_eq(cpl_yaml_parse(&s, "m.yaml", cpl_buf_str(&b),
+					b.len, &err), -1);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(strstr(err.message, "merge keys") != NULL, "%s",
+		      err.message);
+	ck_assert_str_eq(err.path, "m.yaml");
+	ck_assert_int_gt(err.line, 1);
+	cpl_error_clear(&err);
+	cpl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(duplicate_keys_warn_and_keep_last)
+{
+	struct cpl_ystream *s = parse("a: 1\nb: 2\na: 3\n");
+	const struct cpl_error *w;
+	size_t n, dropped;
+
+	ck_assert_str_eq(cpl_ynode_gets(cpl_ystream_doc(s, 0), "a"), "3");
+	ck_assert_int_eq(cpl_ystream_doc(s, 0)->count, 2);
+	w = cpl_ystream_warnings(s, &n, &dropped);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(dropped, 0);
+	ck_assert_int_eq(w[0].line, 3);
+	ck_assert_int_eq(w[0].column, 1);
+	ck_assert_msg(strstr(w[0].message, "duplicate key \"a\"") != NULL,
+		      "%s", w[0].message);
+	cpl_ystream_free(s);
+}
+END_TEST
+
 START_TEST(multi_document_and_json)
 {
 	struct cpl_ystream *s = parse("---\na: 1\n---\n---\n{\"b\": [1, 2]}\n");
@@ -196,6 +281,9 @@ suite(void)
 	tcase_add_test(tc, offset_positions);
 	tcase_add_test(tc, aliases_are_shared);
 	tcase_add_test(tc, alias_bomb_is_cheap);
+	tcase_add_test(tc, merge_bomb_is_expanded_once);
+	tcase_add_test(tc, merge_order_and_work_cap);
+	tcase_add_test(tc, duplicate_keys_warn_and_keep_last);
 	tcase_add_test(tc, multi_document_and_json);
 	tcase_add_test(tc, scalars);
 	tcase_add_test(tc, errors);
