@@ -265,16 +265,29 @@ cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 
 	*out = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		cpl_error_set(err, path, 0, 0, "cannot read: %s",
 			      strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0)
-		memset(&st, 0, sizeof(st));
+	if (fstat(fd, &st) < 0) {
+		cpl_error_set(err, path, 0, 0, "cannot read: %s",
+			      strerror(errno));
+		goto out;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		cpl_error_set(err, path, 0, 0, "is a directory");
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cpl_error_set(err, path, 0, 0, "not a regular file (%s)",
+			      S_ISFIFO(st.st_mode) ? "a FIFO" :
+			      S_ISSOCK(st.st_mode) ? "a socket" :
+			      S_ISCHR(st.st_mode) ? "a character device" :
+			      S_ISBLK(st.st_mode) ? "a block device" :
+			      "not a file");
 		goto out;
 	}
 	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {

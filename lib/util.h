@@ -79,11 +79,34 @@ char *cpl_error_format(const struct cpl_error *err);
 
 /*
  * Reads a whole file.  Fails (with err set, no position) when it cannot be
- * opened, is a directory, is larger than max bytes, or holds a NUL byte in
- * its first 8 KiB (binary).  *out is NUL-terminated; caller frees.
+ * opened, is a directory or anything else but a regular file (a FIFO is
+ * refused at once, never waited on), is larger than max bytes, or holds a
+ * NUL byte in its first 8 KiB (binary).  *out is NUL-terminated; caller frees.
  */
 int cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 		  struct cpl_error *err);
+
+/*
+ * Saturating arithmetic for counts (ranks, threads, workers, millicores):
+ * a result past INT64_MAX is INT64_MAX, never a wrapped negative, so a
+ * huge count in the input is reported as huge instead of lost.  Operands
+ * are expected to be >= 0.
+ */
+static inline int64_t
+cpl_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static inline int64_t
+cpl_sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /* Strict decimal parse of a whole string into *out; -1 on junk or range. */
 int cpl_parse_long(long *out, const char *s);

@@ -50,7 +50,7 @@ cpl_facts_needed(const struct cpl_facts *f, long *t, long *w)
 	     f->threads.n : 1;
 	/* Unknown workers count as one; a known 0 stays 0. */
 	*w = f->workers.state == CPL_AMT_KNOWN ? f->workers.n : 1;
-	return r * (*t + *w);
+	return cpl_sat_mul(r, cpl_sat_add(*t, *w));
 }
 
 const char *

@@ -20,12 +20,12 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 	/* At 1 thread per rank there is nothing to lower: too many ranks
 	 * for the budget is CPU401's finding. */
 	if (a.state != CPL_AMT_KNOWN || a.n <= 1 ||
-	    (int64_t)a.n * r * 1000 <= f->cpu)
+	    cpl_sat_mul(cpl_sat_mul(a.n, r), 1000) <= f->cpu)
 		return;
 	fd = cpl_check_report(ck, w, c, &a.pos,
 		"%s=%ld x %ld %s = %ld threads on a %s "
 		"(container \"%s\")", var, a.n, r, cpl_plural(r, "rank",
-		"ranks"), a.n * r, f->budget, cpl_facts_cname(c));
+		"ranks"), cpl_sat_mul(a.n, r), f->budget, cpl_facts_cname(c));
 	cpl_finding_add_related(fd, &f->cpu_pos, "the CPU budget: %s",
 				f->cpus);
 	if (f->ranks.pos.line > 0 && r > 1)

@@ -26,12 +26,12 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		struct cpl_finding *fd;
 
 		if (t->value.kind != CPL_PYVAL_KNOWN || t->value.value <= 1 ||
-		    (int64_t)t->value.value * r * 1000 <= f.cpu)
+		    cpl_sat_mul(cpl_sat_mul(t->value.value, r), 1000) <= f.cpu)
 			continue;
 		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
 			"torch.set_num_threads(%ld) x %ld %s = %ld threads on "
 			"a %s (container \"%s\")", t->value.value,
-			r, cpl_plural(r, "rank", "ranks"), t->value.value * r,
+			r, cpl_plural(r, "rank", "ranks"), cpl_sat_mul(t->value.value, r),
 			f.budget, cpl_facts_cname(c));
 		cpl_finding_add_related(fd, &t->pos, "torch.set_num_threads");
 		if (t->value.pos.line > 0 &&

@@ -29,8 +29,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	/* Host-sized workers count as their lower bound (at least 1). */
 	wk = f.workers.state == CPL_AMT_KNOWN ||
 	     f.workers.state == CPL_AMT_HOST ? f.workers.n : 0;
-	total = r * (t + wk);
-	if ((int64_t)total * 1000 <= f.cpu)
+	total = cpl_sat_mul(r, cpl_sat_add(t, wk));
+	if (cpl_sat_mul(total, 1000) <= f.cpu)
 		return;
 	fd = cpl_check_report(ck, w, c, &f.cpu_pos,
 		"%ld %s x (%ld intra-op %s + %ld loader %s) = %ld busy "
