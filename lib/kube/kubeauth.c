@@ -22,7 +22,7 @@
 /* Reads a token file: whitespace trimmed, empty is an error. */
 int
 cpl_kubeconfig_read_token(char **out, const char *path,
-			  const struct pos *p, struct cpl_error *err)
+			  const struct cpl_pos *p, struct cpl_error *err)
 {
 	struct cpl_error e = { 0 };
 	char *data = NULL, *s, *end;

@@ -229,7 +229,7 @@ load_in_cluster(struct cpl_kubeconfig *kc, const char *dir,
 	const char *ns = kc_getenv(kc, "POD_NAMESPACE");
 	char *ca_path = cpl_xasprintf("%s/ca.crt", dir);
 	char *ns_path = cpl_xasprintf("%s/namespace", dir);
-	struct pos none = { NULL, 0, 0 };
+	struct cpl_pos none = { NULL, 0, 0 };
 	struct cpl_error ignored = { 0 };
 	char *nsfile = NULL;
 	size_t len;

@@ -33,17 +33,11 @@
 #include <unistd.h>
 
 #include "kube/kubeconfig.h"
+#include "text/pos.h"
 
 #define PEM_MAX ((size_t)4 << 20)		/* a CA bundle, cert or key */
 
 /* ---- small helpers ------------------------------------------------------- */
-
-/* Where an entry or field was written; file borrowed from the handle. */
-struct pos {
-	const char *file;
-	int line;
-	int column;
-};
 
 /* Wipes and frees a secret of n bytes (NULL-safe). */
 static inline void
@@ -81,52 +75,52 @@ struct exec_cfg {
 	bool provide_cluster_info;
 	char *interactive_mode;		/* NULL when not written */
 	char *install_hint;
-	struct pos pos;
+	struct cpl_pos pos;
 };
 
 /* clusters[] */
 struct cluster {
 	char *name;
-	struct pos pos;
+	struct cpl_pos pos;
 	char *server;
 	char *ca_file;
-	struct pos ca_file_pos;
+	struct cpl_pos ca_file_pos;
 	char *ca_data;			/* decoded */
 	size_t ca_data_len;
 	bool insecure;
 	char *tls_server_name;
 	char *proxy_url;
-	struct pos proxy_pos;
+	struct cpl_pos proxy_pos;
 	json_t *exec_config;		/* exec extension, for plugins */
 };
 
 /* users[] (kubectl calls them AuthInfos) */
 struct user {
 	char *name;
-	struct pos pos;
+	struct cpl_pos pos;
 	char *cert_file;
-	struct pos cert_file_pos;
+	struct cpl_pos cert_file_pos;
 	char *cert_data;
 	size_t cert_data_len;
 	char *key_file;
-	struct pos key_file_pos;
+	struct cpl_pos key_file_pos;
 	char *key_data;			/* secret */
 	size_t key_data_len;
 	char *token;			/* secret */
 	char *token_file;
-	struct pos token_file_pos;
+	struct cpl_pos token_file_pos;
 	char *username;
 	char *password;			/* secret */
 	struct exec_cfg *exec;
 	char *auth_provider;
 	char *id_token;			/* secret (oidc) */
-	struct pos provider_pos;
+	struct cpl_pos provider_pos;
 };
 
 /* contexts[] */
 struct context {
 	char *name;
-	struct pos pos;
+	struct cpl_pos pos;
 	char *cluster;
 	char *user;
 	char *namespace;
@@ -144,7 +138,7 @@ struct model {
 	struct list users;
 	struct list contexts;
 	char *current;
-	struct pos current_pos;
+	struct cpl_pos current_pos;
 };
 
 /* ---- the handle ---------------------------------------------------------- */
@@ -170,7 +164,7 @@ struct cpl_kubeconfig {
 	size_t key_len;
 	char *token;			/* from a token file or a plugin */
 	char *token_file;		/* re-read on refresh */
-	struct pos token_file_pos;
+	struct cpl_pos token_file_pos;
 	bool exec_stderr;
 	long exec_timeout_ms;
 	unsigned exec_runs;
@@ -187,11 +181,11 @@ kc_env(const struct cpl_kubeconfig *kc)
 
 /* Fills err at position p (or none); returns -1. */
 static inline int
-set_err_at(struct cpl_error *err, const struct pos *p, const char *fmt, ...)
+set_err_at(struct cpl_error *err, const struct cpl_pos *p, const char *fmt, ...)
 	CPL_PRINTF(3, 4);
 
 static inline int
-set_err_at(struct cpl_error *err, const struct pos *p, const char *fmt, ...)
+set_err_at(struct cpl_error *err, const struct cpl_pos *p, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -233,7 +227,7 @@ void cpl_kubeconfig_publish(struct cpl_kubeconfig *kc);
 
 /* Reads a PEM file named by a kubeconfig field, naming both on error. */
 int cpl_kubeconfig_read_pem(char **out, size_t *len, const char *path,
-			    const struct pos *p, const char *field,
+			    const struct cpl_pos *p, const char *field,
 			    const char *owner, struct cpl_error *err);
 /*
  * The selected cluster's CA and insecure-skip-tls-verify, checked as
@@ -254,7 +248,7 @@ int cpl_kubeconfig_resolve_proxy(struct cpl_kubeconfig *kc,
 
 /* Reads a token file: whitespace trimmed, empty is an error. */
 int cpl_kubeconfig_read_token(char **out, const char *path,
-			      const struct pos *p, struct cpl_error *err);
+			      const struct cpl_pos *p, struct cpl_error *err);
 /* The user's credentials: validation as kubectl does, files read. */
 int cpl_kubeconfig_resolve_user(struct cpl_kubeconfig *kc,
 				struct cpl_error *err);

@@ -342,10 +342,10 @@ struct reader {
 };
 
 /* Node n's position in the file being read (0 when n is NULL). */
-static struct pos
+static struct cpl_pos
 pos_of(const struct reader *r, const struct cpl_ynode *n)
 {
-	struct pos p = { r->file, n ? n->line : 0, n ? n->column : 0 };
+	struct cpl_pos p = { r->file, n ? n->line : 0, n ? n->column : 0 };
 
 	return p;
 }

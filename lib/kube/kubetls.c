@@ -22,7 +22,7 @@
 /* Reads a PEM file named by a kubeconfig field, naming both on error. */
 int
 cpl_kubeconfig_read_pem(char **out, size_t *len, const char *path,
-			const struct pos *p, const char *field,
+			const struct cpl_pos *p, const char *field,
 			const char *owner, struct cpl_error *err)
 {
 	struct cpl_error e = { 0 };
