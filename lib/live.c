@@ -651,15 +651,18 @@ sample_free(struct sample *s)
 {
 	size_t i;
 
+	/* Values first, keys after: a lookup probes other slots' keys, so
+	 * no key may be freed while the map is still read. */
 	for (i = 0; i < s->n; i++) {
 		void *m = cpl_strmap_get(&s->nodes, s->names[i]);
 
 		if (m != &missing_cm)
 			cpl_cadvisor_free(m);
-		free(s->names[i]);
 	}
-	free(s->names);
 	cpl_strmap_free(&s->nodes);
+	for (i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
 }
 
 /* Reads each node's metrics once; notes why a node could not be read. */

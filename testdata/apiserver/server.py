@@ -270,11 +270,23 @@ class Store:
                     "List") else [doc]:
                 self.add(obj, path)
 
-    def generate_pods(self, n):
-        """n small pods over namespaces gen-a, gen-b, gen-c (paging)."""
+    def generate_pods(self, n, nodes=0):
+        """n small pods over namespaces gen-a, gen-b, gen-c (paging); with
+        nodes > 0, Running on that many Nodes gen-node-K, round robin."""
         tiers = ["batch", "web", "etl"]
+        for k in range(nodes):
+            self.add({"apiVersion": "v1", "kind": "Node",
+                      "metadata": {"name": "gen-node-%03d" % k}},
+                     "--pod-nodes")
         for i in range(n):
             shard = "abc"[i % 3]
+            spec = {"containers": [{
+                "name": "main", "image": "busybox:1.36",
+                "command": ["sleep", "infinity"],
+                "resources": {"limits": {"cpu": "100m"}}}],
+                "restartPolicy": "Always"}
+            if nodes:
+                spec["nodeName"] = "gen-node-%03d" % (i % nodes)
             self.add({
                 "apiVersion": "v1", "kind": "Pod",
                 "metadata": {
@@ -286,11 +298,7 @@ class Store:
                     "labels": {"app": "gen", "shard": shard,
                                "tier": tiers[i % 3]},
                 },
-                "spec": {"containers": [{
-                    "name": "main", "image": "busybox:1.36",
-                    "command": ["sleep", "infinity"],
-                    "resources": {"limits": {"cpu": "100m"}}}],
-                    "restartPolicy": "Always"},
+                "spec": spec,
                 "status": {"phase": "Running"},
             }, "--generate-pods")
 
@@ -892,6 +900,8 @@ def main():
                     "repeatable; default: default")
     ap.add_argument("--generate-pods", type=int, default=0, metavar="N",
                     help="add N pods over namespaces gen-a/b/c")
+    ap.add_argument("--pod-nodes", type=int, default=0, metavar="K",
+                    help="with --generate-pods: run them on K nodes")
     ap.add_argument("--timeout", type=float, default=300,
                     help="exit after this many seconds (default 300)")
     ap.add_argument("--token", action="append", default=[],
@@ -923,7 +933,7 @@ def main():
         if not os.path.isdir(path):
             raise SystemExit("no fixture set %s" % fx)
         store.load_dir(path)
-    store.generate_pods(args.generate_pods)
+    store.generate_pods(args.generate_pods, args.pod_nodes)
     store.add_namespaces()
     Config.store = store
 

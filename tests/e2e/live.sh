@@ -167,6 +167,17 @@ expect unreachable 2 "$BIN" --kubeconfig "$tmp/second" --context fake-token pod/
 lines unreachable 1
 has unreachable "$SERVER"
 
+# 7b. -A over 20 Running Pods on 20 nodes: one cAdvisor read per node, the
+# node map freed without use-after-free (ASan runs this under make asan).
+mkdir -p "$tmp/empty-fixtures"
+apiserver_start --fixtures "$tmp/empty-fixtures" --generate-pods 20 --pod-nodes 20 --timeout 120 || { bad "server 3"; finish; }
+D=$APISERVER_DIR
+: > "$D/requests.jsonl"
+expect many-nodes 0 "$BIN" --kubeconfig "$D/kubeconfig" -A
+reads=$(grep -c 'proxy/metrics/cadvisor' "$D/requests.jsonl")
+[ "$reads" = 20 ] && ok || bad "20 nodes read $reads times"
+apiserver_stop
+
 # 8. never a token, not even with -v
 for t in "$TOKEN" "$TOKEN2"; do
 	if grep -qF -- "$t" "$tmp/all-output"; then bad "a token was printed"; else ok; fi
