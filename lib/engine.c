@@ -46,6 +46,8 @@ struct source {
 	bool linted;			/* a target (not only linked code) */
 	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
 	bool scanned;
+	size_t *line_at;		/* byte offset of each line, lazily */
+	size_t nlines;
 };
 
 struct cpl_engine {
@@ -105,6 +107,7 @@ cpl_engine_free(struct cpl_engine *e)
 		free(e->files[i]->text);
 		cpl_suppress_free(e->files[i]->sup);
 		cpl_pyfile_free(e->files[i]->py);
+		free(e->files[i]->line_at);
 		free(e->files[i]);
 	}
 	free(e->files);
@@ -634,24 +637,33 @@ cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
 	ed->text = cpl_xstrdup(text);
 }
 
-/* Byte offset of 1-based line:column in text, or -1. */
+/*
+ * Byte offset of 1-based line:column in a source, or -1.  The offsets of
+ * its lines are indexed once, on the first question, so a file with
+ * thousands of findings is not rescanned for each.
+ */
 static long
-offset_of(const char *text, size_t len, int line, int column)
+offset_of(const struct source *src_c, int line, int column)
 {
-	size_t i = 0;
-	int l = 1;
+	struct source *src = (struct source *)src_c;
+	size_t at, cap = 0;
+	const char *p, *end = src->text + src->len;
 
-	while (l < line && i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-
-		if (nl == NULL)
-			return -1;
-		i = (size_t)(nl - text) + 1;
-		l++;
+	if (src->line_at == NULL) {
+		cpl_xgrow((void **)&src->line_at, &cap, 1, sizeof(size_t));
+		src->line_at[src->nlines++] = 0;
+		for (p = src->text; (p = memchr(p, '\n', (size_t)(end - p)));
+		     p++) {
+			cpl_xgrow((void **)&src->line_at, &cap,
+				  src->nlines + 1, sizeof(size_t));
+			src->line_at[src->nlines++] =
+				(size_t)(p - src->text) + 1;
+		}
 	}
-	if (l != line || i + (size_t)(column - 1) > len)
+	if (line < 1 || column < 1 || (size_t)line > src->nlines)
 		return -1;
-	return (long)(i + (size_t)(column - 1));
+	at = src->line_at[line - 1] + (size_t)(column - 1);
+	return at > src->len ? -1 : (long)at;
 }
 
 void
@@ -664,7 +676,7 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
-	off = offset_of(src->text, src->len, pos->line, pos->column);
+	off = offset_of(src, pos->line, pos->column);
 	if (off < 0)
 		return;
 	p = src->text + off;

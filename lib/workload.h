@@ -18,6 +18,7 @@
 
 #include "shell/launch.h"
 #include "text/pos.h"
+#include "util.h"
 
 enum cpl_crole {
 	CPL_CROLE_MAIN,
@@ -46,9 +47,12 @@ struct cpl_container {
 	struct cpl_pos pos;	/* the container's mapping */
 	struct cpl_word *argv;	/* command then args, templates expanded */
 	size_t argc;
+	size_t argv_cap;
 	size_t ncommand;	/* how many of argv came from command */
 	struct cpl_env *env;	/* in order; later entries win */
 	size_t nenv;
+	size_t env_cap;
+	struct cpl_strmap env_at;	/* name → index + 1 into env */
 	bool env_from;		/* envFrom whose contents are not known */
 	int64_t cpu_request;	/* millicores or CPL_CPU_* */
 	int64_t cpu_limit;

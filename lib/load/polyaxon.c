@@ -40,35 +40,18 @@ one_of(const char *s, const char *const *list)
 
 /* ---- templates -------------------------------------------------------- */
 
-/* A template variable; value NULL when it cannot be resolved. */
-struct tvar {
-	const char *name;
-	const char *value;
-};
-
-/* The variables a Polyaxonfile's templates may use; later sets win. */
+/* The variables a Polyaxonfile's templates may use, name → value (NULL
+ * when it cannot be resolved); later sets win.  Names and values are
+ * borrowed from the document. */
 struct tvars {
-	struct tvar *v;
-	size_t n;
-	size_t cap;
+	struct cpl_strmap map;
 };
 
 /* Defines or redefines name. */
 static void
 tvars_set(struct tvars *t, const char *name, const char *value)
 {
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		if (strcmp(t->v[i].name, name) == 0) {
-			t->v[i].value = value;
-			return;
-		}
-	}
-	cpl_xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v));
-	t->v[t->n].name = name;
-	t->v[t->n].value = value;
-	t->n++;
+	cpl_strmap_put(&t->map, name, (void *)value);
 }
 
 /*
@@ -188,10 +171,7 @@ resolve(const struct tvars *t, const char *b, const char *e)
 	for (i = 0; p[i]; i++)
 		if (!isalnum((unsigned char)p[i]) && p[i] != '_')
 			return NULL;
-	for (i = 0; i < t->n; i++)
-		if (strcmp(t->v[i].name, p) == 0)
-			return t->v[i].value;
-	return NULL;
+	return cpl_strmap_get(&t->map, p);
 }
 
 /*
@@ -1051,7 +1031,7 @@ cpl_polyaxon_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 		cpl_loader_fail(err, path, kn, "unknown Polyaxonfile kind \"%s\"",
 			kind);
 out:
-	free(pl.vars.v);
+	cpl_strmap_free(&pl.vars.map);
 	free(pl.stem);
 	return rc;
 }
