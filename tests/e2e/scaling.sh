@@ -1,0 +1,77 @@
+#!/bin/sh
+# Linear time on large valid files: for each shape that was once
+# quadratic (many env entries in one container, many documents with
+# findings, many containers, many Polyaxon inputs), linting twice the input
+# must take less than three times as long (linear is 2, quadratic 4).  A
+# ratio, not a time, so a slow or busy machine does not fail it; each time
+# is the best of two runs.
+set -u
+BIN=${BIN:?}
+SUITE=scaling
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
+
+gen() {	# kind n file
+python3 - "$@" <<'PY'
+import sys
+kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+w = open(out, "w").write
+job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d}\nspec:\n"
+       "  template:\n    spec:\n      restartPolicy: Never\n"
+       "      containers:\n      - name: train\n        image: x\n"
+       "        command: [torchrun, --nproc_per_node, '4', t.py]\n"
+       "        env: [{name: OMP_NUM_THREADS, value: '8'}]\n"
+       "        resources: {limits: {cpu: '4'}}\n")
+head = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+        "  restartPolicy: Never\n  containers:\n")
+if kind == "env":
+    w(head + "  - name: train\n    image: x\n    command: [torchrun, "
+      "--nproc_per_node, '2', t.py]\n    resources: {limits: {cpu: '4'}}\n"
+      "    env:\n")
+    for i in range(n):
+        w("    - {name: VAR_%d, value: 'v%d'}\n" % (i, i))
+elif kind == "docs":
+    for i in range(n):
+        w("---\n" + job % i)
+elif kind == "containers":
+    w(head)
+    for i in range(n):
+        w("  - name: c%d\n    image: x\n    command: [torchrun, "
+          "--nproc_per_node, '2', t.py]\n    env: [{name: OMP_NUM_THREADS,"
+          " value: '8'}]\n    resources: {limits: {cpu: '4'}}\n" % i)
+elif kind == "inputs":
+    w("version: 1.1\nkind: component\ninputs:\n")
+    for i in range(n):
+        w("- {name: in%d, type: int, value: %d, isOptional: true}\n" % (i, i))
+    w("run:\n  kind: job\n  container:\n    image: x\n    command: [python,"
+      " t.py, --workers, '{{ in%d }}']\n    resources: {limits: {cpu: '4'}}\n"
+      % (n - 1))
+PY
+}
+
+# Best of two runs, in milliseconds.
+ms() {
+	best=
+	for _ in 1 2; do
+		t0=$(date +%s%N)
+		"$BIN" --no-config -o json "$1" > /dev/null 2>&1
+		t1=$(date +%s%N)
+		t=$(( (t1 - t0) / 1000000 ))
+		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+	done
+	echo "$best"
+}
+
+for spec in env:25000 docs:2500 containers:10000 inputs:10000; do
+	kind=${spec%%:*} n=${spec#*:}
+	gen "$kind" "$n" "$tmp/$kind-1.yaml"
+	gen "$kind" $((n * 2)) "$tmp/$kind-2.yaml"
+	a=$(ms "$tmp/$kind-1.yaml")
+	b=$(ms "$tmp/$kind-2.yaml")
+	[ "$a" -gt 0 ] || a=1
+	echo "scaling: $kind $n -> $((n * 2)): ${a} ms -> ${b} ms"
+	check "$kind: twice the input took $b ms vs $a ms (ratio >= 3)" \
+		[ $((b * 10)) -lt $((a * 30)) ]
+done
+finish
