@@ -20,7 +20,7 @@
 #include "shell/shscan.h"
 #include "util.h"
 
-/* ---- names ------------------------------------------------------------ */
+/* ---- names and option spellings -------------------------------------- */
 
 /* python, python3, python3.11 ...: "python" then digits and dots. */
 bool
@@ -101,7 +101,14 @@ cpl_shlaunch_reads_host(const struct cmd *c)
 	return false;
 }
 
-/* ---- launchers -------------------------------------------------------- */
+/* ---- the launchers ---------------------------------------------------- */
+
+/*
+ * Adding a launcher is done here: a value in enum cpl_launcher (launch.h),
+ * its option tables, and one row in launchers[].  The scanner then finds
+ * it as a command and as python -m MODULE, reads its rank-count flag and
+ * its script, and cpl_launcher_name() names it.
+ */
 
 /* The options of one launcher's command line. */
 struct lspec {
@@ -144,6 +151,49 @@ static const struct lspec ds_spec = {
 	ds_ranks, ds_bools, "Hie", false,
 };
 
+/* One launcher: its name and how a command line spells it. */
+struct launcher {
+	enum cpl_launcher l;
+	const char *name;		/* cpl_launcher_name() */
+	const char *commands[2];	/* its executables' base names, NULL
+					 * when fewer; "accelerate launch" is a
+					 * command then its subcommand */
+	const char *module;		/* python -m MODULE, or NULL */
+	const struct lspec *spec;	/* its options */
+};
+
+/* The launchers other than python itself, whose name is a pattern
+ * (cpl_shlaunch_is_python()) and whose options python_args() reads. */
+static const struct launcher launchers[] = {
+	{
+		.l = CPL_LAUNCH_TORCHRUN,
+		.name = "torchrun",
+		.commands = { "torchrun" },
+		.module = "torch.distributed.run",
+		.spec = &torch_spec,
+	},
+	{
+		.l = CPL_LAUNCH_TORCH_LAUNCH,
+		.name = "torch.distributed.launch",
+		.module = "torch.distributed.launch",
+		.spec = &torch_spec,
+	},
+	{
+		.l = CPL_LAUNCH_ACCELERATE,
+		.name = "accelerate launch",
+		.commands = { "accelerate launch", "accelerate-launch" },
+		.module = "accelerate.commands.launch",
+		.spec = &accel_spec,
+	},
+	{
+		.l = CPL_LAUNCH_DEEPSPEED,
+		.name = "deepspeed",
+		.commands = { "deepspeed" },
+		.module = "deepspeed.launcher.runner",
+		.spec = &ds_spec,
+	},
+};
+
 /* python -m modules that set up rather than train. */
 static const char *const setup_modules[] = {
 	"pip", "ensurepip", "venv", "virtualenv", "site", "compileall",
@@ -153,6 +203,59 @@ static const char *const setup_modules[] = {
 
 static void python_args(const struct sword *w, size_t n, size_t j,
 			struct launchrec *r);
+
+/* True when the words from ci, whose first has base name base, spell cmd
+ * ("accelerate launch" is two words); *next is the word after them. */
+static bool
+spells(const struct sword *w, size_t n, size_t ci, const char *base,
+       const char *cmd, size_t *next)
+{
+	const char *sp = strchr(cmd, ' ');
+	size_t len = sp ? (size_t)(sp - cmd) : strlen(cmd);
+
+	if (strlen(base) != len || memcmp(base, cmd, len) != 0)
+		return false;
+	if (sp == NULL) {
+		*next = ci + 1;
+		return true;
+	}
+	if (ci + 1 >= n || strcmp(wtext(&w[ci + 1]), sp + 1) != 0)
+		return false;
+	*next = ci + 2;
+	return true;
+}
+
+/* The launcher whose command starts at word ci, NULL when none; *next is
+ * the word after the command. */
+static const struct launcher *
+by_command(const struct sword *w, size_t n, size_t ci, size_t *next)
+{
+	const char *base = cpl_shlex_base(wtext(&w[ci]));
+	size_t k, j;
+
+	for (k = 0; k < CPL_ARRAY_LEN(launchers); k++) {
+		const struct launcher *la = &launchers[k];
+
+		for (j = 0; j < CPL_ARRAY_LEN(la->commands); j++)
+			if (la->commands[j] != NULL &&
+			    spells(w, n, ci, base, la->commands[j], next))
+				return la;
+	}
+	return NULL;
+}
+
+/* The launcher run as python -m m, NULL when none. */
+static const struct launcher *
+by_module(const char *m)
+{
+	size_t k;
+
+	for (k = 0; k < CPL_ARRAY_LEN(launchers); k++)
+		if (launchers[k].module != NULL &&
+		    strcmp(launchers[k].module, m) == 0)
+			return &launchers[k];
+	return NULL;
+}
 
 /* Reads a launcher's options from word j: the rank count, then the
  * script (or module, or executable with --no-python) and its arguments. */
@@ -234,25 +337,13 @@ python_module(const struct sword *w, size_t n, size_t vw, size_t vfrom,
 	      struct launchrec *r)
 {
 	const char *m = wtext(&w[vw]) + vfrom;
-	const struct lspec *spec = NULL;
+	const struct launcher *la = by_module(m);
 
-	if (strcmp(m, "torch.distributed.run") == 0) {
-		r->l = CPL_LAUNCH_TORCHRUN;
-		spec = &torch_spec;
-	} else if (strcmp(m, "torch.distributed.launch") == 0) {
-		r->l = CPL_LAUNCH_TORCH_LAUNCH;
-		spec = &torch_spec;
-	} else if (strcmp(m, "accelerate.commands.launch") == 0) {
-		r->l = CPL_LAUNCH_ACCELERATE;
-		spec = &accel_spec;
-	} else if (strcmp(m, "deepspeed.launcher.runner") == 0) {
-		r->l = CPL_LAUNCH_DEEPSPEED;
-		spec = &ds_spec;
-	}
-	if (spec != NULL) {
+	if (la != NULL) {
+		r->l = la->l;
 		r->lw = vw;
 		r->lfrom = vfrom;
-		launcher_opts(w, n, vw + 1, spec, r);
+		launcher_opts(w, n, vw + 1, la->spec, r);
 		return;
 	}
 	r->has_script = true;
@@ -331,30 +422,22 @@ bool
 cpl_shlaunch_recognise(struct launchrec *r, const struct sword *w, size_t n,
 		       size_t ci)
 {
-	const char *base = cpl_shlex_base(wtext(&w[ci]));
+	const struct launcher *la;
+	size_t next;
 
 	memset(r, 0, sizeof(*r));
 	r->lw = ci;
 	r->a0 = n;
-	if (strcmp(base, "torchrun") == 0) {
-		r->l = CPL_LAUNCH_TORCHRUN;
-		launcher_opts(w, n, ci + 1, &torch_spec, r);
-	} else if (strcmp(base, "deepspeed") == 0) {
-		r->l = CPL_LAUNCH_DEEPSPEED;
-		launcher_opts(w, n, ci + 1, &ds_spec, r);
-	} else if (strcmp(base, "accelerate") == 0 && ci + 1 < n &&
-		   strcmp(wtext(&w[ci + 1]), "launch") == 0) {
-		r->l = CPL_LAUNCH_ACCELERATE;
-		launcher_opts(w, n, ci + 2, &accel_spec, r);
-	} else if (strcmp(base, "accelerate-launch") == 0) {
-		r->l = CPL_LAUNCH_ACCELERATE;
-		launcher_opts(w, n, ci + 1, &accel_spec, r);
-	} else if (cpl_shlaunch_is_python(base)) {
-		r->l = CPL_LAUNCH_PYTHON;
-		python_args(w, n, ci + 1, r);
-	} else {
-		return false;
+	la = by_command(w, n, ci, &next);
+	if (la != NULL) {
+		r->l = la->l;
+		launcher_opts(w, n, next, la->spec, r);
+		return true;
 	}
+	if (!cpl_shlaunch_is_python(cpl_shlex_base(wtext(&w[ci]))))
+		return false;
+	r->l = CPL_LAUNCH_PYTHON;
+	python_args(w, n, ci + 1, r);
 	return true;
 }
 
@@ -362,19 +445,14 @@ cpl_shlaunch_recognise(struct launchrec *r, const struct sword *w, size_t n,
 const char *
 cpl_launcher_name(enum cpl_launcher l)
 {
-	switch (l) {
-	case CPL_LAUNCH_NONE:
+	size_t k;
+
+	if (l == CPL_LAUNCH_NONE)
 		return "none";
-	case CPL_LAUNCH_PYTHON:
+	if (l == CPL_LAUNCH_PYTHON)
 		return "python";
-	case CPL_LAUNCH_TORCHRUN:
-		return "torchrun";
-	case CPL_LAUNCH_TORCH_LAUNCH:
-		return "torch.distributed.launch";
-	case CPL_LAUNCH_ACCELERATE:
-		return "accelerate launch";
-	case CPL_LAUNCH_DEEPSPEED:
-		return "deepspeed";
-	}
+	for (k = 0; k < CPL_ARRAY_LEN(launchers); k++)
+		if (launchers[k].l == l)
+			return launchers[k].name;
 	return "?";
 }
