@@ -9,7 +9,8 @@
  * string command), the text is split as POSIX shell: quotes, escapes,
  * $(...) and backticks, ';' '&&' '||' '|' '&' and newlines between simple
  * commands, `export A=1 B=2`, `A=1 cmd` prefixes, `env A=1 cmd`, `exec`,
- * `cd d &&`.  Recognised launchers, in all their spellings:
+ * `cd d &&`.  Recognised launchers, in all their spellings (one row each
+ * in the launchers[] table of shlaunch.c, where a new one is added):
  *   torchrun / python[3][.X] -m torch.distributed.run   --nproc_per_node
  *   python -m torch.distributed.launch                   --nproc-per-node
  *   accelerate launch   --num_processes / --num-processes
