@@ -49,7 +49,7 @@
 #include "util.h"
 #include "text/pos.h"
 
-struct cpl_pyindex;	/* private lookup tables of a cpl_pyfile */
+struct cpl_pyindex;	/* private lookup tables (pyscan_int.h) */
 
 /* An expression: tokens [first, last) of the file, read in scope. */
 struct cpl_pyexpr {

@@ -1,0 +1,194 @@
+/*
+ * pyarena.c — the memory and the maps behind the private index of a
+ * scanned Python file (pyscan_int.h).
+ *
+ * The arena holds the strings and small arrays of the facts: requests are
+ * cut from 32 KiB chunks (a larger request gets a chunk of its own) and
+ * everything is freed at once with the file.  The maps go from
+ * (namespace, name) to an int by open addressing with linear probing,
+ * keys borrowed from the file's text or arena; a map grows past 70% load.
+ *
+ * Owns the chunks of an arena and the slots of a map, not the keys.
+ * Includes: python/pyscan_int.h and the C library only.
+ */
+#include "python/pyscan_int.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ------------------------------------------------------------ */
+
+/* A block of the arena. */
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	size_t size;
+	max_align_t data[];
+};
+
+/* n bytes from the arena, aligned for any type. */
+void *
+cpl_pyscan_arena_alloc(struct chunk **head, size_t n)
+{
+	struct chunk *c = *head;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (c == NULL || c->size - c->used < n) {
+		size_t size = n > 32768 ? n : 32768;
+
+		c = cpl_xmalloc(sizeof(*c) + size);
+		c->size = size;
+		c->used = 0;
+		c->next = *head;
+		*head = c;
+	}
+	c->used += n;
+	return (char *)c->data + c->used - n;
+}
+
+/* s[0, n) copied into the arena, NUL-terminated. */
+char *
+cpl_pyscan_arena_strndup(struct chunk **head, const char *s, size_t n)
+{
+	char *p = cpl_pyscan_arena_alloc(head, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* a, b and c (any may be NULL) joined, in the arena. */
+char *
+cpl_pyscan_arena_cat(struct chunk **head, const char *a, const char *b,
+		     const char *c)
+{
+	size_t na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0;
+	size_t nc = c ? strlen(c) : 0;
+	char *p = cpl_pyscan_arena_alloc(head, na + nb + nc + 1);
+
+	if (na)
+		memcpy(p, a, na);
+	if (nb)
+		memcpy(p + na, b, nb);
+	if (nc)
+		memcpy(p + na + nb, c, nc);
+	p[na + nb + nc] = '\0';
+	return p;
+}
+
+/* Frees every chunk of an arena. */
+void
+cpl_pyscan_arena_free(struct chunk *c)
+{
+	while (c) {
+		struct chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
+/* ---- maps: (namespace, name) → int ------------------------------------ */
+
+/* FNV-1a over the key, the namespace mixed in, then a 64-bit finaliser
+ * so that linear probing sees well-spread slots. */
+static uint64_t
+nhash(int ns, const char *k, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)k[i];
+		h *= 1099511628211ULL;
+	}
+	h ^= (uint64_t)(uint32_t)ns * 0x9E3779B97F4A7C15ULL;
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDULL;
+	h ^= h >> 33;
+	h *= 0xC4CEB9FE1A85EC53ULL;
+	return h ^ (h >> 33);
+}
+
+/* The slot holding (ns, k) or the empty slot where it would go. */
+static struct nslot *
+nmap_slot(const struct nmap *m, int ns, const char *k, size_t len,
+	  uint64_t h)
+{
+	size_t i = (size_t)h & (m->cap - 1);
+	uint32_t tag = (uint32_t)(h >> 32);
+
+	for (;;) {
+		struct nslot *s = &m->slots[i];
+
+		if (s->key == NULL || (s->tag == tag && s->ns == ns &&
+				       s->len == len &&
+				       memcmp(s->key, k, len) == 0))
+			return s;
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+/* The value of (ns, k), -1 when absent. */
+int
+cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
+{
+	const struct nslot *s;
+
+	if (m->cap == 0)
+		return -1;
+	s = nmap_slot(m, ns, k, len, nhash(ns, k, len));
+	return s->key ? s->val : -1;
+}
+
+/* Grows m to a power of two of at least cap slots. */
+void
+cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap)
+{
+	struct nmap big = { NULL, m->cap ? m->cap : 64, 0 };
+	size_t i;
+
+	while (big.cap < cap)
+		big.cap *= 2;
+	if (big.cap <= m->cap)
+		return;
+	big.slots = cpl_xcalloc(big.cap, sizeof(*big.slots));
+	for (i = 0; i < m->cap; i++) {
+		struct nslot *o = &m->slots[i];
+
+		if (o->key)
+			*nmap_slot(&big, o->ns, o->key, o->len,
+				   nhash(o->ns, o->key, o->len)) = *o;
+	}
+	big.n = m->n;
+	free(m->slots);
+	*m = big;
+}
+
+/* Sets (ns, k) to val; k must outlive the map. */
+void
+cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len, int val)
+{
+	struct nslot *s;
+	uint64_t h = nhash(ns, k, len);
+
+	if ((m->n + 1) * 10 > m->cap * 7)
+		cpl_pyscan_nmap_reserve(m, m->cap ? m->cap * 2 : 64);
+	s = nmap_slot(m, ns, k, len, h);
+	if (s->key == NULL)
+		m->n++;
+	s->key = k;
+	s->len = (uint32_t)len;
+	s->tag = (uint32_t)(h >> 32);
+	s->ns = ns;
+	s->val = val;
+}
+
+/* Frees the slots (not the borrowed keys). */
+void
+cpl_pyscan_nmap_free(struct nmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,714 @@
+/*
+ * pyflow.c — the second half of the scanner's post-pass: what reaches
+ * what, along call edges and along values (pyscan.h).
+ *
+ * Three walks over the facts of pyfacts.c, each with a work queue so that
+ * a scope or a name is visited once:
+ *   the data pipeline   datasets, and the defs DataLoader workers run
+ *                       (__getitem__, transforms, worker_init_fn) with
+ *                       the local defs they call
+ *   tensor work         the defs that do it, themselves or through local
+ *                       calls, and what ran before each thread setting
+ *   where CPU counts go values followed backwards from sizing uses
+ *                       (num_workers, pool sizes, thread settings,
+ *                       *THREADS and *WORKERS variables, names that say
+ *                       they size something) through assignments,
+ *                       parameters, call arguments and argparse defaults
+ *                       to the CPU-count calls that feed them; of the
+ *                       rest, those only printed or logged are marked so
+ *
+ * Owns only its queues and the flow's maps, freed before each walk
+ * returns; marks go into the file's facts.
+ * Includes: python/pyscan_int.h and the C library only.
+ */
+#include "python/pyscan_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- post-pass: data pipeline and tensor work ------------------------- */
+
+/* Sets role on the defs that expression e names (a class: its
+ * __call__ and forward). */
+static void
+mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
+{
+	const struct nmap *defs = &f->index->defs;
+	size_t k;
+
+	for (k = e->first; k < e->last; k++) {
+		const struct cpl_pytoken *t = &f->toks[k];
+		int d;
+
+		if (t->kind != CPL_PYTOK_NAME ||
+		    (k > e->first &&
+		     tok_is(f->text, &f->toks[k - 1], ".")) ||
+		    (k + 1 < e->last &&
+		     tok_is(f->text, &f->toks[k + 1], "=")))
+			continue;
+		if (tok_is(f->text, t, "self") && k + 2 < e->last &&
+		    tok_is(f->text, &f->toks[k + 1], ".") &&
+		    f->scopes[e->scope].cls >= 0)
+			d = cpl_pyscan_nmap_get(defs, f->scopes[e->scope].cls,
+						f->text + f->toks[k + 2].off,
+						f->toks[k + 2].len);
+		else
+			d = cpl_pyscan_find_def(f, e->scope, f->text + t->off,
+						t->len);
+		if (d < 0)
+			continue;
+		if (f->scopes[d].kind == CPL_PYSCOPE_FUNC) {
+			f->scopes[d].roles |= role;
+		} else if (f->scopes[d].kind == CPL_PYSCOPE_CLASS) {
+			int m = cpl_pyscan_nmap_get(defs, d, "__call__", 8);
+
+			if (m >= 0)
+				f->scopes[m].roles |= role;
+			m = cpl_pyscan_nmap_get(defs, d, "forward", 7);
+			if (m >= 0)
+				f->scopes[m].roles |= role;
+		}
+	}
+}
+
+/* The local class an expression constructs, directly or through a name
+ * assigned from a construction; -1. */
+static int
+constructed_class(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	int c = cpl_pyscan_expr_call(f, e);
+
+	if (c < 0 && e->last == e->first + 1 &&
+	    f->toks[e->first].kind == CPL_PYTOK_NAME) {
+		const struct cpl_pytoken *t = &f->toks[e->first];
+		int s = e->scope, a = -1;
+
+		for (; s >= 0 && a < 0; s = f->scopes[s].parent)
+			a = cpl_pyscan_nmap_get(&f->index->assigns, s,
+						f->text + t->off, t->len);
+		if (a >= 0 && !f->assigns[a].opaque)
+			c = cpl_pyscan_expr_call(f, &f->assigns[a].value);
+	}
+	if (c >= 0 && f->calls[c].func >= 0 &&
+	    f->scopes[f->calls[c].func].kind == CPL_PYSCOPE_CLASS)
+		return f->calls[c].func;
+	return -1;
+}
+
+/* Marks datasets and the scopes that run in loader workers. */
+void
+cpl_pyscan_pipeline(struct cpl_pyfile *f)
+{
+	static const char *const tkw[] = {
+		"transform", "target_transform", "transforms", "collate_fn",
+	};
+	static const char *const tfn[] = {
+		"Compose", "Lambda", "with_transform", "set_transform",
+		"RandomApply", "RandomChoice", "RandomOrder", "OneOf",
+		"SomeOf",
+	};
+	const struct nmap *defs = &f->index->defs;
+	size_t i, j, *queue, nq = 0, head = 0;
+
+	for (i = 0; i < f->nloaders; i++) {
+		const struct cpl_pycall *c = &f->calls[f->loaders[i].call];
+		const struct cpl_pyarg *a = kwarg(c, "dataset");
+		int cls;
+
+		if (a == NULL)
+			a = posarg(c, 0);
+		if (a && (cls = constructed_class(f, &a->value)) >= 0)
+			f->scopes[cls].dataset = true;
+		if (f->loaders[i].init_func >= 0)
+			f->scopes[f->loaders[i].init_func].roles |=
+				CPL_PYROLE_WORKER_INIT;
+	}
+	for (i = 0; i < f->nscopes; i++) {
+		struct cpl_pyscope *s = &f->scopes[i];
+
+		if (s->kind == CPL_PYSCOPE_CLASS && !s->dataset &&
+		    cpl_pyscan_nmap_get(defs, (int)i, "__getitem__", 11) >= 0 &&
+		    cpl_pyscan_nmap_get(defs, (int)i, "__len__", 7) >= 0)
+			s->dataset = true;
+	}
+	for (i = 0; i < f->nscopes; i++) {
+		struct cpl_pyscope *s = &f->scopes[i];
+
+		if (s->kind == CPL_PYSCOPE_FUNC && s->cls >= 0 &&
+		    s->parent == s->cls && f->scopes[s->cls].dataset &&
+		    (strcmp(s->name, "__getitem__") == 0 ||
+		     strcmp(s->name, "__getitems__") == 0 ||
+		     strcmp(s->name, "__iter__") == 0))
+			s->roles |= CPL_PYROLE_GETITEM;
+	}
+	for (i = 0; i < f->ncalls; i++) {
+		const struct cpl_pycall *c = &f->calls[i];
+		bool all = IN(last_comp(c->target), tfn);
+
+		for (j = 0; j < c->nargs; j++)
+			if (all || (c->args[j].keyword &&
+				    IN(c->args[j].keyword, tkw)))
+				mark_refs(f, &c->args[j].value,
+					  CPL_PYROLE_TRANSFORM);
+	}
+	queue = cpl_xmalloc((f->nscopes + 1) * sizeof(*queue));
+	for (i = 0; i < f->nscopes; i++)
+		if (f->scopes[i].roles) {
+			f->scopes[i].roles |= CPL_PYROLE_PIPELINE;
+			queue[nq++] = i;
+		}
+	while (head < nq) {
+		const struct cpl_pyscope *s = &f->scopes[queue[head++]];
+
+		for (j = 0; j < s->ncalls; j++) {
+			int d = f->calls[s->calls[j]].func;
+
+			if (d < 0 || f->scopes[d].kind != CPL_PYSCOPE_FUNC ||
+			    (f->scopes[d].roles & CPL_PYROLE_PIPELINE))
+				continue;
+			f->scopes[d].roles |= CPL_PYROLE_PIPELINE;
+			queue[nq++] = (size_t)d;
+		}
+	}
+	free(queue);
+}
+
+/* The first call of scope before token tok that does tensor work, itself
+ * or through a local def; -1. */
+static int
+work_before(const struct cpl_pyfile *f, int scope, size_t tok)
+{
+	const struct cpl_pyscope *s = &f->scopes[scope];
+	size_t j;
+
+	for (j = 0; j < s->ncalls; j++) {
+		const struct cpl_pycall *c = &f->calls[s->calls[j]];
+
+		if (c->open >= tok)
+			break;
+		if (c->kind == CPL_PYCALL_TENSOR ||
+		    (c->func >= 0 &&
+		     f->scopes[c->func].kind == CPL_PYSCOPE_FUNC &&
+		     f->scopes[c->func].does_work))
+			return (int)s->calls[j];
+	}
+	return -1;
+}
+
+/* Finds tensor work per scope and what ran before each thread setting. */
+void
+cpl_pyscan_tensor_work(struct cpl_pyfile *f)
+{
+	struct cpl_pyindex *ix = f->index;
+	size_t i, j, *queue, nq = 0, head = 0;
+
+	queue = cpl_xmalloc((f->nscopes + 1) * sizeof(*queue));
+	for (i = 0; i < f->nscopes; i++) {
+		struct cpl_pyscope *s = &f->scopes[i];
+
+		for (j = 0; j < s->ncalls && s->work < 0; j++)
+			if (f->calls[s->calls[j]].kind == CPL_PYCALL_TENSOR)
+				s->work = (int)s->calls[j];
+		if (s->work >= 0 && s->kind == CPL_PYSCOPE_FUNC) {
+			s->does_work = true;
+			queue[nq++] = i;
+		}
+	}
+	while (head < nq) {
+		size_t d = queue[head++];
+
+		for (j = ix->callers_off[d]; j < ix->callers_off[d + 1]; j++) {
+			struct cpl_pyscope *s =
+				&f->scopes[f->calls[ix->callers[j]].scope];
+
+			if (s->does_work || s->kind != CPL_PYSCOPE_FUNC)
+				continue;
+			s->does_work = true;
+			queue[nq++] = (size_t)f->calls[ix->callers[j]].scope;
+		}
+	}
+	free(queue);
+	for (i = 0; i < f->nthreads; i++) {
+		struct cpl_pythreads *t = &f->threads[i];
+		const struct cpl_pycall *c = &f->calls[t->call];
+		int scope = c->scope, p, a, hops;
+		size_t tok = c->open;
+
+		for (hops = 0; hops < 8; hops++) {
+			t->prior_work = work_before(f, scope, tok);
+			if (t->prior_work >= 0 ||
+			    f->scopes[scope].kind != CPL_PYSCOPE_FUNC ||
+			    ix->callers_off[scope] ==
+				    ix->callers_off[scope + 1])
+				break;
+			j = ix->callers[ix->callers_off[scope]];
+			tok = f->calls[j].open;
+			scope = f->calls[j].scope;
+		}
+		t->in_worker_init = (f->scopes[c->scope].roles &
+				     CPL_PYROLE_WORKER_INIT) != 0;
+		for (p = c->parent, a = c->parent_arg; p >= 0 &&
+		     !t->in_worker_init; a = f->calls[p].parent_arg,
+		     p = f->calls[p].parent) {
+			const struct cpl_pycall *pc = &f->calls[p];
+			const struct cpl_pyarg *init;
+
+			if (pc->kind != CPL_PYCALL_DATALOADER || a < 0)
+				continue;
+			init = kwarg(pc, "worker_init_fn");
+			if (init == NULL)
+				init = posarg(pc, 10);
+			if (init && c->open >= init->value.first &&
+			    c->open < init->value.last)
+				t->in_worker_init = true;
+		}
+	}
+}
+
+/* ---- post-pass: where CPU counts go ----------------------------------- */
+
+/* A name the sizing flow has reached, and the sink that reached it. */
+struct fitem {
+	int ns;
+	const char *name;
+	size_t len;
+	const char *sink;
+	struct cpl_pos pos;
+};
+
+/* The state of the sizing flow. */
+struct flow {
+	struct cpl_pyfile *f;
+	struct nmap seen;	/* (ns, name) reached */
+	struct nmap nspaces;	/* (0, name) assigned from parse_args() */
+	struct fitem *q;
+	size_t nq, capq, head;
+	int *count_of;		/* call → cpucount, -1 */
+};
+
+/* A name that says it holds a pool size: workers, threads, procs, jobs. */
+static bool
+sizing_name(const char *s, size_t n)
+{
+	static const char *const parts[] = {
+		"worker", "thread", "nproc", "num_proc", "n_proc", "n_jobs",
+		"njobs", "num_jobs", "processes", "pool_size", "max_procs",
+	};
+	char low[64];
+	size_t k;
+	bool maybe = false;
+
+	if (n >= sizeof(low))
+		return false;
+	for (k = 0; k < n; k++) {
+		low[k] = (char)(s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]);
+		/* every part holds one of w, h, p, j */
+		maybe |= low[k] == 'w' || low[k] == 'h' || low[k] == 'p' ||
+			 low[k] == 'j';
+	}
+	if (!maybe)
+		return false;
+	low[n] = '\0';
+	for (k = 0; k < CPL_ARRAY_LEN(parts); k++)
+		if (strstr(low, parts[k]))
+			return true;
+	return false;
+}
+
+/* The scope whose binding of name a use in scope reads; 0 if none. */
+static int
+var_scope(const struct cpl_pyfile *f, int scope, const char *name, size_t len)
+{
+	bool first = true;
+
+	while (scope > 0) {
+		if ((first || f->scopes[scope].kind != CPL_PYSCOPE_CLASS) &&
+		    (cpl_pyscan_nmap_get(&f->index->assigns, scope, name,
+					 len) >= 0 ||
+		     cpl_pyscan_param_n(f, scope, name, len) >= 0))
+			return scope;
+		first = false;
+		scope = f->scopes[scope].parent;
+	}
+	return 0;
+}
+
+/* name holds an argparse namespace in scope. */
+static bool
+is_namespace(const struct flow *fl, int scope, const char *name, size_t len)
+{
+	const struct cpl_pyfile *f = fl->f;
+
+	if (cpl_pyscan_nmap_get(&fl->nspaces, 0, name, len) >= 0)
+		return true;
+	if (f->nargdefs == 0)
+		return false;
+	for (; scope > 0; scope = f->scopes[scope].parent)
+		if (cpl_pyscan_param_n(f, scope, name, len) >= 0)
+			return true;
+	return false;
+}
+
+/* Queues (ns, name) for the sizing flow unless it was reached before. */
+static void
+flow_key(struct flow *fl, int ns, const char *name, size_t len,
+	 const char *sink, struct cpl_pos pos)
+{
+	struct fitem *it;
+
+	if (cpl_pyscan_nmap_get(&fl->seen, ns, name, len) >= 0)
+		return;
+	cpl_pyscan_nmap_put(&fl->seen, ns, name, len, 1);
+	cpl_xgrow((void **)&fl->q, &fl->capq, fl->nq + 1, sizeof(*fl->q));
+	it = &fl->q[fl->nq++];
+	it->ns = ns;
+	it->name = name;
+	it->len = len;
+	it->sink = sink;
+	it->pos = pos;
+}
+
+/* Marks CPU-count call as sizing sink at pos (the first sink wins). */
+static void
+mark_sizing(struct flow *fl, size_t call, const char *sink,
+	    struct cpl_pos pos)
+{
+	struct cpl_pycpucount *cc;
+
+	if (fl->count_of[call] < 0)
+		return;
+	cc = &fl->f->cpucounts[fl->count_of[call]];
+	if (cc->use == CPL_PYUSE_SIZING)
+		return;
+	cc->use = CPL_PYUSE_SIZING;
+	cc->sink = fdup(fl->f, sink, strlen(sink));
+	cc->sink_pos = pos;
+}
+
+/*
+ * Calls visit(fl, ns, name, len) for each name expression e reads:
+ * plain names by the scope that binds them, self.X by class, args.X of
+ * an argparse namespace by dest.  Callee names and keywords are skipped.
+ */
+static void
+expr_names(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
+	   struct cpl_pos pos)
+{
+	const struct cpl_pyfile *f = fl->f;
+	const struct cpl_pytoken *t = f->toks;
+	const char *x = f->text;
+	size_t k;
+
+	for (k = e->first; k < e->last; k++) {
+		const char *name = x + t[k].off;
+		size_t len = t[k].len;
+
+		if (t[k].kind != CPL_PYTOK_NAME ||
+		    (k > e->first && tok_is(x, &t[k - 1], ".")) ||
+		    (k + 1 < f->ntoks && (tok_is(x, &t[k + 1], "=") ||
+					  tok_is(x, &t[k + 1], "("))))
+			continue;
+		if (k + 2 < e->last && tok_is(x, &t[k + 1], ".") &&
+		    t[k + 2].kind == CPL_PYTOK_NAME &&
+		    !(k + 3 < f->ntoks && tok_is(x, &t[k + 3], "("))) {
+			int cls = f->scopes[e->scope].cls;
+
+			if (len == 4 && memcmp(name, "self", 4) == 0 &&
+			    cls >= 0 && t[k + 2].off == t[k].off + 5)
+				flow_key(fl, CLASS_NS(cls), name, 5 +
+					 t[k + 2].len, sink, pos);
+			else if (is_namespace(fl, e->scope, name, len) ||
+				 cpl_pyscan_nmap_get(&f->index->argdefs,
+						     ARGS_NS, x + t[k + 2].off,
+						     t[k + 2].len) >= 0)
+				flow_key(fl, ARGS_NS, x + t[k + 2].off,
+					 t[k + 2].len, sink, pos);
+			k += 2;
+			continue;
+		}
+		flow_key(fl, var_scope(f, e->scope, name, len), name, len,
+			 sink, pos);
+	}
+}
+
+/* Expression e sizes sink: its CPU counts do, and what it reads. */
+static void
+flow_expr(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
+	  struct cpl_pos pos)
+{
+	struct cpl_pyfile *f = fl->f;
+	size_t c;
+
+	if (e->first >= e->last)
+		return;
+	for (c = cpl_pyscan_call_from(f, e->first);
+	     c < f->ncalls && f->calls[c].open < e->last; c++) {
+		const struct cpl_pycall *call = &f->calls[c];
+
+		if (call->kind == CPL_PYCALL_CPU_COUNT)
+			mark_sizing(fl, c, sink, pos);
+		if (call->func >= 0 &&
+		    f->scopes[call->func].kind == CPL_PYSCOPE_FUNC)
+			flow_key(fl, call->func, "return", 6, sink, pos);
+	}
+	expr_names(fl, e, sink, pos);
+}
+
+/* Every readable assignment in the chain from a sizes the item's sink. */
+static void
+flow_assigns(struct flow *fl, int a, const struct fitem *it)
+{
+	for (; a >= 0; a = fl->f->assigns[a].prev) {
+		const struct cpl_pyassign *as = &fl->f->assigns[a];
+
+		if (!as->opaque)
+			flow_expr(fl, &as->value, it->sink, it->pos);
+	}
+}
+
+/* Follows everything queued until nothing new is reached. */
+static void
+flow_drain(struct flow *fl)
+{
+	struct cpl_pyfile *f = fl->f;
+	struct cpl_pyindex *ix = f->index;
+
+	while (fl->head < fl->nq) {
+		struct fitem it = fl->q[fl->head++];
+		int p;
+		size_t j;
+
+		if (it.ns == ARGS_NS) {
+			int d = cpl_pyscan_nmap_get(&ix->argdefs, ARGS_NS,
+						    it.name, it.len);
+
+			if (d >= 0)
+				flow_expr(fl, &f->argdefs[d].def, it.sink,
+					  it.pos);
+			continue;
+		}
+		flow_assigns(fl, cpl_pyscan_nmap_get(&ix->assigns, it.ns,
+						     it.name, it.len), &it);
+		if (it.ns <= -2 && it.len > 5)
+			flow_assigns(fl,
+				     cpl_pyscan_nmap_get(&ix->assigns,
+							 -2 - it.ns,
+							 it.name + 5,
+							 it.len - 5),
+				     &it);
+		if (it.ns <= 0 || f->scopes[it.ns].kind != CPL_PYSCOPE_FUNC ||
+		    (p = cpl_pyscan_param_n(f, it.ns, it.name, it.len)) < 0)
+			continue;
+		flow_expr(fl, &f->scopes[it.ns].params[p].def, it.sink,
+			  it.pos);
+		for (j = ix->callers_off[it.ns]; j < ix->callers_off[it.ns + 1];
+		     j++) {
+			const struct cpl_pycall *c = &f->calls[ix->callers[j]];
+			const struct cpl_pyarg *a;
+			bool spread;
+
+			a = cpl_pyscan_call_arg(f, c, f, it.ns, (size_t)p,
+						&spread);
+			if (a)
+				flow_expr(fl, &a->value, it.sink, it.pos);
+		}
+	}
+}
+
+/* An environment variable that sizes a pool. */
+static bool
+is_thread_env(const char *name)
+{
+	return strstr(name, "THREADS") != NULL ||
+	       strstr(name, "WORKERS") != NULL;
+}
+
+/* A call that passes its argument's value on: min, int, str ... */
+static bool
+is_transparent(const struct cpl_pycall *c)
+{
+	static const char *const names[] = {
+		"min", "max", "int", "float", "round", "str", "abs",
+		"math.floor", "math.ceil", "math.trunc", "format",
+	};
+
+	return IN(c->target, names) ||
+	       (strcmp(last_comp(c->callee), "format") == 0 &&
+		strchr(c->callee, '.') != NULL);
+}
+
+/* Names an f-string token reads: identifiers right after a '{'. */
+static void
+fstring_names(struct flow *fl, size_t k, int scope)
+{
+	const struct cpl_pyfile *f = fl->f;
+	const char *s = f->text + f->toks[k].off;
+	size_t n = f->toks[k].len, i;
+
+	for (i = 0; i + 1 < n; i++) {
+		size_t j;
+
+		if (s[i] != '{')
+			continue;
+		if (s[i + 1] == '{') {
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < n && (s[j] == '_' ||
+					  (s[j] >= 'a' && s[j] <= 'z') ||
+					  (s[j] >= 'A' && s[j] <= 'Z') ||
+					  (j > i + 1 && s[j] >= '0' &&
+					   s[j] <= '9')); j++)
+			;
+		if (j > i + 1)
+			flow_key(fl, var_scope(f, scope, s + i + 1, j - i - 1),
+				 s + i + 1, j - i - 1, "print",
+				 f->scopes[0].pos);
+	}
+}
+
+/* Marks the CPU counts that are only printed or logged. */
+static void
+printed(struct flow *fl)
+{
+	struct cpl_pyfile *f = fl->f;
+	size_t i, j, k;
+
+	/* Reuse the flow's seen map for the names print calls read. */
+	cpl_pyscan_nmap_free(&fl->seen);
+	fl->nq = fl->head = 0;
+	for (i = 0; i < f->ncalls; i++) {
+		const struct cpl_pycall *c = &f->calls[i];
+
+		if (c->kind != CPL_PYCALL_PRINT)
+			continue;
+		for (j = 0; j < c->nargs; j++) {
+			const struct cpl_pyexpr *e = &c->args[j].value;
+
+			expr_names(fl, e, "print", c->pos);
+			for (k = e->first; k < e->last; k++)
+				if (f->toks[k].kind == CPL_PYTOK_STRING &&
+				    (f->toks[k].flags & CPL_PYSTR_FMT))
+					fstring_names(fl, k, e->scope);
+		}
+	}
+	for (i = 0; i < f->ncpucounts; i++) {
+		struct cpl_pycpucount *cc = &f->cpucounts[i];
+		int c = cc->call;
+
+		if (cc->use == CPL_PYUSE_SIZING)
+			continue;
+		while (f->calls[c].parent >= 0 &&
+		       is_transparent(&f->calls[f->calls[c].parent]))
+			c = f->calls[c].parent;
+		if (f->calls[c].parent >= 0 &&
+		    f->calls[f->calls[c].parent].kind == CPL_PYCALL_PRINT) {
+			cc->use = CPL_PYUSE_PRINTED;
+		} else if (f->calls[c].assign >= 0) {
+			const struct cpl_pyassign *a =
+				&f->assigns[f->calls[c].assign];
+			int ns = a->scope;
+
+			if (cpl_str_starts(a->name, "self.") &&
+			    f->scopes[a->scope].cls >= 0)
+				ns = CLASS_NS(f->scopes[a->scope].cls);
+			if (cpl_pyscan_nmap_get(&fl->seen, ns, a->name,
+						strlen(a->name)) >= 0)
+				cc->use = CPL_PYUSE_PRINTED;
+		}
+	}
+}
+
+/*
+ * Decides, for every CPU-count call, whether it sizes something or is only
+ * printed.
+ */
+void
+cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
+{
+	static const char *const tnames[] = {
+		"torch.set_num_threads", "torch.set_num_interop_threads",
+		"cv2.setNumThreads",
+	};
+	static const char *const pnames[] = {
+		"Pool", "ProcessPoolExecutor", "ThreadPoolExecutor",
+	};
+	struct flow fl;
+	size_t i, j;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.f = f;
+	fl.count_of = cpl_xmalloc((f->ncalls + 1) * sizeof(*fl.count_of));
+	for (i = 0; i < f->ncalls; i++)
+		fl.count_of[i] = -1;
+	for (i = 0; i < f->ncpucounts; i++)
+		fl.count_of[f->cpucounts[i].call] = (int)i;
+	for (i = 0; i < f->ncalls; i++) {
+		const struct cpl_pycall *c = &f->calls[i];
+		const struct cpl_pyassign *a;
+
+		if (c->kind != CPL_PYCALL_PARSE_ARGS || c->assign < 0)
+			continue;
+		a = &f->assigns[c->assign];
+		cpl_pyscan_nmap_put(&fl.nspaces, 0, a->name, strlen(a->name),
+				    1);
+	}
+	/* Sizing uses the libraries define, then keywords and names that
+	 * say they size something. */
+	for (i = 0; i < f->nloaders; i++)
+		if (f->loaders[i].has_workers)
+			flow_expr(&fl, &f->loaders[i].workers, "num_workers",
+				  f->loaders[i].workers.pos);
+	for (i = 0; i < f->nthreads; i++)
+		if (f->threads[i].has_arg)
+			flow_expr(&fl, &f->threads[i].arg,
+				  tnames[f->threads[i].kind],
+				  f->threads[i].pos);
+	for (i = 0; i < f->npools; i++)
+		if (f->pools[i].has_size)
+			flow_expr(&fl, &f->pools[i].size,
+				  pnames[f->pools[i].kind], f->pools[i].pos);
+	for (i = 0; i < f->nenvsets; i++)
+		if (is_thread_env(f->envsets[i].name))
+			flow_expr(&fl, &f->envsets[i].value,
+				  f->envsets[i].name, f->envsets[i].pos);
+	flow_drain(&fl);
+	for (i = 0; i < f->ncalls; i++)
+		for (j = 0; j < f->calls[i].nargs; j++) {
+			const struct cpl_pyarg *a = &f->calls[i].args[j];
+
+			if (a->keyword && sizing_name(a->keyword,
+						      strlen(a->keyword)))
+				flow_expr(&fl, &a->value, a->keyword,
+					  a->value.pos);
+		}
+	for (i = 0; i < f->nargdefs; i++)
+		if (sizing_name(f->argdefs[i].dest,
+				strlen(f->argdefs[i].dest)))
+			flow_expr(&fl, &f->argdefs[i].def,
+				  f->argdefs[i].flags[0], f->argdefs[i].pos);
+	flow_drain(&fl);
+	for (i = 0; i < f->nassigns; i++) {
+		const struct cpl_pyassign *a = &f->assigns[i];
+		const char *n = a->name;
+
+		if (cpl_str_starts(n, "self."))
+			n += 5;
+		if (!a->opaque && sizing_name(n, strlen(n)))
+			flow_expr(&fl, &a->value, n, a->pos);
+	}
+	for (i = 0; i < f->nscopes; i++)
+		for (j = 0; j < f->scopes[i].nparams; j++) {
+			const struct cpl_pyparam *p = &f->scopes[i].params[j];
+
+			if (sizing_name(p->name, strlen(p->name)))
+				flow_expr(&fl, &p->def, p->name, p->pos);
+		}
+	flow_drain(&fl);
+	printed(&fl);
+	cpl_pyscan_nmap_free(&fl.seen);
+	cpl_pyscan_nmap_free(&fl.nspaces);
+	free(fl.q);
+	free(fl.count_of);
+}
+
