@@ -187,12 +187,20 @@ load_files(struct cpl_kubeconfig *kc, char **source,
 		struct model m = { 0 };
 		bool found;
 
-		if (cpl_kubeconfig_model_read(&m, &found, paths[i], err) < 0) {
+		/* Positions in the model borrow the path: the handle keeps it
+		 * (paths[] is freed below). */
+		cpl_xgrow((void **)&kc->names, &kc->capnames, kc->nnames + 1,
+			  sizeof(*kc->names));
+		kc->names[kc->nnames++] = paths[i];
+		paths[i] = NULL;
+		if (cpl_kubeconfig_model_read(&m, &found,
+					      kc->names[kc->nnames - 1],
+					      err) < 0) {
 			cpl_kubeconfig_model_free(&m);
 			goto out;
 		}
 		if (found)
-			add_file(kc, paths[i]);
+			add_file(kc, kc->names[kc->nnames - 1]);
 		cpl_kubeconfig_model_merge(&kc->model, &m);
 	}
 	rc = 0;
@@ -465,6 +473,9 @@ cpl_kubeconfig_free(struct cpl_kubeconfig *kc)
 	for (i = 0; i < kc->nfiles; i++)
 		free(kc->files[i]);
 	free(kc->files);
+	for (i = 0; i < kc->nnames; i++)
+		free(kc->names[i]);
+	free(kc->names);
 	for (i = 0; kc->env && kc->env[i]; i++)
 		secret_free_str(kc->env[i]);
 	free(kc->env);

@@ -147,6 +147,9 @@ struct cpl_kubeconfig {
 	struct cpl_kubeconfig_info info;
 	char **files;			/* read, in merge order */
 	size_t nfiles, capfiles;
+	char **names;			/* every path read, found or not:
+					 * the model's positions borrow them */
+	size_t nnames, capnames;
 	char **env;			/* copy of opts->env, or NULL */
 	struct model model;
 	const struct context *ctx;	/* selected; NULL when none */

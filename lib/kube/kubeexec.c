@@ -324,8 +324,13 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 	char **argv = cpl_xcalloc(e->nargs + 2, sizeof(*argv));
 	char *info = exec_info(kc, interactive);
 	char **env = exec_env(kc, info);
-	long timeout = kc->exec_timeout_ms > 0 ? kc->exec_timeout_ms
-					       : EXEC_TIMEOUT_MS;
+	/* The run limit: the caller's, else --request-timeout (a plugin that
+	 * hangs must not outlast the timeout the user asked for), else 60 s. */
+	long timeout = kc->exec_timeout_ms > 0 ? kc->exec_timeout_ms :
+		       kc->info.timeout_ms > 0 ? kc->info.timeout_ms :
+		       EXEC_TIMEOUT_MS;
+	posix_spawnattr_t attr;
+	bool attr_ready = false;
 	long long deadline = now_ms() + timeout;
 	int fds[2] = { -1, -1 };
 	char *file = NULL;
@@ -353,9 +358,20 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 	     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null",
 					      O_WRONLY, 0)))
 		abort();
+	/* Its own process group, so a timeout kills the plugin and every
+	 * child it started (a shell wrapper's curl, a cloud CLI's helpers).
+	 * An interactive plugin stays in ours: a background group reading
+	 * the terminal would be stopped by SIGTTIN. */
+	if (posix_spawnattr_init(&attr) != 0)
+		abort();
+	attr_ready = true;
+	if (!interactive &&
+	    (posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP) != 0 ||
+	     posix_spawnattr_setpgroup(&attr, 0) != 0))
+		abort();
 	file = find_executable(e->command, &e_no);
 	if (file)
-		e_no = posix_spawn(&pid, file, &fa, NULL, argv, env);
+		e_no = posix_spawn(&pid, file, &fa, &attr, argv, env);
 	close(fds[1]);
 	fds[1] = -1;
 	if (e_no != 0) {
@@ -419,7 +435,7 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 			poll(NULL, 0, 10);
 	}
 	if (timed_out || too_big) {
-		kill(pid, SIGKILL);
+		kill(interactive ? pid : -pid, SIGKILL);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -451,6 +467,8 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 out:
 	if (fa_ready)
 		posix_spawn_file_actions_destroy(&fa);
+	if (attr_ready)
+		posix_spawnattr_destroy(&attr);
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (fds[1] >= 0)

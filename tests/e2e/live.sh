@@ -131,8 +131,42 @@ chmod +x "$tmp/bin/fake-cred"
 printf 'apiVersion: v1\nkind: Config\ncurrent-context: ex\ncontexts:\n- name: ex\n  context: {cluster: %s, user: ex, namespace: ml}\nusers:\n- name: ex\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: fake-cred\n      interactiveMode: Never\n' "$cluster" > "$tmp/exec-only"
 expect exec 1 env KUBECONFIG="$tmp/exec-only:$D/kubeconfig" "$BIN" -v pod/train-0
 has exec "pod/ml/train-0[pytorch]"
+# A plugin that hangs, with a child of its own: --request-timeout bounds
+# it, and the whole process group goes (no orphan keeps running).
+cat > "$tmp/bin/hang-cred" <<EOF2
+#!/bin/sh
+sleep 300 &
+echo \$! > "$tmp/hang-child.pid"
+sleep 300
+EOF2
+chmod +x "$tmp/bin/hang-cred"
+sed 's/command: fake-cred/command: hang-cred/' "$tmp/exec-only" > "$tmp/exec-hang"
+t0=$(date +%s)
+expect exec-hang 2 env KUBECONFIG="$tmp/exec-hang:$D/kubeconfig" "$BIN" --request-timeout 2s pod/train-0
+t1=$(date +%s)
+has exec-hang "did not finish within 2000 ms"
+[ $((t1 - t0)) -lt 20 ] && ok || bad "a hanging plugin held the run $((t1 - t0)) s"
+child=$(cat "$tmp/hang-child.pid" 2>/dev/null)
+gone() {	# the process is gone, or dead and waiting to be reaped
+	! kill -0 "$1" 2>/dev/null ||
+		[ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ]
+}
+i=0
+while [ -n "$child" ] && ! gone "$child" && [ $i -lt 20 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$child" ] && gone "$child"; then ok; else
+	bad "the plugin's child $child outlived the timeout"
+	[ -n "$child" ] && kill "$child" 2>/dev/null
+fi
 
 # 7. errors: one line each, naming context and server, exit 2
+# A position in a KUBECONFIG file names that file (its path outlives the
+# merge, not freed with the list that KUBECONFIG was split into).
+sed 's/cluster: [^,]*,/cluster: undefined-cluster,/' "$tmp/exec-only" > "$tmp/no-cluster"
+expect undefined-cluster 2 env KUBECONFIG="$tmp/no-cluster" "$BIN" pod/train-0
+has undefined-cluster "$tmp/no-cluster:5:3: error: context \"ex\": cluster \"undefined-cluster\" is not defined"
 expect not-found 2 "$BIN" --kubeconfig "$D/kubeconfig" pod/nope
 lines not-found 1
 has not-found 'context "fake-token"'
