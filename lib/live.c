@@ -488,8 +488,16 @@ list_pods(struct live *l, const char *ns, const char *selector)
 		cpl_error_clear(&err);
 		return;
 	}
-	json_array_foreach(items, i, pod)
+	json_array_foreach(items, i, pod) {
+		/* A real API server leaves apiVersion and kind out of list
+		 * items: the list (a PodList of v1) implies them. */
+		if (json_is_object(pod) && !json_object_get(pod, "apiVersion"))
+			json_object_set_new(pod, "apiVersion",
+					    json_string("v1"));
+		if (json_is_object(pod) && !json_object_get(pod, "kind"))
+			json_object_set_new(pod, "kind", json_string("Pod"));
 		add_pod(l, pod);
+	}
 	json_decref(items);
 }
 

@@ -834,6 +834,18 @@ load_list(struct cpl_wlist *out, const struct cpl_ystream *s,
 				     "list items must be mappings");
 			break;
 		}
+		/* Nothing may vanish silently: an item of a plain List must
+		 * name its own kind and apiVersion (a typed list implies
+		 * them). */
+		if ((item_kind == NULL &&
+		     !cpl_ynode_gets(items->items[i], "kind")) ||
+		    (api == NULL &&
+		     !cpl_ynode_gets(items->items[i], "apiVersion"))) {
+			rc = cpl_loader_fail(err, path, items->items[i],
+				"list item without kind or apiVersion: "
+				"neither it nor the %s names one", kind);
+			break;
+		}
 		rc = load_object(out, s, items->items[i], item_kind, api,
 				 depth + 1, path, err);
 	}

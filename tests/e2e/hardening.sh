@@ -91,6 +91,24 @@ expect huge-both 1 $T "$BIN" --no-config "$tmp/b/huge3.yaml"
 has huge-both "CPU202"
 lacks huge-both "= -"
 
+# A List whose items name no kind: an error at the item, never a silent
+# "no findings"; a typed PodList implies its items' kind and apiVersion.
+cat > "$tmp/b/list.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- metadata: {name: a}
+  spec:
+    restartPolicy: Never
+    containers:
+    - {name: t, image: x, command: [torchrun, --nproc_per_node, "4", t.py], env: [{name: OMP_NUM_THREADS, value: "8"}], resources: {limits: {cpu: "2"}}}
+YAML
+expect list-untyped-items 2 $T "$BIN" --no-config "$tmp/b/list.yaml"
+has list-untyped-items "list.yaml:4:3: error: list item without kind or apiVersion"
+sed 's/^kind: List/kind: PodList/' "$tmp/b/list.yaml" > "$tmp/b/podlist.yaml"
+expect podlist-items 1 $T "$BIN" --no-config "$tmp/b/podlist.yaml"
+has podlist-items "CPU202"
+
 # FIFOs: refused at once wherever a file is read, never waited on.
 mkfifo "$tmp/fifo.yaml"
 expect fifo-path 2 $T "$BIN" --no-config "$tmp/fifo.yaml"
