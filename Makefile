@@ -139,19 +139,37 @@ lint:
 bench: $(BIN) $(BENCH_BIN)
 	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh $(BENCH_BIN)
 
-# Fuzzing (clang + libFuzzer): FUZZ_SECONDS per run, seeded from testdata.
+# Fuzzing (clang + libFuzzer): each target in tests/fuzz/fuzz_NAME.c runs
+# FUZZ_SECONDS, seeded from testdata; any crash, leak or undefined
+# behaviour stops it (-fno-sanitize-recover=all) and fails the target.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= lint kubeconfig apijson cadvisor
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz_seeds_lint       = find testdata -name '*.yaml' -size -64k
+fuzz_seeds_kubeconfig = grep -rlE --include='*.yaml' --include='*kubeconfig*' '^kind: Config' testdata tests
+fuzz_seeds_apijson    = find testdata/apiserver/fixtures -name '*.json' -size -64k
+fuzz_seeds_cadvisor   = find tests/fuzz/seeds/cadvisor -type f
 fuzz:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
-	    CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined" \
+	    CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 	    build-fuzz/libcpulint.a
-	$(Q)clang -O1 -g -fsanitize=fuzzer,address,undefined -Ilib -Irules \
-	    -Ibuild-fuzz -o build-fuzz/fuzz_lint tests/fuzz/fuzz_lint.c \
-	    build-fuzz/libcpulint.a $(LDLIBS)
-	$(Q)mkdir -p build-fuzz/corpus && \
-	    find testdata -name '*.yaml' -size -64k -exec cp {} build-fuzz/corpus/ \;
-	$(Q)./build-fuzz/fuzz_lint -max_total_time=$(FUZZ_SECONDS) \
-	    -max_len=65536 build-fuzz/corpus
+	$(Q)for t in $(FUZZ_TARGETS); do \
+	    echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
+	    clang -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Ilib -Irules \
+	        -Ibuild-fuzz -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c \
+	        build-fuzz/libcpulint.a $(LDLIBS) || exit 1; \
+	    mkdir -p build-fuzz/corpus-$$t; \
+	    case $$t in \
+	    lint) $(fuzz_seeds_lint) ;; \
+	    kubeconfig) $(fuzz_seeds_kubeconfig) ;; \
+	    apijson) $(fuzz_seeds_apijson) ;; \
+	    cadvisor) $(fuzz_seeds_cadvisor) ;; \
+	    esac | while read -r f; do cp "$$f" build-fuzz/corpus-$$t/; done; \
+	    ./build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	        -max_len=65536 -print_final_stats=1 build-fuzz/corpus-$$t \
+	        2>build-fuzz/fuzz_$$t.log || { tail -40 build-fuzz/fuzz_$$t.log; exit 1; }; \
+	    grep -E '^stat::number_of_executed_units|^Done' build-fuzz/fuzz_$$t.log; \
+	done
 
 # A release tarball for krew (tools/krew-manifest.sh renders the manifest).
 dist: $(BIN)

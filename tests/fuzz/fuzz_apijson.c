@@ -1,0 +1,51 @@
+/*
+ * fuzz_apijson.c — libFuzzer entry: one input is a JSON body as the API
+ * server would send it (an object, or a list of them), decoded the way
+ * live mode decodes it: jansson, then each object re-read as a YAML
+ * document by the manifest loader, then the rules over the workloads.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+#include "load/loader.h"
+#include "text/yamldoc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *body = json_loadb((const char *)data, size, 0, NULL);
+	struct cpl_engine *e;
+	struct cpl_ystream *s = NULL;
+	struct cpl_wlist wl = { 0 };
+	struct cpl_error err = { 0 };
+	char *text;
+	size_t i;
+
+	if (body == NULL)
+		return 0;
+	text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (text == NULL)
+		return 0;
+	e = cpl_engine_new();
+	if (cpl_yaml_parse(&s, "pod/fuzz", text, strlen(text), &err) == 0 &&
+	    cpl_ystream_count(s) > 0)
+		(void)cpl_manifest_load(&wl, s, cpl_ystream_doc(s, 0), NULL,
+					&err);
+	for (i = 0; i < wl.count; i++) {
+		wl.items[i]->source = CPL_SRC_LIVE;
+		cpl_engine_add_workload(e, wl.items[i]);
+	}
+	free(wl.items);
+	cpl_engine_run(e);
+	cpl_engine_free(e);
+	cpl_ystream_free(s);
+	cpl_error_clear(&err);
+	free(text);
+	return 0;
+}
