@@ -5,6 +5,7 @@
  */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -443,4 +444,80 @@ cpl_strmap_free(struct cpl_strmap *m)
 		return;
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
+}
+
+/* ---- redaction -------------------------------------------------------- */
+
+/* The end of a URL's userinfo ('@') when p starts "scheme://user@", else
+ * NULL; *host receives where the host begins. */
+static const char *
+userinfo_at(const char *p, const char **host)
+{
+	const char *q = p, *at;
+	size_t n;
+
+	while (isalnum((unsigned char)*q) || *q == '+' || *q == '-' ||
+	       *q == '.')
+		q++;
+	if (q == p || strncmp(q, "://", 3) != 0)
+		return NULL;
+	q += 3;
+	n = strcspn(q, "/?#@ \t\r\n\"'<>");
+	at = q + n;
+	if (*at != '@')
+		return NULL;
+	*host = q;
+	return at;
+}
+
+char *
+cpl_url_without_userinfo(const char *url)
+{
+	const char *host, *at = url ? userinfo_at(url, &host) : NULL;
+
+	if (url == NULL)
+		return NULL;
+	if (at == NULL)
+		return cpl_xstrdup(url);
+	return cpl_xasprintf("%.*s%s", (int)(host - url), url, at + 1);
+}
+
+char *
+cpl_redact(const char *text, const char *const *secrets)
+{
+	struct cpl_buf b;
+	const char *p = text;
+
+	if (text == NULL)
+		return NULL;
+	cpl_buf_init(&b, 0);
+	while (*p) {
+		const char *host, *at = NULL;
+		size_t i, hit = 0;
+
+		/* A URL's userinfo, where a scheme starts. */
+		if (isalpha((unsigned char)*p) &&
+		    (p == text || !isalnum((unsigned char)p[-1])))
+			at = userinfo_at(p, &host);
+		if (at) {
+			cpl_buf_add(&b, p, (size_t)(host - p));
+			cpl_buf_adds(&b, "[redacted]@");
+			p = at + 1;
+			continue;
+		}
+		for (i = 0; secrets && secrets[i]; i++) {
+			size_t n = strlen(secrets[i]);
+
+			if (n >= 4 && strncmp(p, secrets[i], n) == 0 &&
+			    n > hit)
+				hit = n;
+		}
+		if (hit) {
+			cpl_buf_adds(&b, "[redacted]");
+			p += hit;
+			continue;
+		}
+		cpl_buf_addc(&b, *p++);
+	}
+	return cpl_buf_detach(&b);
 }

@@ -131,6 +131,17 @@ void *cpl_strmap_get(const struct cpl_strmap *m, const char *key);
 void cpl_strmap_free(struct cpl_strmap *m);
 
 bool cpl_str_eq(const char *a, const char *b);	/* NULL-safe */
+/*
+ * Never printing a credential.  cpl_redact() returns a copy of text with
+ * every occurrence of each secret (NULL-terminated list; NULL, empty and
+ * very short entries are skipped, since they would mask ordinary text) and
+ * of the userinfo of every URL ("https://user:pass@host" → "https://host")
+ * replaced by "[redacted]"; caller frees.  cpl_url_without_userinfo()
+ * returns a copy of url without its "user:pass@" part; caller frees.
+ */
+char *cpl_redact(const char *text, const char *const *secrets);
+char *cpl_url_without_userinfo(const char *url);
+
 bool cpl_str_starts(const char *s, const char *prefix);
 bool cpl_str_ends(const char *s, const char *suffix);
 

@@ -111,6 +111,31 @@ START_TEST(parse_long)
 }
 END_TEST
 
+START_TEST(redaction)
+{
+	const char *const secrets[] = { "s3cr3t-token", "hunter22", "", "ab",
+					NULL };
+	char *r;
+
+	r = cpl_redact("Unauthorized: Authorization: Bearer s3cr3t-token "
+		       "at https://admin:hunter22@kube.example:6443/api; "
+		       "ab stays", secrets);
+	ck_assert_str_eq(r, "Unauthorized: Authorization: Bearer [redacted] "
+			 "at https://[redacted]@kube.example:6443/api; "
+			 "ab stays");
+	free(r);
+	r = cpl_redact("no secrets, user@example.com mail://x", NULL);
+	ck_assert_str_eq(r, "no secrets, user@example.com mail://x");
+	free(r);
+	r = cpl_url_without_userinfo("https://admin:pw@host:6443/p?q=a@b");
+	ck_assert_str_eq(r, "https://host:6443/p?q=a@b");
+	free(r);
+	r = cpl_url_without_userinfo("https://host:6443");
+	ck_assert_str_eq(r, "https://host:6443");
+	free(r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -122,6 +147,7 @@ suite(void)
 	tcase_add_test(tc, read_file);
 	tcase_add_test(tc, strmap);
 	tcase_add_test(tc, parse_long);
+	tcase_add_test(tc, redaction);
 	suite_add_tcase(s, tc);
 	return s;
 }
