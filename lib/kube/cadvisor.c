@@ -17,13 +17,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define THROTTLED "container_cpu_cfs_throttled_periods_total"
-#define PERIODS "container_cpu_cfs_periods_total"
+/* The series read; every other metric is skipped unparsed. */
+enum metric {
+	M_NONE,
+	M_THROTTLED,		/* container_cpu_cfs_throttled_periods_total */
+	M_PERIODS,		/* container_cpu_cfs_periods_total */
+	M_THREADS,		/* container_threads (gauge) */
+	M_USAGE,		/* container_cpu_usage_seconds_total */
+};
+
+static const struct {
+	const char *name;
+	enum metric id;
+} metrics[] = {
+	{ "container_cpu_cfs_throttled_periods_total", M_THROTTLED },
+	{ "container_cpu_cfs_periods_total", M_PERIODS },
+	{ "container_threads", M_THREADS },
+	{ "container_cpu_usage_seconds_total", M_USAGE },
+};
 
 /* One container's entry: its counters and the strings they borrow. */
 struct entry {
 	struct cpl_cadvisor_counters c;
 	char *key;			/* ns \0 pod \0 container \0 */
+	bool usage_total;		/* a cpu="total" usage series seen */
 	size_t keylen;
 	uint64_t hash;
 };
@@ -184,9 +201,10 @@ name_char(char ch, bool first)
 
 /* The label buffers of one sample. */
 struct labels {
-	struct cpl_buf ns, pod, pod_name, container, container_name, scratch;
+	struct cpl_buf ns, pod, pod_name, container, container_name, cpu,
+		       scratch;
 	bool has_ns, has_pod, has_pod_name, has_container,
-	     has_container_name;
+	     has_container_name, has_cpu;
 };
 
 /* Parses "{k="v",...}" keeping the labels we need. */
@@ -194,7 +212,7 @@ static int
 read_labels(struct cursor *cur, struct labels *l)
 {
 	l->has_ns = l->has_pod = l->has_pod_name = false;
-	l->has_container = l->has_container_name = false;
+	l->has_container = l->has_container_name = l->has_cpu = false;
 	cur->p++;	/* '{' */
 	for (;;) {
 		const char *name;
@@ -230,6 +248,8 @@ read_labels(struct cursor *cur, struct labels *l)
 		} else if (IS("container_name")) {
 			dst = &l->container_name;
 			flag = &l->has_container_name;
+		} else if (IS("cpu")) {
+			dst = &l->cpu, flag = &l->has_cpu;
 		} else {
 			dst = &l->scratch, flag = NULL;
 		}
@@ -299,9 +319,13 @@ read_number(struct cursor *cur, double *v)
 	return 0;
 }
 
-/* Adds one sample of metric (throttled or not) to its container. */
+/*
+ * Adds one sample of metric id to its container.  CPU usage comes as one
+ * cpu="total" series (kubelets since 1.x), or per CPU on old cAdvisors
+ * with per-CPU accounting: the total wins when both are there.
+ */
 static void
-add_sample(struct cpl_cadvisor *m, struct labels *l, bool throttled,
+add_sample(struct cpl_cadvisor *m, struct labels *l, enum metric id,
 	   double v)
 {
 	const struct cpl_buf *pod = l->has_pod ? &l->pod : &l->pod_name;
@@ -321,33 +345,52 @@ add_sample(struct cpl_cadvisor *m, struct labels *l, bool throttled,
 	cpl_buf_addc(&key, '\0');
 	e = lookup(m, key.data, key.len);
 	cpl_buf_free(&key);
-	if (throttled) {
+	switch (id) {
+	case M_THROTTLED:
 		e->c.throttled_periods += v;
 		e->c.has_throttled = true;
-	} else {
+		break;
+	case M_PERIODS:
 		e->c.periods += v;
 		e->c.has_periods = true;
+		break;
+	case M_THREADS:
+		e->c.threads += v;
+		e->c.has_threads = true;
+		break;
+	case M_USAGE:
+		if (!l->has_cpu || strcmp(cpl_buf_str(&l->cpu), "total") == 0) {
+			if (!e->usage_total)
+				e->c.cpu_seconds = 0;
+			e->usage_total = true;
+			e->c.cpu_seconds += v;
+		} else if (!e->usage_total) {
+			e->c.cpu_seconds += v;
+		}
+		e->c.has_cpu_seconds = true;
+		break;
+	case M_NONE:
+		break;
 	}
 }
 
-/* Which counter the line starts with: 1 throttled, 2 periods, 0 neither. */
-static int
-metric_of(const char *p, const char *end)
+/* Which metric the line starts with. */
+static enum metric
+metric_of(const char *p, const char *end, size_t *len)
 {
-	static const struct {
-		const char *name;
-		int id;
-	} names[] = { { THROTTLED, 1 }, { PERIODS, 2 } };
 	size_t i;
 
-	for (i = 0; i < CPL_ARRAY_LEN(names); i++) {
-		size_t n = strlen(names[i].name);
+	for (i = 0; i < CPL_ARRAY_LEN(metrics); i++) {
+		size_t n = strlen(metrics[i].name);
 
-		if ((size_t)(end - p) > n && memcmp(p, names[i].name, n) == 0 &&
-		    (p[n] == '{' || p[n] == ' ' || p[n] == '\t'))
-			return names[i].id;
+		if ((size_t)(end - p) > n &&
+		    memcmp(p, metrics[i].name, n) == 0 &&
+		    (p[n] == '{' || p[n] == ' ' || p[n] == '\t')) {
+			*len = n;
+			return metrics[i].id;
+		}
 	}
-	return 0;
+	return M_NONE;
 }
 
 int
@@ -364,24 +407,27 @@ cpl_cadvisor_parse(struct cpl_cadvisor **out, const char *text, size_t len,
 	while (cur.p < cur.end) {
 		const char *nl = memchr(cur.p, '\n', (size_t)(cur.end - cur.p));
 		const char *eol = nl ? nl : cur.end;
-		int id;
+		enum metric id;
+		size_t n = 0;
 		double v;
 
 		cur.line_start = cur.p;
 		skip_blanks(&cur);
-		id = metric_of(cur.p, eol);
-		if (id != 0) {
-			cur.p += strlen(id == 1 ? THROTTLED : PERIODS);
+		id = metric_of(cur.p, eol, &n);
+		if (id != M_NONE) {
+			cur.p += n;
 			skip_blanks(&cur);
 			if (cur.p < eol && *cur.p == '{') {
 				if (read_labels(&cur, &l) < 0)
 					goto out;
 			} else {
 				l.has_ns = l.has_pod = l.has_pod_name = false;
+				l.has_container = l.has_container_name = false;
+				l.has_cpu = false;
 			}
 			if (read_number(&cur, &v) < 0)
 				goto out;
-			add_sample(m, &l, id == 1, v);
+			add_sample(m, &l, id, v);
 		}
 		cur.p = nl ? nl + 1 : cur.end;
 		cur.line++;
@@ -395,6 +441,7 @@ out:
 	cpl_buf_free(&l.pod_name);
 	cpl_buf_free(&l.container);
 	cpl_buf_free(&l.container_name);
+	cpl_buf_free(&l.cpu);
 	cpl_buf_free(&l.scratch);
 	cpl_cadvisor_free(m);
 	return rc;

@@ -1,11 +1,13 @@
 /*
- * cadvisor.h — CFS throttling counters from the kubelet's cAdvisor
- * metrics (Prometheus text format, as served by
+ * cadvisor.h — CFS throttling, CPU use and thread counts from the
+ * kubelet's cAdvisor metrics (Prometheus text format, as served by
  * /api/v1/nodes/NODE/proxy/metrics/cadvisor).
  *
- * cpl_cadvisor_parse() reads container_cpu_cfs_throttled_periods_total and
- * container_cpu_cfs_periods_total and sums them per (namespace, pod,
- * container) label set; every other line is skipped unparsed.  The pod
+ * cpl_cadvisor_parse() reads container_cpu_cfs_throttled_periods_total,
+ * container_cpu_cfs_periods_total, container_threads and
+ * container_cpu_usage_seconds_total (its cpu="total" series, else the sum
+ * of per-CPU ones) and sums them per (namespace, pod, container) label
+ * set; every other line is skipped unparsed.  The pod
  * and container labels fall back to the pre-1.16 pod_name and
  * container_name.  Samples without a namespace or pod label (node and
  * system cgroups) are ignored.  Container "" is the pod's own cgroup and
@@ -33,6 +35,10 @@ struct cpl_cadvisor_counters {
 	double periods;			/* ..._cfs_periods_total */
 	bool has_throttled;		/* a throttled sample was seen */
 	bool has_periods;		/* a periods sample was seen */
+	double threads;			/* container_threads: threads now */
+	bool has_threads;
+	double cpu_seconds;		/* container_cpu_usage_seconds_total */
+	bool has_cpu_seconds;
 };
 
 struct cpl_cadvisor;

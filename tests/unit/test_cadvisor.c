@@ -89,6 +89,44 @@ START_TEST(sums_per_container)
 }
 END_TEST
 
+START_TEST(threads_and_cpu_usage)
+{
+	const char *text =
+		"container_threads{container=\"train\",namespace=\"ml\","
+		"pod=\"t-0\"} 97 1733050000000\n"
+		"container_cpu_usage_seconds_total{container=\"train\","
+		"cpu=\"total\",namespace=\"ml\",pod=\"t-0\"} 120.5\n"
+		"container_cpu_usage_seconds_total{container=\"old\","
+		"cpu=\"cpu00\",namespace=\"ml\",pod=\"t-0\"} 10\n"
+		"container_cpu_usage_seconds_total{container=\"old\","
+		"cpu=\"cpu01\",namespace=\"ml\",pod=\"t-0\"} 5\n"
+		"container_cpu_usage_seconds_total{container=\"both\","
+		"cpu=\"cpu00\",namespace=\"ml\",pod=\"t-0\"} 10\n"
+		"container_cpu_usage_seconds_total{container=\"both\","
+		"cpu=\"total\",namespace=\"ml\",pod=\"t-0\"} 30\n"
+		"container_cpu_usage_seconds_total{container=\"both\","
+		"cpu=\"cpu01\",namespace=\"ml\",pod=\"t-0\"} 20\n"
+		"container_threads_max{container=\"train\",namespace=\"ml\","
+		"pod=\"t-0\"} 4096\n";
+	struct cpl_cadvisor *m = parse_ok(text);
+	const struct cpl_cadvisor_counters *c;
+
+	c = cpl_cadvisor_find(m, "ml", "t-0", "train");
+	ck_assert_ptr_nonnull(c);
+	ck_assert(c->has_threads);
+	ck_assert_double_eq(c->threads, 97);
+	ck_assert(c->has_cpu_seconds);
+	ck_assert_double_eq(c->cpu_seconds, 120.5);
+	ck_assert(!c->has_periods);
+	c = cpl_cadvisor_find(m, "ml", "t-0", "old");
+	ck_assert_double_eq(c->cpu_seconds, 15);
+	ck_assert(!c->has_threads);
+	c = cpl_cadvisor_find(m, "ml", "t-0", "both");
+	ck_assert_double_eq(c->cpu_seconds, 30);
+	cpl_cadvisor_free(m);
+}
+END_TEST
+
 START_TEST(escapes_in_label_values)
 {
 	const char *text =
@@ -257,6 +295,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, sums_per_container);
+	tcase_add_test(tc, threads_and_cpu_usage);
 	tcase_add_test(tc, escapes_in_label_values);
 	tcase_add_test(tc, format_details);
 	tcase_add_test(tc, legacy_label_names);
