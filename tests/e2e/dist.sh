@@ -21,11 +21,12 @@ finish() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# A plain build of the release, whatever make runs this script (make asan
-# passes BUILD, CFLAGS and SAN down through MAKEFLAGS).
+# A plain build of the release, whatever make runs this script: make asan
+# passes BUILD, CFLAGS and SAN down, in MAKEFLAGS and in the environment.
 dist() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 --no-print-directory \
-		dist >"$tmp/make.log" 2>&1 || {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u CFLAGS -u SAN \
+	    -u LDFLAGS -u LDLIBS make -j2 --no-print-directory dist \
+		>"$tmp/make.log" 2>&1 || {
 		bad "make dist failed:"
 		tail -20 "$tmp/make.log"
 		finish
