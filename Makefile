@@ -50,7 +50,7 @@ SAN     ?=
 # in another checkout is the same bytes.
 override CFLAGS += $(SAN) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
            -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
-           -ffile-prefix-map=$(CURDIR)/= -DCPL_VERSION='"$(VERSION)"'
+           -ffile-prefix-map=$(CURDIR)=. -DCPL_VERSION='"$(VERSION)"'
 override LDFLAGS += $(SAN)
 # -ldl: dlopen is in libc from glibc 2.34 on, in libdl before.
 LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl
