@@ -21,9 +21,10 @@
 		     "Ubuntu, libcurl on Fedora)"
 
 /*
- * Every function in use: table slot, libcurl name.  The first three are
- * in every libcurl 4 and are resolved before the version is checked.
+ * Every function in use: table slot, libcurl name.  The first EARLY are in
+ * every libcurl 4 and are resolved before the version is checked.
  */
+#define EARLY 3
 #define CURL_FUNCTIONS(X)				\
 	X(global_init, curl_global_init)		\
 	X(global_cleanup, curl_global_cleanup)		\
@@ -117,7 +118,7 @@ cpl_curlso_load(const struct cpl_curlso **out, struct cpl_error *err)
 	/* Kept open: a handle is counted, so a retry gets the same one.
 	 * The version first: an old libcurl lacks newer functions. */
 	memset(&t, 0, sizeof(t));
-	if (resolve(&t, h, 3, err) < 0)
+	if (resolve(&t, h, EARLY, err) < 0)
 		return -1;
 	v = t.version_info(CURLVERSION_NOW);
 	if (v == NULL || v->version_num < CURL_MIN_VERSION) {

@@ -3,8 +3,9 @@
 # nothing but the C library and runs in an empty root (chroot: the binary,
 # the libraries ldd lists, testdata/example) printing the example's golden
 # findings; there, without libcurl, live mode fails with one line naming
-# libcurl 4 and exit 2.  On this machine, with libcurl, the same binary
-# talks to the fake API server.  The tarball holds LICENSE, two builds
+# libcurl 4 and exit 2, as it does with a libcurl that is too old or
+# lacks a function.  On this machine, with libcurl, the same binary talks
+# to the fake API server.  The tarball holds LICENSE, two builds
 # give one sha256, the rendered krew manifest carries that sha256, and
 # the newest GLIBC_x.y symbol version the binary references is the one
 # the README states.  The chroot part needs root; without it, it says SKIP.
@@ -98,7 +99,35 @@ else
 	bad "the fake API server did not start"
 fi
 
-# 7. an empty root: the binary, its libraries, the example
+# 7. a libcurl.so.4 that is too old, or lacks a function: one line each
+fake() {	# dir version-number version-text [more C]
+	mkdir -p "$1"
+	cat > "$1/fake.c" <<EOF
+#include <curl/curl.h>
+static curl_version_info_data d = { .version = "$3", .version_num = $2 };
+curl_version_info_data *curl_version_info(CURLversion v)
+{ (void)v; return &d; }
+CURLcode curl_global_init(long f) { (void)f; return CURLE_OK; }
+void curl_global_cleanup(void) { }
+${4:-}
+EOF
+	cc -shared -fPIC $(pkg-config --cflags libcurl) -o "$1/libcurl.so.4" \
+		"$1/fake.c"
+}
+fake "$tmp/old" 0x075100 7.81.0
+LD_LIBRARY_PATH=$tmp/old "$bin" pod/x >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c '' "$tmp/err")" = 1 ] &&
+	grep -qF '7.85.0 or later, and the installed one is 7.81.0' "$tmp/err" &&
+	ok || bad "old libcurl: exit $rc: $(cat "$tmp/err")"
+fake "$tmp/partial" 0x080000 8.0.0 'CURL *curl_easy_init(void) { return 0; }'
+LD_LIBRARY_PATH=$tmp/partial "$bin" pod/x >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c '' "$tmp/err")" = 1 ] &&
+	grep -qF 'the installed one has no curl_easy_cleanup' "$tmp/err" &&
+	ok || bad "partial libcurl: exit $rc: $(cat "$tmp/err")"
+
+# 8. an empty root: the binary, its libraries, the example
 if [ "$(id -u)" != 0 ] || ! command -v chroot >/dev/null 2>&1; then
 	echo "SKIP dist: the empty-root run needs root and chroot (CI runs it as root)"
 	finish
