@@ -11,7 +11,8 @@
 #   make lint       banned functions, cppcheck
 #   make bench      benchmarks that print figures
 #   make fuzz       libFuzzer over the whole engine (clang)
-#   make dist       release tarball for krew
+#   make dist       release tarball for krew (static libraries, needs only
+#                   the C library; tools/install-deps.sh installs them)
 #   make install PREFIX=/usr/local
 #   V=1 for loud builds, WERROR=1 (set by CI) for -Werror.
 
@@ -19,6 +20,10 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= cc
 PKGS    := yaml-0.1 libcurl jansson libgit2
+# Linked libraries: libcurl is not one of them.  Its headers are used, but
+# lib/kube/curlso.c loads libcurl.so.4 with dlopen when live mode needs it,
+# in every build (normal, asan, release).
+LINK_PKGS := yaml-0.1 jansson libgit2
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 # Which Debian package provides each pkg-config module.
@@ -41,11 +46,14 @@ CFLAGS  ?= -O2 -g
 # SAN holds sanitizer flags (make asan sets it); kept apart from CFLAGS so
 # a CFLAGS given on the command line does not drop the flags below.
 SAN     ?=
+# -ffile-prefix-map: no absolute path in the objects, so a release built
+# in another checkout is the same bytes.
 override CFLAGS += $(SAN) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
            -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
-           -DCPL_VERSION='"$(VERSION)"'
+           -ffile-prefix-map=$(CURDIR)=. -DCPL_VERSION='"$(VERSION)"'
 override LDFLAGS += $(SAN)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# -ldl: dlopen is in libc from glibc 2.34 on, in libdl before.
+LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -55,7 +63,9 @@ else
 Q := @
 endif
 
-LIB_SRC   := $(sort $(wildcard lib/*.c) $(wildcard lib/*/*.c) $(wildcard rules/*.c))
+# lib/git/gss_stub.c goes into the release binary only (see make dist).
+GSS_STUB  := lib/git/gss_stub.c
+LIB_SRC   := $(filter-out $(GSS_STUB),$(sort $(wildcard lib/*.c) $(wildcard lib/*/*.c) $(wildcard rules/*.c)))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/ruledocs.o
 # ar keeps one member per file name: two sources with one base name would
 # silently replace each other in the archive.
@@ -171,12 +181,47 @@ fuzz:
 	    grep -E '^stat::number_of_executed_units|^Done' build-fuzz/fuzz_$$t.log; \
 	done
 
+# The release binary: the same objects, with libyaml, jansson, libgit2 and
+# what libgit2 needs (pkg-config --static; libssh2's own needs too, which
+# libgit2.pc does not list) linked statically and the C library
+# dynamically, plus the GSSAPI stubs Debian's libgit2.a references (see
+# lib/git/gss_stub.c).  libcurl is loaded at run time, as in every build.
+# The system libraries pkg-config names stay dynamic: they are libc's.
+SYS_LIBS    := -lm -ldl -lpthread -lrt -pthread
+STATIC_LIBS  = $(filter-out $(SYS_LIBS),$(shell pkg-config --static --libs-only-l $(LINK_PKGS) libssh2))
+DIST_BIN    := $(BUILD)/release/$(BIN)
+DIST_TAR    := kubectl-cpulint-v$(VERSION)-linux-amd64.tar.gz
+DIST_FILES  := $(sort $(BIN) LICENSE NOTICE THIRD-PARTY-LICENSES)
+# Fixed metadata, so two builds of one commit are the same bytes: the
+# commit's time (or SOURCE_DATE_EPOCH), owner 0, names sorted, gzip -n.
+DIST_EPOCH   = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
+
+$(BUILD)/release/gss_stub.o: $(GSS_STUB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(DIST_BIN): $(CMD_OBJ) $(BUILD)/libcpulint.a $(BUILD)/release/gss_stub.o
+	$(Q)for l in $(STATIC_LIBS); do a=$$($(CC) -print-file-name=lib$${l#-l}.a); \
+	    [ -f "$$a" ] || { echo "make dist: lib$${l#-l}.a is missing;" \
+	    "run tools/install-deps.sh" >&2; exit 1; }; done
+	@echo "  LD      $@ (static libraries)"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libcpulint.a \
+	    $(BUILD)/release/gss_stub.o -Wl,-Bstatic $(STATIC_LIBS) \
+	    -Wl,-Bdynamic -Wl,--as-needed -lm -ldl -lpthread -lrt \
+	    -Wl,-Map=$@.map
+
 # A release tarball for krew (tools/krew-manifest.sh renders the manifest).
-dist: $(BIN)
+dist: $(DIST_BIN)
 	$(Q)rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist
-	$(Q)cp $(BIN) $(BUILD)/dist/ && strip $(BUILD)/dist/$(BIN)
-	$(Q)tar -C $(BUILD)/dist -czf kubectl-cpulint-v$(VERSION)-linux-amd64.tar.gz $(BIN)
-	@echo "  DIST    kubectl-cpulint-v$(VERSION)-linux-amd64.tar.gz"
+	$(Q)install -m 0755 $(DIST_BIN) $(BUILD)/dist/$(BIN) && strip $(BUILD)/dist/$(BIN)
+	$(Q)install -m 0644 LICENSE NOTICE $(BUILD)/dist/
+	$(Q)sh tools/third-party-licenses.sh $(DIST_BIN).map > $(BUILD)/dist/THIRD-PARTY-LICENSES
+	$(Q)chmod 0644 $(BUILD)/dist/THIRD-PARTY-LICENSES
+	$(Q)tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
+	    --mtime=@$(DIST_EPOCH) --format=gnu -cf - $(DIST_FILES) | \
+	    gzip -9 -n > $(DIST_TAR).tmp && mv $(DIST_TAR).tmp $(DIST_TAR)
+	@echo "  DIST    $(DIST_TAR)"
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "git/repo.h"
+#include "kube/curlso.h"
 #include "report/report.h"
 #include "util.h"
 
@@ -164,11 +165,21 @@ log_line(void *ctx, const char *line)
 int
 cpl_cli_run_live(struct options *o, int argc, char **argv)
 {
-	struct cpl_engine *e = cpl_engine_new();
+	const struct cpl_curlso *cu;
+	struct cpl_error err = { 0 };
+	struct cpl_engine *e;
 	struct cpl_buf notes;
 	const char *p, *nl;
 	int status;
 
+	/* libcurl is loaded only now; without it, one line says so before
+	 * anything else (kubeconfig, cluster) can fail. */
+	if (cpl_curlso_load(&cu, &err) < 0) {
+		fprintf(stderr, "kubectl-cpulint: error: %s\n", err.message);
+		cpl_error_clear(&err);
+		return EXIT_TROUBLE;
+	}
+	e = cpl_engine_new();
 	cpl_buf_init(&notes, 1 << 20);
 	load_config(o, e, ".");
 	/* Exec plugins' stderr stays closed even with -v: their output may

@@ -1,10 +1,45 @@
 #!/bin/sh
-# Installs what building and testing kubectl-cpulint needs on Debian or
-# Ubuntu: the five libraries, pkg-config, a C compiler, and the tools the
-# tests drive for real (python3 with jsonschema for the SARIF schema,
-# openssl for test certificates, git, pre-commit, kubectl).  Installs only
-# what is missing, so it is quick on a machine that has everything.
+# Installs what building and testing kubectl-cpulint needs on Debian (12
+# or later) or Ubuntu (24.04 or later): the five libraries' development
+# packages (whose static archives `make dist` links), pkg-config, a C
+# compiler, and the tools the tests drive for real (python3 with
+# jsonschema for the SARIF schema, openssl for test certificates, git,
+# pre-commit, kubectl).  Installs only what is missing, so it is quick on
+# a machine that has everything.  Other systems: it prints what to
+# install and stops.
+#
+# Package names are Debian's; Ubuntu's are the same except kubectl, which
+# Ubuntu does not package (Debian: kubernetes-client): it comes from the
+# snap store there, or from https://pkgs.k8s.io.
 set -e
+
+os=unknown
+if [ -r /etc/os-release ]; then
+	. /etc/os-release
+	case " ${ID:-} ${ID_LIKE:-} " in
+	*" ubuntu "*) os=ubuntu ;;
+	*" debian "*) os=debian ;;
+	esac
+fi
+
+if [ "$os" = unknown ] || ! command -v apt-get >/dev/null 2>&1; then
+	cat >&2 <<'EOF'
+install-deps: this script knows Debian and Ubuntu (apt-get).  Elsewhere,
+install the equivalents of:
+  build:    a C11 compiler, make, pkg-config, and the development files of
+            libyaml, jansson, libgit2 and libcurl (7.85.0 or later), and
+            the check unit-test framework
+            (Fedora: gcc make pkgconf libyaml-devel jansson-devel
+             libgit2-devel libcurl-devel check-devel)
+  tests:    python3 with jsonschema and PyYAML, openssl, git, pre-commit,
+            kubectl
+  make dist (the release tarball): static archives of libyaml, jansson,
+            libgit2 and what `pkg-config --static --libs libgit2 libssh2`
+            lists; few distributions outside Debian and Ubuntu ship them.
+EOF
+	exit 1
+fi
+
 need=""
 for p in yaml-0.1:libyaml-dev libcurl:libcurl4-openssl-dev \
          jansson:libjansson-dev libgit2:libgit2-dev check:check; do
@@ -12,19 +47,49 @@ for p in yaml-0.1:libyaml-dev libcurl:libcurl4-openssl-dev \
 	deb=${p#*:}
 	pkg-config --exists "$mod" 2>/dev/null || need="$need $deb"
 done
+# make dist: the static archives come with the -dev packages libgit2-dev
+# pulls in, but for libgpg-error, which libssh2's pkg-config file names.
+cc=$(command -v cc || command -v gcc || true)
+if [ -z "$cc" ] || [ ! -f "$("$cc" -print-file-name=libgpg-error.a)" ]; then
+	need="$need libgpg-error-dev"
+fi
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
-command -v cc >/dev/null 2>&1 || need="$need gcc"
+[ -n "$cc" ] || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v openssl >/dev/null 2>&1 || need="$need openssl"
 command -v git >/dev/null 2>&1 || need="$need git"
 command -v pre-commit >/dev/null 2>&1 || need="$need pre-commit"
-command -v kubectl >/dev/null 2>&1 || need="$need kubernetes-client"
+kubectl_snap=""
+if ! command -v kubectl >/dev/null 2>&1; then
+	if [ "$os" = debian ]; then
+		need="$need kubernetes-client"
+	else
+		kubectl_snap=y
+	fi
+fi
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	need="$need python3 python3-jsonschema python3-yaml"
+
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
 if [ -n "$need" ]; then
-	SUDO=""
-	[ "$(id -u)" = 0 ] || SUDO=sudo
 	echo "installing:$need"
 	$SUDO apt-get update
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $need pkg-config
+fi
+if [ -n "$kubectl_snap" ]; then
+	if command -v snap >/dev/null 2>&1; then
+		echo "installing: kubectl (snap)"
+		$SUDO snap install kubectl --classic
+	else
+		echo "install-deps: Ubuntu does not package kubectl; install it" \
+		     "from https://pkgs.k8s.io (the tests run it)" >&2
+		exit 1
+	fi
+fi
+if ! pkg-config --atleast-version=7.85.0 libcurl; then
+	echo "install-deps: libcurl $(pkg-config --modversion libcurl) is" \
+	     "older than 7.85.0, which the kube client needs (Debian 12," \
+	     "Ubuntu 24.04 and later have it)" >&2
+	exit 1
 fi

@@ -8,17 +8,23 @@
  * never through a header list, a message or the log hook; libcurl's
  * verbose mode is never turned on.
  *
+ * libcurl is reached only through the table kube/curlso.h loads at run
+ * time (c->cu), never linked: the program lints files where libcurl is
+ * not installed.  Paths are escaped here, so building one needs no
+ * libcurl.
+ *
  * Ownership: the client owns the easy handle, its URL base and its
  * connect-to list; it borrows the kubeconfig.  Results belong to the
  * caller.
  */
 #include "kube/kubeclient.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "kube/curlso.h"
 
 #ifndef CPL_VERSION
 #define CPL_VERSION "0.0.0"
@@ -33,6 +39,7 @@
 
 struct cpl_kubeclient {
 	struct cpl_kubeconfig *kc;
+	const struct cpl_curlso *cu;	/* libcurl's functions */
 	CURL *curl;
 	char *base;			/* URL base (tls name as host) */
 	struct curl_slist *connect_to;	/* real host, with a tls name */
@@ -94,30 +101,44 @@ on_body(char *p, size_t size, size_t n, void *ctx)
 	return b->overflow ? 0 : size * n;
 }
 
+/*
+ * Appends s percent-encoded as curl_easy_escape() does: every byte but
+ * letters, digits, "-", ".", "_" and "~" becomes %XX.
+ */
+static void
+add_escaped(struct cpl_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		    *p == '_' || *p == '~') {
+			cpl_buf_addc(b, (char)*p);
+		} else {
+			cpl_buf_addc(b, '%');
+			cpl_buf_addc(b, hex[*p >> 4]);
+			cpl_buf_addc(b, hex[*p & 15]);
+		}
+	}
+}
+
 /* Appends a path segment, escaped. */
 static void
 add_segment(struct cpl_buf *b, const char *s)
 {
-	char *e = curl_easy_escape(NULL, s, 0);
-
-	if (e == NULL)
-		abort();
 	cpl_buf_addc(b, '/');
-	cpl_buf_adds(b, e);
-	curl_free(e);
+	add_escaped(b, s);
 }
 
 /* Appends "&key=value" (or "?key=value" first), value escaped. */
 static void
 add_param(struct cpl_buf *b, const char *key, const char *value)
 {
-	char *e = curl_easy_escape(NULL, value, 0);
-
-	if (e == NULL)
-		abort();
-	cpl_buf_addf(b, "%c%s=%s", strchr(cpl_buf_str(b), '?') ? '&' : '?',
-		     key, e);
-	curl_free(e);
+	cpl_buf_addf(b, "%c%s=", strchr(cpl_buf_str(b), '?') ? '&' : '?',
+		     key);
+	add_escaped(b, value);
 }
 
 char *
@@ -320,7 +341,7 @@ transport_failure(struct cpl_kubeclient *c, const struct what *w,
 {
 	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
 	const char *detail = c->errbuf[0] ? c->errbuf
-					  : curl_easy_strerror(rc);
+					  : c->cu->easy_strerror(rc);
 	long verify = 0, oserr = 0;
 	curl_off_t connected;
 	char *t;
@@ -328,8 +349,8 @@ transport_failure(struct cpl_kubeclient *c, const struct what *w,
 
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
-		if (curl_easy_getinfo(c->curl, CURLINFO_CONNECT_TIME_T,
-				      &connected) != CURLE_OK)
+		if (c->cu->easy_getinfo(c->curl, CURLINFO_CONNECT_TIME_T,
+					&connected) != CURLE_OK)
 			connected = 1;
 		if (connected == 0 || i->timeout_ms <= 0) {
 			t = fmt_ms(i->timeout_ms > 0 &&
@@ -345,8 +366,8 @@ transport_failure(struct cpl_kubeclient *c, const struct what *w,
 		free(t);
 		return r;
 	case CURLE_COULDNT_CONNECT:
-		if (curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO,
-				      &oserr) != CURLE_OK)
+		if (c->cu->easy_getinfo(c->curl, CURLINFO_OS_ERRNO,
+					&oserr) != CURLE_OK)
 			oserr = 0;
 		return fail(err, CPL_KUBE_FAILED, c, w, "cannot connect%s: %s",
 			    i->proxy_url ? " through the proxy" : "",
@@ -358,8 +379,8 @@ transport_failure(struct cpl_kubeclient *c, const struct what *w,
 		return fail(err, CPL_KUBE_FAILED, c, w, "cannot connect: the "
 			    "proxy's host name does not resolve");
 	case CURLE_PEER_FAILED_VERIFICATION:
-		if (curl_easy_getinfo(c->curl, CURLINFO_SSL_VERIFYRESULT,
-				      &verify) != CURLE_OK)
+		if (c->cu->easy_getinfo(c->curl, CURLINFO_SSL_VERIFYRESULT,
+					&verify) != CURLE_OK)
 			verify = -1;
 		/* libcurl checks the host name itself after the
 		 * handshake and reports 0 or 1 (unspecified) for a
@@ -415,18 +436,24 @@ transport_failure(struct cpl_kubeclient *c, const struct what *w,
 
 /* Fills err for a failed curl_easy_setopt. */
 static int
-setopt_failed(struct cpl_error *err, const char *what, CURLcode rc)
+setopt_failed(const struct cpl_kubeclient *c, struct cpl_error *err,
+	      const char *what, CURLcode rc)
 {
 	cpl_error_set(err, NULL, 0, 0, "libcurl cannot set %s: %s", what,
-		      curl_easy_strerror(rc));
+		      c->cu->easy_strerror(rc));
 	return -1;
 }
 
+/*
+ * Sets one option or returns the failure.  Called through a pointer,
+ * curl_easy_setopt gets no type check from curl's macros: every value
+ * below has the type its option documents (long, char *, a blob, a list).
+ */
 #define SETOPT(c, opt, val)						\
 	do {								\
-		CURLcode r_ = curl_easy_setopt((c)->curl, opt, val);	\
+		CURLcode r_ = (c)->cu->easy_setopt((c)->curl, opt, val);\
 		if (r_ != CURLE_OK)					\
-			return setopt_failed(err, #opt, r_);		\
+			return setopt_failed((c), err, #opt, r_);	\
 	} while (0)
 
 /* Gives libcurl the current credentials (after an exec plugin ran). */
@@ -505,23 +532,24 @@ setup_base(struct cpl_kubeclient *c, struct cpl_error *err)
 		c->base = cpl_xstrdup(i->server);
 		return 0;
 	}
-	u = curl_url();
+	u = c->cu->url();
 	if (u == NULL)
 		abort();
-	if (curl_url_set(u, CURLUPART_URL, i->server, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port,
-			 CURLU_DEFAULT_PORT) != CURLUE_OK) {
+	if (c->cu->url_set(u, CURLUPART_URL, i->server, 0) != CURLUE_OK ||
+	    c->cu->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    c->cu->url_get(u, CURLUPART_PORT, &port,
+			   CURLU_DEFAULT_PORT) != CURLUE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "context \"%s\": server %s is "
 			      "not a valid URL", i->context, i->server);
 		goto out;
 	}
-	if (curl_url_get(u, CURLUPART_PORT, &explicit_port, 0) != CURLUE_OK)
+	if (c->cu->url_get(u, CURLUPART_PORT, &explicit_port,
+			   0) != CURLUE_OK)
 		explicit_port = NULL;
-	if (curl_url_set(u, CURLUPART_HOST, i->tls_server_name,
-			 0) != CURLUE_OK ||
-	    curl_url_set(u, CURLUPART_PORT, port, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK) {
+	if (c->cu->url_set(u, CURLUPART_HOST, i->tls_server_name,
+			   0) != CURLUE_OK ||
+	    c->cu->url_set(u, CURLUPART_PORT, port, 0) != CURLUE_OK ||
+	    c->cu->url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "context \"%s\": "
 			      "tls-server-name \"%s\" is not a valid host "
 			      "name", i->context, i->tls_server_name);
@@ -533,7 +561,7 @@ setup_base(struct cpl_kubeclient *c, struct cpl_error *err)
 		c->base[--n] = '\0';
 	line = cpl_xasprintf("%s:%s:%s:%s", i->tls_server_name, port, host,
 			     port);
-	c->connect_to = curl_slist_append(NULL, line);
+	c->connect_to = c->cu->slist_append(NULL, line);
 	if (c->connect_to == NULL)
 		abort();
 	c->host_header = explicit_port
@@ -542,11 +570,11 @@ setup_base(struct cpl_kubeclient *c, struct cpl_error *err)
 	rc = 0;
 out:
 	free(line);
-	curl_free(host);
-	curl_free(port);
-	curl_free(explicit_port);
-	curl_free(url);
-	curl_url_cleanup(u);
+	c->cu->free(host);
+	c->cu->free(port);
+	c->cu->free(explicit_port);
+	c->cu->free(url);
+	c->cu->url_cleanup(u);
 	return rc;
 }
 
@@ -594,11 +622,11 @@ setup(struct cpl_kubeclient *c, struct cpl_error *err)
 		SETOPT(c, CURLOPT_NOPROXY, "");
 	} else {
 		char *np = noproxy_list(i);
-		CURLcode r = curl_easy_setopt(c->curl, CURLOPT_NOPROXY, np);
+		CURLcode r = c->cu->easy_setopt(c->curl, CURLOPT_NOPROXY, np);
 
 		free(np);
 		if (r != CURLE_OK)
-			return setopt_failed(err, "CURLOPT_NOPROXY", r);
+			return setopt_failed(c, err, "CURLOPT_NOPROXY", r);
 	}
 	return 0;
 }
@@ -607,17 +635,21 @@ int
 cpl_kubeclient_new(struct cpl_kubeclient **out, struct cpl_kubeconfig *kc,
 		   struct cpl_error *err)
 {
+	const struct cpl_curlso *cu;
 	struct cpl_kubeclient *c;
 
 	*out = NULL;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	if (cpl_curlso_load(&cu, err) < 0)
+		return -1;
+	if (cu->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "libcurl cannot be "
 			      "initialised");
 		return -1;
 	}
 	c = cpl_xcalloc(1, sizeof(*c));
 	c->kc = kc;
-	c->curl = curl_easy_init();
+	c->cu = cu;
+	c->curl = cu->easy_init();
 	if (c->curl == NULL) {
 		cpl_error_set(err, NULL, 0, 0, "libcurl cannot create a "
 			      "handle");
@@ -638,12 +670,12 @@ cpl_kubeclient_free(struct cpl_kubeclient *c)
 	if (c == NULL)
 		return;
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
-	curl_slist_free_all(c->connect_to);
+		c->cu->easy_cleanup(c->curl);
+	c->cu->slist_free_all(c->connect_to);
 	free(c->base);
 	free(c->host_header);
+	c->cu->global_cleanup();
 	free(c);
-	curl_global_cleanup();
 }
 
 void
@@ -661,8 +693,8 @@ retry_after(struct cpl_kubeclient *c)
 	struct curl_header *h;
 	long s;
 
-	if (curl_easy_header(c->curl, "Retry-After", 0, CURLH_HEADER, -1,
-			     &h) != CURLHE_OK)
+	if (c->cu->easy_header(c->curl, "Retry-After", 0, CURLH_HEADER, -1,
+			       &h) != CURLHE_OK)
 		return -1;
 	if (cpl_parse_long(&s, h->value) < 0 || s < 0)
 		return 1;	/* an HTTP date or junk: client-go waits 1 s */
@@ -682,7 +714,7 @@ log_exchange(struct cpl_kubeclient *c, const char *url, CURLcode rc,
 		line = cpl_xasprintf("GET %s %ld in %lld ms", url, code, ms);
 	else
 		line = cpl_xasprintf("GET %s failed (%s) in %lld ms", url,
-				     curl_easy_strerror(rc), ms);
+				     c->cu->easy_strerror(rc), ms);
 	c->log(c->log_ctx, line);
 	free(line);
 }
@@ -708,15 +740,17 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 			goto out;
 		c->creds_ready = true;
 	}
-	hdrs = curl_slist_append(hdrs, accept_line);
+	hdrs = c->cu->slist_append(hdrs, accept_line);
 	if (hdrs && c->host_header)
-		hdrs = curl_slist_append(hdrs, c->host_header);
+		hdrs = c->cu->slist_append(hdrs, c->host_header);
 	if (hdrs == NULL)
 		abort();
-	if (curl_easy_setopt(c->curl, CURLOPT_URL, url) != CURLE_OK ||
-	    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, hdrs) != CURLE_OK ||
-	    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, body) != CURLE_OK ||
-	    curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
+	if (c->cu->easy_setopt(c->curl, CURLOPT_URL, url) != CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_HTTPHEADER,
+			       hdrs) != CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_WRITEDATA,
+			       body) != CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "libcurl cannot set up the "
 			      "request");
 		goto out;
@@ -729,11 +763,11 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 
 		cpl_buf_reset(body);
 		c->errbuf[0] = '\0';
-		cr = curl_easy_perform(c->curl);
+		cr = c->cu->easy_perform(c->curl);
 		code = 0;
 		if (cr == CURLE_OK &&
-		    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE,
-				      &code) != CURLE_OK)
+		    c->cu->easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE,
+					&code) != CURLE_OK)
 			cr = CURLE_BAD_FUNCTION_ARGUMENT;	/* no status */
 		log_exchange(c, url, cr, code, now_ms() - t0);
 		if (cr != CURLE_OK) {
@@ -767,9 +801,9 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 		rc = http_failure(c, w, code, body, refreshed, retries, err);
 out:
 	/* Never fails for a NULL list; the old list must not dangle. */
-	(void)curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
-			       (struct curl_slist *)NULL);
-	curl_slist_free_all(hdrs);
+	(void)c->cu->easy_setopt(c->curl, CURLOPT_HTTPHEADER,
+				 (struct curl_slist *)NULL);
+	c->cu->slist_free_all(hdrs);
 	free(accept_line);
 	free(url);
 	return rc;

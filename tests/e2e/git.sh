@@ -6,7 +6,7 @@
 set -u
 BIN=${BIN:?}
 root=$(pwd)
-schema=$root/../shared/data/sarif/sarif-schema-2.1.0.json
+schema=$root/testdata/reference/sarif/sarif-schema-2.1.0.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/xdg GIT_CONFIG_NOSYSTEM=1
@@ -161,7 +161,8 @@ cd "$root"
 # 7. the real pre-commit tool runs the project's hook
 if command -v pre-commit >/dev/null 2>&1; then
 	hookrepo=$tmp/hookrepo
-	git clone -q "$root" "$hookrepo" 2>/dev/null || mkdir -p "$hookrepo"
+	# a copy of the sources that is not a repository: a new one
+	git clone -q "$root" "$hookrepo" 2>/dev/null || git init -q "$hookrepo"
 	cp "$root/.pre-commit-hooks.yaml" "$hookrepo/"
 	(cd "$hookrepo" && git add -A && git commit -qm hooks --allow-empty) >/dev/null 2>&1
 	mkdir -p "$tmp/bin" && cp "$BIN" "$tmp/bin/kubectl-cpulint"

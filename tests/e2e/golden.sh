@@ -66,7 +66,7 @@ for exp in $(find testdata -name expected.txt -not -path '*/apiserver/*' | sort)
 			sed -i -e "s|file://$root/|file:///ROOT/|g" \
 			    -e "s|$BIN|kubectl-cpulint|g" "$tmp/out.$fmt"
 			python3 "$root/tests/validate-sarif.py" \
-				"$root/../shared/data/sarif/sarif-schema-2.1.0.json" \
+				"$root/testdata/reference/sarif/sarif-schema-2.1.0.json" \
 				"$tmp/out.$fmt" >/dev/null || { echo "FAIL $name: SARIF does not validate"; ok=0; }
 		fi
 		check "$name" "$dir/expected.$fmt" "$tmp/out.$fmt" || ok=0

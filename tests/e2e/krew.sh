@@ -5,7 +5,7 @@ set -u
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL krew: $*"; fail=$((fail + 1)); }
-K=../shared/data/krew
+K=testdata/reference/krew
 chk() { python3 tools/check-krew.py "$@" >/dev/null; }
 for f in $K/krew-index/ctx.yaml $K/krew-index/resource-capacity.yaml \
 	 $K/krew-index/view-allocations.yaml $K/krew-testdata/integration/foo.yaml \

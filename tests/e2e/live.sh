@@ -89,7 +89,7 @@ f = [x for x in d["findings"] if x["rule"] == "CPU501"][0]
 assert f["object"] == "pod/ml/train-0" and f["container"] == "pytorch" and f["file"] is None, f
 ' && ok || bad "json live fields"
 expect sarif 1 "$BIN" --kubeconfig "$D/kubeconfig" --format sarif -o "$tmp/live.sarif" pod/train-0
-python3 "$root/tests/validate-sarif.py" "$root/../shared/data/sarif/sarif-schema-2.1.0.json" "$tmp/live.sarif" >/dev/null && ok || bad "live sarif invalid"
+python3 "$root/tests/validate-sarif.py" "$root/testdata/reference/sarif/sarif-schema-2.1.0.json" "$tmp/live.sarif" >/dev/null && ok || bad "live sarif invalid"
 grep -q '"fullyQualifiedName": "pod/ml/train-0/pytorch"' "$tmp/live.sarif" && ok || bad "no logicalLocations"
 
 # 4. owners, selectors, namespaces, paging

@@ -4,7 +4,7 @@
  * material from files and data, tokens, token files, exec plugins (v1 and
  * v1beta1, scripts written here that check KUBERNETES_EXEC_INFO), the
  * in-cluster service account, request timeouts, and the real kubeconfigs
- * in ../shared/data/k8s/kubeconfig.  No error may quote a secret.
+ * in testdata/reference/k8s/kubeconfig.  No error may quote a secret.
  *
  * Each test gets a fresh temporary directory (removed afterwards) and an
  * explicit environment (opts.env), so the process environment and the
@@ -21,7 +21,7 @@
 
 #include "kube/kubeconfig.h"
 
-#define SHARED "../shared/data/k8s/kubeconfig/"
+#define SHARED "testdata/reference/k8s/kubeconfig/"
 
 static char *root;		/* the suite's directory, removed at the end
 				 * even when a test fails */
@@ -1165,7 +1165,7 @@ END_TEST
 
 /* ---- real kubeconfigs ---------------------------------------------------- */
 
-/* Loads a file from ../shared/data/k8s/kubeconfig with options. */
+/* Loads a file from testdata/reference/k8s/kubeconfig with options. */
 static struct cpl_kubeconfig_opts
 shared_opts(const char *name, char **env)
 {

@@ -20,7 +20,7 @@
 #include "rule.h"
 #include "util.h"
 
-#define SCHEMA "../shared/data/sarif/sarif-schema-2.1.0.json"
+#define SCHEMA "testdata/reference/sarif/sarif-schema-2.1.0.json"
 #define VALIDATOR "tests/validate-sarif.py"
 
 static const struct cpl_rule rule_over = {

@@ -320,7 +320,7 @@ START_TEST(trainjob_example)
 	const struct cpl_ynode *cmd;
 	size_t len, k;
 
-	ck_assert_int_eq(cpl_read_file(&file_text, &len, "../shared/data/"
+	ck_assert_int_eq(cpl_read_file(&file_text, &len, "testdata/reference/"
 				       "kubeflow/trainer-v2/"
 				       "examples_01-multi-node.yaml",
 				       1 << 20, &err), 0);

@@ -1,9 +1,10 @@
 /*
- * test_shared_data.c — the YAML loaders over real files from public
- * projects (../shared/data: Polyaxonfiles, Kubeflow jobs, Kubernetes API
- * fixtures and live objects).  Valid files load without an error; the
- * deliberately broken ones fail with a position; a handful of named files
- * give the workloads their authors meant.
+ * test_reference_data.c — the YAML loaders over real files from public
+ * projects (testdata/reference: Polyaxonfiles, Kubeflow jobs, Kubernetes
+ * API fixtures and live objects; each folder's SOURCES.md names them).
+ * Valid files load without an error; the deliberately broken ones fail
+ * with a position; a handful of named files give the workloads their
+ * authors meant.
  *
  * Every file is read and parsed once, before the tests run; the tests only
  * look at the results.
@@ -16,7 +17,7 @@
 #include "check_main.h"
 #include "load/loader.h"
 
-#define DATA "../shared/data/"
+#define DATA "testdata/reference/"
 
 /* What reading, parsing and loading one file gave. */
 struct result {
@@ -426,9 +427,9 @@ START_TEST(kubernetes_details)
 END_TEST
 
 static Suite *
-shared_data_suite(void)
+reference_data_suite(void)
 {
-	Suite *s = suite_create("shared_data");
+	Suite *s = suite_create("reference_data");
 	TCase *tc = tcase_create("core");
 
 	load_all();
@@ -443,4 +444,4 @@ shared_data_suite(void)
 	return s;
 }
 
-CPL_CHECK_MAIN(shared_data_suite)
+CPL_CHECK_MAIN(reference_data_suite)
