@@ -4,7 +4,7 @@
 # packages (whose static archives `make dist` links), pkg-config, a C
 # compiler, and the tools the tests drive for real (python3 with
 # jsonschema for the SARIF schema, openssl for test certificates, git,
-# pre-commit, kubectl).  Installs only what is missing, so it is quick on
+# pre-commit, kubectl; cppcheck for make lint).  Installs only what is missing, so it is quick on
 # a machine that has everything.  Other systems: it prints what to
 # install and stops.
 #
@@ -59,6 +59,7 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v openssl >/dev/null 2>&1 || need="$need openssl"
 command -v git >/dev/null 2>&1 || need="$need git"
 command -v pre-commit >/dev/null 2>&1 || need="$need pre-commit"
+command -v cppcheck >/dev/null 2>&1 || need="$need cppcheck"
 kubectl_snap=""
 if ! command -v kubectl >/dev/null 2>&1; then
 	if [ "$os" = debian ]; then
