@@ -206,6 +206,29 @@ add_where(struct cpl_buf *b, const struct cpl_kubeclient *c,
 	cpl_buf_addf(b, ", request %s %s", w->method, w->pathq);
 }
 
+/*
+ * text as it may be shown: the credentials in use (token, password,
+ * client key) and any URL's "user:password@" replaced by "[redacted]",
+ * since a server may echo a header back or a kubeconfig may put a password
+ * in the server URL.  Caller frees.
+ */
+static char *
+redacted(const struct cpl_kubeclient *c, const char *text)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	const char *secrets[4];
+	size_t n = 0;
+
+	if (i->token)
+		secrets[n++] = i->token;
+	if (i->password)
+		secrets[n++] = i->password;
+	if (i->key)
+		secrets[n++] = i->key;
+	secrets[n] = NULL;
+	return cpl_redact(text, secrets);
+}
+
 static int
 fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
      const struct what *w, const char *fmt, ...) CPL_PRINTF(5, 6);
@@ -217,13 +240,16 @@ fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
 {
 	struct cpl_buf b;
 	va_list ap;
+	char *msg;
 
 	cpl_buf_init(&b, 0);
 	va_start(ap, fmt);
 	cpl_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	add_where(&b, c, w);
-	cpl_error_set(err, NULL, 0, 0, "%s", cpl_buf_str(&b));
+	msg = redacted(c, cpl_buf_str(&b));
+	cpl_error_set(err, NULL, 0, 0, "%s", msg);
+	free(msg);
 	cpl_buf_free(&b);
 	return code;
 }
@@ -706,7 +732,7 @@ static void
 log_exchange(struct cpl_kubeclient *c, const char *url, CURLcode rc,
 	     long code, long long ms)
 {
-	char *line;
+	char *line, *shown;
 
 	if (c->log == NULL)
 		return;
@@ -715,7 +741,9 @@ log_exchange(struct cpl_kubeclient *c, const char *url, CURLcode rc,
 	else
 		line = cpl_xasprintf("GET %s failed (%s) in %lld ms", url,
 				     c->cu->easy_strerror(rc), ms);
-	c->log(c->log_ctx, line);
+	shown = redacted(c, line);
+	c->log(c->log_ctx, shown);
+	free(shown);
 	free(line);
 }
 

@@ -431,6 +431,7 @@ class Config:
     too_many = {}       # path -> remaining 429 answers
     retry_after = 1
     delay = {}          # path -> seconds
+    echo_auth = False   # error Status messages quote the Authorization
     log = None
     log_lock = threading.Lock()
     counter_lock = threading.Lock()
@@ -451,6 +452,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     # -- plumbing --
 
     def send(self, code, body, ctype="application/json", headers=()):
+        if Config.echo_auth and isinstance(body, dict) and \
+                body.get("kind") == "Status" and code >= 400:
+            # A careless server or proxy that echoes the request.
+            body = dict(body, message="%s (request had Authorization: %s)" % (
+                body.get("message", ""), self.headers.get("Authorization", "")))
         if isinstance(body, (dict, list)):
             data = json.dumps(body, separators=(",", ":")).encode()
         elif isinstance(body, str):
@@ -900,6 +906,10 @@ def main():
                     "repeatable; default: default")
     ap.add_argument("--generate-pods", type=int, default=0, metavar="N",
                     help="add N pods over namespaces gen-a/b/c")
+    ap.add_argument("--echo-auth", action="store_true",
+                    help="error Status messages quote the Authorization "
+                    "header "
+                    "(a hostile server, for the never-print-a-token test)")
     ap.add_argument("--pod-nodes", type=int, default=0, metavar="K",
                     help="with --generate-pods: run them on K nodes")
     ap.add_argument("--timeout", type=float, default=300,
@@ -958,6 +968,7 @@ def main():
         p, s = parse_pair(rule, "--delay")
         Config.delay[p.rstrip("/")] = float(s)
     Config.retry_after = args.retry_after
+    Config.echo_auth = args.echo_auth
     Config.log = open(os.path.join(d, "requests.jsonl"), "a")
 
     make_certs(d)

@@ -37,6 +37,11 @@ has() {
 		printf '%s\n' "$all" | head -8
 	fi
 }
+lacks() {
+	if printf '%s\n' "$all" | grep -qF -- "$2"; then
+		bad "$1: output has '$2'"
+	else ok; fi
+}
 lines() {	# name count: stderr has exactly count lines
 	n=$(printf '%s' "$err" | grep -c '')
 	if [ "$n" = "$2" ]; then ok; else
@@ -212,8 +217,23 @@ reads=$(grep -c 'proxy/metrics/cadvisor' "$D/requests.jsonl")
 [ "$reads" = 20 ] && ok || bad "20 nodes read $reads times"
 apiserver_stop
 
+# 7c. a server that echoes the Authorization header, and a password in the
+# server URL: neither is ever shown, in errors or with -v.
+apiserver_start --echo-auth --deny get:pods:ml --timeout 120 || { bad "server 4"; finish; }
+D=$APISERVER_DIR
+TOKEN3=$(cat "$D/token")
+expect echo-auth 2 "$BIN" --kubeconfig "$D/kubeconfig" -v pod/train-0
+has echo-auth "Authorization: Bearer [redacted]"
+lacks echo-auth "$TOKEN3"
+sed "s|server: https://127.0.0.1:|server: https://admin:pw-S3CRET-9@127.0.0.1:|" "$D/kubeconfig" > "$tmp/userinfo"
+grep -q 'pw-S3CRET-9' "$tmp/userinfo" && ok || bad "no userinfo in the test kubeconfig"
+expect userinfo 2 "$BIN" --kubeconfig "$tmp/userinfo" -v pod/train-0
+lacks userinfo "pw-S3CRET-9"
+has userinfo "server https://[redacted]@127.0.0.1:"
+apiserver_stop
+
 # 8. never a token, not even with -v
-for t in "$TOKEN" "$TOKEN2"; do
+for t in "$TOKEN" "$TOKEN2" "$TOKEN3"; do
 	if grep -qF -- "$t" "$tmp/all-output"; then bad "a token was printed"; else ok; fi
 done
 rm -rf "$tmp"
