@@ -33,6 +33,10 @@
 #define BODY_MAX ((size_t)256 << 20)	/* one response */
 #define CONNECT_TIMEOUT_MS 30000L	/* kubectl's dial timeout */
 #define MAX_RETRIES 3			/* 429 / Retry-After answers */
+#define DEFAULT_DEADLINE_MS 300000L	/* the whole run: 5 minutes */
+#define LOW_SPEED_BYTES 1024L		/* slower than this ... */
+#define LOW_SPEED_SECONDS 30L		/* ... this long: a stalled server */
+#define MAX_EMPTY_PAGES 3		/* continue tokens with no items */
 #define MAX_RETRY_WAIT 10		/* seconds, per retry */
 #define DEFAULT_LIMIT 500		/* kubectl's --chunk-size */
 #define MAX_PAGES 100000
@@ -45,6 +49,8 @@ struct cpl_kubeclient {
 	struct curl_slist *connect_to;	/* real host, with a tls name */
 	char *host_header;		/* "Host: ..." with a tls name */
 	bool creds_ready;
+	long long deadline;		/* monotonic ms; 0: none */
+	long deadline_ms;		/* the limit it came from */
 	cpl_kube_log_fn log;
 	void *log_ctx;
 	char errbuf[CURL_ERROR_SIZE];
@@ -624,6 +630,9 @@ setup(struct cpl_kubeclient *c, struct cpl_error *err)
 	SETOPT(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	SETOPT(c, CURLOPT_TIMEOUT_MS, i->timeout_ms);
 	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+	/* A server that trickles bytes must not hold the run. */
+	SETOPT(c, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES);
+	SETOPT(c, CURLOPT_LOW_SPEED_TIME, LOW_SPEED_SECONDS);
 	SETOPT(c, CURLOPT_WRITEFUNCTION, on_body);
 	if (c->connect_to)
 		SETOPT(c, CURLOPT_CONNECT_TO, c->connect_to);
@@ -674,6 +683,7 @@ cpl_kubeclient_new(struct cpl_kubeclient **out, struct cpl_kubeconfig *kc,
 	}
 	c = cpl_xcalloc(1, sizeof(*c));
 	c->kc = kc;
+	cpl_kubeclient_set_deadline(c, DEFAULT_DEADLINE_MS);
 	c->cu = cu;
 	c->curl = cu->easy_init();
 	if (c->curl == NULL) {
@@ -702,6 +712,13 @@ cpl_kubeclient_free(struct cpl_kubeclient *c)
 	free(c->host_header);
 	c->cu->global_cleanup();
 	free(c);
+}
+
+void
+cpl_kubeclient_set_deadline(struct cpl_kubeclient *c, long total_ms)
+{
+	c->deadline_ms = total_ms;
+	c->deadline = total_ms > 0 ? now_ms() + total_ms : 0;
 }
 
 void
@@ -761,6 +778,7 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 	bool refreshed = false;
 	int retries = 0, rc = CPL_KUBE_FAILED;
 	long code = 0;
+	long long start = 0;
 
 	if (!c->creds_ready) {
 		if (cpl_kubeconfig_credentials(c->kc, false, err) < 0 ||
@@ -784,11 +802,30 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 		goto out;
 	}
 	for (;;) {
-		const struct cpl_kubeconfig_info *i;
-		long long t0 = now_ms();
+		const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+		long long t0 = now_ms(), left = c->deadline ? c->deadline - t0
+							    : 0;
+		long limit = i->timeout_ms;
 		CURLcode cr;
 		long wait;
 
+		if (start == 0)
+			start = t0;
+		if (c->deadline && left <= 0) {
+			rc = fail(err, CPL_KUBE_FAILED, c, w, "timeout: the "
+				  "run's time limit of %ld s"
+				  " ran out", c->deadline_ms / 1000);
+			goto out;
+		}
+		/* Each try gets what is left of the run's time limit. */
+		if (c->deadline && (limit <= 0 || left < limit))
+			limit = (long)left;
+		if (c->cu->easy_setopt(c->curl, CURLOPT_TIMEOUT_MS,
+				       limit) != CURLE_OK) {
+			cpl_error_set(err, NULL, 0, 0, "libcurl cannot set up "
+				      "the request");
+			goto out;
+		}
 		cpl_buf_reset(body);
 		c->errbuf[0] = '\0';
 		cr = c->cu->easy_perform(c->curl);
@@ -816,6 +853,14 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 		wait = code == 429 || code >= 500 ? retry_after(c) : -1;
 		if (code == 429 && wait < 0)
 			wait = 1;
+		/* Retries stay within --request-timeout (for the request as
+		 * a whole, retries included) and the run's time limit. */
+		if (wait >= 0 && i->timeout_ms > 0 &&
+		    now_ms() - start + wait * 1000LL > i->timeout_ms)
+			wait = -1;
+		if (wait >= 0 && c->deadline &&
+		    now_ms() + wait * 1000LL >= c->deadline)
+			wait = -1;
 		if (wait >= 0 && retries < MAX_RETRIES) {
 			retries++;
 			sleep_seconds(wait);
@@ -928,7 +973,7 @@ cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 	char *cont = NULL;
 	json_t *all = json_array(), *page = NULL;
 	long limit = o && o->limit > 0 ? o->limit : DEFAULT_LIMIT;
-	int pages, rc = CPL_KUBE_FAILED;
+	int pages, empty = 0, rc = CPL_KUBE_FAILED;
 
 	*items = NULL;
 	if (all == NULL)
@@ -962,6 +1007,15 @@ cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 			json_object_get(page, "metadata"), "continue"));
 		if (next == NULL || *next == '\0')
 			break;
+		/* Pages that bring nothing but another token: stop. */
+		empty = json_array_size(json_object_get(page, "items")) == 0
+			? empty + 1 : 0;
+		if (empty >= MAX_EMPTY_PAGES) {
+			rc = fail(err, CPL_KUBE_FAILED, c, &w, "the server "
+				  "sent %d pages in a row with no items, each "
+				  "with a new continue token", empty);
+			goto out;
+		}
 		if (cont && strcmp(cont, next) == 0) {
 			rc = fail(err, CPL_KUBE_FAILED, c, &w, "the server "
 				  "sent the same continue token twice");

@@ -75,6 +75,14 @@ int cpl_kubeclient_new(struct cpl_kubeclient **out, struct cpl_kubeconfig *kc,
 		       struct cpl_error *err);
 void cpl_kubeclient_free(struct cpl_kubeclient *c);	/* NULL-safe */
 
+/*
+ * Limits every request from now on to total_ms in all (0: no limit; a new
+ * client has 5 minutes): requests, retries and pages stop there with a
+ * timeout error.  Independent of --request-timeout, which bounds each
+ * request (its retries included).
+ */
+void cpl_kubeclient_set_deadline(struct cpl_kubeclient *c, long total_ms);
+
 /* Sets (or with NULL clears) the verbose hook. */
 void cpl_kubeclient_set_log(struct cpl_kubeclient *c, cpl_kube_log_fn fn,
 			    void *ctx);

@@ -431,6 +431,7 @@ class Config:
     too_many = {}       # path -> remaining 429 answers
     retry_after = 1
     delay = {}          # path -> seconds
+    endless_continue = False  # lists never end (empty pages, new tokens)
     echo_auth = False   # error Status messages quote the Authorization
     log = None
     log_lock = threading.Lock()
@@ -763,6 +764,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except ValueError:
                 limit = 0
         meta = {"resourceVersion": str(Config.store.rv)}
+        if Config.endless_continue:
+            # A broken server: no items, and always a new token.
+            meta["continue"] = base64.urlsafe_b64encode(json.dumps(
+                {"k": key, "o": start + 1}).encode()).decode()
+            self.send(200, {"kind": kind + "List",
+                            "apiVersion": gv_string(group, version),
+                            "metadata": meta, "items": []})
+            return
         page = items[start:start + limit] if limit else items[start:]
         end = start + len(page)
         if limit and end < len(items):
@@ -906,6 +915,9 @@ def main():
                     "repeatable; default: default")
     ap.add_argument("--generate-pods", type=int, default=0, metavar="N",
                     help="add N pods over namespaces gen-a/b/c")
+    ap.add_argument("--endless-continue", action="store_true",
+                    help="every list page is empty and has a new "
+                    "continue token")
     ap.add_argument("--echo-auth", action="store_true",
                     help="error Status messages quote the Authorization "
                     "header "
@@ -969,6 +981,7 @@ def main():
         Config.delay[p.rstrip("/")] = float(s)
     Config.retry_after = args.retry_after
     Config.echo_auth = args.echo_auth
+    Config.endless_continue = args.endless_continue
     Config.log = open(os.path.join(d, "requests.jsonl"), "a")
 
     make_certs(d)

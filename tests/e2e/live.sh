@@ -232,6 +232,22 @@ lacks userinfo "pw-S3CRET-9"
 has userinfo "server https://[redacted]@127.0.0.1:"
 apiserver_stop
 
+# 7d. limits: 429 retries stay within --request-timeout; a server whose
+# lists never end is left after a few empty pages.
+apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --timeout 120 || { bad "server 5"; finish; }
+D=$APISERVER_DIR
+t0=$(date +%s)
+expect retry-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --request-timeout 2s pod/train-0
+t1=$(date +%s)
+[ $((t1 - t0)) -lt 8 ] && ok || bad "429 retries took $((t1 - t0)) s with --request-timeout 2s"
+has retry-timeout "too many requests"
+: > "$D/requests.jsonl"
+expect endless-pages 2 "$BIN" --kubeconfig "$D/kubeconfig" -A
+has endless-pages "pages in a row with no items"
+pages=$(grep -c '"path": "/api/v1/pods"' "$D/requests.jsonl")
+[ "$pages" -le 4 ] && ok || bad "followed $pages empty pages"
+apiserver_stop
+
 # 8. never a token, not even with -v
 for t in "$TOKEN" "$TOKEN2" "$TOKEN3"; do
 	if grep -qF -- "$t" "$tmp/all-output"; then bad "a token was printed"; else ok; fi
