@@ -219,14 +219,21 @@ load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
 
 		if (doc == NULL)
 			continue;
-		if (cpl_manifest_detect(doc))
+		if (cpl_manifest_detect(doc)) {
 			rc = cpl_manifest_load(&e->workloads, s, doc,
 					       src->path, &err);
-		else if (cpl_polyaxon_detect(doc))
+		} else if (cpl_polyaxon_detect(doc)) {
 			rc = cpl_polyaxon_load(&e->workloads, s, doc,
 					       src->path, &err);
-		else
+		} else {
+			if (!cpl_ynode_is_null(doc))
+				cpl_wlist_skip(&e->workloads, src->path,
+					       doc->line, doc->column,
+					       "neither a Polyaxonfile nor a "
+					       "Kubernetes object",
+					       "document %zu", i + 1);
 			continue;
+		}
 		any = true;
 		if (rc < 0) {
 			cpl_engine_add_error(e, &err);
@@ -795,7 +802,7 @@ link_all(struct cpl_engine *e)
 	for (i = 0; i < e->workloads.count; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
-		if (w->source == CPL_SRC_LIVE)
+		if (w->source == CPL_SRC_LIVE || w->merged)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
 			struct cpl_code *code;
@@ -886,6 +893,8 @@ cpl_engine_run(struct cpl_engine *e)
 	struct cpl_check ck = { .e = e };
 
 	rules = cpl_rules_all(&nrules);
+	/* TrainJobs meet their runtimes, whichever files they came from. */
+	cpl_trainer_join(&e->workloads);
 	/* Scan every Python target once, then link code to workloads. */
 	for (i = 0; i < e->nfiles; i++)
 		if (e->files[i]->linted)
@@ -908,6 +917,8 @@ cpl_engine_run(struct cpl_engine *e)
 				const struct cpl_workload *w =
 					e->workloads.items[i];
 
+				if (w->merged)
+					continue;
 				for (j = 0; j < w->ncontainers; j++)
 					rules[r]->check_container(&ck, w,
 						&w->containers[j]);

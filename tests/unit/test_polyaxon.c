@@ -282,14 +282,17 @@ START_TEST(legacy)
 
 	load_file(&l, "plx-legacy.yml");
 	ck_assert_int_eq(l.rc, 0);
-	ck_assert_int_eq(l.wl.count, 2);
+	/* The experiment's master and its 3 workers, the group. */
+	ck_assert_int_eq(l.wl.count, 3);
 	w = l.wl.items[0];
 	ck_assert_str_eq(w->kind, "Polyaxon experiment");
 	ck_assert_str_eq(w->name, "plx-legacy");
 	ck_pos(w->pos, 2, 1);
 	ck_assert(w->training_job);
+	ck_assert(w->run_to_completion);
 	ck_assert(w->platform_shm);
-	ck_assert_int_eq(w->replicas, 4);	/* master + 3 workers */
+	ck_assert_str_eq(w->replica, "Master");
+	ck_assert_int_eq(w->replicas, 1);
 	ck_assert_int_eq(w->ncontainers, 1);
 	c = &w->containers[0];
 	ck_assert(c->run_container);
@@ -306,7 +309,18 @@ START_TEST(legacy)
 	ck_assert_int_eq(c->argc, 1);
 	ck_assert_int_eq(c->ncommand, 1);
 	ck_word(c, 0, "python train.py --batch-size=128 --lr=0.01", 20, 8);
+	/* The workers run the same command; Polyaxon gives them only the
+	 * resources of environment.pytorch, here none. */
 	w = l.wl.items[1];
+	ck_assert_str_eq(w->replica, "Worker");
+	ck_assert_int_eq(w->replicas, 3);
+	c = &w->containers[0];
+	ck_word(c, 0, "python train.py --batch-size=128 --lr=0.01", 20, 8);
+	ck_assert_int_eq(c->cpu_request, CPL_CPU_ABSENT);
+	ck_assert_int_eq(c->cpu_limit, CPL_CPU_ABSENT);
+	ck_assert_int_eq(c->gpus, 0);
+	ck_pos(c->resources_pos, 16, 5);
+	w = l.wl.items[2];
 	ck_assert_str_eq(w->kind, "Polyaxon group");
 	ck_assert_int_eq(w->replicas, 1);
 	c = &w->containers[0];
