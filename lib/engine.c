@@ -721,21 +721,35 @@ cmp_finding(const void *a, const void *b)
 	if (x->container && y->container &&
 	    (c = strcmp(x->container, y->container)) != 0)
 		return c;
-	if (x->object && y->object && (c = strcmp(x->object, y->object)) != 0)
+	if (x->file == NULL && x->object && y->object &&
+	    (c = strcmp(x->object, y->object)) != 0)
 		return c;
-	return strcmp(x->message, y->message);
+	if ((c = strcmp(x->message, y->message)) != 0)
+		return c;
+	if (x->object && y->object)
+		return strcmp(x->object, y->object);
+	return 0;
 }
 
-/* Same rule, place and message: one finding (a Deployment and its
- * ReplicaSet in one file, two replicas sharing an anchor). */
+/* Same rule and place: one finding.  With the same message: a Deployment
+ * and its ReplicaSet in one file, two replicas sharing an anchor.  For one
+ * container text that several workloads share (legacy Polyaxon replicas,
+ * a runtime merged into several TrainJobs) with messages that differ only
+ * in each workload's numbers, the first stands for all: one fix there
+ * fixes them all. */
 static bool
 same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
 {
-	return x->rule == y->rule && cpl_str_eq(x->file, y->file) &&
-	       x->line == y->line && x->column == y->column &&
-	       (x->file != NULL || cpl_str_eq(x->object, y->object)) &&
-	       cpl_str_eq(x->container, y->container) &&
-	       strcmp(x->message, y->message) == 0;
+	if (x->rule != y->rule || !cpl_str_eq(x->file, y->file) ||
+	    x->line != y->line || x->column != y->column ||
+	    !cpl_str_eq(x->container, y->container))
+		return false;
+	if (x->file == NULL && !cpl_str_eq(x->object, y->object))
+		return false;
+	if (strcmp(x->message, y->message) == 0)
+		return true;
+	return x->file != NULL && x->object && y->object &&
+	       strcmp(x->object, y->object) != 0;
 }
 
 /* The scanned Python of a source, scanning it the first time; a

@@ -293,12 +293,27 @@ read_launch(const struct toks *t, size_t i, struct cpl_word *np)
 	return where;
 }
 
+/* How messages name the rank count of launcher a. */
+static const char *
+np_label(const char *a)
+{
+	const char *b = base_name(a);
+
+	if (strcmp(b, "horovodrun") == 0)
+		return "horovodrun -np";
+	if (strncmp(b, "mpiexec", 7) == 0)
+		return "mpiexec -np";
+	return "mpirun -np";
+}
+
 /*
  * The first MPI launch of c's command: MPI_NONE when there is none.
- * *np receives its rank count (owned; text NULL when not written).
+ * *np receives its rank count (owned; text NULL when not written) and
+ * *label (may be NULL) how messages name it.
  */
 static enum mpi_hosts
-mpi_launch(const struct cpl_container *c, struct cpl_word *np)
+mpi_launch(const struct cpl_container *c, struct cpl_word *np,
+	   const char **label)
 {
 	struct toks t = { NULL, 0, 0 };
 	enum mpi_hosts where = MPI_NONE;
@@ -327,6 +342,8 @@ mpi_launch(const struct cpl_container *c, struct cpl_word *np)
 		start = false;
 		if (is_mpi_launcher(a)) {
 			where = read_launch(&t, i, np);
+			if (label)
+				*label = np_label(a);
 			break;
 		}
 	}
@@ -344,11 +361,12 @@ cpl_loader_mpi(struct cpl_workload *w, bool orchestrated)
 	for (i = 0; i < w->ncontainers; i++) {
 		struct cpl_container *c = &w->containers[i];
 		struct cpl_word np;
+		const char *label = "mpirun -np";
 		enum mpi_hosts where;
 
 		if (c->role != CPL_CROLE_MAIN || c->has_slots)
 			continue;
-		where = mpi_launch(c, &np);
+		where = mpi_launch(c, &np, &label);
 		if (where == MPI_NONE) {
 			continue;
 		} else if (where == MPI_REMOTE ||
@@ -363,7 +381,7 @@ cpl_loader_mpi(struct cpl_workload *w, bool orchestrated)
 		} else if (np.text != NULL) {
 			c->has_slots = true;
 			c->slots = np;
-			c->slots_from = "mpirun -np";
+			c->slots_from = label;
 		}
 	}
 }
@@ -372,6 +390,7 @@ void
 cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first)
 {
 	struct cpl_word np = { NULL, { NULL, 0, 0 } };
+	const char *label = "mpirun -np";
 	long n = -1, slots;
 	size_t i, j;
 
@@ -380,7 +399,8 @@ cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first)
 
 		for (j = 0; j < w->ncontainers && np.text == NULL; j++)
 			if (w->containers[j].role == CPL_CROLE_MAIN &&
-			    mpi_launch(&w->containers[j], &np) == MPI_NONE) {
+			    mpi_launch(&w->containers[j], &np,
+				       &label) == MPI_NONE) {
 				free(np.text);
 				np.text = NULL;
 			}
@@ -401,7 +421,7 @@ cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first)
 				continue;
 			free(c->slots.text);
 			c->slots = cpl_word_dup(&np);
-			c->slots_from = "mpirun -np";
+			c->slots_from = label;
 		}
 	}
 	free(np.text);

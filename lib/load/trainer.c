@@ -7,7 +7,8 @@
  * resourcesPerNode) is laid over the container named "node" of the
  * runtime's trainer job: the replicated job labelled
  * trainer.kubeflow.org/trainjob-ancestor-step: trainer (before those
- * labels, the job named "node").  As Trainer's JobSet builder does it:
+ * labels, the job named "node", or "trainer-node" with a container named
+ * "trainer" in the first releases).  As Trainer's JobSet builder does it:
  * image and command replace, args go first then the runtime's, env is
  * upserted by name, resourcesPerNode replaces the resources whole.  Then
  * the plugins: torch sets PET_NPROC_PER_NODE (torch_nproc below), MPI
@@ -60,16 +61,19 @@ get_word(struct cpl_word *out, const char *file, const struct cpl_ynode *n)
 	return true;
 }
 
-/* The main container named "node" of w, or NULL. */
+/* The trainer's container of w: the main container named "node" (named
+ * "trainer" in the first v2 releases), or NULL. */
 static struct cpl_container *
 node_container(struct cpl_workload *w)
 {
-	size_t i;
+	static const char *const names[] = { "node", "trainer" };
+	size_t i, k;
 
-	for (i = 0; i < w->ncontainers; i++)
-		if (w->containers[i].role == CPL_CROLE_MAIN &&
-		    cpl_str_eq(w->containers[i].name, "node"))
-			return &w->containers[i];
+	for (k = 0; k < CPL_ARRAY_LEN(names); k++)
+		for (i = 0; i < w->ncontainers; i++)
+			if (w->containers[i].role == CPL_CROLE_MAIN &&
+			    cpl_str_eq(w->containers[i].name, names[k]))
+				return &w->containers[i];
 	return NULL;
 }
 
@@ -152,7 +156,8 @@ job_step(const struct cpl_ynode *job, bool labelled)
 	if (step == NULL)
 		step = labelled ? NULL : name;
 	if (cpl_str_eq(step, "trainer") ||
-	    (!labelled && cpl_str_eq(name, "node")))
+	    (!labelled && (cpl_str_eq(name, "node") ||
+			   cpl_str_eq(name, "trainer-node"))))
 		return CPL_TSTEP_TRAINER;
 	if ((step && strstr(step, "initializer")) ||
 	    (name && strstr(name, "initializer")))
