@@ -10,7 +10,8 @@
  * labels, the job named "node", or "trainer-node" with a container named
  * "trainer" in the first releases).  As Trainer's JobSet builder does it:
  * image and command replace, args go first then the runtime's, env is
- * upserted by name, resourcesPerNode replaces the resources whole.  Then
+ * upserted by name, resourcesPerNode is merged onto the resources name by
+ * name.  Then
  * the plugins: torch sets PET_NPROC_PER_NODE (torch_nproc below), MPI
  * makes numProcPerNode the slots of every node.  Initializer jobs never
  * train.
@@ -372,9 +373,9 @@ struct side {
 enum nmode { MODE_AUTO, MODE_CPU, MODE_NUM };
 
 /*
- * calculateNumProcPerNode: with the list present, the CPU count (rounded
- * up, at least 1) when the mode uses CPUs here, else the fallback; an
- * absent list gives 1.  *used: the CPU count was taken.
+ * calculateNumProcPerNode on a present list: the CPU count (rounded up,
+ * at least 1) when the mode takes it from this list (*used), else the
+ * fallback.
  */
 static char *
 calc(const struct side *sd, enum nmode mode, const char *fallback,
@@ -383,16 +384,11 @@ calc(const struct side *sd, enum nmode mode, const char *fallback,
 	bool use_cpu = mode == MODE_AUTO ? !sd->gpu :
 		       mode == MODE_CPU ? sd->cpu != CPL_CPU_ABSENT : false;
 
-	*used = false;
-	if (!sd->present) {
-		*pos = *fb_pos;
-		return cpl_xstrdup("1");
-	}
+	*used = use_cpu;
 	if (!use_cpu) {
 		*pos = *fb_pos;
 		return cpl_xstrdup(fallback);
 	}
-	*used = true;
 	*pos = sd->cpu == CPL_CPU_ABSENT ? *fb_pos : sd->pos;
 	if (sd->cpu == CPL_CPU_UNKNOWN)
 		return NULL;
@@ -402,15 +398,19 @@ calc(const struct side *sd, enum nmode mode, const char *fallback,
 
 /*
  * PET_NPROC_PER_NODE as Trainer's torch plugin sets it: numProcPerNode
- * of the TrainJob (tj, its container tc), else of the runtime (rt, may be
- * NULL), else "auto"; with the TrainJob's resourcesPerNode, "auto" takes
- * the CPU count of its limits (else requests) when they name no GPU,
- * "cpu" the CPU count when they name one, and an absent side counts 1.
- * Returns the value (NULL: unknown) and its position in *pos.
+ * of the TrainJob (tw, its container tc), else of the runtime (rt, may be
+ * NULL), else "auto".  With the TrainJob's resourcesPerNode, "auto" takes
+ * the CPU count of its limits (else its requests) when they name no GPU,
+ * and "cpu" the CPU count of whichever names a CPU; a number stays.  The
+ * CPU count gives way to "auto" when the node still has GPUs from the
+ * runtime (gpus; -1: the runtime is not known, so neither is the count).  Where the releases disagree — the plugin reaching a
+ * side that is not written, where v2.0 sets 1 and later ones read the
+ * runtime's — the value is unknown (NULL).  *pos is where it is decided.
  */
 static char *
 torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,
-	    const struct cpl_container *tc, const struct cpl_trainer *rt)
+	    const struct cpl_container *tc, const struct cpl_trainer *rt,
+	    long gpus)
 {
 	const struct cpl_trainer *tj = tw->trainer;
 	const struct cpl_word *src = NULL;
@@ -418,8 +418,8 @@ torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,
 	struct cpl_pos fb;
 	const char *val = "auto";
 	enum nmode mode;
-	char *fallback, *r;
-	bool used;
+	char *fallback, *r = NULL;
+	bool used = false;
 
 	if (rt && rt->set_policy_nproc)
 		src = &rt->policy_nproc;
@@ -439,10 +439,19 @@ torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,
 			     tc->limit_pos };
 	req = (struct side){ tj->set_requests, tj->gpu_requests,
 			     tc->cpu_request, tc->request_pos };
-	r = calc(&lim, mode, fallback, &used, pos, &fb);
-	if (!used) {
+	if (lim.present)
+		r = calc(&lim, mode, fallback, &used, pos, &fb);
+	if (!used && req.present) {
 		free(r);
 		r = calc(&req, mode, fallback, &used, pos, &fb);
+	} else if (!used) {
+		free(r);
+		r = NULL;	/* the releases disagree */
+	}
+	if (used && mode == MODE_AUTO && gpus != 0) {
+		free(r);
+		r = gpus > 0 ? cpl_xstrdup("auto") : NULL;
+		*pos = fb;
 	}
 	free(fallback);
 	return r;
@@ -608,14 +617,20 @@ apply_trainer(struct cpl_container *m, const struct cpl_container *tc,
 		m->image = cpl_xstrdup(tc->image);
 	}
 	merge_argv(m, tc, tj);
-	if (tj->set_resources) {
+	/* resourcesPerNode is merged onto the runtime's resources, name by
+	 * name, as Trainer does since it stopped replacing them whole. */
+	if (tj->set_rpn)
+		m->resources_pos = tc->resources_pos;
+	if (tc->cpu_request != CPL_CPU_ABSENT) {
 		m->cpu_request = tc->cpu_request;
 		m->request_pos = tc->request_pos;
+	}
+	if (tc->cpu_limit != CPL_CPU_ABSENT) {
 		m->cpu_limit = tc->cpu_limit;
 		m->limit_pos = tc->limit_pos;
-		m->resources_pos = tc->resources_pos;
-		m->gpus = tc->gpus;
 	}
+	if (tc->gpus > 0)
+		m->gpus = tc->gpus;
 	for (i = 0; i < tc->nenv; i++)
 		cpl_container_set_env(m, tc->env[i].name, tc->env[i].value,
 				      tc->env[i].pos);
@@ -662,7 +677,7 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 			cpl_loader_mpi(m, true);
 		}
 		if (rt->policy == CPL_TPOLICY_TORCH) {
-			v = torch_nproc(&pos, t, tc, rt);
+			v = torch_nproc(&pos, t, tc, rt, node->gpus);
 			set_pet(node, v, pos);
 			free(v);
 		}
@@ -687,14 +702,16 @@ alone(struct cpl_workload *t)
 	struct cpl_pos pos;
 	char *v = NULL;
 
-	if (!tj->set_resources) {
+	/* resourcesPerNode is merged onto the runtime's: what it leaves out,
+	 * the runtime may set. */
+	if (c->cpu_request == CPL_CPU_ABSENT)
 		c->cpu_request = CPL_CPU_UNKNOWN;
+	if (c->cpu_limit == CPL_CPU_ABSENT)
 		c->cpu_limit = CPL_CPU_UNKNOWN;
-	}
 	c->env_from = true;
 	pos = t->pos;
 	if (tj->set_nproc)
-		v = torch_nproc(&pos, t, c, NULL);
+		v = torch_nproc(&pos, t, c, NULL, -1);
 	set_pet(c, v, pos);
 	free(v);
 }

@@ -170,7 +170,7 @@ has no-permission "nodes/proxy"
 if printf '%s\n' "$out" | grep -q CPU501; then bad "CPU501 without counters"; else ok; fi
 expect trainjob-alone 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml trainjob/llama-ft
 has trainjob-alone 'note: trainjob/ml/llama-ft: its ClusterTrainingRuntime "torch-distributed" was not read'
-has trainjob-alone "trainjob/ml/llama-ft[node]: error: 8 ranks x (1 intra-op thread + 12 loader workers)"
+has trainjob-alone "trainjob/ml/llama-ft[node]: warning: DataLoader workers (--dataloader-workers 12)"
 expect timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --request-timeout 1s pod/slow
 lines timeout 1
 has timeout "time"
