@@ -5,9 +5,10 @@
  * Each loader exports a detect function (cheap: looks at top-level keys)
  * and a load function that appends workloads to a list.  A load function
  * returns 0 when the document was loaded or deliberately skipped (a kind
- * that has no containers), and -1 with err set (path, line, column of the
- * offending node) when the document is not valid; workloads appended
- * before an error stay in the list.
+ * that has no containers: recorded in the list's skipped, with why), and
+ * -1 with err set (path, line, column of the offending node) when the
+ * document is not valid; workloads appended before an error stay in the
+ * list.  Each loader says whether its workloads run to completion.
  */
 #ifndef CPL_LOADER_H
 #define CPL_LOADER_H

@@ -2,9 +2,13 @@
  * polyaxon.c — Polyaxonfiles → workloads.
  *
  * Forms read: v1.1 components (run kinds job and service, and the
- * distributed kinds with one workload per replica type), operations with an
- * inline component (params, matrix, runPatch), the simplified top-level
- * resources/env of Polyaxon 2.18, and legacy v1 experiments and groups.
+ * distributed kinds with one workload per replica type; an mpijob's
+ * launcher starts its ranks on the workers, slotsPerWorker each),
+ * operations with an inline component (params, matrix, runPatch), the
+ * simplified top-level resources/env of Polyaxon 2.18, and legacy v1
+ * experiments and groups, a distributed experiment's workers and
+ * parameter servers each with the resources Polyaxon gives its task.
+ * Kinds that start no training container are recorded as skipped.
  * Containers are read by cpl_manifest_container() through a template hook
  * that resolves {{ name }} from literal input and param values; anything
  * else in braces is unknown.

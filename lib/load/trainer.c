@@ -403,9 +403,10 @@ calc(const struct side *sd, enum nmode mode, const char *fallback,
  * the CPU count of its limits (else its requests) when they name no GPU,
  * and "cpu" the CPU count of whichever names a CPU; a number stays.  The
  * CPU count gives way to "auto" when the node still has GPUs from the
- * runtime (gpus; -1: the runtime is not known, so neither is the count).  Where the releases disagree — the plugin reaching a
- * side that is not written, where v2.0 sets 1 and later ones read the
- * runtime's — the value is unknown (NULL).  *pos is where it is decided.
+ * runtime (gpus; -1: the runtime is not known, so neither is the
+ * count).  Where the releases disagree — the plugin reaching a side that
+ * is not written, where v2.0 sets 1 and later ones read the runtime's —
+ * the value is unknown (NULL).  *pos is where it is decided.
  */
 static char *
 torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,

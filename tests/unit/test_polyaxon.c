@@ -335,6 +335,63 @@ START_TEST(legacy)
 }
 END_TEST
 
+START_TEST(legacy_replicas)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	const struct cpl_container *c;
+
+	load_file(&l, "plx-legacy-replicas.yml");
+	ck_assert_int_eq(l.rc, 0);
+	/* Master; worker 2 with its own resources; workers 0, 1, 3 with the
+	 * default (an entry without resources keeps it); two ps with none.
+	 * Then the earliest form: master, worker 0, worker 1, ps.  Then the
+	 * mpijob's launcher and workers. */
+	ck_assert_int_eq(l.wl.count, 10);
+	w = l.wl.items[0];
+	ck_assert_str_eq(w->replica, "Master");
+	ck_assert_int_eq(w->containers[0].cpu_limit, 2000);
+	w = l.wl.items[1];
+	ck_assert_str_eq(w->replica, "Worker#2");
+	ck_assert_int_eq(w->replicas, 1);
+	c = &w->containers[0];
+	ck_assert_int_eq(c->cpu_request, 1000);
+	ck_assert_int_eq(c->cpu_limit, 8000);
+	ck_assert_int_eq(c->gpus, 1);
+	ck_pos(c->resources_pos, 17, 9);
+	ck_word(c, 0, "python train.py", 22, 8);
+	w = l.wl.items[2];
+	ck_assert_str_eq(w->replica, "Worker");
+	ck_assert_int_eq(w->replicas, 3);
+	ck_assert_int_eq(w->containers[0].cpu_limit, 3000);
+	ck_pos(w->containers[0].limit_pos, 12, 36);
+	w = l.wl.items[3];
+	ck_assert_str_eq(w->replica, "PS");
+	ck_assert_int_eq(w->replicas, 2);
+	ck_assert_int_eq(w->containers[0].cpu_limit, CPL_CPU_ABSENT);
+	ck_pos(w->containers[0].resources_pos, 9, 5);	/* n_ps */
+	ck_assert_str_eq(l.wl.items[5]->replica, "Worker#0");
+	ck_assert_int_eq(l.wl.items[5]->containers[0].cpu_limit, 6000);
+	ck_assert_str_eq(l.wl.items[6]->replica, "Worker");
+	ck_assert_int_eq(l.wl.items[6]->replicas, 1);
+	ck_assert_int_eq(l.wl.items[6]->containers[0].cpu_limit, 4000);
+	ck_assert_str_eq(l.wl.items[7]->replica, "PS");
+	ck_assert_int_eq(l.wl.items[7]->containers[0].cpu_limit, 1000);
+	/* mpijob: the launcher starts the ranks on the workers, which run
+	 * slotsPerWorker of them, no more than mpirun -np starts. */
+	w = l.wl.items[8];
+	ck_assert_str_eq(w->replica, "Launcher");
+	ck_assert(w->containers[0].not_training);
+	w = l.wl.items[9];
+	ck_assert_str_eq(w->replica, "Worker");
+	c = &w->containers[0];
+	ck_assert(c->run_container && c->has_slots);
+	ck_assert_str_eq(c->slots.text, "2");
+	ck_assert_str_eq(c->slots_from, "mpirun -np");
+	loaded_free(&l);
+}
+END_TEST
+
 START_TEST(names_and_plugins)
 {
 	struct loaded l;
@@ -494,6 +551,7 @@ polyaxon_suite(void)
 	tcase_add_test(tc, simplified_fields);
 	tcase_add_test(tc, simplified_variants);
 	tcase_add_test(tc, legacy);
+	tcase_add_test(tc, legacy_replicas);
 	tcase_add_test(tc, names_and_plugins);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, error_keeps_earlier_workloads);
