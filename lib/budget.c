@@ -81,10 +81,11 @@ cpl_budget_training(const struct cpl_workload *w,
 		return false;
 	if (c->run_container)
 		return true;
-	if (c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
-	    c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH ||
-	    c->launch.launcher == CPL_LAUNCH_ACCELERATE ||
-	    c->launch.launcher == CPL_LAUNCH_DEEPSPEED)
+	/* Every launcher shscan knows besides plain python starts training
+	 * ranks (torchrun, torch.distributed.launch, accelerate, deepspeed
+	 * ...). */
+	if (c->launch.launcher != CPL_LAUNCH_NONE &&
+	    c->launch.launcher != CPL_LAUNCH_PYTHON)
 		return true;
 	/* A server (Deployment, StatefulSet, DaemonSet, a restarted Pod):
 	 * GPUs serve models; only training code makes it training. */
