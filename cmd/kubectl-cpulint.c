@@ -56,7 +56,7 @@ usage(FILE *out)
 "                        warning (default), note or none\n"
 "      --color WHEN      auto (default: on a terminal, not with NO_COLOR),\n"
 "                        always or never\n"
-"  -v, --verbose         say what was read and loaded (to stderr)\n"
+"  -v, --verbose         say what was loaded, merged and skipped (stderr)\n"
 "Information:\n"
 "      --explain ID      print the documentation of rule ID (or name)\n"
 "      --list-rules      list the rules (--format json for JSON)\n"

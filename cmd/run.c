@@ -201,6 +201,43 @@ cpl_cli_run_live(struct options *o, int argc, char **argv)
 	return status;
 }
 
+/* -v: the workloads loaded (and merged), then the documents skipped. */
+static void
+print_loaded(const struct cpl_wlist *wl)
+{
+	size_t i;
+
+	for (i = 0; i < wl->count; i++) {
+		const struct cpl_workload *w = wl->items[i];
+		char *name = w->replica ?
+			     cpl_xasprintf("%s[%s]", w->name, w->replica) :
+			     cpl_xstrdup(w->name);
+
+		if (w->merged)
+			fprintf(stderr, "kubectl-cpulint: merged %s %s from %s "
+				"%s\n", w->kind, name,
+				w->file ? w->file : "-", w->merged_into);
+		else
+			fprintf(stderr, "kubectl-cpulint: loaded %s %s "
+				"(%zu container(s)) from %s%s\n", w->kind, name,
+				w->ncontainers, w->file ? w->file : "-",
+				w->template_only ? " (a template: no TrainJob "
+				"here uses it)" : "");
+		free(name);
+	}
+	for (i = 0; i < wl->nskipped; i++) {
+		const struct cpl_skip *k = &wl->skipped[i];
+
+		if (k->file)
+			fprintf(stderr, "kubectl-cpulint: skipped %s "
+				"(%s:%d): %s\n", k->what, k->file, k->line,
+				k->why);
+		else
+			fprintf(stderr, "kubectl-cpulint: skipped %s: %s\n",
+				k->what, k->why);
+	}
+}
+
 /* Runs the static lint and reports; returns the exit status. */
 int
 cpl_cli_run_static(struct options *o, int argc, char **argv)
@@ -247,16 +284,8 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	for (i = 0; i < o->npaths; i++)
 		cpl_engine_add_path(e, o->paths[i], !o->ignore_unknown);
 	cpl_engine_run(e);
-	if (o->verbose) {
-		const struct cpl_wlist *wl = cpl_engine_workloads(e);
-
-		for (i = 0; i < wl->count; i++)
-			fprintf(stderr, "kubectl-cpulint: loaded %s %s "
-				"(%zu container(s)) from %s\n",
-				wl->items[i]->kind, wl->items[i]->name,
-				wl->items[i]->ncontainers,
-				wl->items[i]->file ? wl->items[i]->file : "-");
-	}
+	if (o->verbose)
+		print_loaded(cpl_engine_workloads(e));
 	status = report(o, e, repo ? cpl_repo_root(repo) : NULL, argc, argv);
 	cpl_engine_free(e);
 	cpl_repo_free(repo);

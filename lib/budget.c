@@ -15,22 +15,82 @@
 #include "shell/shscan.h"
 #include "util.h"
 
+/* The receiver of a .step() call (callee[0, n)) is an optimizer or an
+ * AMP grad scaler: its last name is "opt" or holds "optim" or "scaler". */
+static bool
+optimizer_name(const char *callee, size_t n)
+{
+	const char *last = callee;
+	char low[64];
+	size_t i, len;
+
+	for (i = 0; i < n; i++)
+		if (callee[i] == '.')
+			last = callee + i + 1;
+	len = (size_t)(callee + n - last);
+	if (len == 0 || len >= sizeof(low))
+		return false;
+	for (i = 0; i < len; i++)
+		low[i] = (char)tolower((unsigned char)last[i]);
+	low[len] = '\0';
+	return strcmp(low, "opt") == 0 || strstr(low, "optim") != NULL ||
+	       strstr(low, "scaler") != NULL;
+}
+
+/*
+ * A training script, for a long-running controller whose command starts
+ * no launcher: the linked Python imports torch and trains, that is it
+ * builds a DataLoader, calls .backward(), or steps an optimizer
+ * (optimizer.step(), opt.step(), self.optim.step(), scaler.step(opt)).
+ * An inference server imports torch too, but does none of these; a
+ * learning-rate scheduler's .step() alone does not count.
+ */
+static bool
+training_script(const struct cpl_code *code)
+{
+	size_t i, j;
+
+	if (!cpl_code_imports_torch(code))
+		return false;
+	if (code->nloaders > 0)
+		return true;
+	for (i = 0; i < code->nfiles; i++) {
+		const struct cpl_pyfile *f = code->files[i];
+
+		for (j = 0; j < f->ncalls; j++) {
+			const char *callee = f->calls[j].callee;
+			const char *dot = callee ? strrchr(callee, '.') : NULL;
+
+			if (dot == NULL)
+				continue;
+			if (strcmp(dot, ".backward") == 0)
+				return true;
+			if (strcmp(dot, ".step") == 0 &&
+			    optimizer_name(callee, (size_t)(dot - callee)))
+				return true;
+		}
+	}
+	return false;
+}
+
 bool
 cpl_budget_training(const struct cpl_workload *w,
 		    const struct cpl_container *c)
 {
-	/* In a training job only the run container counts as such: a
-	 * runtime's dataset initializer is a training_job workload too. */
-	(void)w;
-	if (c->role != CPL_CROLE_MAIN)
+	if (c->role != CPL_CROLE_MAIN || c->not_training)
 		return false;
 	if (c->run_container)
 		return true;
-	if (c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
-	    c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH ||
-	    c->launch.launcher == CPL_LAUNCH_ACCELERATE ||
-	    c->launch.launcher == CPL_LAUNCH_DEEPSPEED)
+	/* Every launcher shscan knows besides plain python starts training
+	 * ranks (torchrun, torch.distributed.launch, accelerate, deepspeed
+	 * ...). */
+	if (c->launch.launcher != CPL_LAUNCH_NONE &&
+	    c->launch.launcher != CPL_LAUNCH_PYTHON)
 		return true;
+	/* A server (Deployment, StatefulSet, DaemonSet, a restarted Pod):
+	 * GPUs serve models; only training code makes it training. */
+	if (!w->run_to_completion)
+		return training_script(c->code);
 	if (c->gpus > 0)
 		return true;
 	return cpl_code_imports_torch(c->code);
@@ -150,6 +210,7 @@ cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 			rank_value(out, c, l->nproc.text, &l->nproc.pos, flag);
 		} else if ((pet = cpl_container_env_effective(c, "PET_NPROC_PER_NODE"))) {
 			rank_value(out, c, pet->value, &pet->pos,
+				   w->trainer ? "Trainer numProcPerNode" :
 				   "PET_NPROC_PER_NODE=");
 		} else if (w->has_nproc) {
 			rank_value(out, c, w->nproc.text, &w->nproc.pos,
@@ -184,6 +245,24 @@ cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 			       "deepspeed");
 		return;
 	default:
+		if (c->has_slots) {
+			/* MPI ranks: the operator's slots, or -np. */
+			rank_value(out, c, c->slots.text, &c->slots.pos,
+				   c->slots_from ? c->slots_from :
+				   "MPI slots");
+			return;
+		}
+		if (w->trainer != NULL && c->run_container) {
+			/* Trainer runs the command as it is; with none the
+			 * image's entrypoint decides. */
+			if (c->argc == 0)
+				amount(out, CPL_AMT_UNKNOWN, 1, NULL,
+				       "the image's entrypoint");
+			else
+				amount(out, CPL_AMT_KNOWN, 1, NULL,
+				       "one process");
+			return;
+		}
 		if (w->has_nproc && w->source != CPL_SRC_POLYAXON &&
 		    c->run_container && l->launcher == CPL_LAUNCH_NONE) {
 			/* A TrainJob runtime may wrap the command. */

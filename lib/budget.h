@@ -38,9 +38,16 @@ struct cpl_amount {
 				 * "OMP_NUM_THREADS=8", "--workers 6" */
 };
 
-/* DESIGN's training container: Polyaxon/Kubeflow run container, a
- * distributed launcher, GPUs, or linked Python importing torch; never an
- * init container or sidecar. */
+/*
+ * DESIGN's training container: the run container of a Polyaxonfile, a
+ * Kubeflow job replica or a TrainJob, or a container whose command starts
+ * a training launcher; in a run-to-completion kind also one with GPUs or
+ * whose linked Python imports torch; in a long-running one (a server)
+ * only one whose linked Python trains (imports torch and builds a
+ * DataLoader, calls backward or steps an optimizer).  Never an init
+ * container, a sidecar, a Trainer initializer or an MPI launcher whose
+ * ranks run elsewhere (not_training).  The one place that decides.
+ */
 bool cpl_budget_training(const struct cpl_workload *w,
 			 const struct cpl_container *c);
 

@@ -262,14 +262,21 @@ load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
 
 		if (doc == NULL)
 			continue;
-		if (cpl_manifest_detect(doc))
+		if (cpl_manifest_detect(doc)) {
 			rc = cpl_manifest_load(&e->workloads, s, doc,
 					       src->path, &err);
-		else if (cpl_polyaxon_detect(doc))
+		} else if (cpl_polyaxon_detect(doc)) {
 			rc = cpl_polyaxon_load(&e->workloads, s, doc,
 					       src->path, &err);
-		else
+		} else {
+			if (!cpl_ynode_is_null(doc))
+				cpl_wlist_skip(&e->workloads, src->path,
+					       doc->line, doc->column,
+					       "neither a Polyaxonfile nor a "
+					       "Kubernetes object",
+					       "document %zu", i + 1);
 			continue;
+		}
 		any = true;
 		if (rc < 0) {
 			cpl_engine_add_error(e, &err);
@@ -766,21 +773,35 @@ cmp_finding(const void *a, const void *b)
 	if (x->container && y->container &&
 	    (c = strcmp(x->container, y->container)) != 0)
 		return c;
-	if (x->object && y->object && (c = strcmp(x->object, y->object)) != 0)
+	if (x->file == NULL && x->object && y->object &&
+	    (c = strcmp(x->object, y->object)) != 0)
 		return c;
-	return strcmp(x->message, y->message);
+	if ((c = strcmp(x->message, y->message)) != 0)
+		return c;
+	if (x->object && y->object)
+		return strcmp(x->object, y->object);
+	return 0;
 }
 
-/* Same rule, place and message: one finding (a Deployment and its
- * ReplicaSet in one file, two replicas sharing an anchor). */
+/* Same rule and place: one finding.  With the same message: a Deployment
+ * and its ReplicaSet in one file, two replicas sharing an anchor.  For one
+ * container text that several workloads share (legacy Polyaxon replicas,
+ * a runtime merged into several TrainJobs) with messages that differ only
+ * in each workload's numbers, the first stands for all: one fix there
+ * fixes them all. */
 static bool
 same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
 {
-	return x->rule == y->rule && cpl_str_eq(x->file, y->file) &&
-	       x->line == y->line && x->column == y->column &&
-	       (x->file != NULL || cpl_str_eq(x->object, y->object)) &&
-	       cpl_str_eq(x->container, y->container) &&
-	       strcmp(x->message, y->message) == 0;
+	if (x->rule != y->rule || !cpl_str_eq(x->file, y->file) ||
+	    x->line != y->line || x->column != y->column ||
+	    !cpl_str_eq(x->container, y->container))
+		return false;
+	if (x->file == NULL && !cpl_str_eq(x->object, y->object))
+		return false;
+	if (strcmp(x->message, y->message) == 0)
+		return true;
+	return x->file != NULL && x->object && y->object &&
+	       strcmp(x->object, y->object) != 0;
 }
 
 /* The scanned Python of a source, scanning it the first time; a
@@ -847,7 +868,7 @@ link_all(struct cpl_engine *e)
 	for (i = 0; i < e->workloads.count; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
-		if (w->source == CPL_SRC_LIVE)
+		if (w->source == CPL_SRC_LIVE || w->merged)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
 			struct cpl_code *code;
@@ -938,6 +959,8 @@ cpl_engine_run(struct cpl_engine *e)
 	struct cpl_check ck = { .e = e };
 
 	rules = cpl_rules_all(&nrules);
+	/* TrainJobs meet their runtimes, whichever files they came from. */
+	cpl_trainer_join(&e->workloads);
 	/* Scan every Python target once, then link code to workloads. */
 	for (i = 0; i < e->nfiles; i++)
 		if (e->files[i]->linted)
@@ -960,6 +983,8 @@ cpl_engine_run(struct cpl_engine *e)
 				const struct cpl_workload *w =
 					e->workloads.items[i];
 
+				if (w->merged)
+					continue;
 				for (j = 0; j < w->ncontainers; j++)
 					rules[r]->check_container(&ck, w,
 						&w->containers[j]);

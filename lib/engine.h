@@ -84,7 +84,9 @@ const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 					  size_t *n);
 const struct cpl_error *cpl_engine_warnings(const struct cpl_engine *e,
 					    size_t *n);
-/* The workloads loaded (for tests and --verbose). */
+/* The workloads loaded and the documents skipped (for tests and
+ * --verbose); after cpl_engine_run() also the TrainJobs merged with their
+ * runtimes, the parts they were made of flagged merged. */
 const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
 
 /* The text of a file the engine read, or NULL; borrowed. */

@@ -311,6 +311,43 @@ mark_run_container(struct cpl_workload *w)
 		w->containers[pick].run_container = true;
 }
 
+/* The value of label key on obj, or NULL. */
+static const char *
+label(const json_t *obj, const char *key)
+{
+	return jstr(json_object_get(json_object_get(obj, "metadata"),
+				    "labels"), key);
+}
+
+/*
+ * What an operator's labels say a Pod is: a Trainer initializer (dataset
+ * or model) never trains; an MPI launcher (MPIJob, Trainer's MPI
+ * launcher) starts its ranks in the workers' Pods when it only runs
+ * mpirun.
+ */
+static void
+judge_pod_role(struct cpl_workload *w, const json_t *pod)
+{
+	const char *step = label(pod, "trainer.kubeflow.org/"
+				 "trainjob-ancestor-step");
+	const char *rjob = label(pod, "jobset.sigs.k8s.io/replicatedjob-name");
+	const char *rtype = label(pod, "training.kubeflow.org/replica-type");
+	const char *role = label(pod, "training.kubeflow.org/job-role");
+	size_t i;
+
+	if ((step && strstr(step, "initializer")) ||
+	    (rjob && strstr(rjob, "initializer"))) {
+		for (i = 0; i < w->ncontainers; i++) {
+			w->containers[i].not_training = true;
+			w->containers[i].run_container = false;
+		}
+		return;
+	}
+	if (cpl_str_eq(rtype, "launcher") || cpl_str_eq(role, "launcher") ||
+	    cpl_str_eq(rjob, "launcher"))
+		cpl_loader_mpi(w, true);
+}
+
 /*
  * Loads one object's JSON through the manifest loader and adds its
  * workloads (named after object) to the engine.  For a Pod, the new
@@ -355,6 +392,8 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 			w->training_job = true;
 			mark_run_container(w);
 		}
+		if (pod_w)
+			judge_pod_role(w, obj);
 		if (pod_w && *pod_w == NULL)
 			*pod_w = w;
 		cpl_engine_add_workload(l->e, w);
@@ -597,6 +636,53 @@ controller_pods(struct live *l, const struct kind *k, const json_t *obj,
 	free(sel);
 }
 
+/*
+ * The runtime a TrainJob names (spec.runtimeRef), read so that the engine
+ * lints the TrainJob merged with it.  Without it (not found, no RBAC) the
+ * TrainJob is linted from what it says, and a note says why.
+ */
+static void
+add_runtime(struct live *l, const json_t *tj, const char *ns,
+	    const char *object)
+{
+	const json_t *ref = json_object_get(json_object_get(tj, "spec"),
+					    "runtimeRef");
+	const char *kind = jstr(ref, "kind"), *name = jstr(ref, "name");
+	const char *group = jstr(ref, "apiGroup");
+	const char *api = jstr(tj, "apiVersion");
+	struct cpl_kube_ref r;
+	struct cpl_error err = { 0 };
+	json_t *rt = NULL;
+	bool cluster;
+	char *label_ns;
+
+	if (name == NULL || api == NULL ||
+	    (group && strcmp(group, "trainer.kubeflow.org") != 0))
+		return;
+	if (kind == NULL)
+		kind = "ClusterTrainingRuntime";
+	cluster = strcmp(kind, "ClusterTrainingRuntime") == 0;
+	if (!cluster && strcmp(kind, "TrainingRuntime") != 0)
+		return;
+	r = (struct cpl_kube_ref){ api, cluster ? "clustertrainingruntimes" :
+				   "trainingruntimes", cluster ? NULL : ns,
+				   name, NULL };
+	if (cpl_kubeclient_get(&rt, NULL, l->client, &r, &err) < 0) {
+		cpl_buf_addf(l->notes, "%s: its %s \"%s\" was not read (%s); "
+			     "linted from what the TrainJob says\n", object,
+			     kind, name, err.message ? err.message : "error");
+		cpl_error_clear(&err);
+		return;
+	}
+	resolve_env(l, rt, ns, 0);
+	label_ns = cpl_xasprintf(cluster ? "%s/%s" : "%s/%s/%s",
+				 cluster ? "clustertrainingruntime" :
+				 "trainingruntime", cluster ? name : ns, name);
+	add_object(l, rt, label_ns, false, NULL);
+	free(label_ns);
+	json_decref(rt);
+}
+
 /* One TYPE/NAME target (or a bare Pod name). */
 static void
 add_target(struct live *l, const char *target)
@@ -636,6 +722,8 @@ add_target(struct live *l, const char *target)
 	object = cpl_xasprintf("%s/%s/%s", k->label, ns, name);
 	add_object(l, obj, object, strcmp(k->resource, "pytorchjobs") == 0 ||
 		   strcmp(k->resource, "trainjobs") == 0, NULL);
+	if (strcmp(k->resource, "trainjobs") == 0)
+		add_runtime(l, obj, ns, object);
 	free(object);
 	controller_pods(l, k, obj, ns, name);
 out:

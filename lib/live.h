@@ -5,7 +5,9 @@
  *
  * A Pod is read with its owner chain (ReplicaSet → Deployment, Job →
  * CronJob, PyTorchJob, TrainJob) so a Kubeflow pod is judged as a training
- * pod; env from ConfigMaps (envFrom, configMapKeyRef) is resolved by
+ * pod (its operator labels tell initializers and MPI launchers apart); a
+ * TrainJob is read with the runtime it names and linted merged with it
+ * (the engine joins them); env from ConfigMaps (envFrom, configMapKeyRef) is resolved by
  * reading those ConfigMaps, each once; Secrets are never read (their
  * values stay unknown).  A controller is linted as its template and
  * through its live Pods.  Throttling comes from the kubelet's cAdvisor

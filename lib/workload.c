@@ -4,6 +4,7 @@
  */
 #include "workload.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,31 @@ cpl_workload_add_container(struct cpl_workload *w)
 	return c;
 }
 
+/* Frees what container c holds (not c itself). */
+static void
+container_clear(struct cpl_container *c)
+{
+	free(c->name);
+	free(c->image);
+	free(c->slots.text);
+	cpl_words_free(c->argv, c->argc);
+	cpl_envs_free(c->env, c->nenv);
+	cpl_strmap_free(&c->env_at);
+	cpl_launch_clear(&c->launch);
+	free(c->throttle_note);
+}
+
+static void
+trainer_free(struct cpl_trainer *t)
+{
+	if (t == NULL)
+		return;
+	free(t->ref_kind);
+	free(t->ref_name);
+	free(t->nproc.text);
+	free(t->policy_nproc.text);
+	free(t);
+}
 
 void
 cpl_workload_free(struct cpl_workload *w)
@@ -46,17 +72,8 @@ cpl_workload_free(struct cpl_workload *w)
 
 	if (w == NULL)
 		return;
-	for (i = 0; i < w->ncontainers; i++) {
-		struct cpl_container *c = &w->containers[i];
-
-		free(c->name);
-		free(c->image);
-		cpl_words_free(c->argv, c->argc);
-		cpl_envs_free(c->env, c->nenv);
-		cpl_strmap_free(&c->env_at);
-		cpl_launch_clear(&c->launch);
-		free(c->throttle_note);
-	}
+	for (i = 0; i < w->ncontainers; i++)
+		container_clear(&w->containers[i]);
 	free(w->containers);
 	free(w->kind);
 	free(w->name);
@@ -65,7 +82,158 @@ cpl_workload_free(struct cpl_workload *w)
 	free(w->file);
 	free(w->object);
 	free(w->nproc.text);
+	free(w->merged_into);
+	trainer_free(w->trainer);
 	free(w);
+}
+
+/* Copies n words (texts duplicated, positions shared). */
+static struct cpl_word *
+words_dup(const struct cpl_word *v, size_t n)
+{
+	struct cpl_word *d;
+	size_t i;
+
+	if (n == 0)
+		return NULL;
+	d = cpl_xcalloc(n, sizeof(*d));
+	for (i = 0; i < n; i++)
+		d[i] = cpl_word_dup(&v[i]);
+	return d;
+}
+
+/* Copies n variables (names and values duplicated). */
+static struct cpl_env *
+envs_dup(const struct cpl_env *v, size_t n)
+{
+	struct cpl_env *d;
+	size_t i;
+
+	if (n == 0)
+		return NULL;
+	d = cpl_xcalloc(n, sizeof(*d));
+	for (i = 0; i < n; i++) {
+		d[i].name = cpl_xstrdup(v[i].name);
+		d[i].value = cpl_xstrdup(v[i].value);
+		d[i].pos = v[i].pos;
+	}
+	return d;
+}
+
+/* A word copied, or a zero word when w has no text. */
+static struct cpl_word
+word_copy(const struct cpl_word *w)
+{
+	struct cpl_word z = { NULL, { NULL, 0, 0 } };
+
+	return w->text ? cpl_word_dup(w) : z;
+}
+
+/* Copies launch src into dst (zeroed). */
+static void
+launch_copy(struct cpl_launch *dst, const struct cpl_launch *src)
+{
+	size_t i;
+
+	*dst = *src;
+	dst->launcher_word = word_copy(&src->launcher_word);
+	dst->nproc = word_copy(&src->nproc);
+	dst->script = word_copy(&src->script);
+	dst->args = words_dup(src->args, src->nargs);
+	dst->exports = envs_dup(src->exports, src->nexports);
+	dst->hostcounts = NULL;
+	if (src->nhostcounts > 0)
+		dst->hostcounts = cpl_xcalloc(src->nhostcounts,
+					      sizeof(*dst->hostcounts));
+	for (i = 0; i < src->nhostcounts; i++) {
+		dst->hostcounts[i].expr = word_copy(&src->hostcounts[i].expr);
+		dst->hostcounts[i].sizes =
+			cpl_xstrdup(src->hostcounts[i].sizes);
+	}
+}
+
+void
+cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
+{
+	size_t i;
+
+	if (dst == src)
+		return;
+	container_clear(dst);
+	*dst = *src;
+	dst->name = cpl_xstrdup(src->name);
+	dst->image = cpl_xstrdup(src->image);
+	dst->slots = word_copy(&src->slots);
+	dst->argv = words_dup(src->argv, src->argc);
+	dst->argv_cap = src->argc;
+	dst->env = envs_dup(src->env, src->nenv);
+	dst->env_cap = src->nenv;
+	/* The copy's own name index, over its own name strings. */
+	memset(&dst->env_at, 0, sizeof(dst->env_at));
+	for (i = 0; i < dst->nenv; i++)
+		cpl_strmap_put(&dst->env_at, dst->env[i].name,
+			       (void *)(uintptr_t)(i + 1));
+	launch_copy(&dst->launch, &src->launch);
+	dst->code = NULL;
+	dst->throttle_note = cpl_xstrdup(src->throttle_note);
+}
+
+void
+cpl_container_copy_command(struct cpl_container *dst,
+			   const struct cpl_container *src)
+{
+	cpl_words_free(dst->argv, dst->argc);
+	cpl_launch_clear(&dst->launch);
+	dst->argv = words_dup(src->argv, src->argc);
+	dst->argc = dst->argv_cap = src->argc;
+	dst->ncommand = src->ncommand;
+	launch_copy(&dst->launch, &src->launch);
+}
+
+struct cpl_trainer *
+cpl_workload_trainer(struct cpl_workload *w)
+{
+	if (w->trainer == NULL)
+		w->trainer = cpl_xcalloc(1, sizeof(*w->trainer));
+	return w->trainer;
+}
+
+struct cpl_workload *
+cpl_workload_copy(const struct cpl_workload *w)
+{
+	struct cpl_workload *d = cpl_xcalloc(1, sizeof(*d));
+	size_t i;
+
+	*d = *w;
+	d->kind = cpl_xstrdup(w->kind);
+	d->name = cpl_xstrdup(w->name);
+	d->namespace = cpl_xstrdup(w->namespace);
+	d->replica = cpl_xstrdup(w->replica);
+	d->file = cpl_xstrdup(w->file);
+	d->object = cpl_xstrdup(w->object);
+	d->nproc = word_copy(&w->nproc);
+	d->merged = false;
+	d->merged_into = NULL;
+	d->trainer = NULL;
+	if (w->trainer) {
+		d->trainer = cpl_xcalloc(1, sizeof(*d->trainer));
+		*d->trainer = *w->trainer;
+		d->trainer->ref_kind = cpl_xstrdup(w->trainer->ref_kind);
+		d->trainer->ref_name = cpl_xstrdup(w->trainer->ref_name);
+		d->trainer->nproc = word_copy(&w->trainer->nproc);
+		d->trainer->policy_nproc =
+			word_copy(&w->trainer->policy_nproc);
+	}
+	d->containers = NULL;
+	d->ncontainers = 0;
+	if (w->ncontainers > 0)
+		d->containers = cpl_xcalloc(w->ncontainers,
+					    sizeof(*d->containers));
+	for (i = 0; i < w->ncontainers; i++) {
+		cpl_container_copy(&d->containers[i], &w->containers[i]);
+		d->ncontainers++;
+	}
+	return d;
 }
 
 void
@@ -132,6 +300,25 @@ cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w)
 }
 
 void
+cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line, int column,
+	       const char *why, const char *fmt, ...)
+{
+	struct cpl_skip *k;
+	va_list ap;
+
+	cpl_xgrow((void **)&l->skipped, &l->skipped_cap, l->nskipped + 1,
+		  sizeof(*l->skipped));
+	k = &l->skipped[l->nskipped++];
+	va_start(ap, fmt);
+	k->what = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	k->why = cpl_xstrdup(why);
+	k->file = cpl_xstrdup(file);
+	k->line = line;
+	k->column = column;
+}
+
+void
 cpl_wlist_free(struct cpl_wlist *l)
 {
 	size_t i;
@@ -141,6 +328,12 @@ cpl_wlist_free(struct cpl_wlist *l)
 	for (i = 0; i < l->count; i++)
 		cpl_workload_free(l->items[i]);
 	free(l->items);
+	for (i = 0; i < l->nskipped; i++) {
+		free(l->skipped[i].what);
+		free(l->skipped[i].why);
+		free(l->skipped[i].file);
+	}
+	free(l->skipped);
 	memset(l, 0, sizeof(*l));
 }
 

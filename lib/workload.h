@@ -7,7 +7,9 @@
  *
  * Ownership: a workload owns all its strings and arrays; free it with
  * cpl_workload_free().  struct cpl_pos.file is borrowed from the owning
- * workload's file (or NULL for live objects).
+ * workload's file (or NULL for live objects); a TrainJob merged with its
+ * runtime (cpl_trainer_join) borrows from the TrainJob and runtime
+ * workloads it was made of, which stay in the same list.
  */
 #ifndef CPL_WORKLOAD_H
 #define CPL_WORKLOAD_H
@@ -44,6 +46,13 @@ struct cpl_container {
 	enum cpl_crole role;
 	bool run_container;	/* Polyaxon run container or a Kubeflow job
 				 * replica's main container */
+	bool not_training;	/* never a training container, whatever it
+				 * runs: a Trainer initializer, an MPI
+				 * launcher whose ranks run in other Pods */
+	bool has_slots;		/* MPI ranks run in this container */
+	struct cpl_word slots;	/* how many: slotsPerWorker,
+				 * numProcPerNode, a local mpirun -np */
+	const char *slots_from;	/* static text naming it for messages */
 	struct cpl_pos pos;	/* the container's mapping */
 	struct cpl_word *argv;	/* command then args, templates expanded */
 	size_t argc;
@@ -79,6 +88,59 @@ enum cpl_source {
 	CPL_SRC_LIVE,
 };
 
+/* Kubeflow Trainer: the step of a TrainJob a runtime's replicated job
+ * runs (its trainer.kubeflow.org/trainjob-ancestor-step label). */
+enum cpl_tstep {
+	CPL_TSTEP_OTHER,	/* MPI node workers, anything else */
+	CPL_TSTEP_TRAINER,	/* its "node" container is what the TrainJob's
+				 * trainer overrides */
+	CPL_TSTEP_INIT,		/* dataset-initializer, model-initializer */
+};
+
+/* Kubeflow Trainer: the runtime's mlPolicy. */
+enum cpl_tpolicy {
+	CPL_TPOLICY_NONE,
+	CPL_TPOLICY_TORCH,	/* the torch plugin sets PET_NPROC_PER_NODE */
+	CPL_TPOLICY_MPI,	/* ranks are MPI slots on the node Pods */
+};
+
+/*
+ * What the engine needs to merge a TrainJob with the (Cluster)Training-
+ * Runtime it names (cpl_trainer_join, load/trainer.c), kept on the
+ * workloads because the YAML is gone by then.  On a TrainJob: its
+ * runtimeRef and which trainer fields it writes (their values are in its
+ * one "node" container).  On each replicated job of a runtime: the step
+ * and the runtime's mlPolicy.  Owned by the workload.
+ */
+struct cpl_trainer {
+	/* A TrainJob. */
+	char *ref_kind;		/* ClusterTrainingRuntime (the default) or
+				 * TrainingRuntime; NULL: another API group */
+	char *ref_name;		/* NULL: no runtimeRef.name */
+	bool set_image;
+	bool set_command;
+	bool set_args;
+	bool set_rpn;		/* resourcesPerNode written */
+	bool set_resources;	/* ... with limits or requests */
+	bool set_limits;	/* resourcesPerNode.limits written */
+	bool set_requests;
+	bool gpu_limits;	/* a resource named *gpu* in limits */
+	bool gpu_requests;
+	bool set_nodes;
+	long nodes;		/* numNodes */
+	struct cpl_pos nodes_pos;
+	bool set_nproc;
+	struct cpl_word nproc;	/* numProcPerNode */
+	/* A runtime's replicated job. */
+	enum cpl_tstep step;
+	enum cpl_tpolicy policy;
+	bool set_policy_nodes;
+	long policy_nodes;	/* mlPolicy.numNodes */
+	bool set_policy_nproc;
+	struct cpl_word policy_nproc;	/* mlPolicy.torch|mpi.numProcPerNode */
+	bool launcher_as_node;	/* mlPolicy.mpi.runLauncherAsNode */
+};
+
 struct cpl_workload {
 	enum cpl_source source;
 	char *kind;		/* "Pod", "PyTorchJob", "Polyaxon job" ... */
@@ -98,15 +160,39 @@ struct cpl_workload {
 					 * PET_NPROC_PER_NODE, default auto */
 	bool platform_shm;	/* the platform mounts /dev/shm (Polyaxon
 				 * unless plugins.shm is false) */
+	bool run_to_completion;	/* a Job, CronJob, Kubeflow or Trainer job,
+				 * JobSet, Volcano Job, Polyaxon run, or a
+				 * Pod with restartPolicy Never/OnFailure (or
+				 * owned by a job): not a server */
+	bool template_only;	/* a training runtime no TrainJob of the run
+				 * uses: resources and env come from each
+				 * TrainJob, so their absence is no finding */
+	bool merged;		/* merged into another workload (a TrainJob
+				 * with its runtime): not linted itself */
+	char *merged_into;	/* with merged: "into TrainJob \"x\"", "with
+				 * its runtime ...", for -v */
+	struct cpl_trainer *trainer;	/* Kubeflow Trainer; NULL otherwise */
 	struct cpl_container *containers;
 	size_t ncontainers;
 };
 
-/* A growable list of owned workloads. */
+/* A document read but not turned into workloads, and why (for -v). */
+struct cpl_skip {
+	char *what;		/* "Ingress \"web\"", "document 2" */
+	char *why;		/* "not a workload" */
+	char *file;		/* NULL for live objects */
+	int line;
+	int column;
+};
+
+/* A growable list of owned workloads, and the documents skipped. */
 struct cpl_wlist {
 	struct cpl_workload **items;
 	size_t count;
 	size_t cap;
+	struct cpl_skip *skipped;
+	size_t nskipped;
+	size_t skipped_cap;
 };
 
 struct cpl_workload *cpl_workload_new(enum cpl_source source,
@@ -114,6 +200,21 @@ struct cpl_workload *cpl_workload_new(enum cpl_source source,
 /* Appends a zeroed container (CPU fields CPL_CPU_ABSENT); borrowed. */
 struct cpl_container *cpl_workload_add_container(struct cpl_workload *w);
 void cpl_workload_free(struct cpl_workload *w);	/* NULL-safe */
+/*
+ * A deep copy of w (containers, env, launch, trainer), kept apart from
+ * derived state: code is not copied (linking comes later).  Positions are
+ * copied as they are, so they keep borrowing their file names from w (or
+ * whatever w borrowed from); w must outlive the copy.
+ */
+struct cpl_workload *cpl_workload_copy(const struct cpl_workload *w);
+/* Copies container src over dst (dst's old contents freed), as above. */
+void cpl_container_copy(struct cpl_container *dst,
+			const struct cpl_container *src);
+/* Copies src's command line over dst's: argv, ncommand and the launch. */
+void cpl_container_copy_command(struct cpl_container *dst,
+				const struct cpl_container *src);
+/* The Trainer record of w, created (zeroed) when it has none. */
+struct cpl_trainer *cpl_workload_trainer(struct cpl_workload *w);
 
 void cpl_container_add_arg(struct cpl_container *c, const char *text,
 			   struct cpl_pos pos);
@@ -128,6 +229,11 @@ const struct cpl_env *cpl_container_env_effective(
 	const struct cpl_container *c, const char *name);
 
 void cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w);
+/* Records a skipped document: what (printf) at file:line:column, and why
+ * (copied). */
+void cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line,
+		    int column, const char *why, const char *fmt, ...)
+	CPL_PRINTF(6, 7);
 void cpl_wlist_free(struct cpl_wlist *l);	/* frees the workloads too */
 
 /* Duplicates a word (text copied, pos shared). */

@@ -13,7 +13,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	long need, t, wk;
 
-	if (!cpl_budget_training(w, c) || c->cpu_request != CPL_CPU_ABSENT ||
+	/* A runtime alone is a template: each TrainJob brings resources. */
+	if (!cpl_budget_training(w, c) || w->template_only ||
+	    c->cpu_request != CPL_CPU_ABSENT ||
 	    c->cpu_limit != CPL_CPU_ABSENT)
 		return;
 	cpl_facts_gather(&f, w, c);

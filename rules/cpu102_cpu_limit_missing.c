@@ -12,7 +12,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	char req[16];
 
-	if (!cpl_budget_training(w, c) || c->cpu_limit != CPL_CPU_ABSENT)
+	if (!cpl_budget_training(w, c) || w->template_only ||
+	    c->cpu_limit != CPL_CPU_ABSENT)
 		return;
 	if (c->cpu_request >= 0) {
 		cpl_budget_cpus_str(req, sizeof(req), c->cpu_request);

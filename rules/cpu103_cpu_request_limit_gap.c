@@ -16,8 +16,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	long b, t, wk;
 	struct cpl_amount ranks;
 
-	if (!cpl_budget_training(w, c) || c->cpu_request < 0 ||
-	    c->cpu_limit < 0 || c->cpu_request >= c->cpu_limit)
+	if (!cpl_budget_training(w, c) || w->template_only ||
+	    c->cpu_request < 0 || c->cpu_limit < 0 ||
+	    c->cpu_request >= c->cpu_limit)
 		return;
 	cpl_budget_cpus_str(req, sizeof(req), c->cpu_request);
 	cpl_budget_cpus_str(lim, sizeof(lim), c->cpu_limit);

@@ -33,7 +33,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	const struct cpl_pos *at;
 
-	if (!cpl_budget_training(w, c) || c->env_from ||
+	/* A runtime alone is a template: each TrainJob brings env. */
+	if (!cpl_budget_training(w, c) || w->template_only || c->env_from ||
 	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
 	    code_sets_threads(c->code))
 		return;

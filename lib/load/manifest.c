@@ -2,9 +2,12 @@
  * manifest.c — Kubernetes objects (YAML or JSON) → workloads.
  *
  * One workload per Pod template: a Pod, a controller's template, each
- * replica type of a Kubeflow job, a TrainJob's trainer, each replicated
- * job of a training runtime.  The container reader at the bottom is shared
- * with the Polyaxon loader (cpl_manifest_container).
+ * replica type of a Kubeflow job, each replicated job of a JobSet, each
+ * task of a Volcano Job, a LeaderWorkerSet's leader and workers, the
+ * objects an AppWrapper wraps; Kubeflow Trainer kinds are read by
+ * trainer.c with the pieces exported here.  Every object that gives no
+ * workload is recorded as skipped, with why.  The container reader is
+ * shared with the Polyaxon loader (cpl_manifest_container).
  *
  * Invariant: a workload enters the caller's list only once it is complete;
  * when reading it fails it is freed here, so the list never holds a
@@ -473,6 +476,23 @@ load_pod_spec(struct cpl_workload *w, const struct cpl_ystream *s,
 	return 0;
 }
 
+int
+cpl_manifest_pod_spec(struct cpl_workload *w, const struct cpl_ystream *s,
+		      const struct cpl_ynode *spec, const char *path,
+		      struct cpl_error *err)
+{
+	return load_pod_spec(w, s, spec, false, NULL, path, err);
+}
+
+int
+cpl_manifest_trainer(struct cpl_container *c, const struct cpl_ystream *s,
+		     const struct cpl_ynode *node, const char *path,
+		     struct cpl_error *err)
+{
+	return read_container(c, s, node, "resourcesPerNode", NULL, path,
+			      NULL, err);
+}
+
 /*
  * Follows keys (NULL-terminated) from n.  *out is the mapping at the end,
  * or NULL when a key is absent; a non-mapping on the way is an error.
@@ -498,11 +518,19 @@ walk(const struct cpl_ynode **out, const struct cpl_ynode *n,
 	return 0;
 }
 
+int
+cpl_manifest_walk(const struct cpl_ynode **out, const struct cpl_ynode *n,
+		  const char *const *keys, const char *path,
+		  struct cpl_error *err)
+{
+	return walk(out, n, keys, path, err);
+}
+
 /* ---- objects ---------------------------------------------------------- */
 
-/* A new workload for object obj of kind kind, named from its metadata. */
-static struct cpl_workload *
-new_workload(const struct cpl_ynode *obj, const char *kind, const char *path)
+struct cpl_workload *
+cpl_manifest_workload(const struct cpl_ynode *obj, const char *kind,
+		      const char *path)
 {
 	const struct cpl_ynode *md = cpl_ynode_get(obj, "metadata");
 	const char *name = cpl_ynode_gets(md, "name");
@@ -547,6 +575,64 @@ finish(struct cpl_wlist *out, struct cpl_workload *w, int rc)
 	return rc;
 }
 
+/* Records that object obj of kind kind was skipped, and why. */
+static void
+skip(struct cpl_wlist *out, const struct cpl_ynode *obj, const char *kind,
+     const char *path, const char *why)
+{
+	const char *name = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"),
+					  "name");
+
+	if (name)
+		cpl_wlist_skip(out, path, obj->line, obj->column, why,
+			       "%s \"%s\"", kind, name);
+	else
+		cpl_wlist_skip(out, path, obj->line, obj->column, why, "%s",
+			       kind);
+}
+
+/* Somewhere under n (a few levels down) is a list of containers. */
+static bool
+holds_containers(const struct cpl_ynode *n, int depth)
+{
+	size_t i;
+
+	if (n == NULL || depth > 10)
+		return false;
+	if (n->kind == CPL_Y_SEQ) {
+		for (i = 0; i < n->count; i++)
+			if (holds_containers(n->items[i], depth + 1))
+				return true;
+		return false;
+	}
+	if (n->kind != CPL_Y_MAP)
+		return false;
+	for (i = 0; i < n->count; i++) {
+		const struct cpl_ynode *k = n->pairs[i].key;
+		const struct cpl_ynode *v = n->pairs[i].value;
+
+		if (cpl_str_eq(cpl_ynode_str(k), "containers") &&
+		    cpl_ynode_is_seq(v))
+			return true;
+		if (!cpl_str_eq(cpl_ynode_str(k), "status") &&
+		    holds_containers(v, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* Skips an object no loader reads, saying whether it holds Pods. */
+static int
+skip_unknown(struct cpl_wlist *out, const struct cpl_ynode *obj,
+	     const char *kind, const char *path)
+{
+	skip(out, obj, kind, path,
+	     holds_containers(cpl_ynode_get(obj, "spec"), 0) ?
+	     "a kind cpulint does not read (it holds containers)" :
+	     "not a workload");
+	return 0;
+}
+
 /* Where the Pod spec sits in a core kind. */
 static const char *const k_pod[] = { "spec", NULL };
 static const char *const k_tmpl[] = { "spec", "template", "spec", NULL };
@@ -561,18 +647,20 @@ struct core_kind {
 	const char *old_group;	/* an older group that served it, or NULL */
 	const char *const *keys;	/* path to the Pod spec */
 	bool scaled;			/* spec.replicas counts its Pods */
+	bool completes;			/* runs to completion (a Pod and a
+					 * PodTemplate: by restartPolicy) */
 };
 
 static const struct core_kind core_kinds[] = {
-	{ "Pod", "", NULL, k_pod, false },
-	{ "Deployment", "apps", "extensions", k_tmpl, true },
-	{ "StatefulSet", "apps", NULL, k_tmpl, true },
-	{ "DaemonSet", "apps", "extensions", k_tmpl, false },
-	{ "ReplicaSet", "apps", "extensions", k_tmpl, true },
-	{ "ReplicationController", "", NULL, k_tmpl, true },
-	{ "PodTemplate", "", NULL, k_podtmpl, false },
-	{ "Job", "batch", NULL, k_tmpl, false },
-	{ "CronJob", "batch", NULL, k_cron, false },
+	{ "Pod", "", NULL, k_pod, false, false },
+	{ "Deployment", "apps", "extensions", k_tmpl, true, false },
+	{ "StatefulSet", "apps", NULL, k_tmpl, true, false },
+	{ "DaemonSet", "apps", "extensions", k_tmpl, false, false },
+	{ "ReplicaSet", "apps", "extensions", k_tmpl, true, false },
+	{ "ReplicationController", "", NULL, k_tmpl, true, false },
+	{ "PodTemplate", "", NULL, k_podtmpl, false, false },
+	{ "Job", "batch", NULL, k_tmpl, false, true },
+	{ "CronJob", "batch", NULL, k_cron, false, true },
 };
 
 /* apiVersion api is in group ("" = core: no group prefix). */
@@ -589,6 +677,42 @@ in_group(const char *api, const char *group)
 	return strncmp(api, group, n) == 0 && api[n] == '/';
 }
 
+/* An owner that runs to completion: a Job, CronJob, JobSet or any
+ * operator's *Job (PyTorchJob, MPIJob, TrainJob, RayJob ...). */
+static bool
+owned_by_job(const struct cpl_ynode *obj)
+{
+	const struct cpl_ynode *refs = cpl_ynode_path(obj, "metadata",
+						      "ownerReferences",
+						      NULL);
+	size_t i;
+
+	if (!cpl_ynode_is_seq(refs))
+		return false;
+	for (i = 0; i < refs->count; i++) {
+		const char *k = cpl_ynode_gets(refs->items[i], "kind");
+
+		if (k && (cpl_str_ends(k, "Job") ||
+			  strcmp(k, "JobSet") == 0))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a Pod (spec: its spec) runs to completion: restartPolicy Never
+ * or OnFailure, or a job owns it.  A bare Pod's default is Always: it is
+ * restarted like a server's.
+ */
+static bool
+pod_completes(const struct cpl_ynode *obj, const struct cpl_ynode *spec)
+{
+	const char *rp = cpl_ynode_gets(spec, "restartPolicy");
+
+	return cpl_str_eq(rp, "Never") || cpl_str_eq(rp, "OnFailure") ||
+	       owned_by_job(obj);
+}
+
 /* Loads a built-in kind: one workload, when it has a Pod spec. */
 static int
 load_core(struct cpl_wlist *out, const struct cpl_ystream *s,
@@ -600,14 +724,21 @@ load_core(struct cpl_wlist *out, const struct cpl_ystream *s,
 
 	if (walk(&spec, obj, k->keys, path, err) < 0)
 		return -1;
-	if (spec == NULL)
+	if (spec == NULL) {
+		skip(out, obj, k->kind, path, "no Pod template");
 		return 0;
-	w = new_workload(obj, k->kind, path);
+	}
+	w = cpl_manifest_workload(obj, k->kind, path);
 	if (k->scaled)
 		w->replicas = get_long(cpl_ynode_get(obj, "spec"), "replicas",
 				       1);
-	return finish(out, w, load_pod_spec(w, s, spec, false, NULL, path,
-					    err));
+	w->run_to_completion = k->completes ||
+		((k->keys == k_pod || k->keys == k_podtmpl) &&
+		 pod_completes(obj, spec));
+	if (load_pod_spec(w, s, spec, false, NULL, path, err) < 0)
+		return finish(out, w, -1);
+	cpl_loader_mpi(w, false);
+	return finish(out, w, 0);
 }
 
 /* The main container names of the Kubeflow v1 frameworks. */
@@ -662,6 +793,52 @@ find_replica_specs(const struct cpl_ynode **out, const struct cpl_ynode *spec,
 	return 0;
 }
 
+/* Gives every run container of w the MPI slots node n says (text def
+ * when n is absent). */
+static void
+set_slots(struct cpl_workload *w, const struct cpl_ynode *n,
+	  const char *def, const char *from, const char *def_from)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (!c->run_container || c->has_slots)
+			continue;
+		c->has_slots = true;
+		if (cpl_ynode_is_scalar(n) && !cpl_ynode_is_null(n)) {
+			c->slots.text = cpl_xstrdup(n->value);
+			c->slots.pos = cpl_loader_pos(w->file, n);
+			c->slots_from = from;
+		} else {
+			c->slots.text = cpl_xstrdup(def);
+			c->slots_from = def_from;
+		}
+	}
+}
+
+/*
+ * An MPIJob replica (kubeflow.org v1 and v2beta1): the workers are the
+ * nodes, slotsPerWorker ranks each; the launcher only starts them with
+ * mpirun unless runLauncherAsNode puts it in the hostfile too.
+ */
+static void
+mpijob_replica(struct cpl_workload *w, const struct cpl_ynode *spec)
+{
+	const struct cpl_ynode *slots = cpl_ynode_get(spec, "slotsPerWorker");
+	bool launcher = cpl_str_eq(w->replica, "Launcher") ||
+			cpl_str_eq(w->replica, "launcher");
+
+	if (launcher && cpl_ynode_bool(cpl_ynode_get(spec,
+						     "runLauncherAsNode")) != 1) {
+		cpl_loader_mpi(w, true);
+		return;
+	}
+	set_slots(w, slots, "1", "slotsPerWorker",
+		  "slotsPerWorker (default)");
+}
+
 /*
  * A Kubeflow v1 job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
  * JAXJob ...): one workload per replica type of spec.*ReplicaSpecs.
@@ -675,16 +852,15 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 	static const char *const k_rtmpl[] = { "template", "spec", NULL };
 	const struct cpl_ynode *spec, *specs, *nproc;
 	bool pytorch = strcmp(kind, "PyTorchJob") == 0;
-	size_t i;
+	bool mpi = strcmp(kind, "MPIJob") == 0;
+	size_t i, first = out->count;
 
 	if (walk(&spec, obj, k_spec, path, err) < 0)
 		return -1;
-	if (spec == NULL)
-		return 0;
-	if (find_replica_specs(&specs, spec, path, err) < 0)
+	if (spec != NULL && find_replica_specs(&specs, spec, path, err) < 0)
 		return -1;
-	if (specs == NULL)
-		return 0;
+	if (spec == NULL || specs == NULL)
+		return skip_unknown(out, obj, kind, path);
 	nproc = cpl_ynode_get(spec, "nprocPerNode");
 	if (cpl_loader_absent(nproc))
 		nproc = cpl_ynode_path(spec, "elasticPolicy", "nProcPerNode",
@@ -704,109 +880,221 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 			return -1;
 		if (pod == NULL)
 			continue;
-		w = new_workload(obj, kind, path);
+		w = cpl_manifest_workload(obj, kind, path);
 		w->replica = cpl_xstrdup(cpl_ynode_str(key));
 		w->replicas = get_long(rs, "replicas", 1);
 		w->training_job = true;
+		w->run_to_completion = true;
 		if (pytorch && !set_nproc(w, nproc))
 			w->nproc_default_auto = true;
-		if (finish(out, w, load_pod_spec(w, s, pod, true,
-						 kf_names(kind), path,
-						 err)) < 0)
-			return -1;
+		if (load_pod_spec(w, s, pod, true, kf_names(kind), path,
+				  err) < 0)
+			return finish(out, w, -1);
+		if (mpi)
+			mpijob_replica(w, spec);
+		finish(out, w, 0);
 	}
+	if (mpi)
+		cpl_loader_mpi_cap(out, first);
 	return 0;
 }
 
-/* A Trainer v2 TrainJob: one workload, one "node" container. */
-static int
-load_trainjob(struct cpl_wlist *out, const struct cpl_ystream *s,
-	      const struct cpl_ynode *obj, const char *kind, const char *path,
-	      struct cpl_error *err)
-{
-	static const char *const k_trainer[] = { "spec", "trainer", NULL };
-	const struct cpl_ynode *trainer;
-	struct cpl_workload *w;
-	struct cpl_container *c;
-
-	if (walk(&trainer, obj, k_trainer, path, err) < 0)
-		return -1;
-	if (trainer == NULL)
-		return 0;
-	w = new_workload(obj, kind, path);
-	w->replicas = get_long(trainer, "numNodes", 1);
-	w->training_job = true;
-	set_nproc(w, cpl_ynode_get(trainer, "numProcPerNode"));
-	c = cpl_workload_add_container(w);
-	c->name = cpl_xstrdup("node");
-	c->run_container = true;
-	return finish(out, w, read_container(c, s, trainer,
-					     "resourcesPerNode", NULL, path,
-					     NULL, err));
-}
+/* ---- JobSet, Volcano Job, LeaderWorkerSet ----------------------------- */
 
 /*
- * A TrainingRuntime or ClusterTrainingRuntime: one workload per replicated
- * job of its JobSet template.  The "node" job takes mlPolicy's numNodes
- * and numProcPerNode.
+ * A JobSet (jobset.x-k8s.io): one workload per replicated job, whose
+ * template is a Job template; replicas x parallelism Pods.
  */
 static int
-load_runtime(struct cpl_wlist *out, const struct cpl_ystream *s,
-	     const struct cpl_ynode *obj, const char *kind, const char *path,
-	     struct cpl_error *err)
+load_jobset(struct cpl_wlist *out, const struct cpl_ystream *s,
+	    const struct cpl_ynode *obj, const char *path,
+	    struct cpl_error *err)
 {
-	static const char *const k_js[] = { "spec", "template", "spec", NULL };
-	static const char *const k_jspod[] = { "template", "spec", "template",
-					     "spec", NULL };
-	static const char *const run_names[] = { "node", NULL };
-	const struct cpl_ynode *js, *jobs, *policy, *nproc;
+	static const char *const k_jpod[] = { "template", "spec", "template",
+					      "spec", NULL };
+	const struct cpl_ynode *jobs = cpl_ynode_path(obj, "spec",
+						      "replicatedJobs", NULL);
 	size_t i;
 
-	if (walk(&js, obj, k_js, path, err) < 0)
-		return -1;
-	jobs = cpl_ynode_get(js, "replicatedJobs");
-	if (cpl_loader_absent(jobs))
+	if (cpl_loader_absent(jobs)) {
+		skip(out, obj, "JobSet", path, "no replicatedJobs");
 		return 0;
+	}
 	if (jobs->kind != CPL_Y_SEQ)
 		return cpl_loader_fail(err, path, jobs,
 			       "replicatedJobs must be a list");
-	policy = cpl_ynode_path(obj, "spec", "mlPolicy", NULL);
-	nproc = cpl_ynode_path(policy, "torch", "numProcPerNode", NULL);
-	if (nproc == NULL)
-		nproc = cpl_ynode_path(policy, "mpi", "numProcPerNode", NULL);
 	for (i = 0; i < jobs->count; i++) {
-		const struct cpl_ynode *job = jobs->items[i];
-		const char *name = cpl_ynode_gets(job, "name");
-		const struct cpl_ynode *pod;
+		const struct cpl_ynode *job = jobs->items[i], *pod;
 		struct cpl_workload *w;
 
 		if (job->kind != CPL_Y_MAP)
 			return cpl_loader_fail(err, path, job,
 				       "a replicated job must be a mapping");
-		if (walk(&pod, job, k_jspod, path, err) < 0)
+		if (walk(&pod, job, k_jpod, path, err) < 0)
 			return -1;
 		if (pod == NULL)
 			continue;
-		w = new_workload(obj, kind, path);
-		w->replica = cpl_xstrdup(name);
-		w->replicas = get_long(job, "replicas", 1);
-		w->training_job = true;
-		if (cpl_str_eq(name, "node")) {
-			w->replicas = get_long(policy, "numNodes",
-					       w->replicas);
-			set_nproc(w, nproc);
-		}
-		if (finish(out, w, load_pod_spec(w, s, pod, true, run_names,
-						 path, err)) < 0)
-			return -1;
+		w = cpl_manifest_workload(obj, "JobSet", path);
+		w->replica = cpl_xstrdup(cpl_ynode_gets(job, "name"));
+		w->replicas = get_long(job, "replicas", 1) *
+			      get_long(cpl_ynode_path(job, "template", "spec",
+						      NULL), "parallelism", 1);
+		w->run_to_completion = true;
+		if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
+			return finish(out, w, -1);
+		cpl_loader_mpi(w, false);
+		finish(out, w, 0);
 	}
 	return 0;
+}
+
+/*
+ * A Volcano Job (batch.volcano.sh): one workload per task.  With the mpi
+ * plugin, Volcano hands the master the workers' host list.
+ */
+static int
+load_volcano(struct cpl_wlist *out, const struct cpl_ystream *s,
+	     const struct cpl_ynode *obj, const char *path,
+	     struct cpl_error *err)
+{
+	static const char *const k_tpod[] = { "template", "spec", NULL };
+	const struct cpl_ynode *tasks = cpl_ynode_path(obj, "spec", "tasks",
+						       NULL);
+	bool mpi = cpl_ynode_path(obj, "spec", "plugins", "mpi", NULL) !=
+		   NULL;
+	size_t i;
+
+	if (cpl_loader_absent(tasks)) {
+		skip(out, obj, "Volcano Job", path, "no tasks");
+		return 0;
+	}
+	if (tasks->kind != CPL_Y_SEQ)
+		return cpl_loader_fail(err, path, tasks,
+			       "tasks must be a list");
+	for (i = 0; i < tasks->count; i++) {
+		const struct cpl_ynode *task = tasks->items[i], *pod;
+		struct cpl_workload *w;
+
+		if (task->kind != CPL_Y_MAP)
+			return cpl_loader_fail(err, path, task,
+				       "a task must be a mapping");
+		if (walk(&pod, task, k_tpod, path, err) < 0)
+			return -1;
+		if (pod == NULL)
+			continue;
+		w = cpl_manifest_workload(obj, "Job", path);
+		w->replica = cpl_xstrdup(cpl_ynode_gets(task, "name"));
+		w->replicas = get_long(task, "replicas", 1);
+		w->run_to_completion = true;
+		if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
+			return finish(out, w, -1);
+		cpl_loader_mpi(w, mpi);
+		finish(out, w, 0);
+	}
+	return 0;
+}
+
+/* One Pod template of a LeaderWorkerSet as a workload. */
+static int
+lws_template(struct cpl_wlist *out, const struct cpl_ystream *s,
+	     const struct cpl_ynode *obj, const struct cpl_ynode *tmpl,
+	     const char *replica, long replicas, const char *path,
+	     struct cpl_error *err)
+{
+	static const char *const k_spec[] = { "spec", NULL };
+	const struct cpl_ynode *pod;
+	struct cpl_workload *w;
+
+	if (walk(&pod, tmpl, k_spec, path, err) < 0)
+		return -1;
+	if (pod == NULL)
+		return 0;
+	w = cpl_manifest_workload(obj, "LeaderWorkerSet", path);
+	w->replica = cpl_xstrdup(replica);
+	w->replicas = replicas;
+	if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
+		return finish(out, w, -1);
+	cpl_loader_mpi(w, false);
+	return finish(out, w, 0);
+}
+
+/*
+ * A LeaderWorkerSet (leaderworkerset.x-k8s.io): replicas groups of size
+ * Pods, one leader each.  Without a leaderTemplate the leader is made
+ * from the workerTemplate too.  It keeps its Pods running: a server.
+ */
+static int
+load_lws(struct cpl_wlist *out, const struct cpl_ystream *s,
+	 const struct cpl_ynode *obj, const char *path,
+	 struct cpl_error *err)
+{
+	static const char *const k_lwt[] = { "spec", "leaderWorkerTemplate",
+					     NULL };
+	const struct cpl_ynode *lwt, *leader, *worker;
+	long groups = get_long(cpl_ynode_get(obj, "spec"), "replicas", 1);
+	long size;
+
+	if (walk(&lwt, obj, k_lwt, path, err) < 0)
+		return -1;
+	leader = cpl_ynode_get(lwt, "leaderTemplate");
+	worker = cpl_ynode_get(lwt, "workerTemplate");
+	size = get_long(lwt, "size", 1);
+	if (cpl_loader_absent(worker)) {
+		skip(out, obj, "LeaderWorkerSet", path, "no workerTemplate");
+		return 0;
+	}
+	if (cpl_loader_absent(leader))
+		return lws_template(out, s, obj, worker, "worker",
+				    groups * size, path, err);
+	if (lws_template(out, s, obj, leader, "leader", groups, path,
+			 err) < 0)
+		return -1;
+	if (size < 2)
+		return 0;
+	return lws_template(out, s, obj, worker, "worker",
+			    groups * (size - 1), path, err);
 }
 
 static int load_object(struct cpl_wlist *out, const struct cpl_ystream *s,
 		       const struct cpl_ynode *obj, const char *kind_hint,
 		       const char *api_hint, int depth, const char *path,
 		       struct cpl_error *err);
+
+/*
+ * A Kueue/CodeFlare AppWrapper: the objects it wraps, each loaded as if
+ * it stood alone (spec.components[].template in v1beta2,
+ * spec.resources.GenericItems[].generictemplate before).
+ */
+static int
+load_appwrapper(struct cpl_wlist *out, const struct cpl_ystream *s,
+		const struct cpl_ynode *obj, int depth, const char *path,
+		struct cpl_error *err)
+{
+	const struct cpl_ynode *comps = cpl_ynode_path(obj, "spec",
+						       "components", NULL);
+	const char *key = "template";
+	size_t i, n = 0;
+
+	if (!cpl_ynode_is_seq(comps)) {
+		comps = cpl_ynode_path(obj, "spec", "resources",
+				       "GenericItems", NULL);
+		key = "generictemplate";
+	}
+	for (i = 0; cpl_ynode_is_seq(comps) && i < comps->count; i++) {
+		const struct cpl_ynode *t = cpl_ynode_get(comps->items[i],
+							  key);
+
+		if (!cpl_ynode_is_map(t))
+			continue;
+		n++;
+		if (load_object(out, s, t, NULL, NULL, depth + 1, path,
+				err) < 0)
+			return -1;
+	}
+	if (n == 0)
+		skip(out, obj, "AppWrapper", path, "no wrapped objects");
+	return 0;
+}
 
 /*
  * A List (kubectl get -o yaml) or a typed list (PodList, whose items may
@@ -868,8 +1156,15 @@ load_object(struct cpl_wlist *out, const struct cpl_ystream *s,
 		kind = kind_hint;
 	if (api == NULL)
 		api = api_hint;
-	if (kind == NULL || api == NULL || depth > MAX_LIST_DEPTH)
+	if (kind == NULL || api == NULL) {
+		cpl_wlist_skip(out, path, obj->line, obj->column,
+			       "no apiVersion or kind", "an object");
 		return 0;
+	}
+	if (depth > MAX_LIST_DEPTH) {
+		skip(out, obj, kind, path, "nested too deep");
+		return 0;
+	}
 	if (strcmp(kind, "List") == 0 ||
 	    (cpl_str_ends(kind, "List") &&
 	     cpl_ynode_is_seq(cpl_ynode_get(obj, "items"))))
@@ -885,12 +1180,23 @@ load_object(struct cpl_wlist *out, const struct cpl_ystream *s,
 		return load_kubeflow(out, s, obj, kind, path, err);
 	if (in_group(api, "trainer.kubeflow.org")) {
 		if (strcmp(kind, "TrainJob") == 0)
-			return load_trainjob(out, s, obj, kind, path, err);
+			return cpl_trainer_load_job(out, s, obj, path, err);
 		if (strcmp(kind, "TrainingRuntime") == 0 ||
 		    strcmp(kind, "ClusterTrainingRuntime") == 0)
-			return load_runtime(out, s, obj, kind, path, err);
+			return cpl_trainer_load_runtime(out, s, obj, kind,
+							path, err);
 	}
-	return 0;
+	if (in_group(api, "jobset.x-k8s.io") && strcmp(kind, "JobSet") == 0)
+		return load_jobset(out, s, obj, path, err);
+	if (in_group(api, "batch.volcano.sh") && strcmp(kind, "Job") == 0)
+		return load_volcano(out, s, obj, path, err);
+	if (in_group(api, "leaderworkerset.x-k8s.io") &&
+	    strcmp(kind, "LeaderWorkerSet") == 0)
+		return load_lws(out, s, obj, path, err);
+	if ((in_group(api, "workload.codeflare.dev") ||
+	     in_group(api, "mcad.ibm.com")) && strcmp(kind, "AppWrapper") == 0)
+		return load_appwrapper(out, s, obj, depth, path, err);
+	return skip_unknown(out, obj, kind, path);
 }
 
 bool

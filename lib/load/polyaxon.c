@@ -2,9 +2,13 @@
  * polyaxon.c — Polyaxonfiles → workloads.
  *
  * Forms read: v1.1 components (run kinds job and service, and the
- * distributed kinds with one workload per replica type), operations with an
- * inline component (params, matrix, runPatch), the simplified top-level
- * resources/env of Polyaxon 2.18, and legacy v1 experiments and groups.
+ * distributed kinds with one workload per replica type; an mpijob's
+ * launcher starts its ranks on the workers, slotsPerWorker each),
+ * operations with an inline component (params, matrix, runPatch), the
+ * simplified top-level resources/env of Polyaxon 2.18, and legacy v1
+ * experiments and groups, a distributed experiment's workers and
+ * parameter servers each with the resources Polyaxon gives its task.
+ * Kinds that start no training container are recorded as skipped.
  * Containers are read by cpl_manifest_container() through a template hook
  * that resolves {{ name }} from literal input and param values; anything
  * else in braces is unknown.
@@ -27,6 +31,8 @@
 
 /* Template expressions longer than this are left unresolved. */
 #define MAX_EXPR 128
+/* Legacy workers or parameter servers read past this many are ignored. */
+#define MAX_TASKS 100000
 
 /* s is one of the NULL-terminated list. */
 static bool
@@ -225,6 +231,7 @@ struct pl {
 	const struct cpl_ynode *layers[2];	/* simplified fields, in
 						 * order of precedence */
 	const struct cpl_ynode *nproc;	/* run.nProcPerNode */
+	const struct cpl_ynode *run;	/* the run section */
 };
 
 /* The file's name without directories and extension. */
@@ -286,6 +293,7 @@ new_workload(struct pl *pl, const char *rkind)
 	w->name = cpl_xstrdup(pl->name);
 	w->pos = cpl_loader_pos(w->file, pl->root);
 	w->training_job = true;
+	w->run_to_completion = true;
 	w->platform_shm = pl->shm;
 	return w;
 }
@@ -352,7 +360,7 @@ patch_argv(struct pl *pl, struct cpl_container *c,
 		free(c->argv[i].text);
 	free(c->argv);
 	c->argv = v;
-	c->argc = n;
+	c->argc = c->argv_cap = n;
 	c->ncommand = ncmd;
 	cpl_launch_clear(&c->launch);
 	cpl_shscan(&c->launch, c->argv, c->argc, nodes, pl->s);
@@ -584,6 +592,35 @@ add_extra(struct pl *pl, struct cpl_workload *w,
 }
 
 /*
+ * An mpijob replica: the launcher only starts the ranks with mpirun (the
+ * MPI operator hands it the workers' hostfile); each worker runs
+ * slotsPerWorker of them.
+ */
+static void
+mpijob_replica(struct pl *pl, struct cpl_workload *w, struct cpl_container *c,
+	       const char *key)
+{
+	const struct cpl_ynode *slots = cpl_ynode_get(pl->run, "slotsPerWorker");
+
+	if (strcmp(key, "launcher") == 0) {
+		cpl_loader_mpi(w, true);
+		return;
+	}
+	c->has_slots = true;
+	if (cpl_ynode_is_scalar(slots) && !cpl_ynode_is_null(slots)) {
+		bool unknown;
+		char *text = expand_node(pl, slots, &unknown);
+
+		c->slots.text = text ? text : cpl_xstrdup(slots->value);
+		c->slots.pos = cpl_loader_pos(w->file, slots);
+		c->slots_from = "slotsPerWorker";
+	} else {
+		c->slots.text = cpl_xstrdup("1");
+		c->slots_from = "slotsPerWorker (default)";
+	}
+}
+
+/*
  * Loads one replica (or a job's run): init containers, the run container
  * (patched, then merged with the simplified fields), sidecars.  key is the
  * replica key, NULL for job and service.
@@ -630,6 +667,8 @@ load_replica(struct pl *pl, const char *rkind, const struct cpl_ynode *spec,
 	if (add_extra(pl, w, cpl_ynode_get(spec, "sidecars"),
 		      CPL_CROLE_SIDECAR, volumes) < 0)
 		goto out;
+	if (strcmp(rkind, "mpijob") == 0 && key != NULL)
+		mpijob_replica(pl, w, c, key);
 	rc = 0;
 out:
 	return finish(pl, w, rc);
@@ -655,8 +694,9 @@ static int
 load_distributed(struct pl *pl, const char *rkind,
 		 const struct cpl_ynode *run)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, first = pl->out->count;
 
+	pl->run = run;
 	if (strcmp(rkind, "pytorchjob") == 0)
 		pl->nproc = cpl_ynode_get(run, "nProcPerNode");
 	for (i = 0; i < run->count; i++) {
@@ -689,6 +729,8 @@ load_distributed(struct pl *pl, const char *rkind,
 		return cpl_loader_fail(pl->err, pl->path, run,
 			       "%s run has no replica with a container",
 			       rkind);
+	if (strcmp(rkind, "mpijob") == 0)
+		cpl_loader_mpi_cap(pl->out, first);
 	return 0;
 }
 
@@ -711,8 +753,13 @@ load_run(struct pl *pl, const struct cpl_ynode *run)
 	}
 	if (one_of(rkind, dist_kinds))
 		return load_distributed(pl, rkind, run);
-	if (one_of(rkind, skip_kinds))
+	if (one_of(rkind, skip_kinds)) {
+		cpl_wlist_skip(pl->out, pl->path, pl->root->line,
+			       pl->root->column, "its run starts no container "
+			       "of its own", "Polyaxon %s \"%s\"", rkind,
+			       pl->name);
 		return 0;
+	}
 	return cpl_loader_fail(pl->err, pl->path, kn, "unknown run kind \"%s\"",
 		       rkind);
 }
@@ -766,8 +813,16 @@ load_operation(struct pl *pl)
 {
 	const struct cpl_ynode *comp = cpl_ynode_get(pl->root, "component");
 
-	if (cpl_loader_absent(comp))
-		return 0;	/* hubRef, pathRef, urlRef, dagRef */
+	if (cpl_loader_absent(comp)) {	/* hubRef, pathRef, urlRef, dagRef */
+		const char *name = cpl_ynode_gets(pl->root, "name");
+
+		cpl_wlist_skip(pl->out, pl->path, pl->root->line,
+			       pl->root->column, "its component is in another "
+			       "file or hub (a reference)",
+			       "Polyaxon operation \"%s\"",
+			       name ? name : pl->stem);
+		return 0;
+	}
 	if (comp->kind != CPL_Y_MAP)
 		return cpl_loader_fail(pl->err, pl->path, comp,
 			       "component must be a mapping");
@@ -818,35 +873,183 @@ legacy_gpus(struct pl *pl, const struct cpl_ynode *gpu)
 	return n > 0 ? n : get_long(pl, gpu, "requests", 0);
 }
 
-/* Workers of a legacy distributed experiment, 0 when not distributed. */
-static long
-legacy_workers(struct pl *pl, const struct cpl_ynode *env)
+/*
+ * Reads legacy resources res (cpu {requests, limits} or one quantity, gpu
+ * {requests, limits}; NULL: none) into c, replacing what it had; at is
+ * where they are written.
+ */
+static int
+legacy_resources(struct pl *pl, struct cpl_container *c,
+		 const struct cpl_ynode *res, const struct cpl_ynode *at)
+{
+	const struct cpl_ynode *cpu = cpl_ynode_get(res, "cpu");
+
+	c->cpu_request = CPL_CPU_ABSENT;
+	c->cpu_limit = CPL_CPU_ABSENT;
+	c->request_pos = c->limit_pos = (struct cpl_pos){ NULL, 0, 0 };
+	c->resources_pos = res && at ? cpl_loader_pos(c->pos.file, at) :
+				       c->pos;
+	if (cpl_ynode_is_map(cpu)) {
+		if (read_range(pl, c, cpl_ynode_get(cpu, "requests"), true,
+			       false) < 0 ||
+		    read_range(pl, c, cpl_ynode_get(cpu, "limits"), false,
+			       true) < 0)
+			return -1;
+	} else if (read_range(pl, c, cpu, true, true) < 0) {
+		return -1;
+	}
+	c->gpus = legacy_gpus(pl, cpl_ynode_get(res, "gpu"));
+	return 0;
+}
+
+/* The section of a legacy environment that sizes a distributed run:
+ * replicas (v0.4 on), or the framework's own (earlier); NULL when the
+ * experiment is not distributed. */
+static const struct cpl_ynode *
+legacy_cluster(const struct cpl_ynode *env)
 {
 	static const char *const fw[] = { "replicas", "pytorch", "tensorflow",
 					  "horovod", "mxnet", "mpi", NULL };
 	const char *const *f;
-	long n;
 
 	for (f = fw; *f; f++)
-		if ((n = get_long(pl, cpl_ynode_get(env, *f), "n_workers",
-				  0)) > 0)
-			return n;
-	return 0;
+		if (cpl_ynode_is_map(cpl_ynode_get(env, *f)))
+			return cpl_ynode_get(env, *f);
+	return NULL;
+}
+
+/* Resources of a legacy task entry, and where they are written: its
+ * "resources" (worker: [{index: 2, resources: ...}], default_worker), or
+ * the entry itself in the earliest form (worker_resources: [{index: 2,
+ * cpu: ...}], default_worker_resources). */
+struct lres {
+	const struct cpl_ynode *res;
+	const struct cpl_ynode *at;
+};
+
+static struct lres
+legacy_entry(const struct cpl_ynode *e, bool bare)
+{
+	struct lres r = { NULL, NULL };
+
+	if (bare) {
+		if (cpl_ynode_is_map(e))
+			r.res = r.at = e;
+	} else if (!cpl_loader_absent(cpl_ynode_get(e, "resources"))) {
+		r.res = cpl_ynode_get(e, "resources");
+		r.at = cpl_ynode_key(e, "resources");
+	}
+	return r;
+}
+
+/* The entry for task index i of a per-index list that sets resources. */
+static struct lres
+legacy_indexed(const struct cpl_ynode *list, long i, bool bare)
+{
+	struct lres none = { NULL, NULL };
+	size_t k;
+	long idx;
+
+	if (!cpl_ynode_is_seq(list))
+		return none;
+	for (k = 0; k < list->count; k++) {
+		const struct cpl_ynode *e = list->items[k];
+		struct lres r;
+
+		if (cpl_ynode_long(cpl_ynode_get(e, "index"), &idx) != 0 ||
+		    idx != i)
+			continue;
+		r = legacy_entry(e, bare);
+		if (r.res)
+			return r;
+	}
+	return none;
+}
+
+/* One legacy replica: a copy of the master's workload with resources r;
+ * with none, findings about them go to the count that asks for the
+ * replicas (count). */
+static int
+legacy_replica(struct pl *pl, const struct cpl_workload *master,
+	       struct lres r, const struct cpl_ynode *count,
+	       const char *replica, long replicas)
+{
+	struct cpl_workload *w = cpl_workload_copy(master);
+	int rc;
+
+	free(w->replica);
+	w->replica = cpl_xstrdup(replica);
+	w->replicas = replicas;
+	rc = legacy_resources(pl, &w->containers[0], r.res, r.at);
+	if (r.res == NULL && count != NULL)
+		w->containers[0].resources_pos = cpl_loader_pos(w->file,
+								count);
+	return finish(pl, w, rc);
 }
 
 /*
- * A legacy experiment, group or job: one workload whose container is
- * run.image running run.cmd, sized by environment.resources.  A
- * distributed experiment's master and n_workers run the same spec, so
- * replicas = 1 + n_workers.
+ * The workers (task "worker", count key n_workers) or parameter servers
+ * ("ps", n_ps) of a distributed legacy experiment: Polyaxon gives task i
+ * the resources of its per-index entry, else of the default entry
+ * (default_worker, default_ps; or the earlier
+ * default_worker_resources), else none.  Tasks that share the default
+ * are one workload.
+ */
+static int
+legacy_tasks(struct pl *pl, const struct cpl_workload *master,
+	     const struct cpl_ynode *cluster, const char *task,
+	     const char *label)
+{
+	char *key = cpl_xasprintf("%s_resources", task);
+	char *def = cpl_xasprintf("default_%s", task);
+	char *def_old = cpl_xasprintf("default_%s_resources", task);
+	const struct cpl_ynode *list = cpl_ynode_get(cluster, task);
+	const struct cpl_ynode *list_old = cpl_ynode_get(cluster, key);
+	struct lres dflt = legacy_entry(cpl_ynode_get(cluster, def), false);
+	const char *nkey = strcmp(task, "ps") == 0 ? "n_ps" : "n_workers";
+	const struct cpl_ynode *count = cpl_ynode_key(cluster, nkey);
+	long n = get_long(pl, cluster, nkey, 0), i, shared = 0;
+	int rc = 0;
+
+	if (dflt.res == NULL)
+		dflt = legacy_entry(cpl_ynode_get(cluster, def_old), true);
+	if (n > MAX_TASKS)
+		n = MAX_TASKS;
+	for (i = 0; i < n && rc == 0; i++) {
+		struct lres r = legacy_indexed(list, i, false);
+		char *name;
+
+		if (r.res == NULL)
+			r = legacy_indexed(list_old, i, true);
+		if (r.res == NULL) {
+			shared++;
+			continue;
+		}
+		name = cpl_xasprintf("%s#%ld", label, i);
+		rc = legacy_replica(pl, master, r, count, name, 1);
+		free(name);
+	}
+	if (rc == 0 && shared > 0)
+		rc = legacy_replica(pl, master, dflt, count, label, shared);
+	free(key);
+	free(def);
+	free(def_old);
+	return rc;
+}
+
+/*
+ * A legacy experiment, group or job: the master's container is run.image
+ * running run.cmd, sized by environment.resources.  A distributed
+ * experiment (environment.replicas, or the framework section) runs the
+ * same command in its workers and parameter servers, each sized by its
+ * own entry.
  */
 static int
 load_legacy(struct pl *pl, const char *kind)
 {
 	const struct cpl_ynode *run = cpl_ynode_get(pl->root, "run");
 	const struct cpl_ynode *env = cpl_ynode_get(pl->root, "environment");
-	const struct cpl_ynode *res = cpl_ynode_get(env, "resources");
-	const struct cpl_ynode *cpu = cpl_ynode_get(res, "cpu");
+	const struct cpl_ynode *cluster = legacy_cluster(env);
 	const struct cpl_ynode **nodes = NULL;
 	const char *image;
 	struct cpl_workload *w;
@@ -870,14 +1073,10 @@ load_legacy(struct pl *pl, const char *kind)
 		return cpl_loader_fail(pl->err, pl->path, run,
 			       "run must be a mapping");
 	w = new_workload(pl, kind);
-	w->replicas = 1 + legacy_workers(pl, env);
 	c = cpl_workload_add_container(w);
 	c->name = cpl_xstrdup("polyaxon-main");
 	c->run_container = true;
 	c->pos = cpl_loader_pos(w->file, run);
-	c->resources_pos = res ? cpl_loader_pos(w->file,
-					  cpl_ynode_key(env, "resources")) :
-				 c->pos;
 	image = cpl_ynode_gets(run, "image");
 	if (image == NULL)
 		image = cpl_ynode_gets(cpl_ynode_get(pl->root, "build"),
@@ -890,23 +1089,36 @@ load_legacy(struct pl *pl, const char *kind)
 			c->image = cpl_xstrdup(image);
 		}
 	}
-	if (legacy_cmd(pl, c, cpl_ynode_get(run, "cmd"), &nodes) < 0)
+	if (legacy_cmd(pl, c, cpl_ynode_get(run, "cmd"), &nodes) < 0 ||
+	    legacy_resources(pl, c, cpl_ynode_get(env, "resources"),
+			     cpl_ynode_key(env, "resources")) < 0)
 		goto out;
-	if (cpl_ynode_is_map(cpu)) {
-		if (read_range(pl, c, cpl_ynode_get(cpu, "requests"), true,
-			       false) < 0 ||
-		    read_range(pl, c, cpl_ynode_get(cpu, "limits"), false,
-			       true) < 0)
-			goto out;
-	} else if (read_range(pl, c, cpu, true, true) < 0) {
-		goto out;
-	}
-	c->gpus = legacy_gpus(pl, cpl_ynode_get(res, "gpu"));
 	cpl_shscan(&c->launch, c->argv, c->argc, nodes, pl->s);
+	if (get_long(pl, cluster, "n_workers", 0) > 0 ||
+	    get_long(pl, cluster, "n_ps", 0) > 0)
+		w->replica = cpl_xstrdup("Master");
 	rc = 0;
 out:
 	free(nodes);
-	return finish(pl, w, rc);
+	if (finish(pl, w, rc) < 0)
+		return -1;
+	if (w->replica == NULL)
+		return 0;
+	if (legacy_tasks(pl, w, cluster, "worker", "Worker") < 0)
+		return -1;
+	return legacy_tasks(pl, w, cluster, "ps", "PS");
+}
+
+/* A legacy notebook, tensorboard or build: no training container. */
+static int
+legacy_skipped(struct pl *pl, const char *kind)
+{
+	const char *name = cpl_ynode_gets(pl->root, "name");
+
+	cpl_wlist_skip(pl->out, pl->path, pl->root->line, pl->root->column,
+		       "not a training run", "Polyaxon %s \"%s\"", kind,
+		       name ? name : pl->stem);
+	return 0;
 }
 
 /* ---- entry points ----------------------------------------------------- */
@@ -1024,7 +1236,7 @@ cpl_polyaxon_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 	else if (strcmp(kind, "operation") == 0)
 		rc = load_operation(&pl);
 	else if (one_of(kind, legacy_skip))
-		rc = 0;
+		rc = legacy_skipped(&pl, kind);
 	else if (one_of(kind, plx_kinds))
 		rc = load_legacy(&pl, kind);
 	else

@@ -115,6 +115,15 @@ has context-cert "pod/ml/train-0[pytorch]"
 expect cert-file 1 "$BIN" --kubeconfig "$D/kubeconfig-cert" pod/train-0
 expect cert-data-token 1 "$BIN" --kubeconfig "$D/kubeconfig-token" pod/train-0
 
+# 4b. a TrainJob is linted merged with the runtime it names: the runtime is
+# read, the trainer's resources (limit 8, no GPU) make the torch plugin's
+# numProcPerNode auto 8 ranks, and findings name the TrainJob
+: > "$D/requests.jsonl"
+expect trainjob 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml trainjob/llama-ft
+grep -q '"path": "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed"' "$D/requests.jsonl" && ok || bad "the TrainJob's runtime was not read"
+has trainjob "trainjob/ml/llama-ft/node[node]: error: 8 ranks x (1 intra-op thread + 12 loader workers)"
+if printf '%s\n' "$all" | grep -q 'OMP_NUM_THREADS is not set'; then bad "CPU201 with 8 torchrun ranks"; else ok; fi
+
 # 5. KUBECONFIG merging and tokenFile
 sed -e "s|^current-context:.*|current-context: fake-cert|" "$D/kubeconfig" > "$tmp/second"
 printf 'apiVersion: v1\nkind: Config\ncurrent-context: merged\ncontexts:\n- name: merged\n  context: {cluster: fake, user: tf, namespace: ml}\nusers:\n- name: tf\n  user: {tokenFile: tok}\n' > "$tmp/first"
@@ -187,7 +196,7 @@ lines no-context 1
 expect missing-kubeconfig 2 "$BIN" --kubeconfig "$tmp/none" pod/train-0
 lines missing-kubeconfig 1
 apiserver_stop
-apiserver_start --deny list:pods:restricted --deny get:nodes/proxy --delay /api/v1/namespaces/ml/pods/slow=3 --timeout 120 || { bad "server 2"; finish; }
+apiserver_start --deny list:pods:restricted --deny get:nodes/proxy --deny get:clustertrainingruntimes --delay /api/v1/namespaces/ml/pods/slow=3 --timeout 120 || { bad "server 2"; finish; }
 D=$APISERVER_DIR
 TOKEN2=$(cat "$D/token")
 expect forbidden 2 "$BIN" --kubeconfig "$D/kubeconfig" -n restricted -l app=x
@@ -198,6 +207,9 @@ expect no-permission 1 "$BIN" --kubeconfig "$D/kubeconfig" pod/train-0
 has no-permission "throttling was not measured on node gpu-node-1"
 has no-permission "nodes/proxy"
 if printf '%s\n' "$out" | grep -q CPU501; then bad "CPU501 without counters"; else ok; fi
+expect trainjob-alone 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml trainjob/llama-ft
+has trainjob-alone 'note: trainjob/ml/llama-ft: its ClusterTrainingRuntime "torch-distributed" was not read'
+has trainjob-alone "trainjob/ml/llama-ft[node]: warning: DataLoader workers (--dataloader-workers 12)"
 expect timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --request-timeout 1s pod/slow
 lines timeout 1
 has timeout "time"

@@ -84,10 +84,15 @@ START_TEST(training)
 	struct cpl_workload *w = one(CPL_LAUNCH_NONE, &c);
 
 	ck_assert(!cpl_budget_training(w, c));
+	/* GPUs make a training container of a job, not of a server. */
 	c->gpus = 1;
+	ck_assert(!cpl_budget_training(w, c));
+	w->run_to_completion = true;
 	ck_assert(cpl_budget_training(w, c));
 	c->gpus = 0;
 	c->launch.launcher = CPL_LAUNCH_TORCHRUN;
+	ck_assert(cpl_budget_training(w, c));
+	w->run_to_completion = false;
 	ck_assert(cpl_budget_training(w, c));
 	c->role = CPL_CROLE_INIT;
 	ck_assert(!cpl_budget_training(w, c));
@@ -96,6 +101,9 @@ START_TEST(training)
 	ck_assert(!cpl_budget_training(w, c));
 	c->run_container = true;
 	ck_assert(cpl_budget_training(w, c));
+	/* An initializer or an MPI launcher never is. */
+	c->not_training = true;
+	ck_assert(!cpl_budget_training(w, c));
 	cpl_workload_free(w);
 }
 END_TEST

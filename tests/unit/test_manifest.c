@@ -328,23 +328,31 @@ START_TEST(multi_document)
 	struct loaded l;
 	const struct cpl_workload *w;
 	static const char *const kinds[] = { "Deployment", "StatefulSet",
-		"CronJob", "Job", "DaemonSet", "ReplicaSet", "PodTemplate",
-		"ReplicationController" };
+		"CronJob", "Job", "DaemonSet", "ReplicaSet", "Job",
+		"PodTemplate", "ReplicationController" };
 	static const char *const names[] = { "web", "db", "nightly", "once",
-		"agent", "rs", "tmpl", "rc" };
-	static const long replicas[] = { 3, 2, 1, 1, 1, 4, 1, 5 };
+		"agent", "rs", "volcano", "tmpl", "rc" };
+	static const long replicas[] = { 3, 2, 1, 1, 1, 4, 2, 1, 5 };
+	static const bool completes[] = { false, false, true, true, false,
+		false, true, false, false };
 	size_t i;
 
 	load_file(&l, "k8s-multi.yaml");
 	ck_assert_int_eq(l.rc, 0);
-	/* Service, ConfigMap, the empty document and the Volcano Job (not
-	 * batch/v1) are skipped. */
+	/* Service, ConfigMap and the empty document are skipped; the
+	 * Volcano Job (batch.volcano.sh, not batch/v1) is read by task. */
 	ck_assert_int_eq(l.wl.count, CPL_ARRAY_LEN(kinds));
+	ck_assert_int_eq(l.wl.nskipped, 2);
+	ck_assert_str_eq(l.wl.skipped[0].what, "Service \"svc\"");
+	ck_assert_str_eq(l.wl.skipped[0].why, "not a workload");
+	ck_assert_int_eq(l.wl.skipped[0].line, 1);
+	ck_assert_str_eq(l.wl.skipped[1].what, "ConfigMap \"cfg\"");
 	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++) {
 		w = l.wl.items[i];
 		ck_assert_str_eq(w->kind, kinds[i]);
 		ck_assert_str_eq(w->name, names[i]);
 		ck_assert_int_eq(w->replicas, replicas[i]);
+		ck_assert_int_eq(w->run_to_completion, completes[i]);
 		ck_assert_int_eq(w->ncontainers, 1);
 		ck_assert(!w->training_job);
 		ck_assert(!w->containers[0].run_container);
@@ -448,12 +456,18 @@ START_TEST(kubeflow_jobs)
 	ck_assert_str_eq(w->name, "pi");
 	ck_assert_str_eq(w->replica, "Launcher");
 	ck_assert(w->training_job);
-	ck_assert(container(w, "mpi-launcher")->run_container);
+	/* mpirun starts the ranks in the workers' Pods. */
+	ck_assert(!container(w, "mpi-launcher")->run_container);
+	ck_assert(container(w, "mpi-launcher")->not_training);
 	ck_assert_int_eq(container(w, "mpi-launcher")->argc, 4);
 	w = l.wl.items[3];
 	ck_assert_str_eq(w->replica, "Worker");
 	ck_assert_int_eq(w->replicas, 2);
 	ck_assert_int_eq(container(w, "mpi-worker")->cpu_limit, 1000);
+	ck_assert(container(w, "mpi-worker")->run_container);
+	ck_assert(container(w, "mpi-worker")->has_slots);
+	ck_assert_str_eq(container(w, "mpi-worker")->slots.text, "1");
+	ck_pos(container(w, "mpi-worker")->slots.pos, 27, 19);
 	w = l.wl.items[4];
 	ck_assert_str_eq(w->kind, "JAXJob");
 	ck_assert(!container(w, "sidecar")->run_container);
@@ -470,9 +484,9 @@ START_TEST(trainjob_and_runtime)
 
 	load_file(&l, "kf-trainer.yaml");
 	ck_assert_int_eq(l.rc, 0);
-	/* TrainJob tj, TrainJob bare (no trainer: skipped), runtime rt with
-	 * two replicated jobs. */
-	ck_assert_int_eq(l.wl.count, 3);
+	/* TrainJob tj, TrainJob bare (no trainer: all from its runtime),
+	 * runtime rt with two replicated jobs. */
+	ck_assert_int_eq(l.wl.count, 4);
 	w = l.wl.items[0];
 	ck_assert_str_eq(w->kind, "TrainJob");
 	ck_assert_str_eq(w->name, "tj");
@@ -498,13 +512,31 @@ START_TEST(trainjob_and_runtime)
 	ck_pos(c->limit_pos, 21, 14);
 	ck_pos(c->resources_pos, 17, 5);
 	ck_assert_int_eq(c->gpus, 2);
+	/* What the join needs: the runtime named, the fields written. */
+	ck_assert_str_eq(w->trainer->ref_kind, "ClusterTrainingRuntime");
+	ck_assert_str_eq(w->trainer->ref_name, "torch-distributed");
+	ck_assert(w->trainer->set_image && w->trainer->set_command &&
+		  w->trainer->set_args && w->trainer->set_resources);
+	ck_assert(w->trainer->set_limits && w->trainer->set_requests);
+	ck_assert(w->trainer->gpu_limits && !w->trainer->gpu_requests);
+	ck_assert(w->trainer->set_nodes && w->trainer->set_nproc);
 	w = l.wl.items[1];
+	ck_assert_str_eq(w->name, "bare");
+	ck_assert_int_eq(w->ncontainers, 1);
+	ck_assert_int_eq(w->containers[0].argc, 0);
+	ck_assert(!w->trainer->set_image && !w->trainer->set_resources);
+	w = l.wl.items[2];
 	ck_assert_str_eq(w->kind, "ClusterTrainingRuntime");
 	ck_assert_str_eq(w->replica, "dataset-initializer");
 	ck_assert_int_eq(w->replicas, 1);
 	ck_assert(!w->has_nproc);
-	ck_assert(w->containers[0].run_container);
-	w = l.wl.items[2];
+	/* An initializer never trains, whatever its command. */
+	ck_assert(!w->containers[0].run_container);
+	ck_assert(w->containers[0].not_training);
+	ck_assert_int_eq(w->trainer->step, CPL_TSTEP_INIT);
+	ck_assert_int_eq(w->trainer->policy, CPL_TPOLICY_TORCH);
+	w = l.wl.items[3];
+	ck_assert_int_eq(w->trainer->step, CPL_TSTEP_TRAINER);
 	ck_assert_str_eq(w->replica, "node");
 	ck_assert_int_eq(w->replicas, 2);
 	ck_assert(w->has_nproc);

@@ -282,14 +282,17 @@ START_TEST(legacy)
 
 	load_file(&l, "plx-legacy.yml");
 	ck_assert_int_eq(l.rc, 0);
-	ck_assert_int_eq(l.wl.count, 2);
+	/* The experiment's master and its 3 workers, the group. */
+	ck_assert_int_eq(l.wl.count, 3);
 	w = l.wl.items[0];
 	ck_assert_str_eq(w->kind, "Polyaxon experiment");
 	ck_assert_str_eq(w->name, "plx-legacy");
 	ck_pos(w->pos, 2, 1);
 	ck_assert(w->training_job);
+	ck_assert(w->run_to_completion);
 	ck_assert(w->platform_shm);
-	ck_assert_int_eq(w->replicas, 4);	/* master + 3 workers */
+	ck_assert_str_eq(w->replica, "Master");
+	ck_assert_int_eq(w->replicas, 1);
 	ck_assert_int_eq(w->ncontainers, 1);
 	c = &w->containers[0];
 	ck_assert(c->run_container);
@@ -306,7 +309,18 @@ START_TEST(legacy)
 	ck_assert_int_eq(c->argc, 1);
 	ck_assert_int_eq(c->ncommand, 1);
 	ck_word(c, 0, "python train.py --batch-size=128 --lr=0.01", 20, 8);
+	/* The workers run the same command; Polyaxon gives them only the
+	 * resources of environment.pytorch, here none. */
 	w = l.wl.items[1];
+	ck_assert_str_eq(w->replica, "Worker");
+	ck_assert_int_eq(w->replicas, 3);
+	c = &w->containers[0];
+	ck_word(c, 0, "python train.py --batch-size=128 --lr=0.01", 20, 8);
+	ck_assert_int_eq(c->cpu_request, CPL_CPU_ABSENT);
+	ck_assert_int_eq(c->cpu_limit, CPL_CPU_ABSENT);
+	ck_assert_int_eq(c->gpus, 0);
+	ck_pos(c->resources_pos, 16, 5);
+	w = l.wl.items[2];
 	ck_assert_str_eq(w->kind, "Polyaxon group");
 	ck_assert_int_eq(w->replicas, 1);
 	c = &w->containers[0];
@@ -317,6 +331,63 @@ START_TEST(legacy)
 	ck_assert_int_eq(c->argc, 3);
 	ck_word(c, 0, "python", 33, 9);
 	ck_word(c, 2, "--lr={{ lr }}", 33, 27);	/* a matrix param */
+	loaded_free(&l);
+}
+END_TEST
+
+START_TEST(legacy_replicas)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	const struct cpl_container *c;
+
+	load_file(&l, "plx-legacy-replicas.yml");
+	ck_assert_int_eq(l.rc, 0);
+	/* Master; worker 2 with its own resources; workers 0, 1, 3 with the
+	 * default (an entry without resources keeps it); two ps with none.
+	 * Then the earliest form: master, worker 0, worker 1, ps.  Then the
+	 * mpijob's launcher and workers. */
+	ck_assert_int_eq(l.wl.count, 10);
+	w = l.wl.items[0];
+	ck_assert_str_eq(w->replica, "Master");
+	ck_assert_int_eq(w->containers[0].cpu_limit, 2000);
+	w = l.wl.items[1];
+	ck_assert_str_eq(w->replica, "Worker#2");
+	ck_assert_int_eq(w->replicas, 1);
+	c = &w->containers[0];
+	ck_assert_int_eq(c->cpu_request, 1000);
+	ck_assert_int_eq(c->cpu_limit, 8000);
+	ck_assert_int_eq(c->gpus, 1);
+	ck_pos(c->resources_pos, 17, 9);
+	ck_word(c, 0, "python train.py", 22, 8);
+	w = l.wl.items[2];
+	ck_assert_str_eq(w->replica, "Worker");
+	ck_assert_int_eq(w->replicas, 3);
+	ck_assert_int_eq(w->containers[0].cpu_limit, 3000);
+	ck_pos(w->containers[0].limit_pos, 12, 36);
+	w = l.wl.items[3];
+	ck_assert_str_eq(w->replica, "PS");
+	ck_assert_int_eq(w->replicas, 2);
+	ck_assert_int_eq(w->containers[0].cpu_limit, CPL_CPU_ABSENT);
+	ck_pos(w->containers[0].resources_pos, 9, 5);	/* n_ps */
+	ck_assert_str_eq(l.wl.items[5]->replica, "Worker#0");
+	ck_assert_int_eq(l.wl.items[5]->containers[0].cpu_limit, 6000);
+	ck_assert_str_eq(l.wl.items[6]->replica, "Worker");
+	ck_assert_int_eq(l.wl.items[6]->replicas, 1);
+	ck_assert_int_eq(l.wl.items[6]->containers[0].cpu_limit, 4000);
+	ck_assert_str_eq(l.wl.items[7]->replica, "PS");
+	ck_assert_int_eq(l.wl.items[7]->containers[0].cpu_limit, 1000);
+	/* mpijob: the launcher starts the ranks on the workers, which run
+	 * slotsPerWorker of them, no more than mpirun -np starts. */
+	w = l.wl.items[8];
+	ck_assert_str_eq(w->replica, "Launcher");
+	ck_assert(w->containers[0].not_training);
+	w = l.wl.items[9];
+	ck_assert_str_eq(w->replica, "Worker");
+	c = &w->containers[0];
+	ck_assert(c->run_container && c->has_slots);
+	ck_assert_str_eq(c->slots.text, "2");
+	ck_assert_str_eq(c->slots_from, "mpirun -np");
 	loaded_free(&l);
 }
 END_TEST
@@ -480,6 +551,7 @@ polyaxon_suite(void)
 	tcase_add_test(tc, simplified_fields);
 	tcase_add_test(tc, simplified_variants);
 	tcase_add_test(tc, legacy);
+	tcase_add_test(tc, legacy_replicas);
 	tcase_add_test(tc, names_and_plugins);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, error_keeps_earlier_workloads);
