@@ -2,7 +2,8 @@
 # Installs what building and testing kubectl-cpulint needs on Debian or
 # Ubuntu: the five libraries, pkg-config, a C compiler, and the tools the
 # tests drive for real (python3 with jsonschema for the SARIF schema,
-# openssl for test certificates, git, pre-commit, kubectl).  Installs only
+# openssl for test certificates, git, pre-commit, kubectl, groff for the
+# manual page, bash and zsh for the completion scripts).  Installs only
 # what is missing, so it is quick on a machine that has everything.
 set -e
 need=""
@@ -19,6 +20,8 @@ command -v openssl >/dev/null 2>&1 || need="$need openssl"
 command -v git >/dev/null 2>&1 || need="$need git"
 command -v pre-commit >/dev/null 2>&1 || need="$need pre-commit"
 command -v kubectl >/dev/null 2>&1 || need="$need kubernetes-client"
+command -v groff >/dev/null 2>&1 || need="$need groff-base"
+command -v zsh >/dev/null 2>&1 || need="$need zsh"
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	need="$need python3 python3-jsonschema python3-yaml"
 if [ -n "$need" ]; then

@@ -55,7 +55,7 @@ ms() {
 	best=
 	for _ in 1 2; do
 		t0=$(date +%s%N)
-		"$BIN" --no-config --format json "$1" > /dev/null 2>&1
+		"$BIN" --no-config -o json "$1" > /dev/null 2>&1
 		t1=$(date +%s%N)
 		t=$(( (t1 - t0) / 1000000 ))
 		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
