@@ -348,7 +348,7 @@ cpl_cli_complete(int nwords, char **words)
 				   '\0' };
 
 		dir = offer_values(&t, f, cur, prefix);
-	} else if (cur[0] == '-' && cur[1] != '\0') {
+	} else if (cur[0] == '-') {
 		dir = offer_flags(cur);
 	} else {
 		dir = offer_positional(&t, cur);

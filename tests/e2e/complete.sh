@@ -146,6 +146,11 @@ else
 	bad "zsh is not installed (tools/install-deps.sh installs it)"
 fi
 
+# kubectl get -o yaml (a List) piped in.
+all=$(kubectl get pods -n ml -o yaml --kubeconfig "$K" | kubectl cpulint -f - 2>&1)
+has kubectl-get-stdin "<stdin>:"
+has kubectl-get-stdin2 "busy threads on a budget of 8 CPUs (container \"pytorch\")"
+
 # TYPE NAME through kubectl, and a cluster error leaves stdout empty.
 expect type-name 1 kubectl cpulint pod train-0 -n ml --kubeconfig "$K"
 has type-name "pod/ml/train-0[pytorch]: error:"

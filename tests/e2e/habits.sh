@@ -88,6 +88,19 @@ PY
 all=$(cat "$tmp/stream.yaml" | "$BIN" --no-config -o github - 2>&1)
 has stdin-github "::error title=CPU202 thread-env-over-budget::<stdin>:24:42: OMP_NUM_THREADS=8"
 lacks stdin-github-file "file=<stdin>"
+# kustomize build (kubectl's own kustomize) piped in
+mkdir -p "$tmp/kust"
+pod kpod 8 > "$tmp/kust/pod.yaml"
+printf 'resources: [pod.yaml]\nnamespace: ml\nnamePrefix: team-\n' \
+	> "$tmp/kust/kustomization.yaml"
+if command -v kubectl >/dev/null 2>&1; then
+	kubectl kustomize "$tmp/kust" > "$tmp/kust.out" 2>&1 || cat "$tmp/kust.out"
+	all=$(kubectl kustomize "$tmp/kust" | "$BIN" --no-config -f - 2>&1)
+	has kustomize-stdin "<stdin>:"
+	has kustomize-stdin2 "OMP_NUM_THREADS=8 x 2 ranks"
+else
+	bad "kubectl is not installed (tools/install-deps.sh installs it)"
+fi
 # a stream and a file together; stdin named twice is read once
 all=$(cat "$tmp/stream.yaml" | "$BIN" --no-config - "$tmp/p.yaml" - 2>&1)
 has stdin-and-file "p.yaml:23:14: error:"
