@@ -683,7 +683,7 @@ START_TEST(test_sarif_std)
 	char *out, *root_uri;
 
 	mk_std(fs);
-	m.command_line = "kubectl-cpulint --format sarif .";
+	m.command_line = "kubectl-cpulint -o sarif .";
 	out = render_ok("sarif", &m, fs, NSTD);
 	ck_assert_int_eq(validate(out), 0);
 	log = parse(out);
@@ -699,7 +699,7 @@ START_TEST(test_sarif_std)
 							   "invocations"), 0),
 			    "commandLine");
 	ck_assert_str_eq(json_string_value(r),
-			 "kubectl-cpulint --format sarif .");
+			 "kubectl-cpulint -o sarif .");
 	ck_assert(json_is_true(json_object_get(json_array_get(
 		json_object_get(run, "invocations"), 0),
 		"executionSuccessful")));
