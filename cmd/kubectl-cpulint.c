@@ -1,6 +1,10 @@
 /*
- * kubectl-cpulint — command line: flags, target classification, exit
- * status.  No lint logic lives here; see lib/engine.h.
+ * kubectl-cpulint — command line: flags (read with getopt from the table
+ * in flags.c), target classification (paths, "-" for standard input,
+ * TYPE/NAME and kubectl's TYPE NAME...), exit status.  Started as
+ * kubectl_complete-cpulint, or with __complete first, it completes a
+ * command line instead (complete.c).  No lint logic lives here; see
+ * lib/engine.h.
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
  * it; 2 usage error, unreadable or invalid input, or cluster error (after

@@ -1,8 +1,10 @@
 /*
  * run.c — the command's two runs (static paths, live objects): loads the
  * configuration, feeds the engine, renders the findings with the chosen
- * reporter, prints input errors and notes to stderr, and maps the result
- * to an exit status.  Flag parsing stays in kubectl-cpulint.c.
+ * reporter (to stdout or --output-file, see output.c), prints input
+ * errors and notes to stderr, and maps the result to an exit status.
+ * Standard input ("-") is read here, once.  Flag parsing stays in
+ * kubectl-cpulint.c.
  */
 #include <errno.h>
 #include <limits.h>
