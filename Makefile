@@ -4,7 +4,7 @@
 # and every test link.  New .c files under lib/, rules/ and tests/unit/ are
 # picked up by wildcard, so adding a module never edits this file.
 #
-#   make            build ./kubectl-cpulint
+#   make            build ./kubectl-cpulint and its manual page
 #   make check      unit tests (check) + golden and end-to-end tests
 #   make asan       the whole suite under ASan+UBSan (separate build dir)
 #   make valgrind   unit tests under valgrind
@@ -13,7 +13,8 @@
 #   make fuzz       libFuzzer over the whole engine (clang)
 #   make dist       release tarball for krew (static libraries, needs only
 #                   the C library; tools/install-deps.sh installs them)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (binary, kubectl completion hook,
+#                   bash/zsh completion, manual page)
 #   V=1 for loud builds, WERROR=1 (set by CI) for -Werror.
 
 PREFIX  ?= /usr/local
@@ -79,10 +80,11 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 BIN       := kubectl-cpulint
+MAN       := $(BUILD)/kubectl-cpulint.1
 
 .PHONY: all check unit e2e asan valgrind lint bench install uninstall clean \
         install-deps help fuzz dist
-all: $(BIN)
+all: $(BIN) $(MAN)
 
 CMD_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard cmd/*.c)))
 
@@ -109,6 +111,16 @@ $(BUILD)/ruledocs.o: $(BUILD)/ruledocs.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
+# The manual page, written from the flag table (cmd/flags.c) and the rule
+# registry by tools/genman.c, so it cannot drift from --help.
+$(BUILD)/genman: tools/genman.c $(BUILD)/cmd/flags.o $(BUILD)/libcpulint.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -Icmd $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(MAN): $(BUILD)/genman
+	@echo "  GEN     $@"
+	$(Q)./$(BUILD)/genman > $@.tmp && mv $@.tmp $@
+
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcpulint.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -126,8 +138,8 @@ unit-%: $(BUILD)/tests/test_%
 unit: $(UNIT_BIN)
 	$(Q)sh tests/run-unit.sh $(UNIT_BIN)
 
-e2e: $(BIN)
-	$(Q)BIN=$(BIN) sh tests/run-e2e.sh
+e2e: $(BIN) $(MAN)
+	$(Q)BIN=$(BIN) MAN=$(MAN) sh tests/run-e2e.sh
 
 check: unit e2e
 
@@ -223,12 +235,26 @@ dist: $(DIST_BIN)
 	    gzip -9 -n > $(DIST_TAR).tmp && mv $(DIST_TAR).tmp $(DIST_TAR)
 	@echo "  DIST    $(DIST_TAR)"
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
+# kubectl_complete-cpulint is the hook kubectl (1.26+) runs to complete
+# `kubectl cpulint ...`: a link to the binary, which answers under that name.
+install: $(BIN) $(MAN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-cpulint
+	ln -sf kubectl-cpulint $(DESTDIR)$(PREFIX)/bin/kubectl_complete-cpulint
+	install -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/kubectl-cpulint.1
+	install -m 0644 completion/kubectl-cpulint.bash \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kubectl-cpulint
+	install -m 0644 completion/_kubectl-cpulint \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kubectl-cpulint
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/kubectl-cpulint
+	rm -f $(DESTDIR)$(PREFIX)/bin/kubectl-cpulint \
+	    $(DESTDIR)$(PREFIX)/bin/kubectl_complete-cpulint \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/kubectl-cpulint.1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kubectl-cpulint \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kubectl-cpulint
 
 install-deps:
 	sh tools/install-deps.sh

@@ -1,24 +1,76 @@
 /*
- * cli.h — what the command's two files share: the parsed options and the
- * two ways to run (static paths, live objects).  Private to cmd/.
+ * cli.h — what the command's files share: the flag table (the one list of
+ * flags: getopt, --help, completion and the manual page all read it), the
+ * parsed options, and the ways to run (static paths, live objects, shell
+ * completion).  Private to cmd/ (and tools/genman.c, which writes the
+ * manual page from the same table).
  */
 #ifndef CPL_CLI_H
 #define CPL_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "finding.h"
 #include "live.h"
+#include "report/report.h"
 
 #define EXIT_CLEAN 0
 #define EXIT_FINDINGS 1
 #define EXIT_TROUBLE 2
 
-/* Options, as documented in usage() and README.md. */
+/* The path that names standard input (-f -), and its name in reports. */
+#define CLI_STDIN "-"
+#define CLI_STDIN_NAME CPL_REPORT_STDIN
+
+/* getopt's values for flags without a short letter. */
+enum cli_opt {
+	OPT_FORMAT = 256, OPT_OUTPUT_FILE, OPT_FAIL_ON, OPT_CONFIG,
+	OPT_NO_CONFIG, OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
+	OPT_STAGED, OPT_DIFF_BASE, OPT_IGNORE_UNKNOWN, OPT_KUBECONFIG,
+	OPT_CONTEXT, OPT_CLUSTER, OPT_USER, OPT_REQUEST_TIMEOUT,
+	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT,
+};
+
+/* What a flag's value is: how completion offers it. */
+enum cli_value {
+	CLI_NONE,		/* the flag takes no value */
+	CLI_TEXT,		/* free text: nothing to offer */
+	CLI_FILE,		/* a file or directory name */
+	CLI_FORMAT,		/* an output format */
+	CLI_RULE,		/* a rule id or name */
+	CLI_SEVERITY,		/* error, warning, note, none */
+	CLI_COLOR,		/* auto, always, never */
+	CLI_NAMESPACE,		/* a namespace of the cluster */
+};
+
+/* One flag.  The table is in --help order; group opens a new heading. */
+struct cli_flag {
+	int id;			/* getopt's value: the letter or an OPT_ */
+	char letter;		/* short form; 0: none */
+	const char *name;	/* long form, without "--" */
+	const char *arg;	/* the value's name ("FILE"); NULL: none */
+	enum cli_value value;	/* what the value is */
+	const char *group;	/* heading this flag opens, or NULL */
+	const char *help;	/* what it does; '\n' breaks --help's lines */
+};
+
+/* The flags, in --help order; *n is set to their number. */
+const struct cli_flag *cpl_cli_flags(size_t *n);
+/* The flag called name ("output") or with letter c; NULL: none. */
+const struct cli_flag *cpl_cli_flag_long(const char *name, size_t len);
+const struct cli_flag *cpl_cli_flag_short(char c);
+/* Prints the usage (--help) from the table. */
+void cpl_cli_usage(FILE *out);
+/* The one-line synopsis and exit status text --help and the manual share. */
+extern const char *const cpl_cli_synopsis[];
+extern const char cpl_cli_exit_status[];
+
+/* Options, as documented in the flag table and README.md. */
 struct options {
-	const char *format;	/* --format */
-	const char *output;	/* -o */
+	const char *format;	/* -o, --output, --format */
+	const char *output_file;	/* --output-file */
 	enum cpl_severity fail_on;	/* --fail-on */
 	const char *config;	/* --config */
 	bool no_config;		/* --no-config */
@@ -28,17 +80,50 @@ struct options {
 	bool ignore_unknown;	/* --ignore-unknown: named non-workloads
 				 * are skipped, as in a directory walk */
 	const char *diff_base;	/* --diff-base REF */
-	const char **paths;	/* positional paths and -f */
+	const char **paths;	/* positional paths and -f ("-": stdin) */
 	size_t npaths;
 	const char **live;	/* TYPE/NAME targets */
 	size_t nlive;
+	char **owned;		/* TYPE/NAME strings made from TYPE NAME */
+	size_t nowned;
 	struct cpl_live_opts lo;	/* live flags (kubectl's) */
 	bool live_flags;	/* one of them was given */
 };
+
+/* Where the report goes (output.c): stdout or --output-file. */
+struct cli_output {
+	FILE *fp;		/* write the report here */
+	const char *shown;	/* FILE as given, for messages */
+	char *path;		/* FILE, a symbolic link resolved */
+	char *tmp;		/* the temporary file; NULL: none */
+};
+
+/*
+ * Opens where the report goes: stdout when path is NULL, else a temporary
+ * file beside path.  -1 after printing one message.
+ */
+int cpl_cli_output_open(struct cli_output *o, const char *path);
+/*
+ * Finishes the report: with failed false, flushes, syncs and renames the
+ * temporary file over FILE.  failed (writing the report failed, errno
+ * says why) or any failure here: removes the temporary file, prints one
+ * message and returns -1.
+ */
+int cpl_cli_output_close(struct cli_output *o, bool failed);
+/* Drops an unfinished report: FILE is left as it was. */
+void cpl_cli_output_abort(struct cli_output *o);
 
 /* Lints the paths in o; returns the exit status. */
 int cpl_cli_run_static(struct options *o, int argc, char **argv);
 /* Lints the live targets in o; returns the exit status. */
 int cpl_cli_run_live(struct options *o, int argc, char **argv);
+
+/*
+ * Shell completion: words are the arguments typed so far, the last one
+ * being the word under the cursor ("" for a new word), as kubectl gives
+ * them to kubectl_complete-cpulint.  Prints one candidate per line, then
+ * ":DIRECTIVE" (cobra's), and returns 0.  Never prints to stderr.
+ */
+int cpl_cli_complete(int nwords, char **words);
 
 #endif

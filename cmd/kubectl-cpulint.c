@@ -1,6 +1,10 @@
 /*
- * kubectl-cpulint — command line: flags, target classification, exit
- * status.  No lint logic lives here; see lib/engine.h.
+ * kubectl-cpulint — command line: flags (read with getopt from the table
+ * in flags.c), target classification (paths, "-" for standard input,
+ * TYPE/NAME and kubectl's TYPE NAME...), exit status.  Started as
+ * kubectl_complete-cpulint, or with __complete first, it completes a
+ * command line instead (complete.c).  No lint logic lives here; see
+ * lib/engine.h.
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
  * it; 2 usage error, unreadable or invalid input, or cluster error (after
@@ -19,53 +23,6 @@
 #include "report/report.h"
 #include "rule.h"
 #include "util.h"
-
-static void
-usage(FILE *out)
-{
-	fprintf(out,
-"usage: kubectl-cpulint [flags] PATH...        lint files and directories\n"
-"       kubectl cpulint [flags] TYPE/NAME...    lint live objects\n"
-"  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj), pytorchjob,\n"
-"  trainjob; a bare NAME is a Pod.  -l SEL or -A alone lint Pods.\n"
-"\n"
-"Static:\n"
-"  -f, --filename PATH   lint PATH (file or directory); repeatable\n"
-"      --config FILE     use FILE instead of the nearest .cpulint.yaml\n"
-"      --no-config       ignore .cpulint.yaml files\n"
-"      --ignore-unknown  skip named files that are not workloads (for\n"
-"                        pre-commit, which passes every YAML file)\n"
-"      --staged          lint the contents staged in the git index\n"
-"      --diff-base REF   report only findings on lines changed since the\n"
-"                        merge base of HEAD and REF\n"
-"Live (kubectl's flags and KUBECONFIG):\n"
-"      --kubeconfig FILE use FILE only\n"
-"      --context NAME    use context NAME\n"
-"      --cluster NAME    use cluster NAME\n"
-"      --user NAME       use user NAME\n"
-"  -n, --namespace NS    the namespace (default: the context's)\n"
-"  -A, --all-namespaces  list Pods in every namespace\n"
-"  -l, --selector SEL    lint the Pods matching a label selector\n"
-"      --request-timeout DURATION  per request (0: none), e.g. 30s\n"
-"      --insecure-skip-tls-verify  do not verify the server's certificate\n"
-"      --sample DURATION read throttling counters twice, DURATION apart\n"
-"Output:\n"
-"      --format FMT      text (default), json, sarif or github\n"
-"  -o, --output FILE     write the report to FILE instead of stdout\n"
-"      --fail-on SEV     exit 1 on findings at or above SEV: error,\n"
-"                        warning (default), note or none\n"
-"      --color WHEN      auto (default: on a terminal, not with NO_COLOR),\n"
-"                        always or never\n"
-"  -v, --verbose         say what was loaded, merged and skipped (stderr)\n"
-"Information:\n"
-"      --explain ID      print the documentation of rule ID (or name)\n"
-"      --list-rules      list the rules (--format json for JSON)\n"
-"      --version         print the version\n"
-"  -h, --help            print this help\n"
-"\n"
-"Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
-"unreadable or invalid input (reported; other files are still linted).\n");
-}
 
 static int
 list_rules(const char *format)
@@ -142,86 +99,121 @@ looks_live(const char *arg)
 	return live;
 }
 
-int
-main(int argc, char **argv)
+/* getopt's tables, made from the flag table; the caller frees both. */
+static struct option *
+make_getopt(char **shortopts)
 {
-	enum {
-		OPT_FORMAT = 256, OPT_FAIL_ON, OPT_CONFIG, OPT_NO_CONFIG,
-		OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
-		OPT_STAGED, OPT_DIFF_BASE, OPT_IGNORE_UNKNOWN,
-		OPT_KUBECONFIG, OPT_CONTEXT, OPT_CLUSTER, OPT_USER,
-		OPT_REQUEST_TIMEOUT, OPT_INSECURE, OPT_SAMPLE,
-	};
-	static const struct option longopts[] = {
-		{ "filename", required_argument, NULL, 'f' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
-		{ "color", required_argument, NULL, OPT_COLOR },
-		{ "staged", no_argument, NULL, OPT_STAGED },
-		{ "ignore-unknown", no_argument, NULL, OPT_IGNORE_UNKNOWN },
-		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
-		{ "explain", required_argument, NULL, OPT_EXPLAIN },
-		{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "cluster", required_argument, NULL, OPT_CLUSTER },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "namespace", required_argument, NULL, 'n' },
-		{ "all-namespaces", no_argument, NULL, 'A' },
-		{ "selector", required_argument, NULL, 'l' },
-		{ "request-timeout", required_argument, NULL,
-		  OPT_REQUEST_TIMEOUT },
-		{ "insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE },
-		{ "sample", required_argument, NULL, OPT_SAMPLE },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct options o = { .format = "text", .fail_on = CPL_SEV_WARNING,
-			     .color = "auto" };
-	const char *explain_id = NULL;
-	bool list = false;
-	int c, i, status;
+	size_t n, i;
+	const struct cli_flag *f = cpl_cli_flags(&n);
+	struct option *longopts = cpl_xcalloc(n + 1, sizeof(*longopts));
+	struct cpl_buf b;
 
-	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
-	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
-	while ((c = getopt_long(argc, argv, "f:o:vhn:Al:", longopts,
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < n; i++) {
+		longopts[i].name = f[i].name;
+		longopts[i].has_arg = f[i].arg ? required_argument :
+				      no_argument;
+		longopts[i].val = f[i].id;
+		if (f[i].letter) {
+			cpl_buf_addc(&b, f[i].letter);
+			if (f[i].arg)
+				cpl_buf_addc(&b, ':');
+		}
+	}
+	*shortopts = cpl_buf_detach(&b);
+	return longopts;
+}
+
+/* "text, json, sarif or github": the formats, for messages. */
+static char *
+format_list(void)
+{
+	struct cpl_buf b;
+	size_t i, n = 0;
+
+	while (cpl_reporter_at(n))
+		n++;
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			cpl_buf_adds(&b, i + 1 == n ? " or " : ", ");
+		cpl_buf_adds(&b, cpl_reporter_at(i)->name);
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* Checks -o's value; prints a usage error naming the formats when bad. */
+static bool
+format_ok(const char *format)
+{
+	char *list;
+
+	if (cpl_reporter_find(format) != NULL)
+		return true;
+	list = format_list();
+	fprintf(stderr, "kubectl-cpulint: -o/--output takes %s, not \"%s\"%s\n",
+		list, format, strchr(format, '.') || strchr(format, '/') ?
+		" (to write the report to a file: --output-file FILE)" : "");
+	free(list);
+	return false;
+}
+
+/* What main does once the flags are read. */
+enum action { RUN, EXPLAIN, LIST_RULES, DONE };
+
+/*
+ * Reads the flags into o.  Returns RUN, EXPLAIN (*explain_id set) or
+ * LIST_RULES, or DONE with *status set (--help, --version, a bad flag).
+ */
+static enum action
+parse_flags(struct options *o, int argc, char **argv,
+	    const char **explain_id, int *status)
+{
+	char *shortopts = NULL;
+	struct option *longopts = make_getopt(&shortopts);
+	enum action act = RUN;
+	int c;
+
+	*status = EXIT_TROUBLE;
+	while ((c = getopt_long(argc, argv, shortopts, longopts,
 				NULL)) != -1) {
+		/* kubectl (pflag) reads "-o=json" as "-o json". */
+		if (optarg && optarg == argv[optind - 1] + 2 &&
+		    optarg[0] == '=')
+			optarg++;
 		switch (c) {
 		case 'f':
-			o.paths[o.npaths++] = optarg;
+			o->paths[o->npaths++] = optarg;
 			break;
 		case 'o':
-			o.output = optarg;
+		case OPT_FORMAT:
+			o->format = optarg;
+			break;
+		case OPT_OUTPUT_FILE:
+			o->output_file = optarg;
 			break;
 		case 'v':
-			o.verbose = true;
+			o->verbose = true;
 			break;
 		case 'h':
-			usage(stdout);
-			status = EXIT_CLEAN;
+			cpl_cli_usage(stdout);
+			*status = EXIT_CLEAN;
+			act = DONE;
 			goto out;
-		case OPT_FORMAT:
-			o.format = optarg;
-			break;
 		case OPT_FAIL_ON:
-			if (cpl_severity_parse(&o.fail_on, optarg) < 0) {
+			if (cpl_severity_parse(&o->fail_on, optarg) < 0) {
 				fprintf(stderr, "kubectl-cpulint: --fail-on "
 					"takes error, warning, note or none, "
 					"not \"%s\"\n", optarg);
-				status = EXIT_TROUBLE;
+				act = DONE;
 				goto out;
 			}
 			break;
 		case OPT_CONFIG:
-			o.config = optarg;
+			o->config = optarg;
 			break;
 		case OPT_NO_CONFIG:
-			o.no_config = true;
+			o->no_config = true;
 			break;
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") != 0 &&
@@ -229,141 +221,255 @@ main(int argc, char **argv)
 			    strcmp(optarg, "never") != 0) {
 				fprintf(stderr, "kubectl-cpulint: --color "
 					"takes auto, always or never\n");
-				status = EXIT_TROUBLE;
+				act = DONE;
 				goto out;
 			}
-			o.color = optarg;
+			o->color = optarg;
 			break;
 		case OPT_KUBECONFIG:
-			o.lo.kube.kubeconfig = optarg;
-			o.live_flags = true;
+			o->lo.kube.kubeconfig = optarg;
+			o->live_flags = true;
 			break;
 		case OPT_CONTEXT:
-			o.lo.kube.context = optarg;
-			o.live_flags = true;
+			o->lo.kube.context = optarg;
+			o->live_flags = true;
 			break;
 		case OPT_CLUSTER:
-			o.lo.kube.cluster = optarg;
-			o.live_flags = true;
+			o->lo.kube.cluster = optarg;
+			o->live_flags = true;
 			break;
 		case OPT_USER:
-			o.lo.kube.user = optarg;
-			o.live_flags = true;
+			o->lo.kube.user = optarg;
+			o->live_flags = true;
 			break;
 		case 'n':
-			o.lo.kube.namespace = optarg;
-			o.live_flags = true;
+			o->lo.kube.namespace = optarg;
+			o->live_flags = true;
 			break;
 		case 'A':
-			o.lo.all_namespaces = true;
-			o.live_flags = true;
+			o->lo.all_namespaces = true;
+			o->live_flags = true;
 			break;
 		case 'l':
-			o.lo.selector = optarg;
-			o.live_flags = true;
+			o->lo.selector = optarg;
+			o->live_flags = true;
 			break;
 		case OPT_REQUEST_TIMEOUT:
-			o.lo.kube.request_timeout = optarg;
-			o.live_flags = true;
+			o->lo.kube.request_timeout = optarg;
+			o->live_flags = true;
 			break;
 		case OPT_INSECURE:
-			o.lo.kube.insecure_skip_tls_verify = true;
-			o.live_flags = true;
+			o->lo.kube.insecure_skip_tls_verify = true;
+			o->live_flags = true;
 			break;
 		case OPT_SAMPLE:
-			if (cpl_live_parse_duration(&o.lo.sample_seconds,
+			if (cpl_live_parse_duration(&o->lo.sample_seconds,
 						    optarg) < 0 ||
-			    o.lo.sample_seconds > 3600) {
+			    o->lo.sample_seconds > 3600) {
 				fprintf(stderr, "kubectl-cpulint: --sample "
 					"takes a duration such as 30s or 1m "
 					"(at most 1h), not \"%s\"\n", optarg);
-				status = EXIT_TROUBLE;
+				act = DONE;
 				goto out;
 			}
-			o.live_flags = true;
+			o->live_flags = true;
+			break;
+		case OPT_LIVE_TIMEOUT:
+			if (cpl_live_parse_duration(&o->lo.run_timeout_seconds,
+						    optarg) < 0) {
+				fprintf(stderr, "kubectl-cpulint: "
+					"--live-timeout takes a duration such "
+					"as 90s or 10m (0: no limit), not "
+					"\"%s\"\n", optarg);
+				act = DONE;
+				goto out;
+			}
+			o->lo.run_timeout_set = true;
+			o->live_flags = true;
 			break;
 		case OPT_STAGED:
-			o.staged = true;
+			o->staged = true;
 			break;
 		case OPT_IGNORE_UNKNOWN:
-			o.ignore_unknown = true;
+			o->ignore_unknown = true;
 			break;
 		case OPT_DIFF_BASE:
-			o.diff_base = optarg;
+			o->diff_base = optarg;
 			break;
 		case OPT_EXPLAIN:
-			explain_id = optarg;
+			*explain_id = optarg;
+			act = EXPLAIN;
 			break;
 		case OPT_LIST_RULES:
-			list = true;
+			if (act != EXPLAIN)
+				act = LIST_RULES;
 			break;
 		case OPT_VERSION:
 			printf("kubectl-cpulint %s\n", CPL_VERSION);
-			status = EXIT_CLEAN;
+			*status = EXIT_CLEAN;
+			act = DONE;
 			goto out;
 		default:
 			fprintf(stderr, "Try 'kubectl-cpulint --help'.\n");
-			status = EXIT_TROUBLE;
+			act = DONE;
 			goto out;
 		}
 	}
-	if (explain_id) {
+out:
+	free(longopts);
+	free(shortopts);
+	return act;
+}
+
+/* True when arg names a resource type alone ("pod", "deploy"). */
+static bool
+is_bare_type(const char *arg)
+{
+	struct stat st;
+
+	return strchr(arg, '/') == NULL && cpl_live_is_type(arg) &&
+	       stat(arg, &st) != 0;
+}
+
+/*
+ * Sorts the positional arguments into paths and live targets.  As in
+ * kubectl, "TYPE NAME..." (a type first, then names) is TYPE/NAME for
+ * each name; a type alone stays a type (-l, -A: list its Pods).  -1 with
+ * a message on a usage error.
+ */
+static int
+classify(struct options *o, int first, int argc, char **argv)
+{
+	const char *type = NULL;
+	int i;
+
+	if (first < argc && first + 1 < argc && is_bare_type(argv[first]))
+		type = argv[first++];
+	for (i = first; i < argc; i++) {
+		if (type) {
+			if (strchr(argv[i], '/') != NULL) {
+				fprintf(stderr, "kubectl-cpulint: \"%s %s\": "
+					"after a TYPE come names; use "
+					"TYPE/NAME, or TYPE NAME...\n",
+					type, argv[i]);
+				return -1;
+			}
+			o->owned[o->nowned] = cpl_xasprintf("%s/%s", type,
+							    argv[i]);
+			o->live[o->nlive++] = o->owned[o->nowned++];
+		} else if (strcmp(argv[i], CLI_STDIN) != 0 &&
+			   looks_live(argv[i]) && !o->staged) {
+			o->live[o->nlive++] = argv[i];
+		} else {
+			o->paths[o->npaths++] = argv[i];
+		}
+	}
+	return 0;
+}
+
+/* Checks what cannot go together; prints a usage error and -1 if so. */
+static int
+check_targets(const struct options *o)
+{
+	size_t i, nstdin = 0;
+
+	for (i = 0; i < o->npaths; i++)
+		nstdin += strcmp(o->paths[i], CLI_STDIN) == 0;
+	if (o->nlive > 0 && o->npaths > 0) {
+		fprintf(stderr, "kubectl-cpulint: \"%s\" is neither a file nor "
+			"a directory, and live targets (TYPE/NAME) cannot be "
+			"mixed with paths\n", o->live[0]);
+		return -1;
+	}
+	if (nstdin > 0 && (o->staged || o->diff_base)) {
+		fprintf(stderr, "kubectl-cpulint: standard input (-) has no "
+			"git history, so %s cannot be used with it\n",
+			o->staged ? "--staged" : "--diff-base");
+		return -1;
+	}
+	if (o->live_flags && o->npaths > 0) {
+		fprintf(stderr, "kubectl-cpulint: cluster flags (--kubeconfig, "
+			"-n, -l, -A, ...) apply to live targets, not to "
+			"paths\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The word a program was started as, without its directory. */
+static const char *
+base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o = { .format = "text", .fail_on = CPL_SEV_WARNING,
+			     .color = "auto" };
+	const char *explain_id = NULL;
+	enum action act;
+	int status;
+	size_t i;
+
+	/* kubectl runs kubectl_complete-cpulint (a link to this program)
+	 * for `kubectl cpulint <TAB>`; the shell scripts run __complete. */
+	if (argc > 0 && strncmp(base_name(argv[0]), "kubectl_complete-",
+				17) == 0)
+		return cpl_cli_complete(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "__complete") == 0)
+		return cpl_cli_complete(argc - 2, argv + 2);
+	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
+	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
+	o.owned = cpl_xcalloc((size_t)argc + 1, sizeof(*o.owned));
+	act = parse_flags(&o, argc, argv, &explain_id, &status);
+	if (act == DONE)
+		goto out;
+	status = EXIT_TROUBLE;
+	if (!format_ok(o.format))
+		goto out;
+	if (act == EXPLAIN) {
 		status = explain(explain_id);
 		goto out;
 	}
-	if (list) {
+	if (act == LIST_RULES) {
+		if (strcmp(o.format, "text") != 0 &&
+		    strcmp(o.format, "json") != 0) {
+			fprintf(stderr, "kubectl-cpulint: --list-rules prints "
+				"text or json (-o json), not %s\n", o.format);
+			goto out;
+		}
 		status = list_rules(o.format);
 		goto out;
 	}
-	if (strcmp(o.format, "json") != 0 &&
-	    cpl_reporter_find(o.format) == NULL) {
-		fprintf(stderr, "kubectl-cpulint: --format takes %s, not "
-			"\"%s\"\n", cpl_reporter_names(), o.format);
-		status = EXIT_TROUBLE;
+	if (classify(&o, optind, argc, argv) < 0 || check_targets(&o) < 0)
 		goto out;
-	}
-	for (i = optind; i < argc; i++) {
-		if (looks_live(argv[i]) && !o.staged)
-			o.live[o.nlive++] = argv[i];
-		else
-			o.paths[o.npaths++] = argv[i];
-	}
-	if (o.nlive > 0 && o.npaths > 0) {
-		fprintf(stderr, "kubectl-cpulint: \"%s\" is neither a file nor "
-			"a directory, and live targets (TYPE/NAME) cannot be "
-			"mixed with paths\n", o.live[0]);
-		status = EXIT_TROUBLE;
-		goto out;
-	}
 	if (o.nlive > 0 || (o.npaths == 0 && (o.lo.selector ||
-						o.lo.all_namespaces))) {
+					       o.lo.all_namespaces))) {
 		if (o.staged || o.diff_base) {
 			fprintf(stderr, "kubectl-cpulint: --staged and "
 				"--diff-base work on files, not on live "
 				"objects (\"%s\" is not a file)\n",
 				o.nlive ? o.live[0] : "-l/-A");
-			status = EXIT_TROUBLE;
 			goto out;
 		}
 		status = cpl_cli_run_live(&o, argc, argv);
 		goto out;
 	}
-	if (o.live_flags && o.npaths > 0) {
-		fprintf(stderr, "kubectl-cpulint: cluster flags (--kubeconfig, "
-			"-n, -l, -A, ...) apply to live targets, not to "
-			"paths\n");
-		status = EXIT_TROUBLE;
-		goto out;
-	}
 	if (o.npaths == 0 && (o.staged || o.diff_base))
 		o.paths[o.npaths++] = ".";
 	if (o.npaths == 0) {
-		usage(stderr);
-		status = EXIT_TROUBLE;
+		cpl_cli_usage(stderr);
 		goto out;
 	}
 	status = cpl_cli_run_static(&o, argc, argv);
 out:
+	for (i = 0; i < o.nowned; i++)
+		free(o.owned[i]);
+	free(o.owned);
 	free(o.paths);
 	free(o.live);
 	return status;

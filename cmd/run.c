@@ -1,9 +1,12 @@
 /*
  * run.c — the command's two runs (static paths, live objects): loads the
  * configuration, feeds the engine, renders the findings with the chosen
- * reporter, prints input errors and notes to stderr, and maps the result
- * to an exit status.  Flag parsing stays in kubectl-cpulint.c.
+ * reporter (to stdout or --output-file, see output.c), prints input
+ * errors and notes to stderr, and maps the result to an exit status.
+ * Standard input ("-") is read here, once.  Flag parsing stays in
+ * kubectl-cpulint.c.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +84,10 @@ join_argv(int argc, char **argv)
 /*
  * Renders the findings with the chosen reporter, prints input errors to
  * stderr, and maps the result to an exit status.  srcroot: the directory
- * SARIF locations are relative to (NULL: the current directory).
+ * SARIF locations are relative to (NULL: the current directory).  When
+ * the run failed before anything was read (a cluster error, no readable
+ * file), there is nothing to report: stdout stays empty, no file is
+ * written, and the errors alone say what happened.
  */
 static int
 report(const struct options *o, struct cpl_engine *e, const char *srcroot,
@@ -91,20 +97,25 @@ report(const struct options *o, struct cpl_engine *e, const char *srcroot,
 	const struct cpl_finding *f;
 	const struct cpl_error *errs;
 	struct cpl_report_meta meta = { 0 };
+	struct cli_output out;
 	char cwd[PATH_MAX];
 	char *cmdline = NULL;
-	FILE *out = stdout;
 	void *st;
-	size_t n, nerr, i;
+	size_t n, nerr, i, dropped = 0;
 	int status = EXIT_CLEAN;
+	bool failed;
 
-	if (o->output && (out = fopen(o->output, "w")) == NULL) {
-		fprintf(stderr, "kubectl-cpulint: cannot write %s: %m\n",
-			o->output);
-		return EXIT_TROUBLE;
-	}
 	errs = cpl_engine_errors(e, &nerr);
 	f = cpl_engine_findings(e, &n);
+	if (nerr > 0 && cpl_engine_ntargets(e) == 0 &&
+	    cpl_engine_workloads(e)->count == 0) {
+		print_errors(e);
+		return EXIT_TROUBLE;
+	}
+	if (cpl_cli_output_open(&out, o->output_file) < 0) {
+		print_errors(e);
+		return EXIT_TROUBLE;
+	}
 	if (srcroot) {
 		snprintf(cwd, sizeof(cwd), "%s", srcroot);
 	} else if (getcwd(cwd, sizeof(cwd)) == NULL) {
@@ -115,22 +126,27 @@ report(const struct options *o, struct cpl_engine *e, const char *srcroot,
 	meta.srcroot = cwd;
 	meta.errors = errs;
 	meta.nerrors = nerr;
-	meta.color = want_color(o, out);
+	meta.color = want_color(o, out.fp);
 	meta.command_line = cmdline;
 	meta.source_text = source_text;
 	meta.source_ctx = e;
-	st = rep->begin(out, &meta);
+	meta.dropped = &dropped;
+	st = rep->begin(out.fp, &meta);
 	for (i = 0; i < n; i++) {
 		rep->emit(st, &f[i]);
 		if (!f[i].suppressed && o->fail_on != CPL_SEV_OFF &&
 		    f[i].severity >= o->fail_on)
 			status = EXIT_FINDINGS;
 	}
-	if (rep->end(st) < 0 || fflush(out) != 0 ||
-	    (out != stdout && fclose(out) != 0)) {
-		fprintf(stderr, "kubectl-cpulint: cannot write the report\n");
+	errno = 0;
+	failed = rep->end(st) < 0;
+	if (cpl_cli_output_close(&out, failed) < 0)
 		status = EXIT_TROUBLE;
-	}
+	if (dropped > 0)
+		fprintf(stderr, "kubectl-cpulint: warning: code scanning "
+			"takes at most %d results per run: the SARIF log "
+			"keeps the most severe and leaves %zu out\n",
+			CPL_REPORT_SARIF_MAX_RESULTS, dropped);
 	print_errors(e);
 	if (nerr > 0)
 		status = EXIT_TROUBLE;
@@ -238,6 +254,54 @@ print_loaded(const struct cpl_wlist *wl)
 	}
 }
 
+/*
+ * Reads standard input once, at most the engine's file limit, and adds it
+ * as one source named <stdin>: a stream of YAML/JSON documents (helm
+ * template, kustomize build, kubectl get -o yaml).
+ */
+static void
+add_stdin(struct cpl_engine *e, bool explicit)
+{
+	struct cpl_error err = { 0 };
+	size_t cap = 1 << 16, len = 0;
+	char *buf = cpl_xmalloc(cap);
+	ssize_t got;
+
+	for (;;) {
+		if (len == cap) {
+			if (cap > CPL_ENGINE_MAX_FILE_BYTES) {
+				cpl_error_set(&err, CLI_STDIN_NAME, 0, 0,
+					      "standard input is larger than "
+					      "the limit of %zu bytes",
+					      CPL_ENGINE_MAX_FILE_BYTES);
+				goto out;
+			}
+			cap *= 2;
+			if (cap > CPL_ENGINE_MAX_FILE_BYTES)
+				cap = CPL_ENGINE_MAX_FILE_BYTES + 1;
+			buf = cpl_xrealloc(buf, cap);
+		}
+		got = read(STDIN_FILENO, buf + len, cap - len);
+		if (got == 0)
+			break;
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			cpl_error_set(&err, CLI_STDIN_NAME, 0, 0, "cannot "
+				      "read standard input: %s",
+				      strerror(errno));
+			goto out;
+		}
+		len += (size_t)got;
+	}
+	cpl_engine_add_buffer(e, CLI_STDIN_NAME, buf, len, explicit);
+out:
+	if (err.message)
+		cpl_engine_add_error(e, &err);
+	cpl_error_clear(&err);
+	free(buf);
+}
+
 /* Runs the static lint and reports; returns the exit status. */
 int
 cpl_cli_run_static(struct options *o, int argc, char **argv)
@@ -245,18 +309,22 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	struct cpl_engine *e = cpl_engine_new();
 	struct cpl_repo *repo = NULL;
 	struct cpl_error err = { 0 };
+	/* Standard input has no directory: look from the current one. */
+	const char *first = strcmp(o->paths[0], CLI_STDIN) == 0 ? "." :
+			    o->paths[0];
+	bool stdin_read = false;
 	size_t i;
 	int status;
 
-	load_config(o, e, o->paths[0]);
-	switch (cpl_repo_open(&repo, o->paths[0], &err)) {
+	load_config(o, e, first);
+	switch (cpl_repo_open(&repo, first, &err)) {
 	case 0:
 		break;
 	case 1:
 		if (o->staged || o->diff_base) {
 			fprintf(stderr, "kubectl-cpulint: %s: not in a git "
 				"repository, so %s cannot be used\n",
-				o->paths[0], o->staged ? "--staged" :
+				first, o->staged ? "--staged" :
 				"--diff-base");
 			cpl_engine_free(e);
 			return EXIT_TROUBLE;
@@ -281,14 +349,24 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 		cpl_repo_free(repo);
 		return EXIT_TROUBLE;
 	}
-	for (i = 0; i < o->npaths; i++)
-		cpl_engine_add_path(e, o->paths[i], !o->ignore_unknown);
+	for (i = 0; i < o->npaths; i++) {
+		if (strcmp(o->paths[i], CLI_STDIN) != 0)
+			cpl_engine_add_path(e, o->paths[i],
+					    !o->ignore_unknown);
+		else if (!stdin_read)
+			add_stdin(e, !o->ignore_unknown);
+		stdin_read |= strcmp(o->paths[i], CLI_STDIN) == 0;
+	}
 	cpl_engine_run(e);
 	if (o->verbose)
 		print_loaded(cpl_engine_workloads(e));
 	status = report(o, e, repo ? cpl_repo_root(repo) : NULL, argc, argv);
+	/* Like ruff: an empty walk is not an error, but it is said. */
+	cpl_engine_errors(e, &i);
+	if (cpl_engine_ntargets(e) == 0 && i == 0)
+		fprintf(stderr, "kubectl-cpulint: no files to lint (no YAML, "
+			"JSON or Python file among the paths given)\n");
 	cpl_engine_free(e);
 	cpl_repo_free(repo);
 	return status;
 }
-

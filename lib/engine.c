@@ -28,7 +28,7 @@
 #include "suppress.h"
 #include "text/yamldoc.h"
 
-#define MAX_FILE_BYTES ((size_t)16 << 20)
+#define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
 #define MAX_WALK_DEPTH 64
 
 enum file_kind {
@@ -1047,6 +1047,16 @@ cpl_engine_errors(const struct cpl_engine *e, size_t *n)
 {
 	*n = e->nerrors;
 	return e->errors;
+}
+
+size_t
+cpl_engine_ntargets(const struct cpl_engine *e)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->nfiles; i++)
+		n += e->files[i]->linted;
+	return n;
 }
 
 const struct cpl_wlist *

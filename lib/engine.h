@@ -21,6 +21,9 @@
 
 struct cpl_engine;
 
+/* The largest file (or standard input) read, in bytes. */
+#define CPL_ENGINE_MAX_FILE_BYTES ((size_t)16 << 20)
+
 struct cpl_engine *cpl_engine_new(void);
 void cpl_engine_free(struct cpl_engine *e);	/* NULL-safe */
 
@@ -84,6 +87,8 @@ const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 					  size_t *n);
 const struct cpl_error *cpl_engine_warnings(const struct cpl_engine *e,
 					    size_t *n);
+/* How many files were read as targets (not only as linked code). */
+size_t cpl_engine_ntargets(const struct cpl_engine *e);
 /* The workloads loaded and the documents skipped (for tests and
  * --verbose); after cpl_engine_run() also the TrainJobs merged with their
  * runtimes, the parts they were made of flagged merged. */

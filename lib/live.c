@@ -895,6 +895,73 @@ cpl_live_is_type(const char *word)
 	return find_kind(word) != NULL;
 }
 
+const char *
+cpl_live_type_label(size_t i)
+{
+	return i < CPL_ARRAY_LEN(kinds) ? kinds[i].label : NULL;
+}
+
+/* Orders strings for qsort. */
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+cpl_live_names(char ***names, size_t *n, const char *type,
+	       const struct cpl_live_opts *o, struct cpl_error *err)
+{
+	static const struct kind namespaces = { "|namespace|", "v1",
+						"namespaces", "namespace" };
+	const struct kind *k = strcmp(type, "namespace") == 0 ? &namespaces :
+			       find_kind(type);
+	struct cpl_kubeconfig *kc = NULL;
+	struct cpl_kubeclient *client = NULL;
+	struct cpl_kubeconfig_opts ko = o->kube;
+	struct cpl_kube_ref ref;
+	json_t *items = NULL, *item;
+	size_t i;
+	int rc = -1;
+
+	*names = NULL;
+	*n = 0;
+	if (k == NULL) {
+		cpl_error_set(err, NULL, 0, 0, "unknown resource type \"%s\"",
+			      type);
+		return -1;
+	}
+	if (ko.request_timeout == NULL)
+		ko.request_timeout = "5s";
+	if (ko.exec_timeout_ms == 0)
+		ko.exec_timeout_ms = 5000;
+	if (cpl_kubeconfig_load(&kc, &ko, err) < 0 ||
+	    cpl_kubeconfig_credentials(kc, false, err) < 0 ||
+	    cpl_kubeclient_new(&client, kc, err) < 0)
+		goto out;
+	ref = (struct cpl_kube_ref){ k->api_version, k->resource,
+		k == &namespaces || o->all_namespaces ? NULL :
+		cpl_kubeconfig_info(kc)->namespace, NULL, NULL };
+	if (cpl_kubeclient_list(&items, client, &ref, NULL, err) < 0)
+		goto out;
+	*names = cpl_xcalloc(json_array_size(items) + 1, sizeof(**names));
+	json_array_foreach(items, i, item) {
+		const char *name = jstr(json_object_get(item, "metadata"),
+					"name");
+
+		if (name)
+			(*names)[(*n)++] = cpl_xstrdup(name);
+	}
+	if (*n > 1)
+		qsort(*names, *n, sizeof(**names), cmp_name);
+	rc = 0;
+out:
+	json_decref(items);
+	cpl_kubeclient_free(client);
+	cpl_kubeconfig_free(kc);
+	return rc;
+}
+
 int
 cpl_live_parse_duration(double *seconds, const char *text)
 {
@@ -923,6 +990,10 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		goto out;
 	}
 	l.info = cpl_kubeconfig_info(l.kc);
+	if (o->run_timeout_set)
+		cpl_kubeclient_set_deadline(l.client,
+					    (long)(o->run_timeout_seconds *
+						   1000));
 	if (o->log)
 		cpl_kubeclient_set_log(l.client, o->log, o->log_ctx);
 	if (ntargets == 0) {
@@ -933,11 +1004,14 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		const struct kind *k = strchr(targets[i], '/') ? NULL :
 				       find_kind(targets[i]);
 
-		if (k && (o->selector || o->all_namespaces)) {
+		/* A type alone lists, as `kubectl get pods` does: Pods
+		 * only, since a controller is linted by name. */
+		if (k) {
 			if (strcmp(k->resource, "pods") != 0) {
-				live_errorf(&l, "%s with -l or -A: only pods "
-					    "can be listed; name the %s",
-					    targets[i], k->label);
+				live_errorf(&l, "%s: only pods can be listed; "
+					    "name the %s (%s NAME or %s/NAME)",
+					    targets[i], k->label, targets[i],
+					    targets[i]);
 				continue;
 			}
 			list_pods(&l, o->all_namespaces ? NULL :

@@ -34,6 +34,9 @@ struct cpl_live_opts {
 	bool all_namespaces;		/* -A */
 	const char *selector;		/* -l */
 	double sample_seconds;		/* --sample; 0: lifetime counters */
+	bool run_timeout_set;		/* --live-timeout given: */
+	double run_timeout_seconds;	/* the whole run; 0: no limit
+					 * (unset: 5 minutes) */
 	cpl_kube_log_fn log;		/* -v: one line per request */
 	void *log_ctx;
 };
@@ -52,6 +55,20 @@ int cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 /* Whether word names a resource type live mode knows ("pod", "deploy",
  * "deployment.apps", "pytorchjob" ...). */
 bool cpl_live_is_type(const char *word);
+
+/* The name of the i-th resource type live mode knows ("pod",
+ * "deployment" ...), or NULL past the last: for shell completion. */
+const char *cpl_live_type_label(size_t i);
+
+/*
+ * The names of the objects of type (a resource type, or "namespace") in
+ * the namespace o names (every one with -A), sorted, for shell
+ * completion: a request timeout of 5 s unless o gives one.  *names is a
+ * NULL-terminated array the caller frees (each name, then the array).
+ * 0, or -1 with err set.
+ */
+int cpl_live_names(char ***names, size_t *n, const char *type,
+		   const struct cpl_live_opts *o, struct cpl_error *err);
 
 /* Parses a --sample duration ("30s", "1m", "500ms", "10") into seconds;
  * -1 on anything else. */

@@ -174,6 +174,7 @@ struct cpl_workload {
 	struct cpl_trainer *trainer;	/* Kubeflow Trainer; NULL otherwise */
 	struct cpl_container *containers;
 	size_t ncontainers;
+	size_t containers_cap;	/* allocated, grown by doubling */
 };
 
 /* A document read but not turned into workloads, and why (for -v). */

@@ -4,8 +4,9 @@
 # packages (whose static archives `make dist` links), pkg-config, a C
 # compiler, and the tools the tests drive for real (python3 with
 # jsonschema for the SARIF schema, openssl for test certificates, git,
-# pre-commit, kubectl; cppcheck for make lint).  Installs only what is missing, so it is quick on
-# a machine that has everything.  Other systems: it prints what to
+# pre-commit, kubectl; cppcheck for make lint, groff for the manual
+# page, bash and zsh for the completion scripts).  Installs only what is
+# missing, so it is quick on a machine that has everything.  Other systems: it prints what to
 # install and stops.
 #
 # Package names are Debian's; Ubuntu's are the same except kubectl, which
@@ -68,6 +69,8 @@ if ! command -v kubectl >/dev/null 2>&1; then
 		kubectl_snap=y
 	fi
 fi
+command -v groff >/dev/null 2>&1 || need="$need groff-base"
+command -v zsh >/dev/null 2>&1 || need="$need zsh"
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	need="$need python3 python3-jsonschema python3-yaml"
 

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Prints the README's rule table from the registry (kubectl-cpulint
-# --list-rules --format json), so the table is never kept by hand.
+# --list-rules -o json), so the table is never kept by hand.
 # tests/e2e/readme.sh fails when README.md and this output differ.
 BIN=${BIN:-./kubectl-cpulint}
-"$BIN" --list-rules --format json | python3 -c '
+"$BIN" --list-rules -o json | python3 -c '
 import json, sys
 print("| id | name | default | fires when |")
 print("| --- | --- | --- | --- |")

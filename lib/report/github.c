@@ -5,7 +5,9 @@
  *   ::error file=PATH,line=L,col=C,title=ID name::MESSAGE%0Afix: FIX
  *
  * warning → ::warning, note → ::notice.  Live findings have no file, line
- * or col and name their object in the title.  Input errors from meta come
+ * or col and name their object in the title; findings on standard input
+ * (no file of the repository) have none either, and their message starts
+ * with "<stdin>:LINE:COL: ".  Input errors from meta come
  * first as ::error commands.  Suppressed findings are not shown.
  *
  * Invariant: every value is escaped the way the runner unescapes it: data
@@ -15,6 +17,7 @@
 #include "report/report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/render.h"
 
@@ -76,7 +79,7 @@ command_name(enum cpl_severity s)
 static const char *
 add_position(struct cpl_buf *b, const char *file, int line, int column)
 {
-	if (file == NULL)
+	if (file == NULL || strcmp(file, CPL_REPORT_STDIN) == 0)
 		return " ";
 	cpl_buf_adds(b, " file=");
 	add_escaped(b, file, true);
@@ -114,6 +117,8 @@ github_begin(FILE *out, const struct cpl_report_meta *meta)
 		cpl_buf_adds(&g->cmd, "::error");
 		add_position(&g->cmd, e->path, e->line, e->column);
 		cpl_buf_adds(&g->cmd, "::");
+		if (e->path && strcmp(e->path, CPL_REPORT_STDIN) == 0)
+			cpl_buf_addf(&g->cmd, "%s:%d: ", e->path, e->line);
 		add_escaped(&g->cmd, e->message ? e->message : "unknown error",
 			    false);
 		flush_command(g);
@@ -150,6 +155,13 @@ github_emit(void *state, const struct cpl_finding *f)
 		add_escaped(&g->cmd, cpl_buf_str(&title), true);
 	}
 	cpl_buf_adds(&g->cmd, "::");
+	if (f->file && strcmp(f->file, CPL_REPORT_STDIN) == 0) {
+		char *pos = cpl_xasprintf("%s:%d:%d: ", f->file, f->line,
+					  f->column);
+
+		add_escaped(&g->cmd, pos, false);
+		free(pos);
+	}
 	add_escaped(&g->cmd, f->message ? f->message : "", false);
 	if (f->fix) {
 		add_escaped(&g->cmd, "\nfix: ", false);

@@ -33,3 +33,9 @@ cpl_reporter_names(void)
 {
 	return "text|json|sarif|github";
 }
+
+const struct cpl_reporter *
+cpl_reporter_at(size_t i)
+{
+	return i < CPL_ARRAY_LEN(reporters) ? reporters[i] : NULL;
+}

@@ -34,7 +34,26 @@ struct cpl_report_meta {
 	 */
 	const char *(*source_text)(void *ctx, const char *file, size_t *len);
 	void *source_ctx;
+	/*
+	 * Out (may be NULL): set by end to the number of findings a format
+	 * had to leave out (SARIF: past CPL_REPORT_SARIF_MAX_RESULTS).
+	 */
+	size_t *dropped;
 };
+
+/*
+ * GitHub code scanning takes at most this many results per run; a SARIF
+ * log keeps the most severe (then in file and line order) and says in
+ * its invocation's notifications how many it left out.
+ */
+#define CPL_REPORT_SARIF_MAX_RESULTS 25000
+
+/*
+ * The file name of standard input ("-f -") in findings.  Text and JSON
+ * show it as it is; SARIF gives it the relative URI "stdin" (no base: it
+ * is not a file of the repository); github leaves its file= property out.
+ */
+#define CPL_REPORT_STDIN "<stdin>"
 
 struct cpl_reporter {
 	const char *name;		/* "text", "json", "sarif", "github" */
@@ -49,5 +68,7 @@ struct cpl_reporter {
 const struct cpl_reporter *cpl_reporter_find(const char *name);
 /* "text|json|sarif|github" for usage messages. */
 const char *cpl_reporter_names(void);
+/* The i-th reporter (from 0), or NULL past the last: to list them. */
+const struct cpl_reporter *cpl_reporter_at(size_t i);
 
 #endif

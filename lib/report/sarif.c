@@ -12,7 +12,16 @@
  * encoded (RFC 3986: everything but unreserved characters and "/").
  * Paths are resolved lexically against the working directory at begin,
  * never through the file system, so the output depends only on the
- * arguments.  Live findings use logicalLocations.
+ * arguments.  Live findings use logicalLocations.  Standard input
+ * (CPL_REPORT_STDIN) is the relative URI "stdin" with no uriBaseId and a
+ * description: it is no file of the source root, and a physical location
+ * keeps the line and column (and code scanning needs one).
+ *
+ * At most CPL_REPORT_SARIF_MAX_RESULTS results are written (GitHub code
+ * scanning rejects more): past it the most severe are kept (unsuppressed
+ * before suppressed, then in the order they came: file, line, column),
+ * and a warning notification in the invocation says how many were left
+ * out; meta->dropped gets that number.
  *
  * partialFingerprints.primaryLocationLineHash is the value GitHub's
  * upload action (codeql-action, src/fingerprints.ts) would compute: a
@@ -62,6 +71,9 @@ struct sarif {
 	const struct cpl_rule *const *rules;	/* the registry */
 	size_t nrules;
 	json_t *results;
+	unsigned char *rank;		/* per result: what keeps it when
+					 * there are too many (higher first) */
+	size_t rank_cap;
 	struct linehash lines;		/* cache: findings come by file */
 };
 
@@ -152,16 +164,36 @@ file_uri(const char *abs, bool dir)
 	return cpl_buf_detach(&b);
 }
 
-/* {"uri", "uriBaseId"} of a file, relative to %SRCROOT% when inside it. */
+/* {"text": s}. */
+static json_t *
+message(const char *text)
+{
+	json_t *o = cpl_report_jobject();
+
+	cpl_report_jset(o, "text", cpl_report_jstr(text ? text : ""));
+	return o;
+}
+
+/*
+ * {"uri", "uriBaseId"} of a file, relative to %SRCROOT% when inside it;
+ * standard input is {"uri": "stdin", "description"}.
+ */
 static json_t *
 artifact_location(const struct sarif *s, const char *file)
 {
 	json_t *o = cpl_report_jobject();
-	char *abs = path_absolute(s->cwd ? s->cwd : s->root, file);
+	char *abs;
 	size_t n = strlen(s->root);
 	const char *rel = NULL;
 	struct cpl_buf b;
 
+	if (strcmp(file, CPL_REPORT_STDIN) == 0) {
+		cpl_report_jset(o, "uri", cpl_report_jstr("stdin"));
+		cpl_report_jset(o, "description",
+				message("the standard input stream"));
+		return o;
+	}
+	abs = path_absolute(s->cwd ? s->cwd : s->root, file);
 	if (strcmp(s->root, "/") == 0 && abs[1] != '\0')
 		rel = abs + 1;
 	else if (strncmp(abs, s->root, n) == 0 && abs[n] == '/' &&
@@ -200,16 +232,6 @@ physical_location(const struct sarif *s, const char *file, int line,
 					cpl_report_jint(column));
 		cpl_report_jset(o, "region", region);
 	}
-	return o;
-}
-
-/* {"text": s}. */
-static json_t *
-message(const char *text)
-{
-	json_t *o = cpl_report_jobject();
-
-	cpl_report_jset(o, "text", cpl_report_jstr(text ? text : ""));
 	return o;
 }
 
@@ -357,9 +379,12 @@ driver_json(const struct sarif *s)
 	return o;
 }
 
-/* The invocation: success, command line and one notification per error. */
+/*
+ * The invocation: success, command line, one notification per error and
+ * one saying how many results were left out (dropped > 0).
+ */
 static json_t *
-invocation_json(const struct sarif *s)
+invocation_json(const struct sarif *s, size_t dropped)
 {
 	const struct cpl_report_meta *meta = s->meta;
 	json_t *o = cpl_report_jobject();
@@ -370,8 +395,22 @@ invocation_json(const struct sarif *s)
 	if (meta && meta->command_line)
 		cpl_report_jset(o, "commandLine",
 				cpl_report_jstr(meta->command_line));
-	if (nerrors > 0) {
+	if (nerrors > 0 || dropped > 0) {
 		json_t *notes = cpl_report_jarray();
+
+		if (dropped > 0) {
+			json_t *n = cpl_report_jobject();
+			char *text = cpl_xasprintf(
+				"%zu results were left out: code scanning "
+				"takes at most %d results per run, so the "
+				"most severe were kept", dropped,
+				CPL_REPORT_SARIF_MAX_RESULTS);
+
+			cpl_report_jset(n, "level", cpl_report_jstr("warning"));
+			cpl_report_jset(n, "message", message(text));
+			cpl_report_jpush(notes, n);
+			free(text);
+		}
 
 		for (i = 0; i < nerrors; i++) {
 			const struct cpl_error *e = &meta->errors[i];
@@ -781,7 +820,58 @@ sarif_emit(void *state, const struct cpl_finding *f)
 		cpl_report_jpush(sups, sup);
 		cpl_report_jset(r, "suppressions", sups);
 	}
+	cpl_xgrow((void **)&s->rank, &s->rank_cap,
+		  json_array_size(s->results) + 1, sizeof(*s->rank));
+	s->rank[json_array_size(s->results)] = f->suppressed ? 0 :
+		(unsigned char)(1 + f->severity);
 	cpl_report_jpush(s->results, r);
+}
+
+/* Orders result indices by rank, higher first, then by index. */
+static int
+cmp_keep(const void *a, const void *b, void *ctx)
+{
+	const size_t *x = a, *y = b;
+	const unsigned char *rank = ctx;
+
+	if (rank[*x] != rank[*y])
+		return rank[*x] > rank[*y] ? -1 : 1;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * Keeps the CPL_REPORT_SARIF_MAX_RESULTS results that rank highest, in
+ * their order; returns how many were left out.
+ */
+static size_t
+cap_results(struct sarif *s)
+{
+	size_t n = json_array_size(s->results), i;
+	size_t max = CPL_REPORT_SARIF_MAX_RESULTS;
+	size_t *order;
+	bool *keep;
+	json_t *kept;
+
+	if (n <= max)
+		return 0;
+	order = cpl_xcalloc(n, sizeof(*order));
+	keep = cpl_xcalloc(n, sizeof(*keep));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_keep, s->rank);
+	for (i = 0; i < max; i++)
+		keep[order[i]] = true;
+	kept = cpl_report_jarray();
+	for (i = 0; i < n; i++)
+		if (keep[i])
+			cpl_report_jpush(kept,
+					 json_incref(json_array_get(s->results,
+								    i)));
+	json_decref(s->results);
+	s->results = kept;
+	free(order);
+	free(keep);
+	return n - max;
 }
 
 /* Assembles the log around the results, writes it, frees the state. */
@@ -797,11 +887,14 @@ sarif_end(void *state)
 	json_t *bases = cpl_report_jobject();
 	json_t *root = cpl_report_jobject();
 	char *root_uri = file_uri(s->root, true);
+	size_t dropped = cap_results(s);
 	int rc;
 
+	if (s->meta && s->meta->dropped)
+		*s->meta->dropped = dropped;
 	cpl_report_jset(tool, "driver", driver_json(s));
 	cpl_report_jset(run, "tool", tool);
-	cpl_report_jpush(invocations, invocation_json(s));
+	cpl_report_jpush(invocations, invocation_json(s, dropped));
 	cpl_report_jset(run, "invocations", invocations);
 	cpl_report_jset(root, "uri", cpl_report_jstr(root_uri));
 	cpl_report_jset(bases, SRCROOT, root);
@@ -815,6 +908,7 @@ sarif_end(void *state)
 	json_decref(log);
 	free(root_uri);
 	linehash_clear(&s->lines);
+	free(s->rank);
 	free(s->cwd);
 	free(s->root);
 	free(s);

@@ -63,7 +63,7 @@ PY
 files=$(find "$tmp" -type f | wc -l)
 bytes=$(du -sb "$tmp" | cut -f1)
 start=$(date +%s.%N)
-"$BIN" --no-config --format json "$tmp" > "$tmp.out" 2>/dev/null || true
+"$BIN" --no-config -o json "$tmp" > "$tmp.out" 2>/dev/null || true
 end=$(date +%s.%N)
 findings=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['findings']))" "$tmp.out")
 rm -f "$tmp.out"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The command line: information flags, usage errors, --fail-on, -o, colour,
+# The command line: information flags, usage errors, --fail-on,
+# --output-file, colour,
 # .cpulint.yaml (severity, off, exclude, errors), inline suppressions in
 # YAML, a huge file, directory walking rules.
 set -u
@@ -46,7 +47,9 @@ expect list 0 "$BIN" --list-rules
 has list "CPU403  nproc-auto-on-cpu"
 expect no-args 2 "$BIN"
 expect bad-flag 2 "$BIN" --nope .
-expect bad-format 2 "$BIN" --format xml .
+expect bad-format 2 "$BIN" -o xml .
+has bad-format '-o/--output takes text, json, sarif or github, not "xml"'
+expect bad-format-alias 2 "$BIN" --format xml .
 expect bad-fail-on 2 "$BIN" --fail-on sometimes .
 expect mixed 2 "$BIN" testdata/example pod/train-0
 expect live-flags-on-paths 2 "$BIN" -n ml testdata/example
@@ -54,8 +57,8 @@ expect live-flags-on-paths 2 "$BIN" -n ml testdata/example
 cp testdata/example/polyaxonfile.yaml "$tmp/p.yaml"
 expect fail-on-none 0 "$BIN" --no-config --fail-on none "$tmp/p.yaml"
 expect fail-on-error 1 "$BIN" --no-config --fail-on error "$tmp/p.yaml"
-expect output 1 "$BIN" --no-config -o "$tmp/out.txt" "$tmp/p.yaml"
-[ -z "$out" ] && grep -q "CPU401" "$tmp/out.txt" && ok || bad "-o wrote elsewhere"
+expect output 1 "$BIN" --no-config --output-file "$tmp/out.txt" "$tmp/p.yaml"
+[ -z "$out" ] && grep -q "CPU401" "$tmp/out.txt" && ok || bad "--output-file wrote elsewhere"
 expect color 1 "$BIN" --no-config --color always "$tmp/p.yaml"
 printf '%s' "$out" | grep -q "$(printf '\033')\[" && ok || bad "--color always has no escapes"
 expect nocolor 1 env NO_COLOR=1 "$BIN" --no-config "$tmp/p.yaml"
@@ -90,7 +93,7 @@ sed -e 's|      value: "8"|      value: "8"  # cpulint: disable=CPU202|' \
 expect suppress-line 1 "$BIN" --no-config "$tmp/s.yaml"
 lacks suppress-line "OMP_NUM_THREADS=8 x 4"
 has suppress-summary "suppressed"
-expect suppress-sarif 1 "$BIN" --no-config --format sarif "$tmp/s.yaml"
+expect suppress-sarif 1 "$BIN" --no-config -o sarif "$tmp/s.yaml"
 has suppress-sarif '"kind": "inSource"'
 { cat "$tmp/p.yaml"; printf '# cpulint: disable-file=CPU202,CPU401\n'; } > "$tmp/f.yaml"
 expect suppress-file 1 "$BIN" --no-config "$tmp/f.yaml"

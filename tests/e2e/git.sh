@@ -137,7 +137,7 @@ bad_file > "$f"
 git add . && git commit -qm odd
 expect odd 1 "$BIN" --no-config .
 has odd "dir with space/naïve polyaxonfile.yaml:23:14: error:"
-expect odd-sarif 1 "$BIN" --no-config --format sarif -o a.sarif .
+expect odd-sarif 1 "$BIN" --no-config -o sarif --output-file a.sarif .
 if python3 "$root/tests/validate-sarif.py" "$schema" a.sarif >/dev/null; then ok; else bad "sarif invalid"; fi
 python3 - a.sarif <<'PY' && ok || bad "sarif uri not encoded/relative"
 import json, sys
@@ -147,7 +147,7 @@ assert loc["uri"] == "dir%20with%20space/na%C3%AFve%20polyaxonfile.yaml", loc
 assert loc["uriBaseId"] == "%SRCROOT%"
 PY
 { printf '# an unrelated comment\n# and another\n'; cat "$f"; } > x.tmp && mv x.tmp "$f"
-expect odd-sarif2 1 "$BIN" --no-config --format sarif -o b.sarif .
+expect odd-sarif2 1 "$BIN" --no-config -o sarif --output-file b.sarif .
 python3 - a.sarif b.sarif <<'PY' && ok || bad "fingerprints moved with an unrelated edit"
 import json, sys
 def prints(p):

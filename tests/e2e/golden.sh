@@ -5,7 +5,7 @@
 # a .cpulint.yaml, and its stdout, stderr and exit status are compared with
 # expected.txt, expected.stderr (when present) and expected.exit (default
 # 0).  A case may also hold expected.json / expected.sarif, compared with
-# the output of --format json / sarif.  UPDATE_GOLDEN=1 rewrites the
+# the output of -o json / sarif.  UPDATE_GOLDEN=1 rewrites the
 # expected files instead (review the diff before committing).
 set -u
 BIN=${BIN:?BIN must name the kubectl-cpulint binary}
@@ -59,7 +59,7 @@ for exp in $(find testdata -name expected.txt -not -path '*/apiserver/*' | sort)
 	fi
 	for fmt in json sarif; do
 		[ -f "$dir/expected.$fmt" ] || continue
-		(cd "$dir" && eval "\"\$BIN\" $cfg --format $fmt $args" \
+		(cd "$dir" && eval "\"\$BIN\" $cfg -o $fmt $args" \
 			>"$tmp/out.$fmt" 2>/dev/null)
 		if [ "$fmt" = sarif ]; then
 			# the absolute source root differs between machines

@@ -86,14 +86,14 @@ expect sample 1 kubectl cpulint pytorchjob/resnet --sample 1s --kubeconfig "$D/k
 has sample "throttled in 42.0% of CFS periods over the last 1s (2520 of 6000"
 has sample-pods "pod/ml/train-1[pytorch]: warning: throttled in 37.0%"
 has sample-template "pytorchjob/ml/resnet/Worker[pytorch]: error:"
-expect json 1 "$BIN" --kubeconfig "$D/kubeconfig" --format json pod/train-0
+expect json 1 "$BIN" --kubeconfig "$D/kubeconfig" -o json pod/train-0
 printf '%s\n' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 f = [x for x in d["findings"] if x["rule"] == "CPU501"][0]
 assert f["object"] == "pod/ml/train-0" and f["container"] == "pytorch" and f["file"] is None, f
 ' && ok || bad "json live fields"
-expect sarif 1 "$BIN" --kubeconfig "$D/kubeconfig" --format sarif -o "$tmp/live.sarif" pod/train-0
+expect sarif 1 "$BIN" --kubeconfig "$D/kubeconfig" -o sarif --output-file "$tmp/live.sarif" pod/train-0
 python3 "$root/tests/validate-sarif.py" "$root/testdata/reference/sarif/sarif-schema-2.1.0.json" "$tmp/live.sarif" >/dev/null && ok || bad "live sarif invalid"
 grep -q '"fullyQualifiedName": "pod/ml/train-0/pytorch"' "$tmp/live.sarif" && ok || bad "no logicalLocations"
 
@@ -246,8 +246,16 @@ apiserver_stop
 
 # 7d. limits: 429 retries stay within --request-timeout; a server whose
 # lists never end is left after a few empty pages.
-apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --timeout 120 || { bad "server 5"; finish; }
+apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --delay /api/v1/namespaces/ml/pods/slow=6 --timeout 120 || { bad "server 5"; finish; }
 D=$APISERVER_DIR
+t0=$(date +%s)
+expect live-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --live-timeout 2s pod/slow
+t1=$(date +%s)
+[ $((t1 - t0)) -lt 5 ] && ok || bad "--live-timeout 2s took $((t1 - t0)) s"
+has live-timeout "time"
+expect live-timeout-bad 2 "$BIN" --kubeconfig "$D/kubeconfig" --live-timeout soon pod/slow
+has live-timeout-bad "--live-timeout takes a duration"
+
 t0=$(date +%s)
 expect retry-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --request-timeout 2s pod/train-0
 t1=$(date +%s)

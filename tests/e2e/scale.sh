@@ -35,7 +35,7 @@ for i in range(5000):
 PY
 n=$(wc -l < "$tmp/big.py")
 [ "$n" -ge 20000 ] && ok || bad "big.py has only $n lines"
-out=$("$BIN" --no-config --format json "$tmp/big.py")
+out=$("$BIN" --no-config -o json "$tmp/big.py")
 rc=$?
 [ $rc = 1 ] && ok || bad "big.py: exit $rc"
 printf '%s' "$out" | python3 -c '
@@ -43,7 +43,7 @@ import json, sys
 f = json.load(sys.stdin)["findings"]
 assert [(x["rule"], x["line"]) for x in f] == [("CPU301", 20005)], f
 ' && ok || bad "big.py findings"
-out=$("$BIN" --no-config --format json "$tmp/tree")
+out=$("$BIN" --no-config -o json "$tmp/tree")
 rc=$?
 [ $rc = 1 ] && ok || bad "tree: exit $rc"
 printf '%s' "$out" | python3 -c '

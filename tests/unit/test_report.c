@@ -683,7 +683,7 @@ START_TEST(test_sarif_std)
 	char *out, *root_uri;
 
 	mk_std(fs);
-	m.command_line = "kubectl-cpulint --format sarif .";
+	m.command_line = "kubectl-cpulint -o sarif .";
 	out = render_ok("sarif", &m, fs, NSTD);
 	ck_assert_int_eq(validate(out), 0);
 	log = parse(out);
@@ -699,7 +699,7 @@ START_TEST(test_sarif_std)
 							   "invocations"), 0),
 			    "commandLine");
 	ck_assert_str_eq(json_string_value(r),
-			 "kubectl-cpulint --format sarif .");
+			 "kubectl-cpulint -o sarif .");
 	ck_assert(json_is_true(json_object_get(json_array_get(
 		json_object_get(run, "invocations"), 0),
 		"executionSuccessful")));
@@ -979,6 +979,85 @@ START_TEST(test_sarif_srcroot)
 	json_decref(log);
 	free(out);
 	free_all(fs, 3);
+}
+END_TEST
+
+START_TEST(test_sarif_stdin)
+{
+	struct cpl_finding f;
+	struct cpl_report_meta m = std_meta();
+	json_t *log, *art;
+	char *out;
+
+	mk(&f, &rule_over, CPL_SEV_ERROR, CPL_REPORT_STDIN, 7, 3, "m", NULL);
+	out = render_ok("sarif", &m, &f, 1);
+	ck_assert_int_eq(validate(out), 0);
+	log = parse(out);
+	art = result_artifact(log, 0);
+	ck_assert_str_eq(jstr(art, "uri"), "stdin");
+	ck_assert_ptr_null(json_object_get(art, "uriBaseId"));
+	ck_assert_str_eq(jstr(json_object_get(art, "description"), "text"),
+			 "the standard input stream");
+	json_decref(log);
+	free(out);
+	out = render_ok("github", &m, &f, 1);
+	ck_assert_str_eq(out, "::error title=CPU901 test-oversubscribed::"
+			 "<stdin>:7:3: m\n");
+	free(out);
+	free_all(&f, 1);
+}
+END_TEST
+
+/* Past 25,000 results the most severe are kept, in their order. */
+START_TEST(test_sarif_result_limit)
+{
+	size_t n = CPL_REPORT_SARIF_MAX_RESULTS + 3, i, dropped = 99;
+	struct cpl_finding *fs = cpl_xcalloc(n, sizeof(*fs));
+	struct cpl_report_meta m = std_meta();
+	json_t *log, *res, *note;
+	char *out;
+
+	/* notes first; the last three are an error, a warning and a
+	 * suppressed error, so file order alone would drop them */
+	for (i = 0; i < n - 3; i++)
+		mk(&fs[i], &rule_limit, CPL_SEV_NOTE, "a.yaml", (int)i + 1, 1,
+		   "n", NULL);
+	mk(&fs[n - 3], &rule_over, CPL_SEV_ERROR, "b.yaml", 1, 1, "e", NULL);
+	mk(&fs[n - 2], &rule_env, CPL_SEV_WARNING, "b.yaml", 2, 1, "w", NULL);
+	mk(&fs[n - 1], &rule_over, CPL_SEV_ERROR, "b.yaml", 3, 1, "s", NULL);
+	fs[n - 1].suppressed = true;
+	m.dropped = &dropped;
+	out = render_ok("sarif", &m, fs, n);
+	ck_assert_uint_eq(dropped, 3);
+	log = parse(out);
+	res = json_object_get(sarif_run(log), "results");
+	ck_assert_uint_eq(json_array_size(res), CPL_REPORT_SARIF_MAX_RESULTS);
+	/* the notes at the end of a.yaml went: 3 = 2 notes + the
+	 * suppressed error (ranked after every unsuppressed result) */
+	ck_assert_str_eq(jstr(json_object_get(json_array_get(res,
+		CPL_REPORT_SARIF_MAX_RESULTS - 2), "message"), "text"), "e");
+	ck_assert_str_eq(jstr(json_object_get(json_array_get(res,
+		CPL_REPORT_SARIF_MAX_RESULTS - 1), "message"), "text"), "w");
+	note = json_array_get(json_object_get(json_array_get(json_object_get(
+		sarif_run(log), "invocations"), 0),
+		"toolExecutionNotifications"), 0);
+	ck_assert_str_eq(jstr(note, "level"), "warning");
+	ck_assert_str_eq(jstr(json_object_get(note, "message"), "text"),
+			 "3 results were left out: code scanning takes at "
+			 "most 25000 results per run, so the most severe "
+			 "were kept");
+	ck_assert(json_is_true(json_object_get(json_array_get(
+		json_object_get(sarif_run(log), "invocations"), 0),
+		"executionSuccessful")));
+	json_decref(log);
+	free(out);
+	/* at the limit nothing is dropped */
+	dropped = 99;
+	out = render_ok("sarif", &m, fs + 3, n - 3);
+	ck_assert_uint_eq(dropped, 0);
+	free(out);
+	free_all(fs, n);
+	free(fs);
 }
 END_TEST
 
@@ -1435,6 +1514,8 @@ report_suite(void)
 	tcase_add_test(tc, test_sarif_uris);
 	tcase_add_test(tc, test_sarif_srcroot);
 	tcase_add_test(tc, test_sarif_live);
+	tcase_add_test(tc, test_sarif_stdin);
+	tcase_add_test(tc, test_sarif_result_limit);
 	tcase_add_test(tc, test_sarif_errors_and_clean);
 	tcase_add_test(tc, test_validator_rejects);
 	suite_add_tcase(s, tc);
