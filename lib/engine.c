@@ -10,7 +10,6 @@
  */
 #include "engine.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -27,9 +26,9 @@
 #include "rule.h"
 #include "suppress.h"
 #include "text/yamldoc.h"
+#include "walk.h"
 
 #define MAX_FILE_BYTES ((size_t)16 << 20)
-#define MAX_WALK_DEPTH 64
 
 enum file_kind {
 	FILE_YAML,
@@ -213,13 +212,6 @@ own_key(struct cpl_engine *e, char *key)
 
 /* ---- sources ---------------------------------------------------------- */
 
-static bool
-is_yaml_name(const char *path)
-{
-	return cpl_str_ends(path, ".yaml") || cpl_str_ends(path, ".yml") ||
-	       cpl_str_ends(path, ".json");
-}
-
 static struct source *
 add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
 	   char *text, size_t len)
@@ -368,79 +360,17 @@ cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 	add_text(e, path, cpl_xstrndup(buf, len), len, explicit);
 }
 
-static bool
-skip_dir(const char *name)
-{
-	static const char *const skip[] = { "node_modules", "__pycache__",
-					    "venv", "site-packages" };
-	size_t i;
-
-	if (name[0] == '.')	/* .git, .venv, .tox, .mypy_cache ... */
-		return true;
-	for (i = 0; i < CPL_ARRAY_LEN(skip); i++)
-		if (strcmp(name, skip[i]) == 0)
-			return true;
-	return false;
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Walks dir in sorted order so output does not depend on the file system. */
+/* The walker's callbacks. */
 static void
-walk(struct cpl_engine *e, const char *dir, int depth)
+walk_file(void *ctx, const char *path)
 {
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
+	add_file(ctx, path, false);
+}
 
-	if (depth > MAX_WALK_DEPTH) {
-		add_errorf(e, dir, 0, 0, "directory nesting too deep; "
-			   "not walked further");
-		return;
-	}
-	d = opendir(dir);
-	if (d == NULL) {
-		add_errorf(e, dir, 0, 0, "cannot read directory: %s",
-			   strerror(errno));
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		cpl_xgrow((void **)&names, &cap, n + 1, sizeof(*names));
-		names[n++] = cpl_xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n; i++) {
-		char *p = strcmp(dir, ".") == 0 ?
-			  cpl_xstrdup(names[i]) :
-			  cpl_xasprintf("%s%s%s", dir,
-					cpl_str_ends(dir, "/") ? "" : "/",
-					names[i]);
-		struct stat st;
-
-		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-			if (S_ISDIR(st.st_mode)) {
-				if (!skip_dir(names[i]) && !cpl_config_excluded(e->config, p))
-					walk(e, p, depth + 1);
-			} else if (S_ISREG(st.st_mode) &&
-				   (is_yaml_name(p) ||
-				    cpl_str_ends(p, ".py"))) {
-				add_file(e, p, false);
-			}
-		}
-		free(p);
-		free(names[i]);
-	}
-	free(names);
+static void
+walk_error(void *ctx, const struct cpl_error *err)
+{
+	cpl_engine_add_error(ctx, err);
 }
 
 void
@@ -466,49 +396,6 @@ cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
 	return 0;
 }
 
-/* Lints what git lists under a directory (or the index, with --staged). */
-static bool
-walk_repo(struct cpl_engine *e, const char *dir)
-{
-	struct cpl_repo_files files = { 0 };
-	struct cpl_error err = { 0 };
-	size_t i;
-	int rc;
-
-	if (e->staged)
-		rc = cpl_repo_staged_files(&files, e->repo, dir,
-					   CPL_REPO_STAGED_ALL, &err);
-	else
-		rc = cpl_repo_walk(&files, e->repo, dir, &err);
-	if (rc < 0) {
-		cpl_engine_add_error(e, &err);
-		cpl_error_clear(&err);
-	}
-	for (i = 0; rc == 0 && i < files.n; i++) {
-		const char *p = files.v[i].path;
-		const char *base = strrchr(files.v[i].rel, '/');
-		struct stat st;
-
-		if (!(is_yaml_name(p) || cpl_str_ends(p, ".py")))
-			continue;
-		/* Like the plain walk, never lint through a symlink: its
-		 * target is linted under its own name. */
-		if (!e->staged && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-			continue;
-		/* git lists hidden and vendored files too; skip them as the
-		 * plain walk does. */
-		if ((base ? base[1] : files.v[i].rel[0]) == '.' ||
-		    strstr(files.v[i].rel, "/.") != NULL ||
-		    files.v[i].rel[0] == '.' ||
-		    strstr(files.v[i].rel, "node_modules/") != NULL ||
-		    strstr(files.v[i].rel, "site-packages/") != NULL)
-			continue;
-		add_file(e, p, false);
-	}
-	cpl_repo_files_free(&files);
-	return rc != 1;
-}
-
 void
 cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 {
@@ -523,8 +410,12 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (e->repo == NULL || !walk_repo(e, path))
-			walk(e, path, 0);
+		struct cpl_walker w = { .config = e->config,
+					.repo = e->repo, .staged = e->staged,
+					.file = walk_file,
+					.error = walk_error, .ctx = e };
+
+		cpl_walk_dir(&w, path);
 	} else {
 		add_file(e, path, explicit);
 	}

@@ -39,9 +39,9 @@ int cpl_engine_find_config(struct cpl_engine *e, const char *dir,
 
 /*
  * Adds a file or directory.  A directory is walked for Polyaxonfiles,
- * YAML/JSON manifests and Python (hidden directories, .git, node_modules,
- * venvs and config excludes are skipped).  explicit: named on the command
- * line, so a file that is not a workload is an error rather than skipped.
+ * YAML/JSON manifests and Python by the rule set of walk.h (the same with
+ * or without git).  explicit: named on the command line, so a file that
+ * is not a workload (or is a template) is an error rather than skipped.
  */
 void cpl_engine_add_path(struct cpl_engine *e, const char *path,
 			 bool explicit);
