@@ -238,7 +238,12 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	cpl_engine_run(e);
 	if (o->verbose) {
 		const struct cpl_wlist *wl = cpl_engine_workloads(e);
+		size_t nn;
+		const struct cpl_error *nt = cpl_engine_notes(e, &nn);
 
+		for (i = 0; i < nn; i++)
+			fprintf(stderr, "kubectl-cpulint: %s: %s\n",
+				nt[i].path, nt[i].message);
 		for (i = 0; i < wl->count; i++)
 			fprintf(stderr, "kubectl-cpulint: loaded %s %s "
 				"(%zu container(s)) from %s\n",

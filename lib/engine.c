@@ -25,6 +25,7 @@
 #include "git/repo.h"
 #include "rule.h"
 #include "suppress.h"
+#include "text/tmpl.h"
 #include "text/yamldoc.h"
 #include "walk.h"
 
@@ -70,6 +71,10 @@ struct cpl_engine {
 	struct cpl_error *warnings;	/* problems that do not fail the run */
 	size_t nwarnings;
 	size_t warnings_cap;
+	struct cpl_error *notes;	/* what was skipped and why (-v) */
+	size_t nnotes;
+	size_t notes_cap;
+	struct cpl_strmap charts;	/* Helm charts already noted */
 	struct cpl_config *config;	/* owned */
 	struct cpl_repo *repo;		/* borrowed; NULL outside git */
 	bool staged;			/* read files from the index */
@@ -125,6 +130,10 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->nwarnings; i++)
 		cpl_error_clear(&e->warnings[i]);
 	free(e->warnings);
+	for (i = 0; i < e->nnotes; i++)
+		cpl_error_clear(&e->notes[i]);
+	free(e->notes);
+	cpl_strmap_free(&e->charts);
 	cpl_config_free(e->config);
 	free(e);
 }
@@ -155,6 +164,27 @@ void
 cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w)
 {
 	push_error(&e->warnings, &e->nwarnings, &e->warnings_cap, w);
+}
+
+/* Records what a run skipped and why (shown with -v). */
+static void
+add_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
+	CPL_PRINTF(3, 4);
+
+static void
+add_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
+{
+	struct cpl_error *n;
+	va_list ap;
+
+	cpl_xgrow((void **)&e->notes, &e->notes_cap, e->nnotes + 1,
+		  sizeof(*e->notes));
+	n = &e->notes[e->nnotes++];
+	memset(n, 0, sizeof(*n));
+	n->path = cpl_xstrdup(path);
+	va_start(ap, fmt);
+	n->message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
 }
 
 /* Keeps the warnings a parse left (duplicate keys). */
@@ -232,6 +262,26 @@ add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
 	return src;
 }
 
+/*
+ * A template (a {{ … }} action outside strings) is not YAML to lint: an
+ * error when it was named, skipped with a note when a walk met it.
+ */
+static void
+template_met(struct cpl_engine *e, const char *path, bool explicit,
+	     int line, int col)
+{
+	if (explicit)
+		add_errorf(e, path, line, col, "a template ({{ ... }} outside "
+			   "a string), not YAML to lint: render it first and "
+			   "pipe it in (helm template CHART | kubectl cpulint "
+			   "-f -)");
+	else
+		add_note(e, path, "skipped: a template ({{ ... }} outside a "
+			 "string at line %d); render it first and pipe it in "
+			 "(helm template CHART | kubectl cpulint -f -)",
+			 line);
+}
+
 /* Parses a YAML/JSON source and loads every document into workloads. */
 static void
 load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
@@ -240,9 +290,17 @@ load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
 	struct cpl_error err = { 0 };
 	size_t i, n, workloads = 0;
 	bool any = false;
+	int line, col;
 
 	if (cpl_yaml_parse(&s, src->path, src->text, src->len, &err) < 0) {
-		cpl_engine_add_error(e, &err);
+		if (cpl_tmpl_in_text(src->text, src->len, &line, &col))
+			template_met(e, src->path, explicit, line, col);
+		else
+			cpl_engine_add_error(e, &err);
+		goto out;
+	}
+	if (cpl_tmpl_in_stream(s, &line, &col)) {
+		template_met(e, src->path, explicit, line, col);
 		goto out;
 	}
 	add_stream_warnings(e, s, src->path);
@@ -322,6 +380,37 @@ read_source(struct cpl_engine *e, const char *path, char **text,
 	return rc == 0 ? 0 : -1;
 }
 
+/*
+ * Whether path lies in a Helm chart's templates/ (skipped unless named:
+ * one note per chart).
+ */
+static bool
+helm_template(struct cpl_engine *e, const char *path)
+{
+	char *chart;
+
+	if (!cpl_str_ends(path, ".yaml") && !cpl_str_ends(path, ".yml") &&
+	    !cpl_str_ends(path, ".json"))
+		return false;
+	chart = cpl_walk_chart_of(path);
+	if (chart == NULL)
+		return false;
+	if (cpl_strmap_get(&e->charts, chart) == NULL) {
+		char *dir = cpl_xasprintf("%s%stemplates",
+					  strcmp(chart, ".") == 0 ? "" : chart,
+					  strcmp(chart, ".") == 0 ? "" :
+					  cpl_str_ends(chart, "/") ? "" : "/");
+
+		add_note(e, dir, "skipped: Helm templates: render with helm "
+			 "template %s | kubectl cpulint -f -", chart);
+		free(dir);
+		cpl_strmap_put(&e->charts, own_key(e, chart), e);
+	} else {
+		free(chart);
+	}
+	return true;
+}
+
 static void
 add_file(struct cpl_engine *e, const char *path, bool explicit)
 {
@@ -329,7 +418,8 @@ add_file(struct cpl_engine *e, const char *path, bool explicit)
 	char *text = NULL;
 	size_t len;
 
-	if (!explicit && cpl_config_excluded(e->config, path))
+	if (!explicit && (cpl_config_excluded(e->config, path) ||
+			  helm_template(e, path)))
 		return;
 	if (find_source(e, path) != NULL)	/* named twice: read once */
 		return;
@@ -906,6 +996,13 @@ cpl_engine_warnings(const struct cpl_engine *e, size_t *n)
 {
 	*n = e->nwarnings;
 	return e->warnings;
+}
+
+const struct cpl_error *
+cpl_engine_notes(const struct cpl_engine *e, size_t *n)
+{
+	*n = e->nnotes;
+	return e->notes;
 }
 
 const struct cpl_error *

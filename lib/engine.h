@@ -84,6 +84,10 @@ const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 					  size_t *n);
 const struct cpl_error *cpl_engine_warnings(const struct cpl_engine *e,
 					    size_t *n);
+/* What the run skipped and why, for -v: a Helm chart's templates, a
+ * template met in a walk (path and message; no position). */
+const struct cpl_error *cpl_engine_notes(const struct cpl_engine *e,
+					 size_t *n);
 /* The workloads loaded (for tests and --verbose). */
 const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
 

@@ -76,4 +76,99 @@ expect git-exclude 1 "$BIN" .
 lacks git-exclude "ok/deep/"
 cd "$root"
 
+# 2. Helm charts and other templates met in a walk are skipped (-v says
+#    so), in a plain directory and in a repository; named, an error
+helm_repo() {
+	mkdir -p "$1/chart/templates/sub" "$1/chart/charts/db/templates" \
+		 "$1/jobs" "$1/kust"
+	cd "$1" || exit 1
+	printf 'apiVersion: v2\nname: app\nversion: 0.1.0\n' > chart/Chart.yaml
+	printf 'apiVersion: v2\nname: db\nversion: 0.1.0\n' > chart/charts/db/Chart.yaml
+	printf 'name: app\nworkers: 8\n' > chart/values.yaml
+	cat > chart/templates/deployment.yaml <<'TPL'
+{{- if .Values.enabled }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "app.fullname" . }}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        resources:
+          {{- toYaml .Values.resources | nindent 10 }}
+{{- end }}
+TPL
+	cat > chart/templates/sub/pod.yaml <<'TPL'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ .Values.name }}
+spec:
+  containers: [{name: x, image: y}]
+TPL
+	cp chart/templates/sub/pod.yaml chart/charts/db/templates/pod.yaml
+	# A template outside any chart (parses: {{ }} reads as a mapping).
+	cp chart/templates/sub/pod.yaml kust/pod.yaml
+	# A Polyaxonfile whose templates are all inside strings still lints.
+	{ bad_yaml; printf '    command2: python train.py --lr={{ lr }}\n'; } \
+		| sed 's/^    command2:/    workingDir:/' > jobs/polyaxonfile.yaml
+	cat > jobs/block.yaml <<'YAML'
+version: 1.1
+kind: component
+inputs: [{name: w, type: int, value: 8}]
+run:
+  kind: job
+  container:
+    image: pytorch/pytorch
+    command: ["/bin/bash", "-c"]
+    args:
+    - |
+      {{ globals.run_artifacts_path }}/setup.sh
+      torchrun --nproc_per_node=4 train.py --workers={{ w }}
+    env: [{name: OMP_NUM_THREADS, value: "8"}]
+    resources: {requests: {cpu: 4}, limits: {cpu: 4}}
+YAML
+}
+for kind in plain git; do
+	d=$tmp/helm-$kind
+	helm_repo "$d"
+	if [ $kind = git ]; then git init -q . && git add -A && git commit -qm c; fi
+	expect "helm-$kind" 1 "$BIN" --no-config -v .
+	has "helm-$kind-lints" "jobs/polyaxonfile.yaml:23:14: error: OMP_NUM_THREADS=8"
+	has "helm-$kind-block" "jobs/block.yaml:"
+	has "helm-$kind-note" "kubectl-cpulint: chart/templates: skipped: Helm templates: render with helm template chart | kubectl cpulint -f -"
+	has "helm-$kind-subchart" "kubectl-cpulint: chart/charts/db/templates: skipped: Helm templates: render with helm template chart/charts/db | kubectl cpulint -f -"
+	has "helm-$kind-loose" "kubectl-cpulint: kust/pod.yaml: skipped: a template ({{ ... }} outside a string at line 4)"
+	lacks "helm-$kind-no-error" "error: a template"
+	lacks "helm-$kind-no-parse-error" "deployment.yaml"
+	check "helm-$kind-one-line" test "$(printf '%s\n' "$err" | grep -c 'chart/templates: skipped')" = 1
+	expect "helm-$kind-quiet" 1 "$BIN" --no-config .
+	lacks "helm-$kind-quiet" "skipped"
+	# Named on the command line, a template is an error.
+	expect "helm-$kind-named" 2 "$BIN" --no-config chart/templates/deployment.yaml jobs/polyaxonfile.yaml
+	has "helm-$kind-named" "chart/templates/deployment.yaml:1:1: error: a template ({{ ... }} outside a string), not YAML to lint"
+	has "helm-$kind-named-others" "jobs/polyaxonfile.yaml:23:14"
+	expect "helm-$kind-named-parsed" 2 "$BIN" --no-config kust/pod.yaml
+	has "helm-$kind-named-parsed" "kust/pod.yaml:4:9: error: a template"
+	# pre-commit names every YAML file: --ignore-unknown skips as a walk does.
+	expect "helm-$kind-ignore-unknown" 1 "$BIN" --no-config --ignore-unknown -v chart/templates/deployment.yaml chart/templates/sub/pod.yaml kust/pod.yaml jobs/polyaxonfile.yaml
+	has "helm-$kind-ignore-unknown" "chart/templates: skipped: Helm templates"
+	lacks "helm-$kind-ignore-unknown" "error: a template"
+	# A walk started inside the chart's templates still knows the chart.
+	expect "helm-$kind-inside" 0 "$BIN" --no-config -v chart/templates
+	has "helm-$kind-inside" "chart/templates: skipped: Helm templates"
+	cd "$root"
+done
+
+# 3. a broken Polyaxonfile whose templates are inside strings stays an
+#    error in a walk (it is not a template)
+d=$tmp/broken && mkdir -p "$d" && cd "$d" || exit 1
+{ bad_yaml; printf '    args2: ["--lr={{ lr }}", [\n'; } > polyaxonfile.yaml
+expect broken-plx 2 "$BIN" --no-config -v .
+has broken-plx "polyaxonfile.yaml:34:1: error:"
+lacks broken-plx "skipped"
+cd "$root"
+
 finish
