@@ -563,6 +563,7 @@ cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
 	if (c && c->name)
 		f->container = cpl_xstrdup(c->name);
 	f->origin = c;
+	f->workload = w;
 	va_start(ap, fmt);
 	f->message = cpl_xvasprintf(fmt, ap);
 	va_end(ap);
@@ -911,6 +912,115 @@ changed(const struct cpl_engine *e, const struct cpl_finding *f)
 	return false;
 }
 
+/*
+ * Marks a finding suppressed by, in order: an inline comment at its place,
+ * an ignore-check annotation of its workload, a configured ignore that
+ * matches its workload.
+ */
+static void
+suppress(struct cpl_engine *e, struct cpl_finding *f)
+{
+	const struct source *src = find_source(e, f->file);
+	const struct cpl_workload *w = f->workload;
+	const char *why = NULL;
+	size_t i;
+	int at;
+
+	at = src ? cpl_suppress_match(src->sup, f->rule->id, f->line) : 0;
+	if (at != 0) {
+		f->suppressed = true;
+		f->suppression = at < 0 ?
+			cpl_xstrdup("cpulint: disable-file comment") :
+			cpl_xasprintf("cpulint: disable comment at line %d",
+				      at);
+		return;
+	}
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->nignores; i++) {
+		const struct cpl_wignore *ig = &w->ignores[i];
+
+		if (cpl_rule_find(ig->rule) != f->rule)
+			continue;
+		f->suppressed = true;
+		f->suppression = *ig->reason ? cpl_xstrdup(ig->reason) :
+				 cpl_xasprintf("annotation %s%s",
+					       CPL_IGNORE_ANNOTATION,
+					       ig->rule);
+		return;
+	}
+	if (cpl_config_ignored(e->config, f->rule->id, w->kind, w->name,
+			       w->namespace, &why)) {
+		f->suppressed = true;
+		f->suppressed_external = true;
+		f->suppression = cpl_xstrdup(why);
+	}
+}
+
+/* Warns once per place about a suppression naming no rule; takes msg. */
+static void
+warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
+	     int line, int column, char *msg)
+{
+	struct cpl_error w = { 0 };
+	char *key = cpl_xasprintf("%s:%d:%d:%s", path ? path : "", line,
+				  column, msg);
+
+	if (cpl_strmap_get(seen, key) != NULL) {
+		free(key);
+		free(msg);
+		return;
+	}
+	cpl_strmap_put(seen, own_key(e, key), e);
+	w.path = cpl_xstrdup(path);
+	w.line = line;
+	w.column = column;
+	w.message = msg;
+	cpl_engine_add_warning(e, &w);
+	cpl_error_clear(&w);
+}
+
+/* Unknown rules in the comments of linted files and in annotations. */
+static void
+warn_unknown_rules(struct cpl_engine *e)
+{
+	struct cpl_strmap seen = { 0 };
+	size_t i, j, n;
+
+	for (i = 0; i < e->nfiles; i++) {
+		const struct cpl_suppress_unknown *u;
+
+		if (!e->files[i]->linted)
+			continue;
+		u = cpl_suppress_unknowns(e->files[i]->sup, &n);
+		for (j = 0; j < n; j++)
+			warn_unknown(e, &seen, e->files[i]->path, u[j].line,
+				     u[j].column, cpl_xasprintf("unknown rule "
+				     "\"%s\" in a cpulint: comment (see "
+				     "--list-rules); it suppresses nothing",
+				     u[j].word));
+	}
+	for (i = 0; i < e->workloads.count; i++) {
+		const struct cpl_workload *w = e->workloads.items[i];
+
+		for (j = 0; j < w->nignores && !w->context; j++) {
+			const struct cpl_wignore *ig = &w->ignores[j];
+
+			if (cpl_rule_find(ig->rule) != NULL)
+				continue;
+			/* A live object has no file: name it, no line. */
+			warn_unknown(e, &seen, ig->pos.file ? ig->pos.file :
+				     w->object, ig->pos.file ? ig->pos.line : 0,
+				     ig->pos.file ? ig->pos.column : 0,
+				     cpl_xasprintf("unknown rule \"%s\" in "
+				     "annotation %s%s (see --list-rules); it "
+				     "silences nothing", ig->rule,
+				     CPL_IGNORE_ANNOTATION, ig->rule));
+		}
+	}
+	cpl_strmap_free(&seen);
+}
+
 void
 cpl_engine_run(struct cpl_engine *e)
 {
@@ -950,23 +1060,9 @@ cpl_engine_run(struct cpl_engine *e)
 			e->findings[i].severity =
 				cpl_config_severity(e->config, r);
 	}
-	/* Inline suppressions. */
-	for (i = 0; i < e->nfindings; i++) {
-		struct cpl_finding *f = &e->findings[i];
-		const struct source *src = find_source(e, f->file);
-		int at;
-
-		if (src == NULL)
-			continue;
-		at = cpl_suppress_match(src->sup, f->rule->id, f->line);
-		if (at != 0) {
-			f->suppressed = true;
-			f->suppression = at < 0 ?
-				cpl_xstrdup("cpulint: disable-file comment") :
-				cpl_xasprintf("cpulint: disable comment at "
-					      "line %d", at);
-		}
-	}
+	for (i = 0; i < e->nfindings; i++)
+		suppress(e, &e->findings[i]);
+	warn_unknown_rules(e);
 	if (e->nfindings > 1)
 		qsort(e->findings, e->nfindings, sizeof(*e->findings),
 		      cmp_finding);
@@ -1031,16 +1127,39 @@ cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 	return src->text;
 }
 
+/* Keeps the configuration's new warnings (from the nth on). */
+static void
+config_warnings(struct cpl_engine *e, size_t from)
+{
+	size_t i, n;
+	const struct cpl_error *w = cpl_config_warnings(e->config, &n);
+
+	for (i = from; i < n; i++)
+		cpl_engine_add_warning(e, &w[i]);
+}
+
 int
 cpl_engine_load_config(struct cpl_engine *e, const char *path,
 		       struct cpl_error *err)
 {
-	return cpl_config_load(e->config, path, err);
+	size_t n;
+	int rc;
+
+	cpl_config_warnings(e->config, &n);
+	rc = cpl_config_load(e->config, path, err);
+	config_warnings(e, n);
+	return rc;
 }
 
 int
 cpl_engine_find_config(struct cpl_engine *e, const char *dir,
 		       struct cpl_error *err)
 {
-	return cpl_config_find(e->config, dir, err);
+	size_t n;
+	int rc;
+
+	cpl_config_warnings(e->config, &n);
+	rc = cpl_config_find(e->config, dir, err);
+	config_warnings(e, n);
+	return rc;
 }

@@ -58,6 +58,11 @@ cpl_workload_free(struct cpl_workload *w)
 		free(c->throttle_note);
 	}
 	free(w->containers);
+	for (i = 0; i < w->nignores; i++) {
+		free(w->ignores[i].rule);
+		free(w->ignores[i].reason);
+	}
+	free(w->ignores);
 	free(w->kind);
 	free(w->name);
 	free(w->namespace);
@@ -66,6 +71,23 @@ cpl_workload_free(struct cpl_workload *w)
 	free(w->object);
 	free(w->nproc.text);
 	free(w);
+}
+
+void
+cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
+			    const char *value, struct cpl_pos pos)
+{
+	size_t n = strlen(CPL_IGNORE_ANNOTATION);
+	struct cpl_wignore *ig;
+
+	if (key == NULL || strncmp(key, CPL_IGNORE_ANNOTATION, n) != 0)
+		return;
+	w->ignores = cpl_xrealloc(w->ignores, (w->nignores + 1) *
+				  sizeof(*w->ignores));
+	ig = &w->ignores[w->nignores++];
+	ig->rule = cpl_xstrdup(key + n);
+	ig->reason = cpl_xstrdup(value ? value : "");
+	ig->pos = pos;
 }
 
 void

@@ -73,6 +73,20 @@ struct cpl_container {
 	char *throttle_note;		/* why not measured (RBAC, no data) */
 };
 
+/*
+ * An annotation `ignore-check.cpulint.io/<rule>: "reason"` on an object's
+ * metadata or on its Pod template's: the rule is silenced for the
+ * workload.  rule is as written (an id or a name; the engine warns when
+ * it names no rule).
+ */
+#define CPL_IGNORE_ANNOTATION "ignore-check.cpulint.io/"
+
+struct cpl_wignore {
+	char *rule;
+	char *reason;		/* the value; "" when empty */
+	struct cpl_pos pos;	/* the annotation's key (no file when live) */
+};
+
 enum cpl_source {
 	CPL_SRC_POLYAXON,
 	CPL_SRC_MANIFEST,
@@ -100,6 +114,11 @@ struct cpl_workload {
 				 * unless plugins.shm is false) */
 	struct cpl_container *containers;
 	size_t ncontainers;
+	struct cpl_wignore *ignores;	/* ignore-check annotations */
+	size_t nignores;
+	bool context;		/* loaded only because it runs a named
+				 * Python file: findings are kept only
+				 * where they involve that file */
 };
 
 /* A growable list of owned workloads. */
@@ -114,6 +133,11 @@ struct cpl_workload *cpl_workload_new(enum cpl_source source,
 /* Appends a zeroed container (CPU fields CPL_CPU_ABSENT); borrowed. */
 struct cpl_container *cpl_workload_add_container(struct cpl_workload *w);
 void cpl_workload_free(struct cpl_workload *w);	/* NULL-safe */
+/* Keeps an annotation of the object or its Pod template when it is an
+ * ignore-check one (CPL_IGNORE_ANNOTATION); others are not kept.  value
+ * NULL is "".  pos.file should be w->file. */
+void cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
+				 const char *value, struct cpl_pos pos);
 
 void cpl_container_add_arg(struct cpl_container *c, const char *text,
 			   struct cpl_pos pos);

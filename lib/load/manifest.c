@@ -515,6 +515,46 @@ new_workload(const struct cpl_ynode *obj, const char *kind, const char *path)
 	return w;
 }
 
+/*
+ * Reads the ignore-check annotations of an object's metadata, then of its
+ * Pod template's metadata (tmpl: the template mapping, holding metadata
+ * and spec; NULL when there is none or it is the object itself).
+ */
+static void
+read_annotations(struct cpl_workload *w, const struct cpl_ynode *obj,
+		 const struct cpl_ynode *tmpl)
+{
+	const struct cpl_ynode *from[2] = { obj, tmpl };
+	size_t i, j;
+
+	for (i = 0; i < 2; i++) {
+		const struct cpl_ynode *a = cpl_ynode_path(from[i], "metadata",
+							  "annotations", NULL);
+
+		for (j = 0; cpl_ynode_is_map(a) && j < a->count; j++) {
+			const struct cpl_ynode *k = a->pairs[j].key;
+
+			cpl_workload_add_annotation(w, cpl_ynode_str(k),
+				cpl_ynode_str(a->pairs[j].value),
+				cpl_loader_pos(w->file, k));
+		}
+	}
+}
+
+/* The Pod template on the way to a Pod spec (keys without the last), or
+ * NULL when the Pod spec is the object's own (a Pod). */
+static const struct cpl_ynode *
+template_of(const struct cpl_ynode *obj, const char *const *keys)
+{
+	const struct cpl_ynode *n = obj;
+
+	if (keys[0] == NULL || keys[1] == NULL)
+		return NULL;
+	for (; keys[1] != NULL && n != NULL; keys++)
+		n = cpl_ynode_get(n, *keys);
+	return n;
+}
+
 /* Integer field key of map, or def when absent or not an integer. */
 static long
 get_long(const struct cpl_ynode *map, const char *key, long def)
@@ -603,6 +643,7 @@ load_core(struct cpl_wlist *out, const struct cpl_ystream *s,
 	if (spec == NULL)
 		return 0;
 	w = new_workload(obj, k->kind, path);
+	read_annotations(w, obj, template_of(obj, k->keys));
 	if (k->scaled)
 		w->replicas = get_long(cpl_ynode_get(obj, "spec"), "replicas",
 				       1);
@@ -705,6 +746,7 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 		if (pod == NULL)
 			continue;
 		w = new_workload(obj, kind, path);
+		read_annotations(w, obj, cpl_ynode_get(rs, "template"));
 		w->replica = cpl_xstrdup(cpl_ynode_str(key));
 		w->replicas = get_long(rs, "replicas", 1);
 		w->training_job = true;
@@ -734,6 +776,7 @@ load_trainjob(struct cpl_wlist *out, const struct cpl_ystream *s,
 	if (trainer == NULL)
 		return 0;
 	w = new_workload(obj, kind, path);
+	read_annotations(w, obj, NULL);
 	w->replicas = get_long(trainer, "numNodes", 1);
 	w->training_job = true;
 	set_nproc(w, cpl_ynode_get(trainer, "numProcPerNode"));
@@ -788,6 +831,9 @@ load_runtime(struct cpl_wlist *out, const struct cpl_ystream *s,
 		if (pod == NULL)
 			continue;
 		w = new_workload(obj, kind, path);
+		read_annotations(w, obj, cpl_ynode_path(job, "template",
+							"spec", "template",
+							NULL));
 		w->replica = cpl_xstrdup(name);
 		w->replicas = get_long(job, "replicas", 1);
 		w->training_job = true;
