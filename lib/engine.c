@@ -8,7 +8,7 @@
  * suppressions, and sorted by file, line, column, rule.  Input problems
  * never stop the run: they are recorded as errors.
  */
-#include "engine.h"
+#include "engine_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -28,58 +28,6 @@
 #include "text/tmpl.h"
 #include "text/yamldoc.h"
 #include "walk.h"
-
-#define MAX_FILE_BYTES ((size_t)16 << 20)
-
-enum file_kind {
-	FILE_YAML,
-	FILE_PYTHON,
-};
-
-/* One source file, read once. */
-struct source {
-	char *path;
-	enum file_kind kind;
-	char *text;
-	size_t len;
-	struct cpl_suppress *sup;	/* inline comments */
-	bool linted;			/* a target (not only linked code) */
-	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
-	bool scanned;
-	size_t *line_at;		/* byte offset of each line, lazily */
-	size_t nlines;
-};
-
-struct cpl_engine {
-	struct source **files;		/* owned, in the order read */
-	size_t nfiles;
-	size_t files_cap;
-	struct cpl_strmap by_path;	/* normalised path → struct source * */
-	char **keys;			/* owned keys of by_path and absent */
-	size_t nkeys;
-	struct cpl_strmap absent;	/* paths the linker found missing */
-	struct cpl_code **codes;	/* linked code, owned */
-	size_t ncodes;
-	struct cpl_strmap code_of;	/* pyfile path → a struct cpl_code */
-	struct cpl_wlist workloads;
-	struct cpl_finding *findings;
-	size_t nfindings;
-	size_t findings_cap;
-	struct cpl_error *errors;
-	size_t nerrors;
-	size_t errors_cap;
-	struct cpl_error *warnings;	/* problems that do not fail the run */
-	size_t nwarnings;
-	size_t warnings_cap;
-	struct cpl_error *notes;	/* what was skipped and why (-v) */
-	size_t nnotes;
-	size_t notes_cap;
-	struct cpl_strmap charts;	/* Helm charts already noted */
-	struct cpl_config *config;	/* owned */
-	struct cpl_repo *repo;		/* borrowed; NULL outside git */
-	bool staged;			/* read files from the index */
-	bool diff;			/* keep only changed lines */
-};
 
 struct cpl_check {
 	struct cpl_engine *e;
@@ -135,6 +83,7 @@ cpl_engine_free(struct cpl_engine *e)
 	free(e->notes);
 	cpl_strmap_free(&e->charts);
 	cpl_config_free(e->config);
+	cpl_engine_reach_free(e);
 	free(e);
 }
 
@@ -166,13 +115,8 @@ cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w)
 	push_error(&e->warnings, &e->nwarnings, &e->warnings_cap, w);
 }
 
-/* Records what a run skipped and why (shown with -v). */
-static void
-add_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
-	CPL_PRINTF(3, 4);
-
-static void
-add_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
+void
+cpl_engine_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
 {
 	struct cpl_error *n;
 	va_list ap;
@@ -228,12 +172,8 @@ add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 	cpl_error_clear(&err);
 }
 
-static const struct source *find_source(const struct cpl_engine *e,
-				       const char *path);
-
-/* Keeps a map key alive as long as the engine. */
-static const char *
-own_key(struct cpl_engine *e, char *key)
+const char *
+cpl_engine_own_key(struct cpl_engine *e, char *key)
 {
 	e->keys = cpl_xrealloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
 	e->keys[e->nkeys++] = key;
@@ -242,9 +182,9 @@ own_key(struct cpl_engine *e, char *key)
 
 /* ---- sources ---------------------------------------------------------- */
 
-static struct source *
-add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
-	   char *text, size_t len)
+struct source *
+cpl_engine_add_source(struct cpl_engine *e, const char *path,
+		      enum file_kind kind, char *text, size_t len)
 {
 	struct source *src;
 
@@ -254,7 +194,8 @@ add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
 	e->files[e->nfiles++] = src;
 	src->path = cpl_xstrdup(path);
 	src->linted = true;
-	cpl_strmap_put(&e->by_path, own_key(e, cpl_link_join(".", path)), src);
+	cpl_strmap_put(&e->by_path,
+		       cpl_engine_own_key(e, cpl_link_join(".", path)), src);
 	src->kind = kind;
 	src->text = text;
 	src->len = len;
@@ -276,10 +217,10 @@ template_met(struct cpl_engine *e, const char *path, bool explicit,
 			   "pipe it in (helm template CHART | kubectl cpulint "
 			   "-f -)");
 	else
-		add_note(e, path, "skipped: a template ({{ ... }} outside a "
-			 "string at line %d); render it first and pipe it in "
-			 "(helm template CHART | kubectl cpulint -f -)",
-			 line);
+		cpl_engine_note(e, path, "skipped: a template ({{ ... }} "
+				"outside a string at line %d); render it "
+				"first and pipe it in (helm template CHART | "
+				"kubectl cpulint -f -)", line);
 }
 
 /* Parses a YAML/JSON source and loads every document into workloads. */
@@ -348,17 +289,17 @@ add_text(struct cpl_engine *e, const char *path, char *text, size_t len,
 	struct source *src;
 
 	if (cpl_str_ends(path, ".py")) {
-		add_source(e, path, FILE_PYTHON, text, len);
+		cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 		return;
 	}
-	src = add_source(e, path, FILE_YAML, text, len);
+	src = cpl_engine_add_source(e, path, FILE_YAML, text, len);
 	load_yaml(e, src, explicit);
 }
 
 /* Reads path from the working tree, or from the index with --staged. */
-static int
-read_source(struct cpl_engine *e, const char *path, char **text,
-	    size_t *len, struct cpl_error *err)
+int
+cpl_engine_read_source(struct cpl_engine *e, const char *path, char **text,
+		       size_t *len, struct cpl_error *err)
 {
 	char *rel = NULL;
 	int rc;
@@ -401,10 +342,11 @@ helm_template(struct cpl_engine *e, const char *path)
 					  strcmp(chart, ".") == 0 ? "" :
 					  cpl_str_ends(chart, "/") ? "" : "/");
 
-		add_note(e, dir, "skipped: Helm templates: render with helm "
-			 "template %s | kubectl cpulint -f -", chart);
+		cpl_engine_note(e, dir, "skipped: Helm templates: render "
+				"with helm template %s | kubectl cpulint -f -",
+				chart);
 		free(dir);
-		cpl_strmap_put(&e->charts, own_key(e, chart), e);
+		cpl_strmap_put(&e->charts, cpl_engine_own_key(e, chart), e);
 	} else {
 		free(chart);
 	}
@@ -421,9 +363,9 @@ add_file(struct cpl_engine *e, const char *path, bool explicit)
 	if (!explicit && (cpl_config_excluded(e->config, path) ||
 			  helm_template(e, path)))
 		return;
-	if (find_source(e, path) != NULL)	/* named twice: read once */
+	if (cpl_engine_find_source(e, path) != NULL)	/* read once */
 		return;
-	if (read_source(e, path, &text, &len, &err) < 0) {
+	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
 		cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		return;
@@ -435,7 +377,7 @@ void
 cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 		      const char *buf, size_t len, bool explicit)
 {
-	if (find_source(e, path) != NULL)
+	if (cpl_engine_find_source(e, path) != NULL)
 		return;
 	if (len > MAX_FILE_BYTES) {
 		add_errorf(e, path, 0, 0, "file is too large (%zu bytes; "
@@ -494,6 +436,14 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 	if (stat(path, &st) < 0 && !e->staged) {
 		add_errorf(e, path, 0, 0, "cannot read: %s", strerror(errno));
 		return;
+	}
+	if (cpl_str_ends(path, ".py") &&
+	    (e->staged || !S_ISDIR(st.st_mode))) {
+		/* A Python file named on its own: pre-commit's changed
+		 * file, judged with the workloads that run it. */
+		cpl_xgrow((void **)&e->seeds, &e->seeds_cap, e->nseeds + 1,
+			  sizeof(*e->seeds));
+		e->seeds[e->nseeds++] = cpl_xstrdup(path);
 	}
 	if (e->staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		add_file(e, path, explicit);	/* a staged file */
@@ -652,7 +602,9 @@ void
 cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
-	const struct source *src = pos ? find_source(ck->e, pos->file) : NULL;
+	const struct source *src = pos ? cpl_engine_find_source(ck->e,
+								pos->file) :
+				   NULL;
 	const char *p, *end;
 	long off;
 
@@ -709,8 +661,8 @@ cpl_engine_throttle_threshold(const struct cpl_engine *e)
 }
 
 /* The source at path, however the path is spelled ("./a/../b.py"). */
-static const struct source *
-find_source(const struct cpl_engine *e, const char *path)
+const struct source *
+cpl_engine_find_source(const struct cpl_engine *e, const char *path)
 {
 	char *key;
 	const struct source *src;
@@ -787,11 +739,11 @@ python_of(struct cpl_engine *e, struct source *src)
 /* The linker's loader: a Python file the engine has, or reads now (from
  * the working tree or, with --staged, the index).  Missing paths are
  * remembered, so each is looked up once. */
-static const struct cpl_pyfile *
-link_load(void *ctx, const char *path)
+const struct cpl_pyfile *
+cpl_engine_link_load(void *ctx, const char *path)
 {
 	struct cpl_engine *e = ctx;
-	struct source *src = (struct source *)find_source(e, path);
+	struct source *src = (struct source *)cpl_engine_find_source(e, path);
 	struct cpl_error err = { 0 };
 	struct stat st;
 	char *key, *text = NULL;
@@ -805,48 +757,66 @@ link_load(void *ctx, const char *path)
 		return NULL;
 	}
 	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    cpl_config_excluded(e->config, path) ||
-	    read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, own_key(e, key), e);
+	    cpl_config_excluded(e->config, path)) {
+		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		return NULL;
+	}
+	/* A named file spelt another way ("/repo/src/x.py" for "x.py"):
+	 * the same source, read and scanned once. */
+	src = cpl_engine_seed_source(e, path);
+	if (src != NULL) {
+		free(key);
+		return python_of(e, src);
+	}
+	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
+		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
 		cpl_error_clear(&err);
 		return NULL;
 	}
 	free(key);
-	src = add_source(e, path, FILE_PYTHON, text, len);
+	src = cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 	src->linted = false;	/* context for budget rules, not a target */
 	return python_of(e, src);
 }
 
-/* Links every static container that runs a script to its code. */
+void
+cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
+		     struct cpl_code *code)
+{
+	size_t k;
+
+	c->code = code;
+	e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) *
+				sizeof(*e->codes));
+	e->codes[e->ncodes++] = code;
+	for (k = 0; k < code->nfiles; k++)
+		if (cpl_strmap_get(&e->code_of, code->files[k]->path) == NULL)
+			cpl_strmap_put(&e->code_of, code->files[k]->path,
+				       code);
+}
+
+/* Links every static container that runs a script to its code (context
+ * workloads were linked when they were found). */
 static void
 link_all(struct cpl_engine *e)
 {
-	struct cpl_linker lk = { .load = link_load, .ctx = e,
+	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e,
 				 .root = e->repo ? cpl_repo_root(e->repo) :
 				 NULL };
-	size_t i, j, k;
+	size_t i, j;
 
 	for (i = 0; i < e->workloads.count; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
-		if (w->source == CPL_SRC_LIVE)
+		if (w->source == CPL_SRC_LIVE || w->context)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
 			struct cpl_code *code;
 
 			code = cpl_link_code(&lk, w, &w->containers[j]);
-			if (code == NULL)
-				continue;
-			w->containers[j].code = code;
-			e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) *
-						sizeof(*e->codes));
-			e->codes[e->ncodes++] = code;
-			for (k = 0; k < code->nfiles; k++)
-				if (cpl_strmap_get(&e->code_of,
-						   code->files[k]->path) == NULL)
-					cpl_strmap_put(&e->code_of,
-						       code->files[k]->path,
-						       code);
+			if (code != NULL)
+				cpl_engine_keep_code(e, &w->containers[j],
+						     code);
 		}
 	}
 }
@@ -858,8 +828,9 @@ cpl_check_code_of(const struct cpl_check *ck, const struct cpl_pyfile *f)
 }
 
 /* Whether a line of a file (as the finding names it) changed. */
-static bool
-line_changed(const struct cpl_engine *e, const char *file, int line)
+bool
+cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
+			int line)
 {
 	struct cpl_error err = { 0 };
 	char *rel = NULL;
@@ -901,10 +872,11 @@ changed(const struct cpl_engine *e, const struct cpl_finding *f)
 	const struct cpl_code *code = f->origin ? f->origin->code : NULL;
 	size_t i;
 
-	if (line_changed(e, f->file, f->line))
+	if (cpl_engine_line_changed(e, f->file, f->line))
 		return true;
 	for (i = 0; i < f->nrelated; i++)
-		if (line_changed(e, f->related[i].file, f->related[i].line))
+		if (cpl_engine_line_changed(e, f->related[i].file,
+					    f->related[i].line))
 			return true;
 	for (i = 0; code && i < code->nfiles; i++)
 		if (file_changed(e, code->files[i]->path))
@@ -917,10 +889,10 @@ changed(const struct cpl_engine *e, const struct cpl_finding *f)
  * an ignore-check annotation of its workload, a configured ignore that
  * matches its workload.
  */
-static void
-suppress(struct cpl_engine *e, struct cpl_finding *f)
+void
+cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f)
 {
-	const struct source *src = find_source(e, f->file);
+	const struct source *src = cpl_engine_find_source(e, f->file);
 	const struct cpl_workload *w = f->workload;
 	const char *why = NULL;
 	size_t i;
@@ -971,7 +943,7 @@ warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
 		free(msg);
 		return;
 	}
-	cpl_strmap_put(seen, own_key(e, key), e);
+	cpl_strmap_put(seen, cpl_engine_own_key(e, key), e);
 	w.path = cpl_xstrdup(path);
 	w.line = line;
 	w.column = column;
@@ -1033,6 +1005,7 @@ cpl_engine_run(struct cpl_engine *e)
 	for (i = 0; i < e->nfiles; i++)
 		if (e->files[i]->linted)
 			python_of(e, e->files[i]);
+	cpl_engine_reach(e);
 	link_all(e);
 	for (r = 0; r < nrules; r++) {
 		size_t first = e->nfindings;
@@ -1061,8 +1034,9 @@ cpl_engine_run(struct cpl_engine *e)
 				cpl_config_severity(e->config, r);
 	}
 	for (i = 0; i < e->nfindings; i++)
-		suppress(e, &e->findings[i]);
+		cpl_engine_suppress(e, &e->findings[i]);
 	warn_unknown_rules(e);
+	cpl_engine_relocate(e);
 	if (e->nfindings > 1)
 		qsort(e->findings, e->nfindings, sizeof(*e->findings),
 		      cmp_finding);
@@ -1118,7 +1092,7 @@ const char *
 cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 		       size_t *len)
 {
-	const struct source *src = find_source(e, path);
+	const struct source *src = cpl_engine_find_source(e, path);
 
 	if (src == NULL)
 		return NULL;
