@@ -6,7 +6,9 @@
  * freed.  Every rule runs once over every container (and, for code rules,
  * every Python file); findings are then filtered by configuration and
  * suppressions, and sorted by file, line, column, rule.  Input problems
- * never stop the run: they are recorded as errors.
+ * never stop the run: they are recorded as errors.  Python files named on
+ * their own bring in the workloads that run them (reach.c; the state both
+ * share is in engine_int.h).
  */
 #include "engine_int.h"
 
