@@ -114,6 +114,7 @@ struct cpl_workload {
 				 * unless plugins.shm is false) */
 	struct cpl_container *containers;
 	size_t ncontainers;
+	size_t containers_cap;
 	struct cpl_wignore *ignores;	/* ignore-check annotations */
 	size_t nignores;
 	bool context;		/* loaded only because it runs a named
