@@ -4,7 +4,8 @@
  *
  * Invariant: a configuration is only changed by a file that loads
  * without error, key by key in document order; an unknown key, rule or
- * severity is an error with its line and column.
+ * severity is an error with its line and column.  An unknown rule in an
+ * `ignore` entry is only a warning: the entry silences nothing.
  */
 #include "config.h"
 
@@ -219,6 +220,22 @@ out:
 	return rc;
 }
 
+/* Drops the ignores and warnings past the first n of each. */
+static void
+drop_ignores(struct cpl_config *e, size_t n, size_t nwarnings)
+{
+	for (; e->nignores > n; e->nignores--) {
+		struct ignore *ig = &e->ignores[e->nignores - 1];
+
+		free(ig->kind);
+		free(ig->name);
+		free(ig->namespace);
+		free(ig->why);
+	}
+	for (; e->nwarnings > nwarnings; e->nwarnings--)
+		cpl_error_clear(&e->warnings[e->nwarnings - 1]);
+}
+
 static int
 config_ignores(struct cpl_config *e, const struct cpl_ynode *list,
 	       const char *path, struct cpl_error *err)
@@ -292,7 +309,7 @@ cpl_config_load(struct cpl_config *e, const char *path,
 	struct cpl_ystream *s = NULL;
 	const struct cpl_ynode *doc, *n;
 	char *text = NULL, *slash;
-	size_t len, i;
+	size_t len, i, nignores = e->nignores, nwarnings = e->nwarnings;
 	int rc = -1;
 
 	if (cpl_read_file(&text, &len, path, 1 << 20, err) < 0)
@@ -370,6 +387,8 @@ cpl_config_load(struct cpl_config *e, const char *path,
 			      : cpl_xstrdup(".");
 	rc = 0;
 out:
+	if (rc < 0)	/* a file with an error adds no ignore, no warning */
+		drop_ignores(e, nignores, nwarnings);
 	cpl_ystream_free(s);
 	free(text);
 	return rc;
