@@ -358,8 +358,15 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 		stdin_read |= strcmp(o->paths[i], CLI_STDIN) == 0;
 	}
 	cpl_engine_run(e);
-	if (o->verbose)
+	if (o->verbose) {
+		size_t nn;
+		const struct cpl_error *nt = cpl_engine_notes(e, &nn);
+
+		for (i = 0; i < nn; i++)
+			fprintf(stderr, "kubectl-cpulint: %s: %s\n",
+				nt[i].path, nt[i].message);
 		print_loaded(cpl_engine_workloads(e));
+	}
 	status = report(o, e, repo ? cpl_repo_root(repo) : NULL, argc, argv);
 	/* Like ruff: an empty walk is not an error, but it is said. */
 	cpl_engine_errors(e, &i);

@@ -4,7 +4,8 @@
  *
  * Invariant: a configuration is only changed by a file that loads
  * without error, key by key in document order; an unknown key, rule or
- * severity is an error with its line and column.
+ * severity is an error with its line and column.  An unknown rule in an
+ * `ignore` entry is only a warning: the entry silences nothing.
  */
 #include "config.h"
 
@@ -16,12 +17,25 @@
 #include "rule.h"
 #include "text/yamldoc.h"
 
+/* One entry of `ignore`: NULL fields match everything. */
+struct ignore {
+	const struct cpl_rule *rule;	/* NULL: unknown (warned) */
+	char *kind;
+	char *name;
+	char *namespace;
+	char *why;
+};
+
 struct cpl_config {
 	enum cpl_severity *sev;	/* per rule, indexed like the registry */
 	char **excludes;
 	size_t nexcludes;
 	char *config_dir;
 	double throttle_threshold;
+	struct ignore *ignores;
+	size_t nignores;
+	struct cpl_error *warnings;
+	size_t nwarnings;
 };
 
 struct cpl_config *
@@ -51,6 +65,16 @@ cpl_config_free(struct cpl_config *e)
 		free(e->excludes[i]);
 	free(e->excludes);
 	free(e->config_dir);
+	for (i = 0; i < e->nignores; i++) {
+		free(e->ignores[i].kind);
+		free(e->ignores[i].name);
+		free(e->ignores[i].namespace);
+		free(e->ignores[i].why);
+	}
+	free(e->ignores);
+	for (i = 0; i < e->nwarnings; i++)
+		cpl_error_clear(&e->warnings[i]);
+	free(e->warnings);
 	free(e);
 }
 
@@ -111,6 +135,173 @@ config_rules(struct cpl_config *e, const struct cpl_ynode *rules,
 	return 0;
 }
 
+/* A string field of an ignore entry (NULL when absent); -1 when it is
+ * not a string. */
+static int
+ignore_field(char **out, const struct cpl_ynode *entry, const char *key,
+	     const char *path, struct cpl_error *err)
+{
+	const struct cpl_ynode *v = cpl_ynode_get(entry, key);
+
+	*out = NULL;
+	if (v == NULL || cpl_ynode_is_null(v))
+		return 0;
+	if (!cpl_ynode_is_scalar(v)) {
+		cpl_error_set(err, path, v->line, v->column,
+			      "ignore: %s must be a string", key);
+		return -1;
+	}
+	*out = cpl_xstrdup(v->value);
+	return 0;
+}
+
+/* Reads one `ignore` entry into a (zeroed) ignore. */
+static int
+config_ignore(struct cpl_config *e, struct ignore *ig,
+	      const struct cpl_ynode *n, const char *path,
+	      struct cpl_error *err)
+{
+	static const char *const keys[] = { "rule", "kind", "name",
+					    "namespace", "reason" };
+	char *rule = NULL, *reason = NULL;
+	size_t i, j;
+	int rc = -1;
+
+	if (!cpl_ynode_is_map(n)) {
+		cpl_error_set(err, path, n->line, n->column, "an ignore entry "
+			      "must be a mapping (rule, kind, name, "
+			      "namespace, reason)");
+		return -1;
+	}
+	for (i = 0; i < n->count; i++) {
+		const char *k = cpl_ynode_str(n->pairs[i].key);
+
+		for (j = 0; k && j < CPL_ARRAY_LEN(keys); j++)
+			if (strcmp(k, keys[j]) == 0)
+				break;
+		if (k == NULL || j == CPL_ARRAY_LEN(keys)) {
+			cpl_error_set(err, path, n->pairs[i].key->line,
+				      n->pairs[i].key->column, "unknown ignore "
+				      "key \"%s\" (expected rule, kind, name, "
+				      "namespace, reason)", k ? k : "?");
+			return -1;
+		}
+	}
+	if (ignore_field(&rule, n, "rule", path, err) < 0 ||
+	    ignore_field(&ig->kind, n, "kind", path, err) < 0 ||
+	    ignore_field(&ig->name, n, "name", path, err) < 0 ||
+	    ignore_field(&ig->namespace, n, "namespace", path, err) < 0 ||
+	    ignore_field(&reason, n, "reason", path, err) < 0)
+		goto out;
+	if (rule == NULL) {
+		cpl_error_set(err, path, n->line, n->column, "an ignore entry "
+			      "needs a rule");
+		goto out;
+	}
+	ig->rule = cpl_rule_find(rule);
+	if (ig->rule == NULL) {
+		const struct cpl_ynode *r = cpl_ynode_get(n, "rule");
+
+		e->warnings = cpl_xrealloc(e->warnings, (e->nwarnings + 1) *
+					   sizeof(*e->warnings));
+		memset(&e->warnings[e->nwarnings], 0, sizeof(*e->warnings));
+		cpl_error_set(&e->warnings[e->nwarnings++], path, r->line,
+			      r->column, "unknown rule \"%s\" in ignore "
+			      "(see --list-rules); it silences nothing",
+			      rule);
+	}
+	ig->why = reason && *reason ? cpl_xstrdup(reason) :
+		  cpl_xasprintf("ignored by %s:%d", strrchr(path, '/') ?
+				strrchr(path, '/') + 1 : path, n->line);
+	rc = 0;
+out:
+	free(rule);
+	free(reason);
+	return rc;
+}
+
+/* Drops the ignores and warnings past the first n of each. */
+static void
+drop_ignores(struct cpl_config *e, size_t n, size_t nwarnings)
+{
+	for (; e->nignores > n; e->nignores--) {
+		struct ignore *ig = &e->ignores[e->nignores - 1];
+
+		free(ig->kind);
+		free(ig->name);
+		free(ig->namespace);
+		free(ig->why);
+	}
+	for (; e->nwarnings > nwarnings; e->nwarnings--)
+		cpl_error_clear(&e->warnings[e->nwarnings - 1]);
+}
+
+static int
+config_ignores(struct cpl_config *e, const struct cpl_ynode *list,
+	       const char *path, struct cpl_error *err)
+{
+	size_t i;
+
+	if (!cpl_ynode_is_seq(list)) {
+		cpl_error_set(err, path, list->line, list->column,
+			      "`ignore` must be a list of {rule, kind, name, "
+			      "namespace, reason}");
+		return -1;
+	}
+	for (i = 0; i < list->count; i++) {
+		struct ignore ig = { 0 };
+
+		if (config_ignore(e, &ig, list->items[i], path, err) < 0) {
+			free(ig.kind);
+			free(ig.name);
+			free(ig.namespace);
+			return -1;
+		}
+		e->ignores = cpl_xrealloc(e->ignores, (e->nignores + 1) *
+					  sizeof(*e->ignores));
+		e->ignores[e->nignores++] = ig;
+	}
+	return 0;
+}
+
+/* A field pattern matches a value: absent patterns match everything, an
+ * absent value only "*". */
+static bool
+field_matches(const char *pattern, const char *value, int flags)
+{
+	if (pattern == NULL)
+		return true;
+	return fnmatch(pattern, value ? value : "", flags) == 0;
+}
+
+bool
+cpl_config_ignored(const struct cpl_config *e, const char *rule_id,
+		   const char *kind, const char *name, const char *namespace,
+		   const char **why)
+{
+	size_t i;
+
+	for (i = 0; i < e->nignores; i++) {
+		const struct ignore *ig = &e->ignores[i];
+
+		if (ig->rule == NULL || strcmp(ig->rule->id, rule_id) != 0 ||
+		    !field_matches(ig->kind, kind, FNM_CASEFOLD) ||
+		    !field_matches(ig->name, name, 0) ||
+		    !field_matches(ig->namespace, namespace, 0))
+			continue;
+		*why = ig->why;
+		return true;
+	}
+	return false;
+}
+
+const struct cpl_error *
+cpl_config_warnings(const struct cpl_config *e, size_t *n)
+{
+	*n = e->nwarnings;
+	return e->warnings;
+}
+
 int
 cpl_config_load(struct cpl_config *e, const char *path,
 		struct cpl_error *err)
@@ -118,7 +309,7 @@ cpl_config_load(struct cpl_config *e, const char *path,
 	struct cpl_ystream *s = NULL;
 	const struct cpl_ynode *doc, *n;
 	char *text = NULL, *slash;
-	size_t len, i;
+	size_t len, i, nignores = e->nignores, nwarnings = e->nwarnings;
 	int rc = -1;
 
 	if (cpl_read_file(&text, &len, path, 1 << 20, err) < 0)
@@ -141,14 +332,18 @@ cpl_config_load(struct cpl_config *e, const char *path,
 
 		if (key == NULL || (strcmp(key, "rules") != 0 &&
 		    strcmp(key, "exclude") != 0 &&
+		    strcmp(key, "ignore") != 0 &&
 		    strcmp(key, "throttle-threshold") != 0)) {
 			cpl_error_set(err, path, k->line, k->column,
 				      "unknown configuration key \"%s\" "
-				      "(expected rules, exclude, "
+				      "(expected rules, exclude, ignore, "
 				      "throttle-threshold)", key ? key : "?");
 			goto out;
 		}
 	}
+	if ((n = cpl_ynode_get(doc, "ignore")) && !cpl_ynode_is_null(n) &&
+	    config_ignores(e, n, path, err) < 0)
+		goto out;
 	if ((n = cpl_ynode_get(doc, "rules")) && !cpl_ynode_is_null(n) &&
 	    config_rules(e, n, path, err) < 0)
 		goto out;
@@ -192,6 +387,8 @@ cpl_config_load(struct cpl_config *e, const char *path,
 			      : cpl_xstrdup(".");
 	rc = 0;
 out:
+	if (rc < 0)	/* a file with an error adds no ignore, no warning */
+		drop_ignores(e, nignores, nwarnings);
 	cpl_ystream_free(s);
 	free(text);
 	return rc;

@@ -6,6 +6,13 @@
  *   exclude:               globs against paths relative to the file
  *     - vendor/
  *   throttle-threshold: 10 percent of CFS periods (CPU501)
+ *   ignore:                per-object ignores: rule (id or name) required,
+ *     - rule: CPU102       kind (any case), name and namespace globs and a
+ *       kind: Deployment   reason optional; an absent field matches all
+ *       name: "tok-*"
+ *
+ * An unknown rule in `rules` is an error; in `ignore` it is a warning
+ * (the entry silences nothing), kept with its position.
  *
  * Ownership: the caller owns the handle (cpl_config_free).
  */
@@ -39,6 +46,18 @@ enum cpl_severity cpl_config_severity(const struct cpl_config *c,
  * the path relative to the file's directory or as given; a pattern
  * without '/' also against the base name; "dir/" a directory). */
 bool cpl_config_excluded(const struct cpl_config *c, const char *path);
+/*
+ * Whether a configured ignore silences rule_id for the object kind/name/
+ * namespace (each may be NULL: only a pattern-less field, or "*", matches
+ * it).  *why (borrowed) is the entry's reason, else "ignored by
+ * BASENAME:LINE" (the configuration file's base name and line).
+ */
+bool cpl_config_ignored(const struct cpl_config *c, const char *rule_id,
+			const char *kind, const char *name,
+			const char *namespace, const char **why);
+/* Warnings of the loads so far (unknown rules in `ignore`); borrowed. */
+const struct cpl_error *cpl_config_warnings(const struct cpl_config *c,
+					    size_t *n);
 /* The throttling threshold in percent. */
 double cpl_config_threshold(const struct cpl_config *c);
 

@@ -6,11 +6,12 @@
  * freed.  Every rule runs once over every container (and, for code rules,
  * every Python file); findings are then filtered by configuration and
  * suppressions, and sorted by file, line, column, rule.  Input problems
- * never stop the run: they are recorded as errors.
+ * never stop the run: they are recorded as errors.  Python files named on
+ * their own bring in the workloads that run them (reach.c; the state both
+ * share is in engine_int.h).
  */
-#include "engine.h"
+#include "engine_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -26,56 +27,9 @@
 #include "git/repo.h"
 #include "rule.h"
 #include "suppress.h"
+#include "text/tmpl.h"
 #include "text/yamldoc.h"
-
-#define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
-#define MAX_WALK_DEPTH 64
-
-enum file_kind {
-	FILE_YAML,
-	FILE_PYTHON,
-};
-
-/* One source file, read once. */
-struct source {
-	char *path;
-	enum file_kind kind;
-	char *text;
-	size_t len;
-	struct cpl_suppress *sup;	/* inline comments */
-	bool linted;			/* a target (not only linked code) */
-	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
-	bool scanned;
-	size_t *line_at;		/* byte offset of each line, lazily */
-	size_t nlines;
-};
-
-struct cpl_engine {
-	struct source **files;		/* owned, in the order read */
-	size_t nfiles;
-	size_t files_cap;
-	struct cpl_strmap by_path;	/* normalised path → struct source * */
-	char **keys;			/* owned keys of by_path and absent */
-	size_t nkeys;
-	struct cpl_strmap absent;	/* paths the linker found missing */
-	struct cpl_code **codes;	/* linked code, owned */
-	size_t ncodes;
-	struct cpl_strmap code_of;	/* pyfile path → a struct cpl_code */
-	struct cpl_wlist workloads;
-	struct cpl_finding *findings;
-	size_t nfindings;
-	size_t findings_cap;
-	struct cpl_error *errors;
-	size_t nerrors;
-	size_t errors_cap;
-	struct cpl_error *warnings;	/* problems that do not fail the run */
-	size_t nwarnings;
-	size_t warnings_cap;
-	struct cpl_config *config;	/* owned */
-	struct cpl_repo *repo;		/* borrowed; NULL outside git */
-	bool staged;			/* read files from the index */
-	bool diff;			/* keep only changed lines */
-};
+#include "walk.h"
 
 struct cpl_check {
 	struct cpl_engine *e;
@@ -126,7 +80,12 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->nwarnings; i++)
 		cpl_error_clear(&e->warnings[i]);
 	free(e->warnings);
+	for (i = 0; i < e->nnotes; i++)
+		cpl_error_clear(&e->notes[i]);
+	free(e->notes);
+	cpl_strmap_free(&e->charts);
 	cpl_config_free(e->config);
+	cpl_engine_reach_free(e);
 	free(e);
 }
 
@@ -156,6 +115,22 @@ void
 cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w)
 {
 	push_error(&e->warnings, &e->nwarnings, &e->warnings_cap, w);
+}
+
+void
+cpl_engine_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
+{
+	struct cpl_error *n;
+	va_list ap;
+
+	cpl_xgrow((void **)&e->notes, &e->notes_cap, e->nnotes + 1,
+		  sizeof(*e->notes));
+	n = &e->notes[e->nnotes++];
+	memset(n, 0, sizeof(*n));
+	n->path = cpl_xstrdup(path);
+	va_start(ap, fmt);
+	n->message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
 }
 
 /* Keeps the warnings a parse left (duplicate keys). */
@@ -199,12 +174,8 @@ add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 	cpl_error_clear(&err);
 }
 
-static const struct source *find_source(const struct cpl_engine *e,
-				       const char *path);
-
-/* Keeps a map key alive as long as the engine. */
-static const char *
-own_key(struct cpl_engine *e, char *key)
+const char *
+cpl_engine_own_key(struct cpl_engine *e, char *key)
 {
 	e->keys = cpl_xrealloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
 	e->keys[e->nkeys++] = key;
@@ -213,16 +184,9 @@ own_key(struct cpl_engine *e, char *key)
 
 /* ---- sources ---------------------------------------------------------- */
 
-static bool
-is_yaml_name(const char *path)
-{
-	return cpl_str_ends(path, ".yaml") || cpl_str_ends(path, ".yml") ||
-	       cpl_str_ends(path, ".json");
-}
-
-static struct source *
-add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
-	   char *text, size_t len)
+struct source *
+cpl_engine_add_source(struct cpl_engine *e, const char *path,
+		      enum file_kind kind, char *text, size_t len)
 {
 	struct source *src;
 
@@ -232,12 +196,33 @@ add_source(struct cpl_engine *e, const char *path, enum file_kind kind,
 	e->files[e->nfiles++] = src;
 	src->path = cpl_xstrdup(path);
 	src->linted = true;
-	cpl_strmap_put(&e->by_path, own_key(e, cpl_link_join(".", path)), src);
+	cpl_strmap_put(&e->by_path,
+		       cpl_engine_own_key(e, cpl_link_join(".", path)), src);
 	src->kind = kind;
 	src->text = text;
 	src->len = len;
 	src->sup = cpl_suppress_scan(text, len);
 	return src;
+}
+
+/*
+ * A template (a {{ … }} action outside strings) is not YAML to lint: an
+ * error when it was named, skipped with a note when a walk met it.
+ */
+static void
+template_met(struct cpl_engine *e, const char *path, bool explicit,
+	     int line, int col)
+{
+	if (explicit)
+		add_errorf(e, path, line, col, "a template ({{ ... }} outside "
+			   "a string), not YAML to lint: render it first and "
+			   "pipe it in (helm template CHART | kubectl cpulint "
+			   "-f -)");
+	else
+		cpl_engine_note(e, path, "skipped: a template ({{ ... }} "
+				"outside a string at line %d); render it "
+				"first and pipe it in (helm template CHART | "
+				"kubectl cpulint -f -)", line);
 }
 
 /* Parses a YAML/JSON source and loads every document into workloads. */
@@ -248,9 +233,17 @@ load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
 	struct cpl_error err = { 0 };
 	size_t i, n, workloads = 0;
 	bool any = false;
+	int line, col;
 
 	if (cpl_yaml_parse(&s, src->path, src->text, src->len, &err) < 0) {
-		cpl_engine_add_error(e, &err);
+		if (cpl_tmpl_in_text(src->text, src->len, &line, &col))
+			template_met(e, src->path, explicit, line, col);
+		else
+			cpl_engine_add_error(e, &err);
+		goto out;
+	}
+	if (cpl_tmpl_in_stream(s, &line, &col)) {
+		template_met(e, src->path, explicit, line, col);
 		goto out;
 	}
 	add_stream_warnings(e, s, src->path);
@@ -305,17 +298,17 @@ add_text(struct cpl_engine *e, const char *path, char *text, size_t len,
 	struct source *src;
 
 	if (cpl_str_ends(path, ".py")) {
-		add_source(e, path, FILE_PYTHON, text, len);
+		cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 		return;
 	}
-	src = add_source(e, path, FILE_YAML, text, len);
+	src = cpl_engine_add_source(e, path, FILE_YAML, text, len);
 	load_yaml(e, src, explicit);
 }
 
 /* Reads path from the working tree, or from the index with --staged. */
-static int
-read_source(struct cpl_engine *e, const char *path, char **text,
-	    size_t *len, struct cpl_error *err)
+int
+cpl_engine_read_source(struct cpl_engine *e, const char *path, char **text,
+		       size_t *len, struct cpl_error *err)
 {
 	char *rel = NULL;
 	int rc;
@@ -337,6 +330,38 @@ read_source(struct cpl_engine *e, const char *path, char **text,
 	return rc == 0 ? 0 : -1;
 }
 
+/*
+ * Whether path lies in a Helm chart's templates/ (skipped unless named:
+ * one note per chart).
+ */
+static bool
+helm_template(struct cpl_engine *e, const char *path)
+{
+	char *chart;
+
+	if (!cpl_str_ends(path, ".yaml") && !cpl_str_ends(path, ".yml") &&
+	    !cpl_str_ends(path, ".json"))
+		return false;
+	chart = cpl_walk_chart_of(path);
+	if (chart == NULL)
+		return false;
+	if (cpl_strmap_get(&e->charts, chart) == NULL) {
+		char *dir = cpl_xasprintf("%s%stemplates",
+					  strcmp(chart, ".") == 0 ? "" : chart,
+					  strcmp(chart, ".") == 0 ? "" :
+					  cpl_str_ends(chart, "/") ? "" : "/");
+
+		cpl_engine_note(e, dir, "skipped: Helm templates: render "
+				"with helm template %s | kubectl cpulint -f -",
+				chart);
+		free(dir);
+		cpl_strmap_put(&e->charts, cpl_engine_own_key(e, chart), e);
+	} else {
+		free(chart);
+	}
+	return true;
+}
+
 static void
 add_file(struct cpl_engine *e, const char *path, bool explicit)
 {
@@ -344,11 +369,12 @@ add_file(struct cpl_engine *e, const char *path, bool explicit)
 	char *text = NULL;
 	size_t len;
 
-	if (!explicit && cpl_config_excluded(e->config, path))
+	if (!explicit && (cpl_config_excluded(e->config, path) ||
+			  helm_template(e, path)))
 		return;
-	if (find_source(e, path) != NULL)	/* named twice: read once */
+	if (cpl_engine_find_source(e, path) != NULL)	/* read once */
 		return;
-	if (read_source(e, path, &text, &len, &err) < 0) {
+	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
 		cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		return;
@@ -360,7 +386,7 @@ void
 cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 		      const char *buf, size_t len, bool explicit)
 {
-	if (find_source(e, path) != NULL)
+	if (cpl_engine_find_source(e, path) != NULL)
 		return;
 	if (len > MAX_FILE_BYTES) {
 		add_errorf(e, path, 0, 0, "file is too large (%zu bytes; "
@@ -375,79 +401,17 @@ cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 	add_text(e, path, cpl_xstrndup(buf, len), len, explicit);
 }
 
-static bool
-skip_dir(const char *name)
-{
-	static const char *const skip[] = { "node_modules", "__pycache__",
-					    "venv", "site-packages" };
-	size_t i;
-
-	if (name[0] == '.')	/* .git, .venv, .tox, .mypy_cache ... */
-		return true;
-	for (i = 0; i < CPL_ARRAY_LEN(skip); i++)
-		if (strcmp(name, skip[i]) == 0)
-			return true;
-	return false;
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Walks dir in sorted order so output does not depend on the file system. */
+/* The walker's callbacks. */
 static void
-walk(struct cpl_engine *e, const char *dir, int depth)
+walk_file(void *ctx, const char *path)
 {
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
+	add_file(ctx, path, false);
+}
 
-	if (depth > MAX_WALK_DEPTH) {
-		add_errorf(e, dir, 0, 0, "directory nesting too deep; "
-			   "not walked further");
-		return;
-	}
-	d = opendir(dir);
-	if (d == NULL) {
-		add_errorf(e, dir, 0, 0, "cannot read directory: %s",
-			   strerror(errno));
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		cpl_xgrow((void **)&names, &cap, n + 1, sizeof(*names));
-		names[n++] = cpl_xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n; i++) {
-		char *p = strcmp(dir, ".") == 0 ?
-			  cpl_xstrdup(names[i]) :
-			  cpl_xasprintf("%s%s%s", dir,
-					cpl_str_ends(dir, "/") ? "" : "/",
-					names[i]);
-		struct stat st;
-
-		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-			if (S_ISDIR(st.st_mode)) {
-				if (!skip_dir(names[i]) && !cpl_config_excluded(e->config, p))
-					walk(e, p, depth + 1);
-			} else if (S_ISREG(st.st_mode) &&
-				   (is_yaml_name(p) ||
-				    cpl_str_ends(p, ".py"))) {
-				add_file(e, p, false);
-			}
-		}
-		free(p);
-		free(names[i]);
-	}
-	free(names);
+static void
+walk_error(void *ctx, const struct cpl_error *err)
+{
+	cpl_engine_add_error(ctx, err);
 }
 
 void
@@ -473,49 +437,6 @@ cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
 	return 0;
 }
 
-/* Lints what git lists under a directory (or the index, with --staged). */
-static bool
-walk_repo(struct cpl_engine *e, const char *dir)
-{
-	struct cpl_repo_files files = { 0 };
-	struct cpl_error err = { 0 };
-	size_t i;
-	int rc;
-
-	if (e->staged)
-		rc = cpl_repo_staged_files(&files, e->repo, dir,
-					   CPL_REPO_STAGED_ALL, &err);
-	else
-		rc = cpl_repo_walk(&files, e->repo, dir, &err);
-	if (rc < 0) {
-		cpl_engine_add_error(e, &err);
-		cpl_error_clear(&err);
-	}
-	for (i = 0; rc == 0 && i < files.n; i++) {
-		const char *p = files.v[i].path;
-		const char *base = strrchr(files.v[i].rel, '/');
-		struct stat st;
-
-		if (!(is_yaml_name(p) || cpl_str_ends(p, ".py")))
-			continue;
-		/* Like the plain walk, never lint through a symlink: its
-		 * target is linted under its own name. */
-		if (!e->staged && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-			continue;
-		/* git lists hidden and vendored files too; skip them as the
-		 * plain walk does. */
-		if ((base ? base[1] : files.v[i].rel[0]) == '.' ||
-		    strstr(files.v[i].rel, "/.") != NULL ||
-		    files.v[i].rel[0] == '.' ||
-		    strstr(files.v[i].rel, "node_modules/") != NULL ||
-		    strstr(files.v[i].rel, "site-packages/") != NULL)
-			continue;
-		add_file(e, p, false);
-	}
-	cpl_repo_files_free(&files);
-	return rc != 1;
-}
-
 void
 cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 {
@@ -525,13 +446,25 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 		add_errorf(e, path, 0, 0, "cannot read: %s", strerror(errno));
 		return;
 	}
+	if (cpl_str_ends(path, ".py") &&
+	    (e->staged || !S_ISDIR(st.st_mode))) {
+		/* A Python file named on its own: pre-commit's changed
+		 * file, judged with the workloads that run it. */
+		cpl_xgrow((void **)&e->seeds, &e->seeds_cap, e->nseeds + 1,
+			  sizeof(*e->seeds));
+		e->seeds[e->nseeds++] = cpl_xstrdup(path);
+	}
 	if (e->staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		add_file(e, path, explicit);	/* a staged file */
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (e->repo == NULL || !walk_repo(e, path))
-			walk(e, path, 0);
+		struct cpl_walker w = { .config = e->config,
+					.repo = e->repo, .staged = e->staged,
+					.file = walk_file,
+					.error = walk_error, .ctx = e };
+
+		cpl_walk_dir(&w, path);
 	} else {
 		add_file(e, path, explicit);
 	}
@@ -589,6 +522,7 @@ cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
 	if (c && c->name)
 		f->container = cpl_xstrdup(c->name);
 	f->origin = c;
+	f->workload = w;
 	va_start(ap, fmt);
 	f->message = cpl_xvasprintf(fmt, ap);
 	va_end(ap);
@@ -677,7 +611,9 @@ void
 cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
-	const struct source *src = pos ? find_source(ck->e, pos->file) : NULL;
+	const struct source *src = pos ? cpl_engine_find_source(ck->e,
+								pos->file) :
+				   NULL;
 	const char *p, *end;
 	long off;
 
@@ -734,8 +670,8 @@ cpl_engine_throttle_threshold(const struct cpl_engine *e)
 }
 
 /* The source at path, however the path is spelled ("./a/../b.py"). */
-static const struct source *
-find_source(const struct cpl_engine *e, const char *path)
+const struct source *
+cpl_engine_find_source(const struct cpl_engine *e, const char *path)
 {
 	char *key;
 	const struct source *src;
@@ -826,11 +762,11 @@ python_of(struct cpl_engine *e, struct source *src)
 /* The linker's loader: a Python file the engine has, or reads now (from
  * the working tree or, with --staged, the index).  Missing paths are
  * remembered, so each is looked up once. */
-static const struct cpl_pyfile *
-link_load(void *ctx, const char *path)
+const struct cpl_pyfile *
+cpl_engine_link_load(void *ctx, const char *path)
 {
 	struct cpl_engine *e = ctx;
-	struct source *src = (struct source *)find_source(e, path);
+	struct source *src = (struct source *)cpl_engine_find_source(e, path);
 	struct cpl_error err = { 0 };
 	struct stat st;
 	char *key, *text = NULL;
@@ -844,48 +780,66 @@ link_load(void *ctx, const char *path)
 		return NULL;
 	}
 	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    cpl_config_excluded(e->config, path) ||
-	    read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, own_key(e, key), e);
+	    cpl_config_excluded(e->config, path)) {
+		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		return NULL;
+	}
+	/* A named file spelt another way ("/repo/src/x.py" for "x.py"):
+	 * the same source, read and scanned once. */
+	src = cpl_engine_seed_source(e, path);
+	if (src != NULL) {
+		free(key);
+		return python_of(e, src);
+	}
+	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
+		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
 		cpl_error_clear(&err);
 		return NULL;
 	}
 	free(key);
-	src = add_source(e, path, FILE_PYTHON, text, len);
+	src = cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 	src->linted = false;	/* context for budget rules, not a target */
 	return python_of(e, src);
 }
 
-/* Links every static container that runs a script to its code. */
+void
+cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
+		     struct cpl_code *code)
+{
+	size_t k;
+
+	c->code = code;
+	e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) *
+				sizeof(*e->codes));
+	e->codes[e->ncodes++] = code;
+	for (k = 0; k < code->nfiles; k++)
+		if (cpl_strmap_get(&e->code_of, code->files[k]->path) == NULL)
+			cpl_strmap_put(&e->code_of, code->files[k]->path,
+				       code);
+}
+
+/* Links every static container that runs a script to its code (context
+ * workloads were linked when they were found). */
 static void
 link_all(struct cpl_engine *e)
 {
-	struct cpl_linker lk = { .load = link_load, .ctx = e,
+	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e,
 				 .root = e->repo ? cpl_repo_root(e->repo) :
 				 NULL };
-	size_t i, j, k;
+	size_t i, j;
 
 	for (i = 0; i < e->workloads.count; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
-		if (w->source == CPL_SRC_LIVE || w->merged)
+		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
 			struct cpl_code *code;
 
 			code = cpl_link_code(&lk, w, &w->containers[j]);
-			if (code == NULL)
-				continue;
-			w->containers[j].code = code;
-			e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) *
-						sizeof(*e->codes));
-			e->codes[e->ncodes++] = code;
-			for (k = 0; k < code->nfiles; k++)
-				if (cpl_strmap_get(&e->code_of,
-						   code->files[k]->path) == NULL)
-					cpl_strmap_put(&e->code_of,
-						       code->files[k]->path,
-						       code);
+			if (code != NULL)
+				cpl_engine_keep_code(e, &w->containers[j],
+						     code);
 		}
 	}
 }
@@ -897,8 +851,9 @@ cpl_check_code_of(const struct cpl_check *ck, const struct cpl_pyfile *f)
 }
 
 /* Whether a line of a file (as the finding names it) changed. */
-static bool
-line_changed(const struct cpl_engine *e, const char *file, int line)
+bool
+cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
+			int line)
 {
 	struct cpl_error err = { 0 };
 	char *rel = NULL;
@@ -940,15 +895,125 @@ changed(const struct cpl_engine *e, const struct cpl_finding *f)
 	const struct cpl_code *code = f->origin ? f->origin->code : NULL;
 	size_t i;
 
-	if (line_changed(e, f->file, f->line))
+	if (cpl_engine_line_changed(e, f->file, f->line))
 		return true;
 	for (i = 0; i < f->nrelated; i++)
-		if (line_changed(e, f->related[i].file, f->related[i].line))
+		if (cpl_engine_line_changed(e, f->related[i].file,
+					    f->related[i].line))
 			return true;
 	for (i = 0; code && i < code->nfiles; i++)
 		if (file_changed(e, code->files[i]->path))
 			return true;
 	return false;
+}
+
+/*
+ * Marks a finding suppressed by, in order: an inline comment at its place,
+ * an ignore-check annotation of its workload, a configured ignore that
+ * matches its workload.
+ */
+void
+cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f)
+{
+	const struct source *src = cpl_engine_find_source(e, f->file);
+	const struct cpl_workload *w = f->workload;
+	const char *why = NULL;
+	size_t i;
+	int at;
+
+	at = src ? cpl_suppress_match(src->sup, f->rule->id, f->line) : 0;
+	if (at != 0) {
+		f->suppressed = true;
+		f->suppression = at < 0 ?
+			cpl_xstrdup("cpulint: disable-file comment") :
+			cpl_xasprintf("cpulint: disable comment at line %d",
+				      at);
+		return;
+	}
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->nignores; i++) {
+		const struct cpl_wignore *ig = &w->ignores[i];
+
+		if (cpl_rule_find(ig->rule) != f->rule)
+			continue;
+		f->suppressed = true;
+		f->suppression = *ig->reason ? cpl_xstrdup(ig->reason) :
+				 cpl_xasprintf("annotation %s%s",
+					       CPL_IGNORE_ANNOTATION,
+					       ig->rule);
+		return;
+	}
+	if (cpl_config_ignored(e->config, f->rule->id, w->kind, w->name,
+			       w->namespace, &why)) {
+		f->suppressed = true;
+		f->suppressed_external = true;
+		f->suppression = cpl_xstrdup(why);
+	}
+}
+
+/* Warns once per place about a suppression naming no rule; takes msg. */
+static void
+warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
+	     int line, int column, char *msg)
+{
+	struct cpl_error w = { 0 };
+	char *key = cpl_xasprintf("%s:%d:%d:%s", path ? path : "", line,
+				  column, msg);
+
+	if (cpl_strmap_get(seen, key) != NULL) {
+		free(key);
+		free(msg);
+		return;
+	}
+	cpl_strmap_put(seen, cpl_engine_own_key(e, key), e);
+	w.path = cpl_xstrdup(path);
+	w.line = line;
+	w.column = column;
+	w.message = msg;
+	cpl_engine_add_warning(e, &w);
+	cpl_error_clear(&w);
+}
+
+/* Unknown rules in the comments of linted files and in annotations. */
+static void
+warn_unknown_rules(struct cpl_engine *e)
+{
+	struct cpl_strmap seen = { 0 };
+	size_t i, j, n;
+
+	for (i = 0; i < e->nfiles; i++) {
+		const struct cpl_suppress_unknown *u;
+
+		if (!e->files[i]->linted)
+			continue;
+		u = cpl_suppress_unknowns(e->files[i]->sup, &n);
+		for (j = 0; j < n; j++)
+			warn_unknown(e, &seen, e->files[i]->path, u[j].line,
+				     u[j].column, cpl_xasprintf("unknown rule "
+				     "\"%s\" in a cpulint: comment (see "
+				     "--list-rules); it suppresses nothing",
+				     u[j].word));
+	}
+	for (i = 0; i < e->workloads.count; i++) {
+		const struct cpl_workload *w = e->workloads.items[i];
+
+		for (j = 0; j < w->nignores && !w->context; j++) {
+			const struct cpl_wignore *ig = &w->ignores[j];
+
+			if (cpl_rule_find(ig->rule) != NULL)
+				continue;
+			/* A live object has no file: name it, no line. */
+			warn_unknown(e, &seen, ig->pos.file ? ig->pos.file :
+				     w->object, ig->pos.file ? ig->pos.line : 0,
+				     ig->pos.file ? ig->pos.column : 0,
+				     cpl_xasprintf("unknown rule \"%s\" in "
+				     "annotation %s%s (see --list-rules); it "
+				     "silences nothing", ig->rule,
+				     CPL_IGNORE_ANNOTATION, ig->rule));
+		}
+	}
+	cpl_strmap_free(&seen);
 }
 
 void
@@ -965,6 +1030,7 @@ cpl_engine_run(struct cpl_engine *e)
 	for (i = 0; i < e->nfiles; i++)
 		if (e->files[i]->linted)
 			python_of(e, e->files[i]);
+	cpl_engine_reach(e);
 	link_all(e);
 	for (r = 0; r < nrules; r++) {
 		size_t first = e->nfindings;
@@ -994,23 +1060,10 @@ cpl_engine_run(struct cpl_engine *e)
 			e->findings[i].severity =
 				cpl_config_severity(e->config, r);
 	}
-	/* Inline suppressions. */
-	for (i = 0; i < e->nfindings; i++) {
-		struct cpl_finding *f = &e->findings[i];
-		const struct source *src = find_source(e, f->file);
-		int at;
-
-		if (src == NULL)
-			continue;
-		at = cpl_suppress_match(src->sup, f->rule->id, f->line);
-		if (at != 0) {
-			f->suppressed = true;
-			f->suppression = at < 0 ?
-				cpl_xstrdup("cpulint: disable-file comment") :
-				cpl_xasprintf("cpulint: disable comment at "
-					      "line %d", at);
-		}
-	}
+	for (i = 0; i < e->nfindings; i++)
+		cpl_engine_suppress(e, &e->findings[i]);
+	warn_unknown_rules(e);
+	cpl_engine_relocate(e);
 	if (e->nfindings > 1)
 		qsort(e->findings, e->nfindings, sizeof(*e->findings),
 		      cmp_finding);
@@ -1043,6 +1096,13 @@ cpl_engine_warnings(const struct cpl_engine *e, size_t *n)
 }
 
 const struct cpl_error *
+cpl_engine_notes(const struct cpl_engine *e, size_t *n)
+{
+	*n = e->nnotes;
+	return e->notes;
+}
+
+const struct cpl_error *
 cpl_engine_errors(const struct cpl_engine *e, size_t *n)
 {
 	*n = e->nerrors;
@@ -1069,7 +1129,7 @@ const char *
 cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 		       size_t *len)
 {
-	const struct source *src = find_source(e, path);
+	const struct source *src = cpl_engine_find_source(e, path);
 
 	if (src == NULL)
 		return NULL;
@@ -1078,16 +1138,39 @@ cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 	return src->text;
 }
 
+/* Keeps the configuration's new warnings (from the nth on). */
+static void
+config_warnings(struct cpl_engine *e, size_t from)
+{
+	size_t i, n;
+	const struct cpl_error *w = cpl_config_warnings(e->config, &n);
+
+	for (i = from; i < n; i++)
+		cpl_engine_add_warning(e, &w[i]);
+}
+
 int
 cpl_engine_load_config(struct cpl_engine *e, const char *path,
 		       struct cpl_error *err)
 {
-	return cpl_config_load(e->config, path, err);
+	size_t n;
+	int rc;
+
+	cpl_config_warnings(e->config, &n);
+	rc = cpl_config_load(e->config, path, err);
+	config_warnings(e, n);
+	return rc;
 }
 
 int
 cpl_engine_find_config(struct cpl_engine *e, const char *dir,
 		       struct cpl_error *err)
 {
-	return cpl_config_find(e->config, dir, err);
+	size_t n;
+	int rc;
+
+	cpl_config_warnings(e->config, &n);
+	rc = cpl_config_find(e->config, dir, err);
+	config_warnings(e, n);
+	return rc;
 }

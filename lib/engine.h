@@ -42,9 +42,9 @@ int cpl_engine_find_config(struct cpl_engine *e, const char *dir,
 
 /*
  * Adds a file or directory.  A directory is walked for Polyaxonfiles,
- * YAML/JSON manifests and Python (hidden directories, .git, node_modules,
- * venvs and config excludes are skipped).  explicit: named on the command
- * line, so a file that is not a workload is an error rather than skipped.
+ * YAML/JSON manifests and Python by the rule set of walk.h (the same with
+ * or without git).  explicit: named on the command line, so a file that
+ * is not a workload (or is a template) is an error rather than skipped.
  */
 void cpl_engine_add_path(struct cpl_engine *e, const char *path,
 			 bool explicit);
@@ -87,6 +87,10 @@ const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 					  size_t *n);
 const struct cpl_error *cpl_engine_warnings(const struct cpl_engine *e,
 					    size_t *n);
+/* What the run skipped and why, for -v: a Helm chart's templates, a
+ * template met in a walk (path and message; no position). */
+const struct cpl_error *cpl_engine_notes(const struct cpl_engine *e,
+					 size_t *n);
 /* How many files were read as targets (not only as linked code). */
 size_t cpl_engine_ntargets(const struct cpl_engine *e);
 /* The workloads loaded and the documents skipped (for tests and

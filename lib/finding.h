@@ -65,12 +65,20 @@ struct cpl_finding {
 	size_t nrelated;
 	struct cpl_edit *edits;
 	size_t nedits;
-	bool suppressed;		/* inline cpulint: disable */
-	char *suppression;		/* why: "inline comment at line 4" */
+	bool suppressed;		/* inline cpulint: disable, an
+					 * ignore-check annotation or a
+					 * configured ignore */
+	char *suppression;		/* why: "inline comment at line 4",
+					 * or the reason given */
+	bool suppressed_external;	/* by the configuration, outside
+					 * the source (SARIF "external") */
 	/* The container the finding judges (borrowed from the engine's
 	 * workloads; NULL for code findings).  Lets the engine relate a
 	 * budget finding to the code its container runs. */
 	const struct cpl_container *origin;
+	/* The workload of origin (borrowed likewise; NULL for code
+	 * findings): its annotations and identity for ignores. */
+	const struct cpl_workload *workload;
 };
 
 void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */

@@ -23,38 +23,82 @@ struct cpl_suppress {
 	size_t n;
 	size_t cap;
 	char *file_rules;	/* disable-file lists, concatenated */
+	struct cpl_suppress_unknown *unknown;	/* words naming no rule */
+	size_t nunknown;
 };
 
-/* Parses the rule list after '=' up to the end of the line. */
+/* Records a word that names no rule, at line:column. */
+static void
+add_unknown(struct cpl_suppress **s, int line, int column, char *word)
+{
+	struct cpl_suppress_unknown *u;
+
+	if (*s == NULL)
+		*s = cpl_xcalloc(1, sizeof(**s));
+	(*s)->unknown = cpl_xrealloc((*s)->unknown, ((*s)->nunknown + 1) *
+				     sizeof(*(*s)->unknown));
+	u = &(*s)->unknown[(*s)->nunknown++];
+	u->line = line;
+	u->column = column;
+	u->word = word;
+}
+
+/* A word of prose (letters only): after the first word of a list it
+ * ends the list ("disable=CPU301 sized on purpose") instead of being
+ * taken for a misspelt rule. */
+static bool
+prose(const char *word)
+{
+	for (; *word; word++)
+		if (!isalpha((unsigned char)*word))
+			return false;
+	return true;
+}
+
+/*
+ * Parses the rule list after '=' up to the end of the line (which starts
+ * at bol, line number line).  Words naming no rule (nor `all`) are
+ * recorded as unknown.
+ */
 static char *
-parse_list(const char *p, const char *end)
+parse_list(struct cpl_suppress **s, const char *p, const char *end,
+	   const char *bol, int line)
 {
 	struct cpl_buf b;
+	bool first = true;
 
 	cpl_buf_init(&b, 4096);
 	cpl_buf_addc(&b, ',');
 	while (p < end) {
 		const char *q = p;
+		const struct cpl_rule *r;
+		char *word;
+		size_t i;
 
 		while (q < end && (isalnum((unsigned char)*q) || *q == '-' ||
 				   *q == '_'))
 			q++;
 		if (q == p)
 			break;
-		{
-			char *word = cpl_xstrndup(p, (size_t)(q - p));
-			const struct cpl_rule *r = cpl_rule_find(word);
-			size_t i;
-
-			if (r)
-				cpl_buf_adds(&b, r->id);
-			else
-				for (i = 0; word[i]; i++)
-					cpl_buf_addc(&b, (char)toupper(
-						(unsigned char)word[i]));
-			cpl_buf_addc(&b, ',');
-			free(word);
+		word = cpl_xstrndup(p, (size_t)(q - p));
+		r = cpl_rule_find(word);
+		if (r == NULL && strcasecmp(word, "all") != 0) {
+			if (!first && prose(word)) {
+				free(word);
+				break;
+			}
+			add_unknown(s, line, (int)(p - bol) + 1,
+				    cpl_xstrdup(word));
 		}
+		if (r)
+			cpl_buf_adds(&b, r->id);
+		else
+			for (i = 0; word[i]; i++)
+				cpl_buf_addc(&b, (char)toupper(
+					(unsigned char)word[i]));
+		cpl_buf_addc(&b, ',');
+		free(word);
+		first = false;
 		while (q < end && (*q == ',' || *q == ' ' || *q == '\t'))
 			q++;
 		p = q;
@@ -108,10 +152,12 @@ cpl_suppress_scan(const char *text, size_t len)
 				hit++;
 			if ((size_t)(eol - hit) > 13 &&
 			    strncmp(hit, "disable-file=", 13) == 0)
-				add(&s, -1, parse_list(hit + 13, eol));
+				add(&s, -1, parse_list(&s, hit + 13, eol, p,
+						       line));
 			else if ((size_t)(eol - hit) > 8 &&
 				 strncmp(hit, "disable=", 8) == 0)
-				add(&s, line, parse_list(hit + 8, eol));
+				add(&s, line, parse_list(&s, hit + 8, eol, p,
+							 line));
 			break;
 		}
 		p = eol + 1;
@@ -131,7 +177,17 @@ cpl_suppress_free(struct cpl_suppress *s)
 		free(s->v[i].rules);
 	free(s->v);
 	free(s->file_rules);
+	for (i = 0; i < s->nunknown; i++)
+		free(s->unknown[i].word);
+	free(s->unknown);
 	free(s);
+}
+
+const struct cpl_suppress_unknown *
+cpl_suppress_unknowns(const struct cpl_suppress *s, size_t *n)
+{
+	*n = s ? s->nunknown : 0;
+	return s ? s->unknown : NULL;
 }
 
 /* Whether the ",A,B," list names id (or ALL). */

@@ -29,4 +29,15 @@ void cpl_suppress_free(struct cpl_suppress *s);	/* NULL-safe */
 int cpl_suppress_match(const struct cpl_suppress *s, const char *rule_id,
 		       int line);
 
+/* A word in a comment's rule list that names no rule (nor `all`). */
+struct cpl_suppress_unknown {
+	int line;	/* 1-based */
+	int column;	/* 1-based, in bytes */
+	char *word;
+};
+
+/* The unknown words of s, in text order; borrowed until s is freed. */
+const struct cpl_suppress_unknown *cpl_suppress_unknowns(
+	const struct cpl_suppress *s, size_t *n);
+
 #endif

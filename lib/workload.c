@@ -77,6 +77,11 @@ cpl_workload_free(struct cpl_workload *w)
 	for (i = 0; i < w->ncontainers; i++)
 		container_clear(&w->containers[i]);
 	free(w->containers);
+	for (i = 0; i < w->nignores; i++) {
+		free(w->ignores[i].rule);
+		free(w->ignores[i].reason);
+	}
+	free(w->ignores);
 	free(w->kind);
 	free(w->name);
 	free(w->namespace);
@@ -226,8 +231,13 @@ cpl_workload_copy(const struct cpl_workload *w)
 		d->trainer->policy_nproc =
 			word_copy(&w->trainer->policy_nproc);
 	}
+	d->ignores = NULL;
+	d->nignores = 0;
+	for (i = 0; i < w->nignores; i++)
+		cpl_workload_add_ignore(d, &w->ignores[i]);
 	d->containers = NULL;
 	d->ncontainers = 0;
+	d->containers_cap = w->ncontainers;
 	if (w->ncontainers > 0)
 		d->containers = cpl_xcalloc(w->ncontainers,
 					    sizeof(*d->containers));
@@ -236,6 +246,34 @@ cpl_workload_copy(const struct cpl_workload *w)
 		d->ncontainers++;
 	}
 	return d;
+}
+
+void
+cpl_workload_add_ignore(struct cpl_workload *w, const struct cpl_wignore *ig)
+{
+	struct cpl_wignore *d;
+
+	w->ignores = cpl_xrealloc(w->ignores, (w->nignores + 1) *
+				  sizeof(*w->ignores));
+	d = &w->ignores[w->nignores++];
+	d->rule = cpl_xstrdup(ig->rule);
+	d->reason = cpl_xstrdup(ig->reason ? ig->reason : "");
+	d->pos = ig->pos;
+}
+
+void
+cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
+			    const char *value, struct cpl_pos pos)
+{
+	size_t n = strlen(CPL_IGNORE_ANNOTATION);
+	struct cpl_wignore ig;
+
+	if (key == NULL || strncmp(key, CPL_IGNORE_ANNOTATION, n) != 0)
+		return;
+	ig.rule = (char *)(key + n);
+	ig.reason = (char *)(value ? value : "");
+	ig.pos = pos;
+	cpl_workload_add_ignore(w, &ig);
 }
 
 void

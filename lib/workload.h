@@ -82,6 +82,20 @@ struct cpl_container {
 	char *throttle_note;		/* why not measured (RBAC, no data) */
 };
 
+/*
+ * An annotation `ignore-check.cpulint.io/<rule>: "reason"` on an object's
+ * metadata or on its Pod template's: the rule is silenced for the
+ * workload.  rule is as written (an id or a name; the engine warns when
+ * it names no rule).
+ */
+#define CPL_IGNORE_ANNOTATION "ignore-check.cpulint.io/"
+
+struct cpl_wignore {
+	char *rule;
+	char *reason;		/* the value; "" when empty */
+	struct cpl_pos pos;	/* the annotation's key (no file when live) */
+};
+
 enum cpl_source {
 	CPL_SRC_POLYAXON,
 	CPL_SRC_MANIFEST,
@@ -175,6 +189,11 @@ struct cpl_workload {
 	struct cpl_container *containers;
 	size_t ncontainers;
 	size_t containers_cap;	/* allocated, grown by doubling */
+	struct cpl_wignore *ignores;	/* ignore-check annotations */
+	size_t nignores;
+	bool context;		/* loaded only because it runs a named
+				 * Python file: findings are kept only
+				 * where they involve that file */
 };
 
 /* A document read but not turned into workloads, and why (for -v). */
@@ -216,6 +235,14 @@ void cpl_container_copy_command(struct cpl_container *dst,
 				const struct cpl_container *src);
 /* The Trainer record of w, created (zeroed) when it has none. */
 struct cpl_trainer *cpl_workload_trainer(struct cpl_workload *w);
+/* Keeps an annotation of the object or its Pod template when it is an
+ * ignore-check one (CPL_IGNORE_ANNOTATION); others are not kept.  value
+ * NULL is "".  pos.file should be w->file. */
+void cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
+				 const char *value, struct cpl_pos pos);
+/* Appends a copy of an ignore-check record (strings duplicated). */
+void cpl_workload_add_ignore(struct cpl_workload *w,
+			     const struct cpl_wignore *ig);
 
 void cpl_container_add_arg(struct cpl_container *c, const char *text,
 			   struct cpl_pos pos);

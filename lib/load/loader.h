@@ -59,9 +59,12 @@ int cpl_manifest_container(struct cpl_container *c,
 
 /* Pieces of the manifest loader that trainer.c builds on. */
 
-/* A new workload for object obj of kind kind, named from its metadata. */
+/* A new workload for object obj of kind kind, named from its metadata,
+ * with the ignore-check annotations of obj and of its Pod template tmpl
+ * (NULL: none). */
 struct cpl_workload *cpl_manifest_workload(const struct cpl_ynode *obj,
 					   const char *kind,
+					   const struct cpl_ynode *tmpl,
 					   const char *path);
 /* Reads a Pod spec's init containers and containers into w. */
 int cpl_manifest_pod_spec(struct cpl_workload *w, const struct cpl_ystream *s,

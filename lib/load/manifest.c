@@ -528,9 +528,35 @@ cpl_manifest_walk(const struct cpl_ynode **out, const struct cpl_ynode *n,
 
 /* ---- objects ---------------------------------------------------------- */
 
+/*
+ * Reads the ignore-check annotations of an object's metadata, then of its
+ * Pod template's metadata (tmpl: the template mapping, holding metadata
+ * and spec; NULL when there is none or it is the object itself).
+ */
+static void
+read_annotations(struct cpl_workload *w, const struct cpl_ynode *obj,
+		 const struct cpl_ynode *tmpl)
+{
+	const struct cpl_ynode *from[2] = { obj, tmpl };
+	size_t i, j;
+
+	for (i = 0; i < 2; i++) {
+		const struct cpl_ynode *a = cpl_ynode_path(from[i], "metadata",
+							  "annotations", NULL);
+
+		for (j = 0; cpl_ynode_is_map(a) && j < a->count; j++) {
+			const struct cpl_ynode *k = a->pairs[j].key;
+
+			cpl_workload_add_annotation(w, cpl_ynode_str(k),
+				cpl_ynode_str(a->pairs[j].value),
+				cpl_loader_pos(w->file, k));
+		}
+	}
+}
+
 struct cpl_workload *
 cpl_manifest_workload(const struct cpl_ynode *obj, const char *kind,
-		      const char *path)
+		      const struct cpl_ynode *tmpl, const char *path)
 {
 	const struct cpl_ynode *md = cpl_ynode_get(obj, "metadata");
 	const char *name = cpl_ynode_gets(md, "name");
@@ -540,7 +566,22 @@ cpl_manifest_workload(const struct cpl_ynode *obj, const char *kind,
 	w->name = cpl_xstrdup(name ? name : "");
 	w->namespace = cpl_xstrdup(cpl_ynode_gets(md, "namespace"));
 	w->pos = cpl_loader_pos(w->file, obj);
+	read_annotations(w, obj, tmpl != obj ? tmpl : NULL);
 	return w;
+}
+
+/* The Pod template on the way to a Pod spec (keys without the last), or
+ * NULL when the Pod spec is the object's own (a Pod). */
+static const struct cpl_ynode *
+template_of(const struct cpl_ynode *obj, const char *const *keys)
+{
+	const struct cpl_ynode *n = obj;
+
+	if (keys[0] == NULL || keys[1] == NULL)
+		return NULL;
+	for (; keys[1] != NULL && n != NULL; keys++)
+		n = cpl_ynode_get(n, *keys);
+	return n;
 }
 
 /* Integer field key of map, or def when absent or not an integer. */
@@ -728,7 +769,8 @@ load_core(struct cpl_wlist *out, const struct cpl_ystream *s,
 		skip(out, obj, k->kind, path, "no Pod template");
 		return 0;
 	}
-	w = cpl_manifest_workload(obj, k->kind, path);
+	w = cpl_manifest_workload(obj, k->kind, template_of(obj, k->keys),
+				  path);
 	if (k->scaled)
 		w->replicas = get_long(cpl_ynode_get(obj, "spec"), "replicas",
 				       1);
@@ -880,7 +922,8 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 			return -1;
 		if (pod == NULL)
 			continue;
-		w = cpl_manifest_workload(obj, kind, path);
+		w = cpl_manifest_workload(obj, kind,
+					  cpl_ynode_get(rs, "template"), path);
 		w->replica = cpl_xstrdup(cpl_ynode_str(key));
 		w->replicas = get_long(rs, "replicas", 1);
 		w->training_job = true;
@@ -934,7 +977,10 @@ load_jobset(struct cpl_wlist *out, const struct cpl_ystream *s,
 			return -1;
 		if (pod == NULL)
 			continue;
-		w = cpl_manifest_workload(obj, "JobSet", path);
+		w = cpl_manifest_workload(obj, "JobSet",
+					  cpl_ynode_path(job, "template",
+							 "spec", "template",
+							 NULL), path);
 		w->replica = cpl_xstrdup(cpl_ynode_gets(job, "name"));
 		w->replicas = get_long(job, "replicas", 1) *
 			      get_long(cpl_ynode_path(job, "template", "spec",
@@ -982,7 +1028,9 @@ load_volcano(struct cpl_wlist *out, const struct cpl_ystream *s,
 			return -1;
 		if (pod == NULL)
 			continue;
-		w = cpl_manifest_workload(obj, "Job", path);
+		w = cpl_manifest_workload(obj, "Job",
+					  cpl_ynode_get(task, "template"),
+					  path);
 		w->replica = cpl_xstrdup(cpl_ynode_gets(task, "name"));
 		w->replicas = get_long(task, "replicas", 1);
 		w->run_to_completion = true;
@@ -1009,7 +1057,7 @@ lws_template(struct cpl_wlist *out, const struct cpl_ystream *s,
 		return -1;
 	if (pod == NULL)
 		return 0;
-	w = cpl_manifest_workload(obj, "LeaderWorkerSet", path);
+	w = cpl_manifest_workload(obj, "LeaderWorkerSet", tmpl, path);
 	w->replica = cpl_xstrdup(replica);
 	w->replicas = replicas;
 	if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)

@@ -89,7 +89,8 @@ cpl_trainer_load_job(struct cpl_wlist *out, const struct cpl_ystream *s,
 	const struct cpl_ynode *ref = cpl_ynode_get(spec, "runtimeRef");
 	const struct cpl_ynode *tr = cpl_ynode_get(spec, "trainer");
 	const struct cpl_ynode *rpn, *n;
-	struct cpl_workload *w = cpl_manifest_workload(obj, "TrainJob", path);
+	struct cpl_workload *w = cpl_manifest_workload(obj, "TrainJob", NULL,
+						       path);
 	struct cpl_trainer *t = cpl_workload_trainer(w);
 	struct cpl_container *c;
 	const char *group = cpl_ynode_gets(ref, "apiGroup");
@@ -332,7 +333,10 @@ cpl_trainer_load_runtime(struct cpl_wlist *out, const struct cpl_ystream *s,
 			return -1;
 		if (pod == NULL)
 			continue;
-		w = cpl_manifest_workload(obj, kind, path);
+		w = cpl_manifest_workload(obj, kind,
+					  cpl_ynode_path(job, "template", "spec",
+							 "template", NULL),
+					  path);
 		w->replica = cpl_xstrdup(name);
 		w->replicas = cpl_ynode_long(cpl_ynode_get(job, "replicas"),
 					     &v) == 0 ? v : 1;
@@ -648,6 +652,7 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 	long nodes = tj->set_nodes ? tj->nodes :
 		     rt->set_policy_nodes ? rt->policy_nodes : 1;
 	struct cpl_pos pos;
+	size_t i;
 	char *v;
 
 	free(m->kind);
@@ -664,6 +669,10 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 		    NULL;
 	m->source = t->source;
 	m->pos = t->pos;
+	/* The TrainJob's own ignore-check annotations hold for the merge,
+	 * beside the runtime's template's. */
+	for (i = 0; i < t->nignores; i++)
+		cpl_workload_add_ignore(m, &t->ignores[i]);
 	if (rt->step == CPL_TSTEP_TRAINER && node != NULL) {
 		apply_trainer(node, tc, tj);
 		if (rt->policy != CPL_TPOLICY_MPI) {

@@ -5,7 +5,9 @@
  * point at them by ruleId and ruleIndex; a rule outside the registry gets
  * a ruleId only), one invocation carrying the input errors as
  * notifications, %SRCROOT% in originalUriBaseIds, and one result per
- * finding, suppressed ones included with an inSource suppression.
+ * finding, suppressed ones included with a suppression: kind inSource
+ * for a comment or an annotation, external for the configuration, the
+ * reason as its justification.
  *
  * File locations are URIs relative to %SRCROOT% (meta->srcroot), or
  * absolute file:// URIs when a file lies outside it; both are percent-
@@ -813,7 +815,10 @@ sarif_emit(void *state, const struct cpl_finding *f)
 		json_t *sups = cpl_report_jarray();
 		json_t *sup = cpl_report_jobject();
 
-		cpl_report_jset(sup, "kind", cpl_report_jstr("inSource"));
+		/* In the analysed file (a comment, an annotation), or
+		 * in the configuration, outside it. */
+		cpl_report_jset(sup, "kind", cpl_report_jstr(
+			f->suppressed_external ? "external" : "inSource"));
 		if (f->suppression)
 			cpl_report_jset(sup, "justification",
 					cpl_report_jstr(f->suppression));

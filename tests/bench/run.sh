@@ -74,6 +74,17 @@ t = e - s
 print("bench tree: %d files, %.1f MiB, %d findings in %.3f s (%.0f files/s, %.1f MiB/s)"
       % (files, size / 1048576, n, t, files / t, size / 1048576 / t))
 PY
+# pre-commit on that tree as a repository: one changed train.py, judged
+# with the workloads that run it (every YAML file git lists is a
+# candidate; each is read once).
+(
+	cd "$tmp" && git init -q . && git add -A &&
+	git -c user.name=b -c user.email=b@example.com commit -qm bench
+) >/dev/null 2>&1
+start=$(date +%s.%N)
+(cd "$tmp" && "$BIN" --no-config jobs/team00/job0000/train.py > /dev/null 2>&1) || true
+end=$(date +%s.%N)
+python3 -c "import sys; s,e=float(sys.argv[1]),float(sys.argv[2]); print('bench pre-commit: one train.py in a %s-file repository in %.3f s' % (sys.argv[3], e - s))" "$start" "$end" "$files"
 # One 20,000-line Python file, scanned on its own.
 python3 - "$tmp/big.py" <<'PY'
 import sys

@@ -2,7 +2,9 @@
 # Git-aware runs on throw-away repositories: ignored files, --staged,
 # --diff-base, a repository without commits, a plain directory, a path with
 # spaces and non-ASCII characters, SARIF validity and fingerprint
-# stability, and the real pre-commit tool running the project's hook.
+# stability, the real pre-commit tool running the project's hooks, and a
+# changed Python file judged with the workloads that run it (at the line
+# the change touched).
 set -u
 BIN=${BIN:?}
 root=$(pwd)
@@ -228,6 +230,122 @@ git add data_setup.py
 expect linked-staged-new 1 "$BIN" --no-config --staged polyaxonfile.yaml
 expect linked-diff 1 "$BIN" --no-config --diff-base main .
 has linked-diff "polyaxonfile.yaml:9:51: error:"
+cd "$root"
+
+# 9. pre-commit sees the whole change: only train.py changes (its --workers
+#    default goes from 2 to 8); the Polyaxonfile that runs it (through
+#    main.py's import) is judged, the finding reported at the changed
+#    Python line, and the Polyaxonfile's unrelated problem left out
+r=$tmp/r6
+git init -q "$r" && cd "$r" || exit 1
+mkdir -p jobs src
+cat > jobs/polyaxonfile.yaml <<'YAML'
+version: 1.1
+kind: component
+run:
+  kind: job
+  container:
+    image: pytorch/pytorch
+    command: ["python", "src/main.py"]
+    env:
+    - {name: OMP_NUM_THREADS, value: "1"}
+    - {name: MKL_NUM_THREADS, value: "2"}
+    resources: {requests: {cpu: 4}, limits: {cpu: 4}}
+YAML
+printf 'from train import run\n\nrun()\n' > src/main.py
+cat > src/train.py <<'PY'
+import argparse
+
+import torch
+from torch.utils.data import DataLoader
+
+
+def run():
+    p = argparse.ArgumentParser()
+    p.add_argument("--workers", type=int, default=2)
+    args = p.parse_args()
+    return DataLoader(range(10), num_workers=args.workers)
+PY
+printf 'print("unrelated")\n' > src/other.py
+printf 'repos: []\n' > .pre-commit-config.yaml
+git add . && git commit -qm base
+expect reach-base 1 "$BIN" --no-config .
+has reach-base "jobs/polyaxonfile.yaml:10:"
+has reach-base "CPU203"
+expect reach-unchanged 0 "$BIN" --no-config src/train.py
+lacks reach-unchanged "CPU203"
+git checkout -q -b wider
+sed -i 's/default=2/default=8/' src/train.py
+expect reach-named 1 "$BIN" --no-config src/train.py
+has reach-named "src/train.py:9:51: error: 1 rank x (2 intra-op threads + 8 loader workers)"
+has reach-named "note: jobs/polyaxonfile.yaml:11:51: runs this code: Polyaxon job/polyaxonfile"
+lacks reach-named "CPU203"
+expect reach-other 0 "$BIN" --no-config src/other.py
+expect reach-diff 1 "$BIN" --no-config --diff-base main src/train.py
+has reach-diff "src/train.py:9:51: error:"
+lacks reach-diff "CPU203"
+expect reach-verbose 1 "$BIN" --no-config -v src/train.py
+has reach-verbose "jobs/polyaxonfile.yaml: read because it runs src/train.py"
+(cd src && "$BIN" --no-config train.py) > "$tmp/sub.out" 2>&1
+grep -qF "train.py:9:51: error:" "$tmp/sub.out" && ok || bad "reach from a subdirectory"
+git add src/train.py
+sed -i 's/default=8/default=2/' src/train.py
+expect reach-staged 1 "$BIN" --no-config --staged src/train.py
+has reach-staged "src/train.py:9:51: error:"
+expect reach-worktree 0 "$BIN" --no-config src/train.py
+git checkout -q -- src/train.py
+if command -v pre-commit >/dev/null 2>&1; then
+	for hook in kubectl-cpulint kubectl-cpulint-staged; do
+		expect "precommit-reach-$hook" 1 env PATH="$tmp/bin:$PATH" pre-commit try-repo "$hookrepo" "$hook"
+		has "precommit-reach-$hook" "src/train.py:9:51: error: 1 rank x (2 intra-op threads + 8 loader workers)"
+		has "precommit-reach-$hook-failed" "Failed"
+		lacks "precommit-reach-$hook" "CPU203"
+	done
+	git commit -qm wider
+	sed -i 's/unrelated/still unrelated/' src/other.py
+	git add src/other.py
+	expect precommit-reach-clean 0 env PATH="$tmp/bin:$PATH" pre-commit try-repo "$hookrepo" kubectl-cpulint
+	has precommit-reach-clean "Passed"
+fi
+cd "$root"
+
+# 10. with two places in the named file, the finding goes to the line the
+#     change touched (since HEAD, or since --diff-base)
+r=$tmp/r7
+git init -q "$r" && cd "$r" || exit 1
+cat > polyaxonfile.yaml <<'YAML'
+version: 1.1
+kind: component
+run:
+  kind: job
+  container:
+    image: pytorch/pytorch
+    command: ["python", "train.py"]
+    resources: {requests: {cpu: 4}, limits: {cpu: 4}}
+YAML
+cat > train.py <<'PY'
+import argparse
+
+import torch
+from torch.utils.data import DataLoader
+
+torch.set_num_threads(2)
+p = argparse.ArgumentParser()
+p.add_argument("--workers", type=int, default=2)
+args = p.parse_args()
+loader = DataLoader(range(10), num_workers=args.workers)
+PY
+git add . && git commit -qm base
+sed -i 's/default=2/default=6/' train.py
+expect changed-workers 1 "$BIN" --no-config train.py
+has changed-workers "train.py:8:47: error: 1 rank x (2 intra-op threads + 6 loader workers)"
+has changed-workers "note: train.py:6:23: intra-op threads"
+git commit -qam workers
+sed -i 's/set_num_threads(2)/set_num_threads(3)/' train.py
+expect changed-threads 1 "$BIN" --no-config train.py
+has changed-threads "train.py:6:23: error: 1 rank x (3 intra-op threads + 6 loader workers)"
+expect changed-since-base 1 "$BIN" --no-config --diff-base HEAD~1 train.py
+has changed-since-base "train.py:6:23: error: 1 rank x (3 intra-op threads + 6 loader workers)"
 cd "$root"
 
 echo "git: $pass passed, $fail failed"

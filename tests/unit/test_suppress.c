@@ -62,6 +62,38 @@ START_TEST(not_comments)
 }
 END_TEST
 
+START_TEST(unknown_rules)
+{
+	/* A typo is kept with its place; `all` and prose after the list
+	 * are not typos. */
+	struct cpl_suppress *s = scan(
+		"a: 1  # cpulint: disable=CPU2O1,CPU102\n"
+		"# cpulint: disable-file=cpu-limt-missing\n"
+		"b: 2  # cpulint: disable=all\n"
+		"c: 3  # cpulint: disable=CPU102 no limits by policy\n"
+		"d: 4  # cpulint: disable=nonsense\n");
+	const struct cpl_suppress_unknown *u;
+	size_t n;
+
+	u = cpl_suppress_unknowns(s, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(u[0].word, "CPU2O1");
+	ck_assert_int_eq(u[0].line, 1);
+	ck_assert_int_eq(u[0].column, 26);
+	ck_assert_str_eq(u[1].word, "cpu-limt-missing");
+	ck_assert_int_eq(u[1].line, 2);
+	ck_assert_int_eq(u[1].column, 25);
+	ck_assert_str_eq(u[2].word, "nonsense");
+	ck_assert_int_eq(u[2].line, 5);
+	/* The known rule beside a typo still suppresses. */
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU102", 1), 1);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU102", 5), 4);
+	cpl_suppress_free(s);
+	ck_assert_ptr_null(cpl_suppress_unknowns(NULL, &n));
+	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -71,6 +103,7 @@ suite(void)
 	tcase_add_test(tc, line_and_next_line);
 	tcase_add_test(tc, file_wide_and_all);
 	tcase_add_test(tc, not_comments);
+	tcase_add_test(tc, unknown_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

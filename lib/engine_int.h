@@ -1,0 +1,143 @@
+/*
+ * engine_int.h — what the parts of the engine share and nothing else may
+ * see: the run's state and the few functions one part calls in another.
+ * The public interface is engine.h; only lib/engine.c and lib/reach.c
+ * include this file.
+ *
+ * The parts:
+ *   engine.c  sources, loading, rules, suppressions, the final filter and
+ *             order of findings, the public entry points;
+ *   reach.c   Python files named on their own (pre-commit's changed
+ *             files): the repository's workloads that run them, loaded
+ *             as context, and their findings kept only where they
+ *             involve a named file, placed there.
+ *
+ * Includes: engine.h and the core headers it needs.
+ */
+#ifndef CPL_ENGINE_INT_H
+#define CPL_ENGINE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "engine.h"
+#include "link.h"
+#include "python/pyscan.h"
+#include "suppress.h"
+
+#define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
+
+enum file_kind {
+	FILE_YAML,
+	FILE_PYTHON,
+};
+
+/* One source file, read once. */
+struct source {
+	char *path;
+	enum file_kind kind;
+	char *text;
+	size_t len;
+	struct cpl_suppress *sup;	/* inline comments */
+	bool linted;			/* a target (not only linked code) */
+	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
+	bool scanned;
+	size_t *line_at;		/* byte offset of each line, lazily */
+	size_t nlines;
+};
+
+struct cpl_engine {
+	struct source **files;		/* owned, in the order read */
+	size_t nfiles;
+	size_t files_cap;
+	struct cpl_strmap by_path;	/* normalised path → struct source * */
+	char **keys;			/* owned keys of by_path and absent */
+	size_t nkeys;
+	struct cpl_strmap absent;	/* paths the linker found missing */
+	struct cpl_code **codes;	/* linked code, owned */
+	size_t ncodes;
+	struct cpl_strmap code_of;	/* pyfile path → a struct cpl_code */
+	struct cpl_wlist workloads;
+	struct cpl_finding *findings;
+	size_t nfindings;
+	size_t findings_cap;
+	struct cpl_error *errors;
+	size_t nerrors;
+	size_t errors_cap;
+	struct cpl_error *warnings;	/* problems that do not fail the run */
+	size_t nwarnings;
+	size_t warnings_cap;
+	struct cpl_error *notes;	/* what was skipped and why (-v) */
+	size_t nnotes;
+	size_t notes_cap;
+	struct cpl_strmap charts;	/* Helm charts already noted */
+	struct cpl_config *config;	/* owned */
+	struct cpl_repo *repo;		/* borrowed; NULL outside git */
+	bool staged;			/* read files from the index */
+	bool diff;			/* keep only changed lines */
+	char **seeds;			/* Python files named (pre-commit's
+					 * changed files), caller paths */
+	size_t nseeds;
+	size_t seeds_cap;
+	struct cpl_strmap seed_rel;	/* their rel paths → the caller
+					 * path (reach.c) */
+	struct cpl_strmap is_seed;	/* a spelling of a path → its seed's
+					 * caller path, or a "none" mark
+					 * (reach.c memo) */
+};
+
+/* ---- engine.c ----------------------------------------------------------- */
+
+/* Keeps a map key (taken) alive as long as the engine; returns it. */
+const char *cpl_engine_own_key(struct cpl_engine *e, char *key);
+/* Adds a source (text taken), marked as a target (linted). */
+struct source *cpl_engine_add_source(struct cpl_engine *e, const char *path,
+				     enum file_kind kind, char *text,
+				     size_t len);
+/* Reads path from the working tree, or from the index with --staged. */
+int cpl_engine_read_source(struct cpl_engine *e, const char *path,
+			   char **text, size_t *len, struct cpl_error *err);
+/* The source at path, however the path is spelled ("./a/../b.py"). */
+const struct source *cpl_engine_find_source(const struct cpl_engine *e,
+					    const char *path);
+/* Records what the run skipped or read and why (shown with -v). */
+void cpl_engine_note(struct cpl_engine *e, const char *path,
+		     const char *fmt, ...) CPL_PRINTF(3, 4);
+/* The linker's loader over the engine's sources (ctx: the engine). */
+const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
+/* Keeps the code linked for a container (the engine takes code). */
+void cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
+			  struct cpl_code *code);
+/* Whether a line of a file (as a finding names it) changed since the
+ * diff base (every line until one is set; live findings always). */
+bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
+			     int line);
+/* Marks f suppressed by a comment at its place, an annotation of its
+ * workload or a configured ignore, when one applies. */
+void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
+
+/* ---- reach.c ------------------------------------------------------------ */
+
+/*
+ * For the Python files named on their own: loads the repository's
+ * workloads whose commands reach one of them (as entry script or through
+ * local imports) as context workloads, linked.  No-op outside git or
+ * without such files.  Call before linking.
+ */
+void cpl_engine_reach(struct cpl_engine *e);
+/*
+ * Keeps a context workload's finding only when it or a related place
+ * lies in a named file, and then puts it there (a changed line first);
+ * the workload's own place becomes a related one.  Call after the rules
+ * and suppressions, before sorting.
+ */
+void cpl_engine_relocate(struct cpl_engine *e);
+/* The source of the named Python file that path names under another
+ * spelling, or NULL. */
+struct source *cpl_engine_seed_source(struct cpl_engine *e,
+				      const char *path);
+/* Frees what reach.c keeps in the engine. */
+void cpl_engine_reach_free(struct cpl_engine *e);
+
+#endif
