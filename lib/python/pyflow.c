@@ -267,13 +267,13 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 
 /* ---- post-pass: where CPU counts go ----------------------------------- */
 
-/* A name the sizing flow has reached, and the sink that reached it. */
+/* A name the sizing flow has reached, and the sink that reached it (an
+ * index into the file's sinks; -1 for the names print calls read). */
 struct fitem {
 	int ns;
 	const char *name;
 	size_t len;
-	const char *sink;
-	struct cpl_pos pos;
+	int sink;
 };
 
 /* The state of the sizing flow. */
@@ -351,8 +351,7 @@ is_namespace(const struct flow *fl, int scope, const char *name, size_t len)
 
 /* Queues (ns, name) for the sizing flow unless it was reached before. */
 static void
-flow_key(struct flow *fl, int ns, const char *name, size_t len,
-	 const char *sink, struct cpl_pos pos)
+flow_key(struct flow *fl, int ns, const char *name, size_t len, int sink)
 {
 	struct fitem *it;
 
@@ -365,24 +364,42 @@ flow_key(struct flow *fl, int ns, const char *name, size_t len,
 	it->name = name;
 	it->len = len;
 	it->sink = sink;
-	it->pos = pos;
 }
 
-/* Marks CPU-count call as sizing sink at pos (the first sink wins). */
+/* Marks CPU-count call as sizing sink (the first sink wins). */
 static void
-mark_sizing(struct flow *fl, size_t call, const char *sink,
-	    struct cpl_pos pos)
+mark_sizing(struct flow *fl, size_t call, int sink)
 {
 	struct cpl_pycpucount *cc;
+	const struct cpl_pysink *sk;
 
-	if (fl->count_of[call] < 0)
+	if (fl->count_of[call] < 0 || sink < 0)
 		return;
 	cc = &fl->f->cpucounts[fl->count_of[call]];
 	if (cc->use == CPL_PYUSE_SIZING)
 		return;
+	sk = &fl->f->sinks[sink];
 	cc->use = CPL_PYUSE_SIZING;
-	cc->sink = fdup(fl->f, sink, strlen(sink));
-	cc->sink_pos = pos;
+	cc->sink = fdup(fl->f, sk->what, strlen(sk->what));
+	cc->sink_pos = sk->pos;
+	cc->sink_index = sink;
+}
+
+/* Records a sink: what it is called, the expression whose value sizes it,
+ * where it is.  Returns its index. */
+static int
+add_sink(struct cpl_pyfile *f, const char *what,
+	 const struct cpl_pyexpr *value, struct cpl_pos pos)
+{
+	struct cpl_pysink *sk;
+
+	cpl_xgrow((void **)&f->sinks, &f->index->capsinks, f->nsinks + 1,
+		  sizeof(*f->sinks));
+	sk = &f->sinks[f->nsinks];
+	sk->what = what;
+	sk->value = *value;
+	sk->pos = pos;
+	return (int)f->nsinks++;
 }
 
 /*
@@ -391,8 +408,7 @@ mark_sizing(struct flow *fl, size_t call, const char *sink,
  * an argparse namespace by dest.  Callee names and keywords are skipped.
  */
 static void
-expr_names(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
-	   struct cpl_pos pos)
+expr_names(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 {
 	const struct cpl_pyfile *f = fl->f;
 	const struct cpl_pytoken *t = f->toks;
@@ -416,25 +432,24 @@ expr_names(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
 			if (len == 4 && memcmp(name, "self", 4) == 0 &&
 			    cls >= 0 && t[k + 2].off == t[k].off + 5)
 				flow_key(fl, CLASS_NS(cls), name, 5 +
-					 t[k + 2].len, sink, pos);
+					 t[k + 2].len, sink);
 			else if (is_namespace(fl, e->scope, name, len) ||
 				 cpl_pyscan_nmap_get(&f->index->argdefs,
 						     ARGS_NS, x + t[k + 2].off,
 						     t[k + 2].len) >= 0)
 				flow_key(fl, ARGS_NS, x + t[k + 2].off,
-					 t[k + 2].len, sink, pos);
+					 t[k + 2].len, sink);
 			k += 2;
 			continue;
 		}
 		flow_key(fl, var_scope(f, e->scope, name, len), name, len,
-			 sink, pos);
+			 sink);
 	}
 }
 
 /* Expression e sizes sink: its CPU counts do, and what it reads. */
 static void
-flow_expr(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
-	  struct cpl_pos pos)
+flow_expr(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 {
 	struct cpl_pyfile *f = fl->f;
 	size_t c;
@@ -446,12 +461,12 @@ flow_expr(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
 		const struct cpl_pycall *call = &f->calls[c];
 
 		if (call->kind == CPL_PYCALL_CPU_COUNT)
-			mark_sizing(fl, c, sink, pos);
+			mark_sizing(fl, c, sink);
 		if (call->func >= 0 &&
 		    f->scopes[call->func].kind == CPL_PYSCOPE_FUNC)
-			flow_key(fl, call->func, "return", 6, sink, pos);
+			flow_key(fl, call->func, "return", 6, sink);
 	}
-	expr_names(fl, e, sink, pos);
+	expr_names(fl, e, sink);
 }
 
 /* Every readable assignment in the chain from a sizes the item's sink. */
@@ -462,7 +477,7 @@ flow_assigns(struct flow *fl, int a, const struct fitem *it)
 		const struct cpl_pyassign *as = &fl->f->assigns[a];
 
 		if (!as->opaque)
-			flow_expr(fl, &as->value, it->sink, it->pos);
+			flow_expr(fl, &as->value, it->sink);
 	}
 }
 
@@ -483,8 +498,7 @@ flow_drain(struct flow *fl)
 						    it.name, it.len);
 
 			if (d >= 0)
-				flow_expr(fl, &f->argdefs[d].def, it.sink,
-					  it.pos);
+				flow_expr(fl, &f->argdefs[d].def, it.sink);
 			continue;
 		}
 		flow_assigns(fl, cpl_pyscan_nmap_get(&ix->assigns, it.ns,
@@ -499,8 +513,7 @@ flow_drain(struct flow *fl)
 		if (it.ns <= 0 || f->scopes[it.ns].kind != CPL_PYSCOPE_FUNC ||
 		    (p = cpl_pyscan_param_n(f, it.ns, it.name, it.len)) < 0)
 			continue;
-		flow_expr(fl, &f->scopes[it.ns].params[p].def, it.sink,
-			  it.pos);
+		flow_expr(fl, &f->scopes[it.ns].params[p].def, it.sink);
 		for (j = ix->callers_off[it.ns]; j < ix->callers_off[it.ns + 1];
 		     j++) {
 			const struct cpl_pycall *c = &f->calls[ix->callers[j]];
@@ -510,7 +523,7 @@ flow_drain(struct flow *fl)
 			a = cpl_pyscan_call_arg(f, c, f, it.ns, (size_t)p,
 						&spread);
 			if (a)
-				flow_expr(fl, &a->value, it.sink, it.pos);
+				flow_expr(fl, &a->value, it.sink);
 		}
 	}
 }
@@ -562,8 +575,7 @@ fstring_names(struct flow *fl, size_t k, int scope)
 			;
 		if (j > i + 1)
 			flow_key(fl, var_scope(f, scope, s + i + 1, j - i - 1),
-				 s + i + 1, j - i - 1, "print",
-				 f->scopes[0].pos);
+				 s + i + 1, j - i - 1, -1);
 	}
 }
 
@@ -585,7 +597,7 @@ printed(struct flow *fl)
 		for (j = 0; j < c->nargs; j++) {
 			const struct cpl_pyexpr *e = &c->args[j].value;
 
-			expr_names(fl, e, "print", c->pos);
+			expr_names(fl, e, -1);
 			for (k = e->first; k < e->last; k++)
 				if (f->toks[k].kind == CPL_PYTOK_STRING &&
 				    (f->toks[k].flags & CPL_PYSTR_FMT))
@@ -617,6 +629,17 @@ printed(struct flow *fl)
 				cc->use = CPL_PYUSE_PRINTED;
 		}
 	}
+}
+
+/*
+ * Starts the flow at a sink: records it (what, the value a resolver reads,
+ * where) and follows start, the expression the flow reads from.
+ */
+static void
+flow_sink(struct flow *fl, const char *what, const struct cpl_pyexpr *start,
+	  const struct cpl_pyexpr *value, struct cpl_pos pos)
+{
+	flow_expr(fl, start, add_sink(fl->f, what, value, pos));
 }
 
 /*
@@ -653,40 +676,49 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 		cpl_pyscan_nmap_put(&fl.nspaces, 0, a->name, strlen(a->name),
 				    1);
 	}
+	for (i = 0; i < f->ncpucounts; i++)
+		f->cpucounts[i].sink_index = -1;
 	/* Sizing uses the libraries define, then keywords and names that
 	 * say they size something. */
 	for (i = 0; i < f->nloaders; i++)
 		if (f->loaders[i].has_workers)
-			flow_expr(&fl, &f->loaders[i].workers, "num_workers",
+			flow_sink(&fl, "num_workers", &f->loaders[i].workers,
+				  &f->loaders[i].workers,
 				  f->loaders[i].workers.pos);
 	for (i = 0; i < f->nthreads; i++)
 		if (f->threads[i].has_arg)
-			flow_expr(&fl, &f->threads[i].arg,
-				  tnames[f->threads[i].kind],
+			flow_sink(&fl, tnames[f->threads[i].kind],
+				  &f->threads[i].arg, &f->threads[i].arg,
 				  f->threads[i].pos);
 	for (i = 0; i < f->npools; i++)
 		if (f->pools[i].has_size)
-			flow_expr(&fl, &f->pools[i].size,
-				  pnames[f->pools[i].kind], f->pools[i].pos);
+			flow_sink(&fl, pnames[f->pools[i].kind],
+				  &f->pools[i].size, &f->pools[i].size,
+				  f->pools[i].pos);
 	for (i = 0; i < f->nenvsets; i++)
 		if (is_thread_env(f->envsets[i].name))
-			flow_expr(&fl, &f->envsets[i].value,
-				  f->envsets[i].name, f->envsets[i].pos);
+			flow_sink(&fl, f->envsets[i].name, &f->envsets[i].value,
+				  &f->envsets[i].value, f->envsets[i].pos);
 	flow_drain(&fl);
 	for (i = 0; i < f->ncalls; i++)
 		for (j = 0; j < f->calls[i].nargs; j++) {
 			const struct cpl_pyarg *a = &f->calls[i].args[j];
 
+			/* A DataLoader's num_workers is its sink already. */
+			if (f->calls[i].kind == CPL_PYCALL_DATALOADER &&
+			    a->keyword && strcmp(a->keyword, "num_workers") == 0)
+				continue;
 			if (a->keyword && sizing_name(a->keyword,
 						      strlen(a->keyword)))
-				flow_expr(&fl, &a->value, a->keyword,
-					  a->value.pos);
+				flow_sink(&fl, a->keyword, &a->value,
+					  &a->value, a->value.pos);
 		}
 	for (i = 0; i < f->nargdefs; i++)
 		if (sizing_name(f->argdefs[i].dest,
 				strlen(f->argdefs[i].dest)))
-			flow_expr(&fl, &f->argdefs[i].def,
-				  f->argdefs[i].flags[0], f->argdefs[i].pos);
+			flow_sink(&fl, f->argdefs[i].flags[0],
+				  &f->argdefs[i].def, &f->argdefs[i].def,
+				  f->argdefs[i].pos);
 	flow_drain(&fl);
 	for (i = 0; i < f->nassigns; i++) {
 		const struct cpl_pyassign *a = &f->assigns[i];
@@ -695,14 +727,23 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 		if (cpl_str_starts(n, "self."))
 			n += 5;
 		if (!a->opaque && sizing_name(n, strlen(n)))
-			flow_expr(&fl, &a->value, n, a->pos);
+			flow_sink(&fl, n, &a->value, &a->value, a->pos);
 	}
 	for (i = 0; i < f->nscopes; i++)
 		for (j = 0; j < f->scopes[i].nparams; j++) {
 			const struct cpl_pyparam *p = &f->scopes[i].params[j];
+			struct cpl_pyexpr name;
 
-			if (sizing_name(p->name, strlen(p->name)))
-				flow_expr(&fl, &p->def, p->name, p->pos);
+			if (p->star || !sizing_name(p->name, strlen(p->name)))
+				continue;
+			/* The parameter as its body reads it: the call
+			 * sites' values, else the default. */
+			name.first = p->tok;
+			name.last = p->tok + 1;
+			name.scope = (int)i;
+			name.block = f->scopes[i].block;
+			name.pos = p->pos;
+			flow_sink(&fl, p->name, &p->def, &name, p->pos);
 		}
 	flow_drain(&fl);
 	printed(&fl);

@@ -30,8 +30,11 @@
  *   cpucounts   os.cpu_count() & co., and whether the value sizes
  *               something or is only printed or logged
  *   envsets     os.environ[...] = ..., setdefault, putenv, update(K=...)
+ *   sinks       the places whose value sizes a pool (where the CPU-count
+ *               flow starts), for resolving across files
  *   cv2         whether cv2 is imported; its calls are calls of kind CV2
  *               with the scope they are in
+ *   main_guard  `if __name__ == "__main__":` at module level
  * Text inside strings, docstrings and comments never counts.
  *
  * Ownership: cpl_pyscan_file() returns a cpl_pyfile that owns a copy of
@@ -99,6 +102,7 @@ struct cpl_pyparam {
 	struct cpl_pyexpr def;	/* default value; absent when none */
 	int star;		/* 1 for *args, 2 for **kwargs, else 0 */
 	bool kwonly;		/* after * or *args */
+	size_t tok;		/* its name token */
 	struct cpl_pos pos;
 };
 
@@ -267,6 +271,21 @@ enum cpl_pyuse {
 	CPL_PYUSE_PRINTED,	/* it is only printed or logged */
 };
 
+/*
+ * A place whose value sizes a pool: DataLoader num_workers, a thread
+ * setting, a pool size, a *THREADS / *WORKERS environment variable, and a
+ * keyword, variable, parameter or argparse option whose name says it
+ * holds a worker or thread count.  The starts of the CPU-count flow, kept
+ * so that a process (cpl_pyvalue_code) can resolve them across files.
+ */
+struct cpl_pysink {
+	const char *what;	/* "num_workers", "torch.set_num_threads",
+				 * "Pool", "OMP_NUM_THREADS", "n_workers" */
+	struct cpl_pyexpr value;	/* what sizes it (a parameter: its
+					 * name, read in the def's body) */
+	struct cpl_pos pos;
+};
+
 /* A CPU-count call and where its value goes. */
 struct cpl_pycpucount {
 	int call;
@@ -275,6 +294,8 @@ struct cpl_pycpucount {
 				 * "torch.set_num_threads", "Pool",
 				 * "OMP_NUM_THREADS", "NUM_WORKERS" */
 	struct cpl_pos sink_pos;	/* SIZING: where */
+	int sink_index;		/* SIZING: the first sink it reaches, in
+				 * sinks; -1 */
 	struct cpl_pos pos;
 };
 
@@ -298,6 +319,9 @@ struct cpl_pyfile {
 	struct cpl_pos torch_pos;	/* the first torch import */
 	bool imports_cv2;
 	struct cpl_pos cv2_pos;		/* the first cv2 import */
+	bool main_guard;		/* `if __name__ == "__main__":` at
+					 * module level */
+	struct cpl_pos main_pos;	/* its `if` */
 	struct cpl_pyimport *imports;
 	size_t nimports;
 	struct cpl_pyscope *scopes;	/* [0] is the module */
@@ -318,6 +342,8 @@ struct cpl_pyfile {
 	size_t ncpucounts;
 	struct cpl_pyenvset *envsets;
 	size_t nenvsets;
+	struct cpl_pysink *sinks;	/* in the order the flow starts */
+	size_t nsinks;
 	struct cpl_pyindex *index;	/* private lookup tables */
 };
 
@@ -420,6 +446,11 @@ struct cpl_pyval {
 	enum cpl_pyval_origin origin;
 	struct cpl_pos pos;
 	struct cpl_pos host;
+	bool capped;		/* HOST: bounded above by what is not a CPU
+				 * count: min(8, os.cpu_count()),
+				 * min(args.workers, os.cpu_count()) */
+	long cap;		/* capped: the bound when the text fixes it,
+				 * else -1 */
 };
 
 /*

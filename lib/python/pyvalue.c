@@ -49,14 +49,39 @@ telling(const struct val *a, const struct val *b)
 	return rank(b->origin) > rank(a->origin) ? b : a;
 }
 
+/*
+ * The bound of a HOST value h that may also be o (both reach one use):
+ * the larger bound, none when either side is unbounded.
+ */
+static struct val
+cap_join(struct val h, const struct val *o)
+{
+	if (h.capk == CAP_NONE)
+		return h;
+	if (o->kind == V_HOST) {
+		if (o->capk == CAP_NONE)
+			h.capk = CAP_NONE;
+		else if (o->capk == CAP_SET)
+			h.capk = CAP_SET;
+		else if (h.capk == CAP_KNOWN && o->cap > h.cap)
+			h.cap = o->cap;
+	} else if (o->kind == V_NUM) {
+		if (h.capk == CAP_KNOWN && o->num > h.cap)
+			h.cap = o->num;
+	} else {
+		h.capk = CAP_NONE;
+	}
+	return h;
+}
+
 /* Two values that may both reach one use. */
 struct val
 cpl_pyvalue_combine(struct val a, struct val b)
 {
 	if (a.kind == V_HOST)
-		return a;
+		return cap_join(a, &b);
 	if (b.kind == V_HOST)
-		return b;
+		return cap_join(b, &a);
 	if (a.kind == V_NUM && b.kind == V_NUM && a.num == b.num)
 		return *telling(&a, &b);
 	if (a.kind == V_NONE && b.kind == V_NONE)
@@ -119,6 +144,16 @@ cpl_pyvalue_convert(struct val v, const char *how, struct cpl_pos pos)
 	double d;
 	bool isint;
 
+	if (v.kind == V_HOST && v.capk == CAP_KNOWN &&
+	    strcmp(how, "str") != 0 && strcmp(how, "float") != 0) {
+		/* Monotone conversions keep the bound; abs may not. */
+		if (strcmp(how, "round") == 0 || strcmp(how, "math.ceil") == 0)
+			v.cap = ceil(v.cap);
+		else if (strcmp(how, "abs") == 0)
+			v.capk = CAP_NONE;
+		else
+			v.cap = floor(v.cap);
+	}
 	if (v.kind == V_HOST || v.kind == V_UNKNOWN)
 		return v;
 	if (strcmp(how, "str") == 0) {
@@ -198,6 +233,102 @@ none_test(const char *op, const struct val *a, const struct val *b,
 	return strcmp(op, "is") == 0 || strcmp(op, "==") == 0 ? same : !same;
 }
 
+/*
+ * a op b when a or b depends on a CPU count: the HOST operand, with its
+ * upper bound carried through the operators that keep one (+, and - * //
+ * / by a known number on the right; + and * of two bounded values).
+ */
+static struct val
+host_arith(const char *op, struct val a, struct val b)
+{
+	struct val h = a.kind == V_HOST ? a : b;
+	const struct val *o = a.kind == V_HOST ? &b : &a;
+	bool plus = strcmp(op, "+") == 0, times = strcmp(op, "*") == 0;
+	double y = o->num;
+
+	if (h.capk == CAP_NONE)
+		return h;
+	if (o->kind == V_HOST) {
+		if (o->capk == CAP_NONE || !(plus || times)) {
+			h.capk = CAP_NONE;
+		} else if (o->capk == CAP_SET || h.capk == CAP_SET) {
+			h.capk = CAP_SET;
+		} else {
+			h.cap = plus ? h.cap + o->cap : h.cap * o->cap;
+		}
+		return h;
+	}
+	if (o->kind != V_NUM) {
+		h.capk = CAP_NONE;
+		return h;
+	}
+	if (plus || (times && y >= 0)) {
+		if (h.capk == CAP_KNOWN)
+			h.cap = plus ? h.cap + y : h.cap * y;
+	} else if (a.kind == V_HOST && strcmp(op, "-") == 0) {
+		if (h.capk == CAP_KNOWN)
+			h.cap -= y;
+	} else if (a.kind == V_HOST && y > 0 &&
+		   (strcmp(op, "//") == 0 || strcmp(op, "/") == 0)) {
+		if (h.capk == CAP_KNOWN)
+			h.cap = op[1] ? floor(h.cap / y) : h.cap / y;
+	} else {
+		h.capk = CAP_NONE;
+	}
+	return h;
+}
+
+/* min() (is_min) or max() of operands v[0, n). */
+struct val
+cpl_pyvalue_minmax(bool is_min, const struct val *v, const bool *setting,
+		   size_t n)
+{
+	const struct val *h = NULL, *best = NULL;
+	bool set = false, open = false;
+	double bound = 0;
+	bool have = false;
+	struct val r;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].kind == V_HOST) {
+			if (h == NULL)
+				h = &v[i];
+			if (v[i].capk == CAP_NONE)
+				open = true;
+			else if (v[i].capk == CAP_SET)
+				set = true;
+			else if (!have || (is_min ? v[i].cap < bound :
+					   v[i].cap > bound))
+				bound = v[i].cap, have = true;
+		} else if (v[i].kind == V_NUM) {
+			if (best == NULL || (is_min ? v[i].num < best->num :
+					     v[i].num > best->num))
+				best = &v[i];
+			if (!have || (is_min ? v[i].num < bound :
+				      v[i].num > bound))
+				bound = v[i].num, have = true;
+		} else if (setting[i]) {
+			set = true;
+		} else {
+			open = true;
+		}
+	}
+	if (h == NULL)
+		return !open && !set && best ? *best : unknown();
+	r = *h;
+	if (is_min) {
+		/* The smallest operand bounds it: a known one, else a
+		 * setting. */
+		r.capk = have ? CAP_KNOWN : set ? CAP_SET : CAP_NONE;
+	} else {
+		/* Every operand must be bounded for the largest to be. */
+		r.capk = open ? CAP_NONE : set ? CAP_SET : CAP_KNOWN;
+	}
+	r.cap = bound;
+	return r;
+}
+
 /* a op b for a binary operator op (as written). */
 struct val
 cpl_pyvalue_binop(const char *op, struct val a, struct val b)
@@ -213,10 +344,8 @@ cpl_pyvalue_binop(const char *op, struct val a, struct val b)
 		if (known)
 			return number(res, true, t->origin, t->pos);
 	}
-	if (a.kind == V_HOST)
-		return a;
-	if (b.kind == V_HOST)
-		return b;
+	if (a.kind == V_HOST || b.kind == V_HOST)
+		return host_arith(op, a, b);
 	if (a.kind != V_NUM || b.kind != V_NUM)
 		return unknown();
 	if (strcmp(op, "+") == 0) {
@@ -285,6 +414,9 @@ publish(struct cpl_pyval *out, const struct val *v, struct cpl_pos at_pos)
 		out->origin = CPL_PYORIG_HOST;
 		out->pos = v->pos;
 		out->host = v->host;
+		out->capped = v->capk != CAP_NONE;
+		out->cap = v->capk == CAP_KNOWN ?
+			   (long)fmax(0, floor(fmin(v->cap, 9.0e15))) : -1;
 	} else if (v->kind == V_NUM && v->num == floor(v->num) &&
 		   fabs(v->num) < 9.0e15) {
 		out->kind = CPL_PYVAL_KNOWN;

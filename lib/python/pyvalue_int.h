@@ -41,9 +41,19 @@ enum vkind {
 	V_NS,		/* an argparse namespace (parse_args result) */
 };
 
+/* What bounds a V_HOST value from above. */
+enum vcap {
+	CAP_NONE,	/* nothing: it grows with the node */
+	CAP_KNOWN,	/* at most cap: min(8, os.cpu_count()) */
+	CAP_SET,	/* at most a setting the text does not fix:
+			 * min(cfg.workers, os.cpu_count()) */
+};
+
 /* A value while resolving. */
 struct val {
 	enum vkind kind;
+	enum vcap capk;		/* V_HOST: its upper bound */
+	double cap;		/* CAP_KNOWN: the bound */
 	double num;		/* V_NUM; V_STR made by str(number) */
 	bool isint;
 	bool strnum;		/* V_STR is the decimal form of num */
@@ -161,6 +171,13 @@ env_of(const struct ctx *cx)
 
 /* Two values that may both reach one use. */
 struct val cpl_pyvalue_combine(struct val a, struct val b);
+
+/* min() (is_min) or max() of operands v[0, n), n >= 2; setting[i] says
+ * that an UNKNOWN v[i] is a setting (an option, a config value), which
+ * bounds a CPU count as a deliberate cap would, rather than an amount of
+ * data (len(...)). */
+struct val cpl_pyvalue_minmax(bool is_min, const struct val *v,
+			      const bool *setting, size_t n);
 
 /* Python's int()/float() of text s[0, n); 0 and *out, else -1. */
 int cpl_pyvalue_parse_text(double *out, bool *isint, const char *s,
