@@ -28,8 +28,37 @@
 
 /* ---- post-pass: data pipeline and tensor work ------------------------- */
 
+/*
+ * Records a ref: the dotted name that starts at token k of f (NAME(.NAME)*,
+ * within end) read in scope, when its first name is bound by an import.
+ */
+static void
+add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role)
+{
+	const struct cpl_pytoken *t = f->toks;
+	struct cpl_pyref *r;
+	size_t last = k;
+
+	if (t[k].kind != CPL_PYTOK_NAME ||
+	    cpl_pyscan_binding_n(f, scope, f->text + t[k].off, t[k].len) < 0)
+		return;
+	while (last + 2 < end && tok_is(f->text, &t[last + 1], ".") &&
+	       t[last + 2].kind == CPL_PYTOK_NAME &&
+	       t[last + 2].off == t[last + 1].off + 1 &&
+	       t[last + 1].off == t[last].off + t[last].len)
+		last += 2;
+	cpl_xgrow((void **)&f->refs, &f->index->caprefs, f->nrefs + 1,
+		  sizeof(*f->refs));
+	r = &f->refs[f->nrefs++];
+	r->role = role;
+	r->name = fdup(f, f->text + t[k].off,
+		       t[last].off + t[last].len - t[k].off);
+	r->scope = scope;
+	r->pos = cpl_pyscan_pos(f, k);
+}
+
 /* Sets role on the defs that expression e names (a class: its
- * __call__ and forward). */
+ * __call__ and forward); names from imports become refs. */
 static void
 mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 {
@@ -55,8 +84,11 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 		else
 			d = cpl_pyscan_find_def(f, e->scope, f->text + t->off,
 						t->len);
-		if (d < 0)
+		if (d < 0) {
+			if (!tok_is(f->text, t, "self"))
+				add_ref(f, k, e->last, e->scope, role);
 			continue;
+		}
 		if (f->scopes[d].kind == CPL_PYSCOPE_FUNC) {
 			f->scopes[d].roles |= role;
 		} else if (f->scopes[d].kind == CPL_PYSCOPE_CLASS) {
@@ -71,10 +103,10 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 	}
 }
 
-/* The local class an expression constructs, directly or through a name
- * assigned from a construction; -1. */
+/* The call an expression makes, directly or through a name assigned
+ * from a call; -1. */
 static int
-constructed_class(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+constructing_call(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
 	int c = cpl_pyscan_expr_call(f, e);
 
@@ -89,10 +121,45 @@ constructed_class(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 		if (a >= 0 && !f->assigns[a].opaque)
 			c = cpl_pyscan_expr_call(f, &f->assigns[a].value);
 	}
-	if (c >= 0 && f->calls[c].func >= 0 &&
-	    f->scopes[f->calls[c].func].kind == CPL_PYSCOPE_CLASS)
-		return f->calls[c].func;
-	return -1;
+	return c;
+}
+
+/*
+ * The dataset a DataLoader's argument builds: marks a local class, or
+ * records a ref when the class comes from an import.
+ */
+static void
+mark_dataset(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	int c = constructing_call(f, e);
+	const struct cpl_pycall *call;
+
+	if (c < 0)
+		return;
+	call = &f->calls[c];
+	if (call->func >= 0 &&
+	    f->scopes[call->func].kind == CPL_PYSCOPE_CLASS)
+		f->scopes[call->func].dataset = true;
+	else if (call->func < 0 && call->import >= 0)
+		add_ref(f, call->first, call->open, call->scope,
+			CPL_PYROLE_GETITEM);
+}
+
+/* A worker_init_fn from an import: NAME, mod.NAME or partial(NAME, ...). */
+static void
+worker_init_ref(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	int c = cpl_pyscan_expr_call(f, e);
+
+	if (c >= 0 && strcmp(last_comp(f->calls[c].target), "partial") == 0 &&
+	    f->calls[c].nargs > 0 && f->calls[c].args[0].keyword == NULL &&
+	    f->calls[c].args[0].star == 0)
+		e = &f->calls[c].args[0].value;
+	else if (c >= 0)
+		return;
+	if (e->first < e->last && f->toks[e->first].kind == CPL_PYTOK_NAME)
+		add_ref(f, e->first, e->last, e->scope,
+			CPL_PYROLE_WORKER_INIT);
 }
 
 /* Marks datasets and the scopes that run in loader workers. */
@@ -113,15 +180,16 @@ cpl_pyscan_pipeline(struct cpl_pyfile *f)
 	for (i = 0; i < f->nloaders; i++) {
 		const struct cpl_pycall *c = &f->calls[f->loaders[i].call];
 		const struct cpl_pyarg *a = kwarg(c, "dataset");
-		int cls;
 
 		if (a == NULL)
 			a = posarg(c, 0);
-		if (a && (cls = constructed_class(f, &a->value)) >= 0)
-			f->scopes[cls].dataset = true;
+		if (a)
+			mark_dataset(f, &a->value);
 		if (f->loaders[i].init_func >= 0)
 			f->scopes[f->loaders[i].init_func].roles |=
 				CPL_PYROLE_WORKER_INIT;
+		else if (f->loaders[i].has_init)
+			worker_init_ref(f, &f->loaders[i].init);
 	}
 	for (i = 0; i < f->nscopes; i++) {
 		struct cpl_pyscope *s = &f->scopes[i];

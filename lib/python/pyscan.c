@@ -1076,6 +1076,7 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 	free(f->cpucounts);
 	free(f->envsets);
 	free(f->sinks);
+	free(f->refs);
 	cpl_pyscan_nmap_free(&ix->assigns);
 	cpl_pyscan_nmap_free(&ix->bindings);
 	cpl_pyscan_nmap_free(&ix->defs);
@@ -1095,8 +1096,15 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 void
 cpl_pyscan_code_free(struct cpl_code *c)
 {
+	size_t i;
+
 	if (c == NULL)
 		return;
+	if (c->roles)
+		for (i = 0; i < c->nfiles; i++)
+			free(c->roles[i]);
+	free(c->roles);
+	free(c->counts);
 	free(c->files);
 	free(c->loaders);
 	free(c->threads);

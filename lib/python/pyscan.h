@@ -32,6 +32,8 @@
  *   envsets     os.environ[...] = ..., setdefault, putenv, update(K=...)
  *   sinks       the places whose value sizes a pool (where the CPU-count
  *               flow starts), for resolving across files
+ *   refs        names in data-pipeline positions that come from imports,
+ *               for resolving across files
  *   cv2         whether cv2 is imported; its calls are calls of kind CV2
  *               with the scope they are in
  *   main_guard  `if __name__ == "__main__":` at module level
@@ -286,6 +288,20 @@ struct cpl_pysink {
 	struct cpl_pos pos;
 };
 
+/*
+ * A name in a data-pipeline position that no def or class of the file
+ * answers, but an import may: a transform (transform=, Compose([...])), a
+ * worker_init_fn, the class a DataLoader's dataset is built from.  A
+ * process (cpl_pyvalue_code) resolves it in the module it comes from.
+ */
+struct cpl_pyref {
+	unsigned role;		/* CPL_PYROLE_TRANSFORM, CPL_PYROLE_WORKER_INIT,
+				 * or CPL_PYROLE_GETITEM: a dataset class */
+	const char *name;	/* dotted as written: "T.Letterbox" */
+	int scope;		/* where it is read */
+	struct cpl_pos pos;
+};
+
 /* A CPU-count call and where its value goes. */
 struct cpl_pycpucount {
 	int call;
@@ -344,6 +360,8 @@ struct cpl_pyfile {
 	size_t nenvsets;
 	struct cpl_pysink *sinks;	/* in the order the flow starts */
 	size_t nsinks;
+	struct cpl_pyref *refs;		/* pipeline names from imports */
+	size_t nrefs;
 	struct cpl_pyindex *index;	/* private lookup tables */
 };
 
@@ -454,17 +472,27 @@ struct cpl_pyval {
 };
 
 /*
- * The linked code of one container: the Python its command runs (the
- * entry script and the local modules it imports) and the pool sizes of
- * that process, resolved with its command-line arguments.  Built by the
- * linker (cpl_pyvalue_code() does the resolving); read by the budget
- * rules (CPU301-305, CPU401, CPU402).
+ * The linked code of one process: the Python a container's command runs,
+ * or an entry script linted on its own (the script and the local modules
+ * it imports), and the pool sizes of that process, resolved with its
+ * command-line arguments.  Built by the linker (cpl_pyvalue_code() does
+ * the resolving and joins the files); read by the code and budget rules
+ * (CPU301-305, CPU401, CPU402).
  */
 struct cpl_code_size {
 	const struct cpl_pyfile *file;	/* where the call is */
 	size_t index;			/* into file->loaders or ->threads */
 	struct cpl_pos pos;		/* the call */
 	struct cpl_pyval value;
+};
+
+/* A CPU count in one file of a process that sizes a pool in another
+ * (passed as an argument, returned, or imported as a name). */
+struct cpl_code_count {
+	const struct cpl_pyfile *file;	/* where the CPU-count call is */
+	size_t index;			/* into file->cpucounts */
+	const char *what;		/* what it sizes: "num_workers" */
+	struct cpl_pos sink;		/* where, in another file */
 };
 
 struct cpl_code {
@@ -478,6 +506,25 @@ struct cpl_code {
 	struct cpl_code_size *threads;		/* torch.set_num_threads
 						 * outside worker_init_fn */
 	size_t nthreads;
+	unsigned **roles;			/* [file][scope]: CPL_PYROLE_*
+						 * in this process: the file's
+						 * own, and those that other
+						 * files give it (a transform
+						 * or worker_init_fn passed
+						 * from another module, a
+						 * Dataset a DataLoader
+						 * elsewhere is built with,
+						 * what pipeline code calls
+						 * across modules) */
+	struct cpl_code_count *counts;		/* CPU counts that size a pool
+						 * in another file, which the
+						 * file alone does not show */
+	size_t ncounts;
+	long cv2_file;				/* the first cv2 call pipeline
+						 * code runs, in file order:
+						 * files[cv2_file]->calls
+						 * [cv2_call]; -1 none */
+	size_t cv2_call;
 };
 
 void cpl_pyscan_code_free(struct cpl_code *c);	/* NULL-safe */

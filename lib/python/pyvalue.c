@@ -9,9 +9,12 @@
  * operators; and the interface: each entry point starts a fresh
  * resolution with its own budget, reads one expression and publishes the
  * value as a struct cpl_pyval.  The per-pool resolvers (DataLoader
- * workers, set_num_threads counts, pool sizes, environment values) and the
- * linked code of a process are built on that.  Reading an expression is
- * pyvalue_expr.c; what its names stand for is pyvalue_bind.c.
+ * workers, set_num_threads counts, pool sizes, environment values) are
+ * built on that.  Reading an expression is pyvalue_expr.c; what its names
+ * stand for is pyvalue_bind.c; the linked code of a process, which joins
+ * its files, is pyvalue_code.c.  A CPU count keeps an upper bound through
+ * min() and the operators that preserve one (min(8, os.cpu_count()) // 2
+ * is at most 4).
  *
  * Invariant: the arithmetic yields only numbers Python would: a division
  * by zero, a result past 9e15 or an operand that is not a number is
@@ -509,64 +512,6 @@ cpl_pyvalue_envset(struct cpl_pyval *out, const struct cpl_pyfile *f,
 	if (v.kind == V_STR)
 		v = cpl_pyvalue_convert(v, "int", e->value.pos);
 	publish(out, &v, e->value.pos);
-}
-
-/* Appends a resolved size to a cpl_code array. */
-static void
-add_size(struct cpl_code_size **arr, size_t *n, const struct cpl_pyfile *f,
-	 size_t index, struct cpl_pos pos, const struct cpl_pyval *v)
-{
-	struct cpl_code_size *s;
-
-	*arr = cpl_xrealloc(*arr, (*n + 1) * sizeof(**arr));
-	s = &(*arr)[(*n)++];
-	s->file = f;
-	s->index = index;
-	s->pos = pos;
-	s->value = *v;
-}
-
-int
-cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
-		 size_t nfiles, const struct cpl_pyenv *env)
-{
-	struct cpl_code *code = cpl_xcalloc(1, sizeof(*code));
-	struct cpl_pyenv e;
-	size_t i, j;
-
-	memset(&e, 0, sizeof(e));
-	if (env)
-		e = *env;
-	if (e.files == NULL) {
-		e.files = files;
-		e.nfiles = nfiles;
-	}
-	code->entry = nfiles ? files[0] : NULL;
-	code->files = cpl_xcalloc(nfiles + 1, sizeof(*code->files));
-	if (nfiles)
-		memcpy(code->files, files, nfiles * sizeof(*files));
-	code->nfiles = nfiles;
-	for (i = 0; i < nfiles; i++) {
-		const struct cpl_pyfile *f = files[i];
-		struct cpl_pyval v;
-
-		code->imports_torch |= f->imports_torch;
-		for (j = 0; j < f->nloaders; j++) {
-			cpl_pyvalue_loader(&v, f, j, NULL, &e);
-			add_size(&code->loaders, &code->nloaders, f, j,
-				 f->loaders[j].pos, &v);
-		}
-		for (j = 0; j < f->nthreads; j++) {
-			if (f->threads[j].kind != CPL_PYTHREADS_INTRA ||
-			    f->threads[j].in_worker_init)
-				continue;
-			cpl_pyvalue_threads(&v, f, j, NULL, &e);
-			add_size(&code->threads, &code->nthreads, f, j,
-				 f->threads[j].pos, &v);
-		}
-	}
-	*out = code;
-	return 0;
 }
 
 const char *

@@ -109,11 +109,13 @@ void cpl_pyvalue_envset(struct cpl_pyval *out, const struct cpl_pyfile *f,
 			size_t i, const struct cpl_pyenv *env);
 
 /*
- * Builds the linked code of a process: files[0] is the entry script, the
- * rest the local modules it imports.  Every DataLoader and every
- * set_num_threads outside a worker_init_fn of the files is resolved with
- * env (env->files defaults to files).  Caller frees *out with
- * cpl_pyscan_code_free().  Returns 0.
+ * Builds the linked code of a process (pyvalue_code.c): files[0] is the
+ * entry script, the rest the local modules it imports.  Every DataLoader
+ * and every set_num_threads outside a worker_init_fn of the files is
+ * resolved with env (env->files defaults to files); the files are joined
+ * through env->module: the roles defs play in the data pipeline across
+ * modules, and the CPU counts that size a pool in another file.  Caller
+ * frees *out with cpl_pyscan_code_free().  Returns 0.
  */
 int cpl_pyvalue_code(struct cpl_code **out,
 		     const struct cpl_pyfile *const *files, size_t nfiles,
