@@ -436,6 +436,12 @@ cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 	env.argv = c->launch.args;
 	env.argc = c->launch.nargs;
 	env.argv_partial = partial_args(&c->launch);
+	/* Kubernetes sets the request to the limit when only that is
+	 * given; the node has at least the requested CPUs. */
+	if (c->cpu_request >= 0)
+		env.host_min = (long)(c->cpu_request / 1000);
+	else if (c->cpu_request == CPL_CPU_ABSENT && c->cpu_limit >= 0)
+		env.host_min = (long)(c->cpu_limit / 1000);
 	code = link_process(&wk, entry, &env);
 	free(edir);
 	return code;

@@ -3,7 +3,10 @@
  * exceeds C, the CPU limit (the request when there is no limit).  An
  * unknown thread count counts as at least 1, unknown workers as 0, an
  * unknown rank count as at least 1: every term is a lower bound, so the
- * rule fires only when oversubscription is certain.
+ * rule fires only when oversubscription is certain.  Workers the code
+ * sizes from the CPU count under a bound (min(8, os.cpu_count())) count
+ * as what they are at least on a node with the CPUs requested: min(8,
+ * request), at most 8.
  */
 #include "common.h"
 
@@ -51,8 +54,13 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	if (f.threads.state == CPL_AMT_KNOWN)
 		cpl_finding_add_related(fd, &f.threads.pos,
 					"intra-op threads: %s", f.threads.how);
-	if (f.workers.state == CPL_AMT_KNOWN ||
-	    f.workers.state == CPL_AMT_HOST)
+	if (f.workers.state == CPL_AMT_HOST && f.workers.cap > 0)
+		cpl_finding_add_related(fd, &f.workers.pos,
+					"loader workers: %s (counted as %ld: "
+					"the node has at least the CPUs "
+					"requested)", f.workers.how, wk);
+	else if (f.workers.state == CPL_AMT_KNOWN ||
+		 f.workers.state == CPL_AMT_HOST)
 		cpl_finding_add_related(fd, &f.workers.pos,
 					"loader workers: %s%s", f.workers.how,
 					f.workers.state == CPL_AMT_HOST ?

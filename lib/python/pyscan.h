@@ -469,6 +469,9 @@ struct cpl_pyval {
 				 * min(args.workers, os.cpu_count()) */
 	long cap;		/* capped: the bound when the text fixes it,
 				 * else -1 */
+	long lo;		/* HOST: at least this (0: no more known),
+				 * with the CPU count at least the env's
+				 * host_min */
 };
 
 /*

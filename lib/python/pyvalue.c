@@ -52,13 +52,35 @@ telling(const struct val *a, const struct val *b)
 	return rank(b->origin) > rank(a->origin) ? b : a;
 }
 
+/* A lower bound of v: a number's value, a HOST value's lo. */
+bool
+cpl_pyvalue_low(const struct val *v, double *lo)
+{
+	if (v->kind == V_NUM) {
+		*lo = v->num;
+		return true;
+	}
+	if (v->kind == V_HOST && v->lok) {
+		*lo = v->lo;
+		return true;
+	}
+	return false;
+}
+
 /*
- * The bound of a HOST value h that may also be o (both reach one use):
- * the larger bound, none when either side is unbounded.
+ * The bounds of a HOST value h that may also be o (both reach one use):
+ * the larger upper bound, none when either side is unbounded; the smaller
+ * lower bound.
  */
 static struct val
 cap_join(struct val h, const struct val *o)
 {
+	double lo;
+
+	if (h.lok && cpl_pyvalue_low(o, &lo))
+		h.lo = lo < h.lo ? lo : h.lo;
+	else
+		h.lok = false;
 	if (h.capk == CAP_NONE)
 		return h;
 	if (o->kind == V_HOST) {
@@ -147,15 +169,20 @@ cpl_pyvalue_convert(struct val v, const char *how, struct cpl_pos pos)
 	double d;
 	bool isint;
 
-	if (v.kind == V_HOST && v.capk == CAP_KNOWN &&
-	    strcmp(how, "str") != 0 && strcmp(how, "float") != 0) {
-		/* Monotone conversions keep the bound; abs may not. */
-		if (strcmp(how, "round") == 0 || strcmp(how, "math.ceil") == 0)
-			v.cap = ceil(v.cap);
-		else if (strcmp(how, "abs") == 0)
+	if (v.kind == V_HOST && strcmp(how, "str") != 0 &&
+	    strcmp(how, "float") != 0) {
+		/* Monotone conversions keep the bounds; abs may not. */
+		double (*fn)(double) =
+			strcmp(how, "round") == 0 ? nearbyint :
+			strcmp(how, "math.ceil") == 0 ? ceil :
+			strcmp(how, "math.floor") == 0 ? floor : trunc;
+
+		if (strcmp(how, "abs") == 0) {
 			v.capk = CAP_NONE;
-		else
-			v.cap = floor(v.cap);
+			v.lok = false;
+		}
+		v.cap = fn(v.cap);
+		v.lo = fn(v.lo);
 	}
 	if (v.kind == V_HOST || v.kind == V_UNKNOWN)
 		return v;
@@ -247,8 +274,20 @@ host_arith(const char *op, struct val a, struct val b)
 	struct val h = a.kind == V_HOST ? a : b;
 	const struct val *o = a.kind == V_HOST ? &b : &a;
 	bool plus = strcmp(op, "+") == 0, times = strcmp(op, "*") == 0;
-	double y = o->num;
+	double y = o->num, olo;
 
+	/* The lower bound, through the same monotone operators. */
+	if (h.lok && cpl_pyvalue_low(o, &olo) && (plus || times) &&
+	    (plus || (h.lo >= 0 && olo >= 0)))
+		h.lo = plus ? h.lo + olo : h.lo * olo;
+	else if (h.lok && o->kind == V_NUM && a.kind == V_HOST &&
+		 strcmp(op, "-") == 0)
+		h.lo -= y;
+	else if (h.lok && o->kind == V_NUM && a.kind == V_HOST && y > 0 &&
+		 (strcmp(op, "//") == 0 || strcmp(op, "/") == 0))
+		h.lo = op[1] ? floor(h.lo / y) : h.lo / y;
+	else
+		h.lok = false;
 	if (h.capk == CAP_NONE)
 		return h;
 	if (o->kind == V_HOST) {
@@ -288,12 +327,21 @@ cpl_pyvalue_minmax(bool is_min, const struct val *v, const bool *setting,
 {
 	const struct val *h = NULL, *best = NULL;
 	bool set = false, open = false;
-	double bound = 0;
-	bool have = false;
+	double bound = 0, lo = 0, l;
+	bool have = false, lok = is_min, known;
 	struct val r;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		/* min: the smallest lower bound, all known; max: the
+		 * largest known one. */
+		known = cpl_pyvalue_low(&v[i], &l);
+		if (is_min && known && (i == 0 || l < lo))
+			lo = l;
+		else if (is_min && !known)
+			lok = false;
+		else if (!is_min && known && (!lok || l > lo))
+			lo = l, lok = true;
 		if (v[i].kind == V_HOST) {
 			if (h == NULL)
 				h = &v[i];
@@ -329,6 +377,8 @@ cpl_pyvalue_minmax(bool is_min, const struct val *v, const bool *setting,
 		r.capk = open ? CAP_NONE : set ? CAP_SET : CAP_KNOWN;
 	}
 	r.cap = bound;
+	r.lok = lok;
+	r.lo = lo;
 	return r;
 }
 
@@ -420,6 +470,8 @@ publish(struct cpl_pyval *out, const struct val *v, struct cpl_pos at_pos)
 		out->capped = v->capk != CAP_NONE;
 		out->cap = v->capk == CAP_KNOWN ?
 			   (long)fmax(0, floor(fmin(v->cap, 9.0e15))) : -1;
+		out->lo = v->lok ? (long)fmax(0, floor(fmin(v->lo, 9.0e15))) :
+				   0;
 	} else if (v->kind == V_NUM && v->num == floor(v->num) &&
 		   fabs(v->num) < 9.0e15) {
 		out->kind = CPL_PYVAL_KNOWN;

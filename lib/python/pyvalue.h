@@ -75,6 +75,10 @@ struct cpl_pyenv {
 	int (*getenv)(void *ctx, const char *name, const char **value,
 		      struct cpl_pos *pos);
 	void *ctx;
+	/* The CPUs the node surely has (a container's CPU request: the
+	 * scheduler places it only where that many are allocatable); a CPU
+	 * count is at least this.  0: unknown (at least 1). */
+	long host_min;
 };
 
 /*

@@ -555,8 +555,16 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 	struct val v = unknown();
 	bool given;
 
-	if (c->kind == CPL_PYCALL_CPU_COUNT)
-		return host(c->pos);
+	if (c->kind == CPL_PYCALL_CPU_COUNT) {
+		/* The node has at least the CPUs the container requests;
+		 * psutil may count physical cores. */
+		v = host(c->pos);
+		v.lok = true;
+		v.lo = env_of(cx)->host_min > 1 &&
+		       strcmp(c->target, "psutil.cpu_count") != 0 ?
+		       (double)env_of(cx)->host_min : 1;
+		return v;
+	}
 	if (c->kind == CPL_PYCALL_PARSE_ARGS) {
 		v.kind = V_NS;
 		v.ns = f;

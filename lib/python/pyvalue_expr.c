@@ -342,8 +342,10 @@ unary(struct ev *ev)
 
 		ev->k++;
 		v = unary(ev);
-		if (v.kind == V_HOST && op != '+')
-			v.capk = CAP_NONE;	/* -x has no upper bound */
+		if (v.kind == V_HOST && op != '+') {
+			v.capk = CAP_NONE;	/* -x: no bounds kept */
+			v.lok = false;
+		}
 		if (v.kind == V_HOST || op == '+')
 			return v;
 		if (v.kind != V_NUM || (op == '~' && !v.isint))
@@ -516,6 +518,8 @@ expr(struct ev *ev)
 		r = host(c.host);
 		r.capk = CAP_KNOWN;
 		r.cap = v.num > e.num ? v.num : e.num;
+		r.lok = true;
+		r.lo = v.num < e.num ? v.num : e.num;
 	}
 	return r;
 }

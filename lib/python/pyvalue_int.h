@@ -54,6 +54,8 @@ struct val {
 	enum vkind kind;
 	enum vcap capk;		/* V_HOST: its upper bound */
 	double cap;		/* CAP_KNOWN: the bound */
+	bool lok;		/* V_HOST: lo is a lower bound */
+	double lo;
 	double num;		/* V_NUM; V_STR made by str(number) */
 	bool isint;
 	bool strnum;		/* V_STR is the decimal form of num */
@@ -171,6 +173,10 @@ env_of(const struct ctx *cx)
 
 /* Two values that may both reach one use. */
 struct val cpl_pyvalue_combine(struct val a, struct val b);
+
+/* A lower bound of v: a number's value, a HOST value's lo; false when
+ * none is known. */
+bool cpl_pyvalue_low(const struct val *v, double *lo);
 
 /* min() (is_min) or max() of operands v[0, n), n >= 2; setting[i] says
  * that an UNKNOWN v[i] is a setting (an option, a config value), which
