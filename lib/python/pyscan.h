@@ -150,9 +150,13 @@ enum cpl_pycall_kind {
 	CPL_PYCALL_THREAD_POOL,	/* ThreadPoolExecutor */
 	CPL_PYCALL_ADD_ARGUMENT,	/* X.add_argument(...) */
 	CPL_PYCALL_PARSE_ARGS,	/* X.parse_args() / parse_known_args() */
-	CPL_PYCALL_TENSOR,	/* tensor/model/autograd work: torch.zeros,
-				 * .to(, .cuda(, nn.X(, model(, .backward(,
-				 * torch.compile, torch.load ... */
+	CPL_PYCALL_TENSOR,	/* work that starts the intra-op pool:
+				 * model(x), .backward(, matmul/conv/
+				 * nn.functional, factories of >= 32768
+				 * elements, torch.load, from_pretrained,
+				 * load_state_dict, pretrained weights; not
+				 * nn.X( construction, .to(, .cuda(,
+				 * torch.tensor(x), manual_seed, compile */
 	CPL_PYCALL_PRINT,	/* print, logging, warnings.warn, .write */
 };
 
