@@ -11,6 +11,7 @@
 #include "common.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "python/pyscan.h"
 #include "python/pyvalue.h"
@@ -58,8 +59,34 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 static bool
 capped(const struct cpl_pyfile *f, const struct cpl_pycpucount *cc)
 {
+	static const char *const wrap[] = {
+		"min", "max", "int", "round", "math.floor", "math.ceil",
+	};
 	struct cpl_pyval v;
+	struct cpl_pyexpr e;
+	int c = cc->call, p;
+	size_t i;
 
+	/* Where it is written: min(8, os.cpu_count()) and what wraps it. */
+	while ((p = f->calls[c].parent) >= 0) {
+		for (i = 0; i < sizeof(wrap) / sizeof(wrap[0]); i++)
+			if (strcmp(f->calls[p].target, wrap[i]) == 0)
+				break;
+		if (i == sizeof(wrap) / sizeof(wrap[0]))
+			break;
+		c = p;
+	}
+	if (c != cc->call) {
+		e.first = f->calls[c].first;
+		e.last = f->calls[c].close + 1;
+		e.scope = f->calls[c].scope;
+		e.block = -1;
+		e.pos = f->calls[c].pos;
+		cpl_pyvalue_expr(&v, f, &e, NULL, NULL);
+		if (v.kind == CPL_PYVAL_HOST && v.capped)
+			return true;
+	}
+	/* Where it goes: the first place it sizes. */
 	if (cc->sink_index < 0 || (size_t)cc->sink_index >= f->nsinks)
 		return false;
 	cpl_pyvalue_expr(&v, f, &f->sinks[cc->sink_index].value, NULL, NULL);

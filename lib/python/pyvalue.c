@@ -103,6 +103,10 @@ cap_join(struct val h, const struct val *o)
 struct val
 cpl_pyvalue_combine(struct val a, struct val b)
 {
+	/* Of two counts, the unbounded one names the CPU count to blame. */
+	if (a.kind == V_HOST && b.kind == V_HOST && a.capk != CAP_NONE &&
+	    b.capk == CAP_NONE)
+		return cap_join(b, &a);
 	if (a.kind == V_HOST)
 		return cap_join(a, &b);
 	if (b.kind == V_HOST)
