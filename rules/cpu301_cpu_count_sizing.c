@@ -115,7 +115,8 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 	for (i = 0; i < nrefs; i++) {
 		const struct cpl_code *code = refs[i].code;
 
-		for (j = 0; j < code->ncounts; j++) {
+		for (j = code->count_at[refs[i].file];
+		     j < code->count_at[refs[i].file + 1]; j++) {
 			const struct cpl_code_count *cc = &code->counts[j];
 
 			if (cc->file != f || done[cc->index])

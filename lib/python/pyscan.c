@@ -1105,6 +1105,7 @@ cpl_pyscan_code_free(struct cpl_code *c)
 			free(c->roles[i]);
 	free(c->roles);
 	free(c->counts);
+	free(c->count_at);
 	free(c->files);
 	free(c->loaders);
 	free(c->threads);

@@ -500,6 +500,8 @@ struct cpl_code_count {
 	size_t index;			/* into file->cpucounts */
 	const char *what;		/* what it sizes: "num_workers" */
 	struct cpl_pos sink;		/* where, in another file */
+	size_t at;			/* file's index in the process */
+	size_t order;			/* the order it was found in */
 };
 
 struct cpl_code {
@@ -525,8 +527,12 @@ struct cpl_code {
 						 * across modules) */
 	struct cpl_code_count *counts;		/* CPU counts that size a pool
 						 * in another file, which the
-						 * file alone does not show */
+						 * file alone does not show;
+						 * by file: files[i]'s are
+						 * counts[count_at[i],
+						 * count_at[i + 1]) */
 	size_t ncounts;
+	size_t *count_at;
 	long cv2_file;				/* the first cv2 call pipeline
 						 * code runs, in file order:
 						 * files[cv2_file]->calls

@@ -37,6 +37,8 @@
 #include "python/pyscan.h"
 #include "text/pos.h"
 
+struct cpl_pycallmap;	/* private (pyvalue_int.h) */
+
 /*
  * A call site that binds the parameters of the def an expression is in:
  * call `call` of file; up is the caller's own site (NULL: look for it).
@@ -79,6 +81,10 @@ struct cpl_pyenv {
 	 * scheduler places it only where that many are allocatable); a CPU
 	 * count is at least this.  0: unknown (at least 1). */
 	long host_min;
+	/* Optional: the calls of files through their imports, by the last
+	 * name of what they call.  cpl_pyvalue_code() builds one for its
+	 * own resolutions; NULL: each file's calls are read in turn. */
+	const struct cpl_pycallmap *callmap;
 };
 
 /*

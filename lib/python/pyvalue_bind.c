@@ -343,10 +343,32 @@ param_value(struct ctx *cx, const struct frame *fr, const struct cpl_pyfile *f,
 		site.up = NULL;
 		site_value(cx, f, func, p, &site, &acc, &nsites);
 	}
+	if (env->callmap && env->module) {
+		const struct callsites *cs =
+			cpl_strmap_get(&env->callmap->by_name, fn->name);
+
+		for (i = 0; cs && i < cs->n && nsites <= MAX_SITES; i++) {
+			const struct cpl_pyfile *h = cs->v[i].file;
+			const char *qual;
+
+			if (h == f)
+				continue;	/* the callers above */
+			if (++cx->steps > MAX_STEPS)
+				return unknown();
+			if (call_file(cx, h, &h->calls[cs->v[i].call],
+				      &qual) != f ||
+			    strcmp(qual, f->scopes[target].qualname) != 0)
+				continue;
+			site.file = h;
+			site.call = cs->v[i].call;
+			site.up = NULL;
+			site_value(cx, f, func, p, &site, &acc, &nsites);
+		}
+	}
 	for (k = 0; k < env->nfiles && nsites <= MAX_SITES; k++) {
 		const struct cpl_pyfile *h = env->files[k];
 
-		if (h == f || env->module == NULL)
+		if (h == f || env->module == NULL || env->callmap)
 			continue;	/* local calls are the callers above */
 		/* Reading a file's calls costs steps too. */
 		cx->steps += (int)(h->ncalls / 64);

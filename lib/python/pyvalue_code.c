@@ -22,14 +22,16 @@
  *
  * Invariant: each (file, def) is queued at most once, so the pipeline walk
  * is linear in the calls of pipeline code; each sink of each file is
- * resolved once per process, within pyvalue's step budget.
+ * resolved once per process, within pyvalue's step budget, and finds the
+ * call sites of a parameter through a map of the process's calls by name
+ * (struct cpl_pycallmap), not by reading every file again.
  *
  * Owns the struct cpl_code it returns (freed by cpl_pyscan_code_free());
  * its own maps and queue are freed before it returns.
- * May include: python/pyvalue.h (and through it python/pyscan.h) and the
- * C library.
+ * May include: python/pyvalue_int.h (and through it python/pyvalue.h and
+ * python/pyscan.h) and the C library.
  */
-#include "python/pyvalue.h"
+#include "python/pyvalue_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -256,6 +258,66 @@ first_cv2(struct cpl_code *code)
 	}
 }
 
+/* Last name of a dotted name. */
+static const char *
+last_name(const char *s)
+{
+	const char *d = strrchr(s, '.');
+
+	return d ? d + 1 : s;
+}
+
+struct cpl_pycallmap *
+cpl_pyvalue_callmap_new(const struct cpl_pyfile *const *files, size_t n)
+{
+	struct cpl_pycallmap *m = cpl_xcalloc(1, sizeof(*m));
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct cpl_pyfile *h = files[i];
+
+		for (j = 0; j < h->ncalls; j++) {
+			const struct cpl_pycall *c = &h->calls[j];
+			const char *name;
+			struct callsites *cs;
+
+			if (c->import < 0 || c->remote == NULL)
+				continue;
+			name = last_name(c->remote);
+			cs = cpl_strmap_get(&m->by_name, name);
+			if (cs == NULL) {
+				cs = cpl_xcalloc(1, sizeof(*cs));
+				m->all = cpl_xrealloc(m->all, (m->nall + 1) *
+						      sizeof(*m->all));
+				m->all[m->nall++] = cs;
+				cpl_strmap_put(&m->by_name, name, cs);
+			}
+			cpl_xgrow((void **)&cs->v, &cs->cap, cs->n + 1,
+				  sizeof(*cs->v));
+			cs->v[cs->n].file = h;
+			cs->v[cs->n].call = j;
+			cs->v[cs->n++].up = NULL;
+		}
+	}
+	return m;
+}
+
+void
+cpl_pyvalue_callmap_free(struct cpl_pycallmap *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nall; i++) {
+		free(m->all[i]->v);
+		free(m->all[i]);
+	}
+	free(m->all);
+	cpl_strmap_free(&m->by_name);
+	free(m);
+}
+
 /* Appends a resolved size to a cpl_code array. */
 static void
 add_size(struct cpl_code_size **arr, size_t *n, const struct cpl_pyfile *f,
@@ -296,6 +358,38 @@ count_at(const struct cpl_pyfile *h, const struct cpl_pos *pos)
 	return -1;
 }
 
+/* Orders counts by the file they are in (then as found). */
+static int
+cmp_count(const void *a, const void *b)
+{
+	const struct cpl_code_count *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sorts the counts by file and indexes them: file i's counts are
+ * counts[count_at[i], count_at[i + 1]). */
+static void
+group_counts(struct cpl_code *code)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < code->ncounts; i++)
+		code->counts[i].order = i;
+	if (code->ncounts > 1)
+		qsort(code->counts, code->ncounts, sizeof(*code->counts),
+		      cmp_count);
+	code->count_at = cpl_xcalloc(code->nfiles + 1,
+				     sizeof(*code->count_at));
+	for (i = 0; i <= code->nfiles; i++) {
+		while (k < code->ncounts && code->counts[k].at < i)
+			k++;
+		code->count_at[i] = k;
+	}
+}
+
 /*
  * The CPU counts that size a pool in another file: every sink of every
  * file resolved in the process; a value that tracks the node with no
@@ -306,7 +400,8 @@ static void
 join_counts(struct proc *p, const struct cpl_pyenv *env)
 {
 	struct cpl_code *code = p->code;
-	size_t i, j, k;
+	unsigned char **seen = cpl_xcalloc(code->nfiles + 1, sizeof(*seen));
+	size_t i, j;
 
 	for (i = 0; i < code->nfiles; i++) {
 		const struct cpl_pyfile *f = code->files[i];
@@ -323,7 +418,7 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 				continue;
 			cpl_pyvalue_expr(&v, f, &sk->value, NULL, env);
 			if (v.kind != CPL_PYVAL_HOST || v.capped ||
-			    v.host.file == NULL || v.host.file == f->path)
+			    v.host.file == NULL)
 				continue;
 			hi = (long)(uintptr_t)cpl_strmap_get(&p->at,
 							     v.host.file) - 1;
@@ -333,12 +428,12 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			n = count_at(h, &v.host);
 			if (n < 0 || h->cpucounts[n].use == CPL_PYUSE_SIZING)
 				continue;
-			for (k = 0; k < code->ncounts; k++)
-				if (code->counts[k].file == h &&
-				    code->counts[k].index == (size_t)n)
-					break;
-			if (k < code->ncounts)
+			if (seen[hi] == NULL)
+				seen[hi] = cpl_xcalloc(h->ncpucounts,
+						       sizeof(**seen));
+			if (seen[hi][n])
 				continue;
+			seen[hi][n] = 1;
 			code->counts = cpl_xrealloc(code->counts,
 				(code->ncounts + 1) * sizeof(*code->counts));
 			cc = &code->counts[code->ncounts++];
@@ -346,8 +441,13 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			cc->index = (size_t)n;
 			cc->what = sk->what;
 			cc->sink = sk->pos;
+			cc->at = (size_t)hi;
 		}
 	}
+	for (i = 0; i < code->nfiles; i++)
+		free(seen[i]);
+	free(seen);
+	group_counts(code);
 }
 
 int
@@ -355,6 +455,7 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 		 size_t nfiles, const struct cpl_pyenv *env)
 {
 	struct cpl_code *code = cpl_xcalloc(1, sizeof(*code));
+	struct cpl_pycallmap *callmap = NULL;
 	struct proc p;
 	struct cpl_pyenv e;
 	size_t i, j;
@@ -369,6 +470,9 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 	memset(&p, 0, sizeof(p));
 	p.code = code;
 	p.env = &e;
+	if (e.callmap == NULL && e.module)
+		e.callmap = callmap = cpl_pyvalue_callmap_new(e.files,
+							      e.nfiles);
 	code->entry = nfiles ? files[0] : NULL;
 	code->files = cpl_xcalloc(nfiles + 1, sizeof(*code->files));
 	if (nfiles)
@@ -404,6 +508,7 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 		}
 	}
 	join_counts(&p, &e);
+	cpl_pyvalue_callmap_free(callmap);
 	cpl_strmap_free(&p.at);
 	free(p.q);
 	*out = code;

@@ -83,6 +83,27 @@ struct frame {
 	int site_func;		/* the def site calls, -1 */
 };
 
+/* ---- the calls of a process by name ----------------------------------- */
+
+/* The calls that go through an import to a def of one last name. */
+struct callsites {
+	struct cpl_pysite *v;	/* file and call; up unused */
+	size_t n, cap;
+};
+
+/* Every call of a process's files that goes through an import, by the
+ * last name of its remote def ("create_dataloaders"). */
+struct cpl_pycallmap {
+	struct cpl_strmap by_name;	/* name → struct callsites */
+	struct callsites **all;		/* the values, owned */
+	size_t nall;
+};
+
+/* Builds the map over files[0, n); free with cpl_pyvalue_callmap_free. */
+struct cpl_pycallmap *cpl_pyvalue_callmap_new(
+	const struct cpl_pyfile *const *files, size_t n);
+void cpl_pyvalue_callmap_free(struct cpl_pycallmap *m);	/* NULL-safe */
+
 /* ---- values ----------------------------------------------------------- */
 
 /* A value that cannot be read. */
