@@ -30,10 +30,12 @@
 
 /*
  * Records a ref: the dotted name that starts at token k of f (NAME(.NAME)*,
- * within end) read in scope, when its first name is bound by an import.
+ * within end) read in scope, when its first name is bound by an import;
+ * called when a '(' follows it outside a lambda (lam false).
  */
 static void
-add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role)
+add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role,
+	bool lam)
 {
 	const struct cpl_pytoken *t = f->toks;
 	struct cpl_pyref *r;
@@ -54,11 +56,30 @@ add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role)
 	r->name = fdup(f, f->text + t[k].off,
 		       t[last].off + t[last].len - t[k].off);
 	r->scope = scope;
+	r->called = !lam && last + 1 < end &&
+		    tok_is(f->text, &t[last + 1], "(");
 	r->pos = cpl_pyscan_pos(f, k);
 }
 
-/* Sets role on the defs that expression e names (a class: its
- * __call__ and forward); names from imports become refs. */
+/* Token k of expression e is read inside a lambda written in e. */
+static bool
+in_lambda(const struct cpl_pyfile *f, const struct cpl_pyexpr *e, size_t k)
+{
+	size_t j;
+
+	for (j = e->first; j < k; j++)
+		if (f->toks[j].kind == CPL_PYTOK_KEYWORD &&
+		    tok_is(f->text, &f->toks[j], "lambda"))
+			return true;
+	return false;
+}
+
+/*
+ * Sets role on the defs that expression e names (a class: its __call__
+ * and forward); names from imports become refs.  A function called right
+ * there (transform=build_transforms(cfg)) builds the transform rather
+ * than being it, unless the call sits in a lambda the workers run.
+ */
 static void
 mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 {
@@ -67,6 +88,7 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 
 	for (k = e->first; k < e->last; k++) {
 		const struct cpl_pytoken *t = &f->toks[k];
+		bool self, called;
 		int d;
 
 		if (t->kind != CPL_PYTOK_NAME ||
@@ -75,22 +97,28 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 		    (k + 1 < e->last &&
 		     tok_is(f->text, &f->toks[k + 1], "=")))
 			continue;
-		if (tok_is(f->text, t, "self") && k + 2 < e->last &&
-		    tok_is(f->text, &f->toks[k + 1], ".") &&
-		    f->scopes[e->scope].cls >= 0)
+		self = tok_is(f->text, t, "self") && k + 2 < e->last &&
+		       tok_is(f->text, &f->toks[k + 1], ".") &&
+		       f->scopes[e->scope].cls >= 0;
+		if (self)
 			d = cpl_pyscan_nmap_get(defs, f->scopes[e->scope].cls,
 						f->text + f->toks[k + 2].off,
 						f->toks[k + 2].len);
 		else
 			d = cpl_pyscan_find_def(f, e->scope, f->text + t->off,
 						t->len);
+		called = (k + (self ? 3 : 1) < e->last &&
+			  tok_is(f->text, &f->toks[k + (self ? 3 : 1)], "(")) &&
+			 !in_lambda(f, e, k);
 		if (d < 0) {
 			if (!tok_is(f->text, t, "self"))
-				add_ref(f, k, e->last, e->scope, role);
+				add_ref(f, k, e->last, e->scope, role,
+					in_lambda(f, e, k));
 			continue;
 		}
 		if (f->scopes[d].kind == CPL_PYSCOPE_FUNC) {
-			f->scopes[d].roles |= role;
+			if (!called)
+				f->scopes[d].roles |= role;
 		} else if (f->scopes[d].kind == CPL_PYSCOPE_CLASS) {
 			int m = cpl_pyscan_nmap_get(defs, d, "__call__", 8);
 
@@ -142,7 +170,7 @@ mark_dataset(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 		f->scopes[call->func].dataset = true;
 	else if (call->func < 0 && call->import >= 0)
 		add_ref(f, call->first, call->open, call->scope,
-			CPL_PYROLE_GETITEM);
+			CPL_PYROLE_GETITEM, false);
 }
 
 /* A worker_init_fn from an import: NAME, mod.NAME or partial(NAME, ...). */
@@ -159,7 +187,7 @@ worker_init_ref(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 		return;
 	if (e->first < e->last && f->toks[e->first].kind == CPL_PYTOK_NAME)
 		add_ref(f, e->first, e->last, e->scope,
-			CPL_PYROLE_WORKER_INIT);
+			CPL_PYROLE_WORKER_INIT, false);
 }
 
 /* Marks datasets and the scopes that run in loader workers. */

@@ -303,6 +303,9 @@ struct cpl_pyref {
 				 * or CPL_PYROLE_GETITEM: a dataset class */
 	const char *name;	/* dotted as written: "T.Letterbox" */
 	int scope;		/* where it is read */
+	bool called;		/* called right there (outside a lambda):
+				 * a function so called builds the transform
+				 * rather than being it */
 	struct cpl_pos pos;
 };
 

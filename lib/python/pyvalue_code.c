@@ -205,7 +205,9 @@ join_roles(struct proc *p)
 			int d = resolve(p, i, f->refs[j].scope,
 					f->refs[j].name, 0, &gi);
 
-			if (d >= 0)
+			if (d >= 0 && !(f->refs[j].called &&
+					code->files[gi]->scopes[d].kind ==
+					CPL_PYSCOPE_FUNC))
 				give(p, gi, d, f->refs[j].role);
 		}
 	}

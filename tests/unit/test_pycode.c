@@ -419,6 +419,48 @@ START_TEST(process_keeps_capped_counts_local)
 }
 END_TEST
 
+START_TEST(process_factories_build_transforms)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"from torchvision import datasets, transforms as T\n"
+		"from aug import build_tf, letterbox, flip\n"
+		"ds = datasets.ImageFolder('/d', transform=build_tf(640))\n"
+		"tf = T.Compose([T.Lambda(lambda im: letterbox(im)), flip])\n"
+		"dl = DataLoader(ds, num_workers=4)\n"
+		"if __name__ == '__main__':\n"
+		"    pass\n");
+	struct cpl_pyfile *aug = scan_as("aug.py",
+		"import cv2\n"
+		"def build_tf(size):\n"
+		"    return cv2.resize\n"
+		"def letterbox(im):\n"
+		"    return cv2.resize(im, (640, 640))\n"
+		"def flip(im):\n"
+		"    return cv2.flip(im, 1)\n");
+	const struct cpl_pyfile *files[] = { t, aug };
+	struct linkmap m = { { "aug" }, { aug }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_code *code;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	ck_assert_int_eq(cpl_pyvalue_code(&code, files, 2, &env), 0);
+	/* Called at construction: it builds the transform, it is not one. */
+	ck_assert(!(code->roles[1][scope_of(aug, "build_tf")] &
+		    CPL_PYROLE_PIPELINE));
+	/* Called in a lambda the workers run, or passed: transforms. */
+	ck_assert(code->roles[1][scope_of(aug, "letterbox")] &
+		  CPL_PYROLE_TRANSFORM);
+	ck_assert(code->roles[1][scope_of(aug, "flip")] &
+		  CPL_PYROLE_TRANSFORM);
+	cpl_pyscan_code_free(code);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(aug);
+}
+END_TEST
+
 /* ---- work that starts the intra-op pool ------------------------------- */
 
 START_TEST(parallel_work)
@@ -503,6 +545,7 @@ pycode_suite(void)
 	tcase_add_test(tc, sinks_and_refs);
 	tcase_add_test(tc, process_joins_modules);
 	tcase_add_test(tc, process_keeps_capped_counts_local);
+	tcase_add_test(tc, process_factories_build_transforms);
 	tcase_add_test(tc, parallel_work);
 	suite_add_tcase(s, tc);
 	return s;
