@@ -59,10 +59,10 @@ struct cpl_engine {
 	size_t nkeys;
 	struct cpl_strmap absent;	/* paths the linker found missing */
 	struct cpl_code **codes;	/* linked code, owned */
-	size_t ncodes;
+	size_t ncodes, codes_cap;
 	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
 	struct coderefs **refs;		/* the values of code_of, owned */
-	size_t nrefs;
+	size_t nrefs, refs_cap;
 	struct cpl_wlist workloads;
 	struct cpl_finding *findings;
 	size_t nfindings;
@@ -87,7 +87,7 @@ struct cpl_check {
 /* The linked processes that run one Python file. */
 struct coderefs {
 	struct cpl_code_ref *v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct cpl_engine *
@@ -855,7 +855,8 @@ keep_code(struct cpl_engine *e, struct cpl_code *code)
 {
 	size_t k;
 
-	e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) * sizeof(*e->codes));
+	cpl_xgrow((void **)&e->codes, &e->codes_cap, e->ncodes + 1,
+		  sizeof(*e->codes));
 	e->codes[e->ncodes++] = code;
 	for (k = 0; k < code->nfiles; k++) {
 		const char *path = code->files[k]->path;
@@ -863,12 +864,12 @@ keep_code(struct cpl_engine *e, struct cpl_code *code)
 
 		if (r == NULL) {
 			r = cpl_xcalloc(1, sizeof(*r));
-			e->refs = cpl_xrealloc(e->refs, (e->nrefs + 1) *
-					       sizeof(*e->refs));
+			cpl_xgrow((void **)&e->refs, &e->refs_cap,
+				  e->nrefs + 1, sizeof(*e->refs));
 			e->refs[e->nrefs++] = r;
 			cpl_strmap_put(&e->code_of, path, r);
 		}
-		r->v = cpl_xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
+		cpl_xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
 		r->v[r->n].code = code;
 		r->v[r->n++].file = k;
 	}

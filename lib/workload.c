@@ -27,8 +27,10 @@ cpl_workload_add_container(struct cpl_workload *w)
 {
 	struct cpl_container *c;
 
-	w->containers = cpl_xrealloc(w->containers, (w->ncontainers + 1) *
-				     sizeof(*w->containers));
+	/* Geometric growth: a Pod with 20,000 containers is not copied
+	 * 20,000 times (realloc grows in place only sometimes). */
+	cpl_xgrow((void **)&w->containers, &w->containers_cap,
+		  w->ncontainers + 1, sizeof(*w->containers));
 	c = &w->containers[w->ncontainers++];
 	memset(c, 0, sizeof(*c));
 	c->cpu_request = CPL_CPU_ABSENT;

@@ -289,8 +289,8 @@ cpl_pyvalue_callmap_new(const struct cpl_pyfile *const *files, size_t n)
 			cs = cpl_strmap_get(&m->by_name, name);
 			if (cs == NULL) {
 				cs = cpl_xcalloc(1, sizeof(*cs));
-				m->all = cpl_xrealloc(m->all, (m->nall + 1) *
-						      sizeof(*m->all));
+				cpl_xgrow((void **)&m->all, &m->capall,
+					  m->nall + 1, sizeof(*m->all));
 				m->all[m->nall++] = cs;
 				cpl_strmap_put(&m->by_name, name, cs);
 			}
@@ -322,12 +322,13 @@ cpl_pyvalue_callmap_free(struct cpl_pycallmap *m)
 
 /* Appends a resolved size to a cpl_code array. */
 static void
-add_size(struct cpl_code_size **arr, size_t *n, const struct cpl_pyfile *f,
-	 size_t index, struct cpl_pos pos, const struct cpl_pyval *v)
+add_size(struct cpl_code_size **arr, size_t *n, size_t *cap,
+	 const struct cpl_pyfile *f, size_t index, struct cpl_pos pos,
+	 const struct cpl_pyval *v)
 {
 	struct cpl_code_size *s;
 
-	*arr = cpl_xrealloc(*arr, (*n + 1) * sizeof(**arr));
+	cpl_xgrow((void **)arr, cap, *n + 1, sizeof(**arr));
 	s = &(*arr)[(*n)++];
 	s->file = f;
 	s->index = index;
@@ -403,7 +404,7 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 {
 	struct cpl_code *code = p->code;
 	unsigned char **seen = cpl_xcalloc(code->nfiles + 1, sizeof(*seen));
-	size_t i, j;
+	size_t i, j, capcounts = 0;
 
 	for (i = 0; i < code->nfiles; i++) {
 		const struct cpl_pyfile *f = code->files[i];
@@ -436,8 +437,8 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			if (seen[hi][n])
 				continue;
 			seen[hi][n] = 1;
-			code->counts = cpl_xrealloc(code->counts,
-				(code->ncounts + 1) * sizeof(*code->counts));
+			cpl_xgrow((void **)&code->counts, &capcounts,
+				  code->ncounts + 1, sizeof(*code->counts));
 			cc = &code->counts[code->ncounts++];
 			cc->file = h;
 			cc->index = (size_t)n;
@@ -460,7 +461,7 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 	struct cpl_pycallmap *callmap = NULL;
 	struct proc p;
 	struct cpl_pyenv e;
-	size_t i, j;
+	size_t i, j, caploaders = 0, capthreads = 0;
 
 	memset(&e, 0, sizeof(e));
 	if (env)
@@ -493,8 +494,8 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 		code->imports_torch |= f->imports_torch;
 		for (j = 0; j < f->nloaders; j++) {
 			cpl_pyvalue_loader(&v, f, j, NULL, &e);
-			add_size(&code->loaders, &code->nloaders, f, j,
-				 f->loaders[j].pos, &v);
+			add_size(&code->loaders, &code->nloaders, &caploaders,
+				 f, j, f->loaders[j].pos, &v);
 		}
 		for (j = 0; j < f->nthreads; j++) {
 			const struct cpl_pythreads *t = &f->threads[j];
@@ -505,8 +506,8 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 			     CPL_PYROLE_WORKER_INIT))
 				continue;
 			cpl_pyvalue_threads(&v, f, j, NULL, &e);
-			add_size(&code->threads, &code->nthreads, f, j,
-				 t->pos, &v);
+			add_size(&code->threads, &code->nthreads, &capthreads,
+				 f, j, t->pos, &v);
 		}
 	}
 	join_counts(&p, &e);

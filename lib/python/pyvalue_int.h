@@ -96,7 +96,7 @@ struct callsites {
 struct cpl_pycallmap {
 	struct cpl_strmap by_name;	/* name → struct callsites */
 	struct callsites **all;		/* the values, owned */
-	size_t nall;
+	size_t nall, capall;
 };
 
 /* Builds the map over files[0, n); free with cpl_pyvalue_callmap_free. */
