@@ -218,8 +218,9 @@ load_absolute(const struct walk *wk, const char *mod)
 	return f;
 }
 
-/* The directory above the package holding dir (dir/__init__.py and its
- * parents' up to the root), NULL when dir is no package.  Caller frees. */
+/* The directory above the package that holds dir: up while a directory
+ * has an __init__.py, never above the root; NULL when dir is no package.
+ * Caller frees. */
 static char *
 package_root(const struct walk *wk, const char *dir)
 {
