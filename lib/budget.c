@@ -156,6 +156,7 @@ amount(struct cpl_amount *a, enum cpl_amount_state st, long n,
 	a->state = st;
 	a->n = n;
 	a->auto_cpu = false;
+	a->cap = 0;
 	if (pos)
 		a->pos = *pos;
 	else
@@ -316,8 +317,34 @@ code_amount(struct cpl_amount *out, const struct cpl_code_size *v, size_t n,
 			best = i;
 	}
 	if (host) {
+		long lo = best < n ? v[best].value.value : 1, cap = 0;
+		size_t k;
+
+		/* Bounded by the code (min(8, os.cpu_count())): at most
+		 * the bound, and at least the value on a node with the
+		 * CPUs requested.  An unbounded count stays CPU301's and
+		 * counts as 1 here. */
+		for (k = 0; k < n; k++) {
+			const struct cpl_pyval *x = &v[k].value;
+
+			if (x->kind == CPL_PYVAL_KNOWN && x->value > cap) {
+				cap = x->value;
+			} else if (x->kind == CPL_PYVAL_HOST) {
+				if (!x->capped || x->cap < 0)
+					break;
+				cap = x->cap > cap ? x->cap : cap;
+				lo = x->lo > lo ? x->lo : lo;
+			}
+		}
 		for (i = 0; i < n && v[i].value.kind != CPL_PYVAL_HOST; i++)
 			;
+		if (k == n && cap > 0) {
+			amount(out, CPL_AMT_HOST, lo < cap ? lo : cap,
+			       &v[i].value.pos, "%s from the host's CPU "
+			       "count, at most %ld", what, cap);
+			out->cap = cap;
+			return;
+		}
 		amount(out, CPL_AMT_HOST, best < n ? v[best].value.value : 1,
 		       &v[i].value.pos, "%s sized from the host's CPU count",
 		       what);

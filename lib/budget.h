@@ -34,6 +34,10 @@ struct cpl_amount {
 	long n;			/* KNOWN: the value; else a lower bound */
 	struct cpl_pos pos;	/* where it is set (file NULL: nowhere) */
 	bool auto_cpu;		/* ranks: "auto"/"cpu" with no GPUs */
+	long cap;		/* HOST: at most this, a bound the code
+				 * sets (min(8, os.cpu_count())); n is then
+				 * its lower bound on a node with the CPUs
+				 * requested.  0: not bounded */
 	char how[96];		/* "torchrun --nproc_per_node 4",
 				 * "OMP_NUM_THREADS=8", "--workers 6" */
 };

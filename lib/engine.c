@@ -56,6 +56,11 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_pyscan_code_free(e->codes[i]);
 	free(e->codes);
 	cpl_strmap_free(&e->code_of);
+	for (i = 0; i < e->nrefs; i++) {
+		free(e->refs[i]->v);
+		free(e->refs[i]);
+	}
+	free(e->refs);
 	for (i = 0; i < e->nfiles; i++) {
 		free(e->files[i]->path);
 		free(e->files[i]->text);
@@ -802,31 +807,63 @@ cpl_engine_link_load(void *ctx, const char *path)
 	return python_of(e, src);
 }
 
+/* Keeps a linked process: the engine owns it, each of its files knows it
+ * runs in it, and container c (NULL for a script linted on its own) runs
+ * it. */
 void
 cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
 		     struct cpl_code *code)
 {
 	size_t k;
 
-	c->code = code;
-	e->codes = cpl_xrealloc(e->codes, (e->ncodes + 1) *
-				sizeof(*e->codes));
+	if (c != NULL)
+		c->code = code;
+
+	cpl_xgrow((void **)&e->codes, &e->codes_cap, e->ncodes + 1,
+		  sizeof(*e->codes));
 	e->codes[e->ncodes++] = code;
-	for (k = 0; k < code->nfiles; k++)
-		if (cpl_strmap_get(&e->code_of, code->files[k]->path) == NULL)
-			cpl_strmap_put(&e->code_of, code->files[k]->path,
-				       code);
+	for (k = 0; k < code->nfiles; k++) {
+		const char *path = code->files[k]->path;
+		struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+
+		if (r == NULL) {
+			r = cpl_xcalloc(1, sizeof(*r));
+			cpl_xgrow((void **)&e->refs, &e->refs_cap,
+				  e->nrefs + 1, sizeof(*e->refs));
+			e->refs[e->nrefs++] = r;
+			cpl_strmap_put(&e->code_of, path, r);
+		}
+		cpl_xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
+		r->v[r->n].code = code;
+		r->v[r->n++].file = k;
+	}
 }
 
-/* Links every static container that runs a script to its code (context
- * workloads were linked when they were found). */
+/* Whether some container's command runs path as its entry script. */
+static bool
+is_linked_entry(const struct cpl_engine *e, const char *path)
+{
+	const struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+	size_t i;
+
+	for (i = 0; r && i < r->n; i++)
+		if (r->v[i].file == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Links every static container that runs a script to its code, then every
+ * entry script linted on its own (one no container runs) to the local
+ * modules it imports.
+ */
 static void
 link_all(struct cpl_engine *e)
 {
 	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e,
 				 .root = e->repo ? cpl_repo_root(e->repo) :
 				 NULL };
-	size_t i, j;
+	size_t i, j, nlinked;
 
 	for (i = 0; i < e->workloads.count; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
@@ -842,12 +879,27 @@ link_all(struct cpl_engine *e)
 						     code);
 		}
 	}
+	/* Linking may read more files; the targets were all read before. */
+	nlinked = e->nfiles;
+	for (i = 0; i < nlinked; i++) {
+		const struct source *src = e->files[i];
+
+		if (!src->linted || src->py == NULL ||
+		    !cpl_link_is_entry(src->py) ||
+		    is_linked_entry(e, src->py->path))
+			continue;
+		cpl_engine_keep_code(e, NULL, cpl_link_script(&lk, src->py));
+	}
 }
 
-const struct cpl_code *
-cpl_check_code_of(const struct cpl_check *ck, const struct cpl_pyfile *f)
+size_t
+cpl_check_codes_of(const struct cpl_check *ck, const struct cpl_pyfile *f,
+		   const struct cpl_code_ref **out)
 {
-	return cpl_strmap_get(&ck->e->code_of, f->path);
+	const struct coderefs *r = cpl_strmap_get(&ck->e->code_of, f->path);
+
+	*out = r ? r->v : NULL;
+	return r ? r->n : 0;
 }
 
 /* Whether a line of a file (as the finding names it) changed. */

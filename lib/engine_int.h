@@ -47,6 +47,12 @@ struct source {
 	size_t nlines;
 };
 
+/* The linked processes that run one Python file. */
+struct coderefs {
+	struct cpl_code_ref *v;
+	size_t n, cap;
+};
+
 struct cpl_engine {
 	struct source **files;		/* owned, in the order read */
 	size_t nfiles;
@@ -56,8 +62,10 @@ struct cpl_engine {
 	size_t nkeys;
 	struct cpl_strmap absent;	/* paths the linker found missing */
 	struct cpl_code **codes;	/* linked code, owned */
-	size_t ncodes;
-	struct cpl_strmap code_of;	/* pyfile path → a struct cpl_code */
+	size_t ncodes, codes_cap;
+	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
+	struct coderefs **refs;		/* the values of code_of, owned */
+	size_t nrefs, refs_cap;
 	struct cpl_wlist workloads;
 	struct cpl_finding *findings;
 	size_t nfindings;
@@ -106,7 +114,8 @@ void cpl_engine_note(struct cpl_engine *e, const char *path,
 		     const char *fmt, ...) CPL_PRINTF(3, 4);
 /* The linker's loader over the engine's sources (ctx: the engine). */
 const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
-/* Keeps the code linked for a container (the engine takes code). */
+/* Keeps a linked process (the engine takes code); container c, NULL for a
+ * script linted on its own, runs it. */
 void cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
 			  struct cpl_code *code);
 /* Whether a line of a file (as a finding names it) changed since the

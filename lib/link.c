@@ -4,8 +4,9 @@
  * Invariant: every file of a linked process appears once, entry first,
  * then the local modules in breadth-first import order; the walk visits
  * each path at most once, so cyclic imports terminate and the cost is
- * linear in the imports read.  The pool sizes are then resolved by
- * pyvalue with the container's command-line arguments and environment.
+ * linear in the imports read.  The pool sizes are then resolved, and the
+ * files joined, by pyvalue with the container's command-line arguments
+ * and environment (none for a script linted on its own).
  */
 #include "link.h"
 
@@ -164,8 +165,12 @@ struct walk {
 	const struct cpl_pyfile **files;	/* entry first */
 	size_t nfiles;
 	struct cpl_strmap seen;		/* file path → file */
-	const char *entry_dir;
-	const struct cpl_container *c;
+	const char *entry_dir;		/* sys.path[0] */
+	char *pkg_root;			/* the directory above the package
+					 * the entry script is in (what
+					 * `python -m pkg.script` from there
+					 * puts first), NULL when none */
+	const struct cpl_container *c;	/* NULL: a script on its own */
 };
 
 static void
@@ -199,6 +204,48 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 		free(rel);
 	}
 	return f;
+}
+
+/* Loads an absolute module (mod '/'-separated): from sys.path[0], else
+ * from above the entry script's package. */
+static const struct cpl_pyfile *
+load_absolute(const struct walk *wk, const char *mod)
+{
+	const struct cpl_pyfile *f = load_module(wk, wk->entry_dir, mod);
+
+	if (f == NULL && wk->pkg_root)
+		f = load_module(wk, wk->pkg_root, mod);
+	return f;
+}
+
+/* The directory above the package that holds dir: up while a directory
+ * has an __init__.py, never above the root; NULL when dir is no package.
+ * Caller frees. */
+static char *
+package_root(const struct walk *wk, const char *dir)
+{
+	char *d = cpl_xstrdup(dir);
+	int up = 0;
+
+	for (;;) {
+		char *init = cpl_link_join(d, "__init__.py"), *parent;
+		bool pkg = wk->lk->load(wk->lk->ctx, init) != NULL;
+
+		free(init);
+		if (!pkg || at_root(d, wk->lk->root) || strcmp(d, ".") == 0 ||
+		    strcmp(d, "/") == 0 || up++ >= 16)
+			break;
+		parent = cpl_link_join(d, "..");
+		free(d);
+		d = parent;
+		if (strncmp(d, "..", 2) == 0)
+			break;
+	}
+	if (up == 0 || strcmp(d, dir) == 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
 }
 
 /* Where an import of level dots from file `from` starts looking: the
@@ -247,11 +294,13 @@ follow_import(struct walk *wk, const struct cpl_pyfile *from,
 		char *sub = cpl_xasprintf("%s%s%s", mod, *mod ? "/" : "",
 					  imp->name);
 
-		add_file(wk, load_module(wk, base, sub));
+		add_file(wk, imp->level > 0 ? load_module(wk, base, sub) :
+					      load_absolute(wk, sub));
 		free(sub);
 	}
 	if (*mod)
-		add_file(wk, load_module(wk, base, mod));
+		add_file(wk, imp->level > 0 ? load_module(wk, base, mod) :
+					      load_absolute(wk, mod));
 	free(mod);
 	free(base);
 }
@@ -264,8 +313,11 @@ module_cb(void *ctx, const struct cpl_pyfile *from, const char *module,
 	struct walk *wk = ctx;
 	char *base = import_base(wk, from, level);
 	char *mod = module_path(module);
-	const struct cpl_pyfile *f = *mod ? load_module(wk, base, mod) : NULL;
+	const struct cpl_pyfile *f = NULL;
 
+	if (*mod)
+		f = level > 0 ? load_module(wk, base, mod) :
+				load_absolute(wk, mod);
 	free(mod);
 	free(base);
 	return f;
@@ -277,8 +329,11 @@ getenv_cb(void *ctx, const char *name, const char **value,
 	  struct cpl_pos *pos)
 {
 	struct walk *wk = ctx;
-	const struct cpl_env *e = cpl_container_env_effective(wk->c, name);
+	const struct cpl_env *e;
 
+	if (wk->c == NULL)
+		return -1;	/* a script on its own: env unknown */
+	e = cpl_container_env_effective(wk->c, name);
 	if (e == NULL)
 		return wk->c->env_from ? -1 : 0;
 	if (e->value == NULL)
@@ -328,58 +383,36 @@ import_root(const struct cpl_pyfile *entry, const struct cpl_launch *l)
 	return dir;
 }
 
-/* Whether name is what some DataLoader of files passes as worker_init_fn
- * (the last name of the expression: seed_worker, utils.seed_worker). */
-static bool
-is_worker_init(const struct cpl_pyfile *const *files, size_t n,
-	       const char *name)
+/*
+ * Walks the local imports from entry (breadth-first: wk->files grows while
+ * it is walked) and resolves the process with env (argv set by the
+ * caller).  Frees the walk.
+ */
+static struct cpl_code *
+link_process(struct walk *wk, const struct cpl_pyfile *entry,
+	     struct cpl_pyenv *env)
 {
-	size_t i, j, k;
+	struct cpl_code *code = NULL;
+	size_t i, j;
 
-	for (i = 0; i < n; i++) {
-		const struct cpl_pyfile *f = files[i];
+	wk->pkg_root = package_root(wk, wk->entry_dir);
+	add_file(wk, entry);
+	for (i = 0; i < wk->nfiles; i++) {
+		const struct cpl_pyfile *f = wk->files[i];
 
-		for (j = 0; j < f->nloaders; j++) {
-			const struct cpl_pyexpr *e = &f->loaders[j].init;
-
-			if (!f->loaders[j].has_init)
-				continue;
-			for (k = e->last; k > e->first; k--) {
-				const struct cpl_pytoken *t = &f->toks[k - 1];
-
-				if (t->kind != CPL_PYTOK_NAME)
-					continue;
-				if (t->len == strlen(name) &&
-				    memcmp(f->text + t->off, name, t->len) == 0)
-					return true;
-				break;
-			}
-		}
+		for (j = 0; j < f->nimports; j++)
+			follow_import(wk, f, &f->imports[j]);
 	}
-	return false;
-}
-
-/* Drops the thread settings that run in a worker_init_fn defined in
- * another module than the DataLoader's: pyscan sees those only per file,
- * and they size the loader workers, not the rank. */
-static void
-drop_worker_init_threads(struct cpl_code *code)
-{
-	size_t i, out = 0;
-
-	for (i = 0; i < code->nthreads; i++) {
-		const struct cpl_code_size *t = &code->threads[i];
-		const struct cpl_pyfile *f = t->file;
-		const struct cpl_pythreads *th = &f->threads[t->index];
-		const struct cpl_pyscope *sc =
-			&f->scopes[f->calls[th->call].scope];
-
-		if (sc->kind == CPL_PYSCOPE_FUNC &&
-		    is_worker_init(code->files, code->nfiles, sc->name))
-			continue;
-		code->threads[out++] = code->threads[i];
-	}
-	code->nthreads = out;
+	env->files = wk->files;
+	env->nfiles = wk->nfiles;
+	env->module = module_cb;
+	env->getenv = getenv_cb;
+	env->ctx = wk;
+	cpl_pyvalue_code(&code, wk->files, wk->nfiles, env);
+	cpl_strmap_free(&wk->seen);
+	free(wk->files);
+	free(wk->pkg_root);
+	return code;
 }
 
 struct cpl_code *
@@ -388,10 +421,9 @@ cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 {
 	struct walk wk = { .lk = lk, .c = c };
 	struct cpl_pyenv env = { 0 };
-	struct cpl_code *code = NULL;
+	struct cpl_code *code;
 	const struct cpl_pyfile *entry;
 	char *start, *edir;
-	size_t i, j;
 
 	if (w->file == NULL || !c->launch.has_script)
 		return NULL;
@@ -402,29 +434,50 @@ cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 		return NULL;
 	edir = import_root(entry, &c->launch);
 	wk.entry_dir = edir;
-	add_file(&wk, entry);
-	/* Breadth-first: wk.files grows while it is walked. */
-	for (i = 0; i < wk.nfiles; i++) {
-		const struct cpl_pyfile *f = wk.files[i];
-
-		for (j = 0; j < f->nimports; j++)
-			follow_import(&wk, f, &f->imports[j]);
-	}
 	env.argv = c->launch.args;
 	env.argc = c->launch.nargs;
 	env.argv_partial = partial_args(&c->launch);
-	env.files = wk.files;
-	env.nfiles = wk.nfiles;
-	env.module = module_cb;
-	env.getenv = getenv_cb;
-	env.ctx = &wk;
-	cpl_pyvalue_code(&code, wk.files, wk.nfiles, &env);
-	if (code)
-		drop_worker_init_threads(code);
-	cpl_strmap_free(&wk.seen);
-	free(wk.files);
+	/* Kubernetes sets the request to the limit when only that is
+	 * given; the node has at least the requested CPUs. */
+	if (c->cpu_request >= 0)
+		env.host_min = (long)(c->cpu_request / 1000);
+	else if (c->cpu_request == CPL_CPU_ABSENT && c->cpu_limit >= 0)
+		env.host_min = (long)(c->cpu_limit / 1000);
+	code = link_process(&wk, entry, &env);
 	free(edir);
 	return code;
+}
+
+struct cpl_code *
+cpl_link_script(const struct cpl_linker *lk, const struct cpl_pyfile *entry)
+{
+	struct walk wk = { .lk = lk, .c = NULL };
+	struct cpl_pyenv env = { 0 };
+	struct cpl_code *code;
+	char *edir;
+
+	if (entry == NULL)
+		return NULL;
+	edir = dir_of(entry->path);
+	wk.entry_dir = edir;
+	code = link_process(&wk, entry, &env);
+	free(edir);
+	return code;
+}
+
+bool
+cpl_link_is_entry(const struct cpl_pyfile *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return false;
+	if (f->main_guard)
+		return true;
+	for (i = 0; i < f->nloaders; i++)
+		if (f->calls[f->loaders[i].call].scope == 0)
+			return true;
+	return false;
 }
 
 bool

@@ -2,7 +2,8 @@
  * link.h — joins workloads to the Python they run: from a container's
  * command (`python train.py`, `python -m pkg.train`, `torchrun … train.py`,
  * `sh -c "… python x.py"`) to its entry script in the repository, and from
- * it to the local modules it imports, transitively.
+ * it to the local modules it imports, transitively; and the same for an
+ * entry script linted on its own, with no container.
  *
  * The linker never reads a file itself: it asks a loader callback for the
  * scanned file at a path (the engine's, which reads each file once, from
@@ -41,6 +42,24 @@ struct cpl_linker {
 struct cpl_code *cpl_link_code(const struct cpl_linker *lk,
 			       const struct cpl_workload *w,
 			       const struct cpl_container *c);
+
+/*
+ * The code of a Python entry script linted on its own, with no container
+ * running it: the script and the local modules it imports, resolved as
+ * `python script.py` would (sys.path[0] is the script's directory; when
+ * the script sits in a package, also the directory above it, as
+ * `python -m pkg.script` would), with no command-line arguments (argparse
+ * defaults hold) and an unknown environment.  NULL when entry is NULL.
+ */
+struct cpl_code *cpl_link_script(const struct cpl_linker *lk,
+				 const struct cpl_pyfile *entry);
+
+/*
+ * Whether f is an entry script: it has `if __name__ == "__main__":` or
+ * builds a DataLoader at module level.  A module that is only imported is
+ * judged with the scripts that import it.
+ */
+bool cpl_link_is_entry(const struct cpl_pyfile *f);
 
 /* Whether the linked code imports torch (false for NULL). */
 bool cpl_code_imports_torch(const struct cpl_code *code);

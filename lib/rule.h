@@ -70,10 +70,23 @@ void cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
 void cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			      const struct cpl_pos *pos, const char *text);
 
-/* The linked code of a process that runs Python file f (the first
- * container found that links it), or NULL when no workload runs it. */
-const struct cpl_code *cpl_check_code_of(const struct cpl_check *ck,
-					 const struct cpl_pyfile *f);
+/* A process that runs a Python file, and the file's place in it. */
+struct cpl_code_ref {
+	const struct cpl_code *code;
+	size_t file;		/* code->files[file] is the file */
+};
+
+/*
+ * The linked processes that run Python file f: the containers whose
+ * command runs it or a module that imports it, and the entry scripts
+ * linted on their own that import it (cpl_link_is_entry()), in the order
+ * linked; *out is borrowed.  Returns how many; 0 when f runs in none (it
+ * is then judged alone).  A rule that judges per process reports a
+ * finding once, at the first process that shows it.
+ */
+size_t cpl_check_codes_of(const struct cpl_check *ck,
+			  const struct cpl_pyfile *f,
+			  const struct cpl_code_ref **out);
 
 /* Configuration the rules may read: the throttling threshold (percent). */
 double cpl_check_throttle_threshold(const struct cpl_check *ck);

@@ -1,10 +1,13 @@
 /*
- * common.c — gathers the budget facts rules share (see common.h).
+ * common.c — gathers the budget facts rules share, and whether a thread
+ * setting runs in a worker_init_fn of some process (see common.h).
  */
 #include "common.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "python/pyscan.h"
 
 void
 cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
@@ -57,4 +60,23 @@ const char *
 cpl_plural(long n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
+}
+
+bool
+cpl_facts_in_worker_init(const struct cpl_check *ck,
+			 const struct cpl_pyfile *f, size_t i)
+{
+	const struct cpl_pythreads *t = &f->threads[i];
+	const struct cpl_code_ref *refs;
+	int scope = f->calls[t->call].scope;
+	size_t n, k;
+
+	if (t->in_worker_init)
+		return true;
+	n = cpl_check_codes_of(ck, f, &refs);
+	for (k = 0; k < n; k++)
+		if (refs[k].code->roles[refs[k].file][scope] &
+		    CPL_PYROLE_WORKER_INIT)
+			return true;
+	return false;
 }

@@ -6,9 +6,12 @@
 #ifndef CPL_RULES_COMMON_H
 #define CPL_RULES_COMMON_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "budget.h"
+#include "python/pyscan.h"
 #include "rule.h"
 
 /* Everything a budget rule asks about one container. */
@@ -39,6 +42,14 @@ const struct cpl_pos *cpl_facts_where(const struct cpl_workload *w,
  * per rank and one worker when the count is unknown; *t and *w receive the
  * per-rank parts. */
 long cpl_facts_needed(const struct cpl_facts *f, long *t, long *w);
+
+/*
+ * Whether thread setting f->threads[i] runs in DataLoader workers as (part
+ * of) a worker_init_fn: the file says so, or a process that runs f passes
+ * the def it is in as a worker_init_fn from another module.
+ */
+bool cpl_facts_in_worker_init(const struct cpl_check *ck,
+			      const struct cpl_pyfile *f, size_t i);
 
 /* "1 thread" / "2 threads": the noun for n (static strings). */
 const char *cpl_plural(long n, const char *one, const char *many);

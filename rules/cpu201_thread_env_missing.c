@@ -6,8 +6,9 @@
 #include "common.h"
 #include "python/pyscan.h"
 
-/* The linked code sets the threads itself: torch.set_num_threads, or
- * OMP_NUM_THREADS through os.environ. */
+/* The linked code sets the rank's threads itself: torch.set_num_threads,
+ * or OMP_NUM_THREADS through os.environ outside a worker_init_fn (which
+ * sets it in the loader workers only). */
 static bool
 code_sets_threads(const struct cpl_code *code)
 {
@@ -18,10 +19,15 @@ code_sets_threads(const struct cpl_code *code)
 	if (code->nthreads > 0)
 		return true;
 	for (i = 0; i < code->nfiles; i++)
-		for (j = 0; j < code->files[i]->nenvsets; j++)
-			if (cpl_str_eq(code->files[i]->envsets[j].name,
-				       "OMP_NUM_THREADS"))
+		for (j = 0; j < code->files[i]->nenvsets; j++) {
+			const struct cpl_pyenvset *e =
+				&code->files[i]->envsets[j];
+
+			if (cpl_str_eq(e->name, "OMP_NUM_THREADS") &&
+			    !(code->roles[i][e->scope] &
+			      CPL_PYROLE_WORKER_INIT))
 				return true;
+		}
 	return false;
 }
 

@@ -16,8 +16,8 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		const struct cpl_pycall *work;
 		struct cpl_finding *fd;
 
-		if (t->kind != CPL_PYTHREADS_INTRA || t->in_worker_init ||
-		    t->prior_work < 0)
+		if (t->kind != CPL_PYTHREADS_INTRA || t->prior_work < 0 ||
+		    cpl_facts_in_worker_init(ck, f, i))
 			continue;
 		work = &f->calls[t->prior_work];
 		fd = cpl_check_report(ck, NULL, NULL, &t->pos,

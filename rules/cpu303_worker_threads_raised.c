@@ -17,7 +17,8 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		struct cpl_pyval v;
 		struct cpl_finding *fd;
 
-		if (t->kind != CPL_PYTHREADS_INTRA || !t->in_worker_init)
+		if (t->kind != CPL_PYTHREADS_INTRA ||
+		    !cpl_facts_in_worker_init(ck, f, i))
 			continue;
 		cpl_pyvalue_threads(&v, f, i, NULL, NULL);
 		if (!((v.kind == CPL_PYVAL_KNOWN && v.value > 1) ||

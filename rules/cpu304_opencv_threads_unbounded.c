@@ -3,13 +3,17 @@
  * Dataset's __getitem__, a transform, or what they call) while DataLoader
  * workers > 0, and nothing calls cv2.setNumThreads: each worker process
  * starts its own OpenCV pool of one thread per node CPU.  Judged per
- * process: the files a workload links, or the file alone.
+ * process: the files a workload links or an entry script imports (where a
+ * Dataset, transform or helper of one module runs in the workers of a
+ * DataLoader built in another), or the file alone.  One process, one
+ * finding: at the first cv2 call its workers run, since one
+ * cv2.setNumThreads anywhere in the process fixes them all.
  */
 #include "common.h"
 #include "python/pyscan.h"
 #include "python/pyvalue.h"
 
-/* The first cv2 call in a data-pipeline scope of f, or NULL. */
+/* The first cv2 call in a data-pipeline scope of f alone, or NULL. */
 static const struct cpl_pycall *
 pipeline_cv2(const struct cpl_pyfile *f)
 {
@@ -71,10 +75,12 @@ has_workers(const struct cpl_code *code, const struct cpl_pyfile *f,
 	return false;
 }
 
-static void
-check(struct cpl_check *ck, const struct cpl_pyfile *f)
+/* Judges f in one process (code NULL: the file alone, at index 0);
+ * true when it reported. */
+static bool
+judge(struct cpl_check *ck, const struct cpl_pyfile *f,
+      const struct cpl_code *code, size_t at)
 {
-	const struct cpl_code *code = cpl_check_code_of(ck, f);
 	const struct cpl_pyfile *const *files = code ? code->files : &f;
 	size_t nfiles = code ? code->nfiles : 1;
 	const struct cpl_pycall *cv;
@@ -82,10 +88,15 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 	struct cpl_pos loader = { 0 };
 	long n = 0;
 
-	cv = pipeline_cv2(f);
+	/* One process, one finding: at the first cv2 call its workers run. */
+	if (code)
+		cv = code->cv2_file == (long)at ? &f->calls[code->cv2_call] :
+						  NULL;
+	else
+		cv = pipeline_cv2(f);
 	if (cv == NULL || sets_cv2_threads(files, nfiles) ||
 	    !has_workers(code, f, &loader, &n))
-		return;
+		return false;
 	if (n > 0)
 		fd = cpl_check_report(ck, NULL, NULL, &cv->pos,
 			"%s runs in the data pipeline of %ld DataLoader "
@@ -105,6 +116,24 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		"imports cv2 (workers inherit it), or in a worker_init_fn; "
 		"the DataLoader workers already give the pipeline its "
 		"parallelism");
+	return true;
+}
+
+/* Judged per process that runs f (the first that shows it reports), or
+ * the file alone when none does. */
+static void
+check(struct cpl_check *ck, const struct cpl_pyfile *f)
+{
+	const struct cpl_code_ref *refs;
+	size_t n = cpl_check_codes_of(ck, f, &refs), i;
+
+	if (n == 0) {
+		judge(ck, f, NULL, 0);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (judge(ck, f, refs[i].code, refs[i].file))
+			return;
 }
 
 const struct cpl_rule cpl_rule_cpu304 = {

@@ -2,7 +2,8 @@
  * CPU305 set-num-threads-over-budget — torch.set_num_threads(N) in the
  * code a container runs, times its ranks, exceeds the CPU budget.  A
  * budget finding: reported at the CPU limit, with the call as a related
- * location.
+ * location.  N capped by the code (min(8, os.cpu_count()), which CPU301
+ * leaves alone) counts as its least on a node with the CPUs requested.
  */
 #include "common.h"
 #include "python/pyscan.h"
@@ -24,19 +25,39 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	for (i = 0; i < c->code->nthreads; i++) {
 		const struct cpl_code_size *t = &c->code->threads[i];
 		struct cpl_finding *fd;
+		bool capped = t->value.kind == CPL_PYVAL_HOST &&
+			      t->value.capped && t->value.cap > 0;
+		/* A count capped by the code, min(8, os.cpu_count()), is
+		 * at least its value on a node with the CPUs requested. */
+		long n = capped ? (t->value.lo < t->value.cap ? t->value.lo :
+				   t->value.cap) : t->value.value;
 
-		if (t->value.kind != CPL_PYVAL_KNOWN || t->value.value <= 1 ||
-		    cpl_sat_mul(cpl_sat_mul(t->value.value, r), 1000) <= f.cpu)
+		if ((t->value.kind != CPL_PYVAL_KNOWN && !capped) || n <= 1 ||
+		    cpl_sat_mul(cpl_sat_mul(n, r), 1000) <= f.cpu)
 			continue;
-		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-			"torch.set_num_threads(%ld) x %ld %s = %ld threads on "
-			"a %s (container \"%s\")", t->value.value,
-			r, cpl_plural(r, "rank", "ranks"), cpl_sat_mul(t->value.value, r),
-			f.budget, cpl_facts_cname(c));
+		if (capped)
+			fd = cpl_check_report(ck, w, c, &f.cpu_pos,
+				"torch.set_num_threads(min(%ld, CPU count)) x "
+				"%ld %s = at least %ld threads on a %s "
+				"(container \"%s\"; the node has at least the "
+				"CPUs requested)", t->value.cap, r,
+				cpl_plural(r, "rank", "ranks"),
+				cpl_sat_mul(n, r), f.budget,
+				cpl_facts_cname(c));
+		else
+			fd = cpl_check_report(ck, w, c, &f.cpu_pos,
+				"torch.set_num_threads(%ld) x %ld %s = %ld "
+				"threads on a %s (container \"%s\")", n, r,
+				cpl_plural(r, "rank", "ranks"),
+				cpl_sat_mul(n, r), f.budget,
+				cpl_facts_cname(c));
 		cpl_finding_add_related(fd, &t->pos, "torch.set_num_threads");
-		if (t->value.pos.line > 0 &&
-		    (t->value.pos.line != t->pos.line ||
-		     t->value.pos.file != t->pos.file))
+		if (capped)
+			cpl_finding_add_related(fd, &t->value.host,
+						"the CPU count");
+		else if (t->value.pos.line > 0 &&
+			 (t->value.pos.line != t->pos.line ||
+			  t->value.pos.file != t->pos.file))
 			cpl_finding_add_related(fd, &t->value.pos,
 						"its value: %ld",
 						t->value.value);

@@ -137,18 +137,199 @@ is_print(const struct cpl_pycall *c)
 	       strcmp(last, "set_description") == 0;
 }
 
-/* c does tensor, model or autograd work. */
+/* ---- post-pass: work that starts the intra-op pool -------------------- */
+
+/*
+ * ATen's grain size (at::internal::GRAIN_SIZE): an element-wise kernel over
+ * fewer elements runs in the calling thread, so it never starts the
+ * intra-op pool.
+ */
+#define GRAIN_SIZE 32768.0
+
+/* The integer literal spanning tokens [a, b) of f, or -1. */
+static double
+int_literal(const struct cpl_pyfile *f, size_t a, size_t b)
+{
+	double d;
+	bool integral;
+
+	while (a < b && (f->toks[a].kind == CPL_PYTOK_NL ||
+			 f->toks[a].kind == CPL_PYTOK_COMMENT))
+		a++;
+	while (b > a && (f->toks[b - 1].kind == CPL_PYTOK_NL ||
+			 f->toks[b - 1].kind == CPL_PYTOK_COMMENT))
+		b--;
+	if (b != a + 1 || f->toks[a].kind != CPL_PYTOK_NUMBER ||
+	    cpl_pytoken_number(&d, &integral, f->text, &f->toks[a]) != 0 ||
+	    !integral || d < 0)
+		return -1;
+	return d;
+}
+
+/*
+ * The least number of elements a size argument asks for: a dimension, or
+ * a tuple or list display of them.  A dimension that is not a literal
+ * counts as 1.
+ */
+static double
+size_numel(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	size_t a = e->first, b = e->last, k, start;
+	double n = 1, d;
+	int depth = 0;
+
+	if (b > a + 1 && (tok_is(f->text, &f->toks[a], "(") ||
+			  tok_is(f->text, &f->toks[a], "[")) &&
+	    (tok_is(f->text, &f->toks[b - 1], ")") ||
+	     tok_is(f->text, &f->toks[b - 1], "]"))) {
+		a++;
+		b--;
+	}
+	for (k = start = a; k <= b; k++) {
+		const struct cpl_pytoken *t = k < b ? &f->toks[k] : NULL;
+
+		if (t && t->kind == CPL_PYTOK_OP && t->len == 1 &&
+		    strchr("([{", f->text[t->off]))
+			depth++;
+		else if (t && t->kind == CPL_PYTOK_OP && t->len == 1 &&
+			 strchr(")]}", f->text[t->off]))
+			depth--;
+		if (t && !(depth == 0 && tok_is(f->text, t, ",")))
+			continue;
+		if ((d = int_literal(f, start, k)) >= 0)
+			n *= d;
+		start = k + 1;
+	}
+	return n;
+}
+
+/* The positional argument i of c (no keyword, no star) or keyword kw. */
+static const struct cpl_pyarg *
+arg_of(const struct cpl_pycall *c, size_t i, const char *kw)
+{
+	const struct cpl_pyarg *a = kw ? kwarg(c, kw) : NULL;
+
+	return a ? a : posarg(c, i);
+}
+
+/*
+ * Whether factory call c (torch.X, X its last name) asks for at least
+ * GRAIN_SIZE elements, as far as its literal sizes tell.
+ */
+static bool
+large_factory(const struct cpl_pyfile *f, const struct cpl_pycall *c,
+	      const char *x)
+{
+	static const char *const dims[] = {
+		"zeros", "ones", "rand", "randn",
+	};
+	const struct cpl_pyarg *a, *b;
+	double n = 1, lo, hi, step;
+	size_t i;
+
+	if (IN(x, dims)) {
+		if ((a = kwarg(c, "size")) != NULL)
+			return size_numel(f, &a->value) >= GRAIN_SIZE;
+		for (i = 0; (a = posarg(c, i)) != NULL; i++)
+			n *= size_numel(f, &a->value);
+		return n >= GRAIN_SIZE;
+	}
+	if (strcmp(x, "full") == 0 || strcmp(x, "randint") == 0 ||
+	    strcmp(x, "normal") == 0) {
+		/* the size: size=, else the tuple or list display */
+		if ((a = kwarg(c, "size")) != NULL)
+			return size_numel(f, &a->value) >= GRAIN_SIZE;
+		for (i = 0; (a = posarg(c, i)) != NULL; i++)
+			if (tok_is(f->text, &f->toks[a->value.first], "(") ||
+			    tok_is(f->text, &f->toks[a->value.first], "["))
+				return size_numel(f, &a->value) >= GRAIN_SIZE;
+		return false;
+	}
+	if (strcmp(x, "randperm") == 0 || strcmp(x, "eye") == 0) {
+		for (i = 0; i < 2 && (a = posarg(c, i)) != NULL; i++)
+			n *= size_numel(f, &a->value);
+		return n >= GRAIN_SIZE;
+	}
+	if (strcmp(x, "linspace") == 0 || strcmp(x, "logspace") == 0)
+		return (a = arg_of(c, 2, "steps")) != NULL &&
+		       size_numel(f, &a->value) >= GRAIN_SIZE;
+	if (strcmp(x, "arange") == 0) {
+		a = posarg(c, 0);
+		b = posarg(c, 1);
+		if (a == NULL)
+			return false;
+		lo = b ? int_literal(f, a->value.first, a->value.last) : 0;
+		hi = int_literal(f, (b ? b : a)->value.first,
+				 (b ? b : a)->value.last);
+		step = (a = posarg(c, 2)) != NULL ?
+		       int_literal(f, a->value.first, a->value.last) : 1;
+		return lo >= 0 && hi >= 0 && step > 0 &&
+		       (hi - lo) / step >= GRAIN_SIZE;
+	}
+	return false;
+}
+
+/* Keyword kw of c is a literal True, or (weights=) anything but None. */
+static bool
+kw_set(const struct cpl_pyfile *f, const struct cpl_pycall *c,
+       const char *kw, bool any)
+{
+	const struct cpl_pyarg *a = kwarg(c, kw);
+
+	if (a == NULL || a->value.first >= a->value.last)
+		return false;
+	if (a->value.last == a->value.first + 1 &&
+	    f->toks[a->value.first].kind == CPL_PYTOK_KEYWORD)
+		return tok_is(f->text, &f->toks[a->value.first], "True");
+	return any;
+}
+
+/* A name that builds or loads a model rather than running one. */
+static bool
+builder_name(const char *wl)
+{
+	static const char *const verbs[] = {
+		"build_", "create_", "get_", "make_", "init_", "load_",
+		"setup_", "prepare_", "construct_", "new_", "define_",
+		"wrap_", "save_", "export_", "freeze_", "unwrap_",
+	};
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(verbs); i++)
+		if (cpl_str_starts(wl, verbs[i]))
+			return true;
+	return false;
+}
+
+/*
+ * c runs work that starts the intra-op thread pool: kernels that split
+ * across threads.  Running a model (forward, backward, autograd), compute
+ * ops (matmul, convolutions, torch.nn.functional, linalg, fft, cat,
+ * stack), tensor factories of at least GRAIN_SIZE elements by their
+ * literal sizes, and loading a model or checkpoint (torch.load,
+ * from_pretrained, load_state_dict, pretrained weights).  Not: building
+ * a model (its initialisers draw random numbers in one thread), moving it
+ * (.to(device), .cuda()), small or data-copying tensors (torch.tensor(x),
+ * from_numpy), seeds, torch.cuda queries, compiling.
+ */
 static bool
 is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 {
 	static const char *const factories[] = {
-		"tensor", "zeros", "ones", "randn", "rand", "randint",
-		"randperm", "empty", "full", "arange", "linspace", "logspace",
-		"eye", "from_numpy", "as_tensor", "stack", "cat", "matmul",
-		"mm", "bmm", "einsum", "zeros_like", "ones_like", "empty_like",
-		"full_like", "rand_like", "randn_like", "randint_like",
-		"normal", "load", "compile", "Tensor", "FloatTensor",
-		"LongTensor", "sparse_coo_tensor",
+		"zeros", "ones", "rand", "randn", "full", "randint",
+		"normal", "randperm", "eye", "linspace", "logspace", "arange",
+	};
+	static const char *const ops[] = {
+		"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm",
+		"conv1d", "conv2d", "conv3d", "conv_transpose1d",
+		"conv_transpose2d", "conv_transpose3d", "cdist", "cat",
+		"stack", "load",
+	};
+	static const char *const loads[] = {
+		"torch.jit.load", "torch.jit.trace", "torch.hub.load",
+		"torch.hub.load_state_dict_from_url",
+		"torch.utils.model_zoo.load_url", "torch.autograd.grad",
+		"torch.autograd.backward",
 	};
 	const char *t = c->target, *last = last_comp(t);
 	const char *wl = last_comp(c->callee);
@@ -157,27 +338,31 @@ is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 	if (cpl_str_starts(t, "torch.")) {
 		const char *rest = t + 6;
 
-		if (strchr(rest, '.') == NULL && IN(rest, factories))
-			return true;
-		if (cpl_str_starts(rest, "jit.") ||
-		    cpl_str_starts(rest, "hub.load"))
-			return true;
-		if (cpl_str_starts(rest, "nn.") && last[0] >= 'A' &&
-		    last[0] <= 'Z')
+		if (strchr(rest, '.') == NULL)
+			return IN(rest, ops) ||
+			       (IN(rest, factories) &&
+				large_factory(f, c, rest));
+		if (IN(t, loads) || cpl_str_starts(rest, "nn.functional.") ||
+		    cpl_str_starts(rest, "linalg.") ||
+		    cpl_str_starts(rest, "fft."))
 			return true;
 	}
-	if (cpl_str_starts(t, "torchvision.models.") ||
-	    strcmp(t, "timm.create_model") == 0)
+	/* Pretrained weights are loaded into the model's tensors. */
+	if ((cpl_str_starts(t, "torchvision.models.") ||
+	     strcmp(t, "timm.create_model") == 0) &&
+	    (kw_set(f, c, "weights", true) || kw_set(f, c, "pretrained",
+						     false)))
 		return true;
 	if (recv && (strcmp(last, "from_pretrained") == 0 ||
-		     strcmp(last, "to") == 0 || strcmp(last, "cuda") == 0 ||
-		     strcmp(last, "backward") == 0))
+		     strcmp(last, "load_state_dict") == 0 ||
+		     strcmp(last, "backward") == 0 ||
+		     strcmp(last, "forward") == 0))
 		return true;
-	if (strcmp(wl, "model") == 0 || strcmp(wl, "net") == 0 ||
-	    ends_with(wl, "_model") || ends_with(wl, "Model"))
-		return true;
-	return c->func >= 0 && f->scopes[c->func].kind == CPL_PYSCOPE_CLASS &&
-	       ends_with(f->scopes[c->func].bases, "Module");
+	/* Running a model: model(x), self.net(x), teacher_model(x); a
+	 * CamelCase name is a class being built. */
+	return c->func < 0 && !builder_name(wl) &&
+	       (strcmp(wl, "model") == 0 || strcmp(wl, "net") == 0 ||
+		ends_with(wl, "_model") || ends_with(wl, "_net"));
 }
 
 /* The kind of call c, from its target. */

@@ -28,8 +28,58 @@
 
 /* ---- post-pass: data pipeline and tensor work ------------------------- */
 
-/* Sets role on the defs that expression e names (a class: its
- * __call__ and forward). */
+/*
+ * Records a ref: the dotted name that starts at token k of f (NAME(.NAME)*,
+ * within end) read in scope, when its first name is bound by an import;
+ * called when a '(' follows it outside a lambda (lam false).
+ */
+static void
+add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role,
+	bool lam)
+{
+	const struct cpl_pytoken *t = f->toks;
+	struct cpl_pyref *r;
+	size_t last = k;
+
+	if (t[k].kind != CPL_PYTOK_NAME ||
+	    cpl_pyscan_binding_n(f, scope, f->text + t[k].off, t[k].len) < 0)
+		return;
+	while (last + 2 < end && tok_is(f->text, &t[last + 1], ".") &&
+	       t[last + 2].kind == CPL_PYTOK_NAME &&
+	       t[last + 2].off == t[last + 1].off + 1 &&
+	       t[last + 1].off == t[last].off + t[last].len)
+		last += 2;
+	cpl_xgrow((void **)&f->refs, &f->index->caprefs, f->nrefs + 1,
+		  sizeof(*f->refs));
+	r = &f->refs[f->nrefs++];
+	r->role = role;
+	r->name = fdup(f, f->text + t[k].off,
+		       t[last].off + t[last].len - t[k].off);
+	r->scope = scope;
+	r->called = !lam && last + 1 < end &&
+		    tok_is(f->text, &t[last + 1], "(");
+	r->pos = cpl_pyscan_pos(f, k);
+}
+
+/* Token k of expression e is read inside a lambda written in e. */
+static bool
+in_lambda(const struct cpl_pyfile *f, const struct cpl_pyexpr *e, size_t k)
+{
+	size_t j;
+
+	for (j = e->first; j < k; j++)
+		if (f->toks[j].kind == CPL_PYTOK_KEYWORD &&
+		    tok_is(f->text, &f->toks[j], "lambda"))
+			return true;
+	return false;
+}
+
+/*
+ * Sets role on the defs that expression e names (a class: its __call__
+ * and forward); names from imports become refs.  A function called right
+ * there (transform=build_transforms(cfg)) builds the transform rather
+ * than being it, unless the call sits in a lambda the workers run.
+ */
 static void
 mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 {
@@ -38,6 +88,7 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 
 	for (k = e->first; k < e->last; k++) {
 		const struct cpl_pytoken *t = &f->toks[k];
+		bool self, called;
 		int d;
 
 		if (t->kind != CPL_PYTOK_NAME ||
@@ -46,19 +97,28 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 		    (k + 1 < e->last &&
 		     tok_is(f->text, &f->toks[k + 1], "=")))
 			continue;
-		if (tok_is(f->text, t, "self") && k + 2 < e->last &&
-		    tok_is(f->text, &f->toks[k + 1], ".") &&
-		    f->scopes[e->scope].cls >= 0)
+		self = tok_is(f->text, t, "self") && k + 2 < e->last &&
+		       tok_is(f->text, &f->toks[k + 1], ".") &&
+		       f->scopes[e->scope].cls >= 0;
+		if (self)
 			d = cpl_pyscan_nmap_get(defs, f->scopes[e->scope].cls,
 						f->text + f->toks[k + 2].off,
 						f->toks[k + 2].len);
 		else
 			d = cpl_pyscan_find_def(f, e->scope, f->text + t->off,
 						t->len);
-		if (d < 0)
+		called = (k + (self ? 3 : 1) < e->last &&
+			  tok_is(f->text, &f->toks[k + (self ? 3 : 1)], "(")) &&
+			 !in_lambda(f, e, k);
+		if (d < 0) {
+			if (!tok_is(f->text, t, "self"))
+				add_ref(f, k, e->last, e->scope, role,
+					in_lambda(f, e, k));
 			continue;
+		}
 		if (f->scopes[d].kind == CPL_PYSCOPE_FUNC) {
-			f->scopes[d].roles |= role;
+			if (!called)
+				f->scopes[d].roles |= role;
 		} else if (f->scopes[d].kind == CPL_PYSCOPE_CLASS) {
 			int m = cpl_pyscan_nmap_get(defs, d, "__call__", 8);
 
@@ -71,10 +131,10 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 	}
 }
 
-/* The local class an expression constructs, directly or through a name
- * assigned from a construction; -1. */
+/* The call an expression makes, directly or through a name assigned
+ * from a call; -1. */
 static int
-constructed_class(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+constructing_call(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
 	int c = cpl_pyscan_expr_call(f, e);
 
@@ -89,10 +149,45 @@ constructed_class(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 		if (a >= 0 && !f->assigns[a].opaque)
 			c = cpl_pyscan_expr_call(f, &f->assigns[a].value);
 	}
-	if (c >= 0 && f->calls[c].func >= 0 &&
-	    f->scopes[f->calls[c].func].kind == CPL_PYSCOPE_CLASS)
-		return f->calls[c].func;
-	return -1;
+	return c;
+}
+
+/*
+ * The dataset a DataLoader's argument builds: marks a local class, or
+ * records a ref when the class comes from an import.
+ */
+static void
+mark_dataset(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	int c = constructing_call(f, e);
+	const struct cpl_pycall *call;
+
+	if (c < 0)
+		return;
+	call = &f->calls[c];
+	if (call->func >= 0 &&
+	    f->scopes[call->func].kind == CPL_PYSCOPE_CLASS)
+		f->scopes[call->func].dataset = true;
+	else if (call->func < 0 && call->import >= 0)
+		add_ref(f, call->first, call->open, call->scope,
+			CPL_PYROLE_GETITEM, false);
+}
+
+/* A worker_init_fn from an import: NAME, mod.NAME or partial(NAME, ...). */
+static void
+worker_init_ref(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	int c = cpl_pyscan_expr_call(f, e);
+
+	if (c >= 0 && strcmp(last_comp(f->calls[c].target), "partial") == 0 &&
+	    f->calls[c].nargs > 0 && f->calls[c].args[0].keyword == NULL &&
+	    f->calls[c].args[0].star == 0)
+		e = &f->calls[c].args[0].value;
+	else if (c >= 0)
+		return;
+	if (e->first < e->last && f->toks[e->first].kind == CPL_PYTOK_NAME)
+		add_ref(f, e->first, e->last, e->scope,
+			CPL_PYROLE_WORKER_INIT, false);
 }
 
 /* Marks datasets and the scopes that run in loader workers. */
@@ -113,15 +208,16 @@ cpl_pyscan_pipeline(struct cpl_pyfile *f)
 	for (i = 0; i < f->nloaders; i++) {
 		const struct cpl_pycall *c = &f->calls[f->loaders[i].call];
 		const struct cpl_pyarg *a = kwarg(c, "dataset");
-		int cls;
 
 		if (a == NULL)
 			a = posarg(c, 0);
-		if (a && (cls = constructed_class(f, &a->value)) >= 0)
-			f->scopes[cls].dataset = true;
+		if (a)
+			mark_dataset(f, &a->value);
 		if (f->loaders[i].init_func >= 0)
 			f->scopes[f->loaders[i].init_func].roles |=
 				CPL_PYROLE_WORKER_INIT;
+		else if (f->loaders[i].has_init)
+			worker_init_ref(f, &f->loaders[i].init);
 	}
 	for (i = 0; i < f->nscopes; i++) {
 		struct cpl_pyscope *s = &f->scopes[i];
@@ -267,13 +363,13 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 
 /* ---- post-pass: where CPU counts go ----------------------------------- */
 
-/* A name the sizing flow has reached, and the sink that reached it. */
+/* A name the sizing flow has reached, and the sink that reached it (an
+ * index into the file's sinks; -1 for the names print calls read). */
 struct fitem {
 	int ns;
 	const char *name;
 	size_t len;
-	const char *sink;
-	struct cpl_pos pos;
+	int sink;
 };
 
 /* The state of the sizing flow. */
@@ -351,8 +447,7 @@ is_namespace(const struct flow *fl, int scope, const char *name, size_t len)
 
 /* Queues (ns, name) for the sizing flow unless it was reached before. */
 static void
-flow_key(struct flow *fl, int ns, const char *name, size_t len,
-	 const char *sink, struct cpl_pos pos)
+flow_key(struct flow *fl, int ns, const char *name, size_t len, int sink)
 {
 	struct fitem *it;
 
@@ -365,24 +460,42 @@ flow_key(struct flow *fl, int ns, const char *name, size_t len,
 	it->name = name;
 	it->len = len;
 	it->sink = sink;
-	it->pos = pos;
 }
 
-/* Marks CPU-count call as sizing sink at pos (the first sink wins). */
+/* Marks CPU-count call as sizing sink (the first sink wins). */
 static void
-mark_sizing(struct flow *fl, size_t call, const char *sink,
-	    struct cpl_pos pos)
+mark_sizing(struct flow *fl, size_t call, int sink)
 {
 	struct cpl_pycpucount *cc;
+	const struct cpl_pysink *sk;
 
-	if (fl->count_of[call] < 0)
+	if (fl->count_of[call] < 0 || sink < 0)
 		return;
 	cc = &fl->f->cpucounts[fl->count_of[call]];
 	if (cc->use == CPL_PYUSE_SIZING)
 		return;
+	sk = &fl->f->sinks[sink];
 	cc->use = CPL_PYUSE_SIZING;
-	cc->sink = fdup(fl->f, sink, strlen(sink));
-	cc->sink_pos = pos;
+	cc->sink = fdup(fl->f, sk->what, strlen(sk->what));
+	cc->sink_pos = sk->pos;
+	cc->sink_index = sink;
+}
+
+/* Records a sink: what it is called, the expression whose value sizes it,
+ * where it is.  Returns its index. */
+static int
+add_sink(struct cpl_pyfile *f, const char *what,
+	 const struct cpl_pyexpr *value, struct cpl_pos pos)
+{
+	struct cpl_pysink *sk;
+
+	cpl_xgrow((void **)&f->sinks, &f->index->capsinks, f->nsinks + 1,
+		  sizeof(*f->sinks));
+	sk = &f->sinks[f->nsinks];
+	sk->what = what;
+	sk->value = *value;
+	sk->pos = pos;
+	return (int)f->nsinks++;
 }
 
 /*
@@ -391,8 +504,7 @@ mark_sizing(struct flow *fl, size_t call, const char *sink,
  * an argparse namespace by dest.  Callee names and keywords are skipped.
  */
 static void
-expr_names(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
-	   struct cpl_pos pos)
+expr_names(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 {
 	const struct cpl_pyfile *f = fl->f;
 	const struct cpl_pytoken *t = f->toks;
@@ -416,25 +528,24 @@ expr_names(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
 			if (len == 4 && memcmp(name, "self", 4) == 0 &&
 			    cls >= 0 && t[k + 2].off == t[k].off + 5)
 				flow_key(fl, CLASS_NS(cls), name, 5 +
-					 t[k + 2].len, sink, pos);
+					 t[k + 2].len, sink);
 			else if (is_namespace(fl, e->scope, name, len) ||
 				 cpl_pyscan_nmap_get(&f->index->argdefs,
 						     ARGS_NS, x + t[k + 2].off,
 						     t[k + 2].len) >= 0)
 				flow_key(fl, ARGS_NS, x + t[k + 2].off,
-					 t[k + 2].len, sink, pos);
+					 t[k + 2].len, sink);
 			k += 2;
 			continue;
 		}
 		flow_key(fl, var_scope(f, e->scope, name, len), name, len,
-			 sink, pos);
+			 sink);
 	}
 }
 
 /* Expression e sizes sink: its CPU counts do, and what it reads. */
 static void
-flow_expr(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
-	  struct cpl_pos pos)
+flow_expr(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 {
 	struct cpl_pyfile *f = fl->f;
 	size_t c;
@@ -446,12 +557,12 @@ flow_expr(struct flow *fl, const struct cpl_pyexpr *e, const char *sink,
 		const struct cpl_pycall *call = &f->calls[c];
 
 		if (call->kind == CPL_PYCALL_CPU_COUNT)
-			mark_sizing(fl, c, sink, pos);
+			mark_sizing(fl, c, sink);
 		if (call->func >= 0 &&
 		    f->scopes[call->func].kind == CPL_PYSCOPE_FUNC)
-			flow_key(fl, call->func, "return", 6, sink, pos);
+			flow_key(fl, call->func, "return", 6, sink);
 	}
-	expr_names(fl, e, sink, pos);
+	expr_names(fl, e, sink);
 }
 
 /* Every readable assignment in the chain from a sizes the item's sink. */
@@ -462,7 +573,7 @@ flow_assigns(struct flow *fl, int a, const struct fitem *it)
 		const struct cpl_pyassign *as = &fl->f->assigns[a];
 
 		if (!as->opaque)
-			flow_expr(fl, &as->value, it->sink, it->pos);
+			flow_expr(fl, &as->value, it->sink);
 	}
 }
 
@@ -483,8 +594,7 @@ flow_drain(struct flow *fl)
 						    it.name, it.len);
 
 			if (d >= 0)
-				flow_expr(fl, &f->argdefs[d].def, it.sink,
-					  it.pos);
+				flow_expr(fl, &f->argdefs[d].def, it.sink);
 			continue;
 		}
 		flow_assigns(fl, cpl_pyscan_nmap_get(&ix->assigns, it.ns,
@@ -499,8 +609,7 @@ flow_drain(struct flow *fl)
 		if (it.ns <= 0 || f->scopes[it.ns].kind != CPL_PYSCOPE_FUNC ||
 		    (p = cpl_pyscan_param_n(f, it.ns, it.name, it.len)) < 0)
 			continue;
-		flow_expr(fl, &f->scopes[it.ns].params[p].def, it.sink,
-			  it.pos);
+		flow_expr(fl, &f->scopes[it.ns].params[p].def, it.sink);
 		for (j = ix->callers_off[it.ns]; j < ix->callers_off[it.ns + 1];
 		     j++) {
 			const struct cpl_pycall *c = &f->calls[ix->callers[j]];
@@ -510,7 +619,7 @@ flow_drain(struct flow *fl)
 			a = cpl_pyscan_call_arg(f, c, f, it.ns, (size_t)p,
 						&spread);
 			if (a)
-				flow_expr(fl, &a->value, it.sink, it.pos);
+				flow_expr(fl, &a->value, it.sink);
 		}
 	}
 }
@@ -562,8 +671,7 @@ fstring_names(struct flow *fl, size_t k, int scope)
 			;
 		if (j > i + 1)
 			flow_key(fl, var_scope(f, scope, s + i + 1, j - i - 1),
-				 s + i + 1, j - i - 1, "print",
-				 f->scopes[0].pos);
+				 s + i + 1, j - i - 1, -1);
 	}
 }
 
@@ -585,7 +693,7 @@ printed(struct flow *fl)
 		for (j = 0; j < c->nargs; j++) {
 			const struct cpl_pyexpr *e = &c->args[j].value;
 
-			expr_names(fl, e, "print", c->pos);
+			expr_names(fl, e, -1);
 			for (k = e->first; k < e->last; k++)
 				if (f->toks[k].kind == CPL_PYTOK_STRING &&
 				    (f->toks[k].flags & CPL_PYSTR_FMT))
@@ -617,6 +725,17 @@ printed(struct flow *fl)
 				cc->use = CPL_PYUSE_PRINTED;
 		}
 	}
+}
+
+/*
+ * Starts the flow at a sink: records it (what, the value a resolver reads,
+ * where) and follows start, the expression the flow reads from.
+ */
+static void
+flow_sink(struct flow *fl, const char *what, const struct cpl_pyexpr *start,
+	  const struct cpl_pyexpr *value, struct cpl_pos pos)
+{
+	flow_expr(fl, start, add_sink(fl->f, what, value, pos));
 }
 
 /*
@@ -653,40 +772,49 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 		cpl_pyscan_nmap_put(&fl.nspaces, 0, a->name, strlen(a->name),
 				    1);
 	}
+	for (i = 0; i < f->ncpucounts; i++)
+		f->cpucounts[i].sink_index = -1;
 	/* Sizing uses the libraries define, then keywords and names that
 	 * say they size something. */
 	for (i = 0; i < f->nloaders; i++)
 		if (f->loaders[i].has_workers)
-			flow_expr(&fl, &f->loaders[i].workers, "num_workers",
+			flow_sink(&fl, "num_workers", &f->loaders[i].workers,
+				  &f->loaders[i].workers,
 				  f->loaders[i].workers.pos);
 	for (i = 0; i < f->nthreads; i++)
 		if (f->threads[i].has_arg)
-			flow_expr(&fl, &f->threads[i].arg,
-				  tnames[f->threads[i].kind],
+			flow_sink(&fl, tnames[f->threads[i].kind],
+				  &f->threads[i].arg, &f->threads[i].arg,
 				  f->threads[i].pos);
 	for (i = 0; i < f->npools; i++)
 		if (f->pools[i].has_size)
-			flow_expr(&fl, &f->pools[i].size,
-				  pnames[f->pools[i].kind], f->pools[i].pos);
+			flow_sink(&fl, pnames[f->pools[i].kind],
+				  &f->pools[i].size, &f->pools[i].size,
+				  f->pools[i].pos);
 	for (i = 0; i < f->nenvsets; i++)
 		if (is_thread_env(f->envsets[i].name))
-			flow_expr(&fl, &f->envsets[i].value,
-				  f->envsets[i].name, f->envsets[i].pos);
+			flow_sink(&fl, f->envsets[i].name, &f->envsets[i].value,
+				  &f->envsets[i].value, f->envsets[i].pos);
 	flow_drain(&fl);
 	for (i = 0; i < f->ncalls; i++)
 		for (j = 0; j < f->calls[i].nargs; j++) {
 			const struct cpl_pyarg *a = &f->calls[i].args[j];
 
+			/* A DataLoader's num_workers is its sink already. */
+			if (f->calls[i].kind == CPL_PYCALL_DATALOADER &&
+			    a->keyword && strcmp(a->keyword, "num_workers") == 0)
+				continue;
 			if (a->keyword && sizing_name(a->keyword,
 						      strlen(a->keyword)))
-				flow_expr(&fl, &a->value, a->keyword,
-					  a->value.pos);
+				flow_sink(&fl, a->keyword, &a->value,
+					  &a->value, a->value.pos);
 		}
 	for (i = 0; i < f->nargdefs; i++)
 		if (sizing_name(f->argdefs[i].dest,
 				strlen(f->argdefs[i].dest)))
-			flow_expr(&fl, &f->argdefs[i].def,
-				  f->argdefs[i].flags[0], f->argdefs[i].pos);
+			flow_sink(&fl, f->argdefs[i].flags[0],
+				  &f->argdefs[i].def, &f->argdefs[i].def,
+				  f->argdefs[i].pos);
 	flow_drain(&fl);
 	for (i = 0; i < f->nassigns; i++) {
 		const struct cpl_pyassign *a = &f->assigns[i];
@@ -695,14 +823,23 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 		if (cpl_str_starts(n, "self."))
 			n += 5;
 		if (!a->opaque && sizing_name(n, strlen(n)))
-			flow_expr(&fl, &a->value, n, a->pos);
+			flow_sink(&fl, n, &a->value, &a->value, a->pos);
 	}
 	for (i = 0; i < f->nscopes; i++)
 		for (j = 0; j < f->scopes[i].nparams; j++) {
 			const struct cpl_pyparam *p = &f->scopes[i].params[j];
+			struct cpl_pyexpr name;
 
-			if (sizing_name(p->name, strlen(p->name)))
-				flow_expr(&fl, &p->def, p->name, p->pos);
+			if (p->star || !sizing_name(p->name, strlen(p->name)))
+				continue;
+			/* The parameter as its body reads it: the call
+			 * sites' values, else the default. */
+			name.first = p->tok;
+			name.last = p->tok + 1;
+			name.scope = (int)i;
+			name.block = f->scopes[i].block;
+			name.pos = p->pos;
+			flow_sink(&fl, p->name, &p->def, &name, p->pos);
 		}
 	flow_drain(&fl);
 	printed(&fl);

@@ -720,6 +720,7 @@ def_header(struct scan *sc, size_t kw, size_t colon)
 		}
 		if (tok_name(sc, k)) {
 			p.name = tok_dup(sc, k);
+			p.tok = k;
 			p.pos = cpl_pyscan_pos(f, k);
 			p.kwonly = kwonly && p.star == 0;
 			if (eq != SIZE_MAX) {
@@ -799,6 +800,37 @@ as_bindings(struct scan *sc, size_t s, size_t e)
 					      k + 1, -1, "=", true, k + 1);
 }
 
+/* Token k is the string literal "__main__" (either quote). */
+static bool
+is_main_str(const struct scan *sc, size_t k)
+{
+	return sc->t[k].kind == CPL_PYTOK_STRING &&
+	       (tok_is(sc->text, &sc->t[k], "\"__main__\"") ||
+		tok_is(sc->text, &sc->t[k], "'__main__'"));
+}
+
+/* Tokens [a, b) are `__name__ == "__main__"`, either way round, maybe in
+ * parentheses. */
+static bool
+main_test(const struct scan *sc, size_t a, size_t b)
+{
+	a = skip_trivia(sc, a, b);
+	while (b > a && is_trivia(sc, b - 1))
+		b--;
+	while (b > a + 2 && tok_op(sc, a, "(") && tok_op(sc, b - 1, ")")) {
+		a = skip_trivia(sc, a + 1, b);
+		b--;
+		while (b > a && is_trivia(sc, b - 1))
+			b--;
+	}
+	if (b != a + 3 || !tok_op(sc, a + 1, "=="))
+		return false;
+	return (tok_name(sc, a) && tok_is(sc->text, &sc->t[a], "__name__") &&
+		is_main_str(sc, a + 2)) ||
+	       (is_main_str(sc, a) && tok_name(sc, a + 2) &&
+		tok_is(sc->text, &sc->t[a + 2], "__name__"));
+}
+
 /*
  * A compound statement header [s, colon): records what it binds and its
  * calls; returns the scope it opens (def, class) or -1.
@@ -826,6 +858,10 @@ header(struct scan *sc, size_t s, size_t kw, size_t colon)
 		targets(sc, kw + 1, k, k, k, "=", true);
 	} else if (tok_kw(sc, kw, "with") || tok_kw(sc, kw, "except")) {
 		as_bindings(sc, kw + 1, colon);
+	} else if (tok_kw(sc, kw, "if") && cur_scope(sc) == 0 &&
+		   !sc->f->main_guard && main_test(sc, kw + 1, colon)) {
+		sc->f->main_guard = true;
+		sc->f->main_pos = cpl_pyscan_pos(sc->f, kw);
 	}
 	scan_calls(sc, s, colon, 0, 0, -1);
 	return -1;
@@ -1039,6 +1075,8 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 	free(f->pools);
 	free(f->cpucounts);
 	free(f->envsets);
+	free(f->sinks);
+	free(f->refs);
 	cpl_pyscan_nmap_free(&ix->assigns);
 	cpl_pyscan_nmap_free(&ix->bindings);
 	cpl_pyscan_nmap_free(&ix->defs);
@@ -1058,8 +1096,16 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 void
 cpl_pyscan_code_free(struct cpl_code *c)
 {
+	size_t i;
+
 	if (c == NULL)
 		return;
+	if (c->roles)
+		for (i = 0; i < c->nfiles; i++)
+			free(c->roles[i]);
+	free(c->roles);
+	free(c->counts);
+	free(c->count_at);
 	free(c->files);
 	free(c->loaders);
 	free(c->threads);

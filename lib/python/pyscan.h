@@ -30,8 +30,13 @@
  *   cpucounts   os.cpu_count() & co., and whether the value sizes
  *               something or is only printed or logged
  *   envsets     os.environ[...] = ..., setdefault, putenv, update(K=...)
+ *   sinks       the places whose value sizes a pool (where the CPU-count
+ *               flow starts), for resolving across files
+ *   refs        names in data-pipeline positions that come from imports,
+ *               for resolving across files
  *   cv2         whether cv2 is imported; its calls are calls of kind CV2
  *               with the scope they are in
+ *   main_guard  `if __name__ == "__main__":` at module level
  * Text inside strings, docstrings and comments never counts.
  *
  * Ownership: cpl_pyscan_file() returns a cpl_pyfile that owns a copy of
@@ -99,6 +104,7 @@ struct cpl_pyparam {
 	struct cpl_pyexpr def;	/* default value; absent when none */
 	int star;		/* 1 for *args, 2 for **kwargs, else 0 */
 	bool kwonly;		/* after * or *args */
+	size_t tok;		/* its name token */
 	struct cpl_pos pos;
 };
 
@@ -144,9 +150,13 @@ enum cpl_pycall_kind {
 	CPL_PYCALL_THREAD_POOL,	/* ThreadPoolExecutor */
 	CPL_PYCALL_ADD_ARGUMENT,	/* X.add_argument(...) */
 	CPL_PYCALL_PARSE_ARGS,	/* X.parse_args() / parse_known_args() */
-	CPL_PYCALL_TENSOR,	/* tensor/model/autograd work: torch.zeros,
-				 * .to(, .cuda(, nn.X(, model(, .backward(,
-				 * torch.compile, torch.load ... */
+	CPL_PYCALL_TENSOR,	/* work that starts the intra-op pool:
+				 * model(x), .backward(, matmul/conv/
+				 * nn.functional, factories of >= 32768
+				 * elements, torch.load, from_pretrained,
+				 * load_state_dict, pretrained weights; not
+				 * nn.X( construction, .to(, .cuda(,
+				 * torch.tensor(x), manual_seed, compile */
 	CPL_PYCALL_PRINT,	/* print, logging, warnings.warn, .write */
 };
 
@@ -267,6 +277,38 @@ enum cpl_pyuse {
 	CPL_PYUSE_PRINTED,	/* it is only printed or logged */
 };
 
+/*
+ * A place whose value sizes a pool: DataLoader num_workers, a thread
+ * setting, a pool size, a *THREADS / *WORKERS environment variable, and a
+ * keyword, variable, parameter or argparse option whose name says it
+ * holds a worker or thread count.  The starts of the CPU-count flow, kept
+ * so that a process (cpl_pyvalue_code) can resolve them across files.
+ */
+struct cpl_pysink {
+	const char *what;	/* "num_workers", "torch.set_num_threads",
+				 * "Pool", "OMP_NUM_THREADS", "n_workers" */
+	struct cpl_pyexpr value;	/* what sizes it (a parameter: its
+					 * name, read in the def's body) */
+	struct cpl_pos pos;
+};
+
+/*
+ * A name in a data-pipeline position that no def or class of the file
+ * answers, but an import may: a transform (transform=, Compose([...])), a
+ * worker_init_fn, the class a DataLoader's dataset is built from.  A
+ * process (cpl_pyvalue_code) resolves it in the module it comes from.
+ */
+struct cpl_pyref {
+	unsigned role;		/* CPL_PYROLE_TRANSFORM, CPL_PYROLE_WORKER_INIT,
+				 * or CPL_PYROLE_GETITEM: a dataset class */
+	const char *name;	/* dotted as written: "T.Letterbox" */
+	int scope;		/* where it is read */
+	bool called;		/* called right there (outside a lambda):
+				 * a function so called builds the transform
+				 * rather than being it */
+	struct cpl_pos pos;
+};
+
 /* A CPU-count call and where its value goes. */
 struct cpl_pycpucount {
 	int call;
@@ -275,6 +317,8 @@ struct cpl_pycpucount {
 				 * "torch.set_num_threads", "Pool",
 				 * "OMP_NUM_THREADS", "NUM_WORKERS" */
 	struct cpl_pos sink_pos;	/* SIZING: where */
+	int sink_index;		/* SIZING: the first sink it reaches, in
+				 * sinks; -1 */
 	struct cpl_pos pos;
 };
 
@@ -298,6 +342,9 @@ struct cpl_pyfile {
 	struct cpl_pos torch_pos;	/* the first torch import */
 	bool imports_cv2;
 	struct cpl_pos cv2_pos;		/* the first cv2 import */
+	bool main_guard;		/* `if __name__ == "__main__":` at
+					 * module level */
+	struct cpl_pos main_pos;	/* its `if` */
 	struct cpl_pyimport *imports;
 	size_t nimports;
 	struct cpl_pyscope *scopes;	/* [0] is the module */
@@ -318,6 +365,10 @@ struct cpl_pyfile {
 	size_t ncpucounts;
 	struct cpl_pyenvset *envsets;
 	size_t nenvsets;
+	struct cpl_pysink *sinks;	/* in the order the flow starts */
+	size_t nsinks;
+	struct cpl_pyref *refs;		/* pipeline names from imports */
+	size_t nrefs;
 	struct cpl_pyindex *index;	/* private lookup tables */
 };
 
@@ -420,20 +471,40 @@ struct cpl_pyval {
 	enum cpl_pyval_origin origin;
 	struct cpl_pos pos;
 	struct cpl_pos host;
+	bool capped;		/* HOST: bounded above by what is not a CPU
+				 * count: min(8, os.cpu_count()),
+				 * min(args.workers, os.cpu_count()) */
+	long cap;		/* capped: the bound when the text fixes it,
+				 * else -1 */
+	long lo;		/* HOST: at least this (0: no more known),
+				 * with the CPU count at least the env's
+				 * host_min */
 };
 
 /*
- * The linked code of one container: the Python its command runs (the
- * entry script and the local modules it imports) and the pool sizes of
- * that process, resolved with its command-line arguments.  Built by the
- * linker (cpl_pyvalue_code() does the resolving); read by the budget
- * rules (CPU301-305, CPU401, CPU402).
+ * The linked code of one process: the Python a container's command runs,
+ * or an entry script linted on its own (the script and the local modules
+ * it imports), and the pool sizes of that process, resolved with its
+ * command-line arguments.  Built by the linker (cpl_pyvalue_code() does
+ * the resolving and joins the files); read by the code and budget rules
+ * (CPU301-305, CPU401, CPU402).
  */
 struct cpl_code_size {
 	const struct cpl_pyfile *file;	/* where the call is */
 	size_t index;			/* into file->loaders or ->threads */
 	struct cpl_pos pos;		/* the call */
 	struct cpl_pyval value;
+};
+
+/* A CPU count in one file of a process that sizes a pool in another
+ * (passed as an argument, returned, or imported as a name). */
+struct cpl_code_count {
+	const struct cpl_pyfile *file;	/* where the CPU-count call is */
+	size_t index;			/* into file->cpucounts */
+	const char *what;		/* what it sizes: "num_workers" */
+	struct cpl_pos sink;		/* where, in another file */
+	size_t at;			/* file's index in the process */
+	size_t order;			/* the order it was found in */
 };
 
 struct cpl_code {
@@ -447,6 +518,29 @@ struct cpl_code {
 	struct cpl_code_size *threads;		/* torch.set_num_threads
 						 * outside worker_init_fn */
 	size_t nthreads;
+	unsigned **roles;			/* [file][scope]: CPL_PYROLE_*
+						 * in this process: the file's
+						 * own, and those that other
+						 * files give it (a transform
+						 * or worker_init_fn passed
+						 * from another module, a
+						 * Dataset a DataLoader
+						 * elsewhere is built with,
+						 * what pipeline code calls
+						 * across modules) */
+	struct cpl_code_count *counts;		/* CPU counts that size a pool
+						 * in another file, which the
+						 * file alone does not show;
+						 * by file: files[i]'s are
+						 * counts[count_at[i],
+						 * count_at[i + 1]) */
+	size_t ncounts;
+	size_t *count_at;
+	long cv2_file;				/* the first cv2 call pipeline
+						 * code runs, in file order:
+						 * files[cv2_file]->calls
+						 * [cv2_call]; -1 none */
+	size_t cv2_call;
 };
 
 void cpl_pyscan_code_free(struct cpl_code *c);	/* NULL-safe */

@@ -110,6 +110,7 @@ struct cpl_pyindex {
 	size_t nsubs, capsubs;
 	size_t capimports, capscopes, capcalls, capassigns, capargdefs;
 	size_t caploaders, capthreads, cappools, capcpucounts, capenvsets;
+	size_t capsinks, caprefs;
 };
 
 /* ---- scan state ------------------------------------------------------- */

@@ -9,9 +9,12 @@
  * operators; and the interface: each entry point starts a fresh
  * resolution with its own budget, reads one expression and publishes the
  * value as a struct cpl_pyval.  The per-pool resolvers (DataLoader
- * workers, set_num_threads counts, pool sizes, environment values) and the
- * linked code of a process are built on that.  Reading an expression is
- * pyvalue_expr.c; what its names stand for is pyvalue_bind.c.
+ * workers, set_num_threads counts, pool sizes, environment values) are
+ * built on that.  Reading an expression is pyvalue_expr.c; what its names
+ * stand for is pyvalue_bind.c; the linked code of a process, which joins
+ * its files, is pyvalue_code.c.  A CPU count keeps an upper bound through
+ * min() and the operators that preserve one (min(8, os.cpu_count()) // 2
+ * is at most 4).
  *
  * Invariant: the arithmetic yields only numbers Python would: a division
  * by zero, a result past 9e15 or an operand that is not a number is
@@ -49,14 +52,65 @@ telling(const struct val *a, const struct val *b)
 	return rank(b->origin) > rank(a->origin) ? b : a;
 }
 
+/* A lower bound of v: a number's value, a HOST value's lo. */
+bool
+cpl_pyvalue_low(const struct val *v, double *lo)
+{
+	if (v->kind == V_NUM) {
+		*lo = v->num;
+		return true;
+	}
+	if (v->kind == V_HOST && v->lok) {
+		*lo = v->lo;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The bounds of a HOST value h that may also be o (both reach one use):
+ * the larger upper bound, none when either side is unbounded; the smaller
+ * lower bound.
+ */
+static struct val
+cap_join(struct val h, const struct val *o)
+{
+	double lo;
+
+	if (h.lok && cpl_pyvalue_low(o, &lo))
+		h.lo = lo < h.lo ? lo : h.lo;
+	else
+		h.lok = false;
+	if (h.capk == CAP_NONE)
+		return h;
+	if (o->kind == V_HOST) {
+		if (o->capk == CAP_NONE)
+			h.capk = CAP_NONE;
+		else if (o->capk == CAP_SET)
+			h.capk = CAP_SET;
+		else if (h.capk == CAP_KNOWN && o->cap > h.cap)
+			h.cap = o->cap;
+	} else if (o->kind == V_NUM) {
+		if (h.capk == CAP_KNOWN && o->num > h.cap)
+			h.cap = o->num;
+	} else {
+		h.capk = CAP_NONE;
+	}
+	return h;
+}
+
 /* Two values that may both reach one use. */
 struct val
 cpl_pyvalue_combine(struct val a, struct val b)
 {
+	/* Of two counts, the unbounded one names the CPU count to blame. */
+	if (a.kind == V_HOST && b.kind == V_HOST && a.capk != CAP_NONE &&
+	    b.capk == CAP_NONE)
+		return cap_join(b, &a);
 	if (a.kind == V_HOST)
-		return a;
+		return cap_join(a, &b);
 	if (b.kind == V_HOST)
-		return b;
+		return cap_join(b, &a);
 	if (a.kind == V_NUM && b.kind == V_NUM && a.num == b.num)
 		return *telling(&a, &b);
 	if (a.kind == V_NONE && b.kind == V_NONE)
@@ -119,6 +173,21 @@ cpl_pyvalue_convert(struct val v, const char *how, struct cpl_pos pos)
 	double d;
 	bool isint;
 
+	if (v.kind == V_HOST && strcmp(how, "str") != 0 &&
+	    strcmp(how, "float") != 0) {
+		/* Monotone conversions keep the bounds; abs may not. */
+		double (*fn)(double) =
+			strcmp(how, "round") == 0 ? nearbyint :
+			strcmp(how, "math.ceil") == 0 ? ceil :
+			strcmp(how, "math.floor") == 0 ? floor : trunc;
+
+		if (strcmp(how, "abs") == 0) {
+			v.capk = CAP_NONE;
+			v.lok = false;
+		}
+		v.cap = fn(v.cap);
+		v.lo = fn(v.lo);
+	}
 	if (v.kind == V_HOST || v.kind == V_UNKNOWN)
 		return v;
 	if (strcmp(how, "str") == 0) {
@@ -198,6 +267,125 @@ none_test(const char *op, const struct val *a, const struct val *b,
 	return strcmp(op, "is") == 0 || strcmp(op, "==") == 0 ? same : !same;
 }
 
+/*
+ * a op b when a or b depends on a CPU count: the HOST operand, with its
+ * upper bound carried through the operators that keep one (+, and - * //
+ * / by a known number on the right; + and * of two bounded values).
+ */
+static struct val
+host_arith(const char *op, struct val a, struct val b)
+{
+	struct val h = a.kind == V_HOST ? a : b;
+	const struct val *o = a.kind == V_HOST ? &b : &a;
+	bool plus = strcmp(op, "+") == 0, times = strcmp(op, "*") == 0;
+	double y = o->num, olo;
+
+	/* The lower bound, through the same monotone operators. */
+	if (h.lok && cpl_pyvalue_low(o, &olo) && (plus || times) &&
+	    (plus || (h.lo >= 0 && olo >= 0)))
+		h.lo = plus ? h.lo + olo : h.lo * olo;
+	else if (h.lok && o->kind == V_NUM && a.kind == V_HOST &&
+		 strcmp(op, "-") == 0)
+		h.lo -= y;
+	else if (h.lok && o->kind == V_NUM && a.kind == V_HOST && y > 0 &&
+		 (strcmp(op, "//") == 0 || strcmp(op, "/") == 0))
+		h.lo = op[1] ? floor(h.lo / y) : h.lo / y;
+	else
+		h.lok = false;
+	if (h.capk == CAP_NONE)
+		return h;
+	if (o->kind == V_HOST) {
+		if (o->capk == CAP_NONE || !(plus || times)) {
+			h.capk = CAP_NONE;
+		} else if (o->capk == CAP_SET || h.capk == CAP_SET) {
+			h.capk = CAP_SET;
+		} else {
+			h.cap = plus ? h.cap + o->cap : h.cap * o->cap;
+		}
+		return h;
+	}
+	if (o->kind != V_NUM) {
+		h.capk = CAP_NONE;
+		return h;
+	}
+	if (plus || (times && y >= 0)) {
+		if (h.capk == CAP_KNOWN)
+			h.cap = plus ? h.cap + y : h.cap * y;
+	} else if (a.kind == V_HOST && strcmp(op, "-") == 0) {
+		if (h.capk == CAP_KNOWN)
+			h.cap -= y;
+	} else if (a.kind == V_HOST && y > 0 &&
+		   (strcmp(op, "//") == 0 || strcmp(op, "/") == 0)) {
+		if (h.capk == CAP_KNOWN)
+			h.cap = op[1] ? floor(h.cap / y) : h.cap / y;
+	} else {
+		h.capk = CAP_NONE;
+	}
+	return h;
+}
+
+/* min() (is_min) or max() of operands v[0, n). */
+struct val
+cpl_pyvalue_minmax(bool is_min, const struct val *v, const bool *setting,
+		   size_t n)
+{
+	const struct val *h = NULL, *best = NULL;
+	bool set = false, open = false;
+	double bound = 0, lo = 0, l;
+	bool have = false, lok = is_min, known;
+	struct val r;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* min: the smallest lower bound, all known; max: the
+		 * largest known one. */
+		known = cpl_pyvalue_low(&v[i], &l);
+		if (is_min && known && (i == 0 || l < lo))
+			lo = l;
+		else if (is_min && !known)
+			lok = false;
+		else if (!is_min && known && (!lok || l > lo))
+			lo = l, lok = true;
+		if (v[i].kind == V_HOST) {
+			if (h == NULL)
+				h = &v[i];
+			if (v[i].capk == CAP_NONE)
+				open = true;
+			else if (v[i].capk == CAP_SET)
+				set = true;
+			else if (!have || (is_min ? v[i].cap < bound :
+					   v[i].cap > bound))
+				bound = v[i].cap, have = true;
+		} else if (v[i].kind == V_NUM) {
+			if (best == NULL || (is_min ? v[i].num < best->num :
+					     v[i].num > best->num))
+				best = &v[i];
+			if (!have || (is_min ? v[i].num < bound :
+				      v[i].num > bound))
+				bound = v[i].num, have = true;
+		} else if (setting[i]) {
+			set = true;
+		} else {
+			open = true;
+		}
+	}
+	if (h == NULL)
+		return !open && !set && best ? *best : unknown();
+	r = *h;
+	if (is_min) {
+		/* The smallest operand bounds it: a known one, else a
+		 * setting. */
+		r.capk = have ? CAP_KNOWN : set ? CAP_SET : CAP_NONE;
+	} else {
+		/* Every operand must be bounded for the largest to be. */
+		r.capk = open ? CAP_NONE : set ? CAP_SET : CAP_KNOWN;
+	}
+	r.cap = bound;
+	r.lok = lok;
+	r.lo = lo;
+	return r;
+}
+
 /* a op b for a binary operator op (as written). */
 struct val
 cpl_pyvalue_binop(const char *op, struct val a, struct val b)
@@ -213,10 +401,8 @@ cpl_pyvalue_binop(const char *op, struct val a, struct val b)
 		if (known)
 			return number(res, true, t->origin, t->pos);
 	}
-	if (a.kind == V_HOST)
-		return a;
-	if (b.kind == V_HOST)
-		return b;
+	if (a.kind == V_HOST || b.kind == V_HOST)
+		return host_arith(op, a, b);
 	if (a.kind != V_NUM || b.kind != V_NUM)
 		return unknown();
 	if (strcmp(op, "+") == 0) {
@@ -285,6 +471,11 @@ publish(struct cpl_pyval *out, const struct val *v, struct cpl_pos at_pos)
 		out->origin = CPL_PYORIG_HOST;
 		out->pos = v->pos;
 		out->host = v->host;
+		out->capped = v->capk != CAP_NONE;
+		out->cap = v->capk == CAP_KNOWN ?
+			   (long)fmax(0, floor(fmin(v->cap, 9.0e15))) : -1;
+		out->lo = v->lok ? (long)fmax(0, floor(fmin(v->lo, 9.0e15))) :
+				   0;
 	} else if (v->kind == V_NUM && v->num == floor(v->num) &&
 		   fabs(v->num) < 9.0e15) {
 		out->kind = CPL_PYVAL_KNOWN;
@@ -377,64 +568,6 @@ cpl_pyvalue_envset(struct cpl_pyval *out, const struct cpl_pyfile *f,
 	if (v.kind == V_STR)
 		v = cpl_pyvalue_convert(v, "int", e->value.pos);
 	publish(out, &v, e->value.pos);
-}
-
-/* Appends a resolved size to a cpl_code array. */
-static void
-add_size(struct cpl_code_size **arr, size_t *n, const struct cpl_pyfile *f,
-	 size_t index, struct cpl_pos pos, const struct cpl_pyval *v)
-{
-	struct cpl_code_size *s;
-
-	*arr = cpl_xrealloc(*arr, (*n + 1) * sizeof(**arr));
-	s = &(*arr)[(*n)++];
-	s->file = f;
-	s->index = index;
-	s->pos = pos;
-	s->value = *v;
-}
-
-int
-cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
-		 size_t nfiles, const struct cpl_pyenv *env)
-{
-	struct cpl_code *code = cpl_xcalloc(1, sizeof(*code));
-	struct cpl_pyenv e;
-	size_t i, j;
-
-	memset(&e, 0, sizeof(e));
-	if (env)
-		e = *env;
-	if (e.files == NULL) {
-		e.files = files;
-		e.nfiles = nfiles;
-	}
-	code->entry = nfiles ? files[0] : NULL;
-	code->files = cpl_xcalloc(nfiles + 1, sizeof(*code->files));
-	if (nfiles)
-		memcpy(code->files, files, nfiles * sizeof(*files));
-	code->nfiles = nfiles;
-	for (i = 0; i < nfiles; i++) {
-		const struct cpl_pyfile *f = files[i];
-		struct cpl_pyval v;
-
-		code->imports_torch |= f->imports_torch;
-		for (j = 0; j < f->nloaders; j++) {
-			cpl_pyvalue_loader(&v, f, j, NULL, &e);
-			add_size(&code->loaders, &code->nloaders, f, j,
-				 f->loaders[j].pos, &v);
-		}
-		for (j = 0; j < f->nthreads; j++) {
-			if (f->threads[j].kind != CPL_PYTHREADS_INTRA ||
-			    f->threads[j].in_worker_init)
-				continue;
-			cpl_pyvalue_threads(&v, f, j, NULL, &e);
-			add_size(&code->threads, &code->nthreads, f, j,
-				 f->threads[j].pos, &v);
-		}
-	}
-	*out = code;
-	return 0;
 }
 
 const char *

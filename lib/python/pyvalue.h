@@ -37,6 +37,8 @@
 #include "python/pyscan.h"
 #include "text/pos.h"
 
+struct cpl_pycallmap;	/* private (pyvalue_int.h) */
+
 /*
  * A call site that binds the parameters of the def an expression is in:
  * call `call` of file; up is the caller's own site (NULL: look for it).
@@ -75,6 +77,14 @@ struct cpl_pyenv {
 	int (*getenv)(void *ctx, const char *name, const char **value,
 		      struct cpl_pos *pos);
 	void *ctx;
+	/* The CPUs the node surely has (a container's CPU request: the
+	 * scheduler places it only where that many are allocatable); a CPU
+	 * count is at least this.  0: unknown (at least 1). */
+	long host_min;
+	/* Optional: the calls of files through their imports, by the last
+	 * name of what they call.  cpl_pyvalue_code() builds one for its
+	 * own resolutions; NULL: each file's calls are read in turn. */
+	const struct cpl_pycallmap *callmap;
 };
 
 /*
@@ -109,11 +119,13 @@ void cpl_pyvalue_envset(struct cpl_pyval *out, const struct cpl_pyfile *f,
 			size_t i, const struct cpl_pyenv *env);
 
 /*
- * Builds the linked code of a process: files[0] is the entry script, the
- * rest the local modules it imports.  Every DataLoader and every
- * set_num_threads outside a worker_init_fn of the files is resolved with
- * env (env->files defaults to files).  Caller frees *out with
- * cpl_pyscan_code_free().  Returns 0.
+ * Builds the linked code of a process (pyvalue_code.c): files[0] is the
+ * entry script, the rest the local modules it imports.  Every DataLoader
+ * and every set_num_threads outside a worker_init_fn of the files is
+ * resolved with env (env->files defaults to files); the files are joined
+ * through env->module: the roles defs play in the data pipeline across
+ * modules, and the CPU counts that size a pool in another file.  Caller
+ * frees *out with cpl_pyscan_code_free().  Returns 0.
  */
 int cpl_pyvalue_code(struct cpl_code **out,
 		     const struct cpl_pyfile *const *files, size_t nfiles,

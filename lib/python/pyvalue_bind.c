@@ -343,10 +343,32 @@ param_value(struct ctx *cx, const struct frame *fr, const struct cpl_pyfile *f,
 		site.up = NULL;
 		site_value(cx, f, func, p, &site, &acc, &nsites);
 	}
+	if (env->callmap && env->module) {
+		const struct callsites *cs =
+			cpl_strmap_get(&env->callmap->by_name, fn->name);
+
+		for (i = 0; cs && i < cs->n && nsites <= MAX_SITES; i++) {
+			const struct cpl_pyfile *h = cs->v[i].file;
+			const char *qual;
+
+			if (h == f)
+				continue;	/* the callers above */
+			if (++cx->steps > MAX_STEPS)
+				return unknown();
+			if (call_file(cx, h, &h->calls[cs->v[i].call],
+				      &qual) != f ||
+			    strcmp(qual, f->scopes[target].qualname) != 0)
+				continue;
+			site.file = h;
+			site.call = cs->v[i].call;
+			site.up = NULL;
+			site_value(cx, f, func, p, &site, &acc, &nsites);
+		}
+	}
 	for (k = 0; k < env->nfiles && nsites <= MAX_SITES; k++) {
 		const struct cpl_pyfile *h = env->files[k];
 
-		if (h == f || env->module == NULL)
+		if (h == f || env->module == NULL || env->callmap)
 			continue;	/* local calls are the callers above */
 		/* Reading a file's calls costs steps too. */
 		cx->steps += (int)(h->ncalls / 64);
@@ -469,6 +491,78 @@ arg_value(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c,
 	return unknown();
 }
 
+/* Expression e is a call of len(): an amount of data, not a setting. */
+static bool
+is_len(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+{
+	int c;
+
+	if (e->last < e->first + 3 ||
+	    !tok_is(f->text, &f->toks[e->first], "len") ||
+	    cpl_pyvalue_closing(f, e->first + 1, e->last) != e->last - 1)
+		return false;
+	c = cpl_pyscan_call_at(f, e->first + 1);
+	return c >= 0 && strcmp(f->calls[c].target, "len") == 0;
+}
+
+/*
+ * min(a, b, ...) or max(...) of call c, also of one list or tuple
+ * display (min([a, b])); a key= or default= keyword, or a star argument,
+ * is not read.
+ */
+static struct val
+minmax(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c)
+{
+	const struct cpl_pyfile *f = fr->f;
+	struct cpl_pyexpr ops[16];
+	struct val v[16];
+	bool setting[16];
+	size_t n = 0, i;
+
+	for (i = 0; i < c->nargs; i++)
+		if (c->args[i].keyword || c->args[i].star)
+			return unknown();
+	if (c->nargs == 1) {
+		const struct cpl_pyexpr *e = &c->args[0].value;
+		size_t k, end = e->last - 1;
+
+		if (e->last < e->first + 2 ||
+		    !(tok_is(f->text, &f->toks[e->first], "[") ||
+		      tok_is(f->text, &f->toks[e->first], "(")) ||
+		    cpl_pyvalue_closing(f, e->first, e->last) != end)
+			return unknown();
+		for (k = e->first + 1; k < end && n < CPL_ARRAY_LEN(ops);) {
+			size_t comma = cpl_pyvalue_top_comma(f, k, end);
+
+			ops[n] = *e;
+			ops[n].first = k;
+			ops[n].last = comma;
+			while (ops[n].first < ops[n].last &&
+			       (f->toks[ops[n].first].kind == CPL_PYTOK_NL ||
+				f->toks[ops[n].first].kind ==
+					CPL_PYTOK_COMMENT))
+				ops[n].first++;
+			if (ops[n].first < ops[n].last)
+				n++;
+			k = comma + 1;
+		}
+		if (k < end)
+			return unknown();
+	} else {
+		for (i = 0; i < c->nargs && n < CPL_ARRAY_LEN(ops); i++)
+			ops[n++] = c->args[i].value;
+		if (i < c->nargs)
+			return unknown();
+	}
+	if (n < 2)
+		return unknown();
+	for (i = 0; i < n; i++) {
+		v[i] = cpl_pyvalue_eval_range(cx, fr, &ops[i]);
+		setting[i] = !is_len(f, &ops[i]);
+	}
+	return cpl_pyvalue_minmax(c->target[1] == 'i', v, setting, n);
+}
+
 /* The value call ci returns, where we know it. */
 struct val
 cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
@@ -482,10 +576,17 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 	struct cpl_pysite site;
 	struct val v = unknown();
 	bool given;
-	size_t i;
 
-	if (c->kind == CPL_PYCALL_CPU_COUNT)
-		return host(c->pos);
+	if (c->kind == CPL_PYCALL_CPU_COUNT) {
+		/* The node has at least the CPUs the container requests;
+		 * psutil may count physical cores. */
+		v = host(c->pos);
+		v.lok = true;
+		v.lo = env_of(cx)->host_min > 1 &&
+		       strcmp(c->target, "psutil.cpu_count") != 0 ?
+		       (double)env_of(cx)->host_min : 1;
+		return v;
+	}
 	if (c->kind == CPL_PYCALL_PARSE_ARGS) {
 		v.kind = V_NS;
 		v.ns = f;
@@ -493,27 +594,9 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 	}
 	if (!enter(cx))
 		return unknown();
-	if (strcmp(c->target, "min") == 0 || strcmp(c->target, "max") == 0) {
-		bool mn = c->target[1] == 'i';
-
-		for (i = 0; i < c->nargs; i++) {
-			struct val a;
-
-			if (c->args[i].keyword || c->args[i].star ||
-			    c->nargs < 2) {
-				v = unknown();
-				break;
-			}
-			a = cpl_pyvalue_eval_range(cx, fr, &c->args[i].value);
-			if (i == 0 || (a.kind == V_HOST && v.kind != V_HOST))
-				v = a;
-			else if (v.kind == V_HOST)
-				continue;
-			else if (v.kind != V_NUM || a.kind != V_NUM)
-				v = unknown();
-			else if (mn ? a.num < v.num : a.num > v.num)
-				v = a;
-		}
+	if (c->func < 0 && (strcmp(c->target, "min") == 0 ||
+			    strcmp(c->target, "max") == 0)) {
+		v = minmax(cx, fr, c);
 	} else if (c->func < 0 && in_list(c->target, conv,
 					   CPL_ARRAY_LEN(conv))) {
 		if (c->nargs == 1)

@@ -342,6 +342,10 @@ unary(struct ev *ev)
 
 		ev->k++;
 		v = unary(ev);
+		if (v.kind == V_HOST && op != '+') {
+			v.capk = CAP_NONE;	/* -x: no bounds kept */
+			v.lok = false;
+		}
 		if (v.kind == V_HOST || op == '+')
 			return v;
 		if (v.kind != V_NUM || (op == '~' && !v.isint))
@@ -509,8 +513,14 @@ expr(struct ev *ev)
 		return t ? v : e;
 	r = cpl_pyvalue_combine(v, e);
 	if (r.kind != V_HOST && c.kind == V_HOST && v.kind == V_NUM &&
-	    e.kind == V_NUM)
-		return host(c.host);
+	    e.kind == V_NUM) {
+		/* One of two numbers, chosen by the CPU count. */
+		r = host(c.host);
+		r.capk = CAP_KNOWN;
+		r.cap = v.num > e.num ? v.num : e.num;
+		r.lok = true;
+		r.lo = v.num < e.num ? v.num : e.num;
+	}
 	return r;
 }
 

@@ -41,9 +41,21 @@ enum vkind {
 	V_NS,		/* an argparse namespace (parse_args result) */
 };
 
+/* What bounds a V_HOST value from above. */
+enum vcap {
+	CAP_NONE,	/* nothing: it grows with the node */
+	CAP_KNOWN,	/* at most cap: min(8, os.cpu_count()) */
+	CAP_SET,	/* at most a setting the text does not fix:
+			 * min(cfg.workers, os.cpu_count()) */
+};
+
 /* A value while resolving. */
 struct val {
 	enum vkind kind;
+	enum vcap capk;		/* V_HOST: its upper bound */
+	double cap;		/* CAP_KNOWN: the bound */
+	bool lok;		/* V_HOST: lo is a lower bound */
+	double lo;
 	double num;		/* V_NUM; V_STR made by str(number) */
 	bool isint;
 	bool strnum;		/* V_STR is the decimal form of num */
@@ -70,6 +82,27 @@ struct frame {
 	const struct cpl_pysite *site;
 	int site_func;		/* the def site calls, -1 */
 };
+
+/* ---- the calls of a process by name ----------------------------------- */
+
+/* The calls that go through an import to a def of one last name. */
+struct callsites {
+	struct cpl_pysite *v;	/* file and call; up unused */
+	size_t n, cap;
+};
+
+/* Every call of a process's files that goes through an import, by the
+ * last name of its remote def ("create_dataloaders"). */
+struct cpl_pycallmap {
+	struct cpl_strmap by_name;	/* name → struct callsites */
+	struct callsites **all;		/* the values, owned */
+	size_t nall, capall;
+};
+
+/* Builds the map over files[0, n); free with cpl_pyvalue_callmap_free. */
+struct cpl_pycallmap *cpl_pyvalue_callmap_new(
+	const struct cpl_pyfile *const *files, size_t n);
+void cpl_pyvalue_callmap_free(struct cpl_pycallmap *m);	/* NULL-safe */
 
 /* ---- values ----------------------------------------------------------- */
 
@@ -161,6 +194,17 @@ env_of(const struct ctx *cx)
 
 /* Two values that may both reach one use. */
 struct val cpl_pyvalue_combine(struct val a, struct val b);
+
+/* A lower bound of v: a number's value, a HOST value's lo; false when
+ * none is known. */
+bool cpl_pyvalue_low(const struct val *v, double *lo);
+
+/* min() (is_min) or max() of operands v[0, n), n >= 2; setting[i] says
+ * that an UNKNOWN v[i] is a setting (an option, a config value), which
+ * bounds a CPU count as a deliberate cap would, rather than an amount of
+ * data (len(...)). */
+struct val cpl_pyvalue_minmax(bool is_min, const struct val *v,
+			      const bool *setting, size_t n);
 
 /* Python's int()/float() of text s[0, n); 0 and *out, else -1. */
 int cpl_pyvalue_parse_text(double *out, bool *isint, const char *s,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Linear time on large valid files: for each shape that was once
 # quadratic (many env entries in one container, many documents with
-# findings, many containers, many Polyaxon inputs), linting twice the input
+# findings, many containers, many Polyaxon inputs, one script importing
+# many modules, many scripts importing one module), linting twice the input
 # must take less than 3.3 times as long (linear is 2, quadratic 4).  A
 # ratio, not a time, so a slow or busy machine does not fail it; each time
 # is the best of three runs' CPU time.
@@ -16,7 +17,7 @@ gen() {	# kind n file
 python3 - "$@" <<'PY'
 import sys
 kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-w = open(out, "w").write
+w = open(out, "w").write if kind not in ("modules", "entries") else None
 job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d}\nspec:\n"
        "  template:\n    spec:\n      restartPolicy: Never\n"
        "      containers:\n      - name: train\n        image: x\n"
@@ -40,6 +41,35 @@ elif kind == "containers":
         w("  - name: c%d\n    image: x\n    command: [torchrun, "
           "--nproc_per_node, '2', t.py]\n    env: [{name: OMP_NUM_THREADS,"
           " value: '8'}]\n    resources: {limits: {cpu: '4'}}\n" % i)
+elif kind == "modules":
+    # one entry script importing n modules, each passed a CPU count
+    import os
+    os.makedirs(out)
+    for i in range(n):
+        open("%s/mod%d.py" % (out, i), "w").write(
+            "import os\nfrom torch.utils.data import DataLoader\n"
+            "def make%d(root, workers):\n"
+            "    return DataLoader(root, num_workers=workers)\n"
+            "NUM%d = os.cpu_count()\n" % (i, i))
+    open(out + "/train.py", "w").write(
+        "".join("from mod%d import make%d, NUM%d\n" % (i, i, i)
+                for i in range(n)) + "if __name__ == '__main__':\n" +
+        "".join("    make%d('x', NUM%d)\n" % (i, i) for i in range(n)))
+elif kind == "entries":
+    # n entry scripts importing one module with a cv2 Dataset
+    import os
+    os.makedirs(out)
+    open(out + "/common.py", "w").write(
+        "import cv2\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Frames(Dataset):\n    def __len__(self):\n        return 9\n"
+        "    def __getitem__(self, i):\n        return cv2.imread(str(i))\n"
+        "def build(root, workers):\n"
+        "    return DataLoader(Frames(), num_workers=workers)\n")
+    for i in range(n):
+        open("%s/train%d.py" % (out, i), "w").write(
+            "import os\nfrom common import build\n"
+            "if __name__ == '__main__':\n"
+            "    build('x', os.cpu_count() // %d)\n" % (i % 4 + 1))
 elif kind == "inputs":
     w("version: 1.1\nkind: component\ninputs:\n")
     for i in range(n):
@@ -68,12 +98,14 @@ print(max(1, int(best * 1000)))
 PY
 }
 
-for spec in env:25000 docs:2500 containers:10000 inputs:10000; do
+for spec in env:25000 docs:2500 containers:10000 inputs:10000 \
+    modules:1500 entries:1500; do
 	kind=${spec%%:*} n=${spec#*:}
-	gen "$kind" "$n" "$tmp/$kind-1.yaml"
-	gen "$kind" $((n * 2)) "$tmp/$kind-2.yaml"
-	a=$(ms "$tmp/$kind-1.yaml")
-	b=$(ms "$tmp/$kind-2.yaml")
+	case $kind in modules|entries) ext= ;; *) ext=.yaml ;; esac
+	gen "$kind" "$n" "$tmp/$kind-1$ext"
+	gen "$kind" $((n * 2)) "$tmp/$kind-2$ext"
+	a=$(ms "$tmp/$kind-1$ext")
+	b=$(ms "$tmp/$kind-2$ext")
 	[ "$a" -gt 0 ] || a=1
 	echo "scaling: $kind $n -> $((n * 2)): ${a} ms -> ${b} ms"
 	check "$kind: twice the input took $b ms vs $a ms (ratio >= 3.3)" \

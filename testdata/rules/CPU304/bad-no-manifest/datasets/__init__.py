@@ -1,0 +1,3 @@
+from .coco import CocoDetection
+
+__all__ = ["CocoDetection"]

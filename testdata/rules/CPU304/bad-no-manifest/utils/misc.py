@@ -1,0 +1,5 @@
+"""Small helpers shared by training and evaluation."""
+
+
+def collate_fn(batch):
+    return tuple(zip(*batch))
