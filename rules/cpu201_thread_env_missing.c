@@ -4,6 +4,9 @@
  * command, so every rank's OpenMP pool sizes to the node.
  */
 #include "common.h"
+
+#include <string.h>
+
 #include "python/pyscan.h"
 
 /* The linked code sets the rank's threads itself: torch.set_num_threads,
@@ -31,6 +34,53 @@ code_sets_threads(const struct cpl_code *code)
 	return false;
 }
 
+/* Whether s holds one of the words (case-insensitive substrings). */
+static bool
+mentions(const char *s, const char *const *words)
+{
+	size_t i;
+
+	for (i = 0; s && words[i]; i++)
+		if (strcasestr(s, words[i]) != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * The process starts no OpenMP pool for OMP_NUM_THREADS to size, as far as
+ * the text shows: a TFJob or JAXJob (TensorFlow and XLA size their own
+ * pools and read other settings), an image of TensorFlow or JAX with no
+ * PyTorch in it, or a `python -c` program that imports no native library
+ * (pure Python starts no OpenMP threads).  Anything else is judged.
+ */
+static bool
+no_openmp(const struct cpl_workload *w, const struct cpl_container *c)
+{
+	static const char *const tf_jax[] = { "tensorflow", "/tf-", ":tf",
+					      "jax", NULL };
+	static const char *const torch[] = { "torch", NULL };
+	static const char *const native[] = { "torch", "numpy", "sklearn",
+		"scipy", "pandas", "xgboost", "lightgbm", "mxnet", "paddle",
+		"cv2", "tensorflow", "jax", "transformers", "import *", NULL };
+	size_t i;
+
+	if (w->kind && (strcasestr(w->kind, "tfjob") ||
+		       strcasestr(w->kind, "jaxjob")))
+		return true;
+	if (c->code == NULL && mentions(c->image, tf_jax) &&
+	    !mentions(c->image, torch))
+		return true;
+	for (i = 0; i + 2 < c->argc; i++) {
+		const char *prog = strrchr(c->argv[i].text, '/');
+
+		prog = prog ? prog + 1 : c->argv[i].text;
+		if (strncmp(prog, "python", 6) == 0 &&
+		    strcmp(c->argv[i + 1].text, "-c") == 0)
+			return !mentions(c->argv[i + 2].text, native);
+	}
+	return false;
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -42,7 +92,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	/* A runtime alone is a template: each TrainJob brings env. */
 	if (!cpl_budget_training(w, c) || w->template_only || c->env_from ||
 	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
-	    code_sets_threads(c->code))
+	    code_sets_threads(c->code) || no_openmp(w, c))
 		return;
 	cpl_facts_gather(&f, w, c);
 	/* torchrun sets OMP_NUM_THREADS=1 when it starts more than one rank
