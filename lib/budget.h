@@ -52,7 +52,21 @@ int64_t cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos);
 void cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		      const struct cpl_container *c);
 
-/* Intra-op threads per rank from env and launcher (code comes later). */
+/*
+ * What the launcher does to OMP_NUM_THREADS in each rank: UNSET when it
+ * leaves it alone; KNOWN n, HOST or UNKNOWN when it sets it (UNKNOWN: it
+ * may, the rank count or its config being unknown).  *forced is true when
+ * it sets it whatever the environment says (accelerate
+ * --num_cpu_threads_per_process, deepspeed --bind_cores_to_rank); else
+ * only when the variable is unset.
+ */
+void cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
+				 const struct cpl_workload *w,
+				 const struct cpl_container *c);
+
+/* Intra-op threads per rank: torch.set_num_threads in the linked code,
+ * MKL_NUM_THREADS, a launcher that forces it, OMP_NUM_THREADS, the
+ * launcher's default, in that order. */
 void cpl_budget_threads(struct cpl_amount *out,
 			const struct cpl_workload *w,
 			const struct cpl_container *c);

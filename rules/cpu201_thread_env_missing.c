@@ -1,7 +1,10 @@
 /*
  * CPU201 thread-env-missing — OMP_NUM_THREADS is set by neither the env,
- * the launcher (torchrun sets 1 when it starts more than one rank) nor the
- * command, so every rank's OpenMP pool sizes to the node.
+ * the launcher (torchrun, tune run and accelerate's DeepSpeed path set 1
+ * when they start more than one rank; accelerate launch sets 1 for any
+ * rank count) nor the command, so every rank's OpenMP pool sizes to the
+ * node.  When the launcher may set it (an unknown rank count, a config
+ * file not read) the rule stays silent.
  */
 #include "common.h"
 #include "python/pyscan.h"
@@ -32,19 +35,19 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	struct cpl_finding *fd;
 	const struct cpl_pos *at;
+	struct cpl_amount lt;
+	bool forced;
 
 	if (!cpl_budget_training(w, c) || c->env_from ||
 	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
 	    code_sets_threads(c->code))
 		return;
-	cpl_facts_gather(&f, w, c);
-	/* torchrun sets OMP_NUM_THREADS=1 when it starts more than one rank
-	 * and the variable is unset (whatever MKL_NUM_THREADS says). */
-	if ((c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
-	     c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH) &&
-	    ((f.ranks.state == CPL_AMT_KNOWN && f.ranks.n > 1) ||
-	     f.ranks.state == CPL_AMT_HOST))
+	/* The launcher sets it (whatever MKL_NUM_THREADS says), or may:
+	 * only a count sized from the node is no better than unset. */
+	cpl_budget_launcher_threads(&lt, &forced, w, c);
+	if (lt.state == CPL_AMT_KNOWN || lt.state == CPL_AMT_UNKNOWN)
 		return;
+	cpl_facts_gather(&f, w, c);
 	at = cpl_facts_where(w, c);
 	if (c->pos.line > 0)
 		at = &c->pos;
