@@ -697,21 +697,12 @@ is_worker_flag(const char *key)
 	return false;
 }
 
-void
-cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
-		   const struct cpl_container *c)
+/* A --workers style argument of the script, the last one winning. */
+static void
+args_workers(struct cpl_amount *out, const struct cpl_launch *l)
 {
-	const struct cpl_launch *l = &c->launch;
 	size_t i;
 
-	(void)w;
-	memset(out, 0, sizeof(*out));
-	/* Linked code knows the DataLoaders, resolved with the arguments. */
-	if (c->code) {
-		code_amount(out, c->code->loaders, c->code->nloaders,
-			    "num_workers");
-		return;
-	}
 	for (i = 0; i < l->nargs; i++) {
 		const char *a = l->args[i].text, *eq, *val;
 		const struct cpl_pos *pos = &l->args[i].pos;
@@ -746,13 +737,89 @@ cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
 	}
 }
 
+/*
+ * Whether the code imports a library that builds DataLoaders from its own
+ * settings (Hugging Face Trainer, Lightning, MMEngine, Detectron2,
+ * Ultralytics, timm's create_loader ...), so that finding no DataLoader
+ * call in the code does not mean it runs no loader workers.
+ */
+static bool
+builds_loaders(const struct cpl_code *code)
+{
+	static const char *const libs[] = {
+		"transformers", "trl", "lightning", "pytorch_lightning",
+		"torchtune", "mmengine", "mmcv", "mmdet", "mmseg",
+		"mmpretrain", "mmaction", "mmocr", "detectron2", "ultralytics",
+		"yolov5", "timm", "fastai", "keras", "tensorflow", "webdataset",
+		"ffcv", "nvidia", "deepspeed", "composer", "ray",
+		"sentence_transformers", "setfit", "ignite", "catalyst",
+		"nemo", "fairseq", "speechbrain", "monai", "torchtnt",
+	};
+	size_t i, j, k;
+
+	for (i = 0; i < code->nfiles; i++) {
+		const struct cpl_pyfile *f = code->files[i];
+
+		for (j = 0; j < f->nimports; j++) {
+			const char *m = f->imports[j].module;
+
+			if (m == NULL || f->imports[j].level > 0)
+				continue;
+			for (k = 0; k < CPL_ARRAY_LEN(libs); k++) {
+				size_t n = strlen(libs[k]);
+
+				if (strncmp(m, libs[k], n) == 0 &&
+				    (m[n] == '\0' || m[n] == '.'))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+void
+cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
+		   const struct cpl_container *c)
+{
+	struct cpl_amount flag;
+
+	(void)w;
+	memset(out, 0, sizeof(*out));
+	memset(&flag, 0, sizeof(flag));
+	args_workers(&flag, &c->launch);
+	/* Linked code knows the DataLoaders, resolved with the arguments;
+	 * with none, no library that builds its own and no --workers flag,
+	 * the process runs no loader workers. */
+	if (c->code) {
+		code_amount(out, c->code->loaders, c->code->nloaders,
+			    "num_workers");
+		if (c->code->nloaders == 0 && flag.state == CPL_AMT_UNSET &&
+		    !builds_loaders(c->code))
+			amount(out, CPL_AMT_KNOWN, 0, NULL,
+			       "no DataLoader in the code");
+		return;
+	}
+	*out = flag;
+}
+
+bool
+cpl_budget_no_workers(const struct cpl_amount *workers)
+{
+	return workers->state == CPL_AMT_KNOWN && workers->n == 0;
+}
+
 void
 cpl_budget_split(long *per_rank, long *threads, long *workers,
-		 int64_t cpu_millis, long ranks)
+		 int64_t cpu_millis, long ranks, bool no_workers)
 {
 	long b = (long)(cpu_millis / 1000) / (ranks > 0 ? ranks : 1);
 
 	*per_rank = b;
+	if (no_workers) {
+		*threads = b > 1 ? b : 1;
+		*workers = 0;
+		return;
+	}
 	*threads = b / 2 > 1 ? b / 2 : 1;
 	*workers = b - *threads > 0 ? b - *threads : 0;
 }

@@ -5,7 +5,8 @@
  * many intra-op threads and loader workers does each rank use.
  *
  *   per-rank budget   B = floor(C / ranks)      (C: limit, else request)
- *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T)
+ *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T);
+ *                     with no loader workers (W known to be 0) T = max(1, B)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
  *                     OMP_NUM_THREADS > torchrun's 1 (only when unset and
  *                     it starts more than one rank)
@@ -75,14 +76,20 @@ void cpl_budget_threads(struct cpl_amount *out,
 void cpl_budget_env_count(struct cpl_amount *out,
 			  const struct cpl_container *c, const char *name);
 
-/* DataLoader workers per rank from a --workers style script argument. */
+/* DataLoader workers per rank: the linked code's DataLoaders (KNOWN 0
+ * when it has none and imports no library that builds its own), else a
+ * --workers style script argument. */
 void cpl_budget_workers(struct cpl_amount *out,
 			const struct cpl_workload *w,
 			const struct cpl_container *c);
 
-/* The suggested split for C millicores over ranks (ranks >= 1). */
+/* True when the workers are known to be none: all of B goes to threads. */
+bool cpl_budget_no_workers(const struct cpl_amount *workers);
+
+/* The suggested split for C millicores over ranks (ranks >= 1); with
+ * no_workers every CPU of the per-rank budget goes to threads. */
 void cpl_budget_split(long *per_rank, long *threads, long *workers,
-		      int64_t cpu_millis, long ranks);
+		      int64_t cpu_millis, long ranks, bool no_workers);
 
 /* Formats millicores for messages: "4", "2.5", "0.5". */
 void cpl_budget_cpus_str(char *out, unsigned size, int64_t millis);

@@ -720,6 +720,20 @@ cpl_check_throttle_threshold(const struct cpl_check *ck)
 	return cpl_config_threshold(ck->e->config);
 }
 
+bool
+cpl_check_rule_on(const struct cpl_check *ck, const char *id)
+{
+	const struct cpl_rule *const *rules;
+	size_t n, i;
+
+	rules = cpl_rules_all(&n);
+	for (i = 0; i < n; i++)
+		if (strcmp(rules[i]->id, id) == 0)
+			return cpl_config_severity(ck->e->config, i) !=
+			       CPL_SEV_OFF;
+	return false;
+}
+
 double
 cpl_engine_throttle_threshold(const struct cpl_engine *e)
 {

@@ -75,6 +75,11 @@ void cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 const struct cpl_code *cpl_check_code_of(const struct cpl_check *ck,
 					 const struct cpl_pyfile *f);
 
+/* Whether rule id runs in this lint (not turned off in the
+ * configuration): a rule leaves a problem to another only when that one
+ * runs. */
+bool cpl_check_rule_on(const struct cpl_check *ck, const char *id);
+
 /* Configuration the rules may read: the throttling threshold (percent). */
 double cpl_check_throttle_threshold(const struct cpl_check *ck);
 

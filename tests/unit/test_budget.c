@@ -35,21 +35,21 @@ START_TEST(split)
 {
 	long b, t, w;
 
-	cpl_budget_split(&b, &t, &w, 4000, 1);
+	cpl_budget_split(&b, &t, &w, 4000, 1, false);
 	ck_assert_int_eq(b, 4);
 	ck_assert_int_eq(t, 2);
 	ck_assert_int_eq(w, 2);
-	cpl_budget_split(&b, &t, &w, 8000, 4);
+	cpl_budget_split(&b, &t, &w, 8000, 4, false);
 	ck_assert_int_eq(b, 2);
 	ck_assert_int_eq(t, 1);
 	ck_assert_int_eq(w, 1);
-	cpl_budget_split(&b, &t, &w, 2500, 1);
+	cpl_budget_split(&b, &t, &w, 2500, 1, false);
 	ck_assert_int_eq(b, 2);
-	cpl_budget_split(&b, &t, &w, 1000, 4);
+	cpl_budget_split(&b, &t, &w, 1000, 4, false);
 	ck_assert_int_eq(b, 0);
 	ck_assert_int_eq(t, 1);
 	ck_assert_int_eq(w, 0);
-	cpl_budget_split(&b, &t, &w, 7000, 1);
+	cpl_budget_split(&b, &t, &w, 7000, 1, false);
 	ck_assert_int_eq(t, 3);
 	ck_assert_int_eq(w, 4);
 }
