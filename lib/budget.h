@@ -8,8 +8,14 @@
  *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T);
  *                     with no loader workers (W known to be 0) T = max(1, B)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
- *                     OMP_NUM_THREADS > torchrun's 1 (only when unset and
- *                     it starts more than one rank)
+ *                     a launcher that forces it (accelerate
+ *                     --num_cpu_threads_per_process, deepspeed
+ *                     --bind_cores_to_rank) > OMP_NUM_THREADS > the
+ *                     launcher's default when unset (torchrun, tune run:
+ *                     1 for more than one rank; accelerate launch: 1)
+ *   ranks             per container: accelerate's --num_processes over
+ *                     --num_machines; a count nothing resolves is
+ *                     UNKNOWN (its lower bound 1), never KNOWN 1
  *
  * Pure functions over the workload model; nothing is allocated except
  * where a comment says so.
