@@ -75,7 +75,11 @@ cpl_launch_read_config(struct cpl_launch *l, const char *path,
 	if (cpl_yaml_parse(&s, path, text, len, &err) < 0)
 		goto out;
 	doc = cpl_ystream_count(s) > 0 ? cpl_ystream_doc(s, 0) : NULL;
-	if (!cpl_ynode_is_map(doc))
+	/* A file found by its name alone may be another program's config:
+	 * accelerate's always says where and how it runs. */
+	if (!cpl_ynode_is_map(doc) ||
+	    (cpl_ynode_get(doc, "compute_environment") == NULL &&
+	     cpl_ynode_get(doc, "distributed_type") == NULL))
 		goto out;
 	cfg_word(&l->cfg.nproc, doc, "num_processes", path);
 	cfg_word(&l->cfg.machines, doc, "num_machines", path);

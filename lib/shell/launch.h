@@ -101,7 +101,8 @@ void cpl_launch_clear(struct cpl_launch *l);
  * Reads the launcher config file l names (CPL_LOPT_CONFIG) from text (len
  * bytes, at path; path is borrowed into the positions of l->cfg and must
  * outlive l).  Returns 0 and sets l->cfg.read when it parsed, -1 when it is
- * not YAML or JSON (l->cfg is left unread).
+ * not YAML or JSON, or not an accelerate config (neither
+ * compute_environment nor distributed_type): l->cfg is then left unread.
  */
 int cpl_launch_read_config(struct cpl_launch *l, const char *path,
 			   const char *text, size_t len);

@@ -535,6 +535,11 @@ START_TEST(launcher_config)
 	ck_assert_int_eq(cpl_launch_read_config(&L, "a.yaml", "- 1\n", 4),
 			 -1);
 	ck_assert(!L.cfg.read);
+	/* Some other program's config.yaml is not accelerate's. */
+	ck_assert_int_eq(cpl_launch_read_config(&L, "config.yaml",
+						"num_processes: 4\n", 17), -1);
+	ck_assert(!L.cfg.read);
+	ck_assert_ptr_null(L.cfg.nproc.text);
 }
 END_TEST
 
