@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "link.h"
@@ -539,6 +540,59 @@ accel_omp(struct cpl_amount *out, bool *forced,
 	       "OMP_NUM_THREADS=1 (set by accelerate launch)");
 }
 
+/* Cores in a deepspeed --bind_core_list ("0-15,32-47"); -1 when it is
+ * not a plain list of numbers and ranges. */
+static long
+core_count(const char *v)
+{
+	long total = 0;
+
+	while (v && *v) {
+		char *end;
+		long a = strtol(v, &end, 10), b = a;
+
+		if (end == v || a < 0)
+			return -1;
+		if (*end == '-') {
+			const char *p = end + 1;
+
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				return -1;
+		}
+		total = cpl_sat_add(total, b - a + 1);
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			return -1;
+		v = end + 1;
+	}
+	return v ? total : -1;
+}
+
+/* deepspeed --bind_cores_to_rank --bind_core_list: each rank gets
+ * floor(listed cores / ranks) as OMP_NUM_THREADS. */
+static void
+ds_core_threads(struct cpl_amount *out, const struct cpl_workload *w,
+		const struct cpl_container *c)
+{
+	const struct cpl_word *list = &c->launch.opt[CPL_LOPT_CORES];
+	long cores = core_count(list->text), per;
+	struct cpl_amount ranks;
+
+	cpl_budget_ranks(&ranks, w, c);
+	if (cores <= 0 || ranks.state != CPL_AMT_KNOWN || ranks.n <= 0 ||
+	    (per = cores / ranks.n) < 1) {
+		amount(out, CPL_AMT_UNKNOWN, 1, &list->pos,
+		       "OMP_NUM_THREADS (deepspeed --bind_core_list %s over "
+		       "the ranks)", list->text);
+		return;
+	}
+	amount(out, CPL_AMT_KNOWN, per, &list->pos,
+	       "OMP_NUM_THREADS=%ld (deepspeed --bind_core_list %s over %ld "
+	       "ranks)", per, list->text, ranks.n);
+}
+
 void
 cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
 			    const struct cpl_workload *w,
@@ -564,11 +618,7 @@ cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
 			return;
 		*forced = true;
 		if (l->opt[CPL_LOPT_CORES].text != NULL)
-			amount(out, CPL_AMT_UNKNOWN, 1,
-			       &l->opt[CPL_LOPT_CORES].pos,
-			       "OMP_NUM_THREADS (deepspeed --bind_core_list "
-			       "%s over the ranks)",
-			       l->opt[CPL_LOPT_CORES].text);
+			ds_core_threads(out, w, c);
 		else
 			amount(out, CPL_AMT_HOST, 1, &l->launcher_word.pos,
 			       "OMP_NUM_THREADS (deepspeed "

@@ -20,9 +20,11 @@ thread_rule_reports(struct cpl_check *ck, const struct cpl_amount *t)
 {
 	if (t->state != CPL_AMT_KNOWN || t->n <= 1)
 		return false;
+	/* From the env the text is "OMP_NUM_THREADS=8"; what a launcher
+	 * sets says so in parentheses, and CPU202 does not judge it. */
 	if (strncmp(t->how, "MKL_NUM_THREADS=", 16) == 0 ||
 	    strncmp(t->how, "OMP_NUM_THREADS=", 16) == 0)
-		return strstr(t->how, "(set by") == NULL &&
+		return strchr(t->how, '(') == NULL &&
 		       cpl_check_rule_on(ck, "CPU202");
 	if (strncmp(t->how, "torch.set_num_threads(", 22) == 0)
 		return cpl_check_rule_on(ck, "CPU305");
@@ -72,7 +74,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	      strncmp(f.threads.how, "torch.set_num_threads", 21) == 0 ?
 	      "the torch.set_num_threads argument" :
 	      strncmp(f.threads.how, "accelerate --num_cpu", 20) == 0 ?
-	      "--num_cpu_threads_per_process" : "OMP_NUM_THREADS";
+	      "--num_cpu_threads_per_process" :
+	      strstr(f.threads.how, "(deepspeed --bind") != NULL ?
+	      "the --bind_core_list cores per rank" : "OMP_NUM_THREADS";
 	if (r > 1 || !f.ranks_known)
 		cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s%s%s%s",
 					f.ranks.how, f.ranks_known ? "" : " (",

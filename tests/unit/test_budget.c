@@ -515,13 +515,27 @@ START_TEST(deepspeed_ranks)
 	cpl_budget_launcher_threads(&t, &forced, w, c);
 	ck_assert_int_eq(t.state, CPL_AMT_HOST);
 	ck_assert(forced);
+	/* The listed cores over the 8 ranks. */
 	set_opt(c, CPL_LOPT_CORES, "0-15");
+	cpl_budget_launcher_threads(&t, &forced, w, c);
+	ck_assert_int_eq(t.state, CPL_AMT_KNOWN);
+	ck_assert_int_eq(t.n, 2);
+	set_opt(c, CPL_LOPT_CORES, "0-7,16-23,40");
+	cpl_budget_launcher_threads(&t, &forced, w, c);
+	ck_assert_int_eq(t.n, 2);
+	set_opt(c, CPL_LOPT_CORES, "0-3");
+	cpl_budget_launcher_threads(&t, &forced, w, c);
+	ck_assert_int_eq(t.state, CPL_AMT_UNKNOWN);
+	set_opt(c, CPL_LOPT_CORES, "$CORES");
 	cpl_budget_launcher_threads(&t, &forced, w, c);
 	ck_assert_int_eq(t.state, CPL_AMT_UNKNOWN);
 	/* ... and then the env's value does not count. */
 	cpl_container_set_env(c, "OMP_NUM_THREADS", "8", P);
 	cpl_budget_threads(&t, w, c);
 	ck_assert_int_eq(t.state, CPL_AMT_UNKNOWN);
+	set_opt(c, CPL_LOPT_CORES, "0-31");
+	cpl_budget_threads(&t, w, c);
+	ck_assert_int_eq(t.n, 4);
 	cpl_workload_free(w);
 }
 END_TEST
