@@ -21,8 +21,8 @@
  *                       --bind_cores_to_rank
  *   tune run            torchrun's options, then the recipe
  * with "--flag value" and "--flag=value" (the options kept besides the
- * rank count are in cpl_launch.opt[] and .flags).  The first launching command in
- * the script is the one reported.
+ * rank count are in cpl_launch.opt[] and .flags).  The first launching
+ * command in the script is the one reported.
  *
  * Ownership: out is filled with owned copies; release with
  * cpl_launch_clear().  words are borrowed.
