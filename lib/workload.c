@@ -26,9 +26,13 @@ struct cpl_container *
 cpl_workload_add_container(struct cpl_workload *w)
 {
 	struct cpl_container *c;
+	void *p = w->containers;
 
-	w->containers = cpl_xrealloc(w->containers, (w->ncontainers + 1) *
-				     sizeof(*w->containers));
+	/* Geometric growth: a Pod with thousands of containers stays linear
+	 * even where realloc copies (sanitizers). */
+	cpl_xgrow(&p, &w->containers_cap, w->ncontainers + 1,
+		  sizeof(*w->containers));
+	w->containers = p;
 	c = &w->containers[w->ncontainers++];
 	memset(c, 0, sizeof(*c));
 	c->cpu_request = CPL_CPU_ABSENT;

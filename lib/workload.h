@@ -100,6 +100,7 @@ struct cpl_workload {
 				 * unless plugins.shm is false) */
 	struct cpl_container *containers;
 	size_t ncontainers;
+	size_t containers_cap;	/* allocated slots (cpl_xgrow) */
 };
 
 /* A growable list of owned workloads. */
