@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "link.h"
@@ -166,29 +167,328 @@ amount(struct cpl_amount *a, enum cpl_amount_state st, long n,
 	va_end(ap);
 }
 
-/* A rank count as written ("4", "auto", "cpu", "gpu", "$(nproc)"). */
+/*
+ * The value a count word stands for when it names a variable: "$N",
+ * "${N}" (the shell's, from the command's exports or the container's
+ * env) or "$(N)" (Kubernetes expands it from the container's env before
+ * the command runs).  NULL when it names none, or the variable is unset.
+ */
+static const char *
+var_value(const struct cpl_container *c, const char *v)
+{
+	char name[128];
+	const char *p, *close = NULL;
+	const struct cpl_env *e;
+	size_t n;
+	bool k8s = false;
+
+	if (v == NULL || v[0] != '$')
+		return NULL;
+	p = v + 1;
+	if (*p == '{' || *p == '(') {
+		k8s = *p == '(';
+		close = k8s ? ")" : "}";
+		p++;
+	}
+	for (n = 0; p[n] == '_' || isalnum((unsigned char)p[n]); n++)
+		;
+	if (n == 0 || n >= sizeof(name) || isdigit((unsigned char)p[0]))
+		return NULL;
+	if (close ? strcmp(p + n, close) != 0 : p[n] != '\0')
+		return NULL;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	e = k8s ? cpl_container_env(c, name) :
+	    cpl_container_env_effective(c, name);
+	return e ? e->value : NULL;
+}
+
+/*
+ * A rank count as written ("4", "auto", "cpu", "gpu", "$(nproc)", or a
+ * variable holding one).  src names where it is written for messages.
+ */
 static void
 rank_value(struct cpl_amount *out, const struct cpl_container *c,
 	   const char *v, const struct cpl_pos *pos, const char *src)
 {
-	long n = parse_count(v);
+	const char *var = var_value(c, v);
+	const char *x = var ? var : v;
+	long n = parse_count(x);
+	char as[80];
 
+	as[0] = '\0';
+	if (var != NULL)
+		snprintf(as, sizeof(as), " = %s", var);
 	if (n > 0) {
-		amount(out, CPL_AMT_KNOWN, n, pos, "%s %s", src, v);
-	} else if (v && strcmp(v, "gpu") == 0 && c->gpus > 0) {
-		amount(out, CPL_AMT_KNOWN, c->gpus, pos, "%s gpu (%ld GPUs)",
-		       src, c->gpus);
-	} else if (v && strcmp(v, "auto") == 0 && c->gpus > 0) {
-		amount(out, CPL_AMT_KNOWN, c->gpus, pos, "%s auto (%ld GPUs)",
-		       src, c->gpus);
-	} else if (v && (strcmp(v, "auto") == 0 || strcmp(v, "cpu") == 0)) {
-		amount(out, CPL_AMT_HOST, 1, pos, "%s %s", src, v);
+		amount(out, CPL_AMT_KNOWN, n, pos, "%s %s%s", src, v, as);
+	} else if (x && strcmp(x, "gpu") == 0 && c->gpus > 0) {
+		amount(out, CPL_AMT_KNOWN, c->gpus, pos, "%s %s (%ld GPUs)",
+		       src, v, c->gpus);
+	} else if (x && strcmp(x, "auto") == 0 && c->gpus > 0) {
+		amount(out, CPL_AMT_KNOWN, c->gpus, pos, "%s %s (%ld GPUs)",
+		       src, v, c->gpus);
+	} else if (x && (strcmp(x, "auto") == 0 || strcmp(x, "cpu") == 0)) {
+		amount(out, CPL_AMT_HOST, 1, pos, "%s %s%s", src, v, as);
 		out->auto_cpu = true;
-	} else if (is_host_expr(v)) {
-		amount(out, CPL_AMT_HOST, 1, pos, "%s %s", src, v);
+	} else if (is_host_expr(x)) {
+		amount(out, CPL_AMT_HOST, 1, pos, "%s %s%s", src, v, as);
 	} else {
 		amount(out, CPL_AMT_UNKNOWN, 1, pos, "%s %s", src,
 		       v ? v : "(unknown)");
+	}
+}
+
+/* torchrun, python -m torch.distributed.run|launch and tune run: the
+ * flag, else PET_NPROC_PER_NODE (torchrun's argparse reads its options'
+ * defaults from PET_*), else the job's nprocPerNode, else 1. */
+static void
+torch_ranks(struct cpl_amount *out, const struct cpl_workload *w,
+	    const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+	const struct cpl_env *pet;
+	const char *flag;
+
+	flag = l->launcher == CPL_LAUNCH_TORCHRUN ?
+	       "torchrun --nproc_per_node" :
+	       l->launcher == CPL_LAUNCH_TUNE ? "tune run --nproc_per_node" :
+	       "torch.distributed.launch --nproc_per_node";
+	if (l->has_nproc) {
+		rank_value(out, c, l->nproc.text, &l->nproc.pos, flag);
+	} else if (l->launcher == CPL_LAUNCH_TUNE &&
+		   !(l->flags & CPL_LFLAG_OPTIONS)) {
+		/* tune run without torchrun options runs the recipe in
+		 * its own process. */
+		amount(out, CPL_AMT_KNOWN, 1, &l->launcher_word.pos,
+		       "tune run (single device)");
+	} else if ((pet = cpl_container_env_effective(c,
+						"PET_NPROC_PER_NODE"))) {
+		rank_value(out, c, pet->value, &pet->pos,
+			   w->trainer ? "Trainer numProcPerNode" :
+			   "PET_NPROC_PER_NODE=");
+	} else if (w->has_nproc && l->launcher != CPL_LAUNCH_TUNE) {
+		rank_value(out, c, w->nproc.text, &w->nproc.pos,
+			   "nprocPerNode");
+	} else if (w->nproc_default_auto &&
+		   l->launcher == CPL_LAUNCH_TORCHRUN) {
+		rank_value(out, c, "auto", &w->pos, "nprocPerNode (default)");
+	} else {
+		amount(out, CPL_AMT_KNOWN, 1, &l->launcher_word.pos,
+		       "%s default 1", flag);
+	}
+}
+
+/* Whether an accelerate distributed_type starts processes through
+ * torch.distributed.run (multi-GPU, FSDP, DeepSpeed, Megatron-LM). */
+static bool
+accel_multi_type(const char *t)
+{
+	return t && ((cpl_str_starts(t, "MULTI_") &&
+		      strcmp(t, "MULTI_CPU") != 0) ||
+		     strcmp(t, "DEEPSPEED") == 0 || strcmp(t, "FSDP") == 0 ||
+		     strcmp(t, "MEGATRON_LM") == 0);
+}
+
+/* What accelerate launch's command line and config file decide. */
+struct accel {
+	bool known;		/* config read or not named, and local */
+	bool cpu;		/* --cpu: the simple launcher */
+	bool multi;		/* through torch.distributed.run */
+	bool deepspeed;		/* --use_deepspeed / DEEPSPEED */
+	const struct cpl_word *nproc;	/* total processes, or NULL */
+	const char *nsrc;
+	const struct cpl_word *machines;	/* or NULL: 1 */
+	const char *msrc;
+	const char *why;	/* when not known */
+	const struct cpl_pos *at;
+};
+
+/* Reads accelerate launch as launch_command() in accelerate's
+ * commands/launch.py routes it: the command line first, then the config
+ * file it names (a default config inside the image is not seen). */
+static void
+accel_read(struct accel *a, const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+	const struct cpl_launch_cfg *cfg = &l->cfg;
+	const struct cpl_word *conf = &l->opt[CPL_LOPT_CONFIG];
+	bool cli_multi = (l->flags & (CPL_LFLAG_MULTI |
+				      CPL_LFLAG_DEEPSPEED)) != 0;
+
+	memset(a, 0, sizeof(*a));
+	a->at = &l->launcher_word.pos;
+	if (conf->text != NULL && !cfg->read) {
+		a->why = "its --config_file is not in the repository";
+		a->at = &conf->pos;
+		return;
+	}
+	if (cfg->read && cfg->env.text != NULL &&
+	    strcmp(cfg->env.text, "LOCAL_MACHINE") != 0) {
+		a->why = "its config runs it elsewhere";
+		a->at = &cfg->env.pos;
+		return;
+	}
+	a->known = true;
+	if (l->has_nproc) {
+		a->nproc = &l->nproc;
+		a->nsrc = "accelerate --num_processes";
+	} else if (cfg->read && cfg->nproc.text != NULL) {
+		a->nproc = &cfg->nproc;
+		a->nsrc = "accelerate config num_processes:";
+	}
+	if (l->opt[CPL_LOPT_NODES].text != NULL) {
+		a->machines = &l->opt[CPL_LOPT_NODES];
+		a->msrc = "--num_machines";
+	} else if (cfg->read && cfg->machines.text != NULL) {
+		a->machines = &cfg->machines;
+		a->msrc = "num_machines:";
+	}
+	a->cpu = (l->flags & CPL_LFLAG_CPU) != 0;
+	if (a->cpu)
+		return;
+	a->deepspeed = (l->flags & CPL_LFLAG_DEEPSPEED) != 0 ||
+		       (!cli_multi && cfg->read && cfg->dtype.text &&
+			strcmp(cfg->dtype.text, "DEEPSPEED") == 0);
+	a->multi = cli_multi ||
+		   (cfg->read && accel_multi_type(cfg->dtype.text));
+	/* Without a config, more than one GPU turns --multi_gpu on. */
+	if (!a->multi && !cfg->read && c->gpus > 1)
+		a->multi = true;
+}
+
+/* accelerate launch: --num_processes is the total over --num_machines,
+ * so each container starts N / M; without --multi_gpu (or its config,
+ * or more than one GPU) the simple launcher starts one process. */
+static void
+accel_ranks(struct cpl_amount *out, const struct cpl_container *c)
+{
+	struct accel a;
+	struct cpl_amount n, m;
+
+	accel_read(&a, c);
+	if (!a.known) {
+		amount(out, CPL_AMT_UNKNOWN, 1, a.at,
+		       "accelerate launch (%s)", a.why);
+		return;
+	}
+	if (!a.multi) {
+		amount(out, CPL_AMT_KNOWN, 1, a.at,
+		       "accelerate launch (one process%s)",
+		       a.cpu ? ": --cpu" : ": not multi-GPU");
+		return;
+	}
+	if (a.nproc == NULL) {
+		if (c->gpus > 0)
+			amount(out, CPL_AMT_KNOWN, c->gpus, a.at,
+			       "accelerate launch (one per GPU: %ld)",
+			       c->gpus);
+		else
+			amount(out, CPL_AMT_UNKNOWN, 1, a.at,
+			       "accelerate launch (one per visible GPU)");
+		return;
+	}
+	rank_value(&n, c, a.nproc->text, &a.nproc->pos, a.nsrc);
+	if (a.machines == NULL) {
+		*out = n;
+		return;
+	}
+	rank_value(&m, c, a.machines->text, &a.machines->pos, a.msrc);
+	if (n.state == CPL_AMT_KNOWN && m.state == CPL_AMT_KNOWN) {
+		long per = n.n / m.n > 0 ? n.n / m.n : 1;
+
+		amount(out, CPL_AMT_KNOWN, per, &a.nproc->pos,
+		       "%s %s / %s %s = %ld per container", a.nsrc,
+		       a.nproc->text, a.msrc, a.machines->text, per);
+	} else if (n.state != CPL_AMT_KNOWN) {
+		*out = n;
+	} else {
+		amount(out, CPL_AMT_UNKNOWN, 1, &a.machines->pos,
+		       "%s %s / %s %s", a.nsrc, a.nproc->text, a.msrc,
+		       a.machines->text);
+	}
+}
+
+/* Slots of one deepspeed NODE_SPEC (NAME[:SLOT[,SLOT ...]]) in n bytes
+ * at s: the listed slots, else every GPU; -1 when unknown. */
+static long
+ds_slots(const struct cpl_container *c, const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n);
+	long count = 1;
+	size_t k;
+
+	if (colon == NULL)
+		return c->gpus > 0 ? c->gpus : -1;
+	for (k = (size_t)(colon - s) + 1; k < n; k++) {
+		if (s[k] == ',')
+			count++;
+		else if (!isdigit((unsigned char)s[k]))
+			return -1;
+	}
+	return count;
+}
+
+/* deepspeed --include / --exclude: the slots this node runs when every
+ * node spec agrees; -1 when unknown. */
+static long
+ds_filter(const struct cpl_container *c, const char *v, bool include)
+{
+	long each = -1;
+
+	if (v == NULL || strchr(v, '$') != NULL || *v == '\0')
+		return -1;
+	if (!include) {
+		long x;
+
+		if (strchr(v, '@') != NULL || strchr(v, ':') == NULL ||
+		    c->gpus <= 0)
+			return -1;
+		x = ds_slots(c, v, strlen(v));
+		return x > 0 && c->gpus - x > 0 ? c->gpus - x : -1;
+	}
+	while (*v) {
+		const char *at = strchr(v, '@');
+		size_t n = at ? (size_t)(at - v) : strlen(v);
+		long x = ds_slots(c, v, n);
+
+		if (x <= 0 || (each >= 0 && x != each))
+			return -1;
+		each = x;
+		v += n + (at ? 1 : 0);
+	}
+	return each;
+}
+
+/* deepspeed: --num_gpus per node, else the --include/--exclude slots,
+ * else (no hostfile named) one rank per GPU of the container. */
+static void
+ds_ranks(struct cpl_amount *out, const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+	const struct cpl_word *inc = &l->opt[CPL_LOPT_INCLUDE];
+	const struct cpl_word *exc = &l->opt[CPL_LOPT_EXCLUDE];
+	long n;
+
+	if (l->has_nproc) {
+		rank_value(out, c, l->nproc.text, &l->nproc.pos,
+			   "deepspeed --num_gpus");
+	} else if (inc->text != NULL || exc->text != NULL) {
+		const struct cpl_word *f = inc->text ? inc : exc;
+
+		n = ds_filter(c, f->text, inc->text != NULL);
+		amount(out, n > 0 ? CPL_AMT_KNOWN : CPL_AMT_UNKNOWN,
+		       n > 0 ? n : 1, &f->pos, "deepspeed --%s %s",
+		       inc->text ? "include" : "exclude", f->text);
+	} else if (l->opt[CPL_LOPT_HOSTFILE].text != NULL) {
+		amount(out, CPL_AMT_UNKNOWN, 1, &l->opt[CPL_LOPT_HOSTFILE].pos,
+		       "deepspeed --hostfile %s (slots per host)",
+		       l->opt[CPL_LOPT_HOSTFILE].text);
+	} else if (c->gpus > 0) {
+		amount(out, CPL_AMT_KNOWN, c->gpus, &l->launcher_word.pos,
+		       "deepspeed (one rank per GPU: %ld)", c->gpus);
+	} else {
+		amount(out, CPL_AMT_UNKNOWN, 1, &l->launcher_word.pos,
+		       "deepspeed");
 	}
 }
 
@@ -197,53 +497,19 @@ cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		 const struct cpl_container *c)
 {
 	const struct cpl_launch *l = &c->launch;
-	const struct cpl_env *pet;
-	const char *flag;
 
 	memset(out, 0, sizeof(*out));
 	switch (l->launcher) {
 	case CPL_LAUNCH_TORCHRUN:
 	case CPL_LAUNCH_TORCH_LAUNCH:
-		flag = l->launcher == CPL_LAUNCH_TORCHRUN ?
-		       "torchrun --nproc_per_node" :
-		       "torch.distributed.launch --nproc_per_node";
-		if (l->has_nproc) {
-			rank_value(out, c, l->nproc.text, &l->nproc.pos, flag);
-		} else if ((pet = cpl_container_env_effective(c, "PET_NPROC_PER_NODE"))) {
-			rank_value(out, c, pet->value, &pet->pos,
-				   w->trainer ? "Trainer numProcPerNode" :
-				   "PET_NPROC_PER_NODE=");
-		} else if (w->has_nproc) {
-			rank_value(out, c, w->nproc.text, &w->nproc.pos,
-				   "nprocPerNode");
-		} else if (w->nproc_default_auto &&
-			   l->launcher == CPL_LAUNCH_TORCHRUN) {
-			rank_value(out, c, "auto", &w->pos,
-				   "nprocPerNode (default)");
-		} else {
-			amount(out, CPL_AMT_KNOWN, 1, &l->launcher_word.pos,
-			       "%s default 1", flag);
-		}
+	case CPL_LAUNCH_TUNE:
+		torch_ranks(out, w, c);
 		return;
 	case CPL_LAUNCH_ACCELERATE:
-		if (l->has_nproc)
-			rank_value(out, c, l->nproc.text, &l->nproc.pos,
-				   "accelerate --num_processes");
-		else
-			amount(out, CPL_AMT_UNKNOWN, 1, &l->launcher_word.pos,
-			       "accelerate launch (config file)");
+		accel_ranks(out, c);
 		return;
 	case CPL_LAUNCH_DEEPSPEED:
-		if (l->has_nproc)
-			rank_value(out, c, l->nproc.text, &l->nproc.pos,
-				   "deepspeed --num_gpus");
-		else if (c->gpus > 0)
-			amount(out, CPL_AMT_KNOWN, c->gpus,
-			       &l->launcher_word.pos,
-			       "deepspeed (one rank per GPU: %ld)", c->gpus);
-		else
-			amount(out, CPL_AMT_UNKNOWN, 1, &l->launcher_word.pos,
-			       "deepspeed");
+		ds_ranks(out, c);
 		return;
 	default:
 		if (c->has_slots) {
@@ -272,6 +538,174 @@ cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 			return;
 		}
 		amount(out, CPL_AMT_KNOWN, 1, NULL, "one process");
+		return;
+	}
+}
+
+/* torch.distributed.run's rule: OMP_NUM_THREADS=1 when unset and it
+ * starts more than one rank; UNKNOWN when the rank count is. */
+static void
+torch_omp(struct cpl_amount *out, const struct cpl_workload *w,
+	  const struct cpl_container *c, const char *by)
+{
+	struct cpl_amount ranks;
+
+	cpl_budget_ranks(&ranks, w, c);
+	if ((ranks.state == CPL_AMT_KNOWN && ranks.n > 1) ||
+	    ranks.state == CPL_AMT_HOST)
+		amount(out, CPL_AMT_KNOWN, 1, &ranks.pos,
+		       "OMP_NUM_THREADS=1 (set by %s)", by);
+	else if (ranks.state == CPL_AMT_UNKNOWN)
+		amount(out, CPL_AMT_UNKNOWN, 1, &ranks.pos,
+		       "OMP_NUM_THREADS=1 (set by %s for more than one "
+		       "rank)", by);
+}
+
+/* accelerate launch: every local launcher but DeepSpeed's sets
+ * OMP_NUM_THREADS to --num_cpu_threads_per_process, which defaults to
+ * OMP_NUM_THREADS, else 1 (with --cpu: the node's physical cores over
+ * the ranks).  DeepSpeed on one machine goes through
+ * torch.distributed.run; on several, through the deepspeed runner. */
+static void
+accel_omp(struct cpl_amount *out, bool *forced,
+	  const struct cpl_workload *w, const struct cpl_container *c)
+{
+	const struct cpl_word *th = &c->launch.opt[CPL_LOPT_THREADS];
+	struct accel a;
+	struct cpl_amount m;
+
+	accel_read(&a, c);
+	if (!a.known) {
+		amount(out, CPL_AMT_UNKNOWN, 1, a.at,
+		       "OMP_NUM_THREADS (accelerate launch: %s)", a.why);
+		return;
+	}
+	if (a.deepspeed) {
+		if (a.machines == NULL) {
+			torch_omp(out, w, c, "accelerate launch");
+			return;
+		}
+		rank_value(&m, c, a.machines->text, &a.machines->pos,
+			   a.msrc);
+		if (m.state == CPL_AMT_KNOWN && m.n <= 1)
+			torch_omp(out, w, c, "accelerate launch");
+		else if (m.state != CPL_AMT_KNOWN)
+			amount(out, CPL_AMT_UNKNOWN, 1, &m.pos,
+			       "OMP_NUM_THREADS (accelerate launch with "
+			       "DeepSpeed)");
+		return;
+	}
+	if (th->text != NULL) {
+		const char *var = var_value(c, th->text);
+		long n = parse_count(var ? var : th->text);
+
+		*forced = true;
+		if (n > 0)
+			amount(out, CPL_AMT_KNOWN, n, &th->pos,
+			       "accelerate --num_cpu_threads_per_process %ld",
+			       n);
+		else
+			amount(out, CPL_AMT_UNKNOWN, 1, &th->pos,
+			       "accelerate --num_cpu_threads_per_process %s",
+			       th->text);
+		return;
+	}
+	if (a.cpu || c->launch.cfg.use_cpu) {
+		amount(out, CPL_AMT_HOST, 1, &c->launch.launcher_word.pos,
+		       "OMP_NUM_THREADS (accelerate launch --cpu: the node's "
+		       "cores over the ranks)");
+		return;
+	}
+	amount(out, CPL_AMT_KNOWN, 1, &c->launch.launcher_word.pos,
+	       "OMP_NUM_THREADS=1 (set by accelerate launch)");
+}
+
+/* Cores in a deepspeed --bind_core_list ("0-15,32-47"); -1 when it is
+ * not a plain list of numbers and ranges. */
+static long
+core_count(const char *v)
+{
+	long total = 0;
+
+	while (v && *v) {
+		char *end;
+		long a = strtol(v, &end, 10), b = a;
+
+		if (end == v || a < 0)
+			return -1;
+		if (*end == '-') {
+			const char *p = end + 1;
+
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				return -1;
+		}
+		total = cpl_sat_add(total, b - a + 1);
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			return -1;
+		v = end + 1;
+	}
+	return v ? total : -1;
+}
+
+/* deepspeed --bind_cores_to_rank --bind_core_list: each rank gets
+ * floor(listed cores / ranks) as OMP_NUM_THREADS. */
+static void
+ds_core_threads(struct cpl_amount *out, const struct cpl_workload *w,
+		const struct cpl_container *c)
+{
+	const struct cpl_word *list = &c->launch.opt[CPL_LOPT_CORES];
+	long cores = core_count(list->text), per;
+	struct cpl_amount ranks;
+
+	cpl_budget_ranks(&ranks, w, c);
+	if (cores <= 0 || ranks.state != CPL_AMT_KNOWN || ranks.n <= 0 ||
+	    (per = cores / ranks.n) < 1) {
+		amount(out, CPL_AMT_UNKNOWN, 1, &list->pos,
+		       "OMP_NUM_THREADS (deepspeed --bind_core_list %s over "
+		       "the ranks)", list->text);
+		return;
+	}
+	amount(out, CPL_AMT_KNOWN, per, &list->pos,
+	       "OMP_NUM_THREADS=%ld (deepspeed --bind_core_list %s over %ld "
+	       "ranks)", per, list->text, ranks.n);
+}
+
+void
+cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
+			    const struct cpl_workload *w,
+			    const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+
+	memset(out, 0, sizeof(*out));
+	*forced = false;
+	switch (l->launcher) {
+	case CPL_LAUNCH_TORCHRUN:
+	case CPL_LAUNCH_TORCH_LAUNCH:
+	case CPL_LAUNCH_TUNE:
+		torch_omp(out, w, c, cpl_launcher_name(l->launcher));
+		return;
+	case CPL_LAUNCH_ACCELERATE:
+		accel_omp(out, forced, w, c);
+		return;
+	case CPL_LAUNCH_DEEPSPEED:
+		/* deepspeed.launcher.launch sets it only to bind cores:
+		 * the listed cores, else the node's, over the ranks. */
+		if (!(l->flags & CPL_LFLAG_BIND_CORES))
+			return;
+		*forced = true;
+		if (l->opt[CPL_LOPT_CORES].text != NULL)
+			ds_core_threads(out, w, c);
+		else
+			amount(out, CPL_AMT_HOST, 1, &l->launcher_word.pos,
+			       "OMP_NUM_THREADS (deepspeed "
+			       "--bind_cores_to_rank: the node's cores over "
+			       "the ranks)");
+		return;
+	default:
 		return;
 	}
 }
@@ -362,7 +796,8 @@ void
 cpl_budget_threads(struct cpl_amount *out, const struct cpl_workload *w,
 		   const struct cpl_container *c)
 {
-	struct cpl_amount ranks;
+	struct cpl_amount launcher;
+	bool forced;
 
 	/* torch.set_num_threads in the code wins over the environment. */
 	if (c->code && c->code->nthreads > 0) {
@@ -377,18 +812,15 @@ cpl_budget_threads(struct cpl_amount *out, const struct cpl_workload *w,
 	cpl_budget_env_count(out, c, "MKL_NUM_THREADS");
 	if (out->state != CPL_AMT_UNSET)
 		return;
+	cpl_budget_launcher_threads(&launcher, &forced, w, c);
+	if (forced) {
+		*out = launcher;
+		return;
+	}
 	cpl_budget_env_count(out, c, "OMP_NUM_THREADS");
 	if (out->state != CPL_AMT_UNSET)
 		return;
-	if (c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
-	    c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH) {
-		cpl_budget_ranks(&ranks, w, c);
-		if ((ranks.state == CPL_AMT_KNOWN && ranks.n > 1) ||
-		    ranks.state == CPL_AMT_HOST)
-			amount(out, CPL_AMT_KNOWN, 1, &ranks.pos,
-			       "OMP_NUM_THREADS=1 (set by %s)",
-			       cpl_launcher_name(c->launch.launcher));
-	}
+	*out = launcher;
 }
 
 /* Normalises a flag name: strips dashes, '-' → '_', lower case. */
@@ -421,21 +853,12 @@ is_worker_flag(const char *key)
 	return false;
 }
 
-void
-cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
-		   const struct cpl_container *c)
+/* A --workers style argument of the script, the last one winning. */
+static void
+args_workers(struct cpl_amount *out, const struct cpl_launch *l)
 {
-	const struct cpl_launch *l = &c->launch;
 	size_t i;
 
-	(void)w;
-	memset(out, 0, sizeof(*out));
-	/* Linked code knows the DataLoaders, resolved with the arguments. */
-	if (c->code) {
-		code_amount(out, c->code->loaders, c->code->nloaders,
-			    "num_workers");
-		return;
-	}
 	for (i = 0; i < l->nargs; i++) {
 		const char *a = l->args[i].text, *eq, *val;
 		const struct cpl_pos *pos = &l->args[i].pos;
@@ -470,13 +893,89 @@ cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
 	}
 }
 
+/*
+ * Whether the code imports a library that builds DataLoaders from its own
+ * settings (Hugging Face Trainer, Lightning, MMEngine, Detectron2,
+ * Ultralytics, timm's create_loader ...), so that finding no DataLoader
+ * call in the code does not mean it runs no loader workers.
+ */
+static bool
+builds_loaders(const struct cpl_code *code)
+{
+	static const char *const libs[] = {
+		"transformers", "trl", "lightning", "pytorch_lightning",
+		"torchtune", "mmengine", "mmcv", "mmdet", "mmseg",
+		"mmpretrain", "mmaction", "mmocr", "detectron2", "ultralytics",
+		"yolov5", "timm", "fastai", "keras", "tensorflow", "webdataset",
+		"ffcv", "nvidia", "deepspeed", "composer", "ray",
+		"sentence_transformers", "setfit", "ignite", "catalyst",
+		"nemo", "fairseq", "speechbrain", "monai", "torchtnt",
+	};
+	size_t i, j, k;
+
+	for (i = 0; i < code->nfiles; i++) {
+		const struct cpl_pyfile *f = code->files[i];
+
+		for (j = 0; j < f->nimports; j++) {
+			const char *m = f->imports[j].module;
+
+			if (m == NULL || f->imports[j].level > 0)
+				continue;
+			for (k = 0; k < CPL_ARRAY_LEN(libs); k++) {
+				size_t n = strlen(libs[k]);
+
+				if (strncmp(m, libs[k], n) == 0 &&
+				    (m[n] == '\0' || m[n] == '.'))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+void
+cpl_budget_workers(struct cpl_amount *out, const struct cpl_workload *w,
+		   const struct cpl_container *c)
+{
+	struct cpl_amount flag;
+
+	(void)w;
+	memset(out, 0, sizeof(*out));
+	memset(&flag, 0, sizeof(flag));
+	args_workers(&flag, &c->launch);
+	/* Linked code knows the DataLoaders, resolved with the arguments;
+	 * with none, no library that builds its own and no --workers flag,
+	 * the process runs no loader workers. */
+	if (c->code) {
+		code_amount(out, c->code->loaders, c->code->nloaders,
+			    "num_workers");
+		if (c->code->nloaders == 0 && flag.state == CPL_AMT_UNSET &&
+		    !builds_loaders(c->code))
+			amount(out, CPL_AMT_KNOWN, 0, NULL,
+			       "no DataLoader in the code");
+		return;
+	}
+	*out = flag;
+}
+
+bool
+cpl_budget_no_workers(const struct cpl_amount *workers)
+{
+	return workers->state == CPL_AMT_KNOWN && workers->n == 0;
+}
+
 void
 cpl_budget_split(long *per_rank, long *threads, long *workers,
-		 int64_t cpu_millis, long ranks)
+		 int64_t cpu_millis, long ranks, bool no_workers)
 {
 	long b = (long)(cpu_millis / 1000) / (ranks > 0 ? ranks : 1);
 
 	*per_rank = b;
+	if (no_workers) {
+		*threads = b > 1 ? b : 1;
+		*workers = 0;
+		return;
+	}
 	*threads = b / 2 > 1 ? b / 2 : 1;
 	*workers = b - *threads > 0 ? b - *threads : 0;
 }

@@ -5,10 +5,17 @@
  * many intra-op threads and loader workers does each rank use.
  *
  *   per-rank budget   B = floor(C / ranks)      (C: limit, else request)
- *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T)
+ *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T);
+ *                     with no loader workers (W known to be 0) T = max(1, B)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
- *                     OMP_NUM_THREADS > torchrun's 1 (only when unset and
- *                     it starts more than one rank)
+ *                     a launcher that forces it (accelerate
+ *                     --num_cpu_threads_per_process, deepspeed
+ *                     --bind_cores_to_rank) > OMP_NUM_THREADS > the
+ *                     launcher's default when unset (torchrun, tune run:
+ *                     1 for more than one rank; accelerate launch: 1)
+ *   ranks             per container: accelerate's --num_processes over
+ *                     --num_machines; a count nothing resolves is
+ *                     UNKNOWN (its lower bound 1), never KNOWN 1
  *
  * Pure functions over the workload model; nothing is allocated except
  * where a comment says so.
@@ -63,7 +70,21 @@ int64_t cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos);
 void cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		      const struct cpl_container *c);
 
-/* Intra-op threads per rank from env and launcher (code comes later). */
+/*
+ * What the launcher does to OMP_NUM_THREADS in each rank: UNSET when it
+ * leaves it alone; KNOWN n, HOST or UNKNOWN when it sets it (UNKNOWN: it
+ * may, the rank count or its config being unknown).  *forced is true when
+ * it sets it whatever the environment says (accelerate
+ * --num_cpu_threads_per_process, deepspeed --bind_cores_to_rank); else
+ * only when the variable is unset.
+ */
+void cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
+				 const struct cpl_workload *w,
+				 const struct cpl_container *c);
+
+/* Intra-op threads per rank: torch.set_num_threads in the linked code,
+ * MKL_NUM_THREADS, a launcher that forces it, OMP_NUM_THREADS, the
+ * launcher's default, in that order. */
 void cpl_budget_threads(struct cpl_amount *out,
 			const struct cpl_workload *w,
 			const struct cpl_container *c);
@@ -72,14 +93,20 @@ void cpl_budget_threads(struct cpl_amount *out,
 void cpl_budget_env_count(struct cpl_amount *out,
 			  const struct cpl_container *c, const char *name);
 
-/* DataLoader workers per rank from a --workers style script argument. */
+/* DataLoader workers per rank: the linked code's DataLoaders (KNOWN 0
+ * when it has none and imports no library that builds its own), else a
+ * --workers style script argument. */
 void cpl_budget_workers(struct cpl_amount *out,
 			const struct cpl_workload *w,
 			const struct cpl_container *c);
 
-/* The suggested split for C millicores over ranks (ranks >= 1). */
+/* True when the workers are known to be none: all of B goes to threads. */
+bool cpl_budget_no_workers(const struct cpl_amount *workers);
+
+/* The suggested split for C millicores over ranks (ranks >= 1); with
+ * no_workers every CPU of the per-rank budget goes to threads. */
 void cpl_budget_split(long *per_rank, long *threads, long *workers,
-		      int64_t cpu_millis, long ranks);
+		      int64_t cpu_millis, long ranks, bool no_workers);
 
 /* Formats millicores for messages: "4", "2.5", "0.5". */
 void cpl_budget_cpus_str(char *out, unsigned size, int64_t millis);

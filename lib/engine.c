@@ -668,6 +668,20 @@ cpl_check_throttle_threshold(const struct cpl_check *ck)
 	return cpl_config_threshold(ck->e->config);
 }
 
+bool
+cpl_check_rule_on(const struct cpl_check *ck, const char *id)
+{
+	const struct cpl_rule *const *rules;
+	size_t n, i;
+
+	rules = cpl_rules_all(&n);
+	for (i = 0; i < n; i++)
+		if (strcmp(rules[i]->id, id) == 0)
+			return cpl_config_severity(ck->e->config, i) !=
+			       CPL_SEV_OFF;
+	return false;
+}
+
 double
 cpl_engine_throttle_threshold(const struct cpl_engine *e)
 {
@@ -892,6 +906,114 @@ link_all(struct cpl_engine *e)
 	}
 }
 
+/* ---- launcher config files --------------------------------------------- */
+
+#define CONFIG_PARENTS 4	/* directories above the workload's tried */
+
+/* A launcher's config file at path: a source the engine has, or read now
+ * (not a target: it is context for the budget).  NULL when absent; each
+ * missing path is looked up once. */
+static const struct source *
+aux_source(struct cpl_engine *e, const char *path)
+{
+	const struct source *src = cpl_engine_find_source(e, path);
+	struct cpl_error err = { 0 };
+	struct stat st;
+	char *key, *text = NULL;
+	size_t len;
+	struct source *added;
+
+	if (src != NULL)
+		return src->kind == FILE_YAML ? src : NULL;
+	key = cpl_link_join(".", path);
+	if (cpl_strmap_get(&e->absent, key) != NULL) {
+		free(key);
+		return NULL;
+	}
+	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	    cpl_config_excluded(e->config, path) ||
+	    cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
+		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		cpl_error_clear(&err);
+		return NULL;
+	}
+	free(key);
+	added = cpl_engine_add_source(e, path, FILE_YAML, text, len);
+	added->linted = false;
+	return added;
+}
+
+/* Finds rel next to the workload file or above it (up to the repository
+ * root, else CONFIG_PARENTS), trying each suffix of an absolute image
+ * path ("/app/configs/x.yaml") from the longest. */
+static const struct source *
+find_config(struct cpl_engine *e, const char *wfile, const char *rel)
+{
+	const char *root = e->repo ? cpl_repo_root(e->repo) : NULL;
+	const char *wslash = strrchr(wfile, '/'), *next;
+	const struct source *src = NULL;
+
+	if (strstr(rel, "}}") != NULL)
+		rel = strstr(rel, "}}") + 2;
+	while (*rel == '/')
+		rel++;
+	for (; src == NULL && *rel; rel = next + 1) {
+		char *dir = wslash ? cpl_xstrndup(wfile,
+				(size_t)(wslash - wfile)) : cpl_xstrdup(".");
+		int up;
+
+		for (up = 0; src == NULL; up++) {
+			char *path = cpl_link_join(dir, rel), *parent;
+
+			src = aux_source(e, path);
+			free(path);
+			if (src || (root && strcmp(dir, root) == 0) ||
+			    (root == NULL && up >= CONFIG_PARENTS) ||
+			    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
+				break;
+			parent = cpl_link_join(dir, "..");
+			free(dir);
+			dir = parent;
+			if (strncmp(dir, "..", 2) == 0)
+				break;
+		}
+		free(dir);
+		if ((next = strchr(rel, '/')) == NULL)
+			break;
+	}
+	return src;
+}
+
+/* Reads the config file each static container's launcher names
+ * (accelerate launch --config_file), once per file. */
+static void
+read_launch_configs(struct cpl_engine *e)
+{
+	size_t i, j;
+
+	for (i = 0; i < e->workloads.count; i++) {
+		struct cpl_workload *w = e->workloads.items[i];
+
+		if (w->source == CPL_SRC_LIVE || w->file == NULL)
+			continue;
+		for (j = 0; j < w->ncontainers; j++) {
+			struct cpl_launch *l = &w->containers[j].launch;
+			const char *rel = l->opt[CPL_LOPT_CONFIG].text;
+			const struct source *src;
+
+			if (l->launcher != CPL_LAUNCH_ACCELERATE ||
+			    rel == NULL || strchr(rel, '$') != NULL ||
+			    !(cpl_walk_wanted(rel) && !cpl_str_ends(rel, ".py")))
+				continue;
+			src = find_config(e, w->file, rel);
+			if (src != NULL)
+				(void)cpl_launch_read_config(l, src->path,
+							     src->text,
+							     src->len);
+		}
+	}
+}
+
 size_t
 cpl_check_codes_of(const struct cpl_check *ck, const struct cpl_pyfile *f,
 		   const struct cpl_code_ref **out)
@@ -1084,6 +1206,7 @@ cpl_engine_run(struct cpl_engine *e)
 			python_of(e, e->files[i]);
 	cpl_engine_reach(e);
 	link_all(e);
+	read_launch_configs(e);
 	for (r = 0; r < nrules; r++) {
 		size_t first = e->nfindings;
 

@@ -88,6 +88,11 @@ size_t cpl_check_codes_of(const struct cpl_check *ck,
 			  const struct cpl_pyfile *f,
 			  const struct cpl_code_ref **out);
 
+/* Whether rule id runs in this lint (not turned off in the
+ * configuration): a rule leaves a problem to another only when that one
+ * runs. */
+bool cpl_check_rule_on(const struct cpl_check *ck, const char *id);
+
 /* Configuration the rules may read: the throttling threshold (percent). */
 double cpl_check_throttle_threshold(const struct cpl_check *ck);
 

@@ -23,9 +23,44 @@ cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 	cpl_budget_ranks(&f->ranks, w, c);
 	cpl_budget_threads(&f->threads, w, c);
 	cpl_budget_workers(&f->workers, w, c);
+	f->ranks_known = f->ranks.state == CPL_AMT_KNOWN;
+	f->ranks_why = f->ranks.state == CPL_AMT_HOST ?
+		       "sized from the node" : "not known here";
+	f->no_workers = cpl_budget_no_workers(&f->workers);
+	if (f->ranks_known)
+		snprintf(f->rank_phrase, sizeof(f->rank_phrase), "%ld %s",
+			 f->ranks.n, cpl_plural(f->ranks.n, "rank", "ranks"));
+	else
+		snprintf(f->rank_phrase, sizeof(f->rank_phrase),
+			 "at least 1 rank");
 	if (f->cpu >= 0)
 		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
-				 f->ranks.n > 0 ? f->ranks.n : 1);
+				 f->ranks.n > 0 ? f->ranks.n : 1,
+				 f->no_workers);
+	if (f->no_workers)
+		snprintf(f->share, sizeof(f->share), "all of it for %ld "
+			 "intra-op thread(s), as no loader workers run", f->t);
+	else
+		snprintf(f->share, sizeof(f->share), "split into %ld "
+			 "thread(s) and %ld loader worker(s)", f->t, f->w);
+}
+
+void
+cpl_facts_ranks_unknown_fix(char *out, size_t size, const struct cpl_facts *f,
+			    const char *var)
+{
+	if (f->no_workers)
+		snprintf(out, size, "the rank count (%s) is %s: with R "
+			 "ranks the per-rank budget is B = floor(%s / R); set "
+			 "%s to B, as no loader workers run (a starting point "
+			 "to compare against)", f->ranks.how, f->ranks_why,
+			 f->cpus, var);
+	else
+		snprintf(out, size, "the rank count (%s) is %s: with R "
+			 "ranks the per-rank budget is B = floor(%s / R); set "
+			 "%s to max(1, floor(B / 2)) and use the rest of B as "
+			 "loader workers (a starting point to compare against)",
+			 f->ranks.how, f->ranks_why, f->cpus, var);
 }
 
 const char *

@@ -26,6 +26,13 @@ struct cpl_facts {
 	long per_rank;		/* suggested split (when cpu >= 1000) */
 	long t;
 	long w;
+	bool ranks_known;	/* the rank count is known (KNOWN) */
+	bool no_workers;	/* known to run no loader workers: T = B */
+	char rank_phrase[32];	/* "1 rank", "4 ranks", "at least 1 rank" */
+	const char *ranks_why;	/* when not known: "not known here", "one
+				 * per CPU of the node" */
+	char share[96];		/* how B splits, for fixes: "split into 2
+				 * thread(s) and 2 loader worker(s)" */
 };
 
 void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
@@ -50,6 +57,14 @@ long cpl_facts_needed(const struct cpl_facts *f, long *t, long *w);
  */
 bool cpl_facts_in_worker_init(const struct cpl_check *ck,
 			      const struct cpl_pyfile *f, size_t i);
+
+/*
+ * The fix's advice when the rank count is not known (f->ranks_known
+ * false): the per-rank budget as a formula over the ranks, and what to
+ * set var to from it.  Written into out (size bytes).
+ */
+void cpl_facts_ranks_unknown_fix(char *out, size_t size,
+				 const struct cpl_facts *f, const char *var);
 
 /* "1 thread" / "2 threads": the noun for n (static strings). */
 const char *cpl_plural(long n, const char *one, const char *many);

@@ -1,7 +1,9 @@
 /*
  * CPU101 cpu-request-missing — a training container with neither a CPU
  * request nor a CPU limit.  With only a limit, admission sets the request
- * equal to it, so that case is fine here.
+ * equal to it, so that case is fine here.  The fix sizes this container:
+ * the ranks it starts (accelerate's total divided by its machines), not
+ * the job's; with an unknown rank count it gives the size per rank.
  */
 #include "common.h"
 
@@ -24,11 +26,20 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		"container \"%s\" has no CPU request or limit: the scheduler "
 		"reserves no CPU for it and every thread pool sizes itself "
 		"to the node", cpl_facts_cname(c));
-	cpl_finding_set_fix(fd,
-		"add resources.requests.cpu: \"%ld\" and resources.limits.cpu:"
-		" \"%ld\" (%ld rank(s) x (%ld thread(s) + %ld loader "
-		"worker(s)); a starting point to compare against)",
-		need, need, f.ranks.n > 0 ? f.ranks.n : 1, t, wk);
+	if (!f.ranks_known)
+		cpl_finding_set_fix(fd,
+			"add resources.requests.cpu and resources.limits.cpu "
+			"of %ld CPU(s) per rank (%ld thread(s) + %ld loader "
+			"worker(s)) times the ranks this container starts (%s, "
+			"%s); a starting point to compare against",
+			cpl_sat_add(t, wk), t, wk, f.ranks.how, f.ranks_why);
+	else
+		cpl_finding_set_fix(fd,
+			"add resources.requests.cpu: \"%ld\" and "
+			"resources.limits.cpu: \"%ld\" (%ld rank(s) x (%ld "
+			"thread(s) + %ld loader worker(s)); a starting point "
+			"to compare against)", need, need,
+			f.ranks.n > 0 ? f.ranks.n : 1, t, wk);
 }
 
 const struct cpl_rule cpl_rule_cpu101 = {

@@ -14,7 +14,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	char req[16], lim[16], quoted[24];
 	long b, t, wk;
-	struct cpl_amount ranks;
+	struct cpl_amount ranks, workers;
+	bool none;
 
 	if (!cpl_budget_training(w, c) || w->template_only ||
 	    c->cpu_request < 0 || c->cpu_limit < 0 ||
@@ -23,17 +24,34 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	cpl_budget_cpus_str(req, sizeof(req), c->cpu_request);
 	cpl_budget_cpus_str(lim, sizeof(lim), c->cpu_limit);
 	cpl_budget_ranks(&ranks, w, c);
+	cpl_budget_workers(&workers, w, c);
+	none = cpl_budget_no_workers(&workers);
 	cpl_budget_split(&b, &t, &wk, c->cpu_request,
-			 ranks.n > 0 ? ranks.n : 1);
+			 ranks.n > 0 ? ranks.n : 1, none);
 	fd = cpl_check_report(ck, w, c, &c->request_pos,
 		"container \"%s\" requests %s CPU but may use up to %s: only "
 		"%s is assured when the node is busy, so threads and workers "
 		"sized to %s can be throttled", cpl_facts_cname(c), req, lim,
 		req, lim);
-	cpl_finding_set_fix(fd,
-		"set resources.requests.cpu to \"%s\" (equal to the limit), "
-		"or size the job to the request: OMP_NUM_THREADS=%ld and %ld "
-		"loader worker(s) per rank", lim, t, wk);
+	if (ranks.state != CPL_AMT_KNOWN)
+		cpl_finding_set_fix(fd,
+			"set resources.requests.cpu to \"%s\" (equal to the "
+			"limit), or size the job to the request: floor(%s / "
+			"ranks) CPUs per rank (ranks: %s, %s)", lim, req,
+			ranks.how, ranks.state == CPL_AMT_HOST ?
+			"sized from the node" : "not known here");
+	else if (none)
+		cpl_finding_set_fix(fd,
+			"set resources.requests.cpu to \"%s\" (equal to the "
+			"limit), or size the job to the request: "
+			"OMP_NUM_THREADS=%ld per rank, as no loader workers "
+			"run", lim, t);
+	else
+		cpl_finding_set_fix(fd,
+			"set resources.requests.cpu to \"%s\" (equal to the "
+			"limit), or size the job to the request: "
+			"OMP_NUM_THREADS=%ld and %ld loader worker(s) per rank",
+			lim, t, wk);
 	snprintf(quoted, sizeof(quoted), "\"%s\"", lim);
 	cpl_check_replace_scalar(ck, fd, &c->request_pos, quoted);
 }

@@ -1,13 +1,18 @@
 /*
  * CPU201 thread-env-missing — OMP_NUM_THREADS is set by neither the env,
- * the launcher (torchrun sets 1 when it starts more than one rank) nor the
- * command, so every rank's OpenMP pool sizes to the node.
+ * the launcher (torchrun, tune run and accelerate's DeepSpeed path set 1
+ * when they start more than one rank; accelerate launch sets 1 for any
+ * rank count) nor the command, so every rank's OpenMP pool sizes to the
+ * node.  When the launcher may set it (an unknown rank count, a config
+ * file not read) the rule stays silent.
  */
 #include "common.h"
 
 #include <string.h>
 
 #include "python/pyscan.h"
+
+#include <stdio.h>
 
 /* The linked code sets the rank's threads itself: torch.set_num_threads,
  * or OMP_NUM_THREADS through os.environ outside a worker_init_fn (which
@@ -88,42 +93,55 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	struct cpl_finding *fd;
 	const struct cpl_pos *at;
+	struct cpl_amount lt;
+	bool forced;
+	char ranks[32], unknown[400];
 
 	/* A runtime alone is a template: each TrainJob brings env. */
 	if (!cpl_budget_training(w, c) || w->template_only || c->env_from ||
 	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
 	    code_sets_threads(c->code) || no_openmp(w, c))
 		return;
-	cpl_facts_gather(&f, w, c);
-	/* torchrun sets OMP_NUM_THREADS=1 when it starts more than one rank
-	 * and the variable is unset (whatever MKL_NUM_THREADS says). */
-	if ((c->launch.launcher == CPL_LAUNCH_TORCHRUN ||
-	     c->launch.launcher == CPL_LAUNCH_TORCH_LAUNCH) &&
-	    ((f.ranks.state == CPL_AMT_KNOWN && f.ranks.n > 1) ||
-	     f.ranks.state == CPL_AMT_HOST))
+	/* The launcher sets it (whatever MKL_NUM_THREADS says), or may:
+	 * only a count sized from the node is no better than unset. */
+	cpl_budget_launcher_threads(&lt, &forced, w, c);
+	if (lt.state == CPL_AMT_KNOWN || lt.state == CPL_AMT_UNKNOWN)
 		return;
+	cpl_facts_gather(&f, w, c);
 	at = cpl_facts_where(w, c);
 	if (c->pos.line > 0)
 		at = &c->pos;
+	if (f.ranks_known)
+		snprintf(ranks, sizeof(ranks), "%ld %s", f.ranks.n,
+			 cpl_plural(f.ranks.n, "rank", "ranks"));
+	else
+		snprintf(ranks, sizeof(ranks), "ranks");
 	fd = cpl_check_report(ck, w, c, at,
 		"OMP_NUM_THREADS is not set in container \"%s\": each of its "
-		"%ld %s starts one OpenMP thread per node CPU%s%s%s",
-		cpl_facts_cname(c), f.ranks.n > 0 ? f.ranks.n : 1,
-		cpl_plural(f.ranks.n, "rank", "ranks"),
+		"%s starts one OpenMP thread per node CPU%s%s%s",
+		cpl_facts_cname(c), ranks,
 		f.cpu >= 0 ? ", not per CPU of its " : "",
 		f.cpu >= 0 ? f.budget : "", "");
-	if (f.cpu >= 1000)
+	if (!f.ranks_known)
+		cpl_finding_add_related(fd, &f.ranks.pos,
+					"ranks: %s (%s)", f.ranks.how,
+					f.ranks_why);
+	if (f.cpu >= 1000 && !f.ranks_known) {
+		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), &f,
+					    "env OMP_NUM_THREADS");
+		cpl_finding_set_fix(fd, "%s", unknown);
+	} else if (f.cpu >= 1000) {
 		cpl_finding_set_fix(fd,
 			"add env OMP_NUM_THREADS: \"%ld\" (per-rank budget "
-			"floor(%s / %ld) = %ld CPU(s), split into %ld "
-			"thread(s) and %ld loader worker(s); a starting point "
+			"floor(%s / %ld) = %ld CPU(s), %s; a starting point "
 			"to compare against)", f.t, f.cpus,
-			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank, f.t, f.w);
-	else
+			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank, f.share);
+	} else {
 		cpl_finding_set_fix(fd,
 			"add env OMP_NUM_THREADS: \"1\" and raise it to the "
 			"CPUs each rank may use once the container has a CPU "
 			"limit");
+	}
 }
 
 const struct cpl_rule cpl_rule_cpu201 = {

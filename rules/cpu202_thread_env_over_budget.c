@@ -1,6 +1,9 @@
 /*
  * CPU202 thread-env-over-budget — OMP_NUM_THREADS or MKL_NUM_THREADS
- * times the ranks exceeds the CPU limit.
+ * times the ranks exceeds the CPU limit.  An unknown rank count counts as
+ * its lower bound, 1.  OMP_NUM_THREADS is not judged when the launcher
+ * overrides it (accelerate --num_cpu_threads_per_process, deepspeed
+ * --bind_cores_to_rank).
  */
 #include "common.h"
 
@@ -14,7 +17,7 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_amount a;
 	struct cpl_finding *fd;
 	long r = f->ranks.n > 0 ? f->ranks.n : 1;
-	char quoted[24];
+	char quoted[24], unknown[400];
 
 	cpl_budget_env_count(&a, c, var);
 	/* At 1 thread per rank there is nothing to lower: too many ranks
@@ -23,19 +26,28 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 	    cpl_sat_mul(cpl_sat_mul(a.n, r), 1000) <= f->cpu)
 		return;
 	fd = cpl_check_report(ck, w, c, &a.pos,
-		"%s=%ld x %ld %s = %ld threads on a %s "
-		"(container \"%s\")", var, a.n, r, cpl_plural(r, "rank",
-		"ranks"), cpl_sat_mul(a.n, r), f->budget, cpl_facts_cname(c));
+		"%s=%ld x %s = %s%ld threads on a %s (container \"%s\")",
+		var, a.n, f->rank_phrase, f->ranks_known ? "" : "at least ",
+		cpl_sat_mul(a.n, r), f->budget, cpl_facts_cname(c));
 	cpl_finding_add_related(fd, &f->cpu_pos, "the CPU budget: %s",
 				f->cpus);
-	if (f->ranks.pos.line > 0 && r > 1)
-		cpl_finding_add_related(fd, &f->ranks.pos, "%ld ranks: %s",
-					r, f->ranks.how);
+	if (f->ranks.pos.line > 0 && (r > 1 || !f->ranks_known))
+		cpl_finding_add_related(fd, &f->ranks.pos, "%s: %s%s%s%s",
+					f->ranks_known ? f->rank_phrase :
+					"ranks", f->ranks.how,
+					f->ranks_known ? "" : " (",
+					f->ranks_known ? "" : f->ranks_why,
+					f->ranks_known ? "" : ")");
+	if (!f->ranks_known) {
+		/* No number to write without the rank count: no edit. */
+		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), f, var);
+		cpl_finding_set_fix(fd, "%s", unknown);
+		return;
+	}
 	cpl_finding_set_fix(fd,
 		"set %s to \"%ld\" (per-rank budget floor(%s / %ld) = %ld, "
-		"split into %ld thread(s) and %ld loader worker(s); a "
-		"starting point to compare against)", var, f->t, f->cpus, r,
-		f->per_rank, f->t, f->w);
+		"%s; a starting point to compare against)", var, f->t,
+		f->cpus, r, f->per_rank, f->share);
 	snprintf(quoted, sizeof(quoted), "\"%ld\"", f->t);
 	cpl_check_replace_scalar(ck, fd, &a.pos, quoted);
 }
@@ -45,13 +57,17 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
 {
 	struct cpl_facts f;
+	struct cpl_amount lt;
+	bool forced;
 
 	if (!cpl_budget_training(w, c))
 		return;
 	cpl_facts_gather(&f, w, c);
 	if (f.cpu < 0)
 		return;
-	check_var(ck, w, c, &f, "OMP_NUM_THREADS");
+	cpl_budget_launcher_threads(&lt, &forced, w, c);
+	if (!forced)
+		check_var(ck, w, c, &f, "OMP_NUM_THREADS");
 	check_var(ck, w, c, &f, "MKL_NUM_THREADS");
 }
 

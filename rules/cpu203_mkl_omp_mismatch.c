@@ -31,11 +31,12 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_facts_cname(c), mkl.n);
 	cpl_finding_add_related(fd, &omp.pos, "OMP_NUM_THREADS=%ld", omp.n);
 	/* When OMP_NUM_THREADS is itself over the budget, point both at the
-	 * budget's thread count so the fixes of CPU202 and CPU203 agree. */
+	 * budget's thread count so the fixes of CPU202 and CPU203 agree
+	 * (with an unknown rank count CPU202 gives no number either). */
 	cpl_facts_gather(&f, w, c);
 	want = omp.n;
-	if (f.cpu >= 1000 && omp.n * (f.ranks.n > 0 ? f.ranks.n : 1) * 1000 >
-	    f.cpu)
+	if (f.cpu >= 1000 && f.ranks_known &&
+	    omp.n * (f.ranks.n > 0 ? f.ranks.n : 1) * 1000 > f.cpu)
 		want = f.t;
 	if (want == omp.n)
 		cpl_finding_set_fix(fd,

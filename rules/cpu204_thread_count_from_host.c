@@ -49,7 +49,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"%s is sized from %s, which counts the node's CPUs, "
 			"not the container's %s%s", h->sizes, h->expr.text,
 			f.cpu >= 0 ? f.budget : "CPU budget", "");
-		if (f.cpu >= 1000)
+		if (f.cpu >= 1000 && f.ranks_known)
 			cpl_finding_set_fix(fd,
 				"write the count from the budget instead: %s "
 				"%ld (per-rank budget floor(%s / %ld) = %ld: "

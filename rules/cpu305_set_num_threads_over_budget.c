@@ -3,7 +3,8 @@
  * code a container runs, times its ranks, exceeds the CPU budget.  A
  * budget finding: reported at the CPU limit, with the call as a related
  * location.  N capped by the code (min(8, os.cpu_count()), which CPU301
- * leaves alone) counts as its least on a node with the CPUs requested.
+ * leaves alone) counts as its least on a node with the CPUs requested; an
+ * unknown rank count counts as its lower bound, 1.
  */
 #include "common.h"
 #include "python/pyscan.h"
@@ -15,6 +16,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	size_t i;
 	long r;
+	char unknown[400];
 
 	if (c->code == NULL || !cpl_budget_training(w, c))
 		return;
@@ -38,18 +40,17 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		if (capped)
 			fd = cpl_check_report(ck, w, c, &f.cpu_pos,
 				"torch.set_num_threads(min(%ld, CPU count)) x "
-				"%ld %s = at least %ld threads on a %s "
-				"(container \"%s\"; the node has at least the "
-				"CPUs requested)", t->value.cap, r,
-				cpl_plural(r, "rank", "ranks"),
+				"%s = at least %ld threads on a %s (container "
+				"\"%s\"; the node has at least the CPUs "
+				"requested)", t->value.cap, f.rank_phrase,
 				cpl_sat_mul(n, r), f.budget,
 				cpl_facts_cname(c));
 		else
 			fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-				"torch.set_num_threads(%ld) x %ld %s = %ld "
-				"threads on a %s (container \"%s\")", n, r,
-				cpl_plural(r, "rank", "ranks"),
-				cpl_sat_mul(n, r), f.budget,
+				"torch.set_num_threads(%ld) x %s = %s%ld "
+				"threads on a %s (container \"%s\")", n,
+				f.rank_phrase, f.ranks_known ? "" :
+				"at least ", cpl_sat_mul(n, r), f.budget,
 				cpl_facts_cname(c));
 		cpl_finding_add_related(fd, &t->pos, "torch.set_num_threads");
 		if (capped)
@@ -61,14 +62,23 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			cpl_finding_add_related(fd, &t->value.pos,
 						"its value: %ld",
 						t->value.value);
-		if (r > 1)
-			cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s",
-						f.ranks.how);
+		if (r > 1 || !f.ranks_known)
+			cpl_finding_add_related(fd, &f.ranks.pos,
+						"ranks: %s%s%s%s", f.ranks.how,
+						f.ranks_known ? "" : " (",
+						f.ranks_known ? "" : f.ranks_why,
+						f.ranks_known ? "" : ")");
+		if (!f.ranks_known) {
+			cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown),
+				&f, "the torch.set_num_threads argument");
+			cpl_finding_set_fix(fd, "%s", unknown);
+			continue;
+		}
 		cpl_finding_set_fix(fd,
 			"call torch.set_num_threads(%ld) (per-rank budget "
-			"floor(%s / %ld) = %ld, split into %ld thread(s) and "
-			"%ld loader worker(s); a starting point to compare "
-			"against)", f.t, f.cpus, r, f.per_rank, f.t, f.w);
+			"floor(%s / %ld) = %ld, %s; a starting point to "
+			"compare against)", f.t, f.cpus, r, f.per_rank,
+			f.share);
 	}
 }
 

@@ -6,11 +6,33 @@
  * rule fires only when oversubscription is certain.  Workers the code
  * sizes from the CPU count under a bound (min(8, os.cpu_count())) count
  * as what they are at least on a node with the CPUs requested: min(8,
- * request), at most 8.
+ * request), at most 8.  One problem, one finding: when no loader workers
+ * add to the threads, the thread count comes from an environment variable
+ * or torch.set_num_threads and the ranks alone fit the CPUs, CPU202 or
+ * CPU305 reports the same total (and its fix settles it) and this rule
+ * stays silent.
  */
 #include "common.h"
 
 #include <string.h>
+
+/* Whether the thread rule that reports threads set this way runs: CPU202
+ * for MKL_NUM_THREADS / OMP_NUM_THREADS, CPU305 for set_num_threads. */
+static bool
+thread_rule_reports(struct cpl_check *ck, const struct cpl_amount *t)
+{
+	if (t->state != CPL_AMT_KNOWN || t->n <= 1)
+		return false;
+	/* From the env the text is "OMP_NUM_THREADS=8"; what a launcher
+	 * sets says so in parentheses, and CPU202 does not judge it. */
+	if (strncmp(t->how, "MKL_NUM_THREADS=", 16) == 0 ||
+	    strncmp(t->how, "OMP_NUM_THREADS=", 16) == 0)
+		return strchr(t->how, '(') == NULL &&
+		       cpl_check_rule_on(ck, "CPU202");
+	if (strncmp(t->how, "torch.set_num_threads(", 22) == 0)
+		return cpl_check_rule_on(ck, "CPU305");
+	return false;
+}
 
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
@@ -19,7 +41,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	struct cpl_finding *fd;
 	long r, t, wk, total, need;
-	const char *var;
+	const char *var, *least;
+	char unknown[400];
 
 	if (!cpl_budget_training(w, c))
 		return;
@@ -35,25 +58,36 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	total = cpl_sat_mul(r, cpl_sat_add(t, wk));
 	if (cpl_sat_mul(total, 1000) <= f.cpu)
 		return;
+	/* The thread rule's fix (T = B per rank) settles it unless the
+	 * ranks alone are more than the CPUs. */
+	if (wk == 0 && cpl_sat_mul(r, 1000) <= f.cpu &&
+	    thread_rule_reports(ck, &f.threads))
+		return;
+	least = f.ranks_known ? "" : "at least ";
 	/* A raised limit lets capped workers grow to their cap. */
 	need = f.workers.state == CPL_AMT_HOST && f.workers.cap > wk ?
 	       cpl_sat_mul(r, cpl_sat_add(t, f.workers.cap)) : total;
 	fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-		"%ld %s x (%ld intra-op %s + %ld loader %s) = %ld busy "
-		"%s on a %s (container \"%s\")", r,
-		cpl_plural(r, "rank", "ranks"), t,
+		"%s x (%ld intra-op %s + %ld loader %s) = %s%ld busy "
+		"%s on a %s (container \"%s\")", f.rank_phrase, t,
 		cpl_plural(t, "thread", "threads"), wk,
-		cpl_plural(wk, "worker", "workers"), total,
+		cpl_plural(wk, "worker", "workers"), least, total,
 		cpl_plural(total, "thread", "threads"), f.budget,
 		cpl_facts_cname(c));
 	/* Name what actually sets the threads. */
 	var = strncmp(f.threads.how, "MKL_NUM_THREADS", 15) == 0 ?
 	      "MKL_NUM_THREADS and OMP_NUM_THREADS" :
 	      strncmp(f.threads.how, "torch.set_num_threads", 21) == 0 ?
-	      "the torch.set_num_threads argument" : "OMP_NUM_THREADS";
-	if (r > 1 || f.ranks.state != CPL_AMT_KNOWN)
-		cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s",
-					f.ranks.how);
+	      "the torch.set_num_threads argument" :
+	      strncmp(f.threads.how, "accelerate --num_cpu", 20) == 0 ?
+	      "--num_cpu_threads_per_process" :
+	      strstr(f.threads.how, "(deepspeed --bind") != NULL ?
+	      "the --bind_core_list cores per rank" : "OMP_NUM_THREADS";
+	if (r > 1 || !f.ranks_known)
+		cpl_finding_add_related(fd, &f.ranks.pos, "ranks: %s%s%s%s",
+					f.ranks.how, f.ranks_known ? "" : " (",
+					f.ranks_known ? "" : f.ranks_why,
+					f.ranks_known ? "" : ": counted as 1)");
 	if (f.threads.state == CPL_AMT_KNOWN)
 		cpl_finding_add_related(fd, &f.threads.pos,
 					"intra-op threads: %s", f.threads.how);
@@ -68,23 +102,35 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 					"loader workers: %s%s", f.workers.how,
 					f.workers.state == CPL_AMT_HOST ?
 					" (counted as its lower bound)" : "");
-	if (f.per_rank >= 1)
+	if (!f.ranks_known) {
+		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), &f, var);
+		cpl_finding_set_fix(fd, "%s, or raise resources.limits.cpu to "
+				    "at least \"%ld\"", unknown, total);
+	} else if (f.per_rank >= 1 && f.no_workers) {
+		cpl_finding_set_fix(fd,
+			"per-rank budget floor(%s / %ld) = %ld, all of it for "
+			"threads as no loader workers run: set %s to \"%ld\" "
+			"(a starting point to compare against), "
+			"or raise resources.limits.cpu to \"%ld\"", f.cpus, r,
+			f.per_rank, var, f.t, total);
+	} else if (f.per_rank >= 1) {
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: set %s to "
 			"\"%ld\" and use %ld loader worker(s) per rank (a "
 			"starting point to compare against), or raise "
 			"resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, var, f.t, f.w, need);
-	else if (r > 1)
+	} else if (r > 1) {
 		cpl_finding_set_fix(fd,
 			"%ld ranks need at least %ld CPUs: raise "
 			"resources.limits.cpu to \"%ld\" or start fewer ranks",
 			r, r, need);
-	else
+	} else {
 		cpl_finding_set_fix(fd,
 			"one rank with one thread keeps a whole CPU busy: "
 			"raise resources.limits.cpu to \"%ld\", or accept "
 			"that it is throttled to %s CPU", need, f.cpus);
+	}
 }
 
 const struct cpl_rule cpl_rule_cpu401 = {

@@ -22,6 +22,44 @@ enum cpl_launcher {
 	CPL_LAUNCH_TORCH_LAUNCH,	/* python -m torch.distributed.launch */
 	CPL_LAUNCH_ACCELERATE,	/* accelerate launch */
 	CPL_LAUNCH_DEEPSPEED,	/* deepspeed */
+	CPL_LAUNCH_TUNE,	/* tune run (torchtune) */
+};
+
+/* Launcher options with a value that the record keeps besides the rank
+ * count (cpl_launch.opt[]). */
+enum cpl_lopt {
+	CPL_LOPT_NODES,		/* accelerate --num_machines, deepspeed
+				 * --num_nodes, torchrun --nnodes */
+	CPL_LOPT_THREADS,	/* accelerate --num_cpu_threads_per_process */
+	CPL_LOPT_CONFIG,	/* accelerate --config_file */
+	CPL_LOPT_INCLUDE,	/* deepspeed --include / -i */
+	CPL_LOPT_EXCLUDE,	/* deepspeed --exclude / -e */
+	CPL_LOPT_HOSTFILE,	/* deepspeed --hostfile / -H, accelerate
+				 * --mpirun_hostfile */
+	CPL_LOPT_CORES,		/* deepspeed --bind_core_list */
+	CPL_LOPT_COUNT
+};
+
+/* Launcher switches (cpl_launch.flags). */
+#define CPL_LFLAG_OPTIONS 0x01u	/* some launcher option was given */
+#define CPL_LFLAG_CPU 0x02u	/* accelerate --cpu / --use_cpu */
+#define CPL_LFLAG_MULTI 0x04u	/* accelerate --multi_gpu, --use_fsdp,
+				 * --use_megatron_lm */
+#define CPL_LFLAG_DEEPSPEED 0x08u	/* accelerate --use_deepspeed */
+#define CPL_LFLAG_BIND_CORES 0x10u	/* deepspeed --bind_cores_to_rank */
+
+/*
+ * What a launcher's own config file says (accelerate launch --config_file),
+ * filled by cpl_launch_read_config() when the file is in the repository.
+ * Words point into that file; text NULL when the key is absent.
+ */
+struct cpl_launch_cfg {
+	bool read;		/* the file was found and parsed */
+	struct cpl_word nproc;	/* num_processes */
+	struct cpl_word machines;	/* num_machines */
+	struct cpl_word dtype;	/* distributed_type: MULTI_GPU, DEEPSPEED */
+	struct cpl_word env;	/* compute_environment: LOCAL_MACHINE */
+	bool use_cpu;		/* use_cpu: true */
 };
 
 /* A place where the command reads the host's CPU count ($(nproc), ...). */
@@ -41,6 +79,9 @@ struct cpl_launch {
 	bool has_nproc;			/* a rank-count flag was given */
 	struct cpl_word nproc;		/* its value: "4", "auto", "cpu",
 					 * "gpu", "$(nproc)" */
+	struct cpl_word opt[CPL_LOPT_COUNT];	/* text NULL: not given */
+	unsigned flags;			/* CPL_LFLAG_* */
+	struct cpl_launch_cfg cfg;	/* --config_file's contents */
 	bool has_script;
 	struct cpl_word script;		/* "train.py" or module "pkg.train" */
 	bool is_module;			/* python -m MODULE */
@@ -55,5 +96,19 @@ struct cpl_launch {
 
 /* Frees what l holds and zeroes it (a cleared launch is "nothing"). */
 void cpl_launch_clear(struct cpl_launch *l);
+
+/*
+ * Reads the launcher config file l names (CPL_LOPT_CONFIG) from text (len
+ * bytes, at path; path is borrowed into the positions of l->cfg and must
+ * outlive l).  Returns 0 and sets l->cfg.read when it parsed, -1 when it is
+ * not YAML or JSON, or not an accelerate config (neither
+ * compute_environment nor distributed_type): l->cfg is then left unread.
+ */
+int cpl_launch_read_config(struct cpl_launch *l, const char *path,
+			   const char *text, size_t len);
+
+/* True for the launchers that start ranks of their own (torchrun and its
+ * module spellings, accelerate launch, deepspeed, tune run). */
+bool cpl_launcher_starts_ranks(enum cpl_launcher l);
 
 #endif

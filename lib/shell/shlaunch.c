@@ -1,7 +1,7 @@
 /*
  * shlaunch.c — the programs the shell scanner knows by name (shlaunch.h):
  * the launchers (torchrun, python -m torch.distributed.run|launch,
- * accelerate launch, deepspeed) with their flag tables, python's own
+ * accelerate launch, deepspeed, tune run) with their flag tables, python's own
  * interpreter options (-m MODULE, -c CODE, script.py), and the commands
  * that read the host's CPU count (nproc, getconf, lscpu, /proc/cpuinfo,
  * python ... cpu_count()).
@@ -106,49 +106,98 @@ cpl_shlaunch_reads_host(const struct cmd *c)
 /*
  * Adding a launcher is done here: a value in enum cpl_launcher (launch.h),
  * its option tables, and one row in launchers[].  The scanner then finds
- * it as a command and as python -m MODULE, reads its rank-count flag and
- * its script, and cpl_launcher_name() names it.
+ * it as a command and as python -m MODULE, reads its rank-count flag, the
+ * other options and switches its values[] and flags[] keep, and its
+ * script, and cpl_launcher_name() names it.  What the options mean for
+ * ranks and threads is the budget's (lib/budget.c).
  */
+
+#define SLOT_RANKS CPL_LOPT_COUNT	/* lvalue.slot of the rank count */
+
+/* A launcher option with a value that the record keeps. */
+struct lvalue {
+	const char *name;	/* canonical long name, '_' for '-' */
+	char short_name;	/* its one-letter spelling, or 0 */
+	int slot;		/* enum cpl_lopt, or SLOT_RANKS */
+};
+
+/* A launcher switch that the record keeps. */
+struct lflag {
+	const char *name;
+	unsigned flag;		/* CPL_LFLAG_* */
+};
 
 /* The options of one launcher's command line. */
 struct lspec {
-	const char *const *ranks;	/* the rank-count flag's names */
-	const char *const *bools;	/* long options without a value */
-	const char *short_values;	/* short options taking a value */
+	const struct lvalue *values;	/* kept, ending with a NULL name */
+	const struct lflag *flags;	/* kept, ending with a NULL name */
+	const char *const *bools;	/* other long options without a value */
+	const char *short_values;	/* other short options taking a value */
 	bool short_module;		/* -m means --module */
 };
 
-static const char *const torch_ranks[] = { "nproc_per_node", NULL };
+static const struct lvalue torch_values[] = {
+	{ "nproc_per_node", 0, SLOT_RANKS },
+	{ "nnodes", 0, CPL_LOPT_NODES },
+	{ NULL, 0, 0 },
+};
+static const struct lflag no_flags[] = { { NULL, 0 } };
 static const char *const torch_bools[] = {
 	"standalone", "run_path", "use_env", "virtual_local_rank", "help",
-	NULL,
+	"no_python", "module", NULL,
 };
 static const struct lspec torch_spec = {
-	torch_ranks, torch_bools, "rt", true,
+	torch_values, no_flags, torch_bools, "rt", true,
 };
 
-static const char *const accel_ranks[] = { "num_processes", NULL };
+static const struct lvalue accel_values[] = {
+	{ "num_processes", 0, SLOT_RANKS },
+	{ "num_machines", 0, CPL_LOPT_NODES },
+	{ "num_cpu_threads_per_process", 0, CPL_LOPT_THREADS },
+	{ "config_file", 0, CPL_LOPT_CONFIG },
+	{ "mpirun_hostfile", 0, CPL_LOPT_HOSTFILE },
+	{ NULL, 0, 0 },
+};
+static const struct lflag accel_flags[] = {
+	{ "cpu", CPL_LFLAG_CPU },
+	{ "use_cpu", CPL_LFLAG_CPU },
+	{ "multi_gpu", CPL_LFLAG_MULTI },
+	{ "use_fsdp", CPL_LFLAG_MULTI },
+	{ "use_megatron_lm", CPL_LFLAG_MULTI },
+	{ "use_deepspeed", CPL_LFLAG_DEEPSPEED },
+	{ NULL, 0 },
+};
 static const char *const accel_bools[] = {
-	"multi_gpu", "cpu", "use_cpu", "use_deepspeed", "use_fsdp",
-	"use_megatron_lm", "use_xpu", "tpu", "ipex", "debug", "quiet", "help",
+	"use_xpu", "tpu", "ipex", "debug", "quiet", "help",
 	"same_network", "downcast_bf16", "tpu_use_cluster", "tpu_use_sudo",
 	"no_tpu_cluster", "enable_cpu_affinity", "dynamo_use_fullgraph",
 	"dynamo_use_dynamic", "dynamo_use_regional_compilation",
-	"use_parallelism_config", NULL,
+	"use_parallelism_config", "no_python", "module", NULL,
 };
 static const struct lspec accel_spec = {
-	accel_ranks, accel_bools, "t", true,
+	accel_values, accel_flags, accel_bools, "t", true,
 };
 
-static const char *const ds_ranks[] = {
-	"num_gpus", "num_accelerators", NULL,
+static const struct lvalue ds_values[] = {
+	{ "num_gpus", 0, SLOT_RANKS },
+	{ "num_accelerators", 0, SLOT_RANKS },
+	{ "num_nodes", 0, CPL_LOPT_NODES },
+	{ "include", 'i', CPL_LOPT_INCLUDE },
+	{ "exclude", 'e', CPL_LOPT_EXCLUDE },
+	{ "hostfile", 'H', CPL_LOPT_HOSTFILE },
+	{ "bind_core_list", 0, CPL_LOPT_CORES },
+	{ NULL, 0, 0 },
+};
+static const struct lflag ds_flags[] = {
+	{ "bind_cores_to_rank", CPL_LFLAG_BIND_CORES },
+	{ NULL, 0 },
 };
 static const char *const ds_bools[] = {
 	"no_local_rank", "no_ssh", "no_ssh_check", "force_multi", "save_pid",
-	"elastic_training", "bind_cores_to_rank", "help", NULL,
+	"elastic_training", "help", "no_python", "module", NULL,
 };
 static const struct lspec ds_spec = {
-	ds_ranks, ds_bools, "Hie", false,
+	ds_values, ds_flags, ds_bools, "", false,
 };
 
 /* One launcher: its name and how a command line spells it. */
@@ -191,6 +240,13 @@ static const struct launcher launchers[] = {
 		.commands = { "deepspeed" },
 		.module = "deepspeed.launcher.runner",
 		.spec = &ds_spec,
+	},
+	{
+		/* torchtune: torchrun's own options, then the recipe. */
+		.l = CPL_LAUNCH_TUNE,
+		.name = "tune run",
+		.commands = { "tune run" },
+		.spec = &torch_spec,
 	},
 };
 
@@ -257,8 +313,88 @@ by_module(const char *m)
 	return NULL;
 }
 
-/* Reads a launcher's options from word j: the rank count, then the
- * script (or module, or executable with --no-python) and its arguments. */
+/* Keeps the value of option o at word vw, from byte vfrom. */
+static void
+keep_value(struct launchrec *r, const struct lvalue *o, size_t vw,
+	   size_t vfrom)
+{
+	if (o->slot == SLOT_RANKS) {
+		r->has_nproc = true;
+		r->nw = vw;
+		r->nfrom = vfrom;
+		return;
+	}
+	r->has_opt[o->slot] = true;
+	r->ow[o->slot] = vw;
+	r->ofrom[o->slot] = vfrom;
+}
+
+/* The kept option called by the nl bytes at name, NULL when none. */
+static const struct lvalue *
+long_value(const struct lspec *spec, const char *name, size_t nl)
+{
+	const struct lvalue *o;
+
+	for (o = spec->values; o->name != NULL; o++)
+		if (opt_eq(name, nl, o->name))
+			return o;
+	return NULL;
+}
+
+/* The kept option spelled -c, NULL when none. */
+static const struct lvalue *
+short_value(const struct lspec *spec, char c)
+{
+	const struct lvalue *o;
+
+	for (o = spec->values; o->name != NULL; o++)
+		if (o->short_name != 0 && o->short_name == c)
+			return o;
+	return NULL;
+}
+
+/* The switch called by the nl bytes at name; 0 when it is not kept. */
+static unsigned
+long_flag(const struct lspec *spec, const char *name, size_t nl)
+{
+	const struct lflag *f;
+
+	for (f = spec->flags; f->name != NULL; f++)
+		if (opt_eq(name, nl, f->name))
+			return f->flag;
+	return 0;
+}
+
+/* Reads one long option at word *j of n (t is its text) into r; *module
+ * and *nopy note --module and --no_python. */
+static void
+long_opt(size_t n, size_t *j, const char *t, const struct lspec *spec,
+	 struct launchrec *r, bool *module, bool *nopy)
+{
+	const char *name = t + 2, *eq = strchr(name, '=');
+	size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+	const struct lvalue *o = long_value(spec, name, nl);
+	unsigned flag;
+
+	if (o != NULL) {
+		if (eq != NULL)
+			keep_value(r, o, *j, (size_t)(eq - t) + 1);
+		else if (*j + 1 < n)
+			keep_value(r, o, ++*j, 0);
+	} else if (opt_eq(name, nl, "module")) {
+		*module = true;
+	} else if (opt_eq(name, nl, "no_python")) {
+		*nopy = true;
+	} else if ((flag = long_flag(spec, name, nl)) != 0) {
+		r->flags |= flag;
+	} else if (eq == NULL && !opt_in(name, nl, spec->bools)) {
+		++*j;	/* an option with a value */
+	}
+}
+
+/* Reads a launcher's options from word j: the rank count and the other
+ * options kept, then the script (or module, or executable with
+ * --no-python) and its arguments. */
 static void
 launcher_opts(const struct sword *w, size_t n, size_t j,
 	      const struct lspec *spec, struct launchrec *r)
@@ -267,6 +403,7 @@ launcher_opts(const struct sword *w, size_t n, size_t j,
 
 	for (; j < n; j++) {
 		const char *t = wtext(&w[j]);
+		const struct lvalue *o;
 
 		if (strcmp(t, "--") == 0) {
 			j++;
@@ -274,30 +411,16 @@ launcher_opts(const struct sword *w, size_t n, size_t j,
 		}
 		if (t[0] != '-' || t[1] == '\0')
 			break;
+		r->flags |= CPL_LFLAG_OPTIONS;
 		if (t[1] == '-') {
-			const char *name = t + 2, *eq = strchr(name, '=');
-			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
-
-			if (opt_in(name, nl, spec->ranks)) {
-				if (eq != NULL) {
-					r->has_nproc = true;
-					r->nw = j;
-					r->nfrom = (size_t)(eq - t) + 1;
-				} else if (j + 1 < n) {
-					r->has_nproc = true;
-					r->nw = ++j;
-					r->nfrom = 0;
-				}
-			} else if (opt_eq(name, nl, "module")) {
-				module = true;
-			} else if (opt_eq(name, nl, "no_python")) {
-				nopy = true;
-			} else if (eq == NULL &&
-				   !opt_in(name, nl, spec->bools)) {
-				j++;	/* an option with a value */
-			}
+			long_opt(n, &j, t, spec, r, &module, &nopy);
 		} else if (t[1] == 'm' && t[2] == '\0' && spec->short_module) {
 			module = true;
+		} else if ((o = short_value(spec, t[1])) != NULL) {
+			if (t[2] != '\0')
+				keep_value(r, o, j, 2);
+			else if (j + 1 < n)
+				keep_value(r, o, ++j, 0);
 		} else if (t[2] == '\0' && strchr(spec->short_values, t[1])) {
 			j++;
 		}
@@ -439,6 +562,18 @@ cpl_shlaunch_recognise(struct launchrec *r, const struct sword *w, size_t n,
 	r->l = CPL_LAUNCH_PYTHON;
 	python_args(w, n, ci + 1, r);
 	return true;
+}
+
+/* Whether l starts ranks of its own (launch.h): a row of launchers[]. */
+bool
+cpl_launcher_starts_ranks(enum cpl_launcher l)
+{
+	size_t k;
+
+	for (k = 0; k < CPL_ARRAY_LEN(launchers); k++)
+		if (launchers[k].l == l)
+			return true;
+	return false;
 }
 
 /* Human name of a launcher (shscan.h). */

@@ -25,6 +25,9 @@ struct launchrec {
 	size_t lw, lfrom;	/* launcher word, where its name starts */
 	bool has_nproc;
 	size_t nw, nfrom;	/* rank-count value word, where it starts */
+	bool has_opt[CPL_LOPT_COUNT];	/* the other options kept */
+	size_t ow[CPL_LOPT_COUNT], ofrom[CPL_LOPT_COUNT];
+	unsigned flags;		/* CPL_LFLAG_* */
 	bool has_script;
 	bool module;
 	bool setup;		/* python running no script, pip, setup.py */

@@ -386,6 +386,10 @@ fill_launch(struct scan *sc, struct cpl_launch *dst, const struct sword *w,
 		dst->has_nproc = true;
 		dst->nproc = word_out(sc, &w[r->nw], r->nfrom);
 	}
+	for (k = 0; k < CPL_LOPT_COUNT; k++)
+		if (r->has_opt[k])
+			dst->opt[k] = word_out(sc, &w[r->ow[k]], r->ofrom[k]);
+	dst->flags = r->flags;
 	if (r->has_script) {
 		dst->has_script = true;
 		dst->script = word_out(sc, &w[r->sw], r->sfrom);
@@ -823,6 +827,11 @@ settle(struct scan *sc)
 	out->launcher_word = t->launcher_word;
 	out->has_nproc = t->has_nproc;
 	out->nproc = t->nproc;
+	out->flags = t->flags;
+	for (k = 0; k < CPL_LOPT_COUNT; k++) {
+		out->opt[k] = t->opt[k];
+		t->opt[k].text = NULL;
+	}
 	out->has_script = t->has_script;
 	out->script = t->script;
 	out->is_module = t->is_module;

@@ -13,10 +13,16 @@
  * in the launchers[] table of shlaunch.c, where a new one is added):
  *   torchrun / python[3][.X] -m torch.distributed.run   --nproc_per_node
  *   python -m torch.distributed.launch                   --nproc-per-node
- *   accelerate launch   --num_processes / --num-processes
- *   deepspeed           --num_gpus / --num-gpus
- * with "--flag value" and "--flag=value".  The first launching command in
- * the script is the one reported.
+ *   accelerate launch   --num_processes / --num-processes, --num_machines,
+ *                       --num_cpu_threads_per_process, --config_file,
+ *                       --cpu, --multi_gpu, --use_deepspeed ...
+ *   deepspeed           --num_gpus / --num-gpus, --num_nodes,
+ *                       --include / -i, --exclude / -e, --hostfile / -H,
+ *                       --bind_cores_to_rank
+ *   tune run            torchrun's options, then the recipe
+ * with "--flag value" and "--flag=value" (the options kept besides the
+ * rank count are in cpl_launch.opt[] and .flags).  The first launching
+ * command in the script is the one reported.
  *
  * Ownership: out is filled with owned copies; release with
  * cpl_launch_clear().  words are borrowed.

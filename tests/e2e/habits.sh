@@ -139,7 +139,8 @@ expect list-json 0 "$BIN" --list-rules -o json
 has list-json '"id": "CPU101"'
 
 # 9. SARIF keeps at most 25,000 results, the most severe: 25,050 notes
-# first in the file, then 20 errors that file order alone would drop.
+# first in the file, then 20 errors (one CPU202 each) that file order
+# alone would drop.
 python3 - "$tmp/many.yaml" <<'PY'
 import sys
 note = """apiVersion: v1
@@ -158,7 +159,7 @@ err = note.replace("n%d", "e%d").replace(
     '    resources: {requests: {cpu: "2"}, limits: {cpu: "2"}}')
 with open(sys.argv[1], "w") as f:
     f.write("---\n".join([note % i for i in range(25050)] +
-                         [err % i for i in range(10)]))
+                         [err % i for i in range(20)]))
 PY
 expect sarif-limit 1 "$BIN" --no-config -o sarif --output-file "$tmp/many.sarif" "$tmp/many.yaml"
 has sarif-limit "code scanning takes at most 25000 results per run"

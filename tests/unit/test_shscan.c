@@ -417,6 +417,132 @@ START_TEST(deepspeed_launcher)
 }
 END_TEST
 
+START_TEST(accelerate_options)
+{
+	SCAN("accelerate", "launch", "--config_file", "configs/fsdp.yaml",
+	     "--num_machines", "2", "--num-processes=16",
+	     "--num_cpu_threads_per_process", "4", "--multi_gpu",
+	     "--machine_rank", "0", "train.py", "--lr", "1e-4");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_ACCELERATE);
+	ck_assert_str_eq(L.nproc.text, "16");
+	ck_assert_str_eq(L.opt[CPL_LOPT_CONFIG].text, "configs/fsdp.yaml");
+	ASSERT_POS(L.opt[CPL_LOPT_CONFIG].pos, 13, 3);
+	ck_assert_str_eq(L.opt[CPL_LOPT_NODES].text, "2");
+	ck_assert_str_eq(L.opt[CPL_LOPT_THREADS].text, "4");
+	ck_assert_ptr_null(L.opt[CPL_LOPT_HOSTFILE].text);
+	ck_assert(L.flags & CPL_LFLAG_OPTIONS);
+	ck_assert(L.flags & CPL_LFLAG_MULTI);
+	ck_assert(!(L.flags & CPL_LFLAG_CPU));
+	ck_assert_str_eq(L.script.text, "train.py");
+	ck_assert_uint_eq(L.nargs, 2);
+
+	SCAN("accelerate", "launch", "--cpu", "--mpirun_hostfile", "hosts",
+	     "train.py");
+	ck_assert(L.flags & CPL_LFLAG_CPU);
+	ck_assert_str_eq(L.opt[CPL_LOPT_HOSTFILE].text, "hosts");
+	ck_assert_str_eq(L.script.text, "train.py");
+
+	SH("accelerate launch --use_deepspeed --num_processes $NGPU "
+	   "sft.py --bf16");
+	ck_assert(L.flags & CPL_LFLAG_DEEPSPEED);
+	ck_assert_str_eq(L.nproc.text, "$NGPU");
+	ck_assert_str_eq(L.script.text, "sft.py");
+
+	SCAN("accelerate", "launch", "train.py");
+	ck_assert_uint_eq(L.flags, 0);
+}
+END_TEST
+
+START_TEST(deepspeed_options)
+{
+	SCAN("deepspeed", "--include", "localhost:0,1,2,3", "--master_port",
+	     "29600", "train.py", "--deepspeed", "ds_config.json");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_DEEPSPEED);
+	ck_assert(!L.has_nproc);
+	ck_assert_str_eq(L.opt[CPL_LOPT_INCLUDE].text, "localhost:0,1,2,3");
+	ASSERT_POS(L.opt[CPL_LOPT_INCLUDE].pos, 12, 3);
+	ck_assert_str_eq(L.script.text, "train.py");
+
+	SCAN("deepspeed", "-i", "localhost:2,3", "t.py");
+	ck_assert_str_eq(L.opt[CPL_LOPT_INCLUDE].text, "localhost:2,3");
+	ck_assert_str_eq(L.script.text, "t.py");
+
+	SCAN("deepspeed", "-elocalhost:0", "--num_nodes", "1", "t.py");
+	ck_assert_str_eq(L.opt[CPL_LOPT_EXCLUDE].text, "localhost:0");
+	ck_assert_str_eq(L.opt[CPL_LOPT_NODES].text, "1");
+	ck_assert_str_eq(L.script.text, "t.py");
+
+	SCAN("deepspeed", "-H", "/etc/mpi/hostfile", "--bind_cores_to_rank",
+	     "--bind_core_list", "0-47", "run.py");
+	ck_assert_str_eq(L.opt[CPL_LOPT_HOSTFILE].text, "/etc/mpi/hostfile");
+	ck_assert(L.flags & CPL_LFLAG_BIND_CORES);
+	ck_assert_str_eq(L.opt[CPL_LOPT_CORES].text, "0-47");
+	ck_assert_str_eq(L.script.text, "run.py");
+}
+END_TEST
+
+START_TEST(tune_run)
+{
+	SCAN("tune", "run", "--nnodes", "1", "--nproc_per_node", "8",
+	     "full_finetune_distributed", "--config", "llama3_1/8B_full");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TUNE);
+	ck_assert_str_eq(L.launcher_word.text, "tune");
+	ck_assert_str_eq(L.nproc.text, "8");
+	ck_assert_str_eq(L.opt[CPL_LOPT_NODES].text, "1");
+	ck_assert(L.flags & CPL_LFLAG_OPTIONS);
+	ck_assert_str_eq(L.script.text, "full_finetune_distributed");
+	ck_assert_uint_eq(L.nargs, 2);
+
+	SCAN("tune", "run", "lora_finetune_single_device", "--config",
+	     "llama3_2/1B_lora_single_device");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TUNE);
+	ck_assert(!L.has_nproc);
+	ck_assert_uint_eq(L.flags, 0);
+
+	/* A download first, then the run: the run is the launch. */
+	SH("tune download meta-llama/Llama-3.2-1B --output-dir /tmp/m && "
+	   "tune run --nproc_per_node=2 recipes/custom.py --config c.yaml");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TUNE);
+	ck_assert_str_eq(L.nproc.text, "2");
+	ck_assert_str_eq(L.script.text, "recipes/custom.py");
+
+	SCAN("tune", "ls");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_NONE);
+}
+END_TEST
+
+START_TEST(launcher_config)
+{
+	static const char yaml[] =
+		"compute_environment: LOCAL_MACHINE\n"
+		"distributed_type: MULTI_GPU\n"
+		"num_machines: 1\n"
+		"num_processes: 8\n"
+		"use_cpu: true\n";
+
+	ck_assert_int_eq(cpl_launch_read_config(&L, "a.yaml", yaml,
+						sizeof(yaml) - 1), 0);
+	ck_assert(L.cfg.read);
+	ck_assert_str_eq(L.cfg.nproc.text, "8");
+	ck_assert_int_eq(L.cfg.nproc.pos.line, 4);
+	ck_assert_int_eq(L.cfg.nproc.pos.column, 16);
+	ck_assert_str_eq(L.cfg.nproc.pos.file, "a.yaml");
+	ck_assert_str_eq(L.cfg.machines.text, "1");
+	ck_assert_str_eq(L.cfg.dtype.text, "MULTI_GPU");
+	ck_assert_str_eq(L.cfg.env.text, "LOCAL_MACHINE");
+	ck_assert(L.cfg.use_cpu);
+	cpl_launch_clear(&L);
+	ck_assert_int_eq(cpl_launch_read_config(&L, "a.yaml", "- 1\n", 4),
+			 -1);
+	ck_assert(!L.cfg.read);
+	/* Some other program's config.yaml is not accelerate's. */
+	ck_assert_int_eq(cpl_launch_read_config(&L, "config.yaml",
+						"num_processes: 4\n", 17), -1);
+	ck_assert(!L.cfg.read);
+	ck_assert_ptr_null(L.cfg.nproc.text);
+}
+END_TEST
+
 START_TEST(not_a_launcher)
 {
 	SCAN("nginx", "-g", "daemon off;");
@@ -446,6 +572,11 @@ START_TEST(launcher_names)
 			 "accelerate launch");
 	ck_assert_str_eq(cpl_launcher_name(CPL_LAUNCH_DEEPSPEED),
 			 "deepspeed");
+	ck_assert_str_eq(cpl_launcher_name(CPL_LAUNCH_TUNE), "tune run");
+	ck_assert(cpl_launcher_starts_ranks(CPL_LAUNCH_TUNE));
+	ck_assert(cpl_launcher_starts_ranks(CPL_LAUNCH_TORCH_LAUNCH));
+	ck_assert(!cpl_launcher_starts_ranks(CPL_LAUNCH_PYTHON));
+	ck_assert(!cpl_launcher_starts_ranks(CPL_LAUNCH_NONE));
 }
 END_TEST
 
@@ -1052,6 +1183,10 @@ suite(void)
 	tcase_add_test(tc, positions_flow_scalars);
 	tcase_add_test(tc, positions_fallback);
 	tcase_add_test(tc, positions_inside_backticks);
+	tcase_add_test(tc, accelerate_options);
+	tcase_add_test(tc, deepspeed_options);
+	tcase_add_test(tc, tune_run);
+	tcase_add_test(tc, launcher_config);
 	tcase_add_test(tc, hostile_unterminated);
 	tcase_add_test(tc, hostile_deep_nesting);
 	tcase_add_test(tc, hostile_huge_scripts);
