@@ -398,7 +398,10 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 			*pod_w = w;
 		cpl_engine_add_workload(l->e, w);
 	}
-	free(wl.items);
+	/* The workloads went to the engine; the rest of the list
+	 * (skipped-document records) is freed here. */
+	wl.count = 0;
+	cpl_wlist_free(&wl);
 	cpl_error_clear(&err);
 	cpl_ystream_free(s);
 	free(text);

@@ -445,7 +445,10 @@ load_candidate(struct reach *rc, const char *path)
 	}
 out:
 	free(seed_path);
-	free(wl.items);
+	/* The workloads went to the engine; the rest of the list
+	 * (skipped-document records) is freed here. */
+	wl.count = 0;
+	cpl_wlist_free(&wl);
 	cpl_error_clear(&err);
 	cpl_ystream_free(s);
 	free(text);

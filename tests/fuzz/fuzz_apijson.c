@@ -41,7 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wl.items[i]->source = CPL_SRC_LIVE;
 		cpl_engine_add_workload(e, wl.items[i]);
 	}
-	free(wl.items);
+	wl.count = 0;		/* the engine took the workloads */
+	cpl_wlist_free(&wl);
 	cpl_engine_run(e);
 	cpl_engine_free(e);
 	cpl_ystream_free(s);
