@@ -2,7 +2,9 @@
 # Set SUITE (the name printed) before sourcing.  expect NAME RC CMD… runs
 # CMD with stdout in $out, stderr in $err and both in $all, and checks the
 # exit status; has/lacks look for a fixed string in $all; finish prints
-# "SUITE: N passed, N failed" and exits non-zero on any failure.
+# "SUITE: N passed, N failed" and exits non-zero on any failure.  With
+# ALL_OUTPUT set, every output is also appended to that file (for checks
+# over the whole run, such as "no token was ever printed").
 pass=0 fail=0
 tmp=${tmp:-$(mktemp -d)}
 ok() { pass=$((pass + 1)); }
@@ -15,6 +17,7 @@ expect() {
 	err=$(cat "$tmp/.err")
 	all="$out
 $err"
+	[ -z "${ALL_OUTPUT:-}" ] || printf '%s\n' "$all" >> "$ALL_OUTPUT"
 	if [ "$rc" = "$want" ]; then ok; else
 		bad "$name: exit $rc, expected $want"
 		printf '%s\n' "$all" | head -8

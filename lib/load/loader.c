@@ -36,3 +36,13 @@ cpl_loader_absent(const struct cpl_ynode *n)
 {
 	return n == NULL || cpl_ynode_is_null(n);
 }
+
+int
+cpl_loader_finish(struct cpl_wlist *out, struct cpl_workload *w, int rc)
+{
+	if (rc < 0)
+		cpl_workload_free(w);
+	else
+		cpl_wlist_add(out, w);
+	return rc;
+}

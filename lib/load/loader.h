@@ -38,6 +38,10 @@ int cpl_loader_fail(struct cpl_error *err, const char *path,
 struct cpl_pos cpl_loader_pos(const char *file, const struct cpl_ynode *n);
 /* Absent, or written as null: both mean "not given". */
 bool cpl_loader_absent(const struct cpl_ynode *n);
+/* Appends w to out, or frees it when rc says reading it failed; returns
+ * rc. */
+int cpl_loader_finish(struct cpl_wlist *out, struct cpl_workload *w,
+		      int rc);
 
 /* The document is a Kubernetes object (apiVersion and kind). */
 bool cpl_manifest_detect(const struct cpl_ynode *doc);

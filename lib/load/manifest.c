@@ -605,16 +605,6 @@ set_nproc(struct cpl_workload *w, const struct cpl_ynode *n)
 	return true;
 }
 
-/* Appends w to out, or frees it when rc says reading it failed. */
-static int
-finish(struct cpl_wlist *out, struct cpl_workload *w, int rc)
-{
-	if (rc < 0)
-		cpl_workload_free(w);
-	else
-		cpl_wlist_add(out, w);
-	return rc;
-}
 
 /* Records that object obj of kind kind was skipped, and why. */
 static void
@@ -778,9 +768,9 @@ load_core(struct cpl_wlist *out, const struct cpl_ystream *s,
 		((k->keys == k_pod || k->keys == k_podtmpl) &&
 		 pod_completes(obj, spec));
 	if (load_pod_spec(w, s, spec, false, NULL, path, err) < 0)
-		return finish(out, w, -1);
+		return cpl_loader_finish(out, w, -1);
 	cpl_loader_mpi(w, false);
-	return finish(out, w, 0);
+	return cpl_loader_finish(out, w, 0);
 }
 
 /* The main container names of the Kubeflow v1 frameworks. */
@@ -932,10 +922,10 @@ load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
 			w->nproc_default_auto = true;
 		if (load_pod_spec(w, s, pod, true, kf_names(kind), path,
 				  err) < 0)
-			return finish(out, w, -1);
+			return cpl_loader_finish(out, w, -1);
 		if (mpi)
 			mpijob_replica(w, spec);
-		finish(out, w, 0);
+		cpl_loader_finish(out, w, 0);
 	}
 	if (mpi)
 		cpl_loader_mpi_cap(out, first);
@@ -987,9 +977,9 @@ load_jobset(struct cpl_wlist *out, const struct cpl_ystream *s,
 						      NULL), "parallelism", 1);
 		w->run_to_completion = true;
 		if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
-			return finish(out, w, -1);
+			return cpl_loader_finish(out, w, -1);
 		cpl_loader_mpi(w, false);
-		finish(out, w, 0);
+		cpl_loader_finish(out, w, 0);
 	}
 	return 0;
 }
@@ -1035,9 +1025,9 @@ load_volcano(struct cpl_wlist *out, const struct cpl_ystream *s,
 		w->replicas = get_long(task, "replicas", 1);
 		w->run_to_completion = true;
 		if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
-			return finish(out, w, -1);
+			return cpl_loader_finish(out, w, -1);
 		cpl_loader_mpi(w, mpi);
-		finish(out, w, 0);
+		cpl_loader_finish(out, w, 0);
 	}
 	return 0;
 }
@@ -1061,9 +1051,9 @@ lws_template(struct cpl_wlist *out, const struct cpl_ystream *s,
 	w->replica = cpl_xstrdup(replica);
 	w->replicas = replicas;
 	if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
-		return finish(out, w, -1);
+		return cpl_loader_finish(out, w, -1);
 	cpl_loader_mpi(w, false);
-	return finish(out, w, 0);
+	return cpl_loader_finish(out, w, 0);
 }
 
 /*

@@ -298,16 +298,6 @@ new_workload(struct pl *pl, const char *rkind)
 	return w;
 }
 
-/* Appends w to the list, or frees it when rc says reading it failed. */
-static int
-finish(struct pl *pl, struct cpl_workload *w, int rc)
-{
-	if (rc < 0)
-		cpl_workload_free(w);
-	else
-		cpl_wlist_add(pl->out, w);
-	return rc;
-}
 
 /* ---- patches and simplified fields ------------------------------------ */
 
@@ -671,7 +661,7 @@ load_replica(struct pl *pl, const char *rkind, const struct cpl_ynode *spec,
 		mpijob_replica(pl, w, c, key);
 	rc = 0;
 out:
-	return finish(pl, w, rc);
+	return cpl_loader_finish(pl->out, w, rc);
 }
 
 /* The run kinds with one replica spec per role. */
@@ -984,7 +974,7 @@ legacy_replica(struct pl *pl, const struct cpl_workload *master,
 	if (r.res == NULL && count != NULL)
 		w->containers[0].resources_pos = cpl_loader_pos(w->file,
 								count);
-	return finish(pl, w, rc);
+	return cpl_loader_finish(pl->out, w, rc);
 }
 
 /*
@@ -1100,7 +1090,7 @@ load_legacy(struct pl *pl, const char *kind)
 	rc = 0;
 out:
 	free(nodes);
-	if (finish(pl, w, rc) < 0)
+	if (cpl_loader_finish(pl->out, w, rc) < 0)
 		return -1;
 	if (w->replica == NULL)
 		return 0;

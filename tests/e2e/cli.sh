@@ -8,31 +8,8 @@ BIN=${BIN:?}
 root=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL cli: $*"; fail=$((fail + 1)); }
-expect() {
-	name=$1 want=$2
-	shift 2
-	out=$("$@" 2>"$tmp/err")
-	rc=$?
-	err=$(cat "$tmp/err")
-	if [ "$rc" = "$want" ]; then ok; else
-		bad "$name: exit $rc, expected $want"
-		printf '%s\n%s\n' "$out" "$err" | head -6
-	fi
-}
-has() {
-	if printf '%s\n%s\n' "$out" "$err" | grep -qF -- "$2"; then ok; else
-		bad "$1: lacks '$2'"
-		printf '%s\n%s\n' "$out" "$err" | head -6
-	fi
-}
-lacks() {
-	if printf '%s\n%s\n' "$out" "$err" | grep -qF -- "$2"; then
-		bad "$1: has '$2'"
-	else ok; fi
-}
+SUITE=cli
+. tests/lib.sh
 
 expect version 0 "$BIN" --version
 has version "kubectl-cpulint $(cat VERSION)"

@@ -9,39 +9,10 @@ set -u
 BIN=${BIN:?}
 root=$(pwd)
 . tests/live/apiserver.sh
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL live: $*"; fail=$((fail + 1)); }
-finish() {
-	echo "live: $pass passed, $fail failed"
-	[ $fail -eq 0 ]
-	exit $?
-}
-expect() {	# name want-rc cmd...
-	name=$1 want=$2
-	shift 2
-	out=$("$@" 2>"$tmp/err")
-	rc=$?
-	err=$(cat "$tmp/err")
-	all="$out
-$err"
-	printf '%s\n' "$all" >> "$tmp/all-output"
-	if [ "$rc" = "$want" ]; then ok; else
-		bad "$name: exit $rc, expected $want"
-		printf '%s\n' "$all" | head -8
-	fi
-}
-has() {
-	if printf '%s\n' "$all" | grep -qF -- "$2"; then ok; else
-		bad "$1: output lacks '$2'"
-		printf '%s\n' "$all" | head -8
-	fi
-}
-lacks() {
-	if printf '%s\n' "$all" | grep -qF -- "$2"; then
-		bad "$1: output has '$2'"
-	else ok; fi
-}
+SUITE=live
+tmp=$(mktemp -d)
+ALL_OUTPUT=$tmp/all-output
+. tests/lib.sh
 lines() {	# name count: stderr has exactly count lines
 	n=$(printf '%s' "$err" | grep -c '')
 	if [ "$n" = "$2" ]; then ok; else
@@ -51,7 +22,6 @@ lines() {	# name count: stderr has exactly count lines
 }
 
 command -v kubectl >/dev/null 2>&1 || { bad "kubectl is not on PATH"; finish; }
-tmp=$(mktemp -d)
 mkdir -p "$tmp/bin" "$tmp/home"
 cp "$BIN" "$tmp/bin/kubectl-cpulint"
 export PATH="$tmp/bin:$PATH" HOME="$tmp/home"
