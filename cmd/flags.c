@@ -61,6 +61,9 @@ static const struct cli_flag flags[] = {
 	{ OPT_COLOR, 0, "color", "WHEN", CLI_COLOR, NULL,
 	  "auto (default: on a terminal, not with NO_COLOR),\n"
 	  "always or never" },
+	{ OPT_BUDGET, 0, "budget", NULL, CLI_NONE, NULL,
+	  "text: a table of every training container's CPU\n"
+	  "budget after the findings" },
 	{ 'v', 'v', "verbose", NULL, CLI_NONE, NULL,
 	  "say what was read, loaded, merged and skipped (stderr)" },
 	{ OPT_EXPLAIN, 0, "explain", "ID", CLI_RULE, "Information",

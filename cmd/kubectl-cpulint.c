@@ -195,6 +195,9 @@ parse_flags(struct options *o, int argc, char **argv,
 		case 'v':
 			o->verbose = true;
 			break;
+		case OPT_BUDGET:
+			o->budget = true;
+			break;
 		case 'h':
 			cpl_cli_usage(stdout);
 			*status = EXIT_CLEAN;

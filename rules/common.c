@@ -3,28 +3,6 @@
  */
 #include "common.h"
 
-#include <stdio.h>
-#include <string.h>
-
-void
-cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
-		 const struct cpl_container *c)
-{
-	memset(f, 0, sizeof(*f));
-	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
-	if (f->cpu >= 0) {
-		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
-		snprintf(f->budget, sizeof(f->budget), "budget of %s CPU%s",
-			 f->cpus, f->cpu > 1000 ? "s" : "");
-	}
-	cpl_budget_ranks(&f->ranks, w, c);
-	cpl_budget_threads(&f->threads, w, c);
-	cpl_budget_workers(&f->workers, w, c);
-	if (f->cpu >= 0)
-		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
-				 f->ranks.n > 0 ? f->ranks.n : 1);
-}
-
 const char *
 cpl_facts_cname(const struct cpl_container *c)
 {

@@ -1,7 +1,7 @@
 /*
  * common.h — what several rules share: the gathered budget facts of one
- * container and the sentences that state the suggested split.  Only rules
- * include this; the arithmetic itself lives in lib/budget.c.
+ * container (struct cpl_facts, gathered in lib/budget.c) and the sentences
+ * that state the suggested split.  Only rules include this.
  */
 #ifndef CPL_RULES_COMMON_H
 #define CPL_RULES_COMMON_H
@@ -10,23 +10,6 @@
 
 #include "budget.h"
 #include "rule.h"
-
-/* Everything a budget rule asks about one container. */
-struct cpl_facts {
-	int64_t cpu;		/* C in millicores, -1 unknown */
-	struct cpl_pos cpu_pos;
-	char cpus[16];		/* C for messages: "4", "2.5" */
-	char budget[48];	/* "budget of 4 CPUs", "budget of 1 CPU" */
-	struct cpl_amount ranks;
-	struct cpl_amount threads;
-	struct cpl_amount workers;
-	long per_rank;		/* suggested split (when cpu >= 1000) */
-	long t;
-	long w;
-};
-
-void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
-		      const struct cpl_container *c);
 
 /* "container \"pytorch\"" or "the container" for messages. */
 const char *cpl_facts_cname(const struct cpl_container *c);
