@@ -555,6 +555,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 		b->measured = true;
 		b->source = c->measure_source;
 		b->window_s = c->measure_window;
+		b->since_start = c->since_start;
 		b->m_threads = c->threads_now;
 		b->cpu_used = c->cpu_used;
 		b->throttled_pct = c->throttled_pct;

@@ -110,7 +110,8 @@ struct cpl_budget_entry {
 	struct cpl_budget_how how_workers;
 	bool measured;
 	const char *source;		/* "cadvisor", "prometheus" (static) */
-	double window_s;		/* 0: since the container started */
+	double window_s;		/* seconds measured over (0 unknown) */
+	bool since_start;		/* the window is the container's life */
 	double m_threads;		/* measured; < 0 unknown */
 	double cpu_used;		/* CPUs over the window; < 0 unknown */
 	double throttled_pct;		/* < 0 unknown */

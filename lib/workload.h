@@ -83,7 +83,8 @@ struct cpl_container {
 	/* Live only: what was measured over the window (CPU501-503 and
 	 * the budget); source NULL when nothing was. */
 	const char *measure_source;	/* "cadvisor", "prometheus" */
-	double measure_window;		/* seconds; 0: since it started */
+	double measure_window;		/* seconds measured over */
+	bool since_start;		/* the window is its whole life */
 	double threads_now;		/* threads; < 0 unknown */
 	double cpu_used;		/* CPUs; < 0 unknown */
 	double throttled_pct;		/* percent of CFS periods; < 0 */

@@ -152,10 +152,10 @@ add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
 	const char *sep = "";
 
 	cpl_buf_addf(out, "measured (%s, ", b->source ? b->source : "?");
-	if (b->window_s > 0)
-		cpl_buf_addf(out, "%.0f s): ", b->window_s);
-	else
+	if (b->since_start || b->window_s <= 0)
 		cpl_buf_adds(out, "since start): ");
+	else
+		cpl_buf_addf(out, "%.0f s): ", b->window_s);
 	if (b->m_threads >= 0) {
 		cpl_buf_addf(out, "%.0f thread%s", b->m_threads,
 			     b->m_threads == 1 ? "" : "s");

@@ -97,6 +97,26 @@ expect sarif 1 "$BIN" --kubeconfig "$D/kubeconfig" -o sarif --output-file "$tmp/
 python3 "$root/tests/validate-sarif.py" "$root/testdata/reference/sarif/sarif-schema-2.1.0.json" "$tmp/live.sarif" >/dev/null && ok || bad "live sarif invalid"
 grep -q '"fullyQualifiedName": "pod/ml/train-0/pytorch"' "$tmp/live.sarif" && ok || bad "no logicalLocations"
 
+# 3b. measurements: threads, CPUs used and throttling per container
+expect measured 1 kubectl cpulint pod/train-0 --kubeconfig "$D/kubeconfig"
+has measured "    measured (cadvisor, since start): 97 threads, 7.9 CPUs used, throttled 42% of periods"
+expect measured-sample 1 "$BIN" --kubeconfig "$D/kubeconfig" --sample 1s pod/train-1
+has measured-sample "    measured (cadvisor, 1 s): 40 threads, "
+expect measured-json 1 "$BIN" --kubeconfig "$D/kubeconfig" --sample 1s -o json pytorchjob/resnet
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {(x["object"], x["container"]): x for x in d["budgets"]}
+m = b[("pod/ml/train-0", "pytorch")]["measured"]
+assert m["source"] == "cadvisor" and m["window_s"] == 1, m
+assert m["threads"] == 97 and abs(m["cpu_used"] - 7.9) < 1.2, m
+assert abs(m["throttled_pct"] - 42) < 0.5, m
+m = b[("pod/ml/train-1", "pytorch")]["measured"]
+assert m["threads"] == 40 and abs(m["cpu_used"] - 3.0) < 0.6, m
+t = b[("pytorchjob/ml/resnet/Worker", "pytorch")]
+assert "measured" not in t and t["ranks"] == 4, t
+' && ok || bad "json budgets with measurements"
+
 # 4. owners, selectors, namespaces, paging
 expect deploy 0 "$BIN" --kubeconfig "$D/kubeconfig" -n serving -v deploy/tokenizer
 has deploy-owner "pod/serving/tokenizer-5d8f7c9b6d-q7x2k is owned by Deployment/serving/tokenizer"

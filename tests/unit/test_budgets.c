@@ -107,7 +107,8 @@ START_TEST(text_table_and_measured)
 	b[1].m_threads = 1;
 	b[1].cpu_used = -1;
 	b[1].throttled_pct = -1;
-	b[1].window_s = 0;
+	b[1].window_s = 7200;
+	b[1].since_start = true;
 	mk_static(&b[2]);
 	memset(&m, 0, sizeof(m));
 	m.budgets = b;
