@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "kube/cadvisor.h"
+#include "kube/prometheus.h"
 #include "load/loader.h"
 #include "text/yamldoc.h"
 
@@ -743,6 +744,7 @@ struct sample {
 					 * &missing_cm when unreadable */
 	char **names;
 	size_t n;
+	struct cpl_buf forbidden;	/* nodes whose proxy RBAC denies */
 };
 
 static void
@@ -762,6 +764,7 @@ sample_free(struct sample *s)
 	for (i = 0; i < s->n; i++)
 		free(s->names[i]);
 	free(s->names);
+	cpl_buf_free(&s->forbidden);
 }
 
 /* Reads each node's metrics once; notes why a node could not be read. */
@@ -771,6 +774,7 @@ take_sample(struct live *l, struct sample *s, bool note)
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
+	cpl_buf_init(&s->forbidden, 0);
 	for (i = 0; i < l->npods; i++) {
 		const char *node = l->pods[i].node;
 		struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
@@ -794,12 +798,9 @@ take_sample(struct live *l, struct sample *s, bool note)
 			rc = -1;
 		if (rc < 0 && note) {
 			if (rc == CPL_KUBE_FORBIDDEN)
-				cpl_buf_addf(l->notes, "throttling was not "
-					"measured on node %s: RBAC does not "
-					"allow `get` on `nodes/proxy` (a "
-					"ClusterRole rule with resources "
-					"[\"nodes/proxy\"] and verbs [\"get\"] "
-					"would)\n", node);
+				cpl_buf_addf(&s->forbidden, "%s%s",
+					     s->forbidden.len ? ", " : "",
+					     node);
 			else
 				cpl_buf_addf(l->notes, "throttling was not "
 					     "measured on node %s: %s\n", node,
@@ -812,6 +813,16 @@ take_sample(struct live *l, struct sample *s, bool note)
 		free(body);
 		cpl_error_clear(&err);
 	}
+	/* Once, for every node RBAC keeps closed. */
+	if (note && s->forbidden.len)
+		cpl_buf_addf(l->notes, "throttling was not measured on node%s "
+			     "%s: RBAC does not allow `get` on `nodes/proxy` "
+			     "(a ClusterRole rule with resources "
+			     "[\"nodes/proxy\"] and verbs [\"get\"] would); "
+			     "--prometheus URL would measure threads, CPU "
+			     "use and throttling from Prometheus instead\n",
+			     strchr(cpl_buf_str(&s->forbidden), ',') ? "s" :
+			     "", cpl_buf_str(&s->forbidden));
 }
 
 static const struct cpl_cadvisor_counters *
@@ -956,6 +967,68 @@ measure_container(struct cpl_container *c, const struct livepod *p,
 				   (double)c->periods;
 }
 
+/* Threads, CPU use and throttling of every live container from
+ * Prometheus over --window; a failure is one engine error. */
+static void
+measure_prometheus(struct live *l)
+{
+	struct cpl_prometheus_pod *pods = cpl_xcalloc(l->npods,
+						      sizeof(*pods));
+	struct cpl_prometheus *pm = NULL;
+	struct cpl_error err = { 0 };
+	double window = l->o->window_seconds > 0 ? l->o->window_seconds :
+			3600;
+	size_t i, j;
+
+	for (i = 0; i < l->npods; i++) {
+		pods[i].namespace = l->pods[i].namespace;
+		pods[i].name = l->pods[i].name;
+	}
+	if (cpl_prometheus_query(&pm, &l->o->prometheus, pods, l->npods,
+				 window, &err) < 0) {
+		live_error(l, &err);
+		cpl_error_clear(&err);
+		free(pods);
+		return;
+	}
+	for (i = 0; i < l->npods; i++) {
+		struct livepod *p = &l->pods[i];
+
+		for (j = 0; j < p->w->ncontainers; j++) {
+			struct cpl_container *c = &p->w->containers[j];
+			const struct cpl_prometheus_series *x;
+
+			if (c->role == CPL_CROLE_INIT)
+				continue;
+			x = cpl_prometheus_find(pm, p->namespace, p->name,
+						c->name);
+			if (x == NULL) {
+				c->throttle = CPL_THROTTLE_UNAVAILABLE;
+				c->throttle_note = cpl_xstrdup("no series in "
+					"Prometheus for it");
+				continue;
+			}
+			c->measure_source = "prometheus";
+			c->measure_window = window;
+			if (x->has_threads)
+				c->threads_now = x->threads;
+			if (x->has_cpu)
+				c->cpu_used = x->cpu;
+			if (x->has_throttled) {
+				c->throttle = CPL_THROTTLE_MEASURED;
+				c->throttled_pct = 100.0 * x->throttled_ratio;
+				c->window_seconds = window;
+			} else {
+				c->throttle = CPL_THROTTLE_UNAVAILABLE;
+				c->throttle_note = cpl_xstrdup("no CFS "
+					"periods in Prometheus for it");
+			}
+		}
+	}
+	cpl_prometheus_free(pm);
+	free(pods);
+}
+
 static void
 measure(struct live *l)
 {
@@ -966,6 +1039,10 @@ measure(struct live *l)
 
 	if (l->npods == 0)
 		return;
+	if (l->o->prometheus.url) {
+		measure_prometheus(l);
+		return;
+	}
 	t0 = mono_seconds();
 	take_sample(l, &a, true);
 	if (two) {

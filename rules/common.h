@@ -6,6 +6,7 @@
 #ifndef CPL_RULES_COMMON_H
 #define CPL_RULES_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "budget.h"
@@ -22,6 +23,15 @@ const struct cpl_pos *cpl_facts_where(const struct cpl_workload *w,
  * per rank and one worker when the count is unknown; *t and *w receive the
  * per-rank parts. */
 long cpl_facts_needed(const struct cpl_facts *f, long *t, long *w);
+
+/* The measurement window of a live container for messages: "since it
+ * started", "over the last 30s", "over the last 1h"; with its source
+ * ("cAdvisor", "Prometheus") in *source (static). */
+void cpl_facts_window(char *out, size_t size, const char **source,
+		      const struct cpl_container *c);
+
+/* The share of CFS periods c was throttled in, or -1 when unknown. */
+double cpl_facts_throttled(const struct cpl_container *c);
 
 /* "1 thread" / "2 threads": the noun for n (static strings). */
 const char *cpl_plural(long n, const char *one, const char *many);
