@@ -30,7 +30,9 @@ enum cli_opt {
 	OPT_NO_CONFIG, OPT_EXPLAIN, OPT_LIST_RULES, OPT_VERSION, OPT_COLOR,
 	OPT_STAGED, OPT_DIFF_BASE, OPT_IGNORE_UNKNOWN, OPT_KUBECONFIG,
 	OPT_CONTEXT, OPT_CLUSTER, OPT_USER, OPT_REQUEST_TIMEOUT,
-	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT,
+	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT, OPT_BUDGET,
+	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
+	OPT_PROM_INSECURE,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -76,6 +78,7 @@ struct options {
 	bool no_config;		/* --no-config */
 	const char *color;	/* --color auto|always|never */
 	bool verbose;		/* -v */
+	bool budget;		/* --budget: the budget table (text) */
 	bool staged;		/* --staged: lint the index */
 	bool ignore_unknown;	/* --ignore-unknown: named non-workloads
 				 * are skipped, as in a directory walk */

@@ -48,6 +48,19 @@ static const struct cli_flag flags[] = {
 	  "read throttling counters twice, DURATION apart" },
 	{ OPT_LIVE_TIMEOUT, 0, "live-timeout", "DURATION", CLI_TEXT, NULL,
 	  "limit for the whole live run (0: none; default 5m)" },
+	{ OPT_PROMETHEUS, 0, "prometheus", "URL", CLI_TEXT, NULL,
+	  "measure from this Prometheus instead of the\n"
+	  "kubelets (default: $CPULINT_PROMETHEUS_URL)" },
+	{ OPT_WINDOW, 0, "window", "DURATION", CLI_TEXT, NULL,
+	  "Prometheus: measure over the last DURATION\n"
+	  "(default 1h)" },
+	{ OPT_PROM_TOKEN, 0, "prometheus-token-file", "FILE", CLI_FILE, NULL,
+	  "Prometheus: send the bearer token in FILE" },
+	{ OPT_PROM_CA, 0, "prometheus-ca", "FILE", CLI_FILE, NULL,
+	  "Prometheus: verify its certificate with FILE" },
+	{ OPT_PROM_INSECURE, 0, "prometheus-insecure-skip-tls-verify", NULL,
+	  CLI_NONE, NULL,
+	  "Prometheus: do not verify its certificate" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
 	  "text (default), json, sarif or github" },
 	{ OPT_FORMAT, 0, "format", "FORMAT", CLI_FORMAT, NULL,
@@ -61,6 +74,9 @@ static const struct cli_flag flags[] = {
 	{ OPT_COLOR, 0, "color", "WHEN", CLI_COLOR, NULL,
 	  "auto (default: on a terminal, not with NO_COLOR),\n"
 	  "always or never" },
+	{ OPT_BUDGET, 0, "budget", NULL, CLI_NONE, NULL,
+	  "text: a table of every training container's CPU\n"
+	  "budget after the findings" },
 	{ 'v', 'v', "verbose", NULL, CLI_NONE, NULL,
 	  "say what was read, loaded, merged and skipped (stderr)" },
 	{ OPT_EXPLAIN, 0, "explain", "ID", CLI_RULE, "Information",

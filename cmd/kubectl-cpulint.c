@@ -195,6 +195,9 @@ parse_flags(struct options *o, int argc, char **argv,
 		case 'v':
 			o->verbose = true;
 			break;
+		case OPT_BUDGET:
+			o->budget = true;
+			break;
 		case 'h':
 			cpl_cli_usage(stdout);
 			*status = EXIT_CLEAN;
@@ -285,6 +288,34 @@ parse_flags(struct options *o, int argc, char **argv,
 				goto out;
 			}
 			o->lo.run_timeout_set = true;
+			o->live_flags = true;
+			break;
+		case OPT_PROMETHEUS:
+			o->lo.prometheus.url = optarg;
+			o->live_flags = true;
+			break;
+		case OPT_WINDOW:
+			if (cpl_live_parse_duration(&o->lo.window_seconds,
+						    optarg) < 0 ||
+			    o->lo.window_seconds < 1) {
+				fprintf(stderr, "kubectl-cpulint: --window "
+					"takes a duration such as 1h or 30m, "
+					"not \"%s\"\n", optarg);
+				act = DONE;
+				goto out;
+			}
+			o->live_flags = true;
+			break;
+		case OPT_PROM_TOKEN:
+			o->lo.prometheus.token_file = optarg;
+			o->live_flags = true;
+			break;
+		case OPT_PROM_CA:
+			o->lo.prometheus.ca_file = optarg;
+			o->live_flags = true;
+			break;
+		case OPT_PROM_INSECURE:
+			o->lo.prometheus.insecure = true;
 			o->live_flags = true;
 			break;
 		case OPT_STAGED:
@@ -456,6 +487,10 @@ main(int argc, char **argv)
 				o.nlive ? o.live[0] : "-l/-A");
 			goto out;
 		}
+		if (o.lo.prometheus.url == NULL &&
+		    getenv("CPULINT_PROMETHEUS_URL") &&
+		    *getenv("CPULINT_PROMETHEUS_URL"))
+			o.lo.prometheus.url = getenv("CPULINT_PROMETHEUS_URL");
 		status = cpl_cli_run_live(&o, argc, argv);
 		goto out;
 	}

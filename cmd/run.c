@@ -131,6 +131,8 @@ report(const struct options *o, struct cpl_engine *e, const char *srcroot,
 	meta.source_text = source_text;
 	meta.source_ctx = e;
 	meta.dropped = &dropped;
+	meta.budgets = cpl_engine_budgets(e, &meta.nbudgets);
+	meta.budget_table = o->budget;
 	st = rep->begin(out.fp, &meta);
 	for (i = 0; i < n; i++) {
 		rep->emit(st, &f[i]);

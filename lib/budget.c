@@ -991,3 +991,116 @@ cpl_budget_cpus_str(char *out, unsigned size, int64_t millis)
 	else
 		snprintf(out, size, "%lldm", (long long)millis);
 }
+
+void
+cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
+		 const struct cpl_container *c)
+{
+	memset(f, 0, sizeof(*f));
+	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
+	if (f->cpu >= 0) {
+		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
+		snprintf(f->budget, sizeof(f->budget), "budget of %s CPU%s",
+			 f->cpus, f->cpu > 1000 ? "s" : "");
+	}
+	cpl_budget_ranks(&f->ranks, w, c);
+	cpl_budget_threads(&f->threads, w, c);
+	cpl_budget_workers(&f->workers, w, c);
+	f->ranks_known = f->ranks.state == CPL_AMT_KNOWN;
+	f->ranks_why = f->ranks.state == CPL_AMT_HOST ?
+		       "sized from the node" : "not known here";
+	f->no_workers = cpl_budget_no_workers(&f->workers);
+	if (f->ranks_known)
+		snprintf(f->rank_phrase, sizeof(f->rank_phrase), "%ld %s",
+			 f->ranks.n, f->ranks.n == 1 ? "rank" : "ranks");
+	else
+		snprintf(f->rank_phrase, sizeof(f->rank_phrase),
+			 "at least 1 rank");
+	if (f->cpu >= 0)
+		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
+				 f->ranks.n > 0 ? f->ranks.n : 1,
+				 f->no_workers);
+	if (f->no_workers)
+		snprintf(f->share, sizeof(f->share), "all of it for %ld "
+			 "intra-op thread(s), as no loader workers run", f->t);
+	else
+		snprintf(f->share, sizeof(f->share), "split into %ld "
+			 "thread(s) and %ld loader worker(s)", f->t, f->w);
+}
+
+/* The text and position of a how; text NULL when nothing sets it. */
+static void
+how_set(struct cpl_budget_how *h, const char *text,
+	const struct cpl_pos *pos)
+{
+	memset(h, 0, sizeof(*h));
+	if (text == NULL || *text == '\0')
+		return;
+	h->text = cpl_xstrdup(text);
+	if (pos && pos->file && pos->line > 0) {
+		h->file = cpl_xstrdup(pos->file);
+		h->line = pos->line;
+		h->column = pos->column;
+	}
+}
+
+/* A known count, else -1. */
+static long
+known(const struct cpl_amount *a)
+{
+	return a->state == CPL_AMT_KNOWN ? a->n : -1;
+}
+
+static double
+cpus_of(int64_t millis)
+{
+	return millis >= 0 ? (double)millis / 1000.0 : -1.0;
+}
+
+void
+cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
+		 const struct cpl_workload *w, const struct cpl_container *c)
+{
+	struct cpl_facts f;
+	char text[64];
+
+	memset(b, 0, sizeof(*b));
+	cpl_facts_gather(&f, w, c);
+	b->object = cpl_xstrdup(object);
+	b->container = cpl_xstrdup(c->name);
+	if (w->file) {
+		b->file = cpl_xstrdup(w->file);
+		b->line = c->pos.line > 0 ? c->pos.line : w->pos.line;
+	}
+	b->cpu_request = cpus_of(c->cpu_request);
+	b->cpu_limit = cpus_of(c->cpu_limit);
+	b->ranks = known(&f.ranks);
+	b->threads = known(&f.threads);
+	b->workers = known(&f.workers);
+	b->busy = b->ranks >= 0 && b->threads >= 0 && b->workers >= 0 ?
+		  cpl_sat_mul(b->ranks, cpl_sat_add(b->threads, b->workers)) :
+		  -1;
+	b->per_rank = f.cpu >= 1000 ? f.per_rank : -1;
+	b->suggested_threads = f.cpu >= 1000 ? f.t : -1;
+	b->suggested_workers = f.cpu >= 1000 ? f.w : -1;
+	if (f.cpu >= 0) {
+		snprintf(text, sizeof(text), "resources.%s.cpu %s",
+			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus);
+		how_set(&b->how_cpu, text, &f.cpu_pos);
+	}
+	how_set(&b->how_ranks, f.ranks.how, &f.ranks.pos);
+	how_set(&b->how_threads, f.threads.how, &f.threads.pos);
+	how_set(&b->how_workers, f.workers.how, &f.workers.pos);
+	b->m_threads = -1;
+	b->cpu_used = -1;
+	b->throttled_pct = -1;
+	if (c->measure_source) {
+		b->measured = true;
+		b->source = c->measure_source;
+		b->window_s = c->measure_window;
+		b->since_start = c->since_start;
+		b->m_threads = c->threads_now;
+		b->cpu_used = c->cpu_used;
+		b->throttled_pct = c->throttled_pct;
+	}
+}

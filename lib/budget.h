@@ -18,7 +18,7 @@
  *                     UNKNOWN (its lower bound 1), never KNOWN 1
  *
  * Pure functions over the workload model; nothing is allocated except
- * where a comment says so.
+ * where a comment says so (the budget entry).
  */
 #ifndef CPL_BUDGET_H
 #define CPL_BUDGET_H
@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "finding.h"
 #include "workload.h"
 
 enum cpl_amount_state {
@@ -110,5 +111,40 @@ void cpl_budget_split(long *per_rank, long *threads, long *workers,
 
 /* Formats millicores for messages: "4", "2.5", "0.5". */
 void cpl_budget_cpus_str(char *out, unsigned size, int64_t millis);
+
+
+/* Everything a budget rule (and the budget report) asks about one
+ * container. */
+struct cpl_facts {
+	int64_t cpu;		/* C in millicores, -1 unknown */
+	struct cpl_pos cpu_pos;
+	char cpus[16];		/* C for messages: "4", "2.5" */
+	char budget[48];	/* "budget of 4 CPUs", "budget of 1 CPU" */
+	struct cpl_amount ranks;
+	struct cpl_amount threads;
+	struct cpl_amount workers;
+	long per_rank;		/* suggested split (when cpu >= 1000) */
+	long t;
+	long w;
+	bool ranks_known;	/* the rank count is known (KNOWN) */
+	bool no_workers;	/* known to run no loader workers: T = B */
+	char rank_phrase[32];	/* "1 rank", "4 ranks", "at least 1 rank" */
+	const char *ranks_why;	/* when not known: "not known here", "one
+				 * per CPU of the node" */
+	char share[96];		/* how B splits, for fixes: "split into 2
+				 * thread(s) and 2 loader worker(s)" */
+};
+
+void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
+		      const struct cpl_container *c);
+
+/*
+ * The budget entry of training container c of w (object: its name as
+ * findings give it, copied).  Fills every member; the caller frees them
+ * with cpl_finding_budget_free().
+ */
+void cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
+		      const struct cpl_workload *w,
+		      const struct cpl_container *c);
 
 #endif

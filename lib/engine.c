@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "config.h"
 #include "link.h"
 #include "load/loader.h"
@@ -79,6 +80,9 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->nfindings; i++)
 		cpl_finding_free(&e->findings[i]);
 	free(e->findings);
+	for (i = 0; i < e->nbudgets; i++)
+		cpl_finding_budget_free(&e->budgets[i]);
+	free(e->budgets);
 	for (i = 0; i < e->nerrors; i++)
 		cpl_error_clear(&e->errors[i]);
 	free(e->errors);
@@ -1190,6 +1194,54 @@ warn_unknown_rules(struct cpl_engine *e)
 	cpl_strmap_free(&seen);
 }
 
+/* Budget entries sort by file (live objects first), line, object. */
+static int
+budget_cmp(const void *pa, const void *pb)
+{
+	const struct cpl_budget_entry *a = pa, *b = pb;
+	int d = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+
+	if (d)
+		return d;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	d = strcmp(a->object ? a->object : "", b->object ? b->object : "");
+	if (d)
+		return d;
+	return strcmp(a->container ? a->container : "",
+		      b->container ? b->container : "");
+}
+
+/* One budget entry per training container, clean or not. */
+static void
+budgets_all(struct cpl_engine *e)
+{
+	size_t i, j;
+
+	for (i = 0; i < e->workloads.count; i++) {
+		const struct cpl_workload *w = e->workloads.items[i];
+		char *object;
+
+		if (w->merged || w->context)
+			continue;
+		object = object_name(w);
+		for (j = 0; j < w->ncontainers; j++) {
+			const struct cpl_container *c = &w->containers[j];
+
+			if (!cpl_budget_training(w, c))
+				continue;
+			cpl_xgrow((void **)&e->budgets, &e->budgets_cap,
+				  e->nbudgets + 1, sizeof(*e->budgets));
+			cpl_budget_entry(&e->budgets[e->nbudgets++], object,
+					 w, c);
+		}
+		free(object);
+	}
+	if (e->nbudgets > 1)
+		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
+		      budget_cmp);
+}
+
 void
 cpl_engine_run(struct cpl_engine *e)
 {
@@ -1207,6 +1259,7 @@ cpl_engine_run(struct cpl_engine *e)
 	cpl_engine_reach(e);
 	link_all(e);
 	read_launch_configs(e);
+	budgets_all(e);
 	for (r = 0; r < nrules; r++) {
 		size_t first = e->nfindings;
 
@@ -1268,6 +1321,13 @@ cpl_engine_warnings(const struct cpl_engine *e, size_t *n)
 {
 	*n = e->nwarnings;
 	return e->warnings;
+}
+
+const struct cpl_budget_entry *
+cpl_engine_budgets(const struct cpl_engine *e, size_t *n)
+{
+	*n = e->nbudgets;
+	return e->budgets;
 }
 
 const struct cpl_error *

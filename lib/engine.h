@@ -83,6 +83,10 @@ void cpl_engine_run(struct cpl_engine *e);
 
 const struct cpl_finding *cpl_engine_findings(const struct cpl_engine *e,
 					      size_t *n);
+/* The budget of every training container (cpl_budget_entry), sorted by
+ * file, line, object and container; built by cpl_engine_run(). */
+const struct cpl_budget_entry *cpl_engine_budgets(const struct cpl_engine *e,
+						  size_t *n);
 const struct cpl_error *cpl_engine_errors(const struct cpl_engine *e,
 					  size_t *n);
 const struct cpl_error *cpl_engine_warnings(const struct cpl_engine *e,

@@ -70,6 +70,9 @@ struct cpl_engine {
 	struct cpl_finding *findings;
 	size_t nfindings;
 	size_t findings_cap;
+	struct cpl_budget_entry *budgets;	/* every training container */
+	size_t nbudgets;
+	size_t budgets_cap;
 	struct cpl_error *errors;
 	size_t nerrors;
 	size_t errors_cap;

@@ -1,5 +1,6 @@
 /*
- * finding.c — severity names and freeing a finding's members.
+ * finding.c — severity names and freeing the members of a finding and of
+ * a budget entry.
  */
 #include "finding.h"
 
@@ -57,4 +58,26 @@ cpl_finding_free(struct cpl_finding *f)
 	free(f->edits);
 	free(f->suppression);
 	memset(f, 0, sizeof(*f));
+}
+
+static void
+how_free(struct cpl_budget_how *h)
+{
+	free(h->text);
+	free(h->file);
+}
+
+void
+cpl_finding_budget_free(struct cpl_budget_entry *b)
+{
+	if (b == NULL)
+		return;
+	free(b->object);
+	free(b->container);
+	free(b->file);
+	how_free(&b->how_cpu);
+	how_free(&b->how_ranks);
+	how_free(&b->how_threads);
+	how_free(&b->how_workers);
+	memset(b, 0, sizeof(*b));
 }

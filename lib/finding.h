@@ -83,4 +83,48 @@ struct cpl_finding {
 
 void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */
 
+/* Where one number of a budget came from: text NULL when nothing sets it. */
+struct cpl_budget_how {
+	char *text;			/* "torchrun --nproc_per_node 4" */
+	char *file;			/* NULL: no position */
+	int line;
+	int column;
+};
+
+/*
+ * The CPU budget of one training container (DESIGN.md's arithmetic), for
+ * every training container whether or not a rule fires: the JSON
+ * "budgets", SARIF run properties and the text --budget table.  Counts
+ * are -1 and CPUs negative when unknown.  Live containers may carry what
+ * was measured (measured true).
+ */
+struct cpl_budget_entry {
+	char *object;			/* "PyTorchJob/resnet[Worker]" */
+	char *container;
+	char *file;			/* NULL for live objects */
+	int line;
+	double cpu_request;		/* CPUs; < 0 unknown */
+	double cpu_limit;
+	long ranks;
+	long threads;			/* intra-op threads per rank */
+	long workers;			/* loader workers per rank */
+	long busy;			/* ranks x (threads + workers) */
+	long per_rank;			/* B = floor(C / ranks) */
+	long suggested_threads;
+	long suggested_workers;
+	struct cpl_budget_how how_cpu;
+	struct cpl_budget_how how_ranks;
+	struct cpl_budget_how how_threads;
+	struct cpl_budget_how how_workers;
+	bool measured;
+	const char *source;		/* "cadvisor", "prometheus" (static) */
+	double window_s;		/* seconds measured over (0 unknown) */
+	bool since_start;		/* the window is the container's life */
+	double m_threads;		/* measured; < 0 unknown */
+	double cpu_used;		/* CPUs over the window; < 0 unknown */
+	double throttled_pct;		/* < 0 unknown */
+};
+
+void cpl_finding_budget_free(struct cpl_budget_entry *b); /* members */
+
 #endif

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "kube/cadvisor.h"
+#include "kube/prometheus.h"
 #include "load/loader.h"
 #include "text/yamldoc.h"
 
@@ -52,6 +53,7 @@ struct livepod {
 	char *namespace;
 	char *name;
 	char *node;
+	json_t *statuses;	/* status.containerStatuses, referenced */
 };
 
 struct live {
@@ -513,6 +515,8 @@ add_pod(struct live *l, json_t *pod)
 	p->namespace = cpl_xstrdup(ns);
 	p->name = cpl_xstrdup(name);
 	p->node = cpl_xstrdup(jstr(json_object_get(pod, "spec"), "nodeName"));
+	p->statuses = json_incref(json_object_get(json_object_get(pod,
+		"status"), "containerStatuses"));
 }
 
 /* Lists Pods (in ns, or everywhere when ns is NULL) matching selector. */
@@ -743,6 +747,7 @@ struct sample {
 					 * &missing_cm when unreadable */
 	char **names;
 	size_t n;
+	struct cpl_buf forbidden;	/* nodes whose proxy RBAC denies */
 };
 
 static void
@@ -762,6 +767,7 @@ sample_free(struct sample *s)
 	for (i = 0; i < s->n; i++)
 		free(s->names[i]);
 	free(s->names);
+	cpl_buf_free(&s->forbidden);
 }
 
 /* Reads each node's metrics once; notes why a node could not be read. */
@@ -771,6 +777,7 @@ take_sample(struct live *l, struct sample *s, bool note)
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
+	cpl_buf_init(&s->forbidden, 0);
 	for (i = 0; i < l->npods; i++) {
 		const char *node = l->pods[i].node;
 		struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
@@ -794,12 +801,9 @@ take_sample(struct live *l, struct sample *s, bool note)
 			rc = -1;
 		if (rc < 0 && note) {
 			if (rc == CPL_KUBE_FORBIDDEN)
-				cpl_buf_addf(l->notes, "throttling was not "
-					"measured on node %s: RBAC does not "
-					"allow `get` on `nodes/proxy` (a "
-					"ClusterRole rule with resources "
-					"[\"nodes/proxy\"] and verbs [\"get\"] "
-					"would)\n", node);
+				cpl_buf_addf(&s->forbidden, "%s%s",
+					     s->forbidden.len ? ", " : "",
+					     node);
 			else
 				cpl_buf_addf(l->notes, "throttling was not "
 					     "measured on node %s: %s\n", node,
@@ -812,6 +816,16 @@ take_sample(struct live *l, struct sample *s, bool note)
 		free(body);
 		cpl_error_clear(&err);
 	}
+	/* Once, for every node RBAC keeps closed. */
+	if (note && s->forbidden.len)
+		cpl_buf_addf(l->notes, "throttling was not measured on node%s "
+			     "%s: RBAC does not allow `get` on `nodes/proxy` "
+			     "(a ClusterRole rule with resources "
+			     "[\"nodes/proxy\"] and verbs [\"get\"] would); "
+			     "--prometheus URL would measure threads, CPU "
+			     "use and throttling from Prometheus instead\n",
+			     strchr(cpl_buf_str(&s->forbidden), ',') ? "s" :
+			     "", cpl_buf_str(&s->forbidden));
 }
 
 static const struct cpl_cadvisor_counters *
@@ -835,18 +849,208 @@ sleep_seconds(double s)
 		;
 }
 
+/* n decimal digits of s as a number, or -1. */
+static long
+digits(const char *s, int n)
+{
+	long v = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* Seconds since the epoch of an RFC 3339 UTC time as Kubernetes writes
+ * it ("2025-03-11T09:14:39Z"); -1 when it is not one. */
+static double
+rfc3339_seconds(const char *t)
+{
+	long y, mo, d, h, mi, sec, era, yoe, doy, doe;
+
+	if (t == NULL || strlen(t) < 20 || t[4] != '-' || t[7] != '-' ||
+	    (t[10] != 'T' && t[10] != 't') || t[13] != ':' || t[16] != ':')
+		return -1;
+	y = digits(t, 4);
+	mo = digits(t + 5, 2);
+	d = digits(t + 8, 2);
+	h = digits(t + 11, 2);
+	mi = digits(t + 14, 2);
+	sec = digits(t + 17, 2);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 ||
+	    h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
+		return -1;
+	/* Days from civil (H. Hinnant), proleptic Gregorian. */
+	y -= mo <= 2;
+	era = y / 400;
+	yoe = y - era * 400;
+	doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return ((double)(era * 146097 + doe - 719468) * 86400.0) +
+	       (double)(h * 3600 + mi * 60 + sec);
+}
+
+/* When container name of p started running (epoch seconds), or -1. */
+static double
+started_at(const struct livepod *p, const char *name)
+{
+	size_t i;
+	json_t *st;
+
+	json_array_foreach(p->statuses, i, st) {
+		const char *n = jstr(st, "name");
+
+		if (n && name && strcmp(n, name) == 0)
+			return rfc3339_seconds(jstr(json_object_get(
+				json_object_get(st, "state"), "running"),
+				"startedAt"));
+	}
+	return -1;
+}
+
+static double
+mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Threads now, CPUs used and the throttled share of c from one read x
+ * (since the container started) or two, x then y, elapsed seconds apart. */
+static void
+measure_container(struct cpl_container *c, const struct livepod *p,
+		  const struct cpl_cadvisor_counters *x,
+		  const struct cpl_cadvisor_counters *y, double window,
+		  double elapsed, double now)
+{
+	const struct cpl_cadvisor_counters *last = y ? y : x;
+	double start = started_at(p, c->name);
+
+	c->measure_source = "cadvisor";
+	if (y) {
+		c->measure_window = window;
+	} else if (start > 0 && now > start) {
+		c->measure_window = now - start;
+		c->since_start = true;
+	} else {
+		c->since_start = true;
+	}
+	if (last->has_threads)
+		c->threads_now = last->threads;
+	if (y && x->has_cpu_seconds && y->has_cpu_seconds && elapsed > 0)
+		c->cpu_used = y->cpu_seconds > x->cpu_seconds ?
+			      (y->cpu_seconds - x->cpu_seconds) / elapsed : 0;
+	else if (!y && x->has_cpu_seconds && c->measure_window > 0)
+		c->cpu_used = x->cpu_seconds / c->measure_window;
+	if (!x->has_periods || (y && !y->has_periods)) {
+		/* No CFS quota (no limit) or no counters: nothing to say
+		 * about throttling. */
+		c->throttle = CPL_THROTTLE_UNAVAILABLE;
+		c->throttle_note = cpl_xstrdup("no cAdvisor counters for it");
+		return;
+	}
+	c->throttle = CPL_THROTTLE_MEASURED;
+	if (y && y->periods >= x->periods) {
+		c->periods = (uint64_t)(y->periods - x->periods);
+		c->throttled_periods = (uint64_t)
+			(y->throttled_periods > x->throttled_periods ?
+			 y->throttled_periods - x->throttled_periods : 0);
+		c->window_seconds = window;
+	} else {
+		c->periods = (uint64_t)x->periods;
+		c->throttled_periods = (uint64_t)x->throttled_periods;
+	}
+	if (c->periods > 0)
+		c->throttled_pct = 100.0 * (double)c->throttled_periods /
+				   (double)c->periods;
+}
+
+/* Threads, CPU use and throttling of every live container from
+ * Prometheus over --window; a failure is one engine error. */
+static void
+measure_prometheus(struct live *l)
+{
+	struct cpl_prometheus_pod *pods = cpl_xcalloc(l->npods,
+						      sizeof(*pods));
+	struct cpl_prometheus *pm = NULL;
+	struct cpl_error err = { 0 };
+	double window = l->o->window_seconds > 0 ? l->o->window_seconds :
+			3600;
+	size_t i, j;
+
+	for (i = 0; i < l->npods; i++) {
+		pods[i].namespace = l->pods[i].namespace;
+		pods[i].name = l->pods[i].name;
+	}
+	if (cpl_prometheus_query(&pm, &l->o->prometheus, pods, l->npods,
+				 window, &err) < 0) {
+		live_error(l, &err);
+		cpl_error_clear(&err);
+		free(pods);
+		return;
+	}
+	for (i = 0; i < l->npods; i++) {
+		struct livepod *p = &l->pods[i];
+
+		for (j = 0; j < p->w->ncontainers; j++) {
+			struct cpl_container *c = &p->w->containers[j];
+			const struct cpl_prometheus_series *x;
+
+			if (c->role == CPL_CROLE_INIT)
+				continue;
+			x = cpl_prometheus_find(pm, p->namespace, p->name,
+						c->name);
+			if (x == NULL) {
+				c->throttle = CPL_THROTTLE_UNAVAILABLE;
+				c->throttle_note = cpl_xstrdup("no series in "
+					"Prometheus for it");
+				continue;
+			}
+			c->measure_source = "prometheus";
+			c->measure_window = window;
+			if (x->has_threads)
+				c->threads_now = x->threads;
+			if (x->has_cpu)
+				c->cpu_used = x->cpu;
+			if (x->has_throttled) {
+				c->throttle = CPL_THROTTLE_MEASURED;
+				c->throttled_pct = 100.0 * x->throttled_ratio;
+				c->window_seconds = window;
+			} else {
+				c->throttle = CPL_THROTTLE_UNAVAILABLE;
+				c->throttle_note = cpl_xstrdup("no CFS "
+					"periods in Prometheus for it");
+			}
+		}
+	}
+	cpl_prometheus_free(pm);
+	free(pods);
+}
+
 static void
 measure(struct live *l)
 {
 	struct sample a, b;
 	size_t i, j;
 	bool two = l->o->sample_seconds > 0;
+	double t0, t1 = 0, now = (double)time(NULL);
 
 	if (l->npods == 0)
 		return;
+	if (l->o->prometheus.url) {
+		measure_prometheus(l);
+		return;
+	}
+	t0 = mono_seconds();
 	take_sample(l, &a, true);
 	if (two) {
 		sleep_seconds(l->o->sample_seconds);
+		t1 = mono_seconds();
 		take_sample(l, &b, false);
 	}
 	for (i = 0; i < l->npods; i++) {
@@ -860,29 +1064,15 @@ measure(struct live *l)
 				continue;
 			x = counters(&a, p, c->name);
 			y = two ? counters(&b, p, c->name) : NULL;
-			if (x == NULL || !x->has_periods || (two && (y == NULL ||
-			    !y->has_periods))) {
+			if (x == NULL || (two && y == NULL)) {
 				c->throttle = CPL_THROTTLE_UNAVAILABLE;
 				c->throttle_note = cpl_xstrdup(p->node == NULL ?
 					"the Pod is not scheduled on a node" :
 					"no cAdvisor counters for it");
 				continue;
 			}
-			c->throttle = CPL_THROTTLE_MEASURED;
-			if (two && y->periods >= x->periods) {
-				c->periods = (uint64_t)(y->periods -
-							x->periods);
-				c->throttled_periods = (uint64_t)
-					(y->throttled_periods >
-					 x->throttled_periods ?
-					 y->throttled_periods -
-					 x->throttled_periods : 0);
-				c->window_seconds = l->o->sample_seconds;
-			} else {
-				c->periods = (uint64_t)x->periods;
-				c->throttled_periods =
-					(uint64_t)x->throttled_periods;
-			}
+			measure_container(c, p, x, y, l->o->sample_seconds,
+					  two ? t1 - t0 : 0, now);
 		}
 	}
 	sample_free(&a);
@@ -1031,6 +1221,7 @@ out:
 		free(l.pods[i].namespace);
 		free(l.pods[i].name);
 		free(l.pods[i].node);
+		json_decref(l.pods[i].statuses);
 	}
 	free(l.pods);
 	for (i = 0; i < l.configmaps.cap; i++) {

@@ -12,8 +12,11 @@
  * values stay unknown).  A controller is linted as its template and
  * through its live Pods.  Throttling comes from the kubelet's cAdvisor
  * metrics through the API server's node proxy, once per node (twice with
- * a sampling window); without RBAC for nodes/proxy a note says so and
- * which permission would allow it, never a failure.
+ * a sampling window), or with --prometheus from Prometheus over --window;
+ * threads, CPU use and throttling each container measured go into it.
+ * Without RBAC for nodes/proxy one note says so, which permission would
+ * allow it and that --prometheus would measure, never a failure; a
+ * Prometheus that fails is one error (the findings are still reported).
  *
  * Every problem (no configuration, unreachable server, 401, 403, 404,
  * timeout) becomes an engine error naming the context and the server.
@@ -27,6 +30,7 @@
 #include "engine.h"
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
+#include "kube/prometheus.h"
 #include "util.h"
 
 struct cpl_live_opts {
@@ -34,6 +38,8 @@ struct cpl_live_opts {
 	bool all_namespaces;		/* -A */
 	const char *selector;		/* -l */
 	double sample_seconds;		/* --sample; 0: lifetime counters */
+	struct cpl_prometheus_opts prometheus;	/* url NULL: cAdvisor */
+	double window_seconds;		/* --window (Prometheus); 0: 1h */
 	bool run_timeout_set;		/* --live-timeout given: */
 	double run_timeout_seconds;	/* the whole run; 0: no limit
 					 * (unset: 5 minutes) */

@@ -37,6 +37,9 @@ cpl_workload_add_container(struct cpl_workload *w)
 	c->cpu_request = CPL_CPU_ABSENT;
 	c->cpu_limit = CPL_CPU_ABSENT;
 	c->shm_bytes = -1;
+	c->threads_now = -1;
+	c->cpu_used = -1;
+	c->throttled_pct = -1;
 	c->pos.file = w->file;
 	return c;
 }

@@ -10,42 +10,6 @@
 #include "python/pyscan.h"
 
 void
-cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
-		 const struct cpl_container *c)
-{
-	memset(f, 0, sizeof(*f));
-	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
-	if (f->cpu >= 0) {
-		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
-		snprintf(f->budget, sizeof(f->budget), "budget of %s CPU%s",
-			 f->cpus, f->cpu > 1000 ? "s" : "");
-	}
-	cpl_budget_ranks(&f->ranks, w, c);
-	cpl_budget_threads(&f->threads, w, c);
-	cpl_budget_workers(&f->workers, w, c);
-	f->ranks_known = f->ranks.state == CPL_AMT_KNOWN;
-	f->ranks_why = f->ranks.state == CPL_AMT_HOST ?
-		       "sized from the node" : "not known here";
-	f->no_workers = cpl_budget_no_workers(&f->workers);
-	if (f->ranks_known)
-		snprintf(f->rank_phrase, sizeof(f->rank_phrase), "%ld %s",
-			 f->ranks.n, cpl_plural(f->ranks.n, "rank", "ranks"));
-	else
-		snprintf(f->rank_phrase, sizeof(f->rank_phrase),
-			 "at least 1 rank");
-	if (f->cpu >= 0)
-		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
-				 f->ranks.n > 0 ? f->ranks.n : 1,
-				 f->no_workers);
-	if (f->no_workers)
-		snprintf(f->share, sizeof(f->share), "all of it for %ld "
-			 "intra-op thread(s), as no loader workers run", f->t);
-	else
-		snprintf(f->share, sizeof(f->share), "split into %ld "
-			 "thread(s) and %ld loader worker(s)", f->t, f->w);
-}
-
-void
 cpl_facts_ranks_unknown_fix(char *out, size_t size, const struct cpl_facts *f,
 			    const char *var)
 {
@@ -114,4 +78,38 @@ cpl_facts_in_worker_init(const struct cpl_check *ck,
 		    CPL_PYROLE_WORKER_INIT)
 			return true;
 	return false;
+}
+
+void
+cpl_facts_window(char *out, size_t size, const char **source,
+		 const struct cpl_container *c)
+{
+	double w = c->window_seconds > 0 ? c->window_seconds :
+		   c->measure_window;
+	long s = (long)(w + 0.5);
+
+	*source = c->measure_source &&
+		  strcmp(c->measure_source, "prometheus") == 0 ?
+		  "Prometheus" : "cAdvisor";
+	if (c->since_start || c->window_seconds <= 0)
+		snprintf(out, size, "since it started");
+	else if (s >= 3600 && s % 3600 == 0)
+		snprintf(out, size, "over the last %ldh", s / 3600);
+	else if (s >= 60 && s % 60 == 0)
+		snprintf(out, size, "over the last %ldm", s / 60);
+	else
+		snprintf(out, size, "over the last %lds", s);
+}
+
+double
+cpl_facts_throttled(const struct cpl_container *c)
+{
+	if (c->throttle != CPL_THROTTLE_MEASURED)
+		return -1;
+	if (c->throttled_pct >= 0)
+		return c->throttled_pct;
+	if (c->periods > 0)
+		return 100.0 * (double)c->throttled_periods /
+		       (double)c->periods;
+	return -1;
 }

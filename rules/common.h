@@ -1,7 +1,7 @@
 /*
  * common.h — what several rules share: the gathered budget facts of one
- * container and the sentences that state the suggested split.  Only rules
- * include this; the arithmetic itself lives in lib/budget.c.
+ * container (struct cpl_facts, gathered in lib/budget.c) and the sentences
+ * that state the suggested split.  Only rules include this.
  */
 #ifndef CPL_RULES_COMMON_H
 #define CPL_RULES_COMMON_H
@@ -13,30 +13,6 @@
 #include "budget.h"
 #include "python/pyscan.h"
 #include "rule.h"
-
-/* Everything a budget rule asks about one container. */
-struct cpl_facts {
-	int64_t cpu;		/* C in millicores, -1 unknown */
-	struct cpl_pos cpu_pos;
-	char cpus[16];		/* C for messages: "4", "2.5" */
-	char budget[48];	/* "budget of 4 CPUs", "budget of 1 CPU" */
-	struct cpl_amount ranks;
-	struct cpl_amount threads;
-	struct cpl_amount workers;
-	long per_rank;		/* suggested split (when cpu >= 1000) */
-	long t;
-	long w;
-	bool ranks_known;	/* the rank count is known (KNOWN) */
-	bool no_workers;	/* known to run no loader workers: T = B */
-	char rank_phrase[32];	/* "1 rank", "4 ranks", "at least 1 rank" */
-	const char *ranks_why;	/* when not known: "not known here", "one
-				 * per CPU of the node" */
-	char share[96];		/* how B splits, for fixes: "split into 2
-				 * thread(s) and 2 loader worker(s)" */
-};
-
-void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
-		      const struct cpl_container *c);
 
 /* "container \"pytorch\"" or "the container" for messages. */
 const char *cpl_facts_cname(const struct cpl_container *c);
@@ -65,6 +41,15 @@ bool cpl_facts_in_worker_init(const struct cpl_check *ck,
  */
 void cpl_facts_ranks_unknown_fix(char *out, size_t size,
 				 const struct cpl_facts *f, const char *var);
+
+/* The measurement window of a live container for messages: "since it
+ * started", "over the last 30s", "over the last 1h"; with its source
+ * ("cAdvisor", "Prometheus") in *source (static). */
+void cpl_facts_window(char *out, size_t size, const char **source,
+		      const struct cpl_container *c);
+
+/* The share of CFS periods c was throttled in, or -1 when unknown. */
+double cpl_facts_throttled(const struct cpl_container *c);
 
 /* "1 thread" / "2 threads": the noun for n (static strings). */
 const char *cpl_plural(long n, const char *one, const char *many);

@@ -1,6 +1,7 @@
 /*
  * CPU501 cpu-throttled — live: the share of CFS periods in which the
- * container was throttled is above the threshold (default 10%).
+ * container was throttled is above the threshold (default 10%); the
+ * message names the source (cAdvisor, Prometheus) and the window.
  */
 #include "common.h"
 
@@ -10,27 +11,25 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 {
 	struct cpl_facts f;
 	struct cpl_finding *fd;
-	double pct, limit = cpl_check_throttle_threshold(ck);
+	double pct = cpl_facts_throttled(c);
+	double limit = cpl_check_throttle_threshold(ck);
+	const char *source;
+	char window[48];
 
-	if (c->throttle != CPL_THROTTLE_MEASURED || c->periods == 0)
-		return;
-	pct = 100.0 * (double)c->throttled_periods / (double)c->periods;
-	if (pct <= limit)
+	if (pct < 0 || pct <= limit)
 		return;
 	cpl_facts_gather(&f, w, c);
-	if (c->window_seconds > 0)
+	cpl_facts_window(window, sizeof(window), &source, c);
+	if (c->periods > 0)
 		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-			"throttled in %.1f%% of CFS periods over the last "
-			"%.0fs (%llu of %llu; threshold %.0f%%)", pct,
-			c->window_seconds,
+			"throttled in %.1f%% of CFS periods %s (%llu of %llu "
+			"periods, from %s; threshold %.0f%%)", pct, window,
 			(unsigned long long)c->throttled_periods,
-			(unsigned long long)c->periods, limit);
+			(unsigned long long)c->periods, source, limit);
 	else
 		fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-			"throttled in %.1f%% of CFS periods since it started "
-			"(%llu of %llu; threshold %.0f%%)", pct,
-			(unsigned long long)c->throttled_periods,
-			(unsigned long long)c->periods, limit);
+			"throttled in %.1f%% of CFS periods %s (from %s; "
+			"threshold %.0f%%)", pct, window, source, limit);
 	if (f.cpu >= 1000)
 		cpl_finding_set_fix(fd,
 			"bring the busy threads within the %s: "

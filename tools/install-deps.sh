@@ -4,8 +4,9 @@
 # packages (whose static archives `make dist` links), pkg-config, a C
 # compiler, and the tools the tests drive for real (python3 with
 # jsonschema for the SARIF schema, openssl for test certificates, git,
-# pre-commit, kubectl; cppcheck for make lint, groff for the manual
-# page, bash and zsh for the completion scripts).  Installs only what is
+# pre-commit, kubectl, prometheus (run by the tests on loopback, never as
+# a service); cppcheck for make lint, groff for the manual page, bash and
+# zsh for the completion scripts).  Installs only what is
 # missing, so it is quick on a machine that has everything.  Other systems: it prints what to
 # install and stops.
 #
@@ -71,6 +72,8 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 command -v groff >/dev/null 2>&1 || need="$need groff-base"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
+need_prom=""
+command -v prometheus >/dev/null 2>&1 || need_prom=y
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	need="$need python3 python3-jsonschema python3-yaml"
 
@@ -80,6 +83,25 @@ if [ -n "$need" ]; then
 	echo "installing:$need"
 	$SUDO apt-get update
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $need pkg-config
+fi
+if [ -n "$need_prom" ]; then
+	# The e2e tests start the binary themselves on 127.0.0.1 with their
+	# own configuration: Debian's service must not start (a policy-rc.d
+	# that says no while installing, then the unit disabled).
+	echo "installing: prometheus (its service kept from starting)"
+	made_policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d \
+			>/dev/null
+		$SUDO chmod 755 /usr/sbin/policy-rc.d
+		made_policy=y
+	fi
+	[ -n "$need" ] || $SUDO apt-get update
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus
+	[ -z "$made_policy" ] || $SUDO rm -f /usr/sbin/policy-rc.d
+	if [ -d /run/systemd/system ]; then
+		$SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true
+	fi
 fi
 if [ -n "$kubectl_snap" ]; then
 	if command -v snap >/dev/null 2>&1; then

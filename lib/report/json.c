@@ -1,12 +1,14 @@
 /*
  * json.c — the machine format: one JSON document for the whole run.
  *
- *   {"version":1,"findings":[...],"summary":{...},"errors":[...]}
+ *   {"version":1,"findings":[...],"budgets":[...],"summary":{...},
+ *    "errors":[...]}
  *
  * Each finding carries rule, name, severity, file, line, column, object,
  * container, message, fix, related and edits, in that order; absent
  * strings are null, unknown lines and columns 0.  Suppressed findings are
- * left out of "findings" and counted in summary.suppressed.  Invariant:
+ * left out of "findings" and counted in summary.suppressed.
+ * "budgets" holds one entry per training container (render.h).  Invariant:
  * the document is built only through jansson and written once, at end.
  * The state owns the document; out and meta are borrowed.
  */
@@ -146,6 +148,9 @@ json_end(void *state)
 			cpl_report_jint(j->tally.suppressed));
 	cpl_report_jset(root, "version", cpl_report_jint(1));
 	cpl_report_jset(root, "findings", j->findings);
+	cpl_report_jset(root, "budgets", cpl_report_budgets(
+		j->meta ? j->meta->budgets : NULL,
+		j->meta ? j->meta->nbudgets : 0));
 	cpl_report_jset(root, "summary", summary);
 	cpl_report_jset(root, "errors", errors_json(j->meta));
 	rc = cpl_report_jdump(j->out, root);

@@ -194,3 +194,93 @@ cpl_report_jdump(FILE *out, const json_t *root)
 		return -1;
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
+
+/* A count, or null when unknown (< 0). */
+static json_t *
+jcount(long v)
+{
+	return v >= 0 ? cpl_report_jint(v) : json_null();
+}
+
+/* A number of CPUs, threads or percent rounded to 3 decimals; null < 0. */
+static json_t *
+jnum(double v)
+{
+	json_t *j;
+
+	if (v < 0)
+		return json_null();
+	/* Whole numbers stay integers ("cpu_limit": 4). */
+	if (v == (double)(long long)v && v < 1e15)
+		return cpl_report_jint((long long)v);
+	j = json_real((double)(long long)(v * 1000.0 + 0.5) / 1000.0);
+	if (j == NULL)
+		json_oom();
+	return j;
+}
+
+/* {"from", "file", "line", "column"} or null. */
+static json_t *
+how_json(const struct cpl_budget_how *h)
+{
+	json_t *o;
+
+	if (h->text == NULL)
+		return json_null();
+	o = cpl_report_jobject();
+	cpl_report_jset(o, "from", cpl_report_jstr(h->text));
+	cpl_report_jset(o, "file", cpl_report_jstr(h->file));
+	cpl_report_jset(o, "line", cpl_report_jint(h->line));
+	cpl_report_jset(o, "column", cpl_report_jint(h->column));
+	return o;
+}
+
+static json_t *
+budget_json(const struct cpl_budget_entry *b)
+{
+	json_t *o = cpl_report_jobject();
+	json_t *how = cpl_report_jobject();
+
+	cpl_report_jset(o, "object", cpl_report_jstr(b->object));
+	cpl_report_jset(o, "container", cpl_report_jstr(b->container));
+	cpl_report_jset(o, "file", cpl_report_jstr(b->file));
+	cpl_report_jset(o, "line", cpl_report_jint(b->line));
+	cpl_report_jset(o, "cpu_request", jnum(b->cpu_request));
+	cpl_report_jset(o, "cpu_limit", jnum(b->cpu_limit));
+	cpl_report_jset(o, "ranks", jcount(b->ranks));
+	cpl_report_jset(o, "threads", jcount(b->threads));
+	cpl_report_jset(o, "workers", jcount(b->workers));
+	cpl_report_jset(o, "busy", jcount(b->busy));
+	cpl_report_jset(o, "per_rank", jcount(b->per_rank));
+	cpl_report_jset(o, "suggested_threads",
+			jcount(b->suggested_threads));
+	cpl_report_jset(o, "suggested_workers",
+			jcount(b->suggested_workers));
+	cpl_report_jset(how, "cpu", how_json(&b->how_cpu));
+	cpl_report_jset(how, "ranks", how_json(&b->how_ranks));
+	cpl_report_jset(how, "threads", how_json(&b->how_threads));
+	cpl_report_jset(how, "workers", how_json(&b->how_workers));
+	cpl_report_jset(o, "how", how);
+	if (b->measured) {
+		json_t *m = cpl_report_jobject();
+
+		cpl_report_jset(m, "source", cpl_report_jstr(b->source));
+		cpl_report_jset(m, "window_s", jnum(b->window_s));
+		cpl_report_jset(m, "threads", jnum(b->m_threads));
+		cpl_report_jset(m, "cpu_used", jnum(b->cpu_used));
+		cpl_report_jset(m, "throttled_pct", jnum(b->throttled_pct));
+		cpl_report_jset(o, "measured", m);
+	}
+	return o;
+}
+
+json_t *
+cpl_report_budgets(const struct cpl_budget_entry *b, size_t n)
+{
+	json_t *a = cpl_report_jarray();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cpl_report_jpush(a, budget_json(&b[i]));
+	return a;
+}

@@ -51,6 +51,14 @@ json_t *cpl_report_jobject(void);
 json_t *cpl_report_jarray(void);
 
 /*
+ * The "budgets" array of JSON and SARIF (n entries, see cpl_budget_entry):
+ * object, container, file, line, cpu_request, cpu_limit, ranks, threads,
+ * workers, busy, per_rank, suggested_threads, suggested_workers, how and,
+ * for measured containers, measured; unknowns are null.
+ */
+json_t *cpl_report_budgets(const struct cpl_budget_entry *b, size_t n);
+
+/*
  * Writes root pretty-printed (2-space indent, keys in insertion order)
  * with a trailing newline.  -1 when writing failed.
  */

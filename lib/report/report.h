@@ -39,6 +39,11 @@ struct cpl_report_meta {
 	 * had to leave out (SARIF: past CPL_REPORT_SARIF_MAX_RESULTS).
 	 */
 	size_t *dropped;
+	/* The budget of every training container (JSON "budgets", SARIF
+	 * run properties; text only with budget_table), borrowed. */
+	const struct cpl_budget_entry *budgets;
+	size_t nbudgets;
+	bool budget_table;		/* text: --budget */
 };
 
 /*

@@ -892,6 +892,7 @@ sarif_end(void *state)
 	json_t *bases = cpl_report_jobject();
 	json_t *root = cpl_report_jobject();
 	char *root_uri = file_uri(s->root, true);
+	json_t *props;
 	size_t dropped = cap_results(s);
 	int rc;
 
@@ -905,6 +906,11 @@ sarif_end(void *state)
 	cpl_report_jset(bases, SRCROOT, root);
 	cpl_report_jset(run, "originalUriBaseIds", bases);
 	cpl_report_jset(run, "results", s->results);
+	props = cpl_report_jobject();
+	cpl_report_jset(props, "budgets", cpl_report_budgets(
+		s->meta ? s->meta->budgets : NULL,
+		s->meta ? s->meta->nbudgets : 0));
+	cpl_report_jset(run, "properties", props);
 	cpl_report_jpush(runs, run);
 	cpl_report_jset(log, "$schema", cpl_report_jstr(SARIF_SCHEMA));
 	cpl_report_jset(log, "version", cpl_report_jstr("2.1.0"));

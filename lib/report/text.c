@@ -7,7 +7,13 @@
  *       note: path:line:col: message
  *   N findings (E errors, W warnings, N notes), S suppressed
  *
- * Live findings put OBJECT[container] where the path goes.  Suppressed
+ * Live findings put OBJECT[container] where the path goes; a measured
+ * live container gets "    measured (cadvisor, 30 s): 97 threads, 3.9
+ * CPUs used, throttled 42% of periods" under its findings (its own
+ * OBJECT[container]: line when it has none).  With meta->budget_table
+ * (--budget) one row per training container follows the findings:
+ * "FILE:LINE  CONTAINER  limit 4 (request 2)  4 ranks x (1 thread + 2
+ * workers) = 12 busy  over by 8  suggest 1 + 0".  Suppressed
  * findings are counted, not shown.  Invariant: every line that does not
  * start a finding is indented, so `grep ': error:'` sees one line per
  * finding: an embedded newline continues the field on a new line indented
@@ -36,6 +42,10 @@ struct text {
 	bool failed;			/* a write failed */
 	struct cpl_report_tally tally;
 	struct cpl_buf line;		/* the finding being rendered */
+	const struct cpl_report_meta *meta;	/* borrowed */
+	bool *said;			/* per budget: measured line shown */
+	size_t pending;			/* budget whose findings are being
+					 * written (nbudgets: none) */
 };
 
 /* Appends s, continuing embedded lines at indent and escaping controls. */
@@ -135,6 +145,118 @@ flush_line(struct text *t)
 	cpl_buf_reset(&t->line);
 }
 
+/* "97 threads, 3.9 CPUs used, throttled 42% of periods" of b. */
+static void
+add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
+{
+	const char *sep = "";
+
+	cpl_buf_addf(out, "measured (%s, ", b->source ? b->source : "?");
+	if (b->since_start || b->window_s <= 0)
+		cpl_buf_adds(out, "since start): ");
+	else
+		cpl_buf_addf(out, "%.0f s): ", b->window_s);
+	if (b->m_threads >= 0) {
+		cpl_buf_addf(out, "%.0f thread%s", b->m_threads,
+			     b->m_threads == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (b->cpu_used >= 0) {
+		cpl_buf_addf(out, "%s%.1f CPUs used", sep, b->cpu_used);
+		sep = ", ";
+	}
+	if (b->throttled_pct >= 0)
+		cpl_buf_addf(out, "%sthrottled %.0f%% of periods", sep,
+			     b->throttled_pct);
+	else if (*sep == '\0')
+		cpl_buf_adds(out, "nothing");
+}
+
+/* The measured budget entry of a live finding's container, or nbudgets. */
+static size_t
+measured_of(const struct text *t, const char *object, const char *container)
+{
+	size_t i, n = t->meta ? t->meta->nbudgets : 0;
+
+	for (i = 0; object && container && i < n; i++) {
+		const struct cpl_budget_entry *b = &t->meta->budgets[i];
+
+		if (b->measured && b->file == NULL && b->object &&
+		    b->container && strcmp(b->object, object) == 0 &&
+		    strcmp(b->container, container) == 0)
+			return i;
+	}
+	return n;
+}
+
+/* Writes the measured line under the findings of the pending container. */
+static void
+flush_pending(struct text *t)
+{
+	size_t n = t->meta ? t->meta->nbudgets : 0;
+
+	if (t->pending >= n)
+		return;
+	cpl_buf_adds(&t->line, "    ");
+	add_measured(&t->line, &t->meta->budgets[t->pending]);
+	cpl_buf_addc(&t->line, '\n');
+	t->said[t->pending] = true;
+	t->pending = n;
+	flush_line(t);
+}
+
+/* "limit 4 (request 2)  4 ranks x (1 thread + 2 workers) = 12 busy  over
+ * by 8  suggest 1 + 0" after the place of b. */
+static void
+add_budget_row(struct cpl_buf *out, const struct cpl_budget_entry *b)
+{
+	double c = b->cpu_limit >= 0 ? b->cpu_limit : b->cpu_request;
+
+	if (b->file) {
+		add_field(out, b->file, 0);
+		cpl_buf_addf(out, ":%d  ", b->line);
+	} else {
+		add_field(out, b->object ? b->object : "?", 0);
+		cpl_buf_adds(out, "  ");
+	}
+	add_field(out, b->container ? b->container : "(unnamed)", 0);
+	if (b->cpu_limit >= 0 && b->cpu_request >= 0)
+		cpl_buf_addf(out, "  limit %g (request %g)", b->cpu_limit,
+			     b->cpu_request);
+	else if (b->cpu_limit >= 0)
+		cpl_buf_addf(out, "  limit %g", b->cpu_limit);
+	else if (b->cpu_request >= 0)
+		cpl_buf_addf(out, "  request %g (no limit)", b->cpu_request);
+	else
+		cpl_buf_adds(out, "  no CPU limit or request");
+	if (b->ranks >= 0)
+		cpl_buf_addf(out, "  %ld rank%s", b->ranks,
+			     b->ranks == 1 ? "" : "s");
+	else
+		cpl_buf_adds(out, "  ? ranks");
+	if (b->threads >= 0)
+		cpl_buf_addf(out, " x (%ld thread%s", b->threads,
+			     b->threads == 1 ? "" : "s");
+	else
+		cpl_buf_adds(out, " x (? threads");
+	if (b->workers >= 0)
+		cpl_buf_addf(out, " + %ld worker%s)", b->workers,
+			     b->workers == 1 ? "" : "s");
+	else
+		cpl_buf_adds(out, " + ? workers)");
+	if (b->busy >= 0) {
+		cpl_buf_addf(out, " = %ld busy", b->busy);
+		if (c >= 0 && (double)b->busy > c)
+			cpl_buf_addf(out, "  over by %g", (double)b->busy - c);
+		else if (c >= 0)
+			cpl_buf_adds(out, "  within");
+	}
+	if (b->suggested_threads >= 0)
+		cpl_buf_addf(out, "  suggest %ld + %ld", b->suggested_threads,
+			     b->suggested_workers);
+	cpl_buf_addc(out, '\n');
+}
+
 /* Starts a report: nothing is written until the first finding. */
 static void *
 text_begin(FILE *out, const struct cpl_report_meta *meta)
@@ -143,6 +265,10 @@ text_begin(FILE *out, const struct cpl_report_meta *meta)
 
 	t->out = out;
 	t->color = meta && meta->color;
+	t->meta = meta;
+	if (meta && meta->nbudgets > 0)
+		t->said = cpl_xcalloc(meta->nbudgets, sizeof(*t->said));
+	t->pending = meta ? meta->nbudgets : 0;
 	cpl_buf_init(&t->line, 0);
 	return t;
 }
@@ -153,11 +279,16 @@ text_emit(void *state, const struct cpl_finding *f)
 {
 	struct text *t = state;
 	char *sev;
-	size_t i;
+	size_t i, at;
 
 	cpl_report_tally_add(&t->tally, f);
 	if (f->suppressed || f->severity == CPL_SEV_OFF)
 		return;
+	at = f->file ? measured_of(t, NULL, NULL) :
+	     measured_of(t, f->object, f->container);
+	if (at != t->pending)
+		flush_pending(t);
+	t->pending = at;
 	add_location(t, f);
 	sev = cpl_xasprintf("%s:", cpl_severity_name(f->severity));
 	add_styled(t, severity_sgr(f->severity), sev, 0);
@@ -203,8 +334,29 @@ text_end(void *state)
 	struct text *t = state;
 	const struct cpl_report_tally *c = &t->tally;
 	size_t total = c->errors + c->warnings + c->notes;
+	size_t i, n = t->meta ? t->meta->nbudgets : 0;
 	int rc;
 
+	flush_pending(t);
+	/* Measured containers without findings: their own line. */
+	for (i = 0; i < n; i++) {
+		const struct cpl_budget_entry *b = &t->meta->budgets[i];
+
+		if (!b->measured || t->said[i])
+			continue;
+		add_field(&t->line, b->object ? b->object : "?", 0);
+		cpl_buf_addc(&t->line, '[');
+		add_field(&t->line, b->container ? b->container : "", 0);
+		cpl_buf_adds(&t->line, "]: ");
+		add_measured(&t->line, b);
+		cpl_buf_addc(&t->line, '\n');
+		flush_line(t);
+	}
+	if (t->meta && t->meta->budget_table)
+		for (i = 0; i < n; i++) {
+			add_budget_row(&t->line, &t->meta->budgets[i]);
+			flush_line(t);
+		}
 	if (total == 0) {
 		cpl_buf_adds(&t->line, "no findings");
 	} else {
@@ -223,6 +375,7 @@ text_end(void *state)
 	flush_line(t);
 	rc = t->failed || fflush(t->out) != 0 || ferror(t->out) ? -1 : 0;
 	cpl_buf_free(&t->line);
+	free(t->said);
 	free(t);
 	return rc;
 }

@@ -29,6 +29,7 @@ Python 3 standard library only, plus the openssl command.
 
 import argparse
 import base64
+import calendar
 import hashlib
 import http.server
 import itertools
@@ -235,6 +236,8 @@ class Store:
         self.objects = {}
         self.rv = 6000000
         self.throttling = {}
+        self.cpus = {}          # ns/pod/container -> CPUs used
+        self.threads = {}       # ns/pod/container -> threads
 
     def add(self, obj, origin):
         group, _, version = obj["apiVersion"].rpartition("/")
@@ -263,6 +266,8 @@ class Store:
                 doc = json.load(f)
             if name == "_throttling.json":
                 self.throttling.update(doc.get("ratios", {}))
+                self.cpus.update(doc.get("cpus", {}))
+                self.threads.update(doc.get("threads", {}))
                 continue
             if name.startswith("_"):
                 continue
@@ -796,7 +801,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             ("", "v1", "pods"), {}).items())
             if o.get("spec", {}).get("nodeName") == node]
         ts = int(time.time() * 1000)
-        series = {"periods": [], "throttled": [], "seconds": [], "usage": []}
+        series = {"periods": [], "throttled": [], "seconds": [], "usage": [],
+                  "threads": []}
+        now = time.time()
         for pod in pods:
             meta = pod["metadata"]
             uid = meta.get("uid", "")
@@ -822,8 +829,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 series["periods"].append((labels, periods))
                 series["throttled"].append((labels, throttled))
                 series["seconds"].append((labels, throttled * 0.0371))
+                # CPU time moves with the clock: cpus x seconds since the
+                # container started (its status, else the server start).
+                started = Config.started
+                for st in pod.get("status", {}).get("containerStatuses", []):
+                    if st.get("name") == c["name"]:
+                        at = st.get("state", {}).get("running", {}).get(
+                            "startedAt")
+                        if at:
+                            started = calendar.timegm(time.strptime(
+                                at, "%Y-%m-%dT%H:%M:%SZ"))
+                cpus = Config.store.cpus.get(key, 0.5)
                 series["usage"].append((labels + ',cpu="total"',
-                                        periods * 0.061))
+                                        cpus * max(0.0, now - started)))
+                series["threads"].append((labels,
+                                          Config.store.threads.get(key, 4)))
             pod_labels = ('container="",id="%s",image="",name="",'
                           'namespace="%s",pod="%s"' % (
                               cg, meta["namespace"], meta["name"]))
@@ -855,6 +875,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         family("container_cpu_usage_seconds_total",
                "Cumulative cpu time consumed in seconds.", "counter",
                series["usage"])
+        family("container_threads",
+               "Number of threads running inside the container", "gauge",
+               series["threads"])
         out.append("")
         return "\n".join(out)
 

@@ -67,6 +67,45 @@ expect sarif 1 "$BIN" --kubeconfig "$D/kubeconfig" -o sarif --output-file "$tmp/
 python3 "$root/tests/validate-sarif.py" "$root/testdata/reference/sarif/sarif-schema-2.1.0.json" "$tmp/live.sarif" >/dev/null && ok || bad "live sarif invalid"
 grep -q '"fullyQualifiedName": "pod/ml/train-0/pytorch"' "$tmp/live.sarif" && ok || bad "no logicalLocations"
 
+# 3b. measurements: threads, CPUs used and throttling per container
+expect measured 1 kubectl cpulint pod/train-0 --kubeconfig "$D/kubeconfig"
+has measured "    measured (cadvisor, since start): 97 threads, 7.9 CPUs used, throttled 42% of periods"
+has cpu503-fires "pod/ml/train-0[pytorch]: warning: used 7.90 CPUs of its 8-CPU limit (99%) since it started and was throttled in 42.0% of periods (from cAdvisor; threshold 10%): it is bound by its CPU limit [CPU503 cpu-limit-bound]"
+has cpu503-fix "either raise resources.limits.cpu to \"96\" so the 96 busy threads the spec starts (4 rank(s) x (16 thread(s) + 8 worker(s))) can all run, or keep 8 CPUs and reduce concurrency to per rank OMP_NUM_THREADS=\"1\" and 1 loader worker(s) (8 busy threads)"
+lacks cpu502-silent "CPU502"
+has cpu501-source "periods, from cAdvisor; threshold 10%) [CPU501 cpu-throttled]"
+expect measured-sample 1 "$BIN" --kubeconfig "$D/kubeconfig" --sample 1s pod/train-1
+has measured-sample "    measured (cadvisor, 1 s): 260 threads, "
+has cpu502-fires "pod/ml/train-1[pytorch]: warning: 260 threads measured (cAdvisor, over the last 1s) where the spec accounts for 168: 4 ranks x (16 threads + 8 workers) = 96 busy plus 72 runtime helper threads; throttled in 37.0% of periods (threshold 10%) [CPU502 threads-over-budget]"
+lacks cpu503-silent "CPU503"
+expect measured-json 1 "$BIN" --kubeconfig "$D/kubeconfig" --sample 1s -o json pytorchjob/resnet
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {(x["object"], x["container"]): x for x in d["budgets"]}
+m = b[("pod/ml/train-0", "pytorch")]["measured"]
+assert m["source"] == "cadvisor" and m["window_s"] == 1, m
+assert m["threads"] == 97 and abs(m["cpu_used"] - 7.9) < 1.2, m
+assert abs(m["throttled_pct"] - 42) < 0.5, m
+m = b[("pod/ml/train-1", "pytorch")]["measured"]
+assert m["threads"] == 260 and abs(m["cpu_used"] - 3.0) < 0.6, m
+t = b[("pytorchjob/ml/resnet/Worker", "pytorch")]
+assert "measured" not in t and t["ranks"] == 4, t
+' && ok || bad "json budgets with measurements"
+
+# 3c. a Prometheus that is down or answers an error: one line, exit 2,
+# the findings from the spec still reported
+expect prom-down 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus http://user:secret@127.0.0.1:9/ pod/train-0
+has prom-down "pod/ml/train-0[pytorch]: error: OMP_NUM_THREADS=16 x 4 ranks"
+[ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && ok || bad "prom-down: not one line: $err"
+has prom-down "prometheus http://127.0.0.1:9/"
+lacks prom-down "secret"
+lacks prom-down "measured ("
+expect prom-error 2 env CPULINT_PROMETHEUS_URL="https://127.0.0.1:$APISERVER_PORT" "$BIN" --kubeconfig "$D/kubeconfig" --prometheus-insecure-skip-tls-verify pod/train-0
+[ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && ok || bad "prom-error: not one line: $err"
+has prom-error "prometheus https://127.0.0.1:$APISERVER_PORT: HTTP 40"
+has prom-error "CPU401 cpu-oversubscribed"
+
 # 4. owners, selectors, namespaces, paging
 expect deploy 0 "$BIN" --kubeconfig "$D/kubeconfig" -n serving -v deploy/tokenizer
 has deploy-owner "pod/serving/tokenizer-5d8f7c9b6d-q7x2k is owned by Deployment/serving/tokenizer"
@@ -176,6 +215,7 @@ has forbidden "list"
 expect no-permission 1 "$BIN" --kubeconfig "$D/kubeconfig" pod/train-0
 has no-permission "throttling was not measured on node gpu-node-1"
 has no-permission "nodes/proxy"
+has no-permission "--prometheus URL would measure"
 if printf '%s\n' "$out" | grep -q CPU501; then bad "CPU501 without counters"; else ok; fi
 expect trainjob-alone 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml trainjob/llama-ft
 has trainjob-alone 'note: trainjob/ml/llama-ft: its ClusterTrainingRuntime "torch-distributed" was not read'

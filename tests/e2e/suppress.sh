@@ -170,7 +170,7 @@ PY
 	has live-unknown "pod/ml/train-0: warning: unknown rule \"CPU5O1\" in annotation"
 	printf 'ignore:\n- {rule: cpu-throttled, kind: pod, name: "train-*", namespace: ml, reason: known}\n' > "$tmp/live.yaml"
 	expect live-config 1 "$BIN" --config "$tmp/live.yaml" --kubeconfig "$D/kubeconfig" -l app=resnet
-	lacks live-config "throttled"
+	lacks live-config "[CPU501 cpu-throttled]"
 	has live-config-summary "suppressed"
 	expect live-sarif 1 "$BIN" --config "$tmp/live.yaml" --format sarif --kubeconfig "$D/kubeconfig" pod/train-0
 	has live-sarif '"kind": "external"'

@@ -443,7 +443,7 @@ END_TEST
 START_TEST(test_json_std)
 {
 	static const char *const root_keys[] = { "version", "findings",
-						 "summary", "errors" };
+						 "budgets", "summary", "errors" };
 	static const char *const finding_keys[] = {
 		"rule", "name", "severity", "file", "line", "column",
 		"object", "container", "message", "fix", "related", "edits",
@@ -475,7 +475,7 @@ START_TEST(test_json_std)
 				 "[\n    {\n      \"rule\": \"CPU901\",\n"));
 	ck_assert(len > 2 && out[len - 1] == '\n' && out[len - 2] == '}');
 	root = parse(out);
-	assert_keys(root, root_keys, 4);
+	assert_keys(root, root_keys, 5);
 	ck_assert_int_eq(jint(root, "version"), 1);
 	arr = json_object_get(root, "findings");
 	/* The suppressed finding is left out. */
@@ -593,6 +593,7 @@ START_TEST(test_json_clean)
 		"{\n"
 		"  \"version\": 1,\n"
 		"  \"findings\": [],\n"
+		"  \"budgets\": [],\n"
 		"  \"summary\": {\n"
 		"    \"errors\": 0,\n"
 		"    \"warnings\": 0,\n"

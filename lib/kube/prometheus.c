@@ -1,0 +1,463 @@
+/*
+ * prometheus.c — instant queries of a Prometheus server for the threads,
+ * CPU use and CFS throttling of containers (see prometheus.h).  Owns the
+ * curl handle of a run and the series it returns; includes util.h,
+ * kube/curlso.h, jansson and system headers.
+ */
+#include "kube/prometheus.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/curlso.h"
+
+#define MAX_BODY ((size_t)64 << 20)
+
+struct entry {
+	char *key;			/* "ns/pod/container", owned */
+	struct cpl_prometheus_series s;	/* strings owned */
+};
+
+struct cpl_prometheus {
+	struct entry *items;
+	size_t n;
+	size_t cap;
+	struct cpl_strmap by_key;	/* key → index + 1 */
+};
+
+/* One run's connection. */
+struct conn {
+	const struct cpl_curlso *cu;
+	CURL *curl;
+	const struct cpl_prometheus_opts *o;
+	char *where;			/* the URL without userinfo */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* The URL without "user:password@", for messages. */
+static char *
+public_url(const char *url)
+{
+	const char *scheme = strstr(url, "://");
+	const char *host = scheme ? scheme + 3 : url;
+	const char *at = strchr(host, '@');
+	const char *slash = strchr(host, '/');
+
+	if (at && (slash == NULL || at < slash))
+		return cpl_xasprintf("%.*s%s", (int)(host - url), url, at + 1);
+	return cpl_xstrdup(url);
+}
+
+/* Appends s percent-encoded (all but unreserved characters). */
+static void
+add_escaped(struct cpl_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~') {
+			cpl_buf_addc(b, (char)c);
+		} else {
+			cpl_buf_addc(b, '%');
+			cpl_buf_addc(b, hex[c >> 4]);
+			cpl_buf_addc(b, hex[c & 15]);
+		}
+	}
+}
+
+/* s inside a PromQL double-quoted string; regex: also a regex literal. */
+static void
+add_quoted(struct cpl_buf *b, const char *s, bool regex)
+{
+	for (; *s; s++) {
+		if (regex && strchr(".+*?()[]{}|^$\\", *s))
+			cpl_buf_adds(b, "\\\\");
+		else if (*s == '"' || *s == '\\')
+			cpl_buf_addc(b, '\\');
+		cpl_buf_addc(b, *s);
+	}
+}
+
+/* {namespace="ns",pod=~"a|b",container!=""EXTRA} */
+static void
+add_matcher(struct cpl_buf *b, const char *ns, const char *const *pods,
+	    size_t n, const char *extra)
+{
+	size_t i;
+
+	cpl_buf_adds(b, "{namespace=\"");
+	add_quoted(b, ns, false);
+	cpl_buf_adds(b, "\",pod=~\"");
+	for (i = 0; i < n; i++) {
+		if (i)
+			cpl_buf_addc(b, '|');
+		add_quoted(b, pods[i], true);
+	}
+	cpl_buf_adds(b, "\",container!=\"\",container!=\"POD\"");
+	cpl_buf_adds(b, extra);
+	cpl_buf_addc(b, '}');
+}
+
+char *
+cpl_prometheus_promql(const char *metric, const char *namespace,
+		      const char *const *pods, size_t n, double window_s)
+{
+	struct cpl_buf b;
+	long w = window_s >= 1 ? (long)(window_s + 0.5) : 1;
+	static const char by[] = " by (namespace, pod, container) ";
+
+	cpl_buf_init(&b, 0);
+	if (strcmp(metric, "throttled") == 0) {
+		cpl_buf_addf(&b, "sum%s(rate(container_cpu_cfs_throttled_"
+			     "periods_total", by);
+		add_matcher(&b, namespace, pods, n, "");
+		cpl_buf_addf(&b, "[%lds])) / sum%s(rate(container_cpu_cfs_"
+			     "periods_total", w, by);
+		add_matcher(&b, namespace, pods, n, "");
+		cpl_buf_addf(&b, "[%lds]))", w);
+	} else if (strcmp(metric, "cpu") == 0) {
+		cpl_buf_addf(&b, "sum%s(rate(container_cpu_usage_seconds_"
+			     "total", by);
+		add_matcher(&b, namespace, pods, n, ",cpu=~\"total|\"");
+		cpl_buf_addf(&b, "[%lds]))", w);
+	} else {
+		cpl_buf_addf(&b, "max%s(max_over_time(container_threads", by);
+		add_matcher(&b, namespace, pods, n, "");
+		cpl_buf_addf(&b, "[%lds]))", w);
+	}
+	return cpl_buf_detach(&b);
+}
+
+static size_t
+on_body(char *p, size_t size, size_t n, void *ctx)
+{
+	struct cpl_buf *b = ctx;
+
+	cpl_buf_add(b, p, size * n);
+	return b->overflow ? 0 : size * n;
+}
+
+#define SETOPT(c, opt, val)						\
+	do {								\
+		if ((c)->cu->easy_setopt((c)->curl, opt, val) !=	\
+		    CURLE_OK) {						\
+			cpl_error_set(err, NULL, 0, 0, "prometheus %s: "\
+				      "libcurl cannot set " #opt,	\
+				      (c)->where);			\
+			return -1;					\
+		}							\
+	} while (0)
+
+/* The handle, TLS and the bearer token. */
+static int
+conn_setup(struct conn *c, struct cpl_error *err)
+{
+	const struct cpl_prometheus_opts *o = c->o;
+	char *token = NULL;
+	size_t len;
+
+	c->curl = c->cu->easy_init();
+	if (c->curl == NULL) {
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: libcurl "
+			      "cannot start", c->where);
+		return -1;
+	}
+	SETOPT(c, CURLOPT_ERRORBUFFER, c->errbuf);
+	SETOPT(c, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(c, CURLOPT_USERAGENT, "kubectl-cpulint/" CPL_VERSION);
+	SETOPT(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(c, CURLOPT_FOLLOWLOCATION, 0L);
+	SETOPT(c, CURLOPT_ACCEPT_ENCODING, "");
+	SETOPT(c, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms :
+	       30000L);
+	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	SETOPT(c, CURLOPT_WRITEFUNCTION, on_body);
+	SETOPT(c, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
+	SETOPT(c, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
+	if (o->ca_file)
+		SETOPT(c, CURLOPT_CAINFO, o->ca_file);
+	if (o->token_file) {
+		if (cpl_read_file(&token, &len, o->token_file, 1 << 16,
+				  err) < 0) {
+			char *m = cpl_xasprintf("--prometheus-token-file: %s",
+						err->message);
+
+			cpl_error_set(err, NULL, 0, 0, "%s", m);
+			free(m);
+			return -1;
+		}
+		while (len > 0 && (token[len - 1] == '\n' ||
+				   token[len - 1] == '\r' ||
+				   token[len - 1] == ' '))
+			token[--len] = '\0';
+		if (c->cu->easy_setopt(c->curl, CURLOPT_HTTPAUTH,
+				       (long)CURLAUTH_BEARER) != CURLE_OK ||
+		    c->cu->easy_setopt(c->curl, CURLOPT_XOAUTH2_BEARER,
+				       token) != CURLE_OK) {
+			free(token);
+			cpl_error_set(err, NULL, 0, 0, "prometheus %s: "
+				      "libcurl cannot set the token",
+				      c->where);
+			return -1;
+		}
+		/* curl copied it. */
+		memset(token, 0, len);
+		free(token);
+	}
+	return 0;
+}
+
+/* The answer's "error" (or the HTTP status) as one line. */
+static void
+answer_error(struct cpl_error *err, const struct conn *c, long code,
+	     const struct cpl_buf *body)
+{
+	json_t *j = json_loadb(cpl_buf_str(body), body->len, 0, NULL);
+	const char *e = json_string_value(json_object_get(j, "error"));
+	char line[200];
+	size_t i;
+
+	snprintf(line, sizeof(line), "%s", e ? e : "");
+	for (i = 0; line[i]; i++)
+		if ((unsigned char)line[i] < 0x20)
+			line[i] = ' ';
+	if (*line)
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: HTTP %ld: %s",
+			      c->where, code, line);
+	else
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: HTTP %ld "
+			      "(not a Prometheus query API answer)",
+			      c->where, code);
+	json_decref(j);
+}
+
+/* GET /api/v1/query?query=q; the vector result in *result. */
+static int
+instant(json_t **result, struct conn *c, const char *q,
+	struct cpl_error *err)
+{
+	struct cpl_buf url, body;
+	const char *base = c->o->url;
+	size_t blen = strlen(base);
+	long code = 0;
+	CURLcode rc;
+	json_t *j = NULL, *data;
+	int ret = -1;
+
+	*result = NULL;
+	cpl_buf_init(&url, 0);
+	cpl_buf_init(&body, MAX_BODY);
+	cpl_buf_add(&url, base, blen > 0 && base[blen - 1] == '/' ?
+		    blen - 1 : blen);
+	cpl_buf_adds(&url, "/api/v1/query?query=");
+	add_escaped(&url, q);
+	c->errbuf[0] = '\0';
+	if (c->cu->easy_setopt(c->curl, CURLOPT_URL, cpl_buf_str(&url)) !=
+	    CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_WRITEDATA, &body) !=
+	    CURLE_OK) {
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: libcurl "
+			      "cannot set up the request", c->where);
+		goto out;
+	}
+	rc = c->cu->easy_perform(c->curl);
+	if (rc != CURLE_OK) {
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: %s", c->where,
+			      c->errbuf[0] ? c->errbuf :
+			      c->cu->easy_strerror(rc));
+		goto out;
+	}
+	c->cu->easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
+	j = json_loadb(cpl_buf_str(&body), body.len, 0, NULL);
+	data = json_object_get(j, "data");
+	if (code != 200 || j == NULL ||
+	    strcmp(json_string_value(json_object_get(j, "status")) ?
+		   json_string_value(json_object_get(j, "status")) : "",
+		   "success") != 0 ||
+	    !json_is_array(json_object_get(data, "result"))) {
+		answer_error(err, c, code, &body);
+		goto out;
+	}
+	*result = json_incref(json_object_get(data, "result"));
+	ret = 0;
+out:
+	json_decref(j);
+	cpl_buf_free(&url);
+	cpl_buf_free(&body);
+	return ret;
+}
+
+static struct entry *
+entry_of(struct cpl_prometheus *p, const char *ns, const char *pod,
+	 const char *container)
+{
+	char *key = cpl_xasprintf("%s/%s/%s", ns, pod, container);
+	uintptr_t at = (uintptr_t)cpl_strmap_get(&p->by_key, key);
+	struct entry *e;
+
+	if (at) {
+		free(key);
+		return &p->items[at - 1];
+	}
+	cpl_xgrow((void **)&p->items, &p->cap, p->n + 1, sizeof(*p->items));
+	e = &p->items[p->n++];
+	memset(e, 0, sizeof(*e));
+	e->key = key;
+	e->s.namespace = cpl_xstrdup(ns);
+	e->s.pod = cpl_xstrdup(pod);
+	e->s.container = cpl_xstrdup(container);
+	cpl_strmap_put(&p->by_key, e->key, (void *)(uintptr_t)p->n);
+	return e;
+}
+
+/* Stores each sample of a vector result as metric m of its container. */
+static void
+take(struct cpl_prometheus *p, json_t *result, int m)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(result, i, r) {
+		json_t *lab = json_object_get(r, "metric");
+		const char *ns = json_string_value(json_object_get(lab,
+							"namespace"));
+		const char *pod = json_string_value(json_object_get(lab,
+							"pod"));
+		const char *ct = json_string_value(json_object_get(lab,
+							"container"));
+		const char *v = json_string_value(json_array_get(
+			json_object_get(r, "value"), 1));
+		struct entry *e;
+		char *end;
+		double d;
+
+		if (ns == NULL || pod == NULL || ct == NULL || v == NULL)
+			continue;
+		d = strtod(v, &end);
+		if (end == v || *end != '\0' || d != d || d < 0)
+			continue;	/* NaN (0/0 periods), junk */
+		e = entry_of(p, ns, pod, ct);
+		if (m == 0) {
+			e->s.throttled_ratio = d;
+			e->s.has_throttled = true;
+		} else if (m == 1) {
+			e->s.cpu = d;
+			e->s.has_cpu = true;
+		} else {
+			e->s.threads = d;
+			e->s.has_threads = true;
+		}
+	}
+}
+
+/* The three queries for one namespace's pods. */
+static int
+query_ns(struct cpl_prometheus *p, struct conn *c, const char *ns,
+	 const char *const *names, size_t n, double window_s,
+	 struct cpl_error *err)
+{
+	static const char *const metrics[] = { "throttled", "cpu",
+					       "threads" };
+	int m;
+
+	for (m = 0; m < 3; m++) {
+		char *q = cpl_prometheus_promql(metrics[m], ns, names, n,
+						window_s);
+		json_t *result;
+		int rc = instant(&result, c, q, err);
+
+		free(q);
+		if (rc < 0)
+			return -1;
+		take(p, result, m);
+		json_decref(result);
+	}
+	return 0;
+}
+
+int
+cpl_prometheus_query(struct cpl_prometheus **out,
+		     const struct cpl_prometheus_opts *o,
+		     const struct cpl_prometheus_pod *pods, size_t n,
+		     double window_s, struct cpl_error *err)
+{
+	struct cpl_prometheus *p = cpl_xcalloc(1, sizeof(*p));
+	struct conn c = { 0 };
+	const char **names = cpl_xcalloc(n + 1, sizeof(*names));
+	bool *done = cpl_xcalloc(n + 1, sizeof(*done));
+	size_t i, j, k;
+	int rc = 0;
+
+	*out = NULL;
+	c.o = o;
+	c.where = public_url(o->url);
+	if (cpl_curlso_load(&c.cu, err) < 0 || conn_setup(&c, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* One round of queries per namespace, for all its pods. */
+	for (i = 0; i < n && rc == 0; i++) {
+		if (done[i])
+			continue;
+		for (j = i, k = 0; j < n; j++)
+			if (!done[j] && strcmp(pods[j].namespace,
+					       pods[i].namespace) == 0) {
+				names[k++] = pods[j].name;
+				done[j] = true;
+			}
+		rc = query_ns(p, &c, pods[i].namespace, names, k, window_s,
+			      err);
+	}
+out:
+	if (c.curl)
+		c.cu->easy_cleanup(c.curl);
+	free(c.where);
+	free(names);
+	free(done);
+	if (rc < 0) {
+		cpl_prometheus_free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+void
+cpl_prometheus_free(struct cpl_prometheus *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	cpl_strmap_free(&p->by_key);
+	for (i = 0; i < p->n; i++) {
+		free(p->items[i].key);
+		free((char *)p->items[i].s.namespace);
+		free((char *)p->items[i].s.pod);
+		free((char *)p->items[i].s.container);
+	}
+	free(p->items);
+	free(p);
+}
+
+const struct cpl_prometheus_series *
+cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
+		    const char *pod, const char *container)
+{
+	char *key;
+	uintptr_t at;
+
+	if (p == NULL || namespace == NULL || pod == NULL ||
+	    container == NULL)
+		return NULL;
+	key = cpl_xasprintf("%s/%s/%s", namespace, pod, container);
+	at = (uintptr_t)cpl_strmap_get(&p->by_key, key);
+	free(key);
+	return at ? &p->items[at - 1].s : NULL;
+}

@@ -1,0 +1,84 @@
+/*
+ * prometheus.h — what containers did over a window, from a Prometheus
+ * server's HTTP API (instant queries of /api/v1/query).
+ *
+ * Three queries per namespace, each one matcher for all the namespace's
+ * Pods ({namespace="ml", pod=~"a|b", container!=""}), never one query
+ * per container:
+ *
+ *   throttled  sum by (namespace, pod, container)
+ *                (rate(container_cpu_cfs_throttled_periods_total[W]))
+ *            / sum by (...) (rate(container_cpu_cfs_periods_total[W]))
+ *   cpu        sum by (...) (rate(container_cpu_usage_seconds_total
+ *                {cpu=~"total|"}[W]))
+ *   threads    max by (...) (max_over_time(container_threads[W]))
+ *
+ * Talks HTTP through libcurl's table (kube/curlso.h) only.  A bearer
+ * token is read from a file and never appears in errors; the URL's
+ * userinfo is left out of them too.
+ *
+ * Ownership: the result is an opaque handle (cpl_prometheus_free); the
+ * series and their strings are borrowed from it.
+ *
+ * May include: util.h, kube/curlso.h and system headers.
+ */
+#ifndef CPL_PROMETHEUS_H
+#define CPL_PROMETHEUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+struct cpl_prometheus_opts {
+	const char *url;		/* http(s)://host:port[/prefix] */
+	const char *token_file;		/* bearer token, or NULL */
+	const char *ca_file;		/* PEM CA bundle, or NULL */
+	bool insecure;			/* do not verify the certificate */
+	long timeout_ms;		/* per request; 0: 30 s */
+};
+
+/* One container over the window. */
+struct cpl_prometheus_series {
+	const char *namespace;
+	const char *pod;
+	const char *container;
+	double throttled_ratio;		/* 0..1 */
+	bool has_throttled;
+	double cpu;			/* CPUs used */
+	bool has_cpu;
+	double threads;			/* most threads seen */
+	bool has_threads;
+};
+
+struct cpl_prometheus;
+
+/* One Pod to measure. */
+struct cpl_prometheus_pod {
+	const char *namespace;
+	const char *name;
+};
+
+/*
+ * Runs the queries for pods (n of them) over window_s seconds.  -1 with
+ * err (one line naming the server, not its credentials) when Prometheus
+ * cannot be reached or answers an error.
+ */
+int cpl_prometheus_query(struct cpl_prometheus **out,
+			 const struct cpl_prometheus_opts *o,
+			 const struct cpl_prometheus_pod *pods, size_t n,
+			 double window_s, struct cpl_error *err);
+void cpl_prometheus_free(struct cpl_prometheus *p);	/* NULL-safe */
+
+/* The series of one container, or NULL. */
+const struct cpl_prometheus_series *
+cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
+		    const char *pod, const char *container);
+
+/* The PromQL of one metric ("throttled", "cpu", "threads") for a
+ * namespace and its pod names (n), for tests; the caller frees it. */
+char *cpl_prometheus_promql(const char *metric, const char *namespace,
+			    const char *const *pods, size_t n,
+			    double window_s);
+
+#endif

@@ -1,0 +1,151 @@
+#!/bin/sh
+# Measurements from a real Prometheus (Debian's prometheus package, see
+# tools/install-deps.sh) through the real plugin path: the binary runs on
+# 127.0.0.1 with its own configuration and data directory (never as the
+# system service), scrapes testdata/prometheus/exporter.py every second
+# (cAdvisor-shaped series with a known throttled share, CPU use and thread
+# count per container), and `kubectl cpulint --prometheus` against the
+# fake API server, which denies nodes/proxy, must report those values
+# within a tolerance.  It also checks one query per metric per namespace,
+# a Prometheus error as one line and exit 2, and the token file.
+set -u
+BIN=${BIN:?}
+SUITE=prometheus
+root=$(pwd)
+pass=0 fail=0
+tmp=$(mktemp -d)
+PROM_PID= EXP_PID=
+cleanup() {
+	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
+	apiserver_stop
+	rm -rf "$tmp"
+}
+. tests/lib.sh
+. tests/live/apiserver.sh
+trap cleanup EXIT
+
+if ! command -v prometheus >/dev/null 2>&1; then
+	bad "prometheus is not installed (tools/install-deps.sh installs it)"
+	finish
+fi
+
+# The exporter: train-0 throttled 42%, 7.9 CPUs, 97 threads; train-1
+# 37%, 3.0 CPUs, 260 threads; a pod in another namespace.
+python3 testdata/prometheus/exporter.py --port-file "$tmp/exporter.port" \
+	--timeout 240 \
+	--container ml/train-0/pytorch=0.42,7.9,97 \
+	--container ml/train-1/pytorch=0.37,3.0,260 \
+	--container serving/tokenizer-5d8f7c9b6d-q7x2k/tokenizer=0.05,0.5,12 &
+EXP_PID=$!
+i=0
+while [ ! -s "$tmp/exporter.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$tmp/exporter.port" ] || { bad "the exporter did not start"; finish; }
+EXP_PORT=$(cat "$tmp/exporter.port")
+
+PROM_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$tmp/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: cadvisor
+    honor_labels: true
+    static_configs:
+      - targets: ["127.0.0.1:$EXP_PORT"]
+  - job_name: prometheus
+    static_configs:
+      - targets: ["127.0.0.1:$PROM_PORT"]
+YML
+prometheus --config.file="$tmp/prometheus.yml" \
+	--storage.tsdb.path="$tmp/data" \
+	--web.listen-address="127.0.0.1:$PROM_PORT" \
+	>"$tmp/prometheus.log" 2>&1 &
+PROM_PID=$!
+PROM="http://127.0.0.1:$PROM_PORT"
+
+# Wait for a few scrapes: a rate over the window needs the window filled
+# (the tests use 5 s and 10 s windows), so 14 one-second scrapes.
+i=0
+while [ $i -lt 60 ]; do
+	n=$(curl -s "$PROM/api/v1/query" --data-urlencode \
+		'query=count_over_time(container_threads{pod="train-0",container="pytorch"}[1m])' |
+		python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else 0)' 2>/dev/null)
+	[ "${n:-0}" -ge 14 ] 2>/dev/null && break
+	sleep 1
+	i=$((i + 1))
+done
+[ "${n:-0}" -ge 14 ] 2>/dev/null && ok || { bad "prometheus has no scrapes after 60 s"; tail -5 "$tmp/prometheus.log"; finish; }
+
+apiserver_start --deny get:nodes/proxy --timeout 200 || { bad "the fake API server"; finish; }
+D=$APISERVER_DIR
+mkdir -p "$tmp/bin" "$tmp/home"
+cp "$BIN" "$tmp/bin/kubectl-cpulint"
+export PATH="$tmp/bin:$PATH" HOME="$tmp/home"
+unset KUBECONFIG CPULINT_PROMETHEUS_URL
+
+# 1. text, through kubectl: the measured line from Prometheus, no
+# nodes/proxy note (the kubelets are not read at all)
+: > "$D/requests.jsonl"
+expect text 1 kubectl cpulint pod/train-0 --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 5s
+has text "    measured (prometheus, 5 s): 97 threads, 7.9 CPUs used, throttled 42% of periods"
+has text "throttled in 42.0% of CFS periods over the last 5s (from Prometheus; threshold 10%) [CPU501 cpu-throttled]"
+has text "[CPU503 cpu-limit-bound]"
+lacks text "nodes/proxy"
+if grep -q 'nodes/' "$D/requests.jsonl"; then bad "the kubelets were read"; else ok; fi
+
+# 2. JSON, both pods of the PyTorchJob and the one in another namespace,
+# from the environment variable: values within a tolerance
+expect json 1 env CPULINT_PROMETHEUS_URL="$PROM" "$BIN" --kubeconfig "$D/kubeconfig" --window 10s -o json -A
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {(x["object"], x["container"]): x for x in d["budgets"]}
+def near(a, b, tol):
+    assert a is not None and abs(a - b) <= tol, (a, b)
+m = b[("pod/ml/train-0", "pytorch")]["measured"]
+assert m["source"] == "prometheus" and m["window_s"] == 10, m
+near(m["threads"], 97, 0); near(m["cpu_used"], 7.9, 0.2); near(m["throttled_pct"], 42, 1)
+m = b[("pod/ml/train-1", "pytorch")]["measured"]
+near(m["threads"], 260, 0); near(m["cpu_used"], 3.0, 0.1); near(m["throttled_pct"], 37, 1)
+rules = {(f["object"], f["rule"]) for f in d["findings"]}
+assert ("pod/ml/train-1", "CPU502") in rules, rules
+assert ("pod/ml/train-0", "CPU502") not in rules, rules
+assert ("pod/ml/train-0", "CPU503") in rules and ("pod/ml/train-1", "CPU503") not in rules, rules
+' && ok || bad "json measurements from prometheus"
+
+# 3. one query per metric per namespace, not one per container: two
+# pods in one namespace cost three queries (the count read before is
+# itself counted once it has answered)
+queries() {
+	curl -s "$PROM/api/v1/query" --data-urlencode \
+		'query=sum(prometheus_http_requests_total{handler="/api/v1/query"})' |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["result"][0]["value"][1])'
+}
+sleep 3
+q0=$(queries)
+expect selector 1 kubectl cpulint -l app=resnet --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 10s
+has selector "measured (prometheus, 10 s): 260 threads, 3.0 CPUs used, throttled 37% of periods"
+sleep 3
+q1=$(queries)
+d=$((q1 - q0))
+[ "$d" -ge 3 ] && [ "$d" -le 4 ] && ok || bad "two pods in one namespace took $d queries"
+
+# 4. Prometheus answers an error (a window it cannot parse cannot happen:
+# ask a path that is not Prometheus): one line, exit 2, findings kept
+expect prom-404 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM/nothing" pod/train-0
+[ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && ok || bad "prom-404: not one line: $err"
+has prom-404 "prometheus $PROM/nothing: HTTP 404"
+has prom-404 "[CPU401 cpu-oversubscribed]"
+
+# 5. a bearer token from a file is sent (Prometheus ignores it) and
+# never printed
+printf 'sekrit-token\n' > "$tmp/token"
+expect token 1 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --prometheus-token-file "$tmp/token" --window 10s pod/train-1
+has token "260 threads"
+lacks token "sekrit"
+expect token-missing 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --prometheus-token-file "$tmp/none" pod/train-1
+has token-missing "--prometheus-token-file"
+finish
