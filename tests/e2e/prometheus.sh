@@ -80,6 +80,7 @@ done
 [ "${n:-0}" -ge 14 ] 2>/dev/null && ok || { bad "prometheus has no scrapes after 60 s"; tail -5 "$tmp/prometheus.log"; finish; }
 
 apiserver_start --deny get:nodes/proxy --timeout 200 || { bad "the fake API server"; finish; }
+trap cleanup EXIT	# apiserver_start set its own EXIT trap
 D=$APISERVER_DIR
 mkdir -p "$tmp/bin" "$tmp/home"
 cp "$BIN" "$tmp/bin/kubectl-cpulint"
