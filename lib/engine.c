@@ -912,8 +912,6 @@ link_all(struct cpl_engine *e)
 
 /* ---- launcher config files --------------------------------------------- */
 
-#define CONFIG_PARENTS 4	/* directories above the workload's tried */
-
 /* A launcher's config file at path: a source the engine has, or read now
  * (not a target: it is context for the budget).  NULL when absent; each
  * missing path is looked up once. */
@@ -947,44 +945,35 @@ aux_source(struct cpl_engine *e, const char *path)
 	return added;
 }
 
+/* aux_source() as a cpl_link_find_up() attempt. */
+static const void *
+try_aux(void *ctx, const char *path)
+{
+	return aux_source(ctx, path);
+}
+
 /* Finds rel next to the workload file or above it (up to the repository
- * root, else CONFIG_PARENTS), trying each suffix of an absolute image
- * path ("/app/configs/x.yaml") from the longest. */
+ * root, else 4 parents), as scripts are found, trying each suffix of an
+ * absolute image path ("/app/configs/x.yaml") from the longest. */
 static const struct source *
 find_config(struct cpl_engine *e, const char *wfile, const char *rel)
 {
 	const char *root = e->repo ? cpl_repo_root(e->repo) : NULL;
 	const char *wslash = strrchr(wfile, '/'), *next;
 	const struct source *src = NULL;
+	char *dir = wslash ? cpl_xstrndup(wfile, (size_t)(wslash - wfile)) :
+		    cpl_xstrdup(".");
 
 	if (strstr(rel, "}}") != NULL)
 		rel = strstr(rel, "}}") + 2;
 	while (*rel == '/')
 		rel++;
 	for (; src == NULL && *rel; rel = next + 1) {
-		char *dir = wslash ? cpl_xstrndup(wfile,
-				(size_t)(wslash - wfile)) : cpl_xstrdup(".");
-		int up;
-
-		for (up = 0; src == NULL; up++) {
-			char *path = cpl_link_join(dir, rel), *parent;
-
-			src = aux_source(e, path);
-			free(path);
-			if (src || (root && strcmp(dir, root) == 0) ||
-			    (root == NULL && up >= CONFIG_PARENTS) ||
-			    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
-				break;
-			parent = cpl_link_join(dir, "..");
-			free(dir);
-			dir = parent;
-			if (strncmp(dir, "..", 2) == 0)
-				break;
-		}
-		free(dir);
+		src = cpl_link_find_up(dir, rel, root, try_aux, e);
 		if ((next = strchr(rel, '/')) == NULL)
 			break;
 	}
+	free(dir);
 	return src;
 }
 

@@ -83,23 +83,22 @@ at_root(const char *dir, const char *root)
 	return root && strcmp(dir, root) == 0;
 }
 
-/* Tries rel against dir and its parents (up to the root or MAX_PARENTS),
- * each suffix of rel from the longest; the first file found wins. */
-static const struct cpl_pyfile *
-find_up(const struct cpl_linker *lk, const char *start, const char *rel)
+const void *
+cpl_link_find_up(const char *start, const char *rel, const char *root,
+		 cpl_link_try_fn try, void *ctx)
 {
 	char *dir = cpl_xstrdup(start);
-	const struct cpl_pyfile *f = NULL;
+	const void *found = NULL;
 	int up;
 
-	for (up = 0; f == NULL; up++) {
+	for (up = 0; found == NULL; up++) {
 		char *path = cpl_link_join(dir, rel);
 		char *parent;
 
-		f = lk->load(lk->ctx, path);
+		found = try(ctx, path);
 		free(path);
-		if (f || at_root(dir, lk->root) ||
-		    (lk->root == NULL && up >= MAX_PARENTS) ||
+		if (found || at_root(dir, root) ||
+		    (root == NULL && up >= MAX_PARENTS) ||
 		    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
 			break;
 		parent = cpl_link_join(dir, "..");
@@ -109,7 +108,23 @@ find_up(const struct cpl_linker *lk, const char *start, const char *rel)
 			break;	/* never above where we started from "." */
 	}
 	free(dir);
-	return f;
+	return found;
+}
+
+/* The linker's loader as a cpl_link_find_up() attempt. */
+static const void *
+try_load(void *ctx, const char *path)
+{
+	const struct cpl_linker *lk = ctx;
+
+	return lk->load(lk->ctx, path);
+}
+
+/* Tries rel against dir and its parents; the first file found wins. */
+static const struct cpl_pyfile *
+find_up(const struct cpl_linker *lk, const char *start, const char *rel)
+{
+	return cpl_link_find_up(start, rel, lk->root, try_load, (void *)lk);
 }
 
 /* The entry script a launch names, as a path relative to some base. */

@@ -64,6 +64,19 @@ bool cpl_link_is_entry(const struct cpl_pyfile *f);
 /* Whether the linked code imports torch (false for NULL). */
 bool cpl_code_imports_torch(const struct cpl_code *code);
 
+/* One attempt of cpl_link_find_up(): what is at path, or NULL. */
+typedef const void *(*cpl_link_try_fn)(void *ctx, const char *path);
+
+/*
+ * Tries rel in start, then in each parent (up to root, or 4 parents when
+ * root is NULL; never above "." when start is relative): the first
+ * non-NULL answer of try wins.  How both scripts and launcher configs are
+ * found next to a workload file or above it.
+ */
+const void *cpl_link_find_up(const char *start, const char *rel,
+			     const char *root, cpl_link_try_fn try,
+			     void *ctx);
+
 /* Joins dir and rel lexically; caller frees.  An absolute rel is kept. */
 char *cpl_link_join(const char *dir, const char *rel);
 
