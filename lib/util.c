@@ -384,10 +384,22 @@ cpl_str_ends(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static uint64_t
-strmap_hash(const char *s)
+uint64_t
+cpl_hash(const void *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
+	const unsigned char *s = p;
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t
+cpl_hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
@@ -411,7 +423,7 @@ cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 		free(m->slots);
 		*m = n;
 	}
-	for (i = strmap_hash(key) & (m->cap - 1); m->slots[i].key;
+	for (i = cpl_hash_str(key) & (m->cap - 1); m->slots[i].key;
 	     i = (i + 1) & (m->cap - 1)) {
 		if (strcmp(m->slots[i].key, key) == 0) {
 			m->slots[i].value = value;
@@ -430,7 +442,7 @@ cpl_strmap_get(const struct cpl_strmap *m, const char *key)
 
 	if (m->cap == 0 || key == NULL)
 		return NULL;
-	for (i = strmap_hash(key) & (m->cap - 1); m->slots[i].key;
+	for (i = cpl_hash_str(key) & (m->cap - 1); m->slots[i].key;
 	     i = (i + 1) & (m->cap - 1))
 		if (strcmp(m->slots[i].key, key) == 0)
 			return m->slots[i].value;

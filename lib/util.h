@@ -108,6 +108,11 @@ cpl_sat_mul(int64_t a, int64_t b)
 	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+/* FNV-1a over n bytes, and over a NUL-terminated string: the one hash
+ * every table in the project uses. */
+uint64_t cpl_hash(const void *p, size_t n);
+uint64_t cpl_hash_str(const char *s);
+
 /* Strict decimal parse of a whole string into *out; -1 on junk or range. */
 int cpl_parse_long(long *out, const char *s);
 

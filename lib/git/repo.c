@@ -817,24 +817,11 @@ out:
 
 /* ---- the changed-lines set -------------------------------------------- */
 
-/* FNV-1a over the rel path. */
-static size_t
-hash_rel(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return (size_t)h;
-}
-
 /* The slot that holds rel, or the empty slot where it would go. */
 static struct changed **
 changed_slot(struct changed **slots, size_t nslots, const char *rel)
 {
-	size_t i = hash_rel(rel) & (nslots - 1);
+	size_t i = (size_t)cpl_hash_str(rel) & (nslots - 1);
 
 	while (slots[i] != NULL && strcmp(slots[i]->rel, rel) != 0)
 		i = (i + 1) & (nslots - 1);

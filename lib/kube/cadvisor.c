@@ -62,20 +62,6 @@ struct cursor {
 	struct cpl_error *err;
 };
 
-/* FNV-1a of n bytes. */
-static uint64_t
-fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* Rebuilds the slot table with nslots (a power of two) slots. */
 static void
 rehash(struct cpl_cadvisor *m, size_t nslots)
@@ -116,7 +102,7 @@ find_slot(const struct cpl_cadvisor *m, const char *key, size_t keylen,
 static struct entry *
 lookup(struct cpl_cadvisor *m, const char *key, size_t keylen)
 {
-	uint64_t h = fnv1a(key, keylen);
+	uint64_t h = cpl_hash(key, keylen);
 	struct entry *e;
 	size_t s;
 
@@ -475,7 +461,7 @@ cpl_cadvisor_find(const struct cpl_cadvisor *m, const char *namespace,
 	cpl_buf_add(&key, namespace, strlen(namespace) + 1);
 	cpl_buf_add(&key, pod, strlen(pod) + 1);
 	cpl_buf_add(&key, container, strlen(container) + 1);
-	s = find_slot(m, key.data, key.len, fnv1a(key.data, key.len));
+	s = find_slot(m, key.data, key.len, cpl_hash(key.data, key.len));
 	if (m->slots[s])
 		found = &m->entries[m->slots[s] - 1].c;
 	cpl_buf_free(&key);

@@ -68,25 +68,11 @@ argtext(const struct scan *sc, size_t i)
 
 /* ---- variables -------------------------------------------------------- */
 
-/* FNV-1a over n bytes. */
-static size_t
-hash_name(const char *s, size_t n)
-{
-	uint64_t h = 14695981039346656037ULL;
-	size_t k;
-
-	for (k = 0; k < n; k++) {
-		h ^= (unsigned char)s[k];
-		h *= 1099511628211ULL;
-	}
-	return (size_t)h;
-}
-
 /* The slot where name lives or would be inserted. */
 static size_t
 var_slot(const struct scan *sc, const char *name, size_t n)
 {
-	size_t mask = sc->nslots - 1, h = hash_name(name, n) & mask;
+	size_t mask = sc->nslots - 1, h = (size_t)cpl_hash(name, n) & mask;
 
 	while (sc->slots[h] != NULL) {
 		const struct var *v = sc->slots[h];

@@ -82,15 +82,6 @@ struct anchors {
 	size_t count;
 };
 
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
 
 static void anchors_put(struct anchors *t, const char *name,
 			struct cpl_ynode *node);
@@ -118,7 +109,7 @@ anchors_put(struct anchors *t, const char *name, struct cpl_ynode *node)
 
 	if ((t->count + 1) * 2 > t->cap)
 		anchors_grow(t);
-	for (i = hash_str(name) & (t->cap - 1); t->slots[i].name;
+	for (i = cpl_hash_str(name) & (t->cap - 1); t->slots[i].name;
 	     i = (i + 1) & (t->cap - 1)) {
 		if (strcmp(t->slots[i].name, name) == 0) {
 			t->slots[i].node = node;
@@ -137,7 +128,7 @@ anchors_get(const struct anchors *t, const char *name)
 
 	if (t->cap == 0)
 		return NULL;
-	for (i = hash_str(name) & (t->cap - 1); t->slots[i].name;
+	for (i = cpl_hash_str(name) & (t->cap - 1); t->slots[i].name;
 	     i = (i + 1) & (t->cap - 1))
 		if (strcmp(t->slots[i].name, name) == 0)
 			return t->slots[i].node;
@@ -263,7 +254,7 @@ struct keyset {
 static size_t
 keyset_slot(const struct keyset *ks, const struct cpl_ynode *k)
 {
-	size_t i = hash_str(k->value) & (ks->cap - 1);
+	size_t i = cpl_hash_str(k->value) & (ks->cap - 1);
 
 	while (ks->keys[i] && strcmp(ks->keys[i]->value, k->value) != 0)
 		i = (i + 1) & (ks->cap - 1);
