@@ -34,6 +34,12 @@ cpl_severity_parse(enum cpl_severity *out, const char *name)
 	return -1;
 }
 
+const char *
+cpl_fix_safety_name(enum cpl_fix_safety s)
+{
+	return s == CPL_FIX_UNSAFE ? "unsafe" : "safe";
+}
+
 void
 cpl_finding_free(struct cpl_finding *f)
 {

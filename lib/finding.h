@@ -49,6 +49,21 @@ struct cpl_edit {
 
 struct cpl_rule;
 
+/*
+ * How safe a finding's edits are to apply unattended (ruff's
+ * applicability): --fix applies safe edits, --unsafe-fixes unsafe ones
+ * too.  Safe edits change only thread variables and add what is missing
+ * (env entries, the /dev/shm volume); unsafe ones change what the job is
+ * given or does (CPU requests and limits, rank counts, code).
+ */
+enum cpl_fix_safety {
+	CPL_FIX_SAFE = 0,
+	CPL_FIX_UNSAFE,
+};
+
+/* "safe", "unsafe". */
+const char *cpl_fix_safety_name(enum cpl_fix_safety s);
+
 struct cpl_finding {
 	const struct cpl_rule *rule;
 	enum cpl_severity severity;	/* after configuration */
@@ -65,6 +80,10 @@ struct cpl_finding {
 	size_t nrelated;
 	struct cpl_edit *edits;
 	size_t nedits;
+	enum cpl_fix_safety fix_safety;	/* of the edits, all or none */
+	/* Live: how many Pods of one owner show this same finding (the
+	 * object then names the owner); 0 or 1 for one object. */
+	unsigned long pods;
 	bool suppressed;		/* inline cpulint: disable, an
 					 * ignore-check annotation or a
 					 * configured ignore */

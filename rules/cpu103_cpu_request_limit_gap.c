@@ -54,6 +54,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			lim, t, wk);
 	snprintf(quoted, sizeof(quoted), "\"%s\"", lim);
 	cpl_check_replace_scalar(ck, fd, &c->request_pos, quoted);
+	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job is given */
 }
 
 const struct cpl_rule cpl_rule_cpu103 = {

@@ -5,7 +5,10 @@
  *    "errors":[...]}
  *
  * Each finding carries rule, name, severity, file, line, column, object,
- * container, message, fix, related and edits, in that order; absent
+ * container, message, fix, related and edits, in that order, then
+ * "applicability" ("safe" or "unsafe", when there are edits) and "pods"
+ * (a live finding shared by that many Pods of one owner, when more than
+ * one); absent
  * strings are null, unknown lines and columns 0.  Suppressed findings are
  * left out of "findings" and counted in summary.suppressed.
  * "budgets" holds one entry per training container (render.h).  Invariant:
@@ -83,6 +86,11 @@ finding_json(const struct cpl_finding *f)
 	for (i = 0; i < f->nedits; i++)
 		cpl_report_jpush(edits, edit_json(&f->edits[i]));
 	cpl_report_jset(o, "edits", edits);
+	if (f->nedits)
+		cpl_report_jset(o, "applicability", cpl_report_jstr(
+				cpl_fix_safety_name(f->fix_safety)));
+	if (f->pods > 1)
+		cpl_report_jset(o, "pods", cpl_report_jint((long long)f->pods));
 	return o;
 }
 

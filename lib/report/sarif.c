@@ -686,7 +686,7 @@ static json_t *
 fixes_json(const struct sarif *s, const struct cpl_finding *f)
 {
 	json_t *changes = cpl_report_jarray();
-	json_t *fix, *fixes;
+	json_t *fix, *fixes, *props;
 	size_t i, j;
 
 	for (i = 0; i < f->nedits; i++) {
@@ -723,6 +723,10 @@ fixes_json(const struct sarif *s, const struct cpl_finding *f)
 	if (f->fix)
 		cpl_report_jset(fix, "description", message(f->fix));
 	cpl_report_jset(fix, "artifactChanges", changes);
+	props = cpl_report_jobject();
+	cpl_report_jset(props, "applicability", cpl_report_jstr(
+			cpl_fix_safety_name(f->fix_safety)));
+	cpl_report_jset(fix, "properties", props);
 	fixes = cpl_report_jarray();
 	cpl_report_jpush(fixes, fix);
 	return fixes;
