@@ -275,34 +275,83 @@ class Store:
                     "List") else [doc]:
                 self.add(obj, path)
 
-    def generate_pods(self, n, nodes=0):
+    def generate_pods(self, n, nodes=0, containers=1, training=False):
         """n small pods over namespaces gen-a, gen-b, gen-c (paging); with
-        nodes > 0, Running on that many Nodes gen-node-K, round robin."""
+        nodes > 0, Running on that many Nodes gen-node-K, round robin.
+        containers: containers per Pod.  training: each container runs
+        torchrun with 8 ranks and 4 loader workers each in 4 CPUs (the
+        first) or python with no thread variables, and every 100 Pods of a
+        namespace belong to one ReplicaSet of one Deployment (owner
+        references, as a Deployment's Pods have)."""
         tiers = ["batch", "web", "etl"]
         for k in range(nodes):
             self.add({"apiVersion": "v1", "kind": "Node",
                       "metadata": {"name": "gen-node-%03d" % k}},
                      "--pod-nodes")
+        owners = set()
         for i in range(n):
             shard = "abc"[i % 3]
-            spec = {"containers": [{
-                "name": "main", "image": "busybox:1.36",
-                "command": ["sleep", "infinity"],
-                "resources": {"limits": {"cpu": "100m"}}}],
-                "restartPolicy": "Always"}
+            ns = "gen-" + shard
+            conts = []
+            for c in range(containers):
+                name = "main" if c == 0 else "side%03d" % c
+                if training:
+                    conts.append({
+                        "name": name, "image": "pytorch/pytorch:2.3.0",
+                        "command": ["torchrun", "--nproc_per_node=8",
+                                    "train.py", "--num-workers", "4"]
+                        if c == 0 else ["python", "train.py"],
+                        "resources": {"requests": {"cpu": "4"},
+                                      "limits": {"cpu": "4"}}})
+                else:
+                    conts.append({
+                        "name": name, "image": "busybox:1.36",
+                        "command": ["sleep", "infinity"],
+                        "resources": {"limits": {"cpu": "100m"}}})
+            spec = {"containers": conts, "restartPolicy": "Always"}
             if nodes:
                 spec["nodeName"] = "gen-node-%03d" % (i % nodes)
+            meta = {
+                "name": "gen-pod-%04d" % i,
+                "namespace": ns,
+                "uid": "00000000-0000-4000-8000-%012d" % i,
+                "resourceVersion": str(1000 + i),
+                "creationTimestamp": "2025-03-01T00:00:00Z",
+                "labels": {"app": "gen", "shard": shard,
+                           "tier": tiers[i % 3]},
+            }
+            if training:
+                group = (i // 3) // 100
+                rs, dep = "gen-train-%03d-7d9f8" % group, "gen-train-%03d" % group
+                rs_uid = "10000000-0000-4000-8000-%03d%09d" % ("abc".index(shard), group)
+                dep_uid = "20000000-0000-4000-8000-%03d%09d" % ("abc".index(shard), group)
+                meta["name"] = "%s-%05d" % (rs, i)
+                meta["labels"]["pod-template-hash"] = "7d9f8"
+                meta["ownerReferences"] = [{
+                    "apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": rs, "uid": rs_uid, "controller": True}]
+                if (ns, group) not in owners:
+                    owners.add((ns, group))
+                    tmpl = {"metadata": {"labels": {"app": "gen"}},
+                            "spec": {"containers": conts}}
+                    self.add({"apiVersion": "apps/v1", "kind": "Deployment",
+                              "metadata": {"name": dep, "namespace": ns,
+                                           "uid": dep_uid},
+                              "spec": {"replicas": 100, "template": tmpl}},
+                             "--training")
+                    self.add({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                              "metadata": {"name": rs, "namespace": ns,
+                                           "uid": rs_uid,
+                                           "ownerReferences": [{
+                                               "apiVersion": "apps/v1",
+                                               "kind": "Deployment",
+                                               "name": dep, "uid": dep_uid,
+                                               "controller": True}]},
+                              "spec": {"replicas": 100, "template": tmpl}},
+                             "--training")
             self.add({
                 "apiVersion": "v1", "kind": "Pod",
-                "metadata": {
-                    "name": "gen-pod-%04d" % i,
-                    "namespace": "gen-" + shard,
-                    "uid": "00000000-0000-4000-8000-%012d" % i,
-                    "resourceVersion": str(1000 + i),
-                    "creationTimestamp": "2025-03-01T00:00:00Z",
-                    "labels": {"app": "gen", "shard": shard,
-                               "tier": tiers[i % 3]},
-                },
+                "metadata": meta,
                 "spec": spec,
                 "status": {"phase": "Running"},
             }, "--generate-pods")
@@ -947,6 +996,12 @@ def main():
                     "(a hostile server, for the never-print-a-token test)")
     ap.add_argument("--pod-nodes", type=int, default=0, metavar="K",
                     help="with --generate-pods: run them on K nodes")
+    ap.add_argument("--containers-per-pod", type=int, default=1,
+                    metavar="M",
+                    help="with --generate-pods: M containers in each Pod")
+    ap.add_argument("--training", action="store_true",
+                    help="with --generate-pods: torchrun containers, 100 "
+                    "Pods per Deployment (through a ReplicaSet)")
     ap.add_argument("--timeout", type=float, default=300,
                     help="exit after this many seconds (default 300)")
     ap.add_argument("--token", action="append", default=[],
@@ -978,7 +1033,8 @@ def main():
         if not os.path.isdir(path):
             raise SystemExit("no fixture set %s" % fx)
         store.load_dir(path)
-    store.generate_pods(args.generate_pods, args.pod_nodes)
+    store.generate_pods(args.generate_pods, args.pod_nodes,
+                        args.containers_per_pod, args.training)
     store.add_namespaces()
     Config.store = store
 
