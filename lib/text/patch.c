@@ -1,0 +1,444 @@
+/*
+ * patch.c — applies groups of edits to a text and writes unified diffs
+ * (patch.h).
+ *
+ * Invariant: bytes outside the applied edits are copied unchanged, so
+ * comments, quoting, indentation and CRLF line ends survive; the regions
+ * handed to the diff writer are whole lines and differ in old and new
+ * (identical lines at their edges are trimmed), so every hunk is one
+ * `patch -p1` and `git apply` accept.  The diff is made from those
+ * regions, not by comparing arbitrary texts: the edits say which lines
+ * changed.
+ *
+ * May include: util.h and its own header.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "text/patch.h"
+#include "util.h"
+
+enum { CONTEXT = 3 };
+
+/* Where each line starts: starts[i] is the offset of line i + 1. */
+struct lines {
+	size_t *starts;
+	size_t n;
+};
+
+static void
+lines_init(struct lines *l, const char *text, size_t len)
+{
+	size_t cap = 0, i;
+
+	l->starts = NULL;
+	l->n = 0;
+	cpl_xgrow((void **)&l->starts, &cap, 1, sizeof(*l->starts));
+	l->starts[l->n++] = 0;
+	for (i = 0; i < len; i++) {
+		if (text[i] != '\n')
+			continue;
+		cpl_xgrow((void **)&l->starts, &cap, l->n + 1,
+			  sizeof(*l->starts));
+		l->starts[l->n++] = i + 1;
+	}
+}
+
+/* The offset of line:column, or -1 when it lies outside the text. */
+static long
+offset_of(const struct lines *l, size_t len, int line, int column)
+{
+	size_t start, end;
+
+	if (line < 1 || column < 1 || (size_t)line > l->n)
+		return -1;
+	start = l->starts[line - 1];
+	end = (size_t)line < l->n ? l->starts[line] - 1 : len;
+	if ((size_t)column - 1 > end - start)
+		return -1;
+	return (long)(start + (size_t)column - 1);
+}
+
+/* An edit as byte offsets, with its place in the caller's array. */
+struct span {
+	size_t start, end;
+	size_t index;
+};
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Whether two edits touch the same bytes (insertions never overlap each
+ * other; one inside a replaced range does). */
+static bool
+overlaps(const struct span *a, const struct span *b)
+{
+	if (a->start == a->end && b->start == b->end)
+		return false;
+	if (a->start == a->end)
+		return b->start < a->start && a->start < b->end;
+	if (b->start == b->end)
+		return a->start < b->start && b->start < a->end;
+	return a->start < b->end && b->start < a->end;
+}
+
+static bool
+same_edit(const struct span *a, const struct span *b,
+	  const struct cpl_patch_edit *edits)
+{
+	return a->start == b->start && a->end == b->end &&
+	       strcmp(edits[a->index].text ? edits[a->index].text : "",
+		      edits[b->index].text ? edits[b->index].text : "") == 0;
+}
+
+/*
+ * Decides every edit's state.  sp is sorted; accepted collects the
+ * positions (in sp) of applied edits.
+ */
+static void
+choose(struct span *sp, size_t n, struct cpl_patch_edit *edits,
+       size_t *accepted, size_t *nacc)
+{
+	bool *done = cpl_xcalloc(n ? n : 1, sizeof(*done));
+	size_t i, j, k, mark;
+
+	for (i = 0; i < n; i++) {
+		size_t g = edits[sp[i].index].group;
+		bool ok = true;
+
+		if (done[i])
+			continue;
+		mark = *nacc;
+		for (j = i; j < n && ok; j++) {
+			struct cpl_patch_edit *ed = &edits[sp[j].index];
+			bool dup = false;
+
+			if (done[j] || ed->group != g)
+				continue;
+			if (ed->state == CPL_PATCH_INVALID) {
+				ok = false;
+				break;
+			}
+			for (k = 0; k < *nacc; k++) {
+				const struct span *a = &sp[accepted[k]];
+
+				if (same_edit(a, &sp[j], edits)) {
+					dup = true;
+					break;
+				}
+				if (overlaps(a, &sp[j])) {
+					ok = false;
+					break;
+				}
+			}
+			if (!ok)
+				break;
+			ed->state = dup ? CPL_PATCH_DUPLICATE :
+				    CPL_PATCH_APPLIED;
+			if (!dup)
+				accepted[(*nacc)++] = j;
+		}
+		if (!ok)
+			*nacc = mark;
+		for (j = i; j < n; j++) {
+			struct cpl_patch_edit *ed = &edits[sp[j].index];
+
+			if (done[j] || ed->group != g)
+				continue;
+			done[j] = true;
+			if (!ok && ed->state != CPL_PATCH_INVALID)
+				ed->state = CPL_PATCH_SKIPPED;
+		}
+	}
+	free(done);
+}
+
+static int
+size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The start of the line holding off. */
+static size_t
+line_start(const char *t, size_t off)
+{
+	while (off > 0 && t[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+/* Just past the '\n' ending the line that holds off, or len. */
+static size_t
+line_end(const char *t, size_t len, size_t off)
+{
+	const char *nl = off < len ? memchr(t + off, '\n', len - off) : NULL;
+
+	return nl ? (size_t)(nl - t) + 1 : len;
+}
+
+/* The length of the line at off (its '\n' included), within end. */
+static size_t
+line_len(const char *t, size_t off, size_t end)
+{
+	const char *nl = off < end ? memchr(t + off, '\n', end - off) : NULL;
+
+	return nl ? (size_t)(nl - t) + 1 - off : end - off;
+}
+
+/* The start of the last line of [off, end) (end > off). */
+static size_t
+last_line(const char *t, size_t off, size_t end)
+{
+	size_t p = end - 1;
+
+	while (p > off && t[p - 1] != '\n')
+		p--;
+	return p;
+}
+
+/* Drops identical whole lines at both edges of a region. */
+static void
+trim(struct cpl_patch_region *r, const char *old, const char *nt)
+{
+	while (r->old_off < r->old_end && r->new_off < r->new_end) {
+		size_t a = line_len(old, r->old_off, r->old_end);
+		size_t b = line_len(nt, r->new_off, r->new_end);
+
+		if (a != b || memcmp(old + r->old_off, nt + r->new_off, a))
+			break;
+		r->old_off += a;
+		r->new_off += b;
+	}
+	while (r->old_off < r->old_end && r->new_off < r->new_end) {
+		size_t a = last_line(old, r->old_off, r->old_end);
+		size_t b = last_line(nt, r->new_off, r->new_end);
+
+		if (r->old_end - a != r->new_end - b ||
+		    memcmp(old + a, nt + b, r->old_end - a))
+			break;
+		r->old_end = a;
+		r->new_end = b;
+	}
+}
+
+void
+cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
+		struct cpl_patch_edit *edits, size_t n)
+{
+	struct lines l;
+	struct span *sp = cpl_xcalloc(n ? n : 1, sizeof(*sp));
+	size_t *acc = cpl_xcalloc(n ? n : 1, sizeof(*acc));
+	size_t nacc = 0, i, pos = 0, rcap = 0;
+	long delta = 0;
+	struct cpl_buf b;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	for (i = 0; i < n; i++) {
+		long s = offset_of(&l, len, edits[i].line, edits[i].column);
+		long e = offset_of(&l, len, edits[i].end_line,
+				   edits[i].end_column);
+
+		sp[i].index = i;
+		edits[i].state = CPL_PATCH_APPLIED;
+		if (s < 0 || e < s) {
+			edits[i].state = CPL_PATCH_INVALID;
+			s = e = s < 0 ? 0 : s;
+		}
+		sp[i].start = (size_t)s;
+		sp[i].end = (size_t)e;
+	}
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	choose(sp, n, edits, acc, &nacc);
+	qsort(acc, nacc, sizeof(*acc), size_cmp);
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < nacc; i++) {
+		const struct span *s = &sp[acc[i]];
+		const char *t = edits[s->index].text ? edits[s->index].text :
+				"";
+		size_t tl = strlen(t), os = line_start(text, s->start);
+		size_t oe = line_end(text, len, s->end);
+		struct cpl_patch_region *r = out->nregions ?
+			&out->regions[out->nregions - 1] : NULL;
+
+		cpl_buf_add(&b, text + pos, s->start - pos);
+		cpl_buf_add(&b, t, tl);
+		pos = s->end;
+		if (r == NULL || os >= r->old_end) {
+			cpl_xgrow((void **)&out->regions, &rcap,
+				  out->nregions + 1, sizeof(*out->regions));
+			r = &out->regions[out->nregions++];
+			r->old_off = os;
+			r->new_off = (size_t)((long)os + delta);
+		}
+		delta += (long)tl - (long)(s->end - s->start);
+		r->old_end = oe;
+		r->new_end = (size_t)((long)oe + delta);
+		out->napplied++;
+	}
+	cpl_buf_add(&b, text + pos, len - pos);
+	out->len = b.len;
+	out->text = cpl_buf_detach(&b);
+	for (i = 0; i < n; i++)
+		out->nskipped += edits[i].state == CPL_PATCH_SKIPPED ||
+				 edits[i].state == CPL_PATCH_INVALID;
+	/* Trim, then drop regions that turned out to change nothing. */
+	for (i = pos = 0; i < out->nregions; i++) {
+		trim(&out->regions[i], text, out->text);
+		if (out->regions[i].old_off != out->regions[i].old_end ||
+		    out->regions[i].new_off != out->regions[i].new_end)
+			out->regions[pos++] = out->regions[i];
+	}
+	out->nregions = pos;
+	free(l.starts);
+	free(sp);
+	free(acc);
+}
+
+void
+cpl_patch_free(struct cpl_patch *p)
+{
+	if (p == NULL)
+		return;
+	free(p->text);
+	free(p->regions);
+	memset(p, 0, sizeof(*p));
+}
+
+/* --- unified diff ------------------------------------------------------ */
+
+/* A region in lines: first line (1-based) and count, old and new. */
+struct hunkpart {
+	size_t a, ac;
+	size_t b, bc;
+	size_t new_off;		/* where its new lines start */
+};
+
+/* Appends one diff line; a last line without '\n' gets the marker. */
+static void
+put_line(struct cpl_buf *b, char prefix, const char *p, size_t n)
+{
+	cpl_buf_addc(b, prefix);
+	cpl_buf_add(b, p, n);
+	if (n == 0 || p[n - 1] != '\n')
+		cpl_buf_adds(b, "\n\\ No newline at end of file\n");
+}
+
+static size_t
+count_lines(const char *t, size_t off, size_t end)
+{
+	size_t n = 0, i;
+
+	for (i = off; i < end; i++)
+		n += t[i] == '\n';
+	return n + (end > off && t[end - 1] != '\n');
+}
+
+/* "@@ -a,n +b,m @@" the way diff writes it (",1" left out). */
+static void
+put_range(struct cpl_buf *b, char sign, size_t start, size_t count)
+{
+	if (count == 1)
+		cpl_buf_addf(b, "%c%zu", sign, start);
+	else
+		cpl_buf_addf(b, "%c%zu,%zu", sign, count ? start : start - 1,
+			     count);
+}
+
+/* Appends the hunk made of parts [0, n) of p. */
+static void
+put_hunk(struct cpl_buf *b, const struct lines *ol, const char *old,
+	 size_t old_len, const char *nt, size_t new_len,
+	 const struct hunkpart *p, size_t n)
+{
+	size_t first = p[0].a > CONTEXT ? p[0].a - CONTEXT : 1;
+	size_t last_end = p[n - 1].a + p[n - 1].ac;	/* first line after */
+	size_t total = old_len == 0 ? 0 : ol->n - (old[old_len - 1] == '\n');
+	size_t stop = last_end + CONTEXT <= total + 1 ? last_end + CONTEXT :
+		      total + 1;
+	size_t oc = stop - first, nc = stop - first, i, k, ln, off;
+
+	for (i = 0; i < n; i++)
+		nc = nc - p[i].ac + p[i].bc;
+	cpl_buf_adds(b, "@@ ");
+	put_range(b, '-', first, oc);
+	cpl_buf_addc(b, ' ');
+	put_range(b, '+', p[0].b - (p[0].a - first), nc);
+	cpl_buf_adds(b, " @@\n");
+	ln = first;
+	for (i = 0; i < n; i++) {
+		for (; ln < p[i].a; ln++) {
+			off = ol->starts[ln - 1];
+			put_line(b, ' ', old + off, line_len(old, off,
+							      old_len));
+		}
+		for (; ln < p[i].a + p[i].ac; ln++) {
+			off = ol->starts[ln - 1];
+			put_line(b, '-', old + off, line_len(old, off,
+							      old_len));
+		}
+		for (k = 0, off = p[i].new_off; k < p[i].bc; k++) {
+			size_t ll = line_len(nt, off, new_len);
+
+			put_line(b, '+', nt + off, ll);
+			off += ll;
+		}
+	}
+	for (; ln < stop; ln++) {
+		off = ol->starts[ln - 1];
+		put_line(b, ' ', old + off, line_len(old, off, old_len));
+	}
+}
+
+void
+cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
+	       size_t old_len, const char *new_text, size_t new_len,
+	       const struct cpl_patch_region *regions, size_t nregions)
+{
+	struct lines ol;
+	struct hunkpart *parts;
+	size_t i, first, oline = 1, nline = 1, opos = 0, npos = 0;
+
+	if (nregions == 0)
+		return;
+	while (cpl_str_starts(path, "./"))
+		path += 2;
+	cpl_buf_addf(b, "--- a/%s\n+++ b/%s\n", path, path);
+	lines_init(&ol, old, old_len);
+	parts = cpl_xcalloc(nregions, sizeof(*parts));
+	for (i = 0; i < nregions; i++) {
+		const struct cpl_patch_region *r = &regions[i];
+
+		oline += count_lines(old, opos, r->old_off);
+		nline += count_lines(new_text, npos, r->new_off);
+		opos = r->old_off;
+		npos = r->new_off;
+		parts[i].a = oline;
+		parts[i].ac = count_lines(old, r->old_off, r->old_end);
+		parts[i].b = nline;
+		parts[i].bc = count_lines(new_text, r->new_off, r->new_end);
+		parts[i].new_off = r->new_off;
+	}
+	for (first = 0, i = 1; i <= nregions; i++) {
+		if (i < nregions && parts[i].a <=
+		    parts[i - 1].a + parts[i - 1].ac + 2 * CONTEXT)
+			continue;
+		put_hunk(b, &ol, old, old_len, new_text, new_len,
+			 parts + first, i - first);
+		first = i;
+	}
+	free(parts);
+	free(ol.starts);
+}

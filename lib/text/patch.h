@@ -1,0 +1,89 @@
+/*
+ * patch.h — applying edits to a text and writing the unified diff of
+ * what changed.  Pure text: knows lines, byte columns and groups of
+ * edits, nothing of findings, workloads or files on disk.
+ *
+ * Positions are 1-based lines and 1-based byte columns, the end
+ * exclusive; an empty range is an insertion.  A line ends at '\n' (a
+ * '\r' before it is an ordinary byte), so CRLF text is kept as it is and
+ * a column counts bytes, also after non-ASCII text.
+ *
+ * Ownership: cpl_patch_apply() fills a caller-owned struct cpl_patch,
+ * freed with cpl_patch_free(); the edits stay the caller's.
+ */
+#ifndef CPL_TEXT_PATCH_H
+#define CPL_TEXT_PATCH_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* What became of one edit (cpl_patch_edit.state, set by apply). */
+enum cpl_patch_state {
+	CPL_PATCH_APPLIED = 0,
+	CPL_PATCH_DUPLICATE,	/* the same as an applied edit: dropped */
+	CPL_PATCH_SKIPPED,	/* overlaps an applied edit, or one of its
+				 * group could not be applied */
+	CPL_PATCH_INVALID,	/* a position outside the text */
+};
+
+/*
+ * One edit: replace [line:column, end_line:end_column) with text.  Edits
+ * of one group (one finding's fix) are applied all or none.
+ */
+struct cpl_patch_edit {
+	int line;
+	int column;
+	int end_line;
+	int end_column;
+	const char *text;	/* borrowed */
+	size_t group;
+	enum cpl_patch_state state;	/* out */
+};
+
+/*
+ * A changed stretch of whole lines: bytes [old_off, old_end) of the old
+ * text became [new_off, new_end) of the new one.  Both start at a line
+ * start and end after a '\n' or at the end of the text.
+ */
+struct cpl_patch_region {
+	size_t old_off, old_end;
+	size_t new_off, new_end;
+};
+
+/* The result of applying edits. */
+struct cpl_patch {
+	char *text;		/* NUL-terminated; owned */
+	size_t len;
+	struct cpl_patch_region *regions;	/* in text order; owned */
+	size_t nregions;
+	size_t napplied;	/* edits applied (duplicates not counted) */
+	size_t nskipped;	/* edits skipped or invalid */
+};
+
+/*
+ * Applies edits (n of them) to text.  Groups are taken in the order of
+ * their first edit in the text; a group whose edit overlaps an applied
+ * one, or holds an invalid position, is skipped whole (a later pass may
+ * apply it once the text is linted again).  An edit equal to an applied
+ * one (same range, same text) is dropped as a duplicate.  Two insertions
+ * at one point keep the order they were given in.  Sets every edit's
+ * state.  The result always holds the new text (the old one when nothing
+ * applied).
+ */
+void cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
+		     struct cpl_patch_edit *edits, size_t n);
+void cpl_patch_free(struct cpl_patch *p);	/* members; NULL-safe */
+
+/*
+ * Appends the unified diff from old to new to b: "--- a/PATH" and
+ * "+++ b/PATH" (path without a leading "./"), then @@ hunks with three
+ * lines of context, "\ No newline at end of file" after a last line
+ * without one.  regions (from cpl_patch_apply) say which lines differ.
+ * Appends nothing when there are no regions.
+ */
+void cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
+		    size_t old_len, const char *new_text, size_t new_len,
+		    const struct cpl_patch_region *regions, size_t nregions);
+
+#endif
