@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "atomic.h"
 #include "finding.h"
 #include "live.h"
 #include "report/report.h"
@@ -97,8 +98,7 @@ struct options {
 struct cli_output {
 	FILE *fp;		/* write the report here */
 	const char *shown;	/* FILE as given, for messages */
-	char *path;		/* FILE, a symbolic link resolved */
-	char *tmp;		/* the temporary file; NULL: none */
+	struct cpl_atomic file;	/* FILE being replaced (atomic.h) */
 };
 
 /*
