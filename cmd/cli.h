@@ -16,6 +16,7 @@
 #include "finding.h"
 #include "live.h"
 #include "report/report.h"
+#include "text/patch.h"
 
 #define EXIT_CLEAN 0
 #define EXIT_FINDINGS 1
@@ -33,7 +34,7 @@ enum cli_opt {
 	OPT_CONTEXT, OPT_CLUSTER, OPT_USER, OPT_REQUEST_TIMEOUT,
 	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT, OPT_BUDGET,
 	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
-	OPT_PROM_INSECURE,
+	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -84,6 +85,9 @@ struct options {
 	bool ignore_unknown;	/* --ignore-unknown: named non-workloads
 				 * are skipped, as in a directory walk */
 	const char *diff_base;	/* --diff-base REF */
+	bool fix;		/* --fix: apply fixes in place */
+	bool unsafe_fixes;	/* --unsafe-fixes: unsafe ones too */
+	bool diff;		/* --diff: print what --fix would do */
 	const char **paths;	/* positional paths and -f ("-": stdin) */
 	size_t npaths;
 	const char **live;	/* TYPE/NAME targets */
@@ -102,10 +106,11 @@ struct cli_output {
 };
 
 /*
- * Opens where the report goes: stdout when path is NULL, else a temporary
- * file beside path.  -1 after printing one message.
+ * Opens where the report goes: std (stdout, or stderr when --fix writes
+ * standard input's fixed text to stdout) when path is NULL, else a
+ * temporary file beside path.  -1 after printing one message.
  */
-int cpl_cli_output_open(struct cli_output *o, const char *path);
+int cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std);
 /*
  * Finishes the report: with failed false, flushes, syncs and renames the
  * temporary file over FILE.  failed (writing the report failed, errno
@@ -118,6 +123,54 @@ void cpl_cli_output_abort(struct cli_output *o);
 
 /* Lints the paths in o; returns the exit status. */
 int cpl_cli_run_static(struct options *o, int argc, char **argv);
+
+struct cpl_engine;
+struct cpl_repo;
+
+/* What every pass of a static run shares (run.c): read once. */
+struct cli_static {
+	struct options *o;
+	int argc;
+	char **argv;
+	const char *first;	/* where the configuration is looked for */
+	struct cpl_repo *repo;	/* NULL outside git; owned */
+	struct cpl_error repo_err;	/* a repository that would not open */
+	char *stdin_text;	/* standard input (-), read once; owned */
+	size_t stdin_len;
+	struct cpl_error stdin_err;	/* it could not be read */
+};
+
+/* A file --fix or --diff changes (fix.c): its text as linted, and now. */
+struct cli_fixfile {
+	char *path;		/* as the engine names it */
+	char *orig;		/* the bytes first linted */
+	size_t olen;
+	char *text;		/* after the fixes so far */
+	size_t len;
+	size_t passes;		/* passes that changed it */
+	struct cpl_patch_region *regions;	/* of the one pass */
+	size_t nregions;
+};
+
+/*
+ * Lints afresh (a new engine, the caller frees it), reading the texts of
+ * fx (n of them) instead of their files (standard input's too).
+ */
+struct cpl_engine *cpl_cli_lint(const struct cli_static *st,
+				const struct cli_fixfile *fx, size_t n);
+/* Frees what static_open read. */
+void cpl_cli_static_close(struct cli_static *st);
+/* Renders the findings (to std or --output-file); the exit status. */
+int cpl_cli_report(const struct options *o, struct cpl_engine *e,
+		   const char *srcroot, int argc, char **argv, FILE *std);
+/* Prints the run's warnings and input errors to stderr. */
+void cpl_cli_print_errors(const struct cpl_engine *e);
+/* Says on stderr when no file was read at all. */
+void cpl_cli_no_files(const struct cpl_engine *e);
+/* --fix and --diff (fix.c); returns the exit status. */
+int cpl_cli_run_fix(struct cli_static *st);
+/* --unsafe-fixes without --fix: how many fixes --fix would apply. */
+void cpl_cli_fix_hint(const struct options *o, const struct cpl_engine *e);
 /* Lints the live targets in o; returns the exit status. */
 int cpl_cli_run_live(struct options *o, int argc, char **argv);
 

@@ -25,6 +25,15 @@ static const struct cli_flag flags[] = {
 	{ OPT_DIFF_BASE, 0, "diff-base", "REF", CLI_TEXT, NULL,
 	  "report only findings on lines changed since the\n"
 	  "merge base of HEAD and REF" },
+	{ OPT_FIX, 0, "fix", NULL, CLI_NONE, "Fixing",
+	  "apply the safe fixes in place, then report\n"
+	  "what is left (with -f -: the fixed text to stdout)" },
+	{ OPT_UNSAFE_FIXES, 0, "unsafe-fixes", NULL, CLI_NONE, NULL,
+	  "with --fix or --diff: unsafe fixes too (CPU\n"
+	  "requests, limits); alone: count them" },
+	{ OPT_DIFF, 0, "diff", NULL, CLI_NONE, NULL,
+	  "print the unified diff --fix would make and\n"
+	  "write nothing (exit 1 when there is one)" },
 	{ OPT_KUBECONFIG, 0, "kubeconfig", "FILE", CLI_FILE,
 	  "Live (kubectl's flags and KUBECONFIG)",
 	  "use FILE only" },

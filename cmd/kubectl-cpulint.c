@@ -327,6 +327,15 @@ parse_flags(struct options *o, int argc, char **argv,
 		case OPT_DIFF_BASE:
 			o->diff_base = optarg;
 			break;
+		case OPT_FIX:
+			o->fix = true;
+			break;
+		case OPT_UNSAFE_FIXES:
+			o->unsafe_fixes = true;
+			break;
+		case OPT_DIFF:
+			o->diff = true;
+			break;
 		case OPT_EXPLAIN:
 			*explain_id = optarg;
 			act = EXPLAIN;
@@ -416,6 +425,21 @@ check_targets(const struct options *o)
 		fprintf(stderr, "kubectl-cpulint: standard input (-) has no "
 			"git history, so %s cannot be used with it\n",
 			o->staged ? "--staged" : "--diff-base");
+		return -1;
+	}
+	if (o->fix && !o->diff && o->staged) {
+		fprintf(stderr, "kubectl-cpulint: --fix writes the working "
+			"tree and --staged lints the index: fix first, then "
+			"stage (or print the fixes with --diff --staged)\n");
+		return -1;
+	}
+	if ((o->fix || o->diff) && (o->nlive > 0 ||
+				    (o->npaths == 0 && (o->lo.selector ||
+							o->lo.all_namespaces)))) {
+		fprintf(stderr, "kubectl-cpulint: --fix and --diff change "
+			"files; live objects (\"%s\") have none: fix the "
+			"manifests they came from\n",
+			o->nlive ? o->live[0] : "-l/-A");
 		return -1;
 	}
 	if (o->live_flags && o->npaths > 0) {

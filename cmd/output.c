@@ -18,13 +18,13 @@
 #include "util.h"
 
 int
-cpl_cli_output_open(struct cli_output *o, const char *path)
+cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std)
 {
 	struct cpl_error err = { 0 };
 
 	memset(o, 0, sizeof(*o));
 	if (path == NULL) {
-		o->fp = stdout;
+		o->fp = std;
 		return 0;
 	}
 	o->shown = path;
@@ -46,8 +46,8 @@ cpl_cli_output_close(struct cli_output *o, bool failed)
 	bool replacing = o->file.tmp != NULL;
 	int e = failed ? (errno ? errno : EIO) : 0;
 
-	if (o->fp == stdout) {
-		if (!e && (fflush(stdout) != 0 || ferror(stdout)))
+	if (o->file.fp == NULL) {
+		if (!e && (fflush(o->fp) != 0 || ferror(o->fp)))
 			e = errno ? errno : EIO;
 		if (e)
 			fprintf(stderr, "kubectl-cpulint: cannot write the "

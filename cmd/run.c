@@ -52,8 +52,8 @@ print_problem(const struct cpl_error *p, const char *what)
 		fprintf(stderr, "kubectl-cpulint: %s: %s\n", what, p->message);
 }
 
-static void
-print_errors(const struct cpl_engine *e)
+void
+cpl_cli_print_errors(const struct cpl_engine *e)
 {
 	const struct cpl_error *p;
 	size_t n, i;
@@ -82,16 +82,17 @@ join_argv(int argc, char **argv)
 }
 
 /*
- * Renders the findings with the chosen reporter, prints input errors to
- * stderr, and maps the result to an exit status.  srcroot: the directory
+ * Renders the findings with the chosen reporter (to std, or to
+ * --output-file), prints input errors to stderr, and maps the result to
+ * an exit status.  srcroot: the directory
  * SARIF locations are relative to (NULL: the current directory).  When
  * the run failed before anything was read (a cluster error, no readable
  * file), there is nothing to report: stdout stays empty, no file is
  * written, and the errors alone say what happened.
  */
-static int
-report(const struct options *o, struct cpl_engine *e, const char *srcroot,
-       int argc, char **argv)
+int
+cpl_cli_report(const struct options *o, struct cpl_engine *e,
+	       const char *srcroot, int argc, char **argv, FILE *std)
 {
 	const struct cpl_reporter *rep = cpl_reporter_find(o->format);
 	const struct cpl_finding *f;
@@ -109,11 +110,11 @@ report(const struct options *o, struct cpl_engine *e, const char *srcroot,
 	f = cpl_engine_findings(e, &n);
 	if (nerr > 0 && cpl_engine_ntargets(e) == 0 &&
 	    cpl_engine_workloads(e)->count == 0) {
-		print_errors(e);
+		cpl_cli_print_errors(e);
 		return EXIT_TROUBLE;
 	}
-	if (cpl_cli_output_open(&out, o->output_file) < 0) {
-		print_errors(e);
+	if (cpl_cli_output_open(&out, o->output_file, std) < 0) {
+		cpl_cli_print_errors(e);
 		return EXIT_TROUBLE;
 	}
 	if (srcroot) {
@@ -149,7 +150,7 @@ report(const struct options *o, struct cpl_engine *e, const char *srcroot,
 			"takes at most %d results per run: the SARIF log "
 			"keeps the most severe and leaves %zu out\n",
 			CPL_REPORT_SARIF_MAX_RESULTS, dropped);
-	print_errors(e);
+	cpl_cli_print_errors(e);
 	if (nerr > 0)
 		status = EXIT_TROUBLE;
 	free(cmdline);
@@ -206,7 +207,7 @@ cpl_cli_run_live(struct options *o, int argc, char **argv)
 		o->lo.log = log_line;
 	cpl_live_collect(e, o->live, o->nlive, &o->lo, &notes);
 	cpl_engine_run(e);
-	status = report(o, e, NULL, argc, argv);
+	status = cpl_cli_report(o, e, NULL, argc, argv, stdout);
 	for (p = cpl_buf_str(&notes); *p; p = nl + 1) {
 		nl = strchr(p, '\n');
 		if (nl == NULL)
@@ -257,22 +258,24 @@ print_loaded(const struct cpl_wlist *wl)
 }
 
 /*
- * Reads standard input once, at most the engine's file limit, and adds it
- * as one source named <stdin>: a stream of YAML/JSON documents (helm
- * template, kustomize build, kubectl get -o yaml).
+ * Reads standard input once, at most the engine's file limit (*buf NULL
+ * and err set when it cannot): a stream of YAML/JSON documents (helm
+ * template, kustomize build, kubectl get -o yaml), linted as one source
+ * named <stdin>.
  */
 static void
-add_stdin(struct cpl_engine *e, bool explicit)
+read_stdin(char **out, size_t *outlen, struct cpl_error *err)
 {
-	struct cpl_error err = { 0 };
 	size_t cap = 1 << 16, len = 0;
 	char *buf = cpl_xmalloc(cap);
 	ssize_t got;
 
+	*out = NULL;
+	*outlen = 0;
 	for (;;) {
 		if (len == cap) {
 			if (cap > CPL_ENGINE_MAX_FILE_BYTES) {
-				cpl_error_set(&err, CLI_STDIN_NAME, 0, 0,
+				cpl_error_set(err, CLI_STDIN_NAME, 0, 0,
 					      "standard input is larger than "
 					      "the limit of %zu bytes",
 					      CPL_ENGINE_MAX_FILE_BYTES);
@@ -289,77 +292,155 @@ add_stdin(struct cpl_engine *e, bool explicit)
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			cpl_error_set(&err, CLI_STDIN_NAME, 0, 0, "cannot "
+			cpl_error_set(err, CLI_STDIN_NAME, 0, 0, "cannot "
 				      "read standard input: %s",
 				      strerror(errno));
 			goto out;
 		}
 		len += (size_t)got;
 	}
-	cpl_engine_add_buffer(e, CLI_STDIN_NAME, buf, len, explicit);
+	*out = buf;
+	*outlen = len;
+	buf = NULL;
 out:
-	if (err.message)
-		cpl_engine_add_error(e, &err);
-	cpl_error_clear(&err);
 	free(buf);
 }
 
-/* Runs the static lint and reports; returns the exit status. */
-int
-cpl_cli_run_static(struct options *o, int argc, char **argv)
+struct cpl_engine *
+cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
+	     size_t nfx)
 {
+	const struct options *o = st->o;
 	struct cpl_engine *e = cpl_engine_new();
-	struct cpl_repo *repo = NULL;
 	struct cpl_error err = { 0 };
-	/* Standard input has no directory: look from the current one. */
-	const char *first = strcmp(o->paths[0], CLI_STDIN) == 0 ? "." :
-			    o->paths[0];
+	const char *stdin_text = st->stdin_text;
+	size_t stdin_len = st->stdin_len, i;
 	bool stdin_read = false;
-	size_t i;
-	int status;
 
-	load_config(o, e, first);
-	switch (cpl_repo_open(&repo, first, &err)) {
+	load_config(o, e, st->first);
+	if (st->repo_err.message)
+		cpl_engine_add_error(e, &st->repo_err);
+	cpl_engine_set_repo(e, st->repo, o->staged);
+	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
+						     &err) < 0) {
+		cpl_engine_add_error(e, &err);
+		cpl_error_clear(&err);
+	}
+	for (i = 0; i < nfx; i++) {
+		if (strcmp(fx[i].path, CLI_STDIN_NAME) == 0) {
+			stdin_text = fx[i].text;
+			stdin_len = fx[i].len;
+		} else {
+			cpl_engine_set_text(e, fx[i].path, fx[i].text,
+					    fx[i].len);
+		}
+	}
+	for (i = 0; i < o->npaths; i++) {
+		if (strcmp(o->paths[i], CLI_STDIN) != 0)
+			cpl_engine_add_path(e, o->paths[i],
+					    !o->ignore_unknown);
+		else if (!stdin_read && st->stdin_err.message)
+			cpl_engine_add_error(e, &st->stdin_err);
+		else if (!stdin_read)
+			cpl_engine_add_buffer(e, CLI_STDIN_NAME, stdin_text,
+					      stdin_len, !o->ignore_unknown);
+		stdin_read |= strcmp(o->paths[i], CLI_STDIN) == 0;
+	}
+	cpl_engine_run(e);
+	return e;
+}
+
+/*
+ * Opens the repository and reads standard input, once for every pass.
+ * -1 after a message when the run cannot start.
+ */
+static int
+static_open(struct cli_static *st, struct options *o, int argc,
+	    char **argv)
+{
+	struct cpl_error err = { 0 };
+	struct cpl_engine *probe;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	st->o = o;
+	st->argc = argc;
+	st->argv = argv;
+	/* Standard input has no directory: look from the current one. */
+	st->first = strcmp(o->paths[0], CLI_STDIN) == 0 ? "." : o->paths[0];
+	switch (cpl_repo_open(&st->repo, st->first, &err)) {
 	case 0:
 		break;
 	case 1:
 		if (o->staged || o->diff_base) {
 			fprintf(stderr, "kubectl-cpulint: %s: not in a git "
 				"repository, so %s cannot be used\n",
-				first, o->staged ? "--staged" :
+				st->first, o->staged ? "--staged" :
 				"--diff-base");
-			cpl_engine_free(e);
-			return EXIT_TROUBLE;
+			return -1;
 		}
 		break;
 	default:
-		cpl_engine_add_error(e, &err);
-		cpl_error_clear(&err);
 		if (o->staged || o->diff_base) {
-			print_errors(e);
-			cpl_engine_free(e);
-			return EXIT_TROUBLE;
+			print_problem(&err, "error");
+			cpl_error_clear(&err);
+			return -1;
 		}
+		st->repo_err = err;
+		memset(&err, 0, sizeof(err));
 	}
-	cpl_engine_set_repo(e, repo, o->staged);
-	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
-						     &err) < 0) {
-		fprintf(stderr, "kubectl-cpulint: --diff-base %s: %s\n",
-			o->diff_base, err.message);
-		cpl_error_clear(&err);
-		cpl_engine_free(e);
-		cpl_repo_free(repo);
-		return EXIT_TROUBLE;
+	if (o->diff_base) {
+		probe = cpl_engine_new();
+		cpl_engine_set_repo(probe, st->repo, o->staged);
+		if (cpl_engine_set_diff_base(probe, o->diff_base,
+					     &err) < 0) {
+			fprintf(stderr, "kubectl-cpulint: --diff-base %s: "
+				"%s\n", o->diff_base, err.message);
+			cpl_error_clear(&err);
+			cpl_engine_free(probe);
+			return -1;
+		}
+		cpl_engine_free(probe);
 	}
 	for (i = 0; i < o->npaths; i++) {
-		if (strcmp(o->paths[i], CLI_STDIN) != 0)
-			cpl_engine_add_path(e, o->paths[i],
-					    !o->ignore_unknown);
-		else if (!stdin_read)
-			add_stdin(e, !o->ignore_unknown);
-		stdin_read |= strcmp(o->paths[i], CLI_STDIN) == 0;
+		if (strcmp(o->paths[i], CLI_STDIN) == 0) {
+			read_stdin(&st->stdin_text, &st->stdin_len,
+				   &st->stdin_err);
+			break;
+		}
 	}
-	cpl_engine_run(e);
+	return 0;
+}
+
+void
+cpl_cli_static_close(struct cli_static *st)
+{
+	cpl_repo_free(st->repo);
+	cpl_error_clear(&st->repo_err);
+	cpl_error_clear(&st->stdin_err);
+	free(st->stdin_text);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Runs the static lint and reports; returns the exit status. */
+int
+cpl_cli_run_static(struct options *o, int argc, char **argv)
+{
+	struct cli_static st;
+	struct cpl_engine *e;
+	size_t i;
+	int status;
+
+	if (static_open(&st, o, argc, argv) < 0) {
+		cpl_cli_static_close(&st);
+		return EXIT_TROUBLE;
+	}
+	if (o->fix || o->diff) {
+		status = cpl_cli_run_fix(&st);
+		cpl_cli_static_close(&st);
+		return status;
+	}
+	e = cpl_cli_lint(&st, NULL, 0);
 	if (o->verbose) {
 		size_t nn;
 		const struct cpl_error *nt = cpl_engine_notes(e, &nn);
@@ -369,13 +450,24 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 				nt[i].path, nt[i].message);
 		print_loaded(cpl_engine_workloads(e));
 	}
-	status = report(o, e, repo ? cpl_repo_root(repo) : NULL, argc, argv);
+	status = cpl_cli_report(o, e, st.repo ? cpl_repo_root(st.repo) :
+				NULL, argc, argv, stdout);
+	if (o->unsafe_fixes)
+		cpl_cli_fix_hint(o, e);
+	cpl_cli_no_files(e);
+	cpl_engine_free(e);
+	cpl_cli_static_close(&st);
+	return status;
+}
+
+void
+cpl_cli_no_files(const struct cpl_engine *e)
+{
+	size_t n;
+
 	/* Like ruff: an empty walk is not an error, but it is said. */
-	cpl_engine_errors(e, &i);
-	if (cpl_engine_ntargets(e) == 0 && i == 0)
+	cpl_engine_errors(e, &n);
+	if (cpl_engine_ntargets(e) == 0 && n == 0)
 		fprintf(stderr, "kubectl-cpulint: no files to lint (no YAML, "
 			"JSON or Python file among the paths given)\n");
-	cpl_engine_free(e);
-	cpl_repo_free(repo);
-	return status;
 }

@@ -95,6 +95,7 @@ cpl_engine_free(struct cpl_engine *e)
 	cpl_strmap_free(&e->charts);
 	cpl_config_free(e->config);
 	cpl_engine_reach_free(e);
+	cpl_engine_overlay_free(e);
 	free(e);
 }
 
@@ -322,6 +323,8 @@ cpl_engine_read_source(struct cpl_engine *e, const char *path, char **text,
 	char *rel = NULL;
 	int rc;
 
+	if (cpl_engine_overlay_read(e, path, text, len) == 0)
+		return 0;
 	if (!e->staged)
 		return cpl_read_file(text, len, path, MAX_FILE_BYTES, err);
 	rc = cpl_repo_relpath(&rel, e->repo, path, err);

@@ -67,6 +67,13 @@ void cpl_engine_set_repo(struct cpl_engine *e, struct cpl_repo *repo,
 int cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
 			     struct cpl_error *err);
 
+/*
+ * Reads text (copied) wherever path is read from now on, instead of the
+ * file: --fix and --diff lint their fixed text again before writing it.
+ * Call before adding paths.
+ */
+void cpl_engine_set_text(struct cpl_engine *e, const char *path,
+			 const char *text, size_t len);
 /* Adds a file's contents from memory (a staged blob); buf is copied. */
 void cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 			   const char *buf, size_t len, bool explicit);

@@ -1,8 +1,8 @@
 /*
  * engine_int.h — what the parts of the engine share and nothing else may
  * see: the run's state and the few functions one part calls in another.
- * The public interface is engine.h; only lib/engine.c and lib/reach.c
- * include this file.
+ * The public interface is engine.h; only lib/engine.c, lib/reach.c and
+ * lib/overlay.c include this file.
  *
  * The parts:
  *   engine.c  sources, loading, rules, suppressions, the final filter and
@@ -10,7 +10,9 @@
  *   reach.c   Python files named on their own (pre-commit's changed
  *             files): the repository's workloads that run them, loaded
  *             as context, and their findings kept only where they
- *             involve a named file, placed there.
+ *             involve a named file, placed there;
+ *   overlay.c texts given for paths (--fix and --diff passes over fixed
+ *             text), read instead of the files.
  *
  * Includes: engine.h and the core headers it needs.
  */
@@ -96,6 +98,10 @@ struct cpl_engine {
 	struct cpl_strmap is_seed;	/* a spelling of a path → its seed's
 					 * caller path, or a "none" mark
 					 * (reach.c memo) */
+	struct cpl_strmap overlay;	/* normalised path → struct
+					 * overlay_text (overlay.c) */
+	struct overlay_text **overlays;	/* owned, with their keys */
+	size_t noverlays, overlays_cap;
 };
 
 /* ---- engine.c ----------------------------------------------------------- */
@@ -151,5 +157,13 @@ struct source *cpl_engine_seed_source(struct cpl_engine *e,
 				      const char *path);
 /* Frees what reach.c keeps in the engine. */
 void cpl_engine_reach_free(struct cpl_engine *e);
+
+/* ---- overlay.c ---------------------------------------------------------- */
+
+/* A copy of the text given for path, or -1 when none was given. */
+int cpl_engine_overlay_read(const struct cpl_engine *e, const char *path,
+			    char **text, size_t *len);
+/* Frees the texts given (cpl_engine_free). */
+void cpl_engine_overlay_free(struct cpl_engine *e);
 
 #endif

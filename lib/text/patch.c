@@ -317,6 +317,17 @@ cpl_patch_free(struct cpl_patch *p)
 	memset(p, 0, sizeof(*p));
 }
 
+bool
+cpl_patch_span(struct cpl_patch_region *r, const char *old, size_t old_len,
+	       const char *new_text, size_t new_len)
+{
+	r->old_off = r->new_off = 0;
+	r->old_end = old_len;
+	r->new_end = new_len;
+	trim(r, old, new_text);
+	return r->old_off != r->old_end || r->new_off != r->new_end;
+}
+
 /* --- unified diff ------------------------------------------------------ */
 
 /* A region in lines: first line (1-based) and count, old and new. */

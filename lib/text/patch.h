@@ -14,6 +14,7 @@
 #ifndef CPL_TEXT_PATCH_H
 #define CPL_TEXT_PATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -74,6 +75,13 @@ struct cpl_patch {
 void cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 		     struct cpl_patch_edit *edits, size_t n);
 void cpl_patch_free(struct cpl_patch *p);	/* members; NULL-safe */
+
+/*
+ * One region from the first line old and new differ in to the last (for
+ * text changed by several passes of edits); false when they are equal.
+ */
+bool cpl_patch_span(struct cpl_patch_region *r, const char *old,
+		    size_t old_len, const char *new_text, size_t new_len);
 
 /*
  * Appends the unified diff from old to new to b: "--- a/PATH" and

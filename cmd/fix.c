@@ -1,0 +1,377 @@
+/*
+ * fix.c — --fix and --diff, ruff's way.  Lint; take the edits of the
+ * unsuppressed findings whose fixes are allowed (safe ones, unsafe ones
+ * too with --unsafe-fixes); apply them file by file (text/patch.h: a
+ * fix overlapping another waits for the next pass); lint the fixed text
+ * again, in memory, up to MAX_PASSES times while something changed.
+ * Then --diff prints the unified diff of every changed file and writes
+ * nothing; --fix replaces each changed file, only while it still holds
+ * the bytes first linted (atomic.h), lints again from the files and
+ * reports what is left.  Standard input's fixed text goes to stdout and
+ * the report to stderr.
+ *
+ * Invariant: nothing is written before every pass is done, and a file
+ * that changed since it was read is never overwritten.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "cli.h"
+#include "engine.h"
+#include "git/repo.h"
+#include "text/patch.h"
+#include "util.h"
+
+enum { MAX_PASSES = 10 };
+
+/* The files changed so far. */
+struct fixrun {
+	struct cli_fixfile *files;
+	size_t n, cap;
+	size_t *nfixed;		/* findings fixed, per file */
+	size_t nfixed_cap;
+};
+
+/* Whether f's edits may be applied. */
+static bool
+allowed(const struct options *o, const struct cpl_finding *f)
+{
+	return !f->suppressed && f->file != NULL && f->nedits > 0 &&
+	       (f->fix_safety == CPL_FIX_SAFE || o->unsafe_fixes);
+}
+
+static struct cli_fixfile *
+fixfile(struct fixrun *r, const char *path, const char *text, size_t len,
+	size_t *index)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->files[i].path, path) == 0)
+			goto out;
+	cpl_xgrow((void **)&r->files, &r->cap, r->n + 1, sizeof(*r->files));
+	cpl_xgrow((void **)&r->nfixed, &r->nfixed_cap, r->n + 1,
+		  sizeof(*r->nfixed));
+	memset(&r->files[i], 0, sizeof(r->files[i]));
+	r->files[i].path = cpl_xstrdup(path);
+	r->files[i].orig = cpl_xstrndup(text, len);
+	r->files[i].olen = len;
+	r->nfixed[i] = 0;
+	r->n++;
+out:
+	*index = i;
+	return &r->files[i];
+}
+
+/*
+ * Applies the allowed edits that name file to its text in e.  bad[i] is
+ * set for each finding an edit of which was not applied (or changed
+ * nothing).  True when the text changed.
+ */
+static bool
+fix_file(struct fixrun *r, const struct options *o,
+	 const struct cpl_engine *e, const char *file, bool *bad,
+	 size_t *home)
+{
+	size_t n, i, j, ne = 0, cap = 0, idx;
+	const struct cpl_finding *f = cpl_engine_findings(e, &n);
+	struct cpl_patch_edit *ed = NULL;
+	struct cpl_patch p;
+	struct cli_fixfile *ff;
+	const char *text;
+	size_t len;
+	bool changed;
+
+	text = cpl_engine_source_text(e, file, &len);
+	if (text == NULL)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!allowed(o, &f[i]))
+			continue;
+		for (j = 0; j < f[i].nedits; j++) {
+			const struct cpl_edit *x = &f[i].edits[j];
+
+			if (x->file == NULL || strcmp(x->file, file) != 0)
+				continue;
+			cpl_xgrow((void **)&ed, &cap, ne + 1, sizeof(*ed));
+			ed[ne].line = x->line;
+			ed[ne].column = x->column;
+			ed[ne].end_line = x->end_line;
+			ed[ne].end_column = x->end_column;
+			ed[ne].text = x->text;
+			ed[ne].group = i;
+			ne++;
+		}
+	}
+	cpl_patch_apply(&p, text, len, ed, ne);
+	changed = p.len != len || memcmp(p.text, text, len) != 0;
+	for (i = 0; i < ne; i++)
+		if (!changed || ed[i].state == CPL_PATCH_SKIPPED ||
+		    ed[i].state == CPL_PATCH_INVALID)
+			bad[ed[i].group] = true;
+	if (changed) {
+		ff = fixfile(r, file, text, len, &idx);
+		free(ff->text);
+		free(ff->regions);
+		ff->text = p.text;
+		ff->len = p.len;
+		ff->regions = p.regions;
+		ff->nregions = p.nregions;
+		ff->passes++;
+		for (i = 0; i < ne; i++)
+			if (home[ed[i].group] == (size_t)-1)
+				home[ed[i].group] = idx;
+		p.text = NULL;
+		p.regions = NULL;
+	}
+	cpl_patch_free(&p);
+	free(ed);
+	return changed;
+}
+
+/* One pass over e's findings; true when a file changed. */
+static bool
+fix_pass(struct fixrun *r, const struct options *o,
+	 const struct cpl_engine *e)
+{
+	size_t n, i, j, k, nf = 0, cap = 0;
+	const struct cpl_finding *f = cpl_engine_findings(e, &n);
+	const char **files = NULL;
+	bool *bad = cpl_xcalloc(n ? n : 1, sizeof(*bad));
+	size_t *home = cpl_xcalloc(n ? n : 1, sizeof(*home));
+	bool changed = false;
+
+	for (i = 0; i < n; i++) {
+		home[i] = (size_t)-1;
+		if (!allowed(o, &f[i]))
+			continue;
+		for (j = 0; j < f[i].nedits; j++) {
+			const char *file = f[i].edits[j].file;
+
+			for (k = 0; file && k < nf; k++)
+				if (strcmp(files[k], file) == 0)
+					break;
+			if (file == NULL || k < nf)
+				continue;
+			cpl_xgrow((void **)&files, &cap, nf + 1,
+				  sizeof(*files));
+			files[nf++] = file;
+		}
+	}
+	for (k = 0; k < nf; k++)
+		changed |= fix_file(r, o, e, files[k], bad, home);
+	for (i = 0; i < n; i++)
+		if (home[i] != (size_t)-1 && !bad[i])
+			r->nfixed[home[i]]++;
+	free(files);
+	free(bad);
+	free(home);
+	return changed;
+}
+
+static int
+file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cli_fixfile *)a)->path,
+		      ((const struct cli_fixfile *)b)->path);
+}
+
+/* Counts the allowed fixes of e: safe ones, and unsafe ones. */
+static void
+count_fixes(const struct cpl_engine *e, size_t *safe, size_t *unsafe)
+{
+	size_t n, i;
+	const struct cpl_finding *f = cpl_engine_findings(e, &n);
+
+	*safe = *unsafe = 0;
+	for (i = 0; i < n; i++) {
+		if (f[i].suppressed || f[i].file == NULL || f[i].nedits == 0)
+			continue;
+		if (f[i].fix_safety == CPL_FIX_SAFE)
+			(*safe)++;
+		else
+			(*unsafe)++;
+	}
+}
+
+void
+cpl_cli_fix_hint(const struct options *o, const struct cpl_engine *e)
+{
+	size_t safe, unsafe;
+
+	(void)o;
+	count_fixes(e, &safe, &unsafe);
+	fprintf(stderr, "kubectl-cpulint: %zu fix(es) available with --fix, "
+		"%zu more with --fix --unsafe-fixes\n", safe, unsafe);
+}
+
+/* --diff: the diff of every changed file; exit 1 when there is one. */
+static int
+print_diff(const struct fixrun *r)
+{
+	struct cpl_buf b;
+	struct cpl_patch_region whole;
+	size_t i;
+	int status = EXIT_CLEAN;
+
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < r->n; i++) {
+		const struct cli_fixfile *ff = &r->files[i];
+
+		if (ff->len == ff->olen &&
+		    memcmp(ff->text, ff->orig, ff->len) == 0)
+			continue;
+		status = EXIT_FINDINGS;
+		/* One pass: its regions say which lines changed; several:
+		 * one region over everything between the first and the
+		 * last line that differ. */
+		if (ff->passes == 1)
+			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+				       ff->text, ff->len, ff->regions,
+				       ff->nregions);
+		else if (cpl_patch_span(&whole, ff->orig, ff->olen, ff->text,
+					ff->len))
+			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+				       ff->text, ff->len, &whole, 1);
+	}
+	if (fwrite(b.data ? b.data : "", 1, b.len, stdout) != b.len ||
+	    fflush(stdout) != 0) {
+		fprintf(stderr, "kubectl-cpulint: cannot write the diff\n");
+		status = EXIT_TROUBLE;
+	}
+	cpl_buf_free(&b);
+	return status;
+}
+
+/* Writes every changed file (not standard input); false on trouble. */
+static bool
+write_files(struct fixrun *r, size_t *nfiles, size_t *nfixed)
+{
+	struct cpl_error err = { 0 };
+	bool ok = true;
+	size_t i;
+	int rc;
+
+	*nfiles = *nfixed = 0;
+	for (i = 0; i < r->n; i++) {
+		const struct cli_fixfile *ff = &r->files[i];
+
+		if (ff->len == ff->olen &&
+		    memcmp(ff->text, ff->orig, ff->len) == 0)
+			continue;
+		if (strcmp(ff->path, CLI_STDIN_NAME) == 0) {
+			(*nfiles)++;
+			*nfixed += r->nfixed[i];
+			continue;
+		}
+		rc = cpl_atomic_replace(ff->path, ff->orig, ff->olen,
+					ff->text, ff->len, &err);
+		if (rc == 0) {
+			(*nfiles)++;
+			*nfixed += r->nfixed[i];
+			continue;
+		}
+		ok = false;
+		fprintf(stderr, "kubectl-cpulint: %s: %s%s\n", ff->path,
+			rc > 0 ? "" : "cannot write the fixes: ",
+			err.message);
+		cpl_error_clear(&err);
+	}
+	return ok;
+}
+
+static void
+fixrun_free(struct fixrun *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->files[i].path);
+		free(r->files[i].orig);
+		free(r->files[i].text);
+		free(r->files[i].regions);
+	}
+	free(r->files);
+	free(r->nfixed);
+}
+
+int
+cpl_cli_run_fix(struct cli_static *st)
+{
+	const struct options *o = st->o;
+	struct fixrun r = { 0 };
+	struct cpl_engine *e = NULL;
+	const struct cli_fixfile *in = NULL;
+	size_t pass, i, nfiles = 0, nfixed = 0, safe, unsafe, nerr;
+	int status;
+	bool ok;
+
+	for (pass = 0; pass < MAX_PASSES; pass++) {
+		e = cpl_cli_lint(st, r.files, r.n);
+		if (!fix_pass(&r, o, e))
+			break;
+		cpl_engine_free(e);
+		e = NULL;
+	}
+	if (o->diff) {
+		if (e == NULL)	/* MAX_PASSES passes all changed something */
+			e = cpl_cli_lint(st, r.files, r.n);
+		count_fixes(e, &safe, &unsafe);
+		cpl_engine_errors(e, &nerr);
+		cpl_cli_print_errors(e);
+		for (i = 0; i < r.n; i++) {
+			nfiles += r.files[i].len != r.files[i].olen ||
+				  memcmp(r.files[i].text, r.files[i].orig,
+					 r.files[i].len) != 0;
+			nfixed += r.nfixed[i];
+		}
+		/* Sorted only now: r.nfixed follows the order found. */
+		qsort(r.files, r.n, sizeof(*r.files), file_cmp);
+		status = print_diff(&r);
+		fprintf(stderr, "kubectl-cpulint: would fix %zu finding(s) "
+			"in %zu file(s)", nfixed, nfiles);
+		if (unsafe > 0 && !o->unsafe_fixes)
+			fprintf(stderr, "; %zu more fix(es) with "
+				"--unsafe-fixes", unsafe);
+		fputc('\n', stderr);
+		if (nerr > 0)
+			status = EXIT_TROUBLE;
+		goto out;
+	}
+	cpl_engine_free(e);
+	ok = write_files(&r, &nfiles, &nfixed);
+	for (i = 0; i < r.n; i++)
+		if (strcmp(r.files[i].path, CLI_STDIN_NAME) == 0)
+			in = &r.files[i];
+	/* Lint again from the files as they are now. */
+	e = cpl_cli_lint(st, in, in ? 1 : 0);
+	if (st->stdin_text) {
+		const char *t = in ? in->text : st->stdin_text;
+		size_t len = in ? in->len : st->stdin_len;
+
+		if (fwrite(t, 1, len, stdout) != len || fflush(stdout)) {
+			fprintf(stderr, "kubectl-cpulint: cannot write the "
+				"fixed standard input\n");
+			ok = false;
+		}
+	}
+	status = cpl_cli_report(o, e, st->repo ? cpl_repo_root(st->repo) :
+				NULL, st->argc, st->argv,
+				st->stdin_text ? stderr : stdout);
+	count_fixes(e, &safe, &unsafe);
+	fprintf(stderr, "kubectl-cpulint: fixed %zu finding(s) in %zu "
+		"file(s)", nfixed, nfiles);
+	if (unsafe > 0 && !o->unsafe_fixes)
+		fprintf(stderr, "; %zu more fix(es) with --unsafe-fixes",
+			unsafe);
+	fputc('\n', stderr);
+	cpl_cli_no_files(e);
+	if (!ok)
+		status = EXIT_TROUBLE;
+out:
+	cpl_engine_free(e);
+	fixrun_free(&r);
+	return status;
+}
