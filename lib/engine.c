@@ -627,15 +627,26 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 								pos->file) :
 				   NULL;
 	const char *p, *end;
+	struct cpl_pos at;
 	long off;
+	int n;
 
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
-	off = offset_of(src, pos->line, pos->column);
+	off = offset_of(src, pos->line, 1);
 	if (off < 0)
 		return;
 	p = src->text + off;
 	end = src->text + src->len;
+	/* YAML columns count characters (libyaml's); edits count bytes. */
+	for (n = 1; n < pos->column && p < end && *p != '\n'; n++)
+		for (p++; p < end && ((unsigned char)*p & 0xc0) == 0x80; p++)
+			;
+	if (n < pos->column)
+		return;
+	off = (long)(p - src->text);
+	at = *pos;
+	at.column = (int)(off - offset_of(src, pos->line, 1)) + 1;
 	if (*p == '"' || *p == '\'') {
 		char q = *p++;
 
@@ -665,8 +676,8 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 		if (p == src->text + off)
 			return;
 	}
-	cpl_finding_add_edit(f, pos, pos->line,
-			     pos->column + (int)(p - (src->text + off)), text);
+	cpl_finding_add_edit(f, &at, at.line,
+			     at.column + (int)(p - (src->text + off)), text);
 }
 
 double

@@ -276,7 +276,7 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 		cpl_buf_add(&b, text + pos, s->start - pos);
 		cpl_buf_add(&b, t, tl);
 		pos = s->end;
-		if (r == NULL || os >= r->old_end) {
+		if (r == NULL || os > r->old_end) {
 			cpl_xgrow((void **)&out->regions, &rcap,
 				  out->nregions + 1, sizeof(*out->regions));
 			r = &out->regions[out->nregions++];
