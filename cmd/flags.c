@@ -107,9 +107,10 @@ const char *const cpl_cli_synopsis[] = {
 };
 
 const char cpl_cli_exit_status[] =
-	"0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
-	"unreadable or invalid input, or a cluster error (reported; other\n"
-	"files are still linted).";
+	"0 clean, 1 findings at or above --fail-on (--diff: a diff), 2\n"
+	"usage error, unreadable or invalid input, a cluster error\n"
+	"(reported; other files are still linted), or a file --fix could\n"
+	"not write.";
 
 const struct cli_flag *
 cpl_cli_flags(size_t *n)

@@ -7,7 +7,8 @@
  * lib/engine.h.
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
- * it; 2 usage error, unreadable or invalid input, or cluster error (after
+ * it (--diff: a diff was printed); 2 usage error, unreadable or invalid
+ * input, cluster error, or a file --fix could not write (after
  * everything else has been reported).
  */
 #include <getopt.h>
