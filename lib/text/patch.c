@@ -379,7 +379,8 @@ put_hunk(struct cpl_buf *b, const struct lines *ol, const char *old,
 	size_t total = old_len == 0 ? 0 : ol->n - (old[old_len - 1] == '\n');
 	size_t stop = last_end + CONTEXT <= total + 1 ? last_end + CONTEXT :
 		      total + 1;
-	size_t oc = stop - first, nc = stop - first, i, k, ln, off;
+	size_t oc = stop - first;	/* context and removed lines */
+	size_t nc = oc, i, k, ln, off;	/* context and added lines */
 
 	for (i = 0; i < n; i++)
 		nc = nc - p[i].ac + p[i].bc;
