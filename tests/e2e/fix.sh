@@ -221,6 +221,27 @@ if [ "$(stat -c %a "$w/polyaxonfile.yaml")" = 640 ]; then ok; else
 fi
 [ -z "$(find "$w" -name '.*.??????')" ] && ok || bad "a temporary file was left"
 
+# --diff-base: only the findings on changed lines are fixed.
+w=$tmp/git
+mkdir -p "$w"
+cp testdata/fix/pytorchjob/pytorchjob.yaml "$w/"
+(cd "$w" && git init -q && git add . &&
+	git -c user.name=t -c user.email=t@example.com commit -qm base)
+(cd "$w" && "$BIN" --no-config --fix --diff-base HEAD . >/dev/null \
+	2>"$tmp/err")
+if cmp -s "$w/pytorchjob.yaml" testdata/fix/pytorchjob/pytorchjob.yaml &&
+	grep -q "fixed 0 finding(s) in 0 file(s)" "$tmp/err"; then ok; else
+	bad "--diff-base HEAD fixed an unchanged line"; cat "$tmp/err"
+fi
+sed 's/value: "16"/value: "12"/' testdata/fix/pytorchjob/pytorchjob.yaml \
+	>"$w/pytorchjob.yaml"
+(cd "$w" && "$BIN" --no-config --diff --diff-base HEAD . >"$tmp/out" \
+	2>/dev/null)
+if grep -q '^+              value: "1"$' "$tmp/out" &&
+	! grep -q '^[-+].*OMP_NUM_THREADS' "$tmp/out"; then ok; else
+	bad "--diff --diff-base HEAD:"; cat "$tmp/out"
+fi
+
 # Refusals: live targets, --staged.
 "$BIN" --fix pod/x >/dev/null 2>"$tmp/err"
 rc=$?

@@ -244,6 +244,20 @@ START_TEST(empty_text)
 }
 END_TEST
 
+START_TEST(span_of_two_texts)
+{
+	struct cpl_patch_region r;
+	const char *a = "1\n2\n3\n4\n", *b = "1\nx\n3\ny\n";
+
+	ck_assert(cpl_patch_span(&r, a, strlen(a), b, strlen(b)));
+	ck_assert_uint_eq(r.old_off, 2);
+	ck_assert_uint_eq(r.old_end, 8);
+	ck_assert_uint_eq(r.new_off, 2);
+	ck_assert_uint_eq(r.new_end, 8);
+	ck_assert(!cpl_patch_span(&r, a, strlen(a), a, strlen(a)));
+}
+END_TEST
+
 static Suite *
 patch_suite(void)
 {
@@ -263,6 +277,7 @@ patch_suite(void)
 	tcase_add_test(tc, diff_hunks_and_context);
 	tcase_add_test(tc, diff_trims_unchanged_lines);
 	tcase_add_test(tc, empty_text);
+	tcase_add_test(tc, span_of_two_texts);
 	suite_add_tcase(s, tc);
 	return s;
 }
