@@ -165,12 +165,14 @@ int cpl_cli_report(const struct options *o, struct cpl_engine *e,
 		   const char *srcroot, int argc, char **argv, FILE *std);
 /* Prints the run's warnings and input errors to stderr. */
 void cpl_cli_print_errors(const struct cpl_engine *e);
+/* -v: what the run skipped, loaded and merged (stderr). */
+void cpl_cli_verbose(const struct cpl_engine *e);
 /* Says on stderr when no file was read at all. */
 void cpl_cli_no_files(const struct cpl_engine *e);
 /* --fix and --diff (fix.c); returns the exit status. */
 int cpl_cli_run_fix(struct cli_static *st);
 /* --unsafe-fixes without --fix: how many fixes --fix would apply. */
-void cpl_cli_fix_hint(const struct options *o, const struct cpl_engine *e);
+void cpl_cli_fix_hint(const struct cpl_engine *e);
 /* Lints the live targets in o; returns the exit status. */
 int cpl_cli_run_live(struct options *o, int argc, char **argv);
 

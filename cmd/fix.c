@@ -197,11 +197,10 @@ count_fixes(const struct cpl_engine *e, size_t *safe, size_t *unsafe)
 }
 
 void
-cpl_cli_fix_hint(const struct options *o, const struct cpl_engine *e)
+cpl_cli_fix_hint(const struct cpl_engine *e)
 {
 	size_t safe, unsafe;
 
-	(void)o;
 	count_fixes(e, &safe, &unsafe);
 	fprintf(stderr, "kubectl-cpulint: %zu fix(es) available with --fix, "
 		"%zu more with --fix --unsafe-fixes\n", safe, unsafe);
@@ -347,6 +346,8 @@ cpl_cli_run_fix(struct cli_static *st)
 			in = &r.files[i];
 	/* Lint again from the files as they are now. */
 	e = cpl_cli_lint(st, in, in ? 1 : 0);
+	if (o->verbose)
+		cpl_cli_verbose(e);
 	if (st->stdin_text) {
 		const char *t = in ? in->text : st->stdin_text;
 		size_t len = in ? in->len : st->stdin_len;

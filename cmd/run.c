@@ -422,13 +422,24 @@ cpl_cli_static_close(struct cli_static *st)
 	memset(st, 0, sizeof(*st));
 }
 
+void
+cpl_cli_verbose(const struct cpl_engine *e)
+{
+	size_t nn, i;
+	const struct cpl_error *nt = cpl_engine_notes(e, &nn);
+
+	for (i = 0; i < nn; i++)
+		fprintf(stderr, "kubectl-cpulint: %s: %s\n", nt[i].path,
+			nt[i].message);
+	print_loaded(cpl_engine_workloads(e));
+}
+
 /* Runs the static lint and reports; returns the exit status. */
 int
 cpl_cli_run_static(struct options *o, int argc, char **argv)
 {
 	struct cli_static st;
 	struct cpl_engine *e;
-	size_t i;
 	int status;
 
 	if (static_open(&st, o, argc, argv) < 0) {
@@ -441,19 +452,12 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 		return status;
 	}
 	e = cpl_cli_lint(&st, NULL, 0);
-	if (o->verbose) {
-		size_t nn;
-		const struct cpl_error *nt = cpl_engine_notes(e, &nn);
-
-		for (i = 0; i < nn; i++)
-			fprintf(stderr, "kubectl-cpulint: %s: %s\n",
-				nt[i].path, nt[i].message);
-		print_loaded(cpl_engine_workloads(e));
-	}
+	if (o->verbose)
+		cpl_cli_verbose(e);
 	status = cpl_cli_report(o, e, st.repo ? cpl_repo_root(st.repo) :
 				NULL, argc, argv, stdout);
 	if (o->unsafe_fixes)
-		cpl_cli_fix_hint(o, e);
+		cpl_cli_fix_hint(e);
 	cpl_cli_no_files(e);
 	cpl_engine_free(e);
 	cpl_cli_static_close(&st);
