@@ -1,11 +1,12 @@
 /*
  * measure.c — runs one command N times for make bench and prints, per run,
- * its wall time, its peak memory and its exit status:
+ * its wall time, its peak memory, its exit status and its CPU time (user +
+ * system):
  *
  *   measure [-n N] [-o FILE] [-C DIR] -- PROGRAM [ARG...]
  *   prints N lines "SECONDS MAXRSS_KIB STATUS CPU_SECONDS"
  *
- * CPU_SECONDS is user + system time.  Standard input is /dev/null, standard output goes to FILE (default
+ * Standard input is /dev/null, standard output goes to FILE (default
  * /dev/null), standard error to /dev/null; DIR is the working directory.
  *
  * Why not Python's own spawn: Linux carries the parent's peak resident
