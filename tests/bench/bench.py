@@ -27,6 +27,7 @@ Environment (run.sh sets the first three):
   BENCH_PODS    Pods in rows 4 and 5 (default 10000)
 """
 
+import json
 import math
 import os
 import re
@@ -149,40 +150,59 @@ def yaml_files(tree):
     return sorted(found)
 
 
-FINDING = re.compile(r'"rule":\s*"(CPU[0-9]+)".*?"object":\s*"([^"]*)",'
-                     r'\s*"container":\s*"([^"]*)"', re.S)
 OWNER = re.compile(r'(gen-[abc])/(gen-train-[0-9]+)')
+CHUNK = 1 << 22         # bytes read at a time from a report
+
+
+def findings(report):
+    """Yields each finding object of a -o json report, read in pieces and
+    decoded one object at a time (a report of millions of findings is
+    larger than this script's memory should be; any spacing and key order
+    will do)."""
+    dec = json.JSONDecoder()
+    with open(report, encoding="utf-8", errors="replace") as f:
+        buf, pos, eof = "", -1, False
+
+        def more():
+            chunk = f.read(CHUNK)
+            return chunk, not chunk
+        while pos < 0:
+            chunk, eof = more()
+            buf += chunk
+            m = re.search(r'"findings"\s*:\s*\[', buf)
+            if m:
+                pos = m.end()
+            elif eof:
+                return
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n,":
+                pos += 1
+            if pos < len(buf) and buf[pos] == "]":
+                return
+            try:
+                obj, end = dec.raw_decode(buf, pos)
+            except ValueError:
+                if eof:
+                    return
+                chunk, eof = more()
+                buf, pos = buf[pos:] + chunk, 0
+                continue
+            yield obj
+            pos = end
 
 
 def count_findings(report):
-    """Reads a -o json report in pieces (one of millions of findings is
-    larger than this script's memory should be).  Returns the findings
-    (the summary's counts), those on the fake server's generated Pods or
-    their owners, and the distinct problems among those: (rule,
-    container, owning Deployment), as the Pods of one owner share a
-    spec."""
-    gen, distinct, buf, last = 0, set(), "", ""
-    with open(report, encoding="utf-8", errors="replace") as f:
-        while True:
-            chunk = f.read(1 << 22)
-            if not chunk:
-                break
-            last = (last + chunk)[-4096:]
-            buf += chunk
-            end = 0
-            for m in FINDING.finditer(buf):
-                end = m.end()
-                o = OWNER.search(m.group(2))
-                if o:
-                    gen += 1
-                    distinct.add((m.group(1), m.group(3), o.groups()))
-            buf = buf[end:] if end else buf[-65536:]
-    m = re.search(r'"summary":\s*\{([^}]*)\}', last)
-    total = 0
-    if m:
-        for k in ("errors", "warnings", "notes"):
-            n = re.search(r'"%s":\s*([0-9]+)' % k, m.group(1))
-            total += int(n.group(1)) if n else 0
+    """Returns the findings of a -o json report, those on the fake
+    server's generated Pods or their owners, and the distinct problems
+    among those: (rule, container, owning Deployment), as the Pods of one
+    owner share a spec."""
+    total, gen, distinct = 0, 0, set()
+    for f in findings(report):
+        total += 1
+        o = OWNER.search(str(f.get("object", "")))
+        if o:
+            gen += 1
+            distinct.add((f.get("rule"), f.get("container"), o.groups()))
     return total, gen, len(distinct)
 
 

@@ -58,9 +58,11 @@ spec = importlib.util.spec_from_file_location("bench",
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 rep = json.load(open(sys.argv[1]))
-total, gen, distinct = bench.count_findings(sys.argv[1])
-assert total == len(rep["findings"]) > 0, (total, len(rep["findings"]))
-assert (gen, distinct) == (0, 0), (gen, distinct)
+for chunk in (bench.CHUNK, 1000, 97):     # objects across reads too
+    bench.CHUNK = chunk
+    total, gen, distinct = bench.count_findings(sys.argv[1])
+    assert total == len(rep["findings"]) > 0, (total, len(rep["findings"]))
+    assert (gen, distinct) == (0, 0), (gen, distinct)
 PY
 # Live reports: the Pods of one owner are one problem, however many Pods.
 python3 - "$tmp/live.json" <<'PY' && ok || bad "bench.py distinct problems"
@@ -81,6 +83,15 @@ json.dump({"version": 1, "findings": fs, "budgets": [],
            "summary": {"errors": len(fs), "warnings": 0, "notes": 0,
                        "suppressed": 0}, "errors": []},
           open(sys.argv[1], "w"), indent=2)
+for chunk in (bench.CHUNK, 61):
+    bench.CHUNK = chunk
+    assert bench.count_findings(sys.argv[1]) == (32, 31, 7), \
+        bench.count_findings(sys.argv[1])
+# keys in another order, no spaces: the same counts
+rev = [dict(reversed(list(f.items()))) for f in fs]
+with open(sys.argv[1], "w") as out:
+    out.write(json.dumps({"version": 1, "findings": rev},
+                         separators=(",", ":")))
 assert bench.count_findings(sys.argv[1]) == (32, 31, 7), \
     bench.count_findings(sys.argv[1])
 assert bench.owners(600) == 6 and bench.owners(10000) == 102
