@@ -287,6 +287,9 @@ def row_scale(binary, tmp, have):
         sys.stdout.flush()
     cpus = [p[3] for p in per]
     ratio = max(cpus) / min(cpus)
+    walls = [p[2] / p[1] for p in per]
+    print("          wall time per file: max/min %.2f (for information)" %
+          (max(walls) / min(walls)))
     row("scale", "scaling, %s projects" % " -> ".join(
             "{:,}".format(p[0]) for p in per),
         "CPU time per file %s us" % " / ".join("%.0f" % (x * 1e6)
