@@ -77,8 +77,12 @@ endif
 RULE_MD   := $(sort $(wildcard rules/CPU*.md))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
-BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# make bench's tools: measure (runs a command, prints time and peak
+# memory) and the floors: libyaml alone over the tree's YAML, and a process
+# that does nothing (static, dynamic, dynamic with the dev binary's
+# libraries).
+BENCH_FLOORS := $(addprefix $(BUILD)/bench/,measure yaml-parse-floor \
+                noop-static noop-dynamic noop-libs)
 BIN       := kubectl-cpulint
 MAN       := $(BUILD)/kubectl-cpulint.1
 
@@ -126,10 +130,34 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcpulint.a
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS) $(CHECK_LIBS)
 
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libcpulint.a
+$(BUILD)/bench/yaml-parse-floor: tools/yaml-parse-floor.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	$(Q)$(CC) -O2 -std=c11 $(WARN) $(if $(WERROR),-Werror) -o $@ $< \
+	    $(shell pkg-config --cflags --libs yaml-0.1)
+
+$(BUILD)/bench/measure: tests/bench/measure.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (static)"
+	$(Q)$(CC) -O2 -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) \
+	    -static -o $@ $<
+
+$(BUILD)/bench/noop-static: tests/bench/noop.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (static)"
+	$(Q)$(CC) -O2 -static -o $@ $<
+
+$(BUILD)/bench/noop-dynamic: tests/bench/noop.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (dynamic)"
+	$(Q)$(CC) -O2 -o $@ $<
+
+# Linked like the dev binary (--no-as-needed: every library is loaded even
+# though nothing in it is called).
+$(BUILD)/bench/noop-libs: tests/bench/noop.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (the dev binary's libraries)"
+	$(Q)$(CC) -O2 -o $@ $< -Wl,--no-as-needed $(LDLIBS)
 
 # unit-NAME builds and runs one unit test (tests/unit/test_NAME.c).
 unit-%: $(BUILD)/tests/test_%
@@ -158,8 +186,13 @@ valgrind: $(UNIT_BIN)
 lint:
 	$(Q)sh tools/lint.sh
 
-bench: $(BIN) $(BENCH_BIN)
-	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh $(BENCH_BIN)
+# Prints figures and asserts nothing (tests/bench/run.sh; BENCH_QUICK=1
+# for a small run).  The release binary is measured too when it builds.
+bench: $(BIN) $(BENCH_FLOORS)
+	$(Q)$(MAKE) --no-print-directory $(DIST_BIN) >/dev/null 2>&1 || \
+	    echo "bench: no release binary ($(DIST_BIN) does not build here)"
+	$(Q)BIN=$(BIN) RELEASE_BIN=$(DIST_BIN) FLOORS=$(BUILD)/bench \
+	    sh tests/bench/run.sh
 
 # Fuzzing (clang + libFuzzer): each target in tests/fuzz/fuzz_NAME.c runs
 # FUZZ_SECONDS, seeded from testdata; any crash, leak or undefined

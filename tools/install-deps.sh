@@ -6,7 +6,8 @@
 # jsonschema for the SARIF schema, openssl for test certificates, git,
 # pre-commit, kubectl, prometheus (run by the tests on loopback, never as
 # a service); cppcheck for make lint, groff for the manual page, bash and
-# zsh for the completion scripts).  Installs only what is
+# zsh for the completion scripts; ripgrep, the peer make bench measures
+# against).  Installs only what is
 # missing, so it is quick on a machine that has everything.  Other systems: it prints what to
 # install and stops.
 #
@@ -34,7 +35,7 @@ install the equivalents of:
             (Fedora: gcc make pkgconf libyaml-devel jansson-devel
              libgit2-devel libcurl-devel check-devel)
   tests:    python3 with jsonschema and PyYAML, openssl, git, pre-commit,
-            kubectl
+            kubectl; ripgrep for make bench
   make dist (the release tarball): static archives of libyaml, jansson,
             libgit2 and what `pkg-config --static --libs libgit2 libssh2`
             lists; few distributions outside Debian and Ubuntu ship them.
@@ -62,6 +63,7 @@ command -v openssl >/dev/null 2>&1 || need="$need openssl"
 command -v git >/dev/null 2>&1 || need="$need git"
 command -v pre-commit >/dev/null 2>&1 || need="$need pre-commit"
 command -v cppcheck >/dev/null 2>&1 || need="$need cppcheck"
+command -v rg >/dev/null 2>&1 || need="$need ripgrep"
 kubectl_snap=""
 if ! command -v kubectl >/dev/null 2>&1; then
 	if [ "$os" = debian ]; then

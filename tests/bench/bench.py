@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""bench.py — the measurements behind make bench (tests/bench/run.sh).
+
+Prints each row of issue 11's table from one run: the figure, the floor or
+peer measured in the same run, their ratio and whether the goal is met;
+then the same rows as a Markdown table for the README's Performance
+section.  It asserts nothing and exits 0 whatever the figures are (1 only
+when it cannot measure at all, e.g. the binary is missing).
+
+Every process is run by FLOORS/measure (tests/bench/measure.c), which
+forks, execs and reaps it with wait4, so wall time and peak memory
+(ru_maxrss) are those of that one process (plus measure's own peak, under
+1 MiB: what noop-static shows).  Times
+are the best of several runs (median for the pre-commit row) because six
+jobs may share this machine; peak memory is the largest seen.
+
+Environment (run.sh sets the first three):
+  BIN           the dev binary (./kubectl-cpulint)
+  RELEASE_BIN   the release binary (make dist), when it exists
+  FLOORS        the directory of measure, yaml-parse-floor and the noop
+                builds
+  BENCH_QUICK=1 a small run (about a tenth of the sizes): checks the
+                instrument, its figures are not the table's
+  BENCH_ROWS    the rows to run, e.g. "1,2,scale" (default: all of
+                1,2,3,4,5,scale)
+  BENCH_PROJECTS  projects in the tree of rows 1-3 (default 2000)
+  BENCH_PODS    Pods in rows 4 and 5 (default 10000)
+"""
+
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MIB = 1024 * 1024
+
+
+def env_int(name, default):
+    v = os.environ.get(name, "")
+    return int(v) if v.isdigit() else default
+
+
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+PROJECTS = env_int("BENCH_PROJECTS", 200 if QUICK else 2000)
+SCALE = [PROJECTS // 4, PROJECTS // 2, PROJECTS, PROJECTS * 2]
+PODS = env_int("BENCH_PODS", 1000 if QUICK else 10000)
+CONTAINERS = 100
+REPEAT = 1 if QUICK else 3
+PRECOMMIT_RUNS = 5 if QUICK else 20
+GOAL_TIME_RATIO = 1.5
+GOAL_MEM = 64 * MIB
+GOAL_PRECOMMIT = 0.010
+STRETCH_PRECOMMIT = 0.005
+GOAL_LIVE_RATIO = 0.3
+GOAL_SCALE = 1.2
+
+ROWS = [r.strip() for r in os.environ.get(
+    "BENCH_ROWS", "1,2,3,4,5,scale").split(",") if r.strip()]
+TABLE = []      # (what, now, floor, ratio, goal, verdict) for the summary
+
+
+MEASURE = None  # FLOORS/measure, set by main
+
+
+def runs(argv, n=1, out=None, cwd=None, env=None):
+    """Runs argv n times under measure; returns [(seconds, peak KiB,
+    exit status, CPU seconds)].  out: a file for standard output (default
+    /dev/null); cwd: the working directory."""
+    cmd = [MEASURE, "-n", str(n)]
+    if out:
+        cmd += ["-o", out]
+    if cwd:
+        cmd += ["-C", cwd]
+    res = subprocess.run(cmd + ["--"] + argv, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return [(float(a), int(b), int(c), float(d)) for a, b, c, d in
+            (line.split() for line in res.splitlines())]
+
+
+def run(argv, **kw):
+    return runs(argv, 1, **kw)[0]
+
+
+def best(argv, n=REPEAT, **kw):
+    """The fastest of n runs, the largest peak memory, the last status,
+    the least CPU time."""
+    r = runs(argv, n, **kw)
+    return (min(x[0] for x in r), max(x[1] for x in r), r[-1][2],
+            min(x[3] for x in r))
+
+
+def median(argv, n, **kw):
+    ts = sorted(x[0] for x in runs(argv, n, **kw))
+    return ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2
+
+
+def secs(t):
+    return "%.0f ms" % (t * 1000) if t < 0.1 else "%.2f s" % t
+
+
+def ms(t):
+    return "%.1f ms" % (t * 1000)
+
+
+def mib(kib):
+    return "%.0f MiB" % (kib / 1024)
+
+
+def verdict(ok):
+    return "goal met" if ok else "goal missed"
+
+
+def row(key, what, now, floor, ratio, goal, ok, md):
+    """Prints one row in full; md holds its short cells (what, now,
+    floor / peer, ratio, goal) for the Markdown table at the end."""
+    print("row %-5s %s" % (key, what))
+    print("          now:   %s" % now)
+    print("          floor: %s" % floor)
+    print("          ratio: %s   goal: %s   %s" % (ratio, goal,
+                                                   verdict(ok)))
+    sys.stdout.flush()
+    TABLE.append(tuple(md) + ("met" if ok else "missed",))
+
+
+def note(text):
+    print("          " + text)
+    sys.stdout.flush()
+
+
+def generate(tree, projects):
+    out = subprocess.run([sys.executable, os.path.join(HERE,
+                                                       "gen-monorepo.py"),
+                          tree, str(projects)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    return int(out[2]), int(out[4])      # files, bytes
+
+
+def yaml_files(tree):
+    found = []
+    for d, _, names in os.walk(tree):
+        found += [os.path.join(d, n) for n in names if n.endswith(".yaml")]
+    return sorted(found)
+
+
+OWNER = re.compile(r'(gen-[abc])/(gen-train-[0-9]+)')
+CHUNK = 1 << 22         # bytes read at a time from a report
+
+
+def findings(report):
+    """Yields each finding object of a -o json report, read in pieces and
+    decoded one object at a time (a report of millions of findings is
+    larger than this script's memory should be; any spacing and key order
+    will do)."""
+    dec = json.JSONDecoder()
+    with open(report, encoding="utf-8", errors="replace") as f:
+        buf, pos, eof = "", -1, False
+
+        def more():
+            chunk = f.read(CHUNK)
+            return chunk, not chunk
+        while pos < 0:
+            chunk, eof = more()
+            buf += chunk
+            m = re.search(r'"findings"\s*:\s*\[', buf)
+            if m:
+                pos = m.end()
+            elif eof:
+                return
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n,":
+                pos += 1
+            if pos < len(buf) and buf[pos] == "]":
+                return
+            try:
+                obj, end = dec.raw_decode(buf, pos)
+            except ValueError:
+                if eof:
+                    return
+                chunk, eof = more()
+                buf, pos = buf[pos:] + chunk, 0
+                continue
+            yield obj
+            pos = end
+
+
+def count_findings(report):
+    """Returns the findings of a -o json report, those on the fake
+    server's generated Pods or their owners, and the distinct problems
+    among those: (rule, container, owning Deployment), as the Pods of one
+    owner share a spec."""
+    total, gen, distinct = 0, 0, set()
+    for f in findings(report):
+        total += 1
+        o = OWNER.search(str(f.get("object", "")))
+        if o:
+            gen += 1
+            distinct.add((f.get("rule"), f.get("container"), o.groups()))
+    return total, gen, len(distinct)
+
+
+# ---- rows 1, 2 and the scaling line: the tree ------------------------------
+
+def lint_tree(binary, tree, report):
+    return best([binary, "--no-config", "-o", "json", tree], out=report)
+
+
+def rows_tree(binary, floors, tmp):
+    tree = os.path.join(tmp, "tree-%d" % PROJECTS)
+    files, size = generate(tree, PROJECTS)
+    print("tree: %d projects, %d files, %.1f MiB (tests/bench/"
+          "gen-monorepo.py)" % (PROJECTS, files, size / MIB))
+    report = os.path.join(tmp, "tree.json")
+    t, rss, rc, cpu = lint_tree(binary, tree, report)
+    if rc not in (0, 1):
+        print("bench: %s exited %d on the tree" % (binary, rc))
+    rsize = os.path.getsize(report)
+    nfind = count_findings(report)[0]
+    yamls = yaml_files(tree)
+    ty, rss_y, rc_y, cpu_y = best([os.path.join(floors, "yaml-parse-floor")] +
+                              yamls)
+    if rc_y != 0:
+        print("bench: yaml-parse-floor failed on the tree")
+    rg = shutil.which("rg")
+    if rg:
+        trg, rss_rg, _, cpu_rg = best([rg, "-c", "torch", tree])
+    else:
+        trg, rss_rg, cpu_rg = 0.0, 0, 0.0
+    floor = ty + trg
+    if "1" in ROWS:
+        row("1", "whole tree, `-o json` (%d files, %.0f MiB)" % (
+                files, size / MIB),
+            "%s, CPU %s (%d findings)" % (secs(t), secs(cpu), nfind),
+            "libyaml parse of the %d YAML files %s + %s %s = %s" % (
+                len(yamls), secs(ty), "ripgrep over the tree" if rg else
+                "no ripgrep (install it for the full floor)", secs(trg),
+                secs(floor)),
+            "%.2f x (on CPU time: %.2f x)" % (
+                t / floor, cpu / max(cpu_y + cpu_rg, 1e-6)),
+            "<= %.1f x the floor" %
+            GOAL_TIME_RATIO, t / floor <= GOAL_TIME_RATIO,
+            ("whole tree, `-o json`", secs(t), "libyaml %s + ripgrep %s" % (
+                secs(ty), secs(trg) if rg else "(not installed)"),
+             "%.1f x" % (t / floor), "<= 1.5 x"))
+    if "2" in ROWS:
+        limit = GOAL_MEM + rsize
+        row("2", "whole tree, peak memory",
+            "%s (the JSON report is %.1f MiB)" % (mib(rss), rsize / MIB),
+            "ripgrep %s%s; libyaml floor %s" % (
+                mib(rss_rg), "" if rg else " (not installed)", mib(rss_y)),
+            "%.2f x the limit, %.1f x ripgrep" % (
+                rss * 1024 / limit, rss / max(rss_rg, 1)),
+            "<= 64 MiB + the report = %s" % mib(limit / 1024),
+            rss * 1024 <= limit,
+            ("whole tree, peak memory", "%s (report %.0f MiB)" % (
+                mib(rss), rsize / MIB), "ripgrep %s" % mib(rss_rg),
+             "%.1f x (64 MiB + report)" % (rss * 1024 / limit),
+             "<= 1 x"))
+    return tree, files, t, cpu
+
+
+def row_scale(binary, tmp, have):
+    """Time per file at four sizes.  The ratio is taken on CPU time (user
+    + system), which other jobs on the machine disturb less than wall
+    time; wall time is printed beside it."""
+    per = []
+    for n in SCALE:
+        if have and have[0] == n:
+            files, t, cpu = have[1:]
+        else:
+            tree = os.path.join(tmp, "scale-%d" % n)
+            files, _ = generate(tree, n)
+            t, _, _, cpu = lint_tree(binary, tree,
+                                     os.path.join(tmp, "scale.json"))
+            shutil.rmtree(tree)
+        per.append((n, files, t, cpu / files))
+        print("          %5d projects, %5d files: %s wall, %s CPU, %.0f us "
+              "CPU per file" % (n, files, secs(t), secs(cpu),
+                                cpu / files * 1e6))
+        sys.stdout.flush()
+    cpus = [p[3] for p in per]
+    ratio = max(cpus) / min(cpus)
+    walls = [p[2] / p[1] for p in per]
+    print("          wall time per file: max/min %.2f (for information)" %
+          (max(walls) / min(walls)))
+    row("scale", "scaling, %s projects" % " -> ".join(
+            "{:,}".format(p[0]) for p in per),
+        "CPU time per file %s us" % " / ".join("%.0f" % (x * 1e6)
+                                               for x in cpus),
+        "the same at the other sizes",
+        "max/min %.2f" % ratio, "<= %.2f (within 20%%)" % GOAL_SCALE,
+        ratio <= GOAL_SCALE,
+        ("time per file, %s projects" % " -> ".join(
+            "{:,}".format(p[0]) for p in per),
+         " / ".join("%.0f us" % (x * 1e6) for x in cpus), "-",
+         "max/min %.2f" % ratio, "<= 1.2"))
+
+
+# ---- row 3: pre-commit -----------------------------------------------------
+
+def row_precommit(binaries, floors, tree):
+    git = ["git", "-c", "user.name=bench", "-c",
+           "user.email=bench@example.com"]
+    if not os.path.isdir(os.path.join(tree, ".git")):
+        for argv in (["git", "init", "-q", "."], ["git", "add", "-A"],
+                     git + ["commit", "-q", "-m", "bench tree"]):
+            subprocess.run(argv, cwd=tree, check=True,
+                           stdout=subprocess.DEVNULL)
+    target = os.path.join("teams", "team00", "proj0000", "polyaxonfile.yaml")
+    with open(os.path.join(tree, target), "a") as f:
+        f.write("# touched by make bench\n")
+    figures = []
+    for label, b in binaries:
+        argv = [b, "--ignore-unknown", target]
+        run(argv, cwd=tree)     # warm the page cache
+        figures.append((label, median(argv, PRECOMMIT_RUNS, cwd=tree)))
+    starts = []
+    for label, name in (("static", "noop-static"),
+                        ("dynamic, libc", "noop-dynamic"),
+                        ("the dev binary's %d libraries" % nlibs(binaries),
+                         "noop-libs")):
+        p = os.path.join(floors, name)
+        run([p])
+        starts.append((label, median([p], PRECOMMIT_RUNS)))
+    best_t = figures[0][1]
+    row("3", "one Polyaxonfile in that tree as a git repo (pre-commit), "
+        "median of %d" % PRECOMMIT_RUNS,
+        ", ".join("%s %s" % (label, ms(t)) for label, t in figures),
+        "an empty process: " + ", ".join("%s %s" % (label, ms(t))
+                                         for label, t in starts),
+        "%.2f x the goal, %.1f x the dynamic empty process" % (
+            best_t / GOAL_PRECOMMIT, best_t / starts[1][1]),
+        "<= 10 ms (stretch 5 ms): %s" % (
+            "stretch met" if best_t <= STRETCH_PRECOMMIT else
+            "stretch not met"), best_t <= GOAL_PRECOMMIT,
+        ("pre-commit: one Polyaxonfile, the tree as a git repo",
+         ", ".join("%s %s" % (ms(t), label) for label, t in figures),
+         "empty process %s; with the dev binary's libraries %s" % (
+             ms(starts[1][1]), ms(starts[2][1])),
+         "%.1f x the goal" % (best_t / GOAL_PRECOMMIT),
+         "<= 10 ms (5 ms)"))
+
+
+def nlibs(binaries):
+    b = binaries[-1][1]
+    try:
+        out = subprocess.run(["ldd", b], capture_output=True, text=True,
+                             check=False).stdout
+    except OSError:
+        return 0
+    return sum(1 for line in out.splitlines() if "=>" in line or
+               line.strip().startswith("/"))
+
+
+# ---- rows 4 and 5: live ----------------------------------------------------
+
+class Server:
+    """testdata/apiserver/server.py, started as tests/live/apiserver.sh
+    starts it: a fresh directory, loopback only, ready when its port file
+    is written."""
+
+    def __init__(self, tmp, args):
+        self.dir = tempfile.mkdtemp(prefix="apiserver-", dir=tmp)
+        self.log = open(os.path.join(self.dir, "server.log"), "w")
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(ROOT, "testdata", "apiserver",
+                                          "server.py"),
+             "--dir", self.dir, "--timeout", "1800"] + args,
+            stdout=self.log, stderr=subprocess.STDOUT)
+        port = os.path.join(self.dir, "port")
+        while not os.path.exists(port):
+            if self.proc.poll() is not None:
+                raise RuntimeError("the fake API server exited at start")
+            if time.perf_counter() - t0 > 600:
+                raise RuntimeError("the fake API server did not start")
+            time.sleep(0.1)
+        self.started = time.perf_counter() - t0
+        self.env = dict(os.environ,
+                        KUBECONFIG=os.path.join(self.dir, "kubeconfig"))
+
+    def pages(self):
+        """The list requests for Pods it answered."""
+        n = 0
+        with open(os.path.join(self.dir, "requests.jsonl")) as f:
+            for line in f:
+                if "/pods" in line and "limit=" in line:
+                    n += 1
+        return n
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def row_live(binary, tmp):
+    srv = Server(tmp, ["--generate-pods", str(PODS), "--training"])
+    try:
+        print("live: fake API server with %d Pods up in %.1f s" % (
+            PODS, srv.started))
+        report = os.path.join(tmp, "live.json")
+        t, rss, rc, cpu = best([binary, "--no-config", "-A", "-o",
+                                "json"], out=report, env=srv.env)
+        if rc not in (0, 1):
+            print("bench: %s -A exited %d" % (binary, rc))
+        nfind = count_findings(report)[0]
+        kubectl = shutil.which("kubectl")
+        if kubectl:
+            tk, rss_k, rc_k, cpu_k = best([kubectl, "get", "pods", "-A",
+                                           "-o", "json"], env=srv.env)
+            if rc_k != 0:
+                print("bench: kubectl exited %d" % rc_k)
+            ratio = t / tk
+            peer = "`kubectl get pods -A -o json`: %s, CPU %s, %s" % (
+                secs(tk), secs(cpu_k), mib(rss_k))
+            rtext = "%.2f x kubectl's time, %.2f x its memory" % (
+                ratio, rss / max(rss_k, 1))
+        else:
+            ratio, peer, rtext = math.inf, "no kubectl installed", "-"
+            tk, rss_k = 0.0, 0
+        row("4", "live `-A` over %s Pods (fake API server, pages of 500)" %
+            "{:,}".format(PODS),
+            "%s, CPU %s, %s peak (%d findings)" % (secs(t), secs(cpu),
+                                                    mib(rss), nfind),
+            peer, rtext, "<= %.1f x kubectl, < 64 MiB" % GOAL_LIVE_RATIO,
+            ratio <= GOAL_LIVE_RATIO and rss * 1024 < GOAL_MEM,
+            ("live `-A`, %s Pods" % "{:,}".format(PODS),
+             "%s, %s" % (secs(t), mib(rss)),
+             "kubectl %s, %s" % (secs(tk), mib(rss_k)) if kubectl else "-",
+             "%.2f x" % ratio, "<= 0.3 x, < 64 MiB"))
+    finally:
+        srv.stop()
+
+
+def owners(pods):
+    """Deployments server.py --training makes for this many Pods: every
+    100 Pods of a namespace (gen-a/b/c, round robin) share one."""
+    return len({(i % 3, (i // 3) // 100) for i in range(pods)})
+
+
+def row_live_wide(binary, tmp):
+    srv = Server(tmp, ["--generate-pods", str(PODS), "--training",
+                       "--containers-per-pod", str(CONTAINERS)])
+    try:
+        print("live: fake API server with %d Pods x %d containers up in "
+              "%.1f s" % (PODS, CONTAINERS, srv.started))
+        report = os.path.join(tmp, "live-wide.json")
+        t, rss, rc, cpu = run([binary, "--no-config", "-A", "-o",
+                               "json"], out=report, env=srv.env)
+        if rc not in (0, 1):
+            print("bench: %s -A exited %d" % (binary, rc))
+        rsize = os.path.getsize(report)
+        nfind, gen, distinct = count_findings(report)
+        os.unlink(report)
+        pages = srv.pages()
+    finally:
+        srv.stop()
+    limit = GOAL_MEM + rsize
+    dup = gen / max(distinct, 1)
+    row("5", "live `-A`, %s Pods x %d containers" % (
+            "{:,}".format(PODS), CONTAINERS),
+        "%s, CPU %s, %s peak (one run), %s findings, %s of them on the "
+        "generated Pods (report %.1f MiB, %d pages)" % (
+            secs(t), secs(cpu), mib(rss), "{:,}".format(nfind),
+            "{:,}".format(gen), rsize / MIB, pages),
+        "%s distinct problems (rule, container, owner) among those: "
+        "the Pods of one of the %d owners share a spec" % (
+            "{:,}".format(distinct), owners(PODS)),
+        "%.2f x the memory limit, %.1f findings per distinct problem" % (
+            rss * 1024 / limit, dup),
+        "memory <= 64 MiB + the report = %s; one finding per distinct "
+        "problem" % mib(limit / 1024),
+        rss * 1024 <= limit and dup <= 1.0,
+        ("live `-A`, %s Pods x %d containers" % ("{:,}".format(PODS),
+                                                 CONTAINERS),
+         "%s, %s, %s findings" % (secs(t), mib(rss), "{:,}".format(nfind)),
+         "%s distinct problems" % "{:,}".format(distinct),
+         "%.1f x (64 MiB + report); %.0f findings per problem" % (
+             rss * 1024 / limit, dup), "<= 1 x; 1"))
+
+
+# ---- the summary ---------------------------------------------------------
+
+def machine():
+    cpus = os.cpu_count()
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    osname = ""
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return "%s, %d CPUs (nproc: %s), %s, %.0f GiB" % (
+        osname, cpus, len(os.sched_getaffinity(0)), model, mem / 2 ** 30)
+
+
+def main():
+    binary = os.path.abspath(os.environ.get("BIN", "kubectl-cpulint"))
+    release = os.environ.get("RELEASE_BIN", "")
+    floors = os.path.abspath(os.environ.get("FLOORS", "build/bench"))
+    if not os.access(binary, os.X_OK):
+        print("bench: no binary %s (make first)" % binary)
+        return 1
+    global MEASURE
+    for name in ("measure", "yaml-parse-floor", "noop-static",
+                 "noop-dynamic", "noop-libs"):
+        if not os.access(os.path.join(floors, name), os.X_OK):
+            print("bench: no %s/%s (make bench builds it)" % (floors, name))
+            return 1
+    MEASURE = os.path.join(floors, "measure")
+    binaries = []
+    if release and os.access(release, os.X_OK):
+        binaries.append(("release", os.path.abspath(release)))
+    binaries.append(("dev", binary))
+    print("machine: %s" % machine())
+    print("binary: %s%s%s" % (binary, ", release " + binaries[0][1]
+                              if len(binaries) > 1 else "",
+                              " (BENCH_QUICK: sizes cut, figures not the "
+                              "table's)" if QUICK else ""))
+    print("load average at the start: %.2f (other jobs make times noisy; "
+          "compare ratios)" % os.getloadavg()[0])
+    print("times: best of %d runs (pre-commit: median of %d); memory: "
+          "peak RSS (wait4, tests/bench/measure.c)" % (REPEAT, PRECOMMIT_RUNS))
+    sys.stdout.flush()
+    tmp = tempfile.mkdtemp(prefix="cpl-bench-")
+    try:
+        have = None
+        tree = None
+        if {"1", "2", "3", "scale"} & set(ROWS):
+            tree, files, t, cpu = rows_tree(binary, floors, tmp)
+            have = (PROJECTS, files, t, cpu)
+        if "scale" in ROWS:
+            row_scale(binary, tmp, have)
+        if "3" in ROWS:
+            row_precommit(binaries, floors, tree)
+        if "4" in ROWS:
+            row_live(binary, tmp)
+        if "5" in ROWS:
+            row_live_wide(binary, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("load average at the end: %.2f" % os.getloadavg()[0])
+    print()
+    print("For the README (Performance):")
+    print()
+    print("| what | now | floor / peer | ratio | goal | goal met |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in TABLE:
+        print("| %s |" % " | ".join(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
