@@ -231,7 +231,7 @@ cpl_jsonw_format_real(struct cpl_wbuf *w, double v)
 		buf[n++] = '0';
 		buf[n] = '\0';
 	}
-	/* "1e+05" → "1e5", "1e-05" → "1e-5", as jansson's jsonp_dtostr. */
+	/* "1e+05" to "1e5", "1e-05" to "1e-5", as jansson's jsonp_dtostr. */
 	e = strchr(buf, 'e');
 	if (e) {
 		start = e + 1;
