@@ -12,24 +12,56 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void
 cpl_wbuf_init(struct cpl_wbuf *w, FILE *out)
 {
 	memset(w, 0, sizeof(*w));
 	w->out = out;
+	w->fd = out ? fileno(out) : -1;
 }
 
-/* Writes n bytes to the FILE unless a write failed before. */
+/* Remembers the first failure. */
+static void
+fail(struct cpl_wbuf *w)
+{
+	w->failed = true;
+	w->error = errno ? errno : EIO;
+}
+
+/* Writes n bytes out unless a write failed before. */
 static void
 put(struct cpl_wbuf *w, const void *p, size_t n)
 {
+	const char *c = p;
+
 	if (w->failed || n == 0)
 		return;
 	errno = 0;
-	if (fwrite(p, 1, n, w->out) != n) {
-		w->failed = true;
-		w->error = errno ? errno : EIO;
+	if (w->fd < 0) {
+		if (fwrite(p, 1, n, w->out) != n)
+			fail(w);
+		return;
+	}
+	/* What the FILE buffered before goes first. */
+	if (fflush(w->out) != 0) {
+		fail(w);
+		return;
+	}
+	while (n > 0) {
+		ssize_t k = write(w->fd, c, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			fail(w);
+			return;
+		}
+		c += k;
+		n -= (size_t)k;
 	}
 }
 
@@ -146,10 +178,8 @@ cpl_wbuf_finish(struct cpl_wbuf *w)
 	if (w->out) {
 		drain(w);
 		errno = 0;
-		if (!w->failed && (fflush(w->out) != 0 || ferror(w->out))) {
-			w->failed = true;
-			w->error = errno ? errno : EIO;
-		}
+		if (!w->failed && (fflush(w->out) != 0 || ferror(w->out)))
+			fail(w);
 	}
 	rc = w->failed ? -1 : 0;
 	if (w->failed)

@@ -2,7 +2,10 @@
  * wbuf.h — the buffered writer every reporter writes through.
  *
  * Bytes collect in a 64 KiB buffer and go to the FILE in whole blocks, so
- * a report costs one write per 64 KiB, not one per finding or line.  The
+ * a report costs one write per 64 KiB, not one per finding or line.  When
+ * the FILE has a descriptor the blocks go straight to it with write(2)
+ * (after flushing anything the FILE still held), as stdio would split
+ * each block in two; otherwise (a memory stream) through fwrite.  The
  * first failed write is remembered (later bytes are dropped) and reported
  * by cpl_wbuf_finish, which also flushes the FILE: a full disk still ends
  * in an error.  With no FILE the writer keeps every byte in memory (a
@@ -26,6 +29,7 @@
 /* A buffered writer over out, or an in-memory buffer when out is NULL. */
 struct cpl_wbuf {
 	FILE *out;		/* borrowed; NULL: memory only */
+	int fd;			/* out's descriptor, or -1: use fwrite */
 	char *data;		/* owned */
 	size_t len;		/* bytes in data not yet written */
 	size_t cap;

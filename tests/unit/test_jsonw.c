@@ -594,6 +594,50 @@ START_TEST(wbuf_order)
 }
 END_TEST
 
+/*
+ * Over a FILE with a descriptor the blocks go straight to it: what the
+ * FILE itself buffered before comes first, and the bytes arrive whole.
+ */
+START_TEST(wbuf_descriptor)
+{
+	struct cpl_wbuf w;
+	FILE *fp = tmpfile();
+	char *piece = cpl_xmalloc(CPL_WBUF_SIZE + 10), *back;
+	size_t i, total;
+	long size;
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_ge(fputs("head;", fp), 0);	/* still in stdio */
+	memset(piece, 'p', CPL_WBUF_SIZE + 10);
+	cpl_wbuf_init(&w, fp);
+	ck_assert_int_ge(w.fd, 0);
+	for (i = 0; i < 3; i++) {
+		cpl_wbuf_add(&w, piece, CPL_WBUF_SIZE + 10);
+		cpl_wbuf_addc(&w, (char)('0' + i));
+	}
+	cpl_wbuf_adds(&w, ";tail");
+	ck_assert_int_eq(cpl_wbuf_finish(&w), 0);
+	total = 5 + 3 * (CPL_WBUF_SIZE + 11) + 5;
+	ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
+	size = ftell(fp);
+	ck_assert_int_eq(size, (long)total);
+	rewind(fp);
+	back = cpl_xmalloc(total);
+	ck_assert_uint_eq(fread(back, 1, total, fp), total);
+	ck_assert(memcmp(back, "head;", 5) == 0);
+	for (i = 0; i < 3; i++) {
+		const char *at = back + 5 + i * (CPL_WBUF_SIZE + 11);
+
+		ck_assert(memcmp(at, piece, CPL_WBUF_SIZE + 10) == 0);
+		ck_assert_int_eq(at[CPL_WBUF_SIZE + 10], '0' + (int)i);
+	}
+	ck_assert(memcmp(back + total - 5, ";tail", 5) == 0);
+	free(back);
+	free(piece);
+	(void)fclose(fp);
+}
+END_TEST
+
 /* A full disk: the first failure is kept and reported at the end. */
 START_TEST(wbuf_full_disk)
 {
@@ -642,6 +686,7 @@ jsonw_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wbuf");
 	tcase_add_test(tc, wbuf_order);
+	tcase_add_test(tc, wbuf_descriptor);
 	tcase_add_test(tc, wbuf_full_disk);
 	suite_add_tcase(s, tc);
 	return s;
