@@ -34,9 +34,9 @@
 /* The state of one document (or one value of it) being written. */
 struct cpl_jsonw {
 	struct cpl_wbuf *w;	/* borrowed */
-	unsigned base;		/* the level the first value is written at */
+	unsigned base;		/* the level of the first value */
 	unsigned depth;		/* open containers, counting base */
-	uint64_t array;		/* bit d: the container at level d is [] */
+	uint64_t array;		/* bit d: level d is an array */
 	uint64_t filled;	/* bit d: it has a member already */
 	bool keyed;		/* a key was written, its value is due */
 };

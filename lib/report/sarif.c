@@ -101,7 +101,7 @@ struct sarif {
 	char *root;		/* srcroot, absolute and normalised */
 	const struct cpl_rule *const *rules;	/* the registry */
 	size_t nrules;
-	struct cpl_wbuf scratch;	/* in memory: the result being written */
+	struct cpl_wbuf scratch;	/* in memory: the result at hand */
 	struct keptlist kept[NRANKS];	/* by rank: higher ranks are kept
 					 * first when there are too many */
 	size_t nkept;

@@ -24,7 +24,8 @@
 
 #include "util.h"
 
-#define CPL_WBUF_SIZE	(64 * 1024)	/* bytes buffered before a write */
+/* Bytes buffered before a write. */
+#define CPL_WBUF_SIZE	(64 * 1024)
 
 /* A buffered writer over out, or an in-memory buffer when out is NULL. */
 struct cpl_wbuf {
@@ -34,7 +35,7 @@ struct cpl_wbuf {
 	size_t len;		/* bytes in data not yet written */
 	size_t cap;
 	int error;		/* errno of the first failure, or 0 */
-	bool failed;		/* a write failed: later bytes are dropped */
+	bool failed;		/* a write failed: the rest is dropped */
 };
 
 /* Starts a writer over out (NULL: memory); nothing is allocated yet. */

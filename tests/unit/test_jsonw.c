@@ -247,7 +247,8 @@ START_TEST(escape_table)
 		/* a truncated sequence is one U+FFFD, then the next byte */
 		{ "\xe2\x82x", 3, "\"\xef\xbf\xbdx\"" },
 		/* a surrogate: three maximal subparts */
-		{ "\xed\xa0\x80", 3, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "\xed\xa0\x80", 3,
+		  "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
 	};
 	size_t i, len;
 
