@@ -12,7 +12,8 @@
  *
  * Invariant: every value is escaped the way the runner unescapes it: data
  * (after "::") maps % CR LF to %25 %0D %0A; property values also map
- * : and , to %3A and %2C.  The state is freed by end; out is borrowed.
+ * : and , to %3A and %2C.  Commands go out through one buffered writer
+ * (wbuf.h).  The state is freed by end; out is borrowed.
  */
 #include "report/report.h"
 
@@ -20,10 +21,11 @@
 #include <string.h>
 
 #include "report/render.h"
+#include "report/wbuf.h"
 
 /* The reporter's state between begin and end. */
 struct github {
-	FILE *out;
+	struct cpl_wbuf w;		/* the report's buffered writer */
 	bool failed;			/* a write failed */
 	struct cpl_buf cmd;		/* the command being built */
 };
@@ -91,14 +93,15 @@ add_position(struct cpl_buf *b, const char *file, int line, int column)
 	return ",";
 }
 
-/* Writes the command built so far plus a newline; remembers failure. */
+/* Hands the command built so far plus a newline to the writer. */
 static void
 flush_command(struct github *g)
 {
 	cpl_buf_addc(&g->cmd, '\n');
-	if (g->cmd.overflow ||
-	    fwrite(cpl_buf_str(&g->cmd), 1, g->cmd.len, g->out) != g->cmd.len)
+	if (g->cmd.overflow)
 		g->failed = true;
+	else
+		cpl_wbuf_add(&g->w, g->cmd.data, g->cmd.len);
 	cpl_buf_reset(&g->cmd);
 }
 
@@ -109,7 +112,7 @@ github_begin(FILE *out, const struct cpl_report_meta *meta)
 	struct github *g = cpl_xcalloc(1, sizeof(*g));
 	size_t i;
 
-	g->out = out;
+	cpl_wbuf_init(&g->w, out);
 	cpl_buf_init(&g->cmd, 0);
 	for (i = 0; meta && i < meta->nerrors; i++) {
 		const struct cpl_error *e = &meta->errors[i];
@@ -195,7 +198,7 @@ github_end(void *state)
 	struct github *g = state;
 	int rc;
 
-	rc = g->failed || fflush(g->out) != 0 || ferror(g->out) ? -1 : 0;
+	rc = cpl_wbuf_finish(&g->w) < 0 || g->failed ? -1 : 0;
 	cpl_buf_free(&g->cmd);
 	free(g);
 	return rc;

@@ -8,162 +8,200 @@
  * container, message, fix, related and edits, in that order, then
  * "applicability" ("safe" or "unsafe", when there are edits) and "pods"
  * (a live finding shared by that many Pods of one owner, when more than
- * one); absent
- * strings are null, unknown lines and columns 0.  Suppressed findings are
- * left out of "findings" and counted in summary.suppressed.
- * "budgets" holds one entry per training container (render.h).  Invariant:
- * the document is built only through jansson and written once, at end.
- * The state owns the document; out and meta are borrowed.
+ * one); absent strings are null, unknown lines and columns 0.
+ * Suppressed findings are left out of "findings" and counted in
+ * summary.suppressed.  "budgets" holds one entry per training container
+ * (render.h).
+ *
+ * Invariant: the document is streamed (jsonw.h): the head at begin, each
+ * finding as it is emitted, the rest at end, so memory does not grow
+ * with the number of findings; the bytes are those jansson would print
+ * for the same document (JSON_INDENT(2) | JSON_PRESERVE_ORDER, then a
+ * newline).  The state owns its writer; out and meta are borrowed.
  */
 #include "report/report.h"
 
 #include <stdlib.h>
 
+#include "report/jsonw.h"
 #include "report/render.h"
+#include "report/wbuf.h"
 
 /* The reporter's state between begin and end. */
 struct jsonrep {
-	FILE *out;
+	struct cpl_wbuf w;
+	struct cpl_jsonw j;		/* the document, inside "findings" */
 	const struct cpl_report_meta *meta;
-	json_t *findings;
 	struct cpl_report_tally tally;
 };
 
 /* {"file","line","column","message"} of a related location. */
-static json_t *
-related_json(const struct cpl_related *r)
+static void
+related_json(struct cpl_jsonw *j, const struct cpl_related *r)
 {
-	json_t *o = cpl_report_jobject();
-
-	cpl_report_jset(o, "file", cpl_report_jstr(r->file));
-	cpl_report_jset(o, "line", cpl_report_jint(r->line));
-	cpl_report_jset(o, "column", cpl_report_jint(r->column));
-	cpl_report_jset(o, "message", cpl_report_jstr(r->message));
-	return o;
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "file");
+	cpl_jsonw_str(j, r->file);
+	cpl_jsonw_key(j, "line");
+	cpl_jsonw_int(j, r->line);
+	cpl_jsonw_key(j, "column");
+	cpl_jsonw_int(j, r->column);
+	cpl_jsonw_key(j, "message");
+	cpl_jsonw_str(j, r->message);
+	cpl_jsonw_close(j);
 }
 
 /* {"file","line","column","end_line","end_column","text"} of an edit. */
-static json_t *
-edit_json(const struct cpl_edit *e)
+static void
+edit_json(struct cpl_jsonw *j, const struct cpl_edit *e)
 {
-	json_t *o = cpl_report_jobject();
-
-	cpl_report_jset(o, "file", cpl_report_jstr(e->file));
-	cpl_report_jset(o, "line", cpl_report_jint(e->line));
-	cpl_report_jset(o, "column", cpl_report_jint(e->column));
-	cpl_report_jset(o, "end_line", cpl_report_jint(e->end_line));
-	cpl_report_jset(o, "end_column", cpl_report_jint(e->end_column));
-	cpl_report_jset(o, "text", cpl_report_jstr(e->text ? e->text : ""));
-	return o;
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "file");
+	cpl_jsonw_str(j, e->file);
+	cpl_jsonw_key(j, "line");
+	cpl_jsonw_int(j, e->line);
+	cpl_jsonw_key(j, "column");
+	cpl_jsonw_int(j, e->column);
+	cpl_jsonw_key(j, "end_line");
+	cpl_jsonw_int(j, e->end_line);
+	cpl_jsonw_key(j, "end_column");
+	cpl_jsonw_int(j, e->end_column);
+	cpl_jsonw_key(j, "text");
+	cpl_jsonw_str(j, e->text ? e->text : "");
+	cpl_jsonw_close(j);
 }
 
-/* The finding as one object of "findings". */
-static json_t *
-finding_json(const struct cpl_finding *f)
+/* The finding as the next object of "findings". */
+static void
+finding_json(struct cpl_jsonw *j, const struct cpl_finding *f)
 {
-	json_t *o = cpl_report_jobject();
-	json_t *related = cpl_report_jarray();
-	json_t *edits = cpl_report_jarray();
 	size_t i;
 
-	cpl_report_jset(o, "rule", cpl_report_jstr(f->rule ? f->rule->id :
-						     NULL));
-	cpl_report_jset(o, "name", cpl_report_jstr(f->rule ? f->rule->name :
-						     NULL));
-	cpl_report_jset(o, "severity",
-			cpl_report_jstr(cpl_severity_name(f->severity)));
-	cpl_report_jset(o, "file", cpl_report_jstr(f->file));
-	cpl_report_jset(o, "line", cpl_report_jint(f->line));
-	cpl_report_jset(o, "column", cpl_report_jint(f->column));
-	cpl_report_jset(o, "object", cpl_report_jstr(f->object));
-	cpl_report_jset(o, "container", cpl_report_jstr(f->container));
-	cpl_report_jset(o, "message", cpl_report_jstr(f->message ?
-						       f->message : ""));
-	cpl_report_jset(o, "fix", cpl_report_jstr(f->fix));
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "rule");
+	cpl_jsonw_str(j, f->rule ? f->rule->id : NULL);
+	cpl_jsonw_key(j, "name");
+	cpl_jsonw_str(j, f->rule ? f->rule->name : NULL);
+	cpl_jsonw_key(j, "severity");
+	cpl_jsonw_str(j, cpl_severity_name(f->severity));
+	cpl_jsonw_key(j, "file");
+	cpl_jsonw_str(j, f->file);
+	cpl_jsonw_key(j, "line");
+	cpl_jsonw_int(j, f->line);
+	cpl_jsonw_key(j, "column");
+	cpl_jsonw_int(j, f->column);
+	cpl_jsonw_key(j, "object");
+	cpl_jsonw_str(j, f->object);
+	cpl_jsonw_key(j, "container");
+	cpl_jsonw_str(j, f->container);
+	cpl_jsonw_key(j, "message");
+	cpl_jsonw_str(j, f->message ? f->message : "");
+	cpl_jsonw_key(j, "fix");
+	cpl_jsonw_str(j, f->fix);
+	cpl_jsonw_key(j, "related");
+	cpl_jsonw_array(j);
 	for (i = 0; i < f->nrelated; i++)
-		cpl_report_jpush(related, related_json(&f->related[i]));
-	cpl_report_jset(o, "related", related);
+		related_json(j, &f->related[i]);
+	cpl_jsonw_close(j);
+	cpl_jsonw_key(j, "edits");
+	cpl_jsonw_array(j);
 	for (i = 0; i < f->nedits; i++)
-		cpl_report_jpush(edits, edit_json(&f->edits[i]));
-	cpl_report_jset(o, "edits", edits);
-	if (f->nedits)
-		cpl_report_jset(o, "applicability", cpl_report_jstr(
-				cpl_fix_safety_name(f->fix_safety)));
-	if (f->pods > 1)
-		cpl_report_jset(o, "pods", cpl_report_jint((long long)f->pods));
-	return o;
+		edit_json(j, &f->edits[i]);
+	cpl_jsonw_close(j);
+	if (f->nedits) {
+		cpl_jsonw_key(j, "applicability");
+		cpl_jsonw_str(j, cpl_fix_safety_name(f->fix_safety));
+	}
+	if (f->pods > 1) {
+		cpl_jsonw_key(j, "pods");
+		cpl_jsonw_int(j, (long long)f->pods);
+	}
+	cpl_jsonw_close(j);
 }
 
-/* Starts an empty findings array; nothing is written yet. */
+/* Writes the head of the document, up to the open "findings" array. */
 static void *
 json_begin(FILE *out, const struct cpl_report_meta *meta)
 {
-	struct jsonrep *j = cpl_xcalloc(1, sizeof(*j));
+	struct jsonrep *r = cpl_xcalloc(1, sizeof(*r));
 
-	j->out = out;
-	j->meta = meta;
-	j->findings = cpl_report_jarray();
-	return j;
+	cpl_wbuf_init(&r->w, out);
+	cpl_jsonw_init(&r->j, &r->w, 0);
+	r->meta = meta;
+	cpl_jsonw_object(&r->j);
+	cpl_jsonw_key(&r->j, "version");
+	cpl_jsonw_int(&r->j, 1);
+	cpl_jsonw_key(&r->j, "findings");
+	cpl_jsonw_array(&r->j);
+	return r;
 }
 
-/* Counts a finding and, unless suppressed, adds it to the array. */
+/* Counts a finding and, unless suppressed, writes it. */
 static void
 json_emit(void *state, const struct cpl_finding *f)
 {
-	struct jsonrep *j = state;
+	struct jsonrep *r = state;
 
-	cpl_report_tally_add(&j->tally, f);
+	cpl_report_tally_add(&r->tally, f);
 	if (f->suppressed || f->severity == CPL_SEV_OFF)
 		return;
-	cpl_report_jpush(j->findings, finding_json(f));
+	finding_json(&r->j, f);
 }
 
 /* The "errors" array: one object per input problem in meta. */
-static json_t *
-errors_json(const struct cpl_report_meta *meta)
+static void
+errors_json(struct cpl_jsonw *j, const struct cpl_report_meta *meta)
 {
-	json_t *a = cpl_report_jarray();
 	size_t i;
 
+	cpl_jsonw_array(j);
 	for (i = 0; meta && i < meta->nerrors; i++) {
 		const struct cpl_error *e = &meta->errors[i];
-		const char *msg = e->message ? e->message : "unknown error";
-		json_t *o = cpl_report_jobject();
 
-		cpl_report_jset(o, "file", cpl_report_jstr(e->path));
-		cpl_report_jset(o, "line", cpl_report_jint(e->line));
-		cpl_report_jset(o, "column", cpl_report_jint(e->column));
-		cpl_report_jset(o, "message", cpl_report_jstr(msg));
-		cpl_report_jpush(a, o);
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "file");
+		cpl_jsonw_str(j, e->path);
+		cpl_jsonw_key(j, "line");
+		cpl_jsonw_int(j, e->line);
+		cpl_jsonw_key(j, "column");
+		cpl_jsonw_int(j, e->column);
+		cpl_jsonw_key(j, "message");
+		cpl_jsonw_str(j, e->message ? e->message : "unknown error");
+		cpl_jsonw_close(j);
 	}
-	return a;
+	cpl_jsonw_close(j);
 }
 
-/* Writes the whole document and frees the state. */
+/* Writes the rest of the document and frees the state. */
 static int
 json_end(void *state)
 {
-	struct jsonrep *j = state;
-	json_t *root = cpl_report_jobject();
-	json_t *summary = cpl_report_jobject();
+	struct jsonrep *r = state;
+	struct cpl_jsonw *j = &r->j;
+	const struct cpl_report_meta *meta = r->meta;
 	int rc;
 
-	cpl_report_jset(summary, "errors", cpl_report_jint(j->tally.errors));
-	cpl_report_jset(summary, "warnings",
-			cpl_report_jint(j->tally.warnings));
-	cpl_report_jset(summary, "notes", cpl_report_jint(j->tally.notes));
-	cpl_report_jset(summary, "suppressed",
-			cpl_report_jint(j->tally.suppressed));
-	cpl_report_jset(root, "version", cpl_report_jint(1));
-	cpl_report_jset(root, "findings", j->findings);
-	cpl_report_jset(root, "budgets", cpl_report_budgets(
-		j->meta ? j->meta->budgets : NULL,
-		j->meta ? j->meta->nbudgets : 0));
-	cpl_report_jset(root, "summary", summary);
-	cpl_report_jset(root, "errors", errors_json(j->meta));
-	rc = cpl_report_jdump(j->out, root);
-	json_decref(root);
-	free(j);
+	cpl_jsonw_close(j);			/* findings */
+	cpl_jsonw_key(j, "budgets");
+	cpl_report_budgets(j, meta ? meta->budgets : NULL,
+			   meta ? meta->nbudgets : 0);
+	cpl_jsonw_key(j, "summary");
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "errors");
+	cpl_jsonw_int(j, (long long)r->tally.errors);
+	cpl_jsonw_key(j, "warnings");
+	cpl_jsonw_int(j, (long long)r->tally.warnings);
+	cpl_jsonw_key(j, "notes");
+	cpl_jsonw_int(j, (long long)r->tally.notes);
+	cpl_jsonw_key(j, "suppressed");
+	cpl_jsonw_int(j, (long long)r->tally.suppressed);
+	cpl_jsonw_close(j);
+	cpl_jsonw_key(j, "errors");
+	errors_json(j, meta);
+	cpl_jsonw_close(j);			/* the document */
+	cpl_wbuf_addc(&r->w, '\n');
+	rc = cpl_wbuf_finish(&r->w);
+	free(r);
 	return rc;
 }
 

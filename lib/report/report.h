@@ -4,7 +4,9 @@
  * A reporter renders the finding model: begin() once, emit() per finding
  * (sorted: file, line, column, rule; suppressed findings included, each
  * format decides whether to show them), end() once.  Reporters never
- * decide what is wrong, and JSON/SARIF are built only through jansson.
+ * decide what is wrong.  Every format writes through one buffered writer
+ * (report/wbuf.h); JSON and SARIF are streamed through report/jsonw.h
+ * (never hand-escaped, never built as a tree of all findings first).
  * Input errors (files that could not be read or parsed, cluster errors)
  * are passed in meta so formats that carry them (SARIF notifications, JSON
  * "errors") can; the command prints them to stderr in every format.

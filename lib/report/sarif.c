@@ -32,9 +32,16 @@
  * endings folded to LF, the text read as UTF-16 code units; then
  * "hex:n", n being the occurrence of that hash in the file, from 1.
  *
- * Invariant: the log is built only through jansson and written once, at
- * end.  The state owns the log and the line-hash cache; out and meta are
- * borrowed until end.
+ * Invariant: the log is streamed (jsonw.h), never built as a tree: each
+ * result is serialised when its finding is emitted and kept as text only
+ * while it can still be among the results written (so at most
+ * CPL_REPORT_SARIF_MAX_RESULTS are held; a result sure to be left out is
+ * never serialised); the rest of the log is written at end, around them,
+ * byte for byte as jansson would print the same log (JSON_INDENT(2) |
+ * JSON_PRESERVE_ORDER, then a newline).  Results must wait for end
+ * because the invocation, which comes first, says how many were left
+ * out.  The state owns the kept results and the line-hash cache; out and
+ * meta are borrowed until end.
  */
 #include "report/report.h"
 
@@ -43,7 +50,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/jsonw.h"
 #include "report/render.h"
+#include "report/wbuf.h"
 
 #define SARIF_SCHEMA	"https://json.schemastore.org/sarif-2.1.0.json"
 #define TOOL_NAME	"kubectl-cpulint"
@@ -64,6 +73,26 @@ struct linehash {
 	size_t nlines;
 };
 
+
+/* Past the last rank a result can have (suppressed 0, else 1 + severity). */
+#define NRANKS		(CPL_SEV_ERROR + 2)
+/* Where a result's object stands in the log: runs[0].results[i]. */
+#define RESULT_DEPTH	4
+
+/* A result serialised while it may still be kept. */
+struct kept {
+	size_t index;			/* order of emission */
+	char *text;			/* at RESULT_DEPTH; owned */
+	size_t len;
+};
+
+/* The kept results of one rank, in the order they came. */
+struct keptlist {
+	struct kept *v;
+	size_t n;
+	size_t cap;
+};
+
 /* The reporter's state between begin and end. */
 struct sarif {
 	FILE *out;
@@ -72,10 +101,11 @@ struct sarif {
 	char *root;		/* srcroot, absolute and normalised */
 	const struct cpl_rule *const *rules;	/* the registry */
 	size_t nrules;
-	json_t *results;
-	unsigned char *rank;		/* per result: what keeps it when
-					 * there are too many (higher first) */
-	size_t rank_cap;
+	struct cpl_wbuf scratch;	/* in memory: the result at hand */
+	struct keptlist kept[NRANKS];	/* by rank: higher ranks are kept
+					 * first when there are too many */
+	size_t nkept;
+	size_t nresults;		/* results emitted, kept or not */
 	struct linehash lines;		/* cache: findings come by file */
 };
 
@@ -166,34 +196,38 @@ file_uri(const char *abs, bool dir)
 	return cpl_buf_detach(&b);
 }
 
-/* {"text": s}. */
-static json_t *
-message(const char *text)
-{
-	json_t *o = cpl_report_jobject();
 
-	cpl_report_jset(o, "text", cpl_report_jstr(text ? text : ""));
-	return o;
+/* {"text": s} as the next value. */
+static void
+message(struct cpl_jsonw *j, const char *text)
+{
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "text");
+	cpl_jsonw_str(j, text ? text : "");
+	cpl_jsonw_close(j);
 }
 
 /*
  * {"uri", "uriBaseId"} of a file, relative to %SRCROOT% when inside it;
  * standard input is {"uri": "stdin", "description"}.
  */
-static json_t *
-artifact_location(const struct sarif *s, const char *file)
+static void
+artifact_location(struct cpl_jsonw *j, const struct sarif *s,
+		  const char *file)
 {
-	json_t *o = cpl_report_jobject();
 	char *abs;
 	size_t n = strlen(s->root);
 	const char *rel = NULL;
 	struct cpl_buf b;
 
+	cpl_jsonw_object(j);
 	if (strcmp(file, CPL_REPORT_STDIN) == 0) {
-		cpl_report_jset(o, "uri", cpl_report_jstr("stdin"));
-		cpl_report_jset(o, "description",
-				message("the standard input stream"));
-		return o;
+		cpl_jsonw_key(j, "uri");
+		cpl_jsonw_str(j, "stdin");
+		cpl_jsonw_key(j, "description");
+		message(j, "the standard input stream");
+		cpl_jsonw_close(j);
+		return;
 	}
 	abs = path_absolute(s->cwd ? s->cwd : s->root, file);
 	if (strcmp(s->root, "/") == 0 && abs[1] != '\0')
@@ -204,37 +238,42 @@ artifact_location(const struct sarif *s, const char *file)
 	cpl_buf_init(&b, 0);
 	if (rel) {
 		add_uri_path(&b, rel);
-		cpl_report_jset(o, "uri", cpl_report_jstr(cpl_buf_str(&b)));
-		cpl_report_jset(o, "uriBaseId", cpl_report_jstr(SRCROOT));
+		cpl_jsonw_key(j, "uri");
+		cpl_jsonw_str(j, cpl_buf_str(&b));
+		cpl_jsonw_key(j, "uriBaseId");
+		cpl_jsonw_str(j, SRCROOT);
 	} else {
 		char *uri = file_uri(abs, false);
 
-		cpl_report_jset(o, "uri", cpl_report_jstr(uri));
+		cpl_jsonw_key(j, "uri");
+		cpl_jsonw_str(j, uri);
 		free(uri);
 	}
 	cpl_buf_free(&b);
 	free(abs);
-	return o;
+	cpl_jsonw_close(j);
 }
 
 /* {"artifactLocation", "region"} for a position; line 0: no region. */
-static json_t *
-physical_location(const struct sarif *s, const char *file, int line,
-		  int column)
+static void
+physical_location(struct cpl_jsonw *j, const struct sarif *s,
+		  const char *file, int line, int column)
 {
-	json_t *o = cpl_report_jobject();
-
-	cpl_report_jset(o, "artifactLocation", artifact_location(s, file));
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "artifactLocation");
+	artifact_location(j, s, file);
 	if (line > 0) {
-		json_t *region = cpl_report_jobject();
-
-		cpl_report_jset(region, "startLine", cpl_report_jint(line));
-		if (column > 0)
-			cpl_report_jset(region, "startColumn",
-					cpl_report_jint(column));
-		cpl_report_jset(o, "region", region);
+		cpl_jsonw_key(j, "region");
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "startLine");
+		cpl_jsonw_int(j, line);
+		if (column > 0) {
+			cpl_jsonw_key(j, "startColumn");
+			cpl_jsonw_int(j, column);
+		}
+		cpl_jsonw_close(j);
 	}
-	return o;
+	cpl_jsonw_close(j);
 }
 
 /* SARIF level of a severity. */
@@ -316,128 +355,145 @@ doc_paragraph(const char *doc, const char *skip)
 	return cpl_buf_detach(&b);
 }
 
+
 /* The reportingDescriptor of a rule. */
-static json_t *
-rule_json(const struct cpl_rule *r)
+static void
+rule_json(struct cpl_jsonw *j, const struct cpl_rule *r)
 {
-	json_t *o = cpl_report_jobject();
-	json_t *conf = cpl_report_jobject();
-	json_t *props = cpl_report_jobject();
-	json_t *tags = cpl_report_jarray();
 	const char *doc = cpl_rule_doc(r);
 	char *full = doc ? doc_paragraph(doc, r->summary) : NULL;
 	char *uri;
 
-	cpl_report_jset(o, "id", cpl_report_jstr(r->id));
-	cpl_report_jset(o, "name", cpl_report_jstr(r->name));
-	cpl_report_jset(o, "shortDescription", message(r->summary));
-	cpl_report_jset(o, "fullDescription",
-			message(full ? full : r->summary));
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "id");
+	cpl_jsonw_str(j, r->id);
+	cpl_jsonw_key(j, "name");
+	cpl_jsonw_str(j, r->name);
+	cpl_jsonw_key(j, "shortDescription");
+	message(j, r->summary);
+	cpl_jsonw_key(j, "fullDescription");
+	message(j, full ? full : r->summary);
 	free(full);
 	if (doc) {
-		json_t *help = cpl_report_jobject();
-
-		cpl_report_jset(help, "text", cpl_report_jstr(doc));
-		cpl_report_jset(help, "markdown", cpl_report_jstr(doc));
-		cpl_report_jset(o, "help", help);
+		cpl_jsonw_key(j, "help");
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "text");
+		cpl_jsonw_str(j, doc);
+		cpl_jsonw_key(j, "markdown");
+		cpl_jsonw_str(j, doc);
+		cpl_jsonw_close(j);
 	}
 	uri = cpl_xasprintf(HELP_URI "%s.md", r->id);
-	cpl_report_jset(o, "helpUri", cpl_report_jstr(uri));
+	cpl_jsonw_key(j, "helpUri");
+	cpl_jsonw_str(j, uri);
 	free(uri);
-	cpl_report_jset(conf, "level",
-			cpl_report_jstr(sarif_level(r->severity)));
-	cpl_report_jset(o, "defaultConfiguration", conf);
-	if (r->precision)
-		cpl_report_jset(props, "precision",
-				cpl_report_jstr(r->precision));
-	cpl_report_jset(props, "problem.severity",
-			cpl_report_jstr(problem_severity(r->severity)));
-	cpl_report_jpush(tags, cpl_report_jstr("cpu"));
-	cpl_report_jpush(tags, cpl_report_jstr("performance"));
-	cpl_report_jset(props, "tags", tags);
-	cpl_report_jset(o, "properties", props);
-	return o;
+	cpl_jsonw_key(j, "defaultConfiguration");
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "level");
+	cpl_jsonw_str(j, sarif_level(r->severity));
+	cpl_jsonw_close(j);
+	cpl_jsonw_key(j, "properties");
+	cpl_jsonw_object(j);
+	if (r->precision) {
+		cpl_jsonw_key(j, "precision");
+		cpl_jsonw_str(j, r->precision);
+	}
+	cpl_jsonw_key(j, "problem.severity");
+	cpl_jsonw_str(j, problem_severity(r->severity));
+	cpl_jsonw_key(j, "tags");
+	cpl_jsonw_array(j);
+	cpl_jsonw_str(j, "cpu");
+	cpl_jsonw_str(j, "performance");
+	cpl_jsonw_close(j);
+	cpl_jsonw_close(j);
+	cpl_jsonw_close(j);
 }
 
 /* The tool component: name, versions and the rule table. */
-static json_t *
-driver_json(const struct sarif *s)
+static void
+driver_json(struct cpl_jsonw *j, const struct sarif *s)
 {
-	json_t *o = cpl_report_jobject();
-	json_t *rules = cpl_report_jarray();
 	const char *version = s->meta && s->meta->version ?
 		s->meta->version : "unknown";
 	size_t i;
 
-	cpl_report_jset(o, "name", cpl_report_jstr(TOOL_NAME));
-	cpl_report_jset(o, "version", cpl_report_jstr(version));
-	cpl_report_jset(o, "informationUri", cpl_report_jstr(TOOL_URI));
-	if (is_semver(version))
-		cpl_report_jset(o, "semanticVersion",
-				cpl_report_jstr(version));
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "name");
+	cpl_jsonw_str(j, TOOL_NAME);
+	cpl_jsonw_key(j, "version");
+	cpl_jsonw_str(j, version);
+	cpl_jsonw_key(j, "informationUri");
+	cpl_jsonw_str(j, TOOL_URI);
+	if (is_semver(version)) {
+		cpl_jsonw_key(j, "semanticVersion");
+		cpl_jsonw_str(j, version);
+	}
+	cpl_jsonw_key(j, "rules");
+	cpl_jsonw_array(j);
 	for (i = 0; i < s->nrules; i++)
-		cpl_report_jpush(rules, rule_json(s->rules[i]));
-	cpl_report_jset(o, "rules", rules);
-	return o;
+		rule_json(j, s->rules[i]);
+	cpl_jsonw_close(j);
+	cpl_jsonw_close(j);
 }
 
 /*
  * The invocation: success, command line, one notification per error and
  * one saying how many results were left out (dropped > 0).
  */
-static json_t *
-invocation_json(const struct sarif *s, size_t dropped)
+static void
+invocation_json(struct cpl_jsonw *j, const struct sarif *s, size_t dropped)
 {
 	const struct cpl_report_meta *meta = s->meta;
-	json_t *o = cpl_report_jobject();
 	size_t nerrors = meta ? meta->nerrors : 0, i;
 
-	cpl_report_jset(o, "executionSuccessful",
-			json_boolean(nerrors == 0));
-	if (meta && meta->command_line)
-		cpl_report_jset(o, "commandLine",
-				cpl_report_jstr(meta->command_line));
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "executionSuccessful");
+	cpl_jsonw_bool(j, nerrors == 0);
+	if (meta && meta->command_line) {
+		cpl_jsonw_key(j, "commandLine");
+		cpl_jsonw_str(j, meta->command_line);
+	}
 	if (nerrors > 0 || dropped > 0) {
-		json_t *notes = cpl_report_jarray();
-
+		cpl_jsonw_key(j, "toolExecutionNotifications");
+		cpl_jsonw_array(j);
 		if (dropped > 0) {
-			json_t *n = cpl_report_jobject();
 			char *text = cpl_xasprintf(
 				"%zu results were left out: code scanning "
 				"takes at most %d results per run, so the "
 				"most severe were kept", dropped,
 				CPL_REPORT_SARIF_MAX_RESULTS);
 
-			cpl_report_jset(n, "level", cpl_report_jstr("warning"));
-			cpl_report_jset(n, "message", message(text));
-			cpl_report_jpush(notes, n);
+			cpl_jsonw_object(j);
+			cpl_jsonw_key(j, "level");
+			cpl_jsonw_str(j, "warning");
+			cpl_jsonw_key(j, "message");
+			message(j, text);
+			cpl_jsonw_close(j);
 			free(text);
 		}
-
 		for (i = 0; i < nerrors; i++) {
 			const struct cpl_error *e = &meta->errors[i];
-			json_t *n = cpl_report_jobject();
 
-			cpl_report_jset(n, "level", cpl_report_jstr("error"));
-			cpl_report_jset(n, "message",
-					message(e->message ? e->message :
-						"unknown error"));
+			cpl_jsonw_object(j);
+			cpl_jsonw_key(j, "level");
+			cpl_jsonw_str(j, "error");
+			cpl_jsonw_key(j, "message");
+			message(j, e->message ? e->message : "unknown error");
 			if (e->path) {
-				json_t *locs = cpl_report_jarray();
-				json_t *loc = cpl_report_jobject();
-
-				cpl_report_jset(loc, "physicalLocation",
-						physical_location(s, e->path,
-								  e->line,
-								  e->column));
-				cpl_report_jpush(locs, loc);
-				cpl_report_jset(n, "locations", locs);
+				cpl_jsonw_key(j, "locations");
+				cpl_jsonw_array(j);
+				cpl_jsonw_object(j);
+				cpl_jsonw_key(j, "physicalLocation");
+				physical_location(j, s, e->path, e->line,
+						  e->column);
+				cpl_jsonw_close(j);
+				cpl_jsonw_close(j);
 			}
-			cpl_report_jpush(notes, n);
+			cpl_jsonw_close(j);
 		}
-		cpl_report_jset(o, "toolExecutionNotifications", notes);
+		cpl_jsonw_close(j);
 	}
-	return o;
+	cpl_jsonw_close(j);
 }
 
 /* The rolling hash over a window of code units (fingerprints.ts). */
@@ -593,76 +649,87 @@ line_fingerprint(struct sarif *s, const char *file, int line)
 			     lh->count[line - 1]);
 }
 
-/* The primary location of a finding: physical, or logical when live. */
-static json_t *
-primary_location(const struct sarif *s, const struct cpl_finding *f)
-{
-	json_t *o = cpl_report_jobject();
 
+/* The primary location of a finding: physical, or logical when live. */
+static void
+primary_location(struct cpl_jsonw *j, const struct sarif *s,
+		 const struct cpl_finding *f)
+{
+	cpl_jsonw_object(j);
 	if (f->file) {
-		cpl_report_jset(o, "physicalLocation",
-				physical_location(s, f->file, f->line,
-						  f->column));
+		cpl_jsonw_key(j, "physicalLocation");
+		physical_location(j, s, f->file, f->line, f->column);
 	} else {
-		json_t *logicals = cpl_report_jarray();
-		json_t *l = cpl_report_jobject();
 		char *fqn = f->container ?
 			cpl_xasprintf("%s/%s", f->object, f->container) :
 			cpl_xstrdup(f->object);
 		const char *name = strrchr(fqn, '/');
 
-		cpl_report_jset(l, "fullyQualifiedName", cpl_report_jstr(fqn));
-		cpl_report_jset(l, "name",
-				cpl_report_jstr(name ? name + 1 : fqn));
-		cpl_report_jset(l, "kind", cpl_report_jstr("object"));
-		cpl_report_jpush(logicals, l);
-		cpl_report_jset(o, "logicalLocations", logicals);
+		cpl_jsonw_key(j, "logicalLocations");
+		cpl_jsonw_array(j);
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "fullyQualifiedName");
+		cpl_jsonw_str(j, fqn);
+		cpl_jsonw_key(j, "name");
+		cpl_jsonw_str(j, name ? name + 1 : fqn);
+		cpl_jsonw_key(j, "kind");
+		cpl_jsonw_str(j, "object");
+		cpl_jsonw_close(j);
+		cpl_jsonw_close(j);
 		free(fqn);
 	}
-	return o;
+	cpl_jsonw_close(j);
 }
 
 /* relatedLocations: ids from 1, a physical location when there is a file. */
-static json_t *
-related_locations(const struct sarif *s, const struct cpl_finding *f)
+static void
+related_locations(struct cpl_jsonw *j, const struct sarif *s,
+		  const struct cpl_finding *f)
 {
-	json_t *a = cpl_report_jarray();
 	size_t i;
 
+	cpl_jsonw_array(j);
 	for (i = 0; i < f->nrelated; i++) {
 		const struct cpl_related *r = &f->related[i];
-		json_t *o = cpl_report_jobject();
 
-		cpl_report_jset(o, "id", cpl_report_jint((long long)i + 1));
-		if (r->file)
-			cpl_report_jset(o, "physicalLocation",
-					physical_location(s, r->file, r->line,
-							  r->column));
-		cpl_report_jset(o, "message", message(r->message));
-		cpl_report_jpush(a, o);
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "id");
+		cpl_jsonw_int(j, (long long)i + 1);
+		if (r->file) {
+			cpl_jsonw_key(j, "physicalLocation");
+			physical_location(j, s, r->file, r->line, r->column);
+		}
+		cpl_jsonw_key(j, "message");
+		message(j, r->message);
+		cpl_jsonw_close(j);
 	}
-	return a;
+	cpl_jsonw_close(j);
 }
 
 /* One replacement: the deleted region and the text put in its place. */
-static json_t *
-replacement_json(const struct cpl_edit *e)
+static void
+replacement_json(struct cpl_jsonw *j, const struct cpl_edit *e)
 {
-	json_t *o = cpl_report_jobject();
-	json_t *region = cpl_report_jobject();
-
-	cpl_report_jset(region, "startLine", cpl_report_jint(e->line));
-	cpl_report_jset(region, "startColumn", cpl_report_jint(e->column));
-	cpl_report_jset(region, "endLine", cpl_report_jint(e->end_line));
-	cpl_report_jset(region, "endColumn", cpl_report_jint(e->end_column));
-	cpl_report_jset(o, "deletedRegion", region);
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "deletedRegion");
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "startLine");
+	cpl_jsonw_int(j, e->line);
+	cpl_jsonw_key(j, "startColumn");
+	cpl_jsonw_int(j, e->column);
+	cpl_jsonw_key(j, "endLine");
+	cpl_jsonw_int(j, e->end_line);
+	cpl_jsonw_key(j, "endColumn");
+	cpl_jsonw_int(j, e->end_column);
+	cpl_jsonw_close(j);
 	if (e->text && *e->text) {
-		json_t *content = cpl_report_jobject();
-
-		cpl_report_jset(content, "text", cpl_report_jstr(e->text));
-		cpl_report_jset(o, "insertedContent", content);
+		cpl_jsonw_key(j, "insertedContent");
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "text");
+		cpl_jsonw_str(j, e->text);
+		cpl_jsonw_close(j);
 	}
-	return o;
+	cpl_jsonw_close(j);
 }
 
 /* The file an edit changes: its own, else the finding's. */
@@ -681,55 +748,64 @@ edit_usable(const struct cpl_finding *f, const struct cpl_edit *e)
 		(e->end_line == e->line && e->end_column >= e->column));
 }
 
-/* fixes: one fix whose artifactChanges group the edits by file, or NULL. */
-static json_t *
-fixes_json(const struct sarif *s, const struct cpl_finding *f)
+/*
+ * "fixes": one fix whose artifactChanges group the edits by file; nothing
+ * when no edit is usable.
+ */
+static void
+fixes_json(struct cpl_jsonw *j, const struct sarif *s,
+	   const struct cpl_finding *f)
 {
-	json_t *changes = cpl_report_jarray();
-	json_t *fix, *fixes, *props;
-	size_t i, j;
+	size_t i, k;
+	bool any = false;
 
+	for (i = 0; i < f->nedits && !any; i++)
+		any = edit_usable(f, &f->edits[i]);
+	if (!any)
+		return;
+	cpl_jsonw_key(j, "fixes");
+	cpl_jsonw_array(j);
+	cpl_jsonw_object(j);
+	if (f->fix) {
+		cpl_jsonw_key(j, "description");
+		message(j, f->fix);
+	}
+	cpl_jsonw_key(j, "artifactChanges");
+	cpl_jsonw_array(j);
 	for (i = 0; i < f->nedits; i++) {
 		const char *file = edit_file(f, &f->edits[i]);
-		json_t *change, *repl;
 		bool seen = false;
 
 		if (!edit_usable(f, &f->edits[i]))
 			continue;
-		for (j = 0; j < i && !seen; j++)
-			seen = edit_usable(f, &f->edits[j]) &&
-			       strcmp(edit_file(f, &f->edits[j]), file) == 0;
+		for (k = 0; k < i && !seen; k++)
+			seen = edit_usable(f, &f->edits[k]) &&
+			       strcmp(edit_file(f, &f->edits[k]), file) == 0;
 		if (seen)
 			continue;
-		change = cpl_report_jobject();
-		repl = cpl_report_jarray();
-		cpl_report_jset(change, "artifactLocation",
-				artifact_location(s, file));
-		for (j = i; j < f->nedits; j++) {
-			const struct cpl_edit *e = &f->edits[j];
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "artifactLocation");
+		artifact_location(j, s, file);
+		cpl_jsonw_key(j, "replacements");
+		cpl_jsonw_array(j);
+		for (k = i; k < f->nedits; k++) {
+			const struct cpl_edit *e = &f->edits[k];
 
 			if (edit_usable(f, e) &&
 			    strcmp(edit_file(f, e), file) == 0)
-				cpl_report_jpush(repl, replacement_json(e));
+				replacement_json(j, e);
 		}
-		cpl_report_jset(change, "replacements", repl);
-		cpl_report_jpush(changes, change);
+		cpl_jsonw_close(j);
+		cpl_jsonw_close(j);
 	}
-	if (json_array_size(changes) == 0) {
-		json_decref(changes);
-		return NULL;
-	}
-	fix = cpl_report_jobject();
-	if (f->fix)
-		cpl_report_jset(fix, "description", message(f->fix));
-	cpl_report_jset(fix, "artifactChanges", changes);
-	props = cpl_report_jobject();
-	cpl_report_jset(props, "applicability", cpl_report_jstr(
-			cpl_fix_safety_name(f->fix_safety)));
-	cpl_report_jset(fix, "properties", props);
-	fixes = cpl_report_jarray();
-	cpl_report_jpush(fixes, fix);
-	return fixes;
+	cpl_jsonw_close(j);
+	cpl_jsonw_key(j, "properties");
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "applicability");
+	cpl_jsonw_str(j, cpl_fix_safety_name(f->fix_safety));
+	cpl_jsonw_close(j);
+	cpl_jsonw_close(j);
+	cpl_jsonw_close(j);
 }
 
 /* The index of the registry rule with f's rule id, or -1. */
@@ -743,6 +819,74 @@ rule_index(const struct sarif *s, const struct cpl_finding *f)
 		    strcmp(s->rules[i]->id, f->rule->id) == 0)
 			return (long long)i;
 	return -1;
+}
+
+/* Writes the result object of a finding. */
+static void
+result_json(struct cpl_jsonw *j, struct sarif *s, const struct cpl_finding *f)
+{
+	long long index = rule_index(s, f);
+	struct cpl_buf text;
+	char *print = NULL;
+
+	cpl_jsonw_object(j);
+	if (f->rule) {
+		cpl_jsonw_key(j, "ruleId");
+		cpl_jsonw_str(j, f->rule->id);
+	}
+	if (index >= 0) {
+		cpl_jsonw_key(j, "ruleIndex");
+		cpl_jsonw_int(j, index);
+	}
+	cpl_jsonw_key(j, "level");
+	cpl_jsonw_str(j, sarif_level(f->severity));
+	cpl_buf_init(&text, 0);
+	cpl_buf_adds(&text, f->message ? f->message : "");
+	if (f->fix) {
+		cpl_buf_adds(&text, "\n\nFix: ");
+		cpl_buf_adds(&text, f->fix);
+	}
+	cpl_jsonw_key(j, "message");
+	message(j, cpl_buf_str(&text));
+	cpl_buf_free(&text);
+	if (f->file || f->object) {
+		cpl_jsonw_key(j, "locations");
+		cpl_jsonw_array(j);
+		primary_location(j, s, f);
+		cpl_jsonw_close(j);
+	}
+	if (f->nrelated > 0) {
+		cpl_jsonw_key(j, "relatedLocations");
+		related_locations(j, s, f);
+	}
+	fixes_json(j, s, f);
+	if (f->file)
+		print = line_fingerprint(s, f->file, f->line);
+	if (print) {
+		cpl_jsonw_key(j, "partialFingerprints");
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "primaryLocationLineHash");
+		cpl_jsonw_str(j, print);
+		cpl_jsonw_close(j);
+		free(print);
+	}
+	if (f->suppressed) {
+		cpl_jsonw_key(j, "suppressions");
+		cpl_jsonw_array(j);
+		cpl_jsonw_object(j);
+		/* In the analysed file (a comment, an annotation), or
+		 * in the configuration, outside it. */
+		cpl_jsonw_key(j, "kind");
+		cpl_jsonw_str(j, f->suppressed_external ? "external" :
+			      "inSource");
+		if (f->suppression) {
+			cpl_jsonw_key(j, "justification");
+			cpl_jsonw_str(j, f->suppression);
+		}
+		cpl_jsonw_close(j);
+		cpl_jsonw_close(j);
+	}
+	cpl_jsonw_close(j);
 }
 
 /* Resolves the working directory and srcroot; nothing is written yet. */
@@ -763,170 +907,150 @@ sarif_begin(FILE *out, const struct cpl_report_meta *meta)
 	else
 		s->root = cpl_xstrdup(s->cwd ? s->cwd : "/");
 	s->rules = cpl_rules_all(&s->nrules);
-	s->results = cpl_report_jarray();
+	cpl_wbuf_init(&s->scratch, NULL);
 	return s;
 }
 
-/* Adds the result for a finding, suppressed ones included. */
+/*
+ * Serialises the result for a finding (suppressed ones included) and
+ * keeps it, unless CPL_REPORT_SARIF_MAX_RESULTS results that rank as high
+ * or higher came before it: then it is left out unwritten.  When the
+ * results are full, the one that ranks lowest (and came last) makes room.
+ */
 static void
 sarif_emit(void *state, const struct cpl_finding *f)
 {
 	struct sarif *s = state;
-	json_t *r, *locs, *fixes;
-	long long index = rule_index(s, f);
-	struct cpl_buf text;
-	char *print = NULL;
+	struct cpl_jsonw j;
+	struct keptlist *kl;
+	struct kept *k;
+	unsigned rank, low;
 
 	if (f->severity == CPL_SEV_OFF)
 		return;
-	r = cpl_report_jobject();
-	if (f->rule)
-		cpl_report_jset(r, "ruleId", cpl_report_jstr(f->rule->id));
-	if (index >= 0)
-		cpl_report_jset(r, "ruleIndex", cpl_report_jint(index));
-	cpl_report_jset(r, "level",
-			cpl_report_jstr(sarif_level(f->severity)));
-	cpl_buf_init(&text, 0);
-	cpl_buf_adds(&text, f->message ? f->message : "");
-	if (f->fix) {
-		cpl_buf_adds(&text, "\n\nFix: ");
-		cpl_buf_adds(&text, f->fix);
+	rank = f->suppressed ? 0 : 1 + (unsigned)f->severity;
+	s->nresults++;
+	if (s->nkept == CPL_REPORT_SARIF_MAX_RESULTS) {
+		for (low = 0; s->kept[low].n == 0; low++)
+			;
+		if (rank <= low)
+			return;
+		kl = &s->kept[low];
+		free(kl->v[--kl->n].text);
+		s->nkept--;
 	}
-	cpl_report_jset(r, "message", message(cpl_buf_str(&text)));
-	cpl_buf_free(&text);
-	if (f->file || f->object) {
-		locs = cpl_report_jarray();
-		cpl_report_jpush(locs, primary_location(s, f));
-		cpl_report_jset(r, "locations", locs);
-	}
-	if (f->nrelated > 0)
-		cpl_report_jset(r, "relatedLocations",
-				related_locations(s, f));
-	fixes = fixes_json(s, f);
-	if (fixes)
-		cpl_report_jset(r, "fixes", fixes);
-	if (f->file)
-		print = line_fingerprint(s, f->file, f->line);
-	if (print) {
-		json_t *fp = cpl_report_jobject();
-
-		cpl_report_jset(fp, "primaryLocationLineHash",
-				cpl_report_jstr(print));
-		cpl_report_jset(r, "partialFingerprints", fp);
-		free(print);
-	}
-	if (f->suppressed) {
-		json_t *sups = cpl_report_jarray();
-		json_t *sup = cpl_report_jobject();
-
-		/* In the analysed file (a comment, an annotation), or
-		 * in the configuration, outside it. */
-		cpl_report_jset(sup, "kind", cpl_report_jstr(
-			f->suppressed_external ? "external" : "inSource"));
-		if (f->suppression)
-			cpl_report_jset(sup, "justification",
-					cpl_report_jstr(f->suppression));
-		cpl_report_jpush(sups, sup);
-		cpl_report_jset(r, "suppressions", sups);
-	}
-	cpl_xgrow((void **)&s->rank, &s->rank_cap,
-		  json_array_size(s->results) + 1, sizeof(*s->rank));
-	s->rank[json_array_size(s->results)] = f->suppressed ? 0 :
-		(unsigned char)(1 + f->severity);
-	cpl_report_jpush(s->results, r);
+	cpl_jsonw_init(&j, &s->scratch, RESULT_DEPTH);
+	result_json(&j, s, f);
+	kl = &s->kept[rank];
+	cpl_xgrow((void **)&kl->v, &kl->cap, kl->n + 1, sizeof(*kl->v));
+	k = &kl->v[kl->n++];
+	k->index = s->nresults - 1;
+	k->text = cpl_wbuf_take(&s->scratch, &k->len);
+	s->nkept++;
 }
 
-/* Orders result indices by rank, higher first, then by index. */
-static int
-cmp_keep(const void *a, const void *b, void *ctx)
+/* Writes the kept results in the order they came, freeing them. */
+static void
+write_results(struct cpl_jsonw *j, struct sarif *s)
 {
-	const size_t *x = a, *y = b;
-	const unsigned char *rank = ctx;
+	size_t at[NRANKS] = { 0 };
+	unsigned r, best;
 
-	if (rank[*x] != rank[*y])
-		return rank[*x] > rank[*y] ? -1 : 1;
-	return *x < *y ? -1 : *x > *y;
+	cpl_jsonw_array(j);
+	for (;;) {
+		best = NRANKS;
+		for (r = 0; r < NRANKS; r++)
+			if (at[r] < s->kept[r].n &&
+			    (best == NRANKS ||
+			     s->kept[r].v[at[r]].index <
+			     s->kept[best].v[at[best]].index))
+				best = r;
+		if (best == NRANKS)
+			break;
+		cpl_jsonw_raw(j, s->kept[best].v[at[best]].text,
+			      s->kept[best].v[at[best]].len);
+		free(s->kept[best].v[at[best]].text);
+		s->kept[best].v[at[best]].text = NULL;
+		at[best]++;
+	}
+	cpl_jsonw_close(j);
 }
 
-/*
- * Keeps the CPL_REPORT_SARIF_MAX_RESULTS results that rank highest, in
- * their order; returns how many were left out.
- */
-static size_t
-cap_results(struct sarif *s)
+/* Frees the state, kept results included. */
+static void
+sarif_free(struct sarif *s)
 {
-	size_t n = json_array_size(s->results), i;
-	size_t max = CPL_REPORT_SARIF_MAX_RESULTS;
-	size_t *order;
-	bool *keep;
-	json_t *kept;
+	size_t i;
+	unsigned r;
 
-	if (n <= max)
-		return 0;
-	order = cpl_xcalloc(n, sizeof(*order));
-	keep = cpl_xcalloc(n, sizeof(*keep));
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_keep, s->rank);
-	for (i = 0; i < max; i++)
-		keep[order[i]] = true;
-	kept = cpl_report_jarray();
-	for (i = 0; i < n; i++)
-		if (keep[i])
-			cpl_report_jpush(kept,
-					 json_incref(json_array_get(s->results,
-								    i)));
-	json_decref(s->results);
-	s->results = kept;
-	free(order);
-	free(keep);
-	return n - max;
+	for (r = 0; r < NRANKS; r++) {
+		for (i = 0; i < s->kept[r].n; i++)
+			free(s->kept[r].v[i].text);
+		free(s->kept[r].v);
+	}
+	cpl_wbuf_free(&s->scratch);
+	linehash_clear(&s->lines);
+	free(s->cwd);
+	free(s->root);
+	free(s);
 }
 
-/* Assembles the log around the results, writes it, frees the state. */
+/* Writes the log around the kept results and frees the state. */
 static int
 sarif_end(void *state)
 {
 	struct sarif *s = state;
-	json_t *log = cpl_report_jobject();
-	json_t *runs = cpl_report_jarray();
-	json_t *run = cpl_report_jobject();
-	json_t *tool = cpl_report_jobject();
-	json_t *invocations = cpl_report_jarray();
-	json_t *bases = cpl_report_jobject();
-	json_t *root = cpl_report_jobject();
+	const struct cpl_report_meta *meta = s->meta;
+	size_t dropped = s->nresults - s->nkept;
 	char *root_uri = file_uri(s->root, true);
-	json_t *props;
-	size_t dropped = cap_results(s);
+	struct cpl_wbuf w;
+	struct cpl_jsonw j;
 	int rc;
 
-	if (s->meta && s->meta->dropped)
-		*s->meta->dropped = dropped;
-	cpl_report_jset(tool, "driver", driver_json(s));
-	cpl_report_jset(run, "tool", tool);
-	cpl_report_jpush(invocations, invocation_json(s, dropped));
-	cpl_report_jset(run, "invocations", invocations);
-	cpl_report_jset(root, "uri", cpl_report_jstr(root_uri));
-	cpl_report_jset(bases, SRCROOT, root);
-	cpl_report_jset(run, "originalUriBaseIds", bases);
-	cpl_report_jset(run, "results", s->results);
-	props = cpl_report_jobject();
-	cpl_report_jset(props, "budgets", cpl_report_budgets(
-		s->meta ? s->meta->budgets : NULL,
-		s->meta ? s->meta->nbudgets : 0));
-	cpl_report_jset(run, "properties", props);
-	cpl_report_jpush(runs, run);
-	cpl_report_jset(log, "$schema", cpl_report_jstr(SARIF_SCHEMA));
-	cpl_report_jset(log, "version", cpl_report_jstr("2.1.0"));
-	cpl_report_jset(log, "runs", runs);
-	rc = cpl_report_jdump(s->out, log);
-	json_decref(log);
+	if (meta && meta->dropped)
+		*meta->dropped = dropped;
+	cpl_wbuf_init(&w, s->out);
+	cpl_jsonw_init(&j, &w, 0);
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, "$schema");
+	cpl_jsonw_str(&j, SARIF_SCHEMA);
+	cpl_jsonw_key(&j, "version");
+	cpl_jsonw_str(&j, "2.1.0");
+	cpl_jsonw_key(&j, "runs");
+	cpl_jsonw_array(&j);
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, "tool");
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, "driver");
+	driver_json(&j, s);
+	cpl_jsonw_close(&j);
+	cpl_jsonw_key(&j, "invocations");
+	cpl_jsonw_array(&j);
+	invocation_json(&j, s, dropped);
+	cpl_jsonw_close(&j);
+	cpl_jsonw_key(&j, "originalUriBaseIds");
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, SRCROOT);
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, "uri");
+	cpl_jsonw_str(&j, root_uri);
+	cpl_jsonw_close(&j);
+	cpl_jsonw_close(&j);
+	cpl_jsonw_key(&j, "results");
+	write_results(&j, s);
+	cpl_jsonw_key(&j, "properties");
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, "budgets");
+	cpl_report_budgets(&j, meta ? meta->budgets : NULL,
+			   meta ? meta->nbudgets : 0);
+	cpl_jsonw_close(&j);
+	cpl_jsonw_close(&j);		/* the run */
+	cpl_jsonw_close(&j);		/* runs */
+	cpl_jsonw_close(&j);		/* the log */
+	cpl_wbuf_addc(&w, '\n');
+	rc = cpl_wbuf_finish(&w);
 	free(root_uri);
-	linehash_clear(&s->lines);
-	free(s->rank);
-	free(s->cwd);
-	free(s->root);
-	free(s);
+	sarif_free(s);
 	return rc;
 }
 

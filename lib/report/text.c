@@ -19,8 +19,10 @@
  * finding: an embedded newline continues the field on a new line indented
  * four columns past the field's own line, and other control characters
  * are shown as \xHH so a file name cannot drive the terminal.  Colour
- * (ANSI SGR) only when meta->color.  The state owns its buffer; out is
- * borrowed.
+ * (ANSI SGR) only when meta->color.  Output goes through one buffered
+ * writer (wbuf.h): a finding is rendered into a line buffer, then handed
+ * to the writer, which writes 64 KiB at a time.  The state owns both
+ * buffers; out is borrowed.
  */
 #include "report/report.h"
 
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "report/render.h"
+#include "report/wbuf.h"
 
 #define SGR_BOLD	"\033[1m"
 #define SGR_RED		"\033[31m"
@@ -37,7 +40,7 @@
 
 /* The reporter's state between begin and end. */
 struct text {
-	FILE *out;
+	struct cpl_wbuf w;		/* the report's buffered writer */
 	bool color;
 	bool failed;			/* a write failed */
 	struct cpl_report_tally tally;
@@ -134,14 +137,14 @@ severity_sgr(enum cpl_severity s)
 	return SGR_CYAN;
 }
 
-/* Writes the rendered finding; remembers a failed write. */
+/* Hands the rendered lines to the writer; remembers an overflow. */
 static void
 flush_line(struct text *t)
 {
-	if (t->line.overflow ||
-	    fwrite(cpl_buf_str(&t->line), 1, t->line.len, t->out) !=
-	    t->line.len)
+	if (t->line.overflow)
 		t->failed = true;
+	else
+		cpl_wbuf_add(&t->w, t->line.data, t->line.len);
 	cpl_buf_reset(&t->line);
 }
 
@@ -263,7 +266,7 @@ text_begin(FILE *out, const struct cpl_report_meta *meta)
 {
 	struct text *t = cpl_xcalloc(1, sizeof(*t));
 
-	t->out = out;
+	cpl_wbuf_init(&t->w, out);
 	t->color = meta && meta->color;
 	t->meta = meta;
 	if (meta && meta->nbudgets > 0)
@@ -373,7 +376,7 @@ text_end(void *state)
 		cpl_buf_addf(&t->line, ", %zu suppressed", c->suppressed);
 	cpl_buf_addc(&t->line, '\n');
 	flush_line(t);
-	rc = t->failed || fflush(t->out) != 0 || ferror(t->out) ? -1 : 0;
+	rc = cpl_wbuf_finish(&t->w) < 0 || t->failed ? -1 : 0;
 	cpl_buf_free(&t->line);
 	free(t->said);
 	free(t);

@@ -447,7 +447,7 @@ START_TEST(test_json_std)
 	static const char *const finding_keys[] = {
 		"rule", "name", "severity", "file", "line", "column",
 		"object", "container", "message", "fix", "related", "edits",
-		"applicability",
+		"applicability",	/* only when there are edits */
 	};
 	static const char *const related_keys[] = { "file", "line", "column",
 						    "message" };
@@ -518,6 +518,7 @@ START_TEST(test_json_std)
 	ck_assert_str_eq(jstr(e, "text"), "  - name: X\n");
 
 	f = json_array_get(arr, 1);
+	assert_keys(f, finding_keys, 12);
 	ck_assert_str_eq(jstr(f, "severity"), "warning");
 	ck_assert(json_is_null(json_object_get(f, "fix")));
 	ck_assert_uint_eq(json_array_size(json_object_get(f, "related")), 0);
@@ -1484,6 +1485,189 @@ START_TEST(test_github_live_and_errors)
 }
 END_TEST
 
+/* ---- streamed JSON and SARIF are what jansson printed -------------- */
+
+/* A budget entry: fractional CPUs (reals), unknowns (null), measured. */
+static void
+mk_budget(struct cpl_budget_entry *b, bool live)
+{
+	memset(b, 0, sizeof(*b));
+	b->object = cpl_xstrdup(live ? "pod/ml/train-0" : "Job/x");
+	b->container = cpl_xstrdup("c\x01\xff");
+	b->file = live ? NULL : cpl_xstrdup("train/polyaxonfile.yaml");
+	b->line = live ? 0 : 7;
+	b->cpu_request = live ? 0.1 : 2.3333;
+	b->cpu_limit = live ? -1 : 1e15 + 0.5;
+	b->ranks = 4;
+	b->threads = -1;
+	b->workers = 2;
+	b->busy = -1;
+	b->per_rank = 0;
+	b->suggested_threads = 1;
+	b->suggested_workers = -1;
+	b->how_cpu.text = cpl_xstrdup("limits.cpu \"2\"");
+	b->how_cpu.file = cpl_xstrdup("train/polyaxonfile.yaml");
+	b->how_cpu.line = 20;
+	b->how_cpu.column = 14;
+	b->measured = live;
+	b->source = "cadvisor";
+	b->window_s = 30;
+	b->m_threads = 97;
+	b->cpu_used = 3.9004;
+	b->throttled_pct = -1;
+}
+
+/*
+ * Fails unless text is byte for byte what jansson prints for the document
+ * it holds (JSON_INDENT(2) | JSON_PRESERVE_ORDER, then a newline): the
+ * reporters' bytes before they streamed.
+ */
+static void
+assert_jansson_bytes(const char *format, const char *text)
+{
+	json_t *root = parse(text);
+	char *dump = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	size_t n;
+
+	ck_assert_ptr_nonnull(dump);
+	n = strlen(dump);
+	ck_assert_msg(strlen(text) == n + 1 && memcmp(text, dump, n) == 0 &&
+		      text[n] == '\n', "%s: streamed output differs from "
+		      "jansson's:\n%s\n---\n%s", format, text, dump);
+	free(dump);
+	json_decref(root);
+}
+
+START_TEST(test_streamed_like_jansson)
+{
+	static const char *const formats[] = { "json", "sarif" };
+	struct cpl_finding fs[NSTD + 3];
+	struct cpl_budget_entry budgets[2];
+	struct cpl_error errs[2] = {
+		{ .path = (char *)"bad\tfile.yaml", .line = 3, .column = 7,
+		  .message = (char *)"bad \xc3 byte" },
+		{ .message = (char *)"cluster: 403" },
+	};
+	struct cpl_report_meta m = std_meta();
+	size_t i;
+
+	mk_std(fs);
+	mk_live(&fs[NSTD], "pod/ml/train-0", "trainer", "throttled 42%",
+		"Raise \"the\" limit.\n\\ now");
+	fs[NSTD].pods = 12;
+	mk(&fs[NSTD + 1], &rule_odd, CPL_SEV_NOTE, CPL_REPORT_STDIN, 2, 0,
+	   "ctl \x1b[31m \x7f \xed\xa0\x80 \xf0\x9f\x98\x80 / end", NULL);
+	mk(&fs[NSTD + 2], &rule_env, CPL_SEV_OFF, "x.yaml", 1, 1, "off",
+	   NULL);
+	mk_budget(&budgets[0], false);
+	mk_budget(&budgets[1], true);
+	for (i = 0; i < CPL_ARRAY_LEN(formats); i++) {
+		char *out;
+
+		/* everything */
+		m.errors = errs;
+		m.nerrors = 2;
+		m.budgets = budgets;
+		m.nbudgets = 2;
+		m.command_line = "kubectl-cpulint -o x \"q\"";
+		out = render_ok(formats[i], &m, fs, NSTD + 3);
+		assert_jansson_bytes(formats[i], out);
+		free(out);
+		/* nothing: every array empty */
+		m = std_meta();
+		out = render_ok(formats[i], &m, NULL, 0);
+		assert_jansson_bytes(formats[i], out);
+		free(out);
+	}
+	free_all(fs, NSTD + 3);
+	for (i = 0; i < 2; i++)
+		cpl_finding_budget_free(&budgets[i]);
+}
+END_TEST
+
+/* The rank a SARIF result keeps when there are too many (higher first). */
+static int
+keep_rank(const struct cpl_finding *f)
+{
+	return f->suppressed ? 0 : 1 + (int)f->severity;
+}
+
+/*
+ * Mixed severities past the result limit: the results written are
+ * exactly the CPL_REPORT_SARIF_MAX_RESULTS that rank highest (earlier
+ * first among equals), in the order they came.
+ */
+START_TEST(test_sarif_limit_mixed)
+{
+	size_t extra = 15000, n = CPL_REPORT_SARIF_MAX_RESULTS + extra;
+	size_t i, k, nres = 0, dropped = 99;
+	struct cpl_finding *fs = cpl_xcalloc(n, sizeof(*fs));
+	size_t *order = cpl_xcalloc(n, sizeof(*order));
+	bool *keep = cpl_xcalloc(n, sizeof(*keep));
+	struct cpl_report_meta m = std_meta();
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	json_t *log, *res;
+	char *out, id[32];
+
+	for (i = 0; i < n; i++) {
+		static const enum cpl_severity sev[] = {
+			CPL_SEV_NOTE, CPL_SEV_NOTE, CPL_SEV_WARNING,
+			CPL_SEV_ERROR, CPL_SEV_OFF,
+		};
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		snprintf(id, sizeof(id), "%zu", i);
+		/* the errors come late, to push earlier results out */
+		mk(&fs[i], &rule_env, i > n / 2 && x % 3 == 0 ? CPL_SEV_ERROR :
+		   sev[x % CPL_ARRAY_LEN(sev)], "a.yaml", (int)i + 1, 1, id,
+		   NULL);
+		fs[i].suppressed = x % 20 == 7;
+		/* notes last: each must be left out, not replace one
+		 * that came before it */
+		if (i >= n - 10) {
+			fs[i].severity = CPL_SEV_NOTE;
+			fs[i].suppressed = false;
+		}
+		if (fs[i].severity != CPL_SEV_OFF)
+			order[nres++] = i;
+	}
+	/* the reference: a stable sort by rank, higher first */
+	for (i = 1; i < nres; i++) {
+		size_t v = order[i];
+
+		for (k = i; k > 0 && keep_rank(&fs[order[k - 1]]) <
+		     keep_rank(&fs[v]); k--)
+			order[k] = order[k - 1];
+		order[k] = v;
+	}
+	ck_assert_uint_gt(nres, CPL_REPORT_SARIF_MAX_RESULTS);
+	for (i = 0; i < CPL_REPORT_SARIF_MAX_RESULTS; i++)
+		keep[order[i]] = true;
+	m.dropped = &dropped;
+	out = render_ok("sarif", &m, fs, n);
+	ck_assert_uint_eq(dropped, nres - CPL_REPORT_SARIF_MAX_RESULTS);
+	log = parse(out);
+	res = json_object_get(sarif_run(log), "results");
+	ck_assert_uint_eq(json_array_size(res), CPL_REPORT_SARIF_MAX_RESULTS);
+	for (i = 0, k = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		snprintf(id, sizeof(id), "%zu", i);
+		ck_assert_str_eq(jstr(json_object_get(json_array_get(res, k),
+						      "message"), "text"), id);
+		k++;
+	}
+	json_decref(log);
+	free(out);
+	free_all(fs, n);
+	free(fs);
+	free(order);
+	free(keep);
+}
+END_TEST
+
 /* Every test above, grouped by format. */
 static Suite *
 report_suite(void)
@@ -1521,6 +1705,12 @@ report_suite(void)
 	tcase_add_test(tc, test_sarif_result_limit);
 	tcase_add_test(tc, test_sarif_errors_and_clean);
 	tcase_add_test(tc, test_validator_rejects);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("streamed");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_streamed_like_jansson);
+	tcase_add_test(tc, test_sarif_limit_mixed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fingerprint");
