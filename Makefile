@@ -50,11 +50,12 @@ SAN     ?=
 # -ffile-prefix-map: no absolute path in the objects, so a release built
 # in another checkout is the same bytes.
 override CFLAGS += $(SAN) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
-           -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+           -pthread -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
            -ffile-prefix-map=$(CURDIR)=. -DCPL_VERSION='"$(VERSION)"'
 override LDFLAGS += $(SAN)
 # -ldl: dlopen is in libc from glibc 2.34 on, in libdl before.
-LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl
+# -pthread: files are read and parsed on a few threads (lib/pipeline.c).
+LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 

@@ -342,6 +342,7 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 		}
 	}
 	cpl_engine_set_repo(e, repo, o->staged);
+	cpl_engine_set_jobs(e, o->jobs);
 	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
 						     &err) < 0) {
 		fprintf(stderr, "kubectl-cpulint: --diff-base %s: %s\n",
