@@ -3,8 +3,10 @@
  * scanned Python file (pyscan_int.h).
  *
  * The arena holds the strings and small arrays of the facts: requests are
- * cut from 32 KiB chunks (a larger request gets a chunk of its own) and
- * everything is freed at once with the file.  The maps go from
+ * cut from chunks that start at 2 KiB and double up to 32 KiB (a larger
+ * request gets a chunk of its own), so a small file's facts do not hold
+ * 32 KiB each for the whole run; everything is freed at once with the
+ * file.  The maps go from
  * (namespace, name) to an int by open addressing with linear probing,
  * keys borrowed from the file's text or arena; a map grows past 70% load.
  *
@@ -35,7 +37,11 @@ cpl_pyscan_arena_alloc(struct chunk **head, size_t n)
 
 	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
 	if (c == NULL || c->size - c->used < n) {
-		size_t size = n > 32768 ? n : 32768;
+		size_t size = c == NULL ? 2048 :
+			      c->size >= 16384 ? 32768 : c->size * 2;
+
+		if (n > size)
+			size = n;
 
 		c = cpl_xmalloc(sizeof(*c) + size);
 		c->size = size;

@@ -1033,7 +1033,9 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	f->len = len;
 	memset(&tk, 0, sizeof(tk));
 	rc = cpl_pytoken_scan(&tk, f->text, len, f->path, err);
-	f->toks = tk.toks;
+	/* Kept as long as the file: no room to grow into. */
+	f->toks = tk.count > 0 && tk.count < tk.cap ?
+		  cpl_xrealloc(tk.toks, tk.count * sizeof(*tk.toks)) : tk.toks;
 	f->ntoks = tk.count;
 	memset(&sc, 0, sizeof(sc));
 	sc.f = f;

@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -66,8 +67,9 @@ enum cpl_pytok_kind {
 struct cpl_pytoken {
 	enum cpl_pytok_kind kind;
 	unsigned flags;		/* CPL_PYSTR_* or CPL_PYNUM_* */
-	size_t off;		/* byte offset in the text */
-	size_t len;		/* bytes; 0 for DEDENT, ENDMARKER, a final
+	uint32_t off;		/* byte offset in the text (texts are
+				 * far below 4 GiB: the engine's limit) */
+	uint32_t len;		/* bytes; 0 for DEDENT, ENDMARKER, a final
 				 * NEWLINE that the text did not hold */
 	int line;
 	int column;
