@@ -7,6 +7,7 @@
 #   make            build ./kubectl-cpulint and its manual page
 #   make check      unit tests (check) + golden and end-to-end tests
 #   make asan       the whole suite under ASan+UBSan (separate build dir)
+#   make tsan       the whole suite under ThreadSanitizer (build-tsan)
 #   make valgrind   unit tests under valgrind
 #   make lint       banned functions, cppcheck
 #   make bench      benchmarks that print figures
@@ -83,7 +84,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 BIN       := kubectl-cpulint
 MAN       := $(BUILD)/kubectl-cpulint.1
 
-.PHONY: all check unit e2e asan valgrind lint bench install uninstall clean \
+.PHONY: all check unit e2e asan tsan valgrind lint bench install uninstall clean \
         install-deps help fuzz dist
 all: $(BIN) $(MAN)
 
@@ -151,6 +152,14 @@ asan:
 	    $(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g" \
 	    SAN="-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	    BIN=build-asan/kubectl-cpulint check
+
+# The whole suite under ThreadSanitizer: files are parsed on threads
+# (lib/pipeline.c); any data race fails the run.
+tsan:
+	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} \
+	    $(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g" \
+	    SAN="-fno-omit-frame-pointer -fsanitize=thread" \
+	    BIN=build-tsan/kubectl-cpulint check
 
 valgrind: $(UNIT_BIN)
 	$(Q)for t in $(UNIT_BIN); do CK_FORK=no valgrind -q --error-exitcode=3 \
@@ -264,6 +273,6 @@ help:
 	@sed -n 's/^#   //p' Makefile
 
 clean:
-	rm -rf build build-asan build-fuzz $(BIN)
+	rm -rf build build-asan build-tsan build-fuzz $(BIN)
 
--include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) build-asan build-tsan -name '*.d' 2>/dev/null)
