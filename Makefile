@@ -7,6 +7,7 @@
 #   make            build ./kubectl-cpulint and its manual page
 #   make check      unit tests (check) + golden and end-to-end tests
 #   make asan       the whole suite under ASan+UBSan (separate build dir)
+#   make tsan       the whole suite under ThreadSanitizer (build-tsan)
 #   make valgrind   unit tests under valgrind
 #   make lint       banned functions, cppcheck
 #   make bench      benchmarks that print figures
@@ -50,11 +51,12 @@ SAN     ?=
 # -ffile-prefix-map: no absolute path in the objects, so a release built
 # in another checkout is the same bytes.
 override CFLAGS += $(SAN) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
-           -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+           -pthread -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
            -ffile-prefix-map=$(CURDIR)=. -DCPL_VERSION='"$(VERSION)"'
 override LDFLAGS += $(SAN)
 # -ldl: dlopen is in libc from glibc 2.34 on, in libdl before.
-LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl
+# -pthread: files are read and parsed on a few threads (lib/pipeline.c).
+LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -86,7 +88,7 @@ BENCH_FLOORS := $(addprefix $(BUILD)/bench/,measure yaml-parse-floor \
 BIN       := kubectl-cpulint
 MAN       := $(BUILD)/kubectl-cpulint.1
 
-.PHONY: all check unit e2e asan valgrind lint bench install uninstall clean \
+.PHONY: all check unit e2e asan tsan valgrind lint bench install uninstall clean \
         install-deps help fuzz dist
 all: $(BIN) $(MAN)
 
@@ -178,6 +180,14 @@ asan:
 	    $(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g" \
 	    SAN="-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	    BIN=build-asan/kubectl-cpulint check
+
+# The whole suite under ThreadSanitizer: files are parsed on threads
+# (lib/pipeline.c); any data race fails the run.
+tsan:
+	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} \
+	    $(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g" \
+	    SAN="-fno-omit-frame-pointer -fsanitize=thread" \
+	    BIN=build-tsan/kubectl-cpulint check
 
 valgrind: $(UNIT_BIN)
 	$(Q)for t in $(UNIT_BIN); do CK_FORK=no valgrind -q --error-exitcode=3 \
@@ -296,6 +306,6 @@ help:
 	@sed -n 's/^#   //p' Makefile
 
 clean:
-	rm -rf build build-asan build-fuzz $(BIN)
+	rm -rf build build-asan build-tsan build-fuzz $(BIN)
 
--include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) build-asan build-tsan -name '*.d' 2>/dev/null)

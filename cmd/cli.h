@@ -34,7 +34,7 @@ enum cli_opt {
 	OPT_CONTEXT, OPT_CLUSTER, OPT_USER, OPT_REQUEST_TIMEOUT,
 	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT, OPT_BUDGET,
 	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
-	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF,
+	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -80,6 +80,8 @@ struct options {
 	bool no_config;		/* --no-config */
 	const char *color;	/* --color auto|always|never */
 	bool verbose;		/* -v */
+	int jobs;		/* -j, --jobs: threads; 0 = the CPUs we may
+				 * use */
 	bool budget;		/* --budget: the budget table (text) */
 	bool staged;		/* --staged: lint the index */
 	bool ignore_unknown;	/* --ignore-unknown: named non-workloads

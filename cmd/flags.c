@@ -86,6 +86,9 @@ static const struct cli_flag flags[] = {
 	{ OPT_BUDGET, 0, "budget", NULL, CLI_NONE, NULL,
 	  "text: a table of every training container's CPU\n"
 	  "budget after the findings" },
+	{ 'j', 'j', "jobs", "N", CLI_TEXT, NULL,
+	  "read and parse files on N threads (default: the\n"
+	  "CPUs this process may use, cgroup quota included)" },
 	{ 'v', 'v', "verbose", NULL, CLI_NONE, NULL,
 	  "say what was read, loaded, merged and skipped (stderr)" },
 	{ OPT_EXPLAIN, 0, "explain", "ID", CLI_RULE, "Information",

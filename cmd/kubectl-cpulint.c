@@ -196,6 +196,21 @@ parse_flags(struct options *o, int argc, char **argv,
 		case 'v':
 			o->verbose = true;
 			break;
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end != '\0' || n < 1 ||
+			    n > 1024) {
+				fprintf(stderr, "kubectl-cpulint: --jobs "
+					"takes a number from 1 to 1024, not "
+					"\"%s\"\n", optarg);
+				act = DONE;
+				goto out;
+			}
+			o->jobs = (int)n;
+			break;
+		}
 		case OPT_BUDGET:
 			o->budget = true;
 			break;

@@ -321,6 +321,7 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 	if (st->repo_err.message)
 		cpl_engine_add_error(e, &st->repo_err);
 	cpl_engine_set_repo(e, st->repo, o->staged);
+	cpl_engine_set_jobs(e, o->jobs);
 	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
 						     &err) < 0) {
 		cpl_engine_add_error(e, &err);

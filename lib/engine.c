@@ -67,6 +67,7 @@ cpl_engine_free(struct cpl_engine *e)
 		free(e->files[i]->text);
 		cpl_suppress_free(e->files[i]->sup);
 		cpl_pyfile_free(e->files[i]->py);
+		cpl_error_clear(&e->files[i]->scan_err);
 		free(e->files[i]->line_at);
 		free(e->files[i]);
 	}
@@ -96,6 +97,7 @@ cpl_engine_free(struct cpl_engine *e)
 	cpl_config_free(e->config);
 	cpl_engine_reach_free(e);
 	cpl_engine_overlay_free(e);
+	cpl_engine_pipeline_free(e);
 	free(e);
 }
 
@@ -195,23 +197,38 @@ cpl_engine_own_key(struct cpl_engine *e, char *key)
 /* ---- sources ---------------------------------------------------------- */
 
 struct source *
-cpl_engine_add_source(struct cpl_engine *e, const char *path,
-		      enum file_kind kind, char *text, size_t len)
+cpl_engine_source_new(const char *path, enum file_kind kind, char *text,
+		      size_t len)
 {
-	struct source *src;
+	struct source *src = cpl_xcalloc(1, sizeof(*src));
 
-	cpl_xgrow((void **)&e->files, &e->files_cap, e->nfiles + 1,
-		  sizeof(*e->files));
-	src = cpl_xcalloc(1, sizeof(*src));
-	e->files[e->nfiles++] = src;
 	src->path = cpl_xstrdup(path);
 	src->linted = true;
-	cpl_strmap_put(&e->by_path,
-		       cpl_engine_own_key(e, cpl_link_join(".", path)), src);
 	src->kind = kind;
 	src->text = text;
 	src->len = len;
 	src->sup = cpl_suppress_scan(text, len);
+	return src;
+}
+
+void
+cpl_engine_source_add(struct cpl_engine *e, struct source *src)
+{
+	cpl_xgrow((void **)&e->files, &e->files_cap, e->nfiles + 1,
+		  sizeof(*e->files));
+	e->files[e->nfiles++] = src;
+	cpl_strmap_put(&e->by_path,
+		       cpl_engine_own_key(e, cpl_link_join(".", src->path)),
+		       src);
+}
+
+struct source *
+cpl_engine_add_source(struct cpl_engine *e, const char *path,
+		      enum file_kind kind, char *text, size_t len)
+{
+	struct source *src = cpl_engine_source_new(path, kind, text, len);
+
+	cpl_engine_source_add(e, src);
 	return src;
 }
 
@@ -236,8 +253,9 @@ template_met(struct cpl_engine *e, const char *path, bool explicit,
 }
 
 /* Parses a YAML/JSON source and loads every document into workloads. */
-static void
-load_yaml(struct cpl_engine *e, const struct source *src, bool explicit)
+void
+cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
+		     bool explicit)
 {
 	struct cpl_ystream *s = NULL;
 	struct cpl_error err = { 0 };
@@ -312,7 +330,7 @@ add_text(struct cpl_engine *e, const char *path, char *text, size_t len,
 		return;
 	}
 	src = cpl_engine_add_source(e, path, FILE_YAML, text, len);
-	load_yaml(e, src, explicit);
+	cpl_engine_load_yaml(e, src, explicit);
 }
 
 /* Reads path from the working tree, or from the index with --staged. */
@@ -358,10 +376,13 @@ helm_template(struct cpl_engine *e, const char *path)
 	if (chart == NULL)
 		return false;
 	if (cpl_strmap_get(&e->charts, chart) == NULL) {
-		char *dir = cpl_xasprintf("%s%stemplates",
-					  strcmp(chart, ".") == 0 ? "" : chart,
-					  strcmp(chart, ".") == 0 ? "" :
-					  cpl_str_ends(chart, "/") ? "" : "/");
+		char *dir;
+
+		cpl_engine_flush(e);	/* the note after earlier files' */
+		dir = cpl_xasprintf("%s%stemplates",
+				    strcmp(chart, ".") == 0 ? "" : chart,
+				    strcmp(chart, ".") == 0 ? "" :
+				    cpl_str_ends(chart, "/") ? "" : "/");
 
 		cpl_engine_note(e, dir, "skipped: Helm templates: render "
 				"with helm template %s | kubectl cpulint -f -",
@@ -374,30 +395,23 @@ helm_template(struct cpl_engine *e, const char *path)
 	return true;
 }
 
+/* Queues a file met by a walk or named (pipeline.c reads it). */
 static void
 add_file(struct cpl_engine *e, const char *path, bool explicit)
 {
-	struct cpl_error err = { 0 };
-	char *text = NULL;
-	size_t len;
-
 	if (!explicit && (cpl_config_excluded(e->config, path) ||
 			  helm_template(e, path)))
 		return;
-	if (cpl_engine_find_source(e, path) != NULL)	/* read once */
+	if (cpl_engine_known(e, path))	/* read once */
 		return;
-	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_engine_add_error(e, &err);
-		cpl_error_clear(&err);
-		return;
-	}
-	add_text(e, path, text, len, explicit);
+	cpl_engine_queue(e, path, explicit);
 }
 
 void
 cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 		      const char *buf, size_t len, bool explicit)
 {
+	cpl_engine_flush(e);
 	if (cpl_engine_find_source(e, path) != NULL)
 		return;
 	if (len > MAX_FILE_BYTES) {
@@ -423,6 +437,7 @@ walk_file(void *ctx, const char *path)
 static void
 walk_error(void *ctx, const struct cpl_error *err)
 {
+	cpl_engine_flush(ctx);	/* after the errors of earlier files */
 	cpl_engine_add_error(ctx, err);
 }
 
@@ -468,6 +483,7 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 	}
 	if (e->staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		add_file(e, path, explicit);	/* a staged file */
+		cpl_engine_flush(e);
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -480,11 +496,13 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 	} else {
 		add_file(e, path, explicit);
 	}
+	cpl_engine_flush(e);
 }
 
 void
 cpl_engine_add_workload(struct cpl_engine *e, struct cpl_workload *w)
 {
+	cpl_engine_flush(e);
 	cpl_wlist_add(&e->workloads, w);
 }
 
@@ -786,6 +804,11 @@ python_of(struct cpl_engine *e, struct source *src)
 
 	if (src->kind != FILE_PYTHON)
 		return NULL;
+	if (src->scan_err.message != NULL) {	/* scanned on a worker */
+		if (src->linted)
+			cpl_engine_add_error(e, &src->scan_err);
+		cpl_error_clear(&src->scan_err);
+	}
 	if (!src->scanned) {
 		src->scanned = true;
 		if (cpl_pyscan_file(&src->py, src->path, src->text, src->len,
@@ -1253,6 +1276,7 @@ cpl_engine_run(struct cpl_engine *e)
 	struct cpl_check ck = { .e = e };
 
 	rules = cpl_rules_all(&nrules);
+	cpl_engine_flush(e);
 	/* TrainJobs meet their runtimes, whichever files they came from. */
 	cpl_trainer_join(&e->workloads);
 	/* Scan every Python target once, then link code to workloads. */

@@ -48,6 +48,12 @@ int cpl_engine_find_config(struct cpl_engine *e, const char *dir,
  */
 void cpl_engine_add_path(struct cpl_engine *e, const char *path,
 			 bool explicit);
+/*
+ * Reads, parses and scans files on n threads (-j); n <= 0: as many as the
+ * CPUs this process may use (cpus.h).  The run is the same for any n.
+ */
+void cpl_engine_set_jobs(struct cpl_engine *e, int n);
+
 struct cpl_repo;
 
 /*

@@ -1,8 +1,8 @@
 /*
  * engine_int.h — what the parts of the engine share and nothing else may
  * see: the run's state and the few functions one part calls in another.
- * The public interface is engine.h; only lib/engine.c, lib/reach.c and
- * lib/overlay.c include this file.
+ * The public interface is engine.h; only lib/engine.c, lib/reach.c,
+ * lib/overlay.c and lib/pipeline.c include this file.
  *
  * The parts:
  *   engine.c  sources, loading, rules, suppressions, the final filter and
@@ -13,6 +13,9 @@
  *             involve a named file, placed there;
  *   overlay.c texts given for paths (--fix and --diff passes over fixed
  *             text), read instead of the files.
+ *   pipeline.c files met by walks and named: read, parsed and scanned
+ *             on a few threads (-j), their results taken in the order
+ *             the files were met.
  *
  * Includes: engine.h and the core headers it needs.
  */
@@ -45,9 +48,14 @@ struct source {
 	bool linted;			/* a target (not only linked code) */
 	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
 	bool scanned;
+	struct cpl_error scan_err;	/* a scan on a worker failed: kept
+					 * until the file is first asked for,
+					 * when the error is reported */
 	size_t *line_at;		/* byte offset of each line, lazily */
 	size_t nlines;
 };
+
+struct pjob;	/* a queued file (pipeline.c) */
 
 /* The linked processes that run one Python file. */
 struct coderefs {
@@ -102,12 +110,29 @@ struct cpl_engine {
 					 * overlay_text (overlay.c) */
 	struct overlay_text **overlays;	/* owned, with their keys */
 	size_t noverlays, overlays_cap;
+	struct pjob *jobs;		/* files waiting (pipeline.c) */
+	size_t njobs, jobs_cap;
+	struct cpl_strmap queued;	/* their normalised paths → job */
+	int threads;			/* -j; 0: the CPUs we may use */
+	int cpus;			/* those CPUs, 0 until needed */
+	bool seeded;			/* jansson's hash seed is set */
 };
 
 /* ---- engine.c ----------------------------------------------------------- */
 
 /* Keeps a map key (taken) alive as long as the engine; returns it. */
 const char *cpl_engine_own_key(struct cpl_engine *e, char *key);
+/* A source (text taken), marked as a target (linted), not yet part of
+ * the run: touches nothing shared, so a worker may make it. */
+struct source *cpl_engine_source_new(const char *path, enum file_kind kind,
+				     char *text, size_t len);
+/* Makes src (taken) one of the run's sources. */
+void cpl_engine_source_add(struct cpl_engine *e, struct source *src);
+/* Parses a YAML/JSON source and loads its documents: workloads, errors,
+ * warnings and notes go to out (the run's engine, or a worker's, which
+ * uses nothing else). */
+void cpl_engine_load_yaml(struct cpl_engine *out, const struct source *src,
+			  bool explicit);
 /* Adds a source (text taken), marked as a target (linted). */
 struct source *cpl_engine_add_source(struct cpl_engine *e, const char *path,
 				     enum file_kind kind, char *text,
@@ -134,6 +159,20 @@ bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
 /* Marks f suppressed by a comment at its place, an annotation of its
  * workload or a configured ignore, when one applies. */
 void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
+
+/* ---- pipeline.c --------------------------------------------------------- */
+
+/* Whether path (however spelt) is read already or waits to be. */
+bool cpl_engine_known(const struct cpl_engine *e, const char *path);
+/* Queues a file to read, parse and scan; with --staged its blob is read
+ * now (libgit2 stays on this thread).  May flush. */
+void cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit);
+/* Reads, parses and scans the queued files, on threads when there are
+ * several, then takes their sources, workloads, errors, warnings and
+ * notes in the order they were queued: the same run for any -j. */
+void cpl_engine_flush(struct cpl_engine *e);
+/* Frees what pipeline.c keeps in the engine. */
+void cpl_engine_pipeline_free(struct cpl_engine *e);
 
 /* ---- reach.c ------------------------------------------------------------ */
 

@@ -29,7 +29,13 @@ cpl_workload_add_container(struct cpl_workload *w)
 	struct cpl_container *c;
 
 	/* Doubling, not one more each time: the copies stay linear even
-	 * where realloc always moves (ASan), with 10,000s of containers. */
+	 * where realloc always moves (ASan), with 10,000s of containers.
+	 * From one slot, as most workloads have one container and a
+	 * container is large: eight would keep 6 KiB per workload idle. */
+	if (w->containers_cap == 0) {
+		w->containers = cpl_xmalloc(sizeof(*w->containers));
+		w->containers_cap = 1;
+	}
 	cpl_xgrow((void **)&w->containers, &w->containers_cap,
 		  w->ncontainers + 1, sizeof(*w->containers));
 	c = &w->containers[w->ncontainers++];

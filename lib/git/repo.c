@@ -9,10 +9,19 @@
  * paths, each with its new-side line spans sorted, so a file query is O(1)
  * and a line query a binary search.
  *
+ * Start-up: libgit2 is not touched until a question needs it (a walk,
+ * the index, a diff).  Opening only finds the working tree, by the rules
+ * libgit2 discovers it with (the nearest directory holding a .git
+ * directory or file, not above GIT_CEILING_DIRECTORIES, not across file
+ * systems; a bare repository is none), so a run that needs only the root
+ * (pre-commit naming one YAML file) never pays for git_libgit2_init(),
+ * which loads the system's CA certificates (milliseconds).  A repository
+ * libgit2 then cannot open is an error of the question that needed it.
+ *
  * Ownership: struct cpl_repo owns the libgit2 repository, its index, the
  * root string and the changed set; it holds one git_libgit2_init()
- * reference from a successful open until cpl_repo_free().  Lists and blobs
- * handed out are the caller's.
+ * reference from the first question until cpl_repo_free().  Lists and
+ * blobs handed out are the caller's.
  */
 #include "git/repo.h"
 
@@ -46,7 +55,8 @@ struct changed {
 
 /* An open repository with a working tree, and its last changed set. */
 struct cpl_repo {
-	git_repository *git;
+	git_repository *git;	/* opened on first need (need_git) */
+	bool inited;		/* holds a git_libgit2_init() reference */
 	git_index *index;	/* loaded on first use (GIT_INDEX_FILE) */
 	char *root;		/* realpath of the working tree */
 	bool diffed;		/* the changed set below is valid */
@@ -300,59 +310,180 @@ same_dir(const char *a, const char *b)
 	return same;
 }
 
+/* Whether dir/name exists as a directory (dir true) or regular file. */
+static bool
+has(const char *dir, const char *name, bool want_dir)
+{
+	struct stat st;
+	char *p = cpl_xasprintf("%s/%s", dir, name);
+	bool yes = stat(p, &st) == 0 &&
+		   (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+
+	free(p);
+	return yes;
+}
+
+/* Whether dir looks like a git directory (libgit2's test: HEAD, objects/
+ * and refs/). */
+static bool
+is_gitdir(const char *dir)
+{
+	return has(dir, "HEAD", false) && has(dir, "objects", true) &&
+	       has(dir, "refs", true);
+}
+
+/* How far up from path GIT_CEILING_DIRECTORIES lets discovery go: the
+ * length of the longest ceiling that is a proper parent of path, 0 when
+ * none. */
+static size_t
+ceiling_len(const char *path)
+{
+	const char *list = getenv("GIT_CEILING_DIRECTORIES");
+	size_t best = 0;
+
+	while (list != NULL && *list) {
+		size_t n = strcspn(list, ":");
+		char *c = cpl_xstrndup(list, n);
+		char *real = *c == '/' ? realpath(c, NULL) : NULL;
+		const char *use = real ? real : c;
+		size_t m = strlen(use);
+
+		while (m > 1 && use[m - 1] == '/')
+			m--;
+		if (*use == '/' && m < strlen(path) &&
+		    strncmp(path, use, m) == 0 &&
+		    (m == 1 || path[m] == '/') && m > best)
+			best = m;
+		free(real);
+		free(c);
+		list += n;
+		if (*list == ':')
+			list++;
+	}
+	return best;
+}
+
+/*
+ * The working tree holding dir (absolute), as libgit2 discovers it: dir
+ * and then each parent, while above the ceiling and on dir's file system;
+ * the first with a .git directory (a git directory) or a .git file (a
+ * linked worktree or submodule) wins.  A level that is itself a git
+ * directory ends the search: a bare repository (NULL), or the .git of a
+ * working tree (its parent).  NULL when none; caller frees.
+ */
+static char *
+find_workdir(const char *dir)
+{
+	char *d = strip_slashes(dir), *found = NULL;
+	size_t ceil = ceiling_len(d);
+	struct stat st;
+	dev_t dev = 0;
+	bool first;
+
+	for (first = true;; first = false) {
+		size_t n = strlen(d);
+		char *slash;
+
+		if ((!first && n <= ceil) || stat(d, &st) != 0)
+			break;
+		if (first)
+			dev = st.st_dev;
+		else if (st.st_dev != dev)
+			break;
+		if (has(d, ".git", false)) {		/* a gitfile */
+			found = cpl_xstrdup(d);
+			break;
+		}
+		if (has(d, ".git", true)) {
+			char *g = cpl_xasprintf("%s/.git", d);
+			bool ok = is_gitdir(g);
+
+			free(g);
+			if (ok) {
+				found = cpl_xstrdup(d);
+				break;
+			}
+		}
+		if (is_gitdir(d)) {	/* bare, or inside a .git */
+			slash = strrchr(d, '/');
+			if (slash != NULL && strcmp(slash, "/.git") == 0) {
+				*slash = '\0';
+				found = cpl_xstrdup(*d ? d : "/");
+			}
+			break;
+		}
+		if (n == 1)
+			break;
+		slash = strrchr(d, '/');
+		if (slash == NULL)
+			break;
+		if (slash == d)
+			d[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(d);
+	return found;
+}
+
 int
 cpl_repo_open(struct cpl_repo **out, const char *path, struct cpl_error *err)
 {
-	struct cpl_repo *r = NULL;
-	git_repository *git = NULL;
-	char *abs = NULL, *dir = NULL, *root = NULL;
-	const char *workdir;
-	int rc = -1, grc;
+	struct cpl_repo *r;
+	char *abs, *dir, *work, *root;
 
 	*out = NULL;
-	if (git_libgit2_init() < 0) {
-		git_fail(err, path, "cannot initialise libgit2");
-		return -1;
-	}
 	abs = canon(*path ? path : ".");
 	dir = existing_dir(abs);
-	grc = git_repository_open_ext(&git, dir, 0,
-				      getenv("GIT_CEILING_DIRECTORIES"));
-	if (grc == GIT_ENOTFOUND) {
-		git_error_clear();
-		rc = 1;
-		goto out;
-	}
-	if (grc < 0) {
-		git_fail(err, path, "cannot open the git repository");
-		goto out;
-	}
-	workdir = git_repository_workdir(git);
-	if (git_repository_is_bare(git) || workdir == NULL) {
-		rc = 1;
-		goto out;
-	}
-	root = realpath(workdir, NULL);
-	if (root == NULL) {
-		cpl_error_set(err, workdir, 0, 0,
-			      "cannot resolve the working tree: %s",
-			      strerror(errno));
-		goto out;
-	}
-	r = cpl_xcalloc(1, sizeof(*r));
-	r->git = git;
-	r->root = cpl_xstrdup(root);
-	git = NULL;
-	*out = r;
-	rc = 0;
-out:
-	git_repository_free(git);
-	free(root);
+	work = find_workdir(dir);
 	free(dir);
 	free(abs);
-	if (rc != 0)
-		git_libgit2_shutdown();
-	return rc;
+	if (work == NULL)
+		return 1;
+	root = realpath(work, NULL);
+	if (root == NULL) {
+		cpl_error_set(err, work, 0, 0,
+			      "cannot resolve the working tree: %s",
+			      strerror(errno));
+		free(work);
+		return -1;
+	}
+	free(work);
+	r = cpl_xcalloc(1, sizeof(*r));
+	r->root = root;
+	*out = r;
+	return 0;
+}
+
+/* Opens the repository with libgit2, the first time it is needed. */
+static int
+need_git(struct cpl_repo *r, struct cpl_error *err)
+{
+	if (r->git != NULL)
+		return 0;
+	if (!r->inited) {
+		if (git_libgit2_init() < 0) {
+			git_fail(err, r->root, "cannot initialise libgit2");
+			return -1;
+		}
+		r->inited = true;
+	}
+	if (git_repository_open_ext(&r->git, r->root,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH,
+				    NULL) < 0) {
+		r->git = NULL;
+		git_fail(err, r->root, "cannot open the git repository");
+		return -1;
+	}
+	if (git_repository_is_bare(r->git) ||
+	    git_repository_workdir(r->git) == NULL) {
+		git_repository_free(r->git);
+		r->git = NULL;
+		cpl_error_set(err, r->root, 0, 0, "cannot open the git "
+			      "repository: it has no working tree");
+		return -1;
+	}
+	return 0;
 }
 
 /* Empties the changed set; every file counts as changed again. */
@@ -384,8 +515,9 @@ cpl_repo_free(struct cpl_repo *repo)
 	git_index_free(repo->index);
 	git_repository_free(repo->git);
 	free(repo->root);
+	if (repo->inited)
+		git_libgit2_shutdown();
 	free(repo);
-	git_libgit2_shutdown();
 }
 
 const char *
@@ -395,8 +527,14 @@ cpl_repo_root(const struct cpl_repo *repo)
 }
 
 bool
-cpl_repo_head_unborn(const struct cpl_repo *repo)
+cpl_repo_head_unborn(struct cpl_repo *repo)
 {
+	struct cpl_error err = { 0 };
+
+	if (need_git(repo, &err) < 0) {
+		cpl_error_clear(&err);
+		return false;
+	}
 	return git_repository_head_unborn(repo->git) == 1;
 }
 
@@ -416,6 +554,8 @@ repo_index(git_index **out, struct cpl_repo *r, struct cpl_error *err)
 		*out = r->index;
 		return 0;
 	}
+	if (need_git(r, err) < 0)
+		return -1;
 	if (file != NULL && *file != '\0' &&
 	    (gitdir == NULL || same_dir(gitdir, git_repository_path(r->git)))) {
 		if (git_index_open(&idx, file) < 0) {

@@ -18,9 +18,11 @@
  *
  * Ownership: cpl_repo_open() hands the caller a handle, freed with
  * cpl_repo_free(); every const char * it returns is borrowed until then.
- * Lists (struct cpl_repo_files) and blobs are the caller's.  Each open
- * handle holds one reference on libgit2's global state (git_libgit2_init,
- * released by cpl_repo_free), so handles may be opened and freed freely.
+ * Lists (struct cpl_repo_files) and blobs are the caller's.  A handle
+ * initialises libgit2 only when a question needs it (opening finds the
+ * working tree without it), then holds one reference on libgit2's global
+ * state (git_libgit2_init, released by cpl_repo_free), so handles may be
+ * opened and freed freely.
  */
 #ifndef CPL_REPO_H
 #define CPL_REPO_H
@@ -55,8 +57,9 @@ void cpl_repo_files_free(struct cpl_repo_files *f);	/* NULL-safe */
  * directory; a path that does not exist yet is looked up from its nearest
  * existing parent).  0 with *out set; 1 with *out NULL when path is not in
  * a working tree (a plain directory, or a bare repository), err untouched;
- * -1 with err set when the repository cannot be opened (corrupt, not owned
- * by the current user, unreadable).
+ * -1 with err set when the working tree cannot be resolved.  libgit2 opens
+ * the repository only when a question needs it: a repository it cannot
+ * open (corrupt, not owned by the current user) is that question's error.
  */
 int cpl_repo_open(struct cpl_repo **out, const char *path,
 		  struct cpl_error *err);
@@ -66,7 +69,7 @@ void cpl_repo_free(struct cpl_repo *repo);	/* NULL-safe */
 const char *cpl_repo_root(const struct cpl_repo *repo);
 
 /* HEAD names a branch with no commits yet (a fresh "git init"). */
-bool cpl_repo_head_unborn(const struct cpl_repo *repo);
+bool cpl_repo_head_unborn(struct cpl_repo *repo);
 
 /*
  * The rel path of a caller path (which need not exist; a symlink as the

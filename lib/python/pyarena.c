@@ -3,10 +3,12 @@
  * scanned Python file (pyscan_int.h).
  *
  * The arena holds the strings and small arrays of the facts: requests are
- * cut from 32 KiB chunks (a larger request gets a chunk of its own) and
- * everything is freed at once with the file.  The maps go from
- * (namespace, name) to an int by open addressing with linear probing,
- * keys borrowed from the file's text or arena; a map grows past 70% load.
+ * cut from chunks that start at 2 KiB and double up to 32 KiB (a larger
+ * request gets a chunk of its own), so a small file's facts do not hold
+ * 32 KiB each for the whole run; strings are packed (no alignment) and
+ * everything is freed at once with the file.  The maps go from (namespace,
+ * name) to an int by open addressing with linear probing, keys borrowed
+ * from the file's text or arena; a map grows past 70% load.
  *
  * Owns the chunks of an arena and the slots of a map, not the keys.
  * Includes: python/pyscan_int.h and the C library only.
@@ -27,31 +29,43 @@ struct chunk {
 	max_align_t data[];
 };
 
-/* n bytes from the arena, aligned for any type. */
-void *
-cpl_pyscan_arena_alloc(struct chunk **head, size_t n)
+/* n bytes from the arena at a multiple of align (a power of two). */
+static void *
+take(struct chunk **head, size_t n, size_t align)
 {
 	struct chunk *c = *head;
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
-	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	if (c == NULL || c->size - c->used < n) {
-		size_t size = n > 32768 ? n : 32768;
+	if (c == NULL || at > c->size || c->size - at < n) {
+		size_t size = c == NULL ? 2048 :
+			      c->size >= 16384 ? 32768 : c->size * 2;
+
+		if (n > size)
+			size = n;
 
 		c = cpl_xmalloc(sizeof(*c) + size);
 		c->size = size;
 		c->used = 0;
 		c->next = *head;
 		*head = c;
+		at = 0;
 	}
-	c->used += n;
-	return (char *)c->data + c->used - n;
+	c->used = at + n;
+	return (char *)c->data + at;
+}
+
+/* n bytes from the arena, aligned for any type. */
+void *
+cpl_pyscan_arena_alloc(struct chunk **head, size_t n)
+{
+	return take(head, n, sizeof(max_align_t));
 }
 
 /* s[0, n) copied into the arena, NUL-terminated. */
 char *
 cpl_pyscan_arena_strndup(struct chunk **head, const char *s, size_t n)
 {
-	char *p = cpl_pyscan_arena_alloc(head, n + 1);
+	char *p = take(head, n + 1, 1);	/* strings: packed */
 
 	memcpy(p, s, n);
 	p[n] = '\0';
@@ -65,7 +79,7 @@ cpl_pyscan_arena_cat(struct chunk **head, const char *a, const char *b,
 {
 	size_t na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0;
 	size_t nc = c ? strlen(c) : 0;
-	char *p = cpl_pyscan_arena_alloc(head, na + nb + nc + 1);
+	char *p = take(head, na + nb + nc + 1, 1);
 
 	if (na)
 		memcpy(p, a, na);

@@ -1008,6 +1008,17 @@ scan_file(struct scan *sc)
 
 /* ---- the post-pass ---------------------------------------------------- */
 
+/* Array p of n elements (room for *cap) cut to n: a scanned file is kept
+ * for the whole run and never grows again. */
+static void *
+fit(void *p, size_t n, size_t elem, size_t *cap)
+{
+	if (p == NULL || n == 0 || n >= *cap)
+		return p;
+	*cap = n;
+	return cpl_xrealloc(p, n * elem);
+}
+
 /* The post-pass over the scanned file: pyfacts.c, then pyflow.c. */
 static void
 post(struct cpl_pyfile *f)
@@ -1033,7 +1044,9 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	f->len = len;
 	memset(&tk, 0, sizeof(tk));
 	rc = cpl_pytoken_scan(&tk, f->text, len, f->path, err);
-	f->toks = tk.toks;
+	/* Kept as long as the file: no room to grow into. */
+	f->toks = tk.count > 0 && tk.count < tk.cap ?
+		  cpl_xrealloc(tk.toks, tk.count * sizeof(*tk.toks)) : tk.toks;
 	f->ntoks = tk.count;
 	memset(&sc, 0, sizeof(sc));
 	sc.f = f;
@@ -1049,6 +1062,15 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	free(sc.cs);
 	free(sc.targs);
 	cpl_buf_free(&sc.tmp);
+	/* Before the post-pass, which keeps pointers into args. */
+	f->calls = fit(f->calls, f->ncalls, sizeof(*f->calls),
+		       &f->index->capcalls);
+	f->scopes = fit(f->scopes, f->nscopes, sizeof(*f->scopes),
+			&f->index->capscopes);
+	f->assigns = fit(f->assigns, f->nassigns, sizeof(*f->assigns),
+			 &f->index->capassigns);
+	f->index->args = fit(f->index->args, f->index->nargs,
+			     sizeof(*f->index->args), &f->index->capargs);
 	post(f);
 	*out = f;
 	return rc < 0 ? 1 : 0;

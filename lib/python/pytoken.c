@@ -688,6 +688,8 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 	bool bol = true;
 
 	memset(&lx, 0, sizeof(lx));
+	if (len > UINT32_MAX)	/* offsets are 32-bit */
+		len = UINT32_MAX;
 	lx.s = text;
 	lx.n = len;
 	lx.line = 1;

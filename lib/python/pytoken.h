@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -62,12 +63,14 @@ enum cpl_pytok_kind {
 #define CPL_PYNUM_FLOAT	0x02	/* has a point or an exponent */
 #define CPL_PYNUM_IMAG	0x04	/* ends in j or J */
 
-/* One token: kind, flags, where its bytes are and where it starts/ends. */
+/* One token: kind, flags, where its bytes are and where it starts/ends.
+ * 28 bytes: a scanned file keeps its tokens for the whole run. */
 struct cpl_pytoken {
-	enum cpl_pytok_kind kind;
-	unsigned flags;		/* CPL_PYSTR_* or CPL_PYNUM_* */
-	size_t off;		/* byte offset in the text */
-	size_t len;		/* bytes; 0 for DEDENT, ENDMARKER, a final
+	enum cpl_pytok_kind kind : 8;
+	unsigned flags : 8;	/* CPL_PYSTR_* or CPL_PYNUM_* */
+	uint32_t off;		/* byte offset in the text (texts are
+				 * far below 4 GiB: the engine's limit) */
+	uint32_t len;		/* bytes; 0 for DEDENT, ENDMARKER, a final
 				 * NEWLINE that the text did not hold */
 	int line;
 	int column;

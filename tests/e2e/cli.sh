@@ -1,5 +1,5 @@
 #!/bin/sh
-# The command line: information flags, usage errors, --fail-on,
+# The command line: information flags, usage errors (--jobs), --fail-on,
 # --output-file, colour,
 # .cpulint.yaml (severity, off, exclude, errors), inline suppressions in
 # YAML, a huge file, directory walking rules.
@@ -28,6 +28,9 @@ expect bad-format 2 "$BIN" -o xml .
 has bad-format '-o/--output takes text, json, sarif or github, not "xml"'
 expect bad-format-alias 2 "$BIN" --format xml .
 expect bad-fail-on 2 "$BIN" --fail-on sometimes .
+expect bad-jobs 2 "$BIN" -j 0 .
+has bad-jobs '--jobs takes a number from 1 to 1024, not "0"'
+expect bad-jobs-word 2 "$BIN" --jobs=two .
 expect mixed 2 "$BIN" testdata/example pod/train-0
 expect live-flags-on-paths 2 "$BIN" -n ml testdata/example
 

@@ -339,6 +339,40 @@ START_TEST(test_not_a_repo)
 }
 END_TEST
 
+/* Opening finds the root without libgit2 (pre-commit's start-up); the
+ * first question that needs libgit2 initialises it, once. */
+START_TEST(test_open_lazy)
+{
+	struct cpl_repo *r;
+	int refs;	/* the fixture's references, plus this one */
+
+	init("lazy");
+	put("lazy/a/b.yaml", "a: 1\n");
+	refs = git_libgit2_init();
+	git_libgit2_shutdown();
+	r = open_ok(at("lazy/a/b.yaml"));
+	ck_assert_str_eq(cpl_repo_root(r), at("lazy"));
+	ck_assert_int_eq(git_libgit2_init(), refs);	/* none held */
+	git_libgit2_shutdown();
+	ck_assert(cpl_repo_head_unborn(r));	/* needs libgit2 */
+	ck_assert_int_eq(git_libgit2_init(), refs + 1);
+	git_libgit2_shutdown();
+	cpl_repo_free(r);
+	ck_assert_int_eq(git_libgit2_init(), refs);
+	git_libgit2_shutdown();
+	/* A .git directory that is no git directory is passed over. */
+	mkdirs(at("lazy/a/.git"), true);
+	r = open_ok(at("lazy/a/b.yaml"));
+	ck_assert_str_eq(cpl_repo_root(r), at("lazy"));
+	cpl_repo_free(r);
+	/* A .git file (a linked worktree, a submodule) marks a tree. */
+	put("lazy/wt/.git", "gitdir: ../.git\n");
+	r = open_ok(at("lazy/wt"));
+	ck_assert_str_eq(cpl_repo_root(r), at("lazy/wt"));
+	cpl_repo_free(r);
+}
+END_TEST
+
 START_TEST(test_open_root_relpath)
 {
 	struct cpl_error err = { 0 };
@@ -877,6 +911,7 @@ repo_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_not_a_repo);
+	tcase_add_test(tc, test_open_lazy);
 	tcase_add_test(tc, test_open_root_relpath);
 	tcase_add_test(tc, test_walk_ignored_untracked);
 	tcase_add_test(tc, test_walk_caller_forms);

@@ -1,0 +1,281 @@
+/*
+ * pipeline.c — the files of a run read, parsed and scanned on a few
+ * threads (-j), and taken into the run in the order they were met.
+ *
+ * Each file is independent until linking: reading it, parsing its YAML
+ * and loading its workloads, or tokenizing and scanning its Python, needs
+ * nothing from another file.  So walks and named paths only queue files;
+ * a flush hands the queue to up to -j threads (the calling one among
+ * them), each taking the next file from a shared counter and writing
+ * only to that file's job: its source, and an engine of its own whose
+ * errors, warnings, notes and workloads are the only fields used.  Then
+ * the calling thread takes the jobs in queue order, so sources, workloads
+ * and every message come out exactly as with -j 1.  Linking, rules,
+ * suppressions and output stay on one thread.
+ *
+ * What a worker may touch: its job, the libraries' per-call state
+ * (libyaml parsers, the tokenizer), read-only engine fields (staged).
+ * libgit2 stays on the calling thread: with --staged, blobs are read when
+ * queued.  A Python scan's error is kept in the source and reported when
+ * the engine first asks for the file, as a scan on the calling thread
+ * would have been.
+ *
+ * Owns the queue and its jobs until they are taken.
+ * Includes: engine_int.h and the core headers, cpus.h, the C library,
+ * pthreads and jansson (to seed its hash before threads start).
+ */
+#include "engine_int.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpus.h"
+#include "link.h"
+
+/* Queued files past which a flush starts: bounds what waits in memory. */
+#define QUEUE_MAX 1024
+/* Without -j, fewer files than this are not worth a thread (one named
+ * file, pre-commit's case, starts none). */
+#define THREAD_MIN 8
+
+/* A queued file and, once processed, what came of it. */
+struct pjob {
+	char *path;		/* as met */
+	char *key;		/* normalised, the queued map's key */
+	bool explicit;		/* named on the command line */
+	bool have_text;		/* read when queued (--staged) */
+	char *text;
+	size_t len;
+	struct cpl_engine *out;	/* its errors, warnings, notes, workloads */
+	struct source *src;	/* NULL when it could not be read */
+};
+
+/* The work of one flush, shared by its threads. */
+struct crew {
+	struct pjob *jobs;
+	size_t n;
+	atomic_size_t next;	/* the next job to take */
+};
+
+bool
+cpl_engine_known(const struct cpl_engine *e, const char *path)
+{
+	char *key;
+	bool known;
+
+	if (cpl_engine_find_source(e, path) != NULL)
+		return true;
+	if (e->njobs == 0)
+		return false;
+	key = cpl_link_join(".", path);
+	known = cpl_strmap_get(&e->queued, key) != NULL;
+	free(key);
+	return known;
+}
+
+void
+cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
+{
+	struct pjob *j;
+	struct cpl_error err = { 0 };
+
+	cpl_xgrow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1,
+		  sizeof(*e->jobs));
+	j = &e->jobs[e->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->path = cpl_xstrdup(path);
+	j->key = cpl_link_join(".", path);
+	j->explicit = explicit;
+	j->out = cpl_xcalloc(1, sizeof(*j->out));
+	cpl_strmap_put(&e->queued, j->key, j);
+	/* A text given for the path (a --fix pass) is read here, on the
+	 * main thread, like the index with --staged. */
+	if (cpl_engine_overlay_read(e, path, &j->text, &j->len) == 0) {
+		j->have_text = true;
+	} else if (e->staged) {
+		j->have_text = true;
+		if (cpl_engine_read_source(e, path, &j->text, &j->len,
+					   &err) < 0) {
+			cpl_engine_add_error(j->out, &err);
+			cpl_error_clear(&err);
+			j->text = NULL;
+		}
+	}
+	if (e->njobs >= QUEUE_MAX)
+		cpl_engine_flush(e);
+}
+
+/* Reads, parses and scans one file into its job (any thread). */
+static void
+process(struct pjob *j)
+{
+	struct cpl_error err = { 0 };
+	bool python = cpl_str_ends(j->path, ".py");
+
+	if (!j->have_text &&
+	    cpl_read_file(&j->text, &j->len, j->path,
+			  CPL_ENGINE_MAX_FILE_BYTES, &err) < 0) {
+		cpl_engine_add_error(j->out, &err);
+		cpl_error_clear(&err);
+		j->text = NULL;
+	}
+	if (j->text == NULL)
+		return;
+	j->src = cpl_engine_source_new(j->path,
+				       python ? FILE_PYTHON : FILE_YAML,
+				       j->text, j->len);
+	j->text = NULL;		/* the source's now */
+	if (!python) {
+		cpl_engine_load_yaml(j->out, j->src, j->explicit);
+		return;
+	}
+	j->src->scanned = true;
+	if (cpl_pyscan_file(&j->src->py, j->src->path, j->src->text,
+			    j->src->len, &err) != 0) {
+		j->src->scan_err = err;		/* reported when asked for */
+		if (err.message == NULL)
+			j->src->scan_err.message = cpl_xstrdup("error");
+		return;
+	}
+	cpl_error_clear(&err);
+}
+
+/* A thread of a flush: takes jobs until none is left. */
+static void *
+work(void *arg)
+{
+	struct crew *c = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&c->next, 1)) < c->n)
+		process(&c->jobs[i]);
+	return NULL;
+}
+
+/* Moves the errors (or warnings, notes) of a job onto the run's. */
+static void
+take_errors(struct cpl_error **to, size_t *n, size_t *cap,
+	    struct cpl_error *from, size_t nfrom)
+{
+	if (nfrom == 0)
+		return;
+	cpl_xgrow((void **)to, cap, *n + nfrom, sizeof(**to));
+	memcpy(*to + *n, from, nfrom * sizeof(*from));
+	*n += nfrom;
+	free(from);
+}
+
+/* Takes what a job made into the run, and frees the job. */
+static void
+take(struct cpl_engine *e, struct pjob *j)
+{
+	struct cpl_engine *o = j->out;
+	struct cpl_wlist *wl = &o->workloads;
+	size_t i;
+
+	if (j->src != NULL)
+		cpl_engine_source_add(e, j->src);
+	take_errors(&e->errors, &e->nerrors, &e->errors_cap, o->errors,
+		    o->nerrors);
+	take_errors(&e->warnings, &e->nwarnings, &e->warnings_cap,
+		    o->warnings, o->nwarnings);
+	take_errors(&e->notes, &e->nnotes, &e->notes_cap, o->notes,
+		    o->nnotes);
+	for (i = 0; i < wl->count; i++)
+		cpl_wlist_add(&e->workloads, wl->items[i]);
+	if (wl->nskipped > 0) {
+		struct cpl_wlist *to = &e->workloads;
+
+		cpl_xgrow((void **)&to->skipped, &to->skipped_cap,
+			  to->nskipped + wl->nskipped, sizeof(*to->skipped));
+		memcpy(to->skipped + to->nskipped, wl->skipped,
+		       wl->nskipped * sizeof(*wl->skipped));
+		to->nskipped += wl->nskipped;
+	}
+	free(wl->items);
+	free(wl->skipped);
+	free(o);
+	free(j->text);
+	free(j->path);
+	free(j->key);
+}
+
+/* The threads a flush of n files uses. */
+static size_t
+threads_for(struct cpl_engine *e, size_t n)
+{
+	size_t t = (size_t)e->threads;
+
+	if (n < 2 || e->threads == 1)
+		return 1;
+	if (e->threads <= 0) {
+		if (n < THREAD_MIN)
+			return 1;
+		if (e->cpus == 0)
+			e->cpus = cpl_cpus_available();
+		t = (size_t)e->cpus;
+	}
+	return t < n ? t : n;
+}
+
+void
+cpl_engine_flush(struct cpl_engine *e)
+{
+	struct crew c = { .jobs = e->jobs, .n = e->njobs };
+	pthread_t *tid = NULL;
+	size_t nt, started = 0, i;
+
+	if (e->njobs == 0)
+		return;
+	atomic_init(&c.next, 0);
+	nt = threads_for(e, e->njobs);
+	if (nt > 1) {
+		if (!e->seeded) {	/* jansson seeds itself racily */
+			json_object_seed(0);
+			e->seeded = true;
+		}
+		tid = cpl_xcalloc(nt - 1, sizeof(*tid));
+		for (i = 0; i + 1 < nt; i++)
+			if (pthread_create(&tid[started], NULL, work, &c) == 0)
+				started++;
+	}
+	work(&c);	/* this thread too; alone when none started */
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	free(tid);
+	cpl_strmap_free(&e->queued);
+	for (i = 0; i < c.n; i++)
+		take(e, &e->jobs[i]);
+	e->njobs = 0;
+}
+
+void
+cpl_engine_pipeline_free(struct cpl_engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->njobs; i++) {	/* queued, never flushed */
+		struct pjob *j = &e->jobs[i];
+		size_t k;
+
+		for (k = 0; k < j->out->nerrors; k++)
+			cpl_error_clear(&j->out->errors[k]);
+		free(j->out->errors);
+		cpl_wlist_free(&j->out->workloads);
+		free(j->out);
+		free(j->text);
+		free(j->path);
+		free(j->key);
+	}
+	free(e->jobs);
+	cpl_strmap_free(&e->queued);
+}
+
+void
+cpl_engine_set_jobs(struct cpl_engine *e, int n)
+{
+	e->threads = n > 0 ? n : 0;
+}
