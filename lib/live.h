@@ -76,6 +76,17 @@ const char *cpl_live_type_label(size_t i);
 int cpl_live_names(char ***names, size_t *n, const char *type,
 		   const struct cpl_live_opts *o, struct cpl_error *err);
 
+/*
+ * The finding as reported: f itself, or, when f is on a live workload
+ * that stands for several Pods of one owner, a shallow copy in *view with
+ * pods set and a message that says how many ("... (100 Pods)") and, for a
+ * measured finding, which Pod's figures it gives (the most throttled).
+ * *msg is that message (caller frees after reporting; NULL for f).
+ */
+const struct cpl_finding *cpl_live_finding_view(struct cpl_finding *view,
+						char **msg,
+						const struct cpl_finding *f);
+
 /* Parses a --sample duration ("30s", "1m", "500ms", "10") into seconds;
  * -1 on anything else. */
 int cpl_live_parse_duration(double *seconds, const char *text);

@@ -928,8 +928,8 @@ cpl_kubeclient_get(json_t **obj, char **raw, struct cpl_kubeclient *c,
 
 /* Copies a list's apiVersion and item kind into items that lack them. */
 static int
-add_items(json_t *all, json_t *page, const struct cpl_kubeclient *c,
-	  const struct what *w, struct cpl_error *err)
+fix_items(json_t *page, const struct cpl_kubeclient *c, const struct what *w,
+	  struct cpl_error *err)
 {
 	json_t *items = json_object_get(page, "items"), *item;
 	const char *kind = json_string_value(json_object_get(page, "kind"));
@@ -958,26 +958,23 @@ add_items(json_t *all, json_t *page, const struct cpl_kubeclient *c,
 			abort();
 	}
 	free(item_kind);
-	if (json_array_extend(all, items) < 0)
-		abort();
 	return 0;
 }
 
 int
-cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
-		    const struct cpl_kube_ref *ref,
-		    const struct cpl_kube_list_opts *o, struct cpl_error *err)
+cpl_kubeclient_list_pages(struct cpl_kubeclient *c,
+			  const struct cpl_kube_ref *ref,
+			  const struct cpl_kube_list_opts *o,
+			  cpl_kube_page_fn fn, void *ctx,
+			  struct cpl_error *err)
 {
 	struct cpl_buf body, pathq;
 	char *path = cpl_kubeclient_path(ref);
 	char *cont = NULL;
-	json_t *all = json_array(), *page = NULL;
+	json_t *page = NULL, *items;
 	long limit = o && o->limit > 0 ? o->limit : DEFAULT_LIMIT;
 	int pages, empty = 0, rc = CPL_KUBE_FAILED;
 
-	*items = NULL;
-	if (all == NULL)
-		abort();
 	cpl_buf_init(&body, BODY_MAX);
 	cpl_buf_init(&pathq, 0);
 	for (pages = 0; pages < MAX_PAGES; pages++) {
@@ -1000,16 +997,22 @@ cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 		if (rc == 0)
 			rc = parse_object(&page, &body, c, &w, err);
 		if (rc == 0)
-			rc = add_items(all, page, c, &w, err);
+			rc = fix_items(page, c, &w, err);
 		if (rc < 0)
 			goto out;
+		/* The body is parsed: its text is not kept while the page
+		 * is processed. */
+		cpl_buf_free(&body);
+		cpl_buf_init(&body, BODY_MAX);
+		items = json_object_get(page, "items");
+		if (json_is_array(items) && json_array_size(items) > 0)
+			fn(ctx, items);
 		next = json_string_value(json_object_get(
 			json_object_get(page, "metadata"), "continue"));
 		if (next == NULL || *next == '\0')
 			break;
 		/* Pages that bring nothing but another token: stop. */
-		empty = json_array_size(json_object_get(page, "items")) == 0
-			? empty + 1 : 0;
+		empty = json_array_size(items) == 0 ? empty + 1 : 0;
 		if (empty >= MAX_EMPTY_PAGES) {
 			rc = fail(err, CPL_KUBE_FAILED, c, &w, "the server "
 				  "sent %d pages in a row with no items, each "
@@ -1026,17 +1029,42 @@ cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 		json_decref(page);
 		page = NULL;
 	}
-	*items = all;
-	all = NULL;
 	rc = 0;
 out:
 	json_decref(page);
-	json_decref(all);
 	free(cont);
 	free(path);
 	cpl_buf_free(&pathq);
 	cpl_buf_free(&body);
 	return rc;
+}
+
+/* Appends a page's items to the array ctx. */
+static void
+gather_page(void *ctx, json_t *items)
+{
+	if (json_array_extend(ctx, items) < 0)
+		abort();
+}
+
+int
+cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
+		    const struct cpl_kube_ref *ref,
+		    const struct cpl_kube_list_opts *o, struct cpl_error *err)
+{
+	json_t *all = json_array();
+	int rc;
+
+	*items = NULL;
+	if (all == NULL)
+		abort();
+	rc = cpl_kubeclient_list_pages(c, ref, o, gather_page, all, err);
+	if (rc < 0) {
+		json_decref(all);
+		return rc;
+	}
+	*items = all;
+	return 0;
 }
 
 int

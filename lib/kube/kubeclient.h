@@ -105,6 +105,23 @@ int cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 			const struct cpl_kube_list_opts *o,
 			struct cpl_error *err);
 
+/* Receives one page of a LIST: its items (a JSON array, borrowed until
+ * the callback returns; items may be changed or taken with json_incref). */
+typedef void (*cpl_kube_page_fn)(void *ctx, json_t *items);
+
+/*
+ * LISTs a collection like cpl_kubeclient_list, but gives each page's items
+ * to fn as the page arrives and frees the page before asking for the
+ * next: memory holds one page at a time, not the collection.  Pages
+ * without items are not passed.  0, or a CPL_KUBE_* failure with err set
+ * (the pages before the failure were passed).
+ */
+int cpl_kubeclient_list_pages(struct cpl_kubeclient *c,
+			      const struct cpl_kube_ref *ref,
+			      const struct cpl_kube_list_opts *o,
+			      cpl_kube_page_fn fn, void *ctx,
+			      struct cpl_error *err);
+
 /*
  * GETs a body that is not JSON (Accept: text/plain), e.g. ref {"v1",
  * "nodes", NULL, NODE, "proxy/metrics/cadvisor"}.  *body is

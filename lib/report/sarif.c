@@ -829,6 +829,13 @@ sarif_emit(void *state, const struct cpl_finding *f)
 		cpl_report_jpush(sups, sup);
 		cpl_report_jset(r, "suppressions", sups);
 	}
+	if (f->pods > 1) {	/* one finding for the Pods of one owner */
+		json_t *props = cpl_report_jobject();
+
+		cpl_report_jset(props, "pods",
+				cpl_report_jint((long long)f->pods));
+		cpl_report_jset(r, "properties", props);
+	}
 	cpl_xgrow((void **)&s->rank, &s->rank_cap,
 		  json_array_size(s->results) + 1, sizeof(*s->rank));
 	s->rank[json_array_size(s->results)] = f->suppressed ? 0 :
