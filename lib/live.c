@@ -480,25 +480,20 @@ add_pod(struct live *l, json_t *pod)
 					     "containerStatuses"));
 }
 
-/* One page of a Pod list: each Pod linted or counted, then the page
- * goes (the list keeps no Pod's JSON). */
+/* One Pod of a list, linted or counted as it is read (the list keeps no
+ * Pod's JSON). */
 static void
-pods_page(void *ctx, json_t *items)
+list_pod(void *ctx, json_t *pod)
 {
 	struct live *l = ctx;
-	json_t *pod;
-	size_t i;
 
-	json_array_foreach(items, i, pod) {
-		/* A real API server leaves apiVersion and kind out of list
-		 * items: the list (a PodList of v1) implies them. */
-		if (json_is_object(pod) && !json_object_get(pod, "apiVersion"))
-			json_object_set_new(pod, "apiVersion",
-					    json_string("v1"));
-		if (json_is_object(pod) && !json_object_get(pod, "kind"))
-			json_object_set_new(pod, "kind", json_string("Pod"));
-		add_pod(l, pod);
-	}
+	/* A real API server leaves apiVersion and kind out of list items:
+	 * the list (a PodList of v1) implies them. */
+	if (json_is_object(pod) && !json_object_get(pod, "apiVersion"))
+		json_object_set_new(pod, "apiVersion", json_string("v1"));
+	if (json_is_object(pod) && !json_object_get(pod, "kind"))
+		json_object_set_new(pod, "kind", json_string("Pod"));
+	add_pod(l, pod);
 }
 
 /* Lists Pods (in ns, or everywhere when ns is NULL) matching selector. */
@@ -509,8 +504,8 @@ list_pods(struct live *l, const char *ns, const char *selector)
 	struct cpl_kube_list_opts lo = { .label_selector = selector };
 	struct cpl_error err = { 0 };
 
-	if (cpl_kubeclient_list_pages(l->client, &ref, &lo, pods_page, l,
-				      &err) < 0)
+	if (cpl_kubeclient_list_each(l->client, &ref, &lo, list_pod, l,
+				     &err) < 0)
 		live_error(l, &err);
 	cpl_error_clear(&err);
 }
