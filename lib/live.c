@@ -5,9 +5,16 @@
  * itself (configMapKeyRef → value, envFrom configMapRef → env entries that
  * explicit env overrides, as the kubelet does), then the object goes
  * through the same manifest loader as a file, so static and live findings
- * come from the same model.  Caches: one GET per ConfigMap, one metrics
- * read per node (per sample), so a 1,000-pod list costs a handful of
- * requests beyond the list itself.
+ * come from the same model.  Caches: one GET per ConfigMap and per owner,
+ * one metrics read per node (per sample), so a 1,000-pod list costs a
+ * handful of requests beyond the list itself.
+ *
+ * At scale (livepods.h): a Pod list is read item by item as each page
+ * arrives; a Pod whose top owner already has a Pod of the same spec is
+ * only counted and recorded for measuring (name, node, start times), so
+ * one workload stands for the group and memory follows the distinct
+ * workloads, not the Pods.  A group's measured figures are its most
+ * throttled Pod's, named (measured_pod).
  */
 #include "live.h"
 

@@ -18,6 +18,10 @@
  * allow it and that --prometheus would measure, never a failure; a
  * Prometheus that fails is one error (the findings are still reported).
  *
+ * Pods of one top owner with the same spec are linted as one workload
+ * named after the owner, carrying their count (livepods.h); a Pod list
+ * is processed as it arrives, item by item.
+ *
  * Every problem (no configuration, unreachable server, 401, 403, 404,
  * timeout) becomes an engine error naming the context and the server.
  */

@@ -269,8 +269,13 @@ budget_json(const struct cpl_budget_entry *b)
 		cpl_report_jset(m, "threads", jnum(b->m_threads));
 		cpl_report_jset(m, "cpu_used", jnum(b->cpu_used));
 		cpl_report_jset(m, "throttled_pct", jnum(b->throttled_pct));
+		if (b->measured_pod)	/* whose figures, of several Pods */
+			cpl_report_jset(m, "pod",
+					cpl_report_jstr(b->measured_pod));
 		cpl_report_jset(o, "measured", m);
 	}
+	if (b->pods > 1)	/* live: the Pods of one owner it stands for */
+		cpl_report_jset(o, "pods", cpl_report_jint((long long)b->pods));
 	return o;
 }
 
