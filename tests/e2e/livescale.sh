@@ -101,6 +101,7 @@ has budget-measured "throttled 50% of periods (pod/scale/web-abc-2, the most thr
 
 # 2. JSON: pods on the shared findings only
 expect json 1 "$BIN" $K -n scale -o json pods
+printf '%s\n' "$out" > "$tmp/scale.json"
 printf '%s\n' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -136,7 +137,41 @@ expect deploy 1 "$BIN" $K -n scale deploy/web
 has deploy "deployment/scale/web/web-abc-1[app]: error:"
 apiserver_stop
 
-# 5. -A over 10,000 generated training Pods (100 per Deployment): a
+# 5. a server that writes list items before kind and metadata (valid
+# JSON Kubernetes never writes): read whole, the same report
+apiserver_start --fixtures "$tmp/fx" --items-first --timeout 120 || { bad "server items-first"; finish; }
+D=$APISERVER_DIR
+expect items-first 1 "$BIN" --kubeconfig "$D/kubeconfig" -n scale -o json pods
+printf '%s\n' "$out" > "$tmp/items-first.json"
+# (the same but for the throttling counters, which move with each read)
+python3 - "$tmp/scale.json" "$tmp/items-first.json" <<'PY' && ok || bad "items-first: another report"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda d: sorted((f["object"], f["rule"], f.get("pods", 0))
+                       for f in d["findings"])
+assert key(a) == key(b) and len(key(a)) == 9, (key(a), key(b))
+PY
+apiserver_stop
+
+# 6. Pods of 100 containers: pages passing 2 MiB make the next pages
+# smaller; the report is one finding per Deployment and problem
+apiserver_start --generate-pods 600 --training --containers-per-pod 100 --timeout 200 || { bad "server wide"; finish; }
+D=$APISERVER_DIR
+: > "$D/requests.jsonl"
+/usr/bin/time -f '%M' -o "$tmp/rss" "$BIN" --kubeconfig "$D/kubeconfig" -A > "$tmp/wide.txt" 2> "$tmp/wide.err"
+rc=$?
+[ "$rc" = 1 ] && ok || { bad "wide: exit $rc"; head -3 "$tmp/wide.err"; }
+rss=$(tail -1 "$tmp/rss")
+[ "$rss" -lt 131072 ] && ok || bad "wide: peak RSS $rss KiB >= 128 MiB"
+grep -q '"path": "/api/v1/pods".*limit=500' "$D/requests.jsonl" && ok || bad "wide: no first page of 500"
+small=$(grep '"path": "/api/v1/pods"' "$D/requests.jsonl" | grep -c 'limit=[1-4]\{0,1\}[0-9]\{1,2\}[^0-9]')
+[ "$small" -ge 1 ] && ok || bad "wide: no smaller page after a large one"
+grep -q '^deployment/gen-b/gen-train-001\[main\]: error: .* (100 Pods) \[CPU401' "$tmp/wide.txt" && ok || bad "wide: no aggregated CPU401"
+n=$(grep -c '^[a-z].*: \(error\|warning\|note\): ' "$tmp/wide.txt")
+[ "$n" -le 24 ] && ok || bad "wide: $n findings for 6 Deployments and the fixtures"
+apiserver_stop
+
+# 7. -A over 10,000 generated training Pods (100 per Deployment): a
 # finding per Deployment and problem, each ReplicaSet read once, memory
 # bounded (a page's text and one Pod, not the list)
 apiserver_start --generate-pods 10000 --training --timeout 280 || { bad "server 2"; finish; }
