@@ -145,9 +145,17 @@ cpl_livepods_owner(struct cpl_livepods *lp, struct cpl_kubeclient *c,
 static void
 put_str(struct cpl_buf *b, const char *s, size_t n)
 {
-	size_t i, from = 0;
+	char num[24];
+	size_t i, from = 0, k = sizeof(num), m = n;
 
-	cpl_buf_addf(b, "%zu:", n);
+	/* The length, then ':' (by hand: this runs for every string of
+	 * every Pod listed). */
+	num[--k] = ':';
+	do {
+		num[--k] = (char)('0' + m % 10);
+		m /= 10;
+	} while (m > 0);
+	cpl_buf_add(b, num + k, sizeof(num) - k);
 	for (i = 0; i < n; i++) {
 		if (s[i] != '\0')
 			continue;
