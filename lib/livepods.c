@@ -231,7 +231,9 @@ put_value(struct cpl_buf *b, const json_t *v, int depth)
 		cpl_buf_addc(b, '{');
 		json_object_foreach((json_t *)v, k, x) {
 			put_str(b, k, strlen(k));
-			put_value(b, x, depth + 1);
+			/* A StatefulSet Pod's own claim (data-web-0). */
+			if (strcmp(k, "claimName") != 0)
+				put_value(b, x, depth + 1);
 		}
 		cpl_buf_addc(b, '}');
 		break;
@@ -317,7 +319,11 @@ cpl_livepods_key(const struct cpl_liveowner *owner, const json_t *pod)
 	}
 	cpl_buf_adds(&b, "]spec{");
 	json_object_foreach((json_t *)spec, k, v) {
-		if (strcmp(k, "nodeName") == 0 || strcmp(k, "hostname") == 0)
+		/* Where the Pod runs and its host name differ per Pod (a
+		 * DaemonSet Pod's affinity names its node); no rule reads
+		 * them. */
+		if (strcmp(k, "nodeName") == 0 || strcmp(k, "hostname") == 0 ||
+		    strcmp(k, "affinity") == 0)
 			continue;
 		put_str(&b, k, strlen(k));
 		put_value(&b, v, 1);

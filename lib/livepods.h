@@ -5,10 +5,10 @@
  *
  * A group is the Pods of one top owner (Deployment, StatefulSet, Job,
  * PyTorchJob, TrainJob ...) whose specs are the same in everything the
- * loader and the rules read: the spec (node name, host name, the
- * per-Pod service-account volume and the operator's numeric rank
- * variables left out), the ignore-check annotations, the operators'
- * training labels and the owner kinds.  One workload stands for the
+ * loader and the rules read: the spec (node name, host name, affinity,
+ * the per-Pod service-account volume, claim names and the operators'
+ * numeric rank variables left out), the ignore-check annotations, the
+ * operators' training labels and the owner kinds.  One workload stands for the
  * group; a Pod without an owner is a group of its own, always.
  *
  * Ownership: the set owns its groups, records, owners and keys; the

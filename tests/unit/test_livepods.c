@@ -43,11 +43,30 @@ START_TEST(key_ignores_what_differs_per_pod)
 	json_t *a = pod("web-abc-1", "n1", "4", "0");
 	json_t *b = pod("web-abc-2", "n2", "4", "1");
 	json_t *c = pod("web-abc-3", "n1", "2", "0");
-	char *ka = cpl_livepods_key(&o, a), *kb = cpl_livepods_key(&o, b);
-	char *kc = cpl_livepods_key(&o, c);
+	char *ka, *kb, *kc;
 
-	/* Names, node, host, uid, rank, status, service-account volume
-	 * names, other labels and annotations: the same group. */
+	/* A StatefulSet's claim and a DaemonSet's node affinity. */
+	json_object_set_new(json_object_get(a, "spec"), "affinity",
+			    json_pack("{s:s}", "node", "n1"));
+	json_object_set_new(json_object_get(b, "spec"), "affinity",
+			    json_pack("{s:s}", "node", "n2"));
+	json_array_append_new(json_object_get(json_object_get(a, "spec"),
+					      "volumes"),
+			      json_pack("{s:s,s:{s:s}}", "name", "data",
+					"persistentVolumeClaim", "claimName",
+					"data-web-abc-1"));
+	json_array_append_new(json_object_get(json_object_get(b, "spec"),
+					      "volumes"),
+			      json_pack("{s:s,s:{s:s}}", "name", "data",
+					"persistentVolumeClaim", "claimName",
+					"data-web-abc-2"));
+	ka = cpl_livepods_key(&o, a);
+	kb = cpl_livepods_key(&o, b);
+	kc = cpl_livepods_key(&o, c);
+
+	/* Names, node, host, affinity, uid, rank, status, claims,
+	 * service-account volume names, other labels and annotations:
+	 * the same group. */
 	ck_assert_str_eq(ka, kb);
 	/* Another CPU limit: another group. */
 	ck_assert_str_ne(ka, kc);
