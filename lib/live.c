@@ -716,7 +716,7 @@ struct sample {
 	struct cpl_strmap nodes;	/* node → struct cpl_cadvisor * or
 					 * &missing_cm when unreadable */
 	char **names;
-	size_t n;
+	size_t n, names_cap;
 	struct cpl_buf forbidden;	/* nodes whose proxy RBAC denies */
 };
 
@@ -740,62 +740,81 @@ sample_free(struct sample *s)
 	cpl_buf_free(&s->forbidden);
 }
 
-/* Reads each node's metrics once; notes why a node could not be read. */
+/*
+ * Reads node's metrics into s unless s has them; why they could not be
+ * read goes to the notes, or (RBAC) to forbidden when it is not NULL.
+ */
 static void
-take_sample(struct live *l, struct sample *s, bool note)
+sample_node(struct live *l, struct sample *s, const char *node,
+	    struct cpl_buf *forbidden, bool note)
 {
-	size_t i;
+	struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
+				    "proxy/metrics/cadvisor" };
+	struct cpl_error err = { 0 };
+	struct cpl_cadvisor *m = NULL;
+	char *body = NULL, *origin;
+	size_t len;
+	int rc;
 
-	memset(s, 0, sizeof(*s));
-	cpl_buf_init(&s->forbidden, 0);
-	for (i = 0; i < l->lp.npods; i++) {
-		const char *node = l->lp.pods[i].node;
-		struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
-					    "proxy/metrics/cadvisor" };
-		struct cpl_error err = { 0 };
-		struct cpl_cadvisor *m = NULL;
-		char *body = NULL, *origin;
-		size_t len;
-		int rc;
-
-		if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
-			continue;
-		s->names = cpl_xrealloc(s->names,
-					(s->n + 1) * sizeof(*s->names));
-		s->names[s->n] = cpl_xstrdup(node);
-		rc = cpl_kubeclient_get_raw(&body, &len, l->client, &ref, &err);
-		origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor",
-				       node);
-		if (rc == 0 &&
-		    cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
-			rc = -1;
-		if (rc < 0 && note) {
-			if (rc == CPL_KUBE_FORBIDDEN)
-				cpl_buf_addf(&s->forbidden, "%s%s",
-					     s->forbidden.len ? ", " : "",
-					     node);
-			else
-				cpl_buf_addf(l->notes, "throttling was not "
-					     "measured on node %s: %s\n", node,
-					     err.message);
-		}
-		cpl_strmap_put(&s->nodes, s->names[s->n],
-			       rc == 0 ? (void *)m : (void *)&missing_cm);
-		s->n++;
-		free(origin);
-		free(body);
-		cpl_error_clear(&err);
+	if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
+		return;
+	cpl_xgrow((void **)&s->names, &s->names_cap, s->n + 1,
+		  sizeof(*s->names));
+	s->names[s->n] = cpl_xstrdup(node);
+	rc = cpl_kubeclient_get_raw(&body, &len, l->client, &ref, &err);
+	origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor", node);
+	if (rc == 0 && cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
+		rc = -1;
+	if (rc < 0 && note) {
+		if (rc == CPL_KUBE_FORBIDDEN)
+			cpl_buf_addf(forbidden, "%s%s",
+				     forbidden->len ? ", " : "", node);
+		else
+			cpl_buf_addf(l->notes, "throttling was not measured "
+				     "on node %s: %s\n", node, err.message);
 	}
-	/* Once, for every node RBAC keeps closed. */
-	if (note && s->forbidden.len)
+	cpl_strmap_put(&s->nodes, s->names[s->n],
+		       rc == 0 ? (void *)m : (void *)&missing_cm);
+	s->n++;
+	free(origin);
+	free(body);
+	cpl_error_clear(&err);
+}
+
+/* Once, for every node RBAC keeps closed. */
+static void
+note_forbidden(struct live *l, const struct cpl_buf *forbidden)
+{
+	if (forbidden->len)
 		cpl_buf_addf(l->notes, "throttling was not measured on node%s "
 			     "%s: RBAC does not allow `get` on `nodes/proxy` "
 			     "(a ClusterRole rule with resources "
 			     "[\"nodes/proxy\"] and verbs [\"get\"] would); "
 			     "--prometheus URL would measure threads, CPU "
 			     "use and throttling from Prometheus instead\n",
-			     strchr(cpl_buf_str(&s->forbidden), ',') ? "s" :
-			     "", cpl_buf_str(&s->forbidden));
+			     strchr(cpl_buf_str(forbidden), ',') ? "s" : "",
+			     cpl_buf_str(forbidden));
+}
+
+/* An empty sample. */
+static void
+sample_init(struct sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	cpl_buf_init(&s->forbidden, 0);
+}
+
+/* Reads each node's metrics once; notes why a node could not be read. */
+static void
+take_sample(struct live *l, struct sample *s, bool note)
+{
+	size_t i;
+
+	sample_init(s);
+	for (i = 0; i < l->lp.nnodes; i++)
+		sample_node(l, s, l->lp.nodes[i], &s->forbidden, note);
+	if (note)
+		note_forbidden(l, &s->forbidden);
 }
 
 static const struct cpl_cadvisor_counters *
@@ -1005,13 +1024,90 @@ measure_prometheus(struct live *l)
 	free(pods);
 }
 
+/* Measures Pod p's containers from sample a (and b, elapsed seconds
+ * later, when two). */
+static void
+measure_pod(struct live *l, const struct cpl_livepod *p,
+	    const struct sample *a, const struct sample *b, double elapsed,
+	    double now)
+{
+	const struct cpl_livegroup *g = &l->lp.groups[p->group];
+	size_t j;
+
+	for (j = 0; j < g->w->ncontainers; j++) {
+		const struct cpl_container *c = &g->w->containers[j];
+		const struct cpl_cadvisor_counters *x, *y;
+		struct cpl_container m;
+
+		if (c->role == CPL_CROLE_INIT)
+			continue;
+		scratch(&m);
+		x = counters(a, p, g->namespace, c->name);
+		y = b ? counters(b, p, g->namespace, c->name) : NULL;
+		if (x == NULL || (b && y == NULL)) {
+			m.throttle = CPL_THROTTLE_UNAVAILABLE;
+			m.throttle_note = cpl_xstrdup(p->node == NULL ?
+				"the Pod is not scheduled on a node" :
+				"no cAdvisor counters for it");
+		} else {
+			measure_container(&m, p->started ?
+					  (double)p->started[j] : 0, x, y,
+					  l->o->sample_seconds, elapsed, now);
+		}
+		keep_measure(l, p, j, &m);
+	}
+}
+
+/*
+ * One read per node, node after node: each node's metrics are read, its
+ * Pods measured, and the metrics freed before the next node, so memory
+ * holds one node's metrics, not the cluster's.
+ */
+static void
+measure_by_node(struct live *l, double now)
+{
+	size_t *start = cpl_xcalloc(l->lp.nnodes + 2, sizeof(*start));
+	size_t *order = cpl_xcalloc(l->lp.npods, sizeof(*order));
+	struct cpl_buf forbidden;
+	size_t i, k;
+
+	/* The Pods by node (a counting sort; unscheduled ones last). */
+	for (i = 0; i < l->lp.npods; i++) {
+		size_t ix = l->lp.pods[i].node_ix;
+
+		start[(ix == SIZE_MAX ? l->lp.nnodes : ix) + 1]++;
+	}
+	for (k = 1; k <= l->lp.nnodes + 1; k++)
+		start[k] += start[k - 1];
+	for (i = 0; i < l->lp.npods; i++) {
+		size_t ix = l->lp.pods[i].node_ix;
+
+		order[start[ix == SIZE_MAX ? l->lp.nnodes : ix]++] = i;
+	}
+	/* start[k] is now where node k + 1 begins. */
+	cpl_buf_init(&forbidden, 0);
+	for (k = 0, i = 0; k <= l->lp.nnodes; k++) {
+		struct sample a;
+
+		sample_init(&a);
+		if (k < l->lp.nnodes)
+			sample_node(l, &a, l->lp.nodes[k], &forbidden, true);
+		for (; i < start[k]; i++)
+			measure_pod(l, &l->lp.pods[order[i]], &a, NULL, 0, now);
+		sample_free(&a);
+	}
+	note_forbidden(l, &forbidden);
+	cpl_buf_free(&forbidden);
+	free(order);
+	free(start);
+}
+
 static void
 measure(struct live *l)
 {
 	struct sample a, b;
-	size_t i, j;
-	bool two = l->o->sample_seconds > 0;
-	double t0, t1 = 0, now = (double)time(NULL);
+	size_t i;
+	double t0, t1, now = (double)time(NULL);
 
 	if (l->lp.npods == 0)
 		return;
@@ -1019,45 +1115,20 @@ measure(struct live *l)
 		measure_prometheus(l);
 		return;
 	}
+	if (l->o->sample_seconds <= 0) {
+		measure_by_node(l, now);
+		return;
+	}
+	/* Two reads of every node, the window apart. */
 	t0 = mono_seconds();
 	take_sample(l, &a, true);
-	if (two) {
-		sleep_seconds(l->o->sample_seconds);
-		t1 = mono_seconds();
-		take_sample(l, &b, false);
-	}
-	for (i = 0; i < l->lp.npods; i++) {
-		const struct cpl_livepod *p = &l->lp.pods[i];
-		const struct cpl_livegroup *g = &l->lp.groups[p->group];
-
-		for (j = 0; j < g->w->ncontainers; j++) {
-			const struct cpl_container *c = &g->w->containers[j];
-			const struct cpl_cadvisor_counters *x, *y;
-			struct cpl_container m;
-
-			if (c->role == CPL_CROLE_INIT)
-				continue;
-			scratch(&m);
-			x = counters(&a, p, g->namespace, c->name);
-			y = two ? counters(&b, p, g->namespace, c->name) :
-			    NULL;
-			if (x == NULL || (two && y == NULL)) {
-				m.throttle = CPL_THROTTLE_UNAVAILABLE;
-				m.throttle_note = cpl_xstrdup(p->node == NULL ?
-					"the Pod is not scheduled on a node" :
-					"no cAdvisor counters for it");
-			} else {
-				measure_container(&m, p->started ?
-						  (double)p->started[j] : 0,
-						  x, y, l->o->sample_seconds,
-						  two ? t1 - t0 : 0, now);
-			}
-			keep_measure(l, p, j, &m);
-		}
-	}
+	sleep_seconds(l->o->sample_seconds);
+	t1 = mono_seconds();
+	take_sample(l, &b, false);
+	for (i = 0; i < l->lp.npods; i++)
+		measure_pod(l, &l->lp.pods[i], &a, &b, t1 - t0, now);
 	sample_free(&a);
-	if (two)
-		sample_free(&b);
+	sample_free(&b);
 }
 
 /* ---- entry points ------------------------------------------------------ */

@@ -446,22 +446,23 @@ cpl_livepods_add_pod(struct cpl_livepods *lp, size_t g, const char *name,
 {
 	struct cpl_livegroup *grp = &lp->groups[g];
 	struct cpl_livepod *p;
-	const char *interned = NULL;
+	uintptr_t ix = node ? (uintptr_t)cpl_strmap_get(&lp->node_at, node) :
+		       0;
 
-	if (node) {
-		interned = cpl_strmap_get(&lp->node_at, node);
-		if (interned == NULL) {
-			interned = own_key(lp, cpl_xstrdup(node));
-			cpl_strmap_put(&lp->node_at, interned,
-				       (void *)interned);
-		}
+	if (node && ix == 0) {
+		cpl_xgrow((void **)&lp->nodes, &lp->nodes_cap, lp->nnodes + 1,
+			  sizeof(*lp->nodes));
+		lp->nodes[lp->nnodes++] = own_key(lp, cpl_xstrdup(node));
+		ix = lp->nnodes;
+		cpl_strmap_put(&lp->node_at, lp->nodes[ix - 1], (void *)ix);
 	}
 	cpl_xgrow((void **)&lp->pods, &lp->pods_cap, lp->npods + 1,
 		  sizeof(*lp->pods));
 	p = &lp->pods[lp->npods++];
 	p->group = g;
 	p->name = cpl_xstrdup(name);
-	p->node = interned;
+	p->node = ix ? lp->nodes[ix - 1] : NULL;
+	p->node_ix = ix ? (size_t)ix - 1 : SIZE_MAX;
 	p->started = start_times(grp->w, statuses);
 	grp->pods++;
 	if (grp->first == NULL || strcmp(name, grp->first) < 0) {
@@ -509,6 +510,7 @@ cpl_livepods_free(struct cpl_livepods *lp)
 	free(lp->groups);
 	cpl_strmap_free(&lp->owner_at);
 	cpl_strmap_free(&lp->node_at);
+	free(lp->nodes);
 	for (i = 0; i < lp->nowners; i++) {
 		free(lp->owners[i]->kind);
 		free(lp->owners[i]->object);

@@ -51,6 +51,7 @@ struct cpl_livepod {
 	size_t group;
 	char *name;
 	const char *node;	/* interned; NULL when not scheduled */
+	size_t node_ix;		/* its index in nodes; SIZE_MAX when none */
 	uint32_t *started;	/* per container of the group's workload:
 				 * when it started running (epoch s), 0
 				 * unknown; NULL when no status says */
@@ -68,7 +69,9 @@ struct cpl_livepods {
 	size_t nkeys, keys_cap;
 	struct cpl_liveowner **owners;	/* owned */
 	size_t nowners, owners_cap;
-	struct cpl_strmap node_at;	/* node name → interned name */
+	struct cpl_strmap node_at;	/* node name → index + 1 in nodes */
+	const char **nodes;		/* interned, in the order first met */
+	size_t nnodes, nodes_cap;
 	unsigned long owner_gets;	/* owners read from the server */
 };
 

@@ -157,9 +157,10 @@ assert key(a) == key(b) and len(key(a)) == 9, (key(a), key(b))
 PY
 apiserver_stop
 
-# 6. Pods of 100 containers: pages passing 2 MiB make the next pages
-# smaller; the report is one finding per Deployment and problem
-apiserver_start --generate-pods 600 --training --containers-per-pod 100 --timeout 200 || { bad "server wide"; finish; }
+# 6. Pods of 100 containers on 3 nodes: pages passing 2 MiB make the next
+# pages smaller, each node's metrics are read once (and let go before the
+# next); the report is one finding per Deployment and problem
+apiserver_start --generate-pods 600 --training --containers-per-pod 100 --pod-nodes 3 --timeout 200 || { bad "server wide"; finish; }
 D=$APISERVER_DIR
 : > "$D/requests.jsonl"
 /usr/bin/time -f '%M' -o "$tmp/rss" "$BIN" --kubeconfig "$D/kubeconfig" -A > "$tmp/wide.txt" 2> "$tmp/wide.err"
@@ -171,6 +172,10 @@ grep -q '"path": "/api/v1/pods".*limit=500' "$D/requests.jsonl" && ok || bad "wi
 small=$(grep '"path": "/api/v1/pods"' "$D/requests.jsonl" | grep -c 'limit=[1-4]\{0,1\}[0-9]\{1,2\}[^0-9]')
 [ "$small" -ge 1 ] && ok || bad "wide: no smaller page after a large one"
 grep -q '^deployment/gen-b/gen-train-001\[main\]: error: .* (100 Pods) \[CPU401' "$tmp/wide.txt" && ok || bad "wide: no aggregated CPU401"
+reads=$(grep -c 'proxy/metrics/cadvisor' "$D/requests.jsonl")
+distinct=$(grep -o '"path": "[^"]*proxy/metrics/cadvisor"' "$D/requests.jsonl" | sort -u | wc -l)
+grep -q 'nodes/gen-node-002/proxy/metrics/cadvisor' "$D/requests.jsonl" && [ "$reads" = "$distinct" ] && ok || bad "wide: $reads metrics reads for $distinct nodes"
+grep -q '^    measured (cadvisor, .*, the most throttled of 100 Pods)$' "$tmp/wide.txt" && ok || bad "wide: no measured line naming the most throttled Pod"
 n=$(grep -c '^[a-z].*: \(error\|warning\|note\): ' "$tmp/wide.txt")
 [ "$n" -le 24 ] && ok || bad "wide: $n findings for 6 Deployments and the fixtures"
 apiserver_stop
