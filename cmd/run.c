@@ -136,7 +136,13 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.budget_table = o->budget;
 	st = rep->begin(out.fp, &meta);
 	for (i = 0; i < n; i++) {
-		rep->emit(st, &f[i]);
+		struct cpl_finding view;
+		char *msg;
+
+		/* A live finding shared by the Pods of one owner is
+		 * reported once, with their count. */
+		rep->emit(st, cpl_live_finding_view(&view, &msg, &f[i]));
+		free(msg);
 		if (!f[i].suppressed && o->fail_on != CPL_SEV_OFF &&
 		    f[i].severity >= o->fail_on)
 			status = EXIT_FINDINGS;

@@ -1102,5 +1102,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 		b->m_threads = c->threads_now;
 		b->cpu_used = c->cpu_used;
 		b->throttled_pct = c->throttled_pct;
+		b->measured_pod = cpl_xstrdup(c->measured_pod);
 	}
+	b->pods = w->pods > 1 ? w->pods : 0;
 }

@@ -85,5 +85,6 @@ cpl_finding_budget_free(struct cpl_budget_entry *b)
 	how_free(&b->how_ranks);
 	how_free(&b->how_threads);
 	how_free(&b->how_workers);
+	free(b->measured_pod);
 	memset(b, 0, sizeof(*b));
 }

@@ -142,6 +142,10 @@ struct cpl_budget_entry {
 	double m_threads;		/* measured; < 0 unknown */
 	double cpu_used;		/* CPUs over the window; < 0 unknown */
 	double throttled_pct;		/* < 0 unknown */
+	char *measured_pod;		/* live, several Pods: whose figures
+					 * (the most throttled); else NULL */
+	unsigned long pods;		/* live: Pods of one owner with this
+					 * spec (object names the owner); 0 */
 };
 
 void cpl_finding_budget_free(struct cpl_budget_entry *b); /* members */

@@ -5,9 +5,16 @@
  * itself (configMapKeyRef → value, envFrom configMapRef → env entries that
  * explicit env overrides, as the kubelet does), then the object goes
  * through the same manifest loader as a file, so static and live findings
- * come from the same model.  Caches: one GET per ConfigMap, one metrics
- * read per node (per sample), so a 1,000-pod list costs a handful of
- * requests beyond the list itself.
+ * come from the same model.  Caches: one GET per ConfigMap and per owner,
+ * one metrics read per node (per sample), so a 1,000-pod list costs a
+ * handful of requests beyond the list itself.
+ *
+ * At scale (livepods.h): a Pod list is read item by item as each page
+ * arrives; a Pod whose top owner already has a Pod of the same spec is
+ * only counted and recorded for measuring (name, node, start times), so
+ * one workload stands for the group and memory follows the distinct
+ * workloads, not the Pods.  A group's measured figures are its most
+ * throttled Pod's, named (measured_pod).
  */
 #include "live.h"
 
@@ -19,7 +26,9 @@
 
 #include "kube/cadvisor.h"
 #include "kube/prometheus.h"
+#include "livepods.h"
 #include "load/loader.h"
+#include "rule.h"
 #include "text/yamldoc.h"
 
 /* A resource kubectl knows by several names. */
@@ -47,15 +56,6 @@ static const struct kind kinds[] = {
 	  "trainjobs", "trainjob" },
 };
 
-/* A Pod read live, waiting for its throttling counters. */
-struct livepod {
-	struct cpl_workload *w;	/* owned by the engine once added */
-	char *namespace;
-	char *name;
-	char *node;
-	json_t *statuses;	/* status.containerStatuses, referenced */
-};
-
 struct live {
 	struct cpl_engine *e;
 	const struct cpl_live_opts *o;
@@ -64,11 +64,10 @@ struct live {
 	const struct cpl_kubeconfig_info *info;
 	struct cpl_buf *notes;
 	struct cpl_strmap configmaps;	/* "ns/name" → json_t * or &missing */
-	char **keys;			/* owned keys of configmaps */
+	char **keys;			/* owned keys of configmaps, seen */
 	size_t nkeys;
-	struct livepod *pods;
-	size_t npods;
-	size_t pods_cap;
+	size_t keys_cap;
+	struct cpl_livepods lp;		/* Pods read, by owner and spec */
 	struct cpl_strmap seen;		/* "ns/name" of pods already read */
 	bool cm_forbidden_noted;
 };
@@ -151,7 +150,8 @@ configmap(struct live *l, const char *ns, const char *name)
 		live_error(l, &err);
 	}
 	cpl_error_clear(&err);
-	l->keys = cpl_xrealloc(l->keys, (l->nkeys + 1) * sizeof(*l->keys));
+	cpl_xgrow((void **)&l->keys, &l->keys_cap, l->nkeys + 1,
+		  sizeof(*l->keys));
 	l->keys[l->nkeys++] = key;
 	cpl_strmap_put(&l->configmaps, key, rc == 0 ? (void *)cm :
 		       (void *)&missing_cm);
@@ -427,58 +427,21 @@ owner_ref(const json_t *obj)
 	return first;
 }
 
-/* Follows a Pod's owners up to the top controller; *kind and the return
- * value describe it ("deployment/ml/x"); NULL without owners. */
-static char *
-owner_chain(struct live *l, const json_t *pod, const char *ns, char **kind)
-{
-	const json_t *ref = owner_ref(pod);
-	json_t *rs = NULL;
-	char *out;
-
-	*kind = NULL;
-	if (ref == NULL)
-		return NULL;
-	*kind = cpl_xstrdup(jstr(ref, "kind"));
-	if (cpl_str_eq(*kind, "ReplicaSet") || cpl_str_eq(*kind, "Job")) {
-		const char *ver = cpl_str_eq(*kind, "ReplicaSet") ? "apps/v1" :
-				  "batch/v1";
-		const char *res = cpl_str_eq(*kind, "ReplicaSet") ?
-				  "replicasets" : "jobs";
-		struct cpl_kube_ref r = { ver, res, ns, jstr(ref, "name"),
-					  NULL };
-		struct cpl_error err = { 0 };
-
-		if (r.name &&
-		    cpl_kubeclient_get(&rs, NULL, l->client, &r, &err) == 0) {
-			const json_t *up = owner_ref(rs);
-
-			if (up && jstr(up, "kind") && jstr(up, "name")) {
-				free(*kind);
-				*kind = cpl_xstrdup(jstr(up, "kind"));
-				out = cpl_xasprintf("%s/%s/%s", *kind, ns,
-						    jstr(up, "name"));
-				json_decref(rs);
-				return out;
-			}
-			json_decref(rs);
-		}
-		cpl_error_clear(&err);
-	}
-	return cpl_xasprintf("%s/%s/%s", *kind, ns,
-			     jstr(ref, "name") ? jstr(ref, "name") : "?");
-}
-
-/* Adds one live Pod (once, however many targets name it). */
+/*
+ * Adds one live Pod (once, however many targets name it).  A Pod whose
+ * top owner already has a Pod of the same spec is only counted and
+ * recorded for measuring: it is not loaded again.
+ */
 static void
 add_pod(struct live *l, json_t *pod)
 {
 	json_t *meta = json_object_get(pod, "metadata");
 	const char *ns = jstr(meta, "namespace");
 	const char *name = jstr(meta, "name");
-	char *key, *object, *owner, *okind = NULL;
+	struct cpl_liveowner *owner;
 	struct cpl_workload *w;
-	struct livepod *p;
+	char *key, *spec_key, *object;
+	long g;
 
 	if (ns == NULL)
 		ns = l->info->namespace;
@@ -489,34 +452,55 @@ add_pod(struct live *l, json_t *pod)
 		free(key);
 		return;
 	}
-	l->keys = cpl_xrealloc(l->keys, (l->nkeys + 1) * sizeof(*l->keys));
+	cpl_xgrow((void **)&l->keys, &l->keys_cap, l->nkeys + 1,
+		  sizeof(*l->keys));
 	l->keys[l->nkeys++] = key;
 	cpl_strmap_put(&l->seen, key, key);
-	owner = owner_chain(l, pod, ns, &okind);
+	owner = cpl_livepods_owner(&l->lp, l->client, pod, ns);
 	if (l->o->log && owner) {
 		char *line = cpl_xasprintf("pod/%s/%s is owned by %s", ns,
-					   name, owner);
+					   name, owner->log);
 
 		l->o->log(l->o->log_ctx, line);
 		free(line);
 	}
-	resolve_env(l, pod, ns, 0);
-	object = cpl_xasprintf("pod/%s/%s", ns, name);
-	add_object(l, pod, object, training_pod(pod, okind), &w);
-	free(object);
-	free(owner);
-	free(okind);
-	if (w == NULL)
-		return;
-	cpl_xgrow((void **)&l->pods, &l->pods_cap, l->npods + 1,
-		  sizeof(*l->pods));
-	p = &l->pods[l->npods++];
-	p->w = w;
-	p->namespace = cpl_xstrdup(ns);
-	p->name = cpl_xstrdup(name);
-	p->node = cpl_xstrdup(jstr(json_object_get(pod, "spec"), "nodeName"));
-	p->statuses = json_incref(json_object_get(json_object_get(pod,
-		"status"), "containerStatuses"));
+	spec_key = cpl_livepods_key(owner, pod);
+	g = cpl_livepods_find(&l->lp, spec_key);
+	if (g < 0) {
+		resolve_env(l, pod, ns, 0);
+		object = cpl_xasprintf("pod/%s/%s", ns, name);
+		add_object(l, pod, object, training_pod(pod, owner ?
+			   owner->kind : NULL), &w);
+		free(object);
+		if (w == NULL) {
+			free(spec_key);
+			return;
+		}
+		g = (long)cpl_livepods_add_group(&l->lp, spec_key, owner, ns,
+						 w);
+	} else {
+		free(spec_key);
+	}
+	cpl_livepods_add_pod(&l->lp, (size_t)g, name,
+			     jstr(json_object_get(pod, "spec"), "nodeName"),
+			     json_object_get(json_object_get(pod, "status"),
+					     "containerStatuses"));
+}
+
+/* One Pod of a list, linted or counted as it is read (the list keeps no
+ * Pod's JSON). */
+static void
+list_pod(void *ctx, json_t *pod)
+{
+	struct live *l = ctx;
+
+	/* A real API server leaves apiVersion and kind out of list items:
+	 * the list (a PodList of v1) implies them. */
+	if (json_is_object(pod) && !json_object_get(pod, "apiVersion"))
+		json_object_set_new(pod, "apiVersion", json_string("v1"));
+	if (json_is_object(pod) && !json_object_get(pod, "kind"))
+		json_object_set_new(pod, "kind", json_string("Pod"));
+	add_pod(l, pod);
 }
 
 /* Lists Pods (in ns, or everywhere when ns is NULL) matching selector. */
@@ -526,25 +510,11 @@ list_pods(struct live *l, const char *ns, const char *selector)
 	struct cpl_kube_ref ref = { "v1", "pods", ns, NULL, NULL };
 	struct cpl_kube_list_opts lo = { .label_selector = selector };
 	struct cpl_error err = { 0 };
-	json_t *items = NULL, *pod;
-	size_t i;
 
-	if (cpl_kubeclient_list(&items, l->client, &ref, &lo, &err) < 0) {
+	if (cpl_kubeclient_list_each(l->client, &ref, &lo, list_pod, l,
+				     &err) < 0)
 		live_error(l, &err);
-		cpl_error_clear(&err);
-		return;
-	}
-	json_array_foreach(items, i, pod) {
-		/* A real API server leaves apiVersion and kind out of list
-		 * items: the list (a PodList of v1) implies them. */
-		if (json_is_object(pod) && !json_object_get(pod, "apiVersion"))
-			json_object_set_new(pod, "apiVersion",
-					    json_string("v1"));
-		if (json_is_object(pod) && !json_object_get(pod, "kind"))
-			json_object_set_new(pod, "kind", json_string("Pod"));
-		add_pod(l, pod);
-	}
-	json_decref(items);
+	cpl_error_clear(&err);
 }
 
 /* matchLabels as a label selector ("a=b,c=d"); NULL when there is none. */
@@ -746,7 +716,7 @@ struct sample {
 	struct cpl_strmap nodes;	/* node → struct cpl_cadvisor * or
 					 * &missing_cm when unreadable */
 	char **names;
-	size_t n;
+	size_t n, names_cap;
 	struct cpl_buf forbidden;	/* nodes whose proxy RBAC denies */
 };
 
@@ -770,72 +740,92 @@ sample_free(struct sample *s)
 	cpl_buf_free(&s->forbidden);
 }
 
-/* Reads each node's metrics once; notes why a node could not be read. */
+/*
+ * Reads node's metrics into s unless s has them; why they could not be
+ * read goes to the notes, or (RBAC) to forbidden when it is not NULL.
+ */
 static void
-take_sample(struct live *l, struct sample *s, bool note)
+sample_node(struct live *l, struct sample *s, const char *node,
+	    struct cpl_buf *forbidden, bool note)
 {
-	size_t i;
+	struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
+				    "proxy/metrics/cadvisor" };
+	struct cpl_error err = { 0 };
+	struct cpl_cadvisor *m = NULL;
+	char *body = NULL, *origin;
+	size_t len;
+	int rc;
 
-	memset(s, 0, sizeof(*s));
-	cpl_buf_init(&s->forbidden, 0);
-	for (i = 0; i < l->npods; i++) {
-		const char *node = l->pods[i].node;
-		struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
-					    "proxy/metrics/cadvisor" };
-		struct cpl_error err = { 0 };
-		struct cpl_cadvisor *m = NULL;
-		char *body = NULL, *origin;
-		size_t len;
-		int rc;
-
-		if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
-			continue;
-		s->names = cpl_xrealloc(s->names,
-					(s->n + 1) * sizeof(*s->names));
-		s->names[s->n] = cpl_xstrdup(node);
-		rc = cpl_kubeclient_get_raw(&body, &len, l->client, &ref, &err);
-		origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor",
-				       node);
-		if (rc == 0 &&
-		    cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
-			rc = -1;
-		if (rc < 0 && note) {
-			if (rc == CPL_KUBE_FORBIDDEN)
-				cpl_buf_addf(&s->forbidden, "%s%s",
-					     s->forbidden.len ? ", " : "",
-					     node);
-			else
-				cpl_buf_addf(l->notes, "throttling was not "
-					     "measured on node %s: %s\n", node,
-					     err.message);
-		}
-		cpl_strmap_put(&s->nodes, s->names[s->n],
-			       rc == 0 ? (void *)m : (void *)&missing_cm);
-		s->n++;
-		free(origin);
-		free(body);
-		cpl_error_clear(&err);
+	if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
+		return;
+	cpl_xgrow((void **)&s->names, &s->names_cap, s->n + 1,
+		  sizeof(*s->names));
+	s->names[s->n] = cpl_xstrdup(node);
+	rc = cpl_kubeclient_get_raw(&body, &len, l->client, &ref, &err);
+	origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor", node);
+	if (rc == 0 && cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
+		rc = -1;
+	if (rc < 0 && note) {
+		if (rc == CPL_KUBE_FORBIDDEN)
+			cpl_buf_addf(forbidden, "%s%s",
+				     forbidden->len ? ", " : "", node);
+		else
+			cpl_buf_addf(l->notes, "throttling was not measured "
+				     "on node %s: %s\n", node, err.message);
 	}
-	/* Once, for every node RBAC keeps closed. */
-	if (note && s->forbidden.len)
+	cpl_strmap_put(&s->nodes, s->names[s->n],
+		       rc == 0 ? (void *)m : (void *)&missing_cm);
+	s->n++;
+	free(origin);
+	free(body);
+	cpl_error_clear(&err);
+}
+
+/* Once, for every node RBAC keeps closed. */
+static void
+note_forbidden(struct live *l, const struct cpl_buf *forbidden)
+{
+	if (forbidden->len)
 		cpl_buf_addf(l->notes, "throttling was not measured on node%s "
 			     "%s: RBAC does not allow `get` on `nodes/proxy` "
 			     "(a ClusterRole rule with resources "
 			     "[\"nodes/proxy\"] and verbs [\"get\"] would); "
 			     "--prometheus URL would measure threads, CPU "
 			     "use and throttling from Prometheus instead\n",
-			     strchr(cpl_buf_str(&s->forbidden), ',') ? "s" :
-			     "", cpl_buf_str(&s->forbidden));
+			     strchr(cpl_buf_str(forbidden), ',') ? "s" : "",
+			     cpl_buf_str(forbidden));
+}
+
+/* An empty sample. */
+static void
+sample_init(struct sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	cpl_buf_init(&s->forbidden, 0);
+}
+
+/* Reads each node's metrics once; notes why a node could not be read. */
+static void
+take_sample(struct live *l, struct sample *s, bool note)
+{
+	size_t i;
+
+	sample_init(s);
+	for (i = 0; i < l->lp.nnodes; i++)
+		sample_node(l, s, l->lp.nodes[i], &s->forbidden, note);
+	if (note)
+		note_forbidden(l, &s->forbidden);
 }
 
 static const struct cpl_cadvisor_counters *
-counters(const struct sample *s, const struct livepod *p, const char *c)
+counters(const struct sample *s, const struct cpl_livepod *p, const char *ns,
+	 const char *c)
 {
 	void *m = p->node ? cpl_strmap_get(&s->nodes, p->node) : NULL;
 
 	if (m == NULL || m == &missing_cm)
 		return NULL;
-	return cpl_cadvisor_find(m, p->namespace, p->name, c);
+	return cpl_cadvisor_find(m, ns, p->name, c);
 }
 
 static void
@@ -849,68 +839,6 @@ sleep_seconds(double s)
 		;
 }
 
-/* n decimal digits of s as a number, or -1. */
-static long
-digits(const char *s, int n)
-{
-	long v = 0;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
-/* Seconds since the epoch of an RFC 3339 UTC time as Kubernetes writes
- * it ("2025-03-11T09:14:39Z"); -1 when it is not one. */
-static double
-rfc3339_seconds(const char *t)
-{
-	long y, mo, d, h, mi, sec, era, yoe, doy, doe;
-
-	if (t == NULL || strlen(t) < 20 || t[4] != '-' || t[7] != '-' ||
-	    (t[10] != 'T' && t[10] != 't') || t[13] != ':' || t[16] != ':')
-		return -1;
-	y = digits(t, 4);
-	mo = digits(t + 5, 2);
-	d = digits(t + 8, 2);
-	h = digits(t + 11, 2);
-	mi = digits(t + 14, 2);
-	sec = digits(t + 17, 2);
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 ||
-	    h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
-		return -1;
-	/* Days from civil (H. Hinnant), proleptic Gregorian. */
-	y -= mo <= 2;
-	era = y / 400;
-	yoe = y - era * 400;
-	doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return ((double)(era * 146097 + doe - 719468) * 86400.0) +
-	       (double)(h * 3600 + mi * 60 + sec);
-}
-
-/* When container name of p started running (epoch seconds), or -1. */
-static double
-started_at(const struct livepod *p, const char *name)
-{
-	size_t i;
-	json_t *st;
-
-	json_array_foreach(p->statuses, i, st) {
-		const char *n = jstr(st, "name");
-
-		if (n && name && strcmp(n, name) == 0)
-			return rfc3339_seconds(jstr(json_object_get(
-				json_object_get(st, "state"), "running"),
-				"startedAt"));
-	}
-	return -1;
-}
-
 static double
 mono_seconds(void)
 {
@@ -921,15 +849,15 @@ mono_seconds(void)
 }
 
 /* Threads now, CPUs used and the throttled share of c from one read x
- * (since the container started) or two, x then y, elapsed seconds apart. */
+ * (since the container started, at start epoch seconds; 0 unknown) or
+ * two, x then y, elapsed seconds apart. */
 static void
-measure_container(struct cpl_container *c, const struct livepod *p,
+measure_container(struct cpl_container *c, double start,
 		  const struct cpl_cadvisor_counters *x,
 		  const struct cpl_cadvisor_counters *y, double window,
 		  double elapsed, double now)
 {
 	const struct cpl_cadvisor_counters *last = y ? y : x;
-	double start = started_at(p, c->name);
 
 	c->measure_source = "cadvisor";
 	if (y) {
@@ -970,12 +898,71 @@ measure_container(struct cpl_container *c, const struct livepod *p,
 				   (double)c->periods;
 }
 
+/* Whether measured m is worse than what dst holds: more throttled, then
+ * more threads, then more CPU used. */
+static bool
+worse(const struct cpl_container *m, const struct cpl_container *dst)
+{
+	if (m->throttle != CPL_THROTTLE_MEASURED)
+		return dst->throttle == CPL_THROTTLE_NONE;
+	if (dst->throttle != CPL_THROTTLE_MEASURED)
+		return true;
+	if (m->throttled_pct != dst->throttled_pct)
+		return m->throttled_pct > dst->throttled_pct;
+	if (m->threads_now != dst->threads_now)
+		return m->threads_now > dst->threads_now;
+	return m->cpu_used > dst->cpu_used;
+}
+
+/*
+ * What was measured for container j of Pod p, in m (a scratch container
+ * whose note is taken), kept in the group's workload: as it is for a
+ * group of one Pod; for several, the worst Pod's figures, named.
+ */
+static void
+keep_measure(struct live *l, const struct cpl_livepod *p, size_t j,
+	     struct cpl_container *m)
+{
+	const struct cpl_livegroup *g = &l->lp.groups[p->group];
+	struct cpl_container *dst = &g->w->containers[j];
+
+	if (g->pods > 1 && !worse(m, dst)) {
+		free(m->throttle_note);
+		return;
+	}
+	free(dst->throttle_note);
+	dst->throttle_note = m->throttle_note;
+	dst->throttle = m->throttle;
+	dst->throttled_periods = m->throttled_periods;
+	dst->periods = m->periods;
+	dst->window_seconds = m->window_seconds;
+	dst->measure_source = m->measure_source;
+	dst->measure_window = m->measure_window;
+	dst->since_start = m->since_start;
+	dst->threads_now = m->threads_now;
+	dst->cpu_used = m->cpu_used;
+	dst->throttled_pct = m->throttled_pct;
+	free(dst->measured_pod);
+	dst->measured_pod = g->pods > 1 && m->measure_source ?
+		cpl_xasprintf("pod/%s/%s", g->namespace, p->name) : NULL;
+}
+
+/* A scratch container for one Pod's figures: nothing measured yet. */
+static void
+scratch(struct cpl_container *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->threads_now = -1;
+	m->cpu_used = -1;
+	m->throttled_pct = -1;
+}
+
 /* Threads, CPU use and throttling of every live container from
  * Prometheus over --window; a failure is one engine error. */
 static void
 measure_prometheus(struct live *l)
 {
-	struct cpl_prometheus_pod *pods = cpl_xcalloc(l->npods,
+	struct cpl_prometheus_pod *pods = cpl_xcalloc(l->lp.npods,
 						      sizeof(*pods));
 	struct cpl_prometheus *pm = NULL;
 	struct cpl_error err = { 0 };
@@ -983,101 +970,165 @@ measure_prometheus(struct live *l)
 			3600;
 	size_t i, j;
 
-	for (i = 0; i < l->npods; i++) {
-		pods[i].namespace = l->pods[i].namespace;
-		pods[i].name = l->pods[i].name;
+	for (i = 0; i < l->lp.npods; i++) {
+		pods[i].namespace = l->lp.groups[l->lp.pods[i].group].namespace;
+		pods[i].name = l->lp.pods[i].name;
 	}
-	if (cpl_prometheus_query(&pm, &l->o->prometheus, pods, l->npods,
+	if (cpl_prometheus_query(&pm, &l->o->prometheus, pods, l->lp.npods,
 				 window, &err) < 0) {
 		live_error(l, &err);
 		cpl_error_clear(&err);
 		free(pods);
 		return;
 	}
-	for (i = 0; i < l->npods; i++) {
-		struct livepod *p = &l->pods[i];
+	for (i = 0; i < l->lp.npods; i++) {
+		const struct cpl_livepod *p = &l->lp.pods[i];
+		const struct cpl_workload *w = l->lp.groups[p->group].w;
 
-		for (j = 0; j < p->w->ncontainers; j++) {
-			struct cpl_container *c = &p->w->containers[j];
+		for (j = 0; j < w->ncontainers; j++) {
+			const struct cpl_container *c = &w->containers[j];
 			const struct cpl_prometheus_series *x;
+			struct cpl_container m;
 
 			if (c->role == CPL_CROLE_INIT)
 				continue;
-			x = cpl_prometheus_find(pm, p->namespace, p->name,
+			scratch(&m);
+			x = cpl_prometheus_find(pm, pods[i].namespace, p->name,
 						c->name);
 			if (x == NULL) {
-				c->throttle = CPL_THROTTLE_UNAVAILABLE;
-				c->throttle_note = cpl_xstrdup("no series in "
+				m.throttle = CPL_THROTTLE_UNAVAILABLE;
+				m.throttle_note = cpl_xstrdup("no series in "
 					"Prometheus for it");
+				keep_measure(l, p, j, &m);
 				continue;
 			}
-			c->measure_source = "prometheus";
-			c->measure_window = window;
+			m.measure_source = "prometheus";
+			m.measure_window = window;
 			if (x->has_threads)
-				c->threads_now = x->threads;
+				m.threads_now = x->threads;
 			if (x->has_cpu)
-				c->cpu_used = x->cpu;
+				m.cpu_used = x->cpu;
 			if (x->has_throttled) {
-				c->throttle = CPL_THROTTLE_MEASURED;
-				c->throttled_pct = 100.0 * x->throttled_ratio;
-				c->window_seconds = window;
+				m.throttle = CPL_THROTTLE_MEASURED;
+				m.throttled_pct = 100.0 * x->throttled_ratio;
+				m.window_seconds = window;
 			} else {
-				c->throttle = CPL_THROTTLE_UNAVAILABLE;
-				c->throttle_note = cpl_xstrdup("no CFS "
+				m.throttle = CPL_THROTTLE_UNAVAILABLE;
+				m.throttle_note = cpl_xstrdup("no CFS "
 					"periods in Prometheus for it");
 			}
+			keep_measure(l, p, j, &m);
 		}
 	}
 	cpl_prometheus_free(pm);
 	free(pods);
 }
 
+/* Measures Pod p's containers from sample a (and b, elapsed seconds
+ * later, when two). */
+static void
+measure_pod(struct live *l, const struct cpl_livepod *p,
+	    const struct sample *a, const struct sample *b, double elapsed,
+	    double now)
+{
+	const struct cpl_livegroup *g = &l->lp.groups[p->group];
+	size_t j;
+
+	for (j = 0; j < g->w->ncontainers; j++) {
+		const struct cpl_container *c = &g->w->containers[j];
+		const struct cpl_cadvisor_counters *x, *y;
+		struct cpl_container m;
+
+		if (c->role == CPL_CROLE_INIT)
+			continue;
+		scratch(&m);
+		x = counters(a, p, g->namespace, c->name);
+		y = b ? counters(b, p, g->namespace, c->name) : NULL;
+		if (x == NULL || (b && y == NULL)) {
+			m.throttle = CPL_THROTTLE_UNAVAILABLE;
+			m.throttle_note = cpl_xstrdup(p->node == NULL ?
+				"the Pod is not scheduled on a node" :
+				"no cAdvisor counters for it");
+		} else {
+			measure_container(&m, p->started ?
+					  (double)p->started[j] : 0, x, y,
+					  l->o->sample_seconds, elapsed, now);
+		}
+		keep_measure(l, p, j, &m);
+	}
+}
+
+/*
+ * One read per node, node after node: each node's metrics are read, its
+ * Pods measured, and the metrics freed before the next node, so memory
+ * holds one node's metrics, not the cluster's.
+ */
+static void
+measure_by_node(struct live *l, double now)
+{
+	size_t *start = cpl_xcalloc(l->lp.nnodes + 2, sizeof(*start));
+	size_t *order = cpl_xcalloc(l->lp.npods, sizeof(*order));
+	struct cpl_buf forbidden;
+	size_t i, k;
+
+	/* The Pods by node (a counting sort; unscheduled ones last). */
+	for (i = 0; i < l->lp.npods; i++) {
+		size_t ix = l->lp.pods[i].node_ix;
+
+		start[(ix == SIZE_MAX ? l->lp.nnodes : ix) + 1]++;
+	}
+	for (k = 1; k <= l->lp.nnodes + 1; k++)
+		start[k] += start[k - 1];
+	for (i = 0; i < l->lp.npods; i++) {
+		size_t ix = l->lp.pods[i].node_ix;
+
+		order[start[ix == SIZE_MAX ? l->lp.nnodes : ix]++] = i;
+	}
+	/* start[k] is now where node k + 1 begins. */
+	cpl_buf_init(&forbidden, 0);
+	for (k = 0, i = 0; k <= l->lp.nnodes; k++) {
+		struct sample a;
+
+		sample_init(&a);
+		if (k < l->lp.nnodes)
+			sample_node(l, &a, l->lp.nodes[k], &forbidden, true);
+		for (; i < start[k]; i++)
+			measure_pod(l, &l->lp.pods[order[i]], &a, NULL, 0, now);
+		sample_free(&a);
+	}
+	note_forbidden(l, &forbidden);
+	cpl_buf_free(&forbidden);
+	free(order);
+	free(start);
+}
+
 static void
 measure(struct live *l)
 {
 	struct sample a, b;
-	size_t i, j;
-	bool two = l->o->sample_seconds > 0;
-	double t0, t1 = 0, now = (double)time(NULL);
+	size_t i;
+	double t0, t1, now = (double)time(NULL);
 
-	if (l->npods == 0)
+	if (l->lp.npods == 0)
 		return;
 	if (l->o->prometheus.url) {
 		measure_prometheus(l);
 		return;
 	}
+	if (l->o->sample_seconds <= 0) {
+		measure_by_node(l, now);
+		return;
+	}
+	/* Two reads of every node, the window apart. */
 	t0 = mono_seconds();
 	take_sample(l, &a, true);
-	if (two) {
-		sleep_seconds(l->o->sample_seconds);
-		t1 = mono_seconds();
-		take_sample(l, &b, false);
-	}
-	for (i = 0; i < l->npods; i++) {
-		struct livepod *p = &l->pods[i];
-
-		for (j = 0; j < p->w->ncontainers; j++) {
-			struct cpl_container *c = &p->w->containers[j];
-			const struct cpl_cadvisor_counters *x, *y;
-
-			if (c->role == CPL_CROLE_INIT)
-				continue;
-			x = counters(&a, p, c->name);
-			y = two ? counters(&b, p, c->name) : NULL;
-			if (x == NULL || (two && y == NULL)) {
-				c->throttle = CPL_THROTTLE_UNAVAILABLE;
-				c->throttle_note = cpl_xstrdup(p->node == NULL ?
-					"the Pod is not scheduled on a node" :
-					"no cAdvisor counters for it");
-				continue;
-			}
-			measure_container(c, p, x, y, l->o->sample_seconds,
-					  two ? t1 - t0 : 0, now);
-		}
-	}
+	sleep_seconds(l->o->sample_seconds);
+	t1 = mono_seconds();
+	take_sample(l, &b, false);
+	for (i = 0; i < l->lp.npods; i++)
+		measure_pod(l, &l->lp.pods[i], &a, &b, t1 - t0, now);
 	sample_free(&a);
-	if (two)
-		sample_free(&b);
+	sample_free(&b);
 }
 
 /* ---- entry points ------------------------------------------------------ */
@@ -1155,6 +1206,30 @@ out:
 	return rc;
 }
 
+const struct cpl_finding *
+cpl_live_finding_view(struct cpl_finding *view, char **msg,
+		      const struct cpl_finding *f)
+{
+	const struct cpl_workload *w = f->workload;
+	const struct cpl_container *c = f->origin;
+
+	*msg = NULL;
+	if (w == NULL || w->pods < 2 || f->file != NULL)
+		return f;
+	*view = *f;
+	view->pods = w->pods;
+	if (f->rule && f->rule->live_only && c && c->measured_pod)
+		*msg = cpl_xasprintf("%s (%lu Pods; measured: the most "
+				     "throttled, %s)", f->message ?
+				     f->message : "", w->pods,
+				     c->measured_pod);
+	else
+		*msg = cpl_xasprintf("%s (%lu Pods)", f->message ?
+				     f->message : "", w->pods);
+	view->message = *msg;
+	return view;
+}
+
 int
 cpl_live_parse_duration(double *seconds, const char *text)
 {
@@ -1213,17 +1288,12 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		}
 		add_target(&l, targets[i]);
 	}
+	cpl_livepods_finish(&l.lp);
 	measure(&l);
 	rc = 0;
 out:
 	cpl_error_clear(&err);
-	for (i = 0; i < l.npods; i++) {
-		free(l.pods[i].namespace);
-		free(l.pods[i].name);
-		free(l.pods[i].node);
-		json_decref(l.pods[i].statuses);
-	}
-	free(l.pods);
+	cpl_livepods_free(&l.lp);
 	for (i = 0; i < l.configmaps.cap; i++) {
 		void *v = l.configmaps.slots ? l.configmaps.slots[i].value :
 			  NULL;

@@ -18,6 +18,10 @@
  * allow it and that --prometheus would measure, never a failure; a
  * Prometheus that fails is one error (the findings are still reported).
  *
+ * Pods of one top owner with the same spec are linted as one workload
+ * named after the owner, carrying their count (livepods.h); a Pod list
+ * is processed as it arrives, item by item.
+ *
  * Every problem (no configuration, unreachable server, 401, 403, 404,
  * timeout) becomes an engine error naming the context and the server.
  */
@@ -75,6 +79,17 @@ const char *cpl_live_type_label(size_t i);
  */
 int cpl_live_names(char ***names, size_t *n, const char *type,
 		   const struct cpl_live_opts *o, struct cpl_error *err);
+
+/*
+ * The finding as reported: f itself, or, when f is on a live workload
+ * that stands for several Pods of one owner, a shallow copy in *view with
+ * pods set and a message that says how many ("... (100 Pods)") and, for a
+ * measured finding, which Pod's figures it gives (the most throttled).
+ * *msg is that message (caller frees after reporting; NULL for f).
+ */
+const struct cpl_finding *cpl_live_finding_view(struct cpl_finding *view,
+						char **msg,
+						const struct cpl_finding *f);
 
 /* Parses a --sample duration ("30s", "1m", "500ms", "10") into seconds;
  * -1 on anything else. */

@@ -62,6 +62,7 @@ container_clear(struct cpl_container *c)
 	cpl_strmap_free(&c->env_at);
 	cpl_launch_clear(&c->launch);
 	free(c->throttle_note);
+	free(c->measured_pod);
 }
 
 static void
@@ -192,6 +193,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	launch_copy(&dst->launch, &src->launch);
 	dst->code = NULL;
 	dst->throttle_note = cpl_xstrdup(src->throttle_note);
+	dst->measured_pod = cpl_xstrdup(src->measured_pod);
 }
 
 void

@@ -88,6 +88,9 @@ struct cpl_container {
 	double threads_now;		/* threads; < 0 unknown */
 	double cpu_used;		/* CPUs; < 0 unknown */
 	double throttled_pct;		/* percent of CFS periods; < 0 */
+	char *measured_pod;	/* live, a workload of several Pods: the
+				 * Pod whose figures these are (the most
+				 * throttled), "pod/NS/NAME"; else NULL */
 };
 
 /*
@@ -170,6 +173,9 @@ struct cpl_workload {
 	char *namespace;	/* NULL when not given */
 	char *replica;		/* "Master", "Worker", NULL */
 	long replicas;		/* pods of this template; 1 by default */
+	unsigned long pods;	/* live: how many Pods of one owner with
+				 * this same spec it stands for (object then
+				 * names the owner); 0 or 1: one object */
 	char *file;		/* origin file; NULL for live objects */
 	char *object;		/* live: "pod/NS/NAME"; NULL for files */
 	struct cpl_pos pos;	/* the object (document root) */

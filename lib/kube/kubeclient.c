@@ -39,6 +39,8 @@
 #define MAX_EMPTY_PAGES 3		/* continue tokens with no items */
 #define MAX_RETRY_WAIT 10		/* seconds, per retry */
 #define DEFAULT_LIMIT 500		/* kubectl's --chunk-size */
+#define PAGE_BYTES ((size_t)2 << 20)	/* the page body aimed at */
+#define MIN_LIMIT 10
 #define MAX_PAGES 100000
 
 struct cpl_kubeclient {
@@ -926,63 +928,207 @@ cpl_kubeclient_get(json_t **obj, char **raw, struct cpl_kubeclient *c,
 	return rc;
 }
 
-/* Copies a list's apiVersion and item kind into items that lack them. */
-static int
-add_items(json_t *all, json_t *page, const struct cpl_kubeclient *c,
-	  const struct what *w, struct cpl_error *err)
+/* The kind of a list's items ("PodList" → "Pod"), or NULL; caller
+ * frees. */
+static char *
+item_kind_of(const json_t *list)
 {
-	json_t *items = json_object_get(page, "items"), *item;
-	const char *kind = json_string_value(json_object_get(page, "kind"));
-	const char *gv = json_string_value(json_object_get(page,
-							   "apiVersion"));
-	char *item_kind = NULL;
-	size_t i;
+	const char *kind = json_string_value(json_object_get(list, "kind"));
 
+	if (kind && cpl_str_ends(kind, "List"))
+		return cpl_xstrndup(kind, strlen(kind) - 4);
+	return NULL;
+}
+
+/* Gives an item its list's apiVersion gv and kind when it lacks them. */
+static void
+fix_item(json_t *item, const char *gv, const char *kind)
+{
+	if (!json_is_object(item))
+		return;
+	if (gv && !json_object_get(item, "apiVersion") &&
+	    json_object_set_new(item, "apiVersion", json_string(gv)) < 0)
+		abort();
+	if (kind && !json_object_get(item, "kind") &&
+	    json_object_set_new(item, "kind", json_string(kind)) < 0)
+		abort();
+}
+
+/* Skips JSON white space at *pos. */
+static void
+skip_ws(const char *t, size_t n, size_t *pos)
+{
+	while (*pos < n && (t[*pos] == ' ' || t[*pos] == '\n' ||
+			    t[*pos] == '\r' || t[*pos] == '\t'))
+		(*pos)++;
+}
+
+/* The JSON value (of any type) at *pos, *pos moved past it; NULL when
+ * there is none. */
+static json_t *
+value_at(const char *t, size_t n, size_t *pos)
+{
+	json_error_t je;
+	json_t *v;
+
+	skip_ws(t, n, pos);
+	if (*pos >= n)
+		return NULL;
+	v = json_loadb(t + *pos, n - *pos, JSON_DECODE_ANY |
+		       JSON_DISABLE_EOF_CHECK, &je);
+	if (v)
+		*pos += (size_t)je.position;
+	return v;
+}
+
+/* Whether the next character at *pos (after white space) is ch; moves
+ * past it when it is. */
+static bool
+take(const char *t, size_t n, size_t *pos, char ch)
+{
+	skip_ws(t, n, pos);
+	if (*pos < n && t[*pos] == ch) {
+		(*pos)++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Reads a list body as it goes: its members except "items" into *head,
+ * and each item to fn as soon as it is read, so that one item at a time
+ * is held as JSON, not the page.  Kubernetes writes kind, apiVersion and
+ * metadata before items, which gives each item its kind.  A body of
+ * another shape, or that is not JSON, is 1 with nothing passed (the
+ * caller reads it whole); -1 when it breaks off after items were passed.
+ */
+static int
+stream_list(json_t **head, size_t *nitems, const struct cpl_buf *body,
+	    cpl_kube_item_fn fn, void *ctx)
+{
+	const char *t = cpl_buf_str(body);
+	size_t n = body->len, pos = 0;
+	json_t *key = NULL, *v;
+	char *kind = NULL;
+	int rc = 1;
+
+	*head = json_object();
+	*nitems = 0;
+	if (*head == NULL)
+		abort();
+	if (!take(t, n, &pos, '{'))
+		goto out;
+	while (!take(t, n, &pos, '}')) {
+		if (json_object_size(*head) > 0 || *nitems > 0 || key)
+			if (!take(t, n, &pos, ','))
+				goto out;
+		json_decref(key);
+		key = value_at(t, n, &pos);
+		if (!json_is_string(key) || !take(t, n, &pos, ':'))
+			goto out;
+		if (strcmp(json_string_value(key), "items") != 0) {
+			v = value_at(t, n, &pos);
+			if (v == NULL)
+				goto out;
+			json_object_set_new(*head, json_string_value(key), v);
+			continue;
+		}
+		if (!json_object_get(*head, "kind") &&
+		    !json_object_get(*head, "apiVersion"))
+			goto out;	/* items first: read it whole */
+		skip_ws(t, n, &pos);
+		if (pos + 4 <= n && memcmp(t + pos, "null", 4) == 0) {
+			pos += 4;
+			continue;
+		}
+		if (!take(t, n, &pos, '['))
+			goto out;
+		kind = item_kind_of(*head);
+		while (!take(t, n, &pos, ']')) {
+			json_t *item;
+
+			if (*nitems > 0 && !take(t, n, &pos, ','))
+				goto broken;
+			item = value_at(t, n, &pos);
+			if (item == NULL)
+				goto broken;
+			fix_item(item, json_string_value(json_object_get(*head,
+				 "apiVersion")), kind);
+			(*nitems)++;
+			fn(ctx, item);
+			json_decref(item);
+		}
+	}
+	skip_ws(t, n, &pos);
+	rc = pos == n ? 0 : *nitems > 0 ? -1 : 1;
+	goto out;
+broken:
+	rc = *nitems > 0 ? -1 : 1;
+out:
+	free(kind);
+	json_decref(key);
+	if (rc != 0) {
+		json_decref(*head);
+		*head = NULL;
+	}
+	return rc;
+}
+
+/* Reads a list body whole (a shape stream_list does not follow): each
+ * item to fn, the list in *page. */
+static int
+whole_list(json_t **page, size_t *nitems, const struct cpl_buf *body,
+	   const struct cpl_kubeclient *c, const struct what *w,
+	   cpl_kube_item_fn fn, void *ctx, struct cpl_error *err)
+{
+	json_t *items, *item;
+	char *kind;
+	size_t i;
+	int rc = parse_object(page, body, c, w, err);
+
+	*nitems = 0;
+	if (rc < 0)
+		return rc;
+	items = json_object_get(*page, "items");
 	if (items == NULL || json_is_null(items))
 		return 0;
 	if (!json_is_array(items))
 		return fail(err, CPL_KUBE_FAILED, c, w, "the server's list "
 			    "has no items array");
-	if (kind && cpl_str_ends(kind, "List"))
-		item_kind = cpl_xstrndup(kind, strlen(kind) - 4);
+	kind = item_kind_of(*page);
 	json_array_foreach(items, i, item) {
-		if (!json_is_object(item))
-			continue;
-		if (gv && !json_object_get(item, "apiVersion") &&
-		    json_object_set_new(item, "apiVersion",
-					json_string(gv)) < 0)
-			abort();
-		if (item_kind && !json_object_get(item, "kind") &&
-		    json_object_set_new(item, "kind",
-					json_string(item_kind)) < 0)
-			abort();
+		fix_item(item, json_string_value(json_object_get(*page,
+			 "apiVersion")), kind);
+		fn(ctx, item);
 	}
-	free(item_kind);
-	if (json_array_extend(all, items) < 0)
-		abort();
+	free(kind);
+	*nitems = json_array_size(items);
+	/* Only the list's metadata is read after this. */
+	json_object_del(*page, "items");
 	return 0;
 }
 
 int
-cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
-		    const struct cpl_kube_ref *ref,
-		    const struct cpl_kube_list_opts *o, struct cpl_error *err)
+cpl_kubeclient_list_each(struct cpl_kubeclient *c,
+			 const struct cpl_kube_ref *ref,
+			 const struct cpl_kube_list_opts *o,
+			 cpl_kube_item_fn fn, void *ctx,
+			 struct cpl_error *err)
 {
 	struct cpl_buf body, pathq;
 	char *path = cpl_kubeclient_path(ref);
 	char *cont = NULL;
-	json_t *all = json_array(), *page = NULL;
+	json_t *page = NULL;
 	long limit = o && o->limit > 0 ? o->limit : DEFAULT_LIMIT;
 	int pages, empty = 0, rc = CPL_KUBE_FAILED;
 
-	*items = NULL;
-	if (all == NULL)
-		abort();
 	cpl_buf_init(&body, BODY_MAX);
 	cpl_buf_init(&pathq, 0);
 	for (pages = 0; pages < MAX_PAGES; pages++) {
 		struct what w = { "GET", "list", ref, NULL };
 		const char *next;
+		size_t nitems = 0;
+		int sr;
 
 		cpl_buf_reset(&pathq);
 		cpl_buf_adds(&pathq, path);
@@ -997,19 +1143,38 @@ cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 			add_param(&pathq, "continue", cont);
 		w.pathq = cpl_buf_str(&pathq);
 		rc = do_get(&body, c, &w, "application/json", err);
-		if (rc == 0)
-			rc = parse_object(&page, &body, c, &w, err);
-		if (rc == 0)
-			rc = add_items(all, page, c, &w, err);
 		if (rc < 0)
 			goto out;
+		sr = stream_list(&page, &nitems, &body, fn, ctx);
+		if (sr < 0) {
+			rc = fail(err, CPL_KUBE_FAILED, c, &w, "invalid JSON "
+				  "from the server after %zu items of the "
+				  "list", nitems);
+			goto out;
+		}
+		if (sr > 0) {
+			rc = whole_list(&page, &nitems, &body, c, &w, fn, ctx,
+					err);
+			if (rc < 0)
+				goto out;
+		}
+		/* Objects so large (Pods of 100 containers) that a page
+		 * passes PAGE_BYTES: smaller pages from now on, so that
+		 * the body stays bounded whatever the objects (with the
+		 * default limit only). */
+		if ((o == NULL || o->limit <= 0) && body.len > PAGE_BYTES &&
+		    limit > MIN_LIMIT) {
+			limit = (long)((double)limit * (double)PAGE_BYTES /
+				       (double)body.len);
+			if (limit < MIN_LIMIT)
+				limit = MIN_LIMIT;
+		}
 		next = json_string_value(json_object_get(
 			json_object_get(page, "metadata"), "continue"));
 		if (next == NULL || *next == '\0')
 			break;
 		/* Pages that bring nothing but another token: stop. */
-		empty = json_array_size(json_object_get(page, "items")) == 0
-			? empty + 1 : 0;
+		empty = nitems == 0 ? empty + 1 : 0;
 		if (empty >= MAX_EMPTY_PAGES) {
 			rc = fail(err, CPL_KUBE_FAILED, c, &w, "the server "
 				  "sent %d pages in a row with no items, each "
@@ -1026,17 +1191,42 @@ cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 		json_decref(page);
 		page = NULL;
 	}
-	*items = all;
-	all = NULL;
 	rc = 0;
 out:
 	json_decref(page);
-	json_decref(all);
 	free(cont);
 	free(path);
 	cpl_buf_free(&pathq);
 	cpl_buf_free(&body);
 	return rc;
+}
+
+/* Appends an item to the array ctx. */
+static void
+gather_item(void *ctx, json_t *item)
+{
+	if (json_array_append(ctx, item) < 0)
+		abort();
+}
+
+int
+cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
+		    const struct cpl_kube_ref *ref,
+		    const struct cpl_kube_list_opts *o, struct cpl_error *err)
+{
+	json_t *all = json_array();
+	int rc;
+
+	*items = NULL;
+	if (all == NULL)
+		abort();
+	rc = cpl_kubeclient_list_each(c, ref, o, gather_item, all, err);
+	if (rc < 0) {
+		json_decref(all);
+		return rc;
+	}
+	*items = all;
+	return 0;
 }
 
 int

@@ -59,7 +59,8 @@ struct cpl_kube_ref {
 struct cpl_kube_list_opts {
 	const char *label_selector;	/* -l; NULL: none */
 	const char *field_selector;	/* NULL: none */
-	long limit;			/* page size; 0: 500, like kubectl */
+	long limit;			/* page size; 0: 500, like kubectl,
+					 * fewer once a page passes 2 MiB */
 };
 
 /* Receives one line per HTTP exchange: method, URL, status, time. */
@@ -104,6 +105,24 @@ int cpl_kubeclient_list(json_t **items, struct cpl_kubeclient *c,
 			const struct cpl_kube_ref *ref,
 			const struct cpl_kube_list_opts *o,
 			struct cpl_error *err);
+
+/* Receives one item of a LIST, borrowed until the callback returns (it
+ * may change it, or keep it with json_incref). */
+typedef void (*cpl_kube_item_fn)(void *ctx, json_t *item);
+
+/*
+ * LISTs a collection like cpl_kubeclient_list, but gives each item to fn
+ * as soon as it is read, then lets it go: a page's body is read item by
+ * item, so memory holds one page's text and one item, never the
+ * collection or a page's JSON tree (objects so large that a page passes
+ * 2 MiB make the next pages smaller, with the default limit).  0, or a
+ * CPL_KUBE_* failure with err set (the items before it were passed).
+ */
+int cpl_kubeclient_list_each(struct cpl_kubeclient *c,
+			     const struct cpl_kube_ref *ref,
+			     const struct cpl_kube_list_opts *o,
+			     cpl_kube_item_fn fn, void *ctx,
+			     struct cpl_error *err);
 
 /*
  * GETs a body that is not JSON (Accept: text/plain), e.g. ref {"v1",

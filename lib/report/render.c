@@ -182,7 +182,15 @@ budget_json(struct cpl_jsonw *j, const struct cpl_budget_entry *b)
 		jnum(j, b->cpu_used);
 		cpl_jsonw_key(j, "throttled_pct");
 		jnum(j, b->throttled_pct);
+		if (b->measured_pod) {	/* whose figures, of several Pods */
+			cpl_jsonw_key(j, "pod");
+			cpl_jsonw_str(j, b->measured_pod);
+		}
 		cpl_jsonw_close(j);
+	}
+	if (b->pods > 1) {	/* live: the Pods of one owner it stands for */
+		cpl_jsonw_key(j, "pods");
+		cpl_jsonw_int(j, (long long)b->pods);
 	}
 	cpl_jsonw_close(j);
 }

@@ -886,6 +886,13 @@ result_json(struct cpl_jsonw *j, struct sarif *s, const struct cpl_finding *f)
 		cpl_jsonw_close(j);
 		cpl_jsonw_close(j);
 	}
+	if (f->pods > 1) {	/* one finding for the Pods of one owner */
+		cpl_jsonw_key(j, "properties");
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "pods");
+		cpl_jsonw_int(j, (long long)f->pods);
+		cpl_jsonw_close(j);
+	}
 	cpl_jsonw_close(j);
 }
 

@@ -173,6 +173,9 @@ add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
 			     b->throttled_pct);
 	else if (*sep == '\0')
 		cpl_buf_adds(out, "nothing");
+	if (b->measured_pod)
+		cpl_buf_addf(out, " (%s, the most throttled of %lu Pods)",
+			     b->measured_pod, b->pods);
 }
 
 /* The measured budget entry of a live finding's container, or nbudgets. */
@@ -220,6 +223,8 @@ add_budget_row(struct cpl_buf *out, const struct cpl_budget_entry *b)
 		cpl_buf_addf(out, ":%d  ", b->line);
 	} else {
 		add_field(out, b->object ? b->object : "?", 0);
+		if (b->pods > 1)
+			cpl_buf_addf(out, " (%lu Pods)", b->pods);
 		cpl_buf_adds(out, "  ");
 	}
 	add_field(out, b->container ? b->container : "(unnamed)", 0);

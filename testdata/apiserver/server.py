@@ -489,6 +489,7 @@ class Config:
     retry_after = 1
     delay = {}          # path -> seconds
     endless_continue = False  # lists never end (empty pages, new tokens)
+    items_first = False  # lists put items before kind and metadata
     echo_auth = False   # error Status messages quote the Authorization
     log = None
     log_lock = threading.Lock()
@@ -839,6 +840,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # A real server leaves TypeMeta out of built-in list items.
             page = [{k: v for k, v in o.items()
                      if k not in ("apiVersion", "kind")} for o in page]
+        if Config.items_first:
+            # Valid JSON in an order Kubernetes never writes.
+            self.send(200, {"items": page, "metadata": meta,
+                            "kind": kind + "List",
+                            "apiVersion": gv_string(group, version)})
+            return
         self.send(200, {"kind": kind + "List",
                         "apiVersion": gv_string(group, version),
                         "metadata": meta, "items": page})
@@ -990,6 +997,9 @@ def main():
                     "repeatable; default: default")
     ap.add_argument("--generate-pods", type=int, default=0, metavar="N",
                     help="add N pods over namespaces gen-a/b/c")
+    ap.add_argument("--items-first", action="store_true",
+                    help="lists write items before kind, apiVersion and "
+                    "metadata (Kubernetes writes them after)")
     ap.add_argument("--endless-continue", action="store_true",
                     help="every list page is empty and has a new "
                     "continue token")
@@ -1064,6 +1074,7 @@ def main():
     Config.retry_after = args.retry_after
     Config.echo_auth = args.echo_auth
     Config.endless_continue = args.endless_continue
+    Config.items_first = args.items_first
     Config.log = open(os.path.join(d, "requests.jsonl"), "a")
 
     make_certs(d)
