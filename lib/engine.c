@@ -29,13 +29,9 @@
 #include "rule.h"
 #include "suppress.h"
 #include "text/tmpl.h"
+#include "text/yamledit.h"
 #include "text/yamldoc.h"
 #include "walk.h"
-
-struct cpl_check {
-	struct cpl_engine *e;
-	const struct cpl_rule *rule;
-};
 
 struct cpl_engine *
 cpl_engine_new(void)
@@ -68,6 +64,7 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_suppress_free(e->files[i]->sup);
 		cpl_pyfile_free(e->files[i]->py);
 		free(e->files[i]->line_at);
+		cpl_yedit_free(e->files[i]->yedit);
 		free(e->files[i]);
 	}
 	free(e->files);

@@ -1,8 +1,8 @@
 /*
  * engine_int.h — what the parts of the engine share and nothing else may
  * see: the run's state and the few functions one part calls in another.
- * The public interface is engine.h; only lib/engine.c and lib/reach.c
- * include this file.
+ * The public interface is engine.h; only lib/engine.c, lib/reach.c and
+ * lib/fixedit.c include this file.
  *
  * The parts:
  *   engine.c  sources, loading, rules, suppressions, the final filter and
@@ -10,7 +10,9 @@
  *   reach.c   Python files named on their own (pre-commit's changed
  *             files): the repository's workloads that run them, loaded
  *             as context, and their findings kept only where they
- *             involve a named file, placed there.
+ *             involve a named file, placed there;
+ *   fixedit.c the edits rules attach that insert into a source (env
+ *             entries, the /dev/shm volume, CPU resources).
  *
  * Includes: engine.h and the core headers it needs.
  */
@@ -25,6 +27,7 @@
 #include "link.h"
 #include "python/pyscan.h"
 #include "suppress.h"
+#include "text/yamledit.h"
 
 #define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
 
@@ -45,6 +48,8 @@ struct source {
 	bool scanned;
 	size_t *line_at;		/* byte offset of each line, lazily */
 	size_t nlines;
+	struct cpl_yedit *yedit;	/* parsed for edits, lazily */
+	bool yedit_tried;
 };
 
 /* The linked processes that run one Python file. */
@@ -96,6 +101,12 @@ struct cpl_engine {
 	struct cpl_strmap is_seed;	/* a spelling of a path → its seed's
 					 * caller path, or a "none" mark
 					 * (reach.c memo) */
+};
+
+/* The context a rule's check runs in (opaque to rules: rule.h). */
+struct cpl_check {
+	struct cpl_engine *e;
+	const struct cpl_rule *rule;
 };
 
 /* ---- engine.c ----------------------------------------------------------- */

@@ -302,6 +302,24 @@ cpl_yedit_is_seq(const struct cpl_yenode *n)
 	return n && n->kind == N_SEQ;
 }
 
+size_t
+cpl_yedit_count(const struct cpl_yenode *seq)
+{
+	return seq && seq->kind == N_SEQ ? seq->n : 0;
+}
+
+const struct cpl_yenode *
+cpl_yedit_item(const struct cpl_yenode *seq, size_t i)
+{
+	return i < cpl_yedit_count(seq) ? seq->kids[i] : NULL;
+}
+
+const char *
+cpl_yedit_str(const struct cpl_yenode *n)
+{
+	return n && n->kind == N_SCALAR ? n->value : NULL;
+}
+
 /* ---- style ------------------------------------------------------------ */
 
 /* How the text around one insertion point is written. */

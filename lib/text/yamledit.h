@@ -90,6 +90,12 @@ const struct cpl_yenode *cpl_yedit_get(const struct cpl_yenode *map,
 				       const char *key);
 bool cpl_yedit_is_map(const struct cpl_yenode *n);
 bool cpl_yedit_is_seq(const struct cpl_yenode *n);
+/* Items of a sequence (0 for anything else) and item i of one. */
+size_t cpl_yedit_count(const struct cpl_yenode *seq);
+const struct cpl_yenode *cpl_yedit_item(const struct cpl_yenode *seq,
+					size_t i);
+/* A scalar's text; NULL for collections and aliases. */
+const char *cpl_yedit_str(const struct cpl_yenode *n);
 
 /*
  * Adds the pairs of val (a CPL_YV_MAP) to mapping map as described above,

@@ -1,0 +1,44 @@
+/*
+ * fixedit.h — edits that add what a fix asks for to the workload's source:
+ * env variables, the memory-backed /dev/shm volume and its mount, CPU
+ * requests and limits.  Rules call these after cpl_check_report(); each
+ * adds its insertions to the finding (or nothing, when the container's
+ * mapping cannot be found in the source or a key already holds something
+ * else), following the source's own style (text/yamledit.h).
+ */
+#ifndef CPL_FIXEDIT_H
+#define CPL_FIXEDIT_H
+
+#include <stddef.h>
+
+#include "finding.h"
+#include "workload.h"
+
+struct cpl_check;
+
+/* Adds env variables names[0..n) = value (a string) to container c: to
+ * the Polyaxonfile's simplified env when it has one, else to the
+ * container's env (created when missing). */
+void cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
+			  const struct cpl_container *c,
+			  const char *const *names, size_t n,
+			  const char *value);
+
+/* Adds the volume {name: dshm, emptyDir: {medium: Memory, sizeLimit:
+ * size}} beside the containers and the mount at /dev/shm to c; nothing
+ * when a volume dshm or a mount at /dev/shm is already there. */
+void cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
+			  const struct cpl_container *c, const char *size);
+
+/* Adds resources.requests.cpu and resources.limits.cpu (either NULL: not
+ * that one) to container c, whose CPU fields are absent. */
+void cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
+			  const struct cpl_container *c, const char *request,
+			  const char *limit);
+
+/* Adds the limit beside the request written at c->request_pos
+ * (requests: {cpu} → limits: {cpu}; cpu: {requests} → limits). */
+void cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
+			    const struct cpl_container *c, const char *limit);
+
+#endif
