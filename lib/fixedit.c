@@ -16,6 +16,7 @@
  */
 #include "fixedit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,4 +291,243 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 	if (cpl_yedit_is_map(in) && cpl_yedit_merge(ed, in, &top, &out) == 0)
 		add_edits(f, c->request_pos.file, &out);
 	cpl_yedit_out_free(&out);
+}
+
+/* ---- replacements ----------------------------------------------------- */
+
+/*
+ * Byte offset of 1-based line:column in a source, the column counted in
+ * code points as every reader counts it (libyaml, pytoken), or -1.  The
+ * offsets of its lines are indexed once, on the first question, so a file
+ * with thousands of findings is not rescanned for each.
+ */
+static long
+offset_of(const struct source *src_c, int line, int column)
+{
+	struct source *src = (struct source *)src_c;
+	size_t at, cap = 0;
+	const char *p, *end = src->text + src->len;
+	int col;
+
+	if (src->line_at == NULL) {
+		cpl_xgrow((void **)&src->line_at, &cap, 1, sizeof(size_t));
+		src->line_at[src->nlines++] = 0;
+		for (p = src->text; (p = memchr(p, '\n', (size_t)(end - p)));
+		     p++) {
+			cpl_xgrow((void **)&src->line_at, &cap,
+				  src->nlines + 1, sizeof(size_t));
+			src->line_at[src->nlines++] =
+				(size_t)(p - src->text) + 1;
+		}
+	}
+	if (line < 1 || column < 1 || (size_t)line > src->nlines)
+		return -1;
+	at = src->line_at[line - 1];
+	for (col = 1; col < column; col++) {
+		if (at >= src->len || src->text[at] == '\n')
+			return -1;
+		at++;
+		while (at < src->len &&
+		       ((unsigned char)src->text[at] & 0xc0) == 0x80)
+			at++;
+	}
+	return (long)at;
+}
+
+/* Adds the edit replacing bytes [from, to) of src with text. */
+static void
+replace_bytes(struct cpl_finding *f, const struct source *src,
+	      const char *file, size_t from, size_t to, const char *text)
+{
+	struct cpl_pos a = { file, 0, 0 };
+	size_t ls, le;
+	int line = 1, end_line;
+
+	for (ls = 0; ls < from; ls++)
+		if (src->text[ls] == '\n')
+			line++;
+	end_line = line;
+	for (le = from; le < to; le++)
+		if (src->text[le] == '\n')
+			end_line++;
+	for (ls = from; ls > 0 && src->text[ls - 1] != '\n'; ls--)
+		;
+	for (le = to; le > 0 && src->text[le - 1] != '\n'; le--)
+		;
+	a.line = line;
+	a.column = (int)(from - ls) + 1;
+	cpl_finding_add_edit(f, &a, end_line, (int)(to - le) + 1, text);
+}
+
+void
+cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
+			 const struct cpl_pos *pos, const char *text)
+{
+	const struct source *src = pos ? cpl_engine_find_source(ck->e,
+								pos->file) :
+				   NULL;
+	const char *p, *end, *start;
+	long off;
+
+	if (src == NULL || pos->line <= 0 || pos->column <= 0)
+		return;
+	off = offset_of(src, pos->line, pos->column);
+	if (off < 0)
+		return;
+	p = start = src->text + off;
+	end = src->text + src->len;
+	if (*p == '"' || *p == '\'') {
+		char q = *p++;
+
+		while (p < end && *p != '\n') {
+			if (q == '"' && *p == '\\' && p + 1 < end) {
+				p += 2;
+				continue;
+			}
+			if (*p == q) {
+				if (q == '\'' && p + 1 < end && p[1] == '\'') {
+					p += 2;
+					continue;
+				}
+				break;
+			}
+			p++;
+		}
+		if (p >= end || *p != q)
+			return;
+		p++;
+	} else {
+		while (p < end && *p != '\n' && *p != ',' && *p != ']' &&
+		       *p != '}' && !(*p == '#' && p[-1] == ' '))
+			p++;
+		while (p > start && (p[-1] == ' ' || p[-1] == '\t' ||
+				     p[-1] == '\r'))
+			p--;
+		if (p == start)
+			return;
+	}
+	replace_bytes(f, src, pos->file, (size_t)off,
+		      (size_t)(p - src->text), text);
+}
+
+static bool
+is_word(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+}
+
+bool
+cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
+			const struct cpl_pos *pos, long from, long to)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_engine_find_source(ck->e, pos->file) : NULL;
+	long off, v;
+	size_t i, j;
+	char num[24], *text;
+
+	if (src == NULL || (off = offset_of(src, pos->line, pos->column)) < 0)
+		return false;
+	for (i = (size_t)off; i < src->len && src->text[i] != '\n'; i++) {
+		if (src->text[i] < '0' || src->text[i] > '9' ||
+		    (i > 0 && is_word(src->text[i - 1]) &&
+		     !(i >= 2 && src->text[i - 1] != '_' &&
+		       src->text[i - 2] == '-')))
+			continue;
+		for (j = i; j < src->len && src->text[j] >= '0' &&
+		     src->text[j] <= '9' && j - i < sizeof(num) - 1; j++)
+			num[j - i] = src->text[j];
+		num[j - i] = '\0';
+		if (j < src->len && is_word(src->text[j]))
+			return false;
+		if (cpl_parse_long(&v, num) < 0 || v != from)
+			return false;
+		text = cpl_xasprintf("%ld", to);
+		replace_bytes(f, src, pos->file, i, j, text);
+		free(text);
+		return true;
+	}
+	return false;
+}
+
+bool
+cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
+		       const struct cpl_pos *pos, const char *text)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_engine_find_source(ck->e, pos->file) : NULL;
+	long off;
+	size_t i, open;
+	int depth = 0;
+	char q = 0;
+
+	if (src == NULL || (off = offset_of(src, pos->line, pos->column)) < 0)
+		return false;
+	for (i = (size_t)off; i < src->len && (is_word(src->text[i]) ||
+					       src->text[i] == ' '); i++)
+		;
+	if (i >= src->len || src->text[i] != '(')
+		return false;
+	open = i;
+	for (; i < src->len; i++) {
+		char ch = src->text[i];
+
+		if (q) {
+			if (ch == '\\')
+				i++;
+			else if (ch == q)
+				q = 0;
+		} else if (ch == '"' || ch == '\'') {
+			q = ch;
+		} else if (ch == '#') {
+			return false;
+		} else if (ch == '(') {
+			depth++;
+		} else if (ch == ')' && --depth == 0) {
+			replace_bytes(f, src, pos->file, open + 1, i, text);
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+cpl_finding_drop_edits(struct cpl_finding *f, size_t keep)
+{
+	while (f->nedits > keep) {
+		f->nedits--;
+		free(f->edits[f->nedits].file);
+		free(f->edits[f->nedits].text);
+	}
+}
+
+bool
+cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
+			    const struct cpl_pos *pos, long from, long to)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_engine_find_source(ck->e, pos->file) : NULL;
+	long off;
+	size_t i;
+	char q[32];
+
+	if (src == NULL || (off = offset_of(src, pos->line, pos->column)) < 0)
+		return false;
+	i = (size_t)off;
+	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))
+		i++;
+	while (i < src->len && src->text[i] >= '0' && src->text[i] <= '9')
+		i++;
+	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))
+		i++;
+	/* A scalar that is only the number: replaced whole and quoted, as
+	 * CPU202 and CPU203 replace it, so equal edits dedupe. */
+	if (i > (size_t)off && (i >= src->len ||
+				    strchr(" \t\r\n,]}#", src->text[i]))) {
+		snprintf(q, sizeof(q), "\"%ld\"", to);
+		cpl_check_replace_scalar(ck, f, pos, q);
+		return true;
+	}
+	return cpl_check_replace_count(ck, f, pos, from, to);
 }

@@ -1,7 +1,8 @@
 /*
  * fixedit.h — edits that add what a fix asks for to the workload's source:
  * env variables, the memory-backed /dev/shm volume and its mount, CPU
- * requests and limits.  Rules call these after cpl_check_report(); each
+ * requests and limits; and the replacements of a value already written
+ * (a YAML scalar, a count, a call's arguments).  Rules call these after cpl_check_report(); each
  * adds its insertions to the finding (or nothing, when the container's
  * mapping cannot be found in the source or a key already holds something
  * else), following the source's own style (text/yamledit.h).
@@ -9,6 +10,7 @@
 #ifndef CPL_FIXEDIT_H
 #define CPL_FIXEDIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "finding.h"
@@ -40,5 +42,28 @@ void cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
  * (requests: {cpu} → limits: {cpu}; cpu: {requests} → limits). */
 void cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 			    const struct cpl_container *c, const char *limit);
+
+/* Replaces the count from, written at pos or later on its line (a
+ * digit run standing alone: "8", --workers=8, num_workers=8), with to;
+ * false (no edit) when the first such number there is not from. */
+bool cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
+			     const struct cpl_pos *pos, long from, long to);
+
+/* Replaces an env variable's count from, written at pos, with to: a
+ * YAML scalar that is only the number becomes "to" (as CPU202 writes
+ * it), else as cpl_check_replace_count. */
+bool cpl_check_replace_env_count(struct cpl_check *ck,
+				 struct cpl_finding *f,
+				 const struct cpl_pos *pos, long from,
+				 long to);
+
+/* Replaces the arguments of the call whose name starts at pos (Python:
+ * torch.set_num_threads(...)) with text; false when not found. */
+bool cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
+			    const struct cpl_pos *pos, const char *text);
+
+/* Drops f's edits past the first keep: a fix applies whole or not at
+ * all. */
+void cpl_finding_drop_edits(struct cpl_finding *f, size_t keep);
 
 #endif
