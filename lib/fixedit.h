@@ -62,6 +62,14 @@ bool cpl_check_replace_env_count(struct cpl_check *ck,
 bool cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
 			    const struct cpl_pos *pos, const char *text);
 
+/* CPU301's edit (fixcode.c): the CPU count call [call, end) of a Python
+ * file becomes cpu_quota(), and the helper defining it is added after
+ * the file's docstring and imports (the same insertion for every finding
+ * of the file); nothing when the file uses the name otherwise. */
+void cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
+			     const struct cpl_pos *call,
+			     const struct cpl_pos *end);
+
 /* Drops f's edits past the first keep: a fix applies whole or not at
  * all. */
 void cpl_finding_drop_edits(struct cpl_finding *f, size_t keep);

@@ -36,7 +36,9 @@ def lint(binary, cwd):
 
 
 def key(f):
-    return (f["rule"], f.get("object"), f.get("container"))
+    if f.get("object"):
+        return (f["rule"], f["object"], f.get("container"))
+    return (f["rule"], f["file"], f["message"])  # code: no object
 
 
 def offset(data, line, col):
