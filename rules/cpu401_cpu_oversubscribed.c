@@ -93,8 +93,9 @@ split_edits(struct cpl_check *ck, struct cpl_finding *fd,
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job runs */
 }
 
-/* The edit of "raise resources.limits.cpu to need": the limit scalar, when
- * the budget is that limit and it is not a Polyaxon range. */
+/* The edit of "raise resources.limits.cpu to need": the limit scalar (and
+ * a request equal to it), when the budget is that limit and it is not a
+ * Polyaxon range. */
 static void
 limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
 	   const struct cpl_container *c, const struct cpl_facts *f,
@@ -109,6 +110,10 @@ limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
 		return;
 	snprintf(q, sizeof(q), "\"%ld\"", need);
 	cpl_check_replace_scalar(ck, fd, &c->limit_pos, q);
+	/* A request equal to the limit (Guaranteed) goes up with it, or
+	 * the raise would open a request-limit gap (CPU103). */
+	if (c->cpu_request == c->cpu_limit && c->request_pos.line > 0)
+		cpl_check_replace_scalar(ck, fd, &c->request_pos, q);
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* what the job is given */
 }
 

@@ -8,8 +8,8 @@ applying side does), then check that
   * no two edits overlap and every position is inside its file;
   * each edited YAML/JSON file still loads (PyYAML; JSON files with the
     json module too) and, for insertions only, loads as a superset of the
-    original: every original mapping key and list item is still there,
-    lists only grow at their end;
+    original: every original mapping key is still there and every list
+    holds its original items in their order;
   * each edited Python file still parses (ast);
   * linting the edited copy no longer reports the findings that carried
     edits (same rule, object and container) and reports no finding that
@@ -60,13 +60,17 @@ def apply(data, edits):
         if b < a:
             raise ValueError("edit ends before it starts: %r" % e)
         spans.append((a, b, e["text"].encode()))
+    # Stable: insertions at one point (two findings adding keys after
+    # the same mapping) go in the order reported.
     spans.sort(key=lambda s: (s[0], s[1]))
     for (a1, b1, _), (a2, b2, _) in zip(spans, spans[1:]):
-        if a2 < b1 or (a1 == a2 and b1 == b2 and a1 == b1):
+        if a2 < b1 or (a1 == a2 and a1 != b1):
             raise ValueError("edits overlap at bytes %d and %d" % (a1, a2))
-    for a, b, t in reversed(spans):
-        data = data[:a] + t + data[b:]
-    return data
+    out, at = b"", 0
+    for a, b, t in spans:
+        out += data[at:a] + t
+        at = b
+    return out + data[at:]
 
 
 def subset(a, b, where="$"):
@@ -81,12 +85,16 @@ def subset(a, b, where="$"):
                 return r
         return None
     if isinstance(a, list):
-        if not isinstance(b, list) or len(b) < len(a):
-            return "%s: list shrank" % where
+        # every original item, in order, among the new list's items
+        if not isinstance(b, list):
+            return "%s: list became %r" % (where, type(b).__name__)
+        j = 0
         for i, x in enumerate(a):
-            r = subset(x, b[i], "%s[%d]" % (where, i))
-            if r:
-                return r
+            while j < len(b) and subset(x, b[j]) is not None:
+                j += 1
+            if j == len(b):
+                return "%s[%d] lost" % (where, i)
+            j += 1
         return None
     return None if a == b else "%s: %r became %r" % (where, a, b)
 

@@ -797,39 +797,84 @@ add_flow(const struct cpl_yedit *ed, const struct style *st0,
 	cpl_buf_free(&b);
 }
 
-/* New pairs for a block mapping, at its keys' indentation. */
+/* Whether only spaces precede byte off on its line. */
+static bool
+opens_line(const struct cpl_yedit *ed, size_t off)
+{
+	size_t i;
+
+	for (i = line_start(ed, off); i < off; i++)
+		if (ed->src[i] != ' ' && ed->src[i] != '\t')
+			return false;
+	return true;
+}
+
+/* The start of the line holding off, moved up over the comment lines
+ * right above it (they belong to what follows). */
+static size_t
+above_comments(const struct cpl_yedit *ed, size_t off)
+{
+	size_t at = line_start(ed, off), prev, i;
+
+	while (at > 0) {
+		prev = line_start(ed, at - 1);
+		for (i = prev; i < at && (ed->src[i] == ' ' ||
+					  ed->src[i] == '\t'); i++)
+			;
+		if (i >= at || ed->src[i] != '#')
+			break;
+		at = prev;
+	}
+	return at;
+}
+
+/*
+ * New pairs for a block mapping, at its keys' indentation.  They go
+ * after its first pair when that ends on its own line (a scalar or flow
+ * value), else above its first key, and only when neither can, after its
+ * last pair.  Never at its end by choice: there a nested mapping's or a
+ * containing one's insertions may fall on the same byte, and insertions
+ * from two findings on one byte would depend on the order applied.
+ */
 static void
 add_block_pairs(const struct cpl_yedit *ed, const struct style *st,
 		const struct cpl_yenode *map, const struct cpl_yval *v,
 		size_t n, struct cpl_yedit_out *out)
 {
+	const struct cpl_yenode *first = map->kids[1];
 	struct cpl_buf b;
 	size_t i;
 
 	cpl_buf_init(&b, MAX_INSERT);
 	for (i = 0; i < n; i++)
 		put_pair(&b, st, &v[i], map->column - 1, false);
-	add_lines_after(ed, st, out, map->end, &b);
+	if (first->kind == N_SCALAR || first->flow)
+		add_lines_after(ed, st, out, first->end, &b);
+	else if (opens_line(ed, map->start))
+		add_ins(ed, out, above_comments(ed, map->start), &b);
+	else
+		add_lines_after(ed, st, out, map->end, &b);
 	cpl_buf_free(&b);
 }
 
-/* New items for a block sequence, shaped like its last item. */
+/* New items for a block sequence, shaped like its first item and put
+ * before it (a byte no other insertion uses, as above). */
 static int
 add_block_items(const struct cpl_yedit *ed, const struct style *st,
 		const struct cpl_yenode *seq, const struct cpl_yval *v,
 		size_t n, struct cpl_yedit_out *out)
 {
-	const struct cpl_yenode *last = seq->kids[seq->n - 1];
-	long dash = dash_of(ed, last);
+	const struct cpl_yenode *first = seq->kids[0];
+	long dash = dash_of(ed, first);
 	struct cpl_buf b;
 
-	if (dash < 0)
+	if (dash < 0 || !opens_line(ed, (size_t)dash))
 		return -1;
 	cpl_buf_init(&b, MAX_INSERT);
 	put_items(&b, st, v, n,
 		  (int)((size_t)dash - line_start(ed, (size_t)dash)),
-		  (int)(last->start - (size_t)dash), last->flow);
-	add_lines_after(ed, st, out, seq->end, &b);
+		  (int)(first->start - (size_t)dash), first->flow);
+	add_ins(ed, out, above_comments(ed, (size_t)dash), &b);
 	cpl_buf_free(&b);
 	return 0;
 }

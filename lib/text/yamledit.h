@@ -6,13 +6,17 @@
  * and whether a collection is block or flow.  cpl_yedit_merge() then
  * works out the text that adds a value tree (struct cpl_yval) to a
  * mapping: keys missing from the mapping are added beside its other keys,
- * mappings present are merged into, sequences present get the new items
- * appended.  Only insertions are produced, never replacements, so every
- * byte of the source outside the insertion points is kept; the inserted
- * text follows the surrounding style: block or flow, the indentation of
- * the sibling keys or items, the entry shape of the last item (block
- * `- name: X` or flow `- {name: X}`), the quote character, JSON
- * (pretty-printed or on one line) and CRLF line ends.
+ * mappings present are merged into, sequences present get the new items.
+ * Only insertions are produced, never replacements, so every byte of the
+ * source outside the insertion points is kept; the inserted text follows
+ * the surrounding style: block or flow, the indentation of the sibling
+ * keys or items, the entry shape of the items there (block `- name: X`
+ * or flow `- {name: X}`), the quote character, JSON (pretty-printed or on
+ * one line) and CRLF line ends.  Flow collections and JSON grow at their
+ * end; in block style new pairs go after a mapping's first pair (or
+ * above its first key) and new items before a list's first item, so
+ * that no two insertions into different collections share a byte and
+ * edits of several findings apply in any order.
  *
  * Positions handed in (cpl_yedit_find) are libyaml's, as yamldoc keeps
  * them (1-based line, column in characters); positions handed out are
@@ -65,7 +69,7 @@ struct cpl_yedit_ins {
 	char *text;
 };
 
-/* The insertions one merge produced, in source order. */
+/* The insertions merges produced, in the order made. */
 struct cpl_yedit_out {
 	struct cpl_yedit_ins *v;
 	size_t n, cap;
@@ -102,7 +106,8 @@ const char *cpl_yedit_str(const struct cpl_yenode *n);
  * appending the insertions to *out; insertions that fall on the same
  * offset are joined in the order made, so merge inner mappings first.
  * Returns -1 (and adds nothing) when a key of val exists with another
- * shape (a scalar where a mapping is wanted, a null value).
+ * shape (a scalar where a mapping is wanted, a null value) or a block
+ * list's first item does not open its line.
  */
 int cpl_yedit_merge(const struct cpl_yedit *ed, const struct cpl_yenode *map,
 		    const struct cpl_yval *val, struct cpl_yedit_out *out);
