@@ -1195,6 +1195,11 @@ cpl_engine_run(struct cpl_engine *e)
 			e->findings[i].severity =
 				cpl_config_severity(e->config, r);
 	}
+	/* The edit-time parses are only for the rules. */
+	for (i = 0; i < e->nfiles; i++) {
+		cpl_yedit_free(e->files[i]->yedit);
+		e->files[i]->yedit = NULL;
+	}
 	for (i = 0; i < e->nfindings; i++)
 		cpl_engine_suppress(e, &e->findings[i]);
 	warn_unknown_rules(e);

@@ -48,8 +48,12 @@ struct source {
 	bool scanned;
 	size_t *line_at;		/* byte offset of each line, lazily */
 	size_t nlines;
-	struct cpl_yedit *yedit;	/* parsed for edits, lazily */
+	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
+					 * once the rules ran */
 	bool yedit_tried;
+	int quota_helper;		/* CPU301 (fixcode.c): 0 not looked,
+					 * 1 to add, 2 defined, 3 name taken */
+	size_t quota_at;		/* with 1: where it goes */
 };
 
 /* The linked processes that run one Python file. */
@@ -162,5 +166,14 @@ struct source *cpl_engine_seed_source(struct cpl_engine *e,
 				      const char *path);
 /* Frees what reach.c keeps in the engine. */
 void cpl_engine_reach_free(struct cpl_engine *e);
+
+/* ---- fixedit.c ---------------------------------------------------------- */
+
+/* Byte offset of 1-based line:column (column in code points, as every
+ * reader counts) in src, or -1; indexes src's lines on first use. */
+long cpl_fixedit_offset(const struct source *src, int line, int column);
+/* The 1-based line and byte column of byte offset off of src. */
+struct cpl_pos cpl_fixedit_pos(const struct source *src, const char *file,
+			       size_t off);
 
 #endif

@@ -192,48 +192,6 @@ helper_text(const struct source *src, size_t at)
 	return cpl_buf_detach(&b);
 }
 
-/* Byte offset of line:column (code points), or -1. */
-static long
-offset(const struct source *src, int line, int column)
-{
-	size_t at = 0;
-	int l = 1, c;
-
-	if (line < 1 || column < 1)
-		return -1;
-	while (l < line) {
-		if (at >= src->len)
-			return -1;
-		at = next_line(src, at);
-		l++;
-	}
-	for (c = 1; c < column; c++) {
-		if (at >= src->len || src->text[at] == '\n')
-			return -1;
-		at++;
-		while (at < src->len &&
-		       ((unsigned char)src->text[at] & 0xc0) == 0x80)
-			at++;
-	}
-	return (long)at;
-}
-
-/* The 1-based line and byte column of offset off. */
-static struct cpl_pos
-pos_at(const struct source *src, const char *file, size_t off)
-{
-	struct cpl_pos p = { file, 1, 1 };
-	size_t i, ls = 0;
-
-	for (i = 0; i < off; i++)
-		if (src->text[i] == '\n') {
-			p.line++;
-			ls = i + 1;
-		}
-	p.column = (int)(off - ls) + 1;
-	return p;
-}
-
 void
 cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
 			const struct cpl_pos *call, const struct cpl_pos *end)
@@ -242,28 +200,35 @@ cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
 		cpl_engine_find_source(ck->e, call->file) : NULL;
 	struct cpl_pos a, b;
 	long from, to;
-	size_t at;
 	char *text;
-	bool have;
 
 	if (src == NULL || src->kind != FILE_PYTHON || end == NULL ||
-	    (from = offset(src, call->line, call->column)) < 0 ||
-	    (to = offset(src, end->line, end->column)) <= from)
+	    (from = cpl_fixedit_offset(src, call->line, call->column)) < 0 ||
+	    (to = cpl_fixedit_offset(src, end->line, end->column)) <= from)
 		return;
-	have = memmem(src->text, src->len, "def cpu_quota(", 14) != NULL;
-	if (!have && memmem(src->text, src->len, "cpu_quota", 9) != NULL)
-		return;		/* the name means something else here */
-	if (!have) {
-		at = helper_at(src);
-		if ((long)at > from)
-			return;
-		text = helper_text(src, at);
-		a = pos_at(src, call->file, at);
+	/* Once per file: whether it defines the helper or uses the name. */
+	if (src->quota_helper == 0) {
+		struct source *w = (struct source *)src;
+
+		if (memmem(src->text, src->len, "def cpu_quota(", 14))
+			w->quota_helper = 2;
+		else if (memmem(src->text, src->len, "cpu_quota", 9))
+			w->quota_helper = 3;	/* means something else */
+		else
+			w->quota_helper = 1;
+		w->quota_at = helper_at(src);
+	}
+	if (src->quota_helper == 3 ||
+	    (src->quota_helper == 1 && (long)src->quota_at > from))
+		return;
+	if (src->quota_helper == 1) {
+		text = helper_text(src, src->quota_at);
+		a = cpl_fixedit_pos(src, call->file, src->quota_at);
 		cpl_finding_add_edit(f, &a, a.line, a.column, text);
 		free(text);
 	}
-	a = pos_at(src, call->file, (size_t)from);
-	b = pos_at(src, call->file, (size_t)to);
+	a = cpl_fixedit_pos(src, call->file, (size_t)from);
+	b = cpl_fixedit_pos(src, call->file, (size_t)to);
 	cpl_finding_add_edit(f, &a, b.line, b.column, "cpu_quota()");
 	f->fix_safety = CPL_FIX_UNSAFE;		/* changes the code */
 }

@@ -301,8 +301,8 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
  * offsets of its lines are indexed once, on the first question, so a file
  * with thousands of findings is not rescanned for each.
  */
-static long
-offset_of(const struct source *src_c, int line, int column)
+long
+cpl_fixedit_offset(const struct source *src_c, int line, int column)
 {
 	struct source *src = (struct source *)src_c;
 	size_t at, cap = 0;
@@ -334,29 +334,37 @@ offset_of(const struct source *src_c, int line, int column)
 	return (long)at;
 }
 
+struct cpl_pos
+cpl_fixedit_pos(const struct source *src, const char *file, size_t off)
+{
+	struct cpl_pos p = { file, 1, 1 };
+	size_t lo = 0, hi;
+
+	if (cpl_fixedit_offset(src, 1, 1) < 0)	/* indexes the lines */
+		return p;
+	hi = src->nlines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (src->line_at[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	p.line = (int)lo + 1;
+	p.column = (int)(off - src->line_at[lo]) + 1;
+	return p;
+}
+
 /* Adds the edit replacing bytes [from, to) of src with text. */
 static void
 replace_bytes(struct cpl_finding *f, const struct source *src,
 	      const char *file, size_t from, size_t to, const char *text)
 {
-	struct cpl_pos a = { file, 0, 0 };
-	size_t ls, le;
-	int line = 1, end_line;
+	struct cpl_pos a = cpl_fixedit_pos(src, file, from);
+	struct cpl_pos b = cpl_fixedit_pos(src, file, to);
 
-	for (ls = 0; ls < from; ls++)
-		if (src->text[ls] == '\n')
-			line++;
-	end_line = line;
-	for (le = from; le < to; le++)
-		if (src->text[le] == '\n')
-			end_line++;
-	for (ls = from; ls > 0 && src->text[ls - 1] != '\n'; ls--)
-		;
-	for (le = to; le > 0 && src->text[le - 1] != '\n'; le--)
-		;
-	a.line = line;
-	a.column = (int)(from - ls) + 1;
-	cpl_finding_add_edit(f, &a, end_line, (int)(to - le) + 1, text);
+	cpl_finding_add_edit(f, &a, b.line, b.column, text);
 }
 
 void
@@ -371,7 +379,7 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
-	off = offset_of(src, pos->line, pos->column);
+	off = cpl_fixedit_offset(src, pos->line, pos->column);
 	if (off < 0)
 		return;
 	p = start = src->text + off;
@@ -427,7 +435,7 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 	size_t i, j;
 	char num[24], *text;
 
-	if (src == NULL || (off = offset_of(src, pos->line, pos->column)) < 0)
+	if (src == NULL || (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	for (i = (size_t)off; i < src->len && src->text[i] != '\n'; i++) {
 		if (src->text[i] < '0' || src->text[i] > '9' ||
@@ -462,7 +470,7 @@ cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
 	int depth = 0;
 	char q = 0;
 
-	if (src == NULL || (off = offset_of(src, pos->line, pos->column)) < 0)
+	if (src == NULL || (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	for (i = (size_t)off; i < src->len && (is_word(src->text[i]) ||
 					       src->text[i] == ' '); i++)
@@ -512,7 +520,7 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 	size_t i;
 	char q[32];
 
-	if (src == NULL || (off = offset_of(src, pos->line, pos->column)) < 0)
+	if (src == NULL || (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	i = (size_t)off;
 	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))

@@ -253,15 +253,28 @@ const struct cpl_yenode *
 cpl_yedit_find(const struct cpl_yedit *ed, int line, int column)
 {
 	const struct cpl_yenode *hit = NULL;
-	size_t i;
+	size_t lo = 0, hi, i;
 
-	for (i = 0; ed && i < ed->nall; i++)
-		if (ed->all[i]->line == line && ed->all[i]->column == column &&
-		    (hit == NULL || ed->all[i]->kind == N_MAP)) {
+	if (ed == NULL)
+		return NULL;
+	/* Nodes are kept in the order they start, so by line and column. */
+	hi = ed->nall;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cpl_yenode *n = ed->all[mid];
+
+		if (n->line < line || (n->line == line && n->column < column))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < ed->nall && ed->all[i]->line == line &&
+	     ed->all[i]->column == column; i++) {
+		if (hit == NULL)
 			hit = ed->all[i];
-			if (hit->kind == N_MAP)
-				break;
-		}
+		if (ed->all[i]->kind == N_MAP)
+			return ed->all[i];
+	}
 	return hit;
 }
 
