@@ -15,8 +15,9 @@
  * one line) and CRLF line ends.  Flow collections and JSON grow at their
  * end; in block style new pairs go after a mapping's first pair (or
  * above its first key) and new items before a list's first item, so
- * that no two insertions into different collections share a byte and
- * edits of several findings apply in any order.
+ * that insertions into different collections never share a byte (two
+ * into one collection add siblings) and edits of several findings apply
+ * in any order.
  *
  * Positions handed in (cpl_yedit_find) are libyaml's, as yamldoc keeps
  * them (1-based line, column in characters); positions handed out are
