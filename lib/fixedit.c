@@ -435,7 +435,8 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 	size_t i, j;
 	char num[24], *text;
 
-	if (src == NULL || (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+	if (src == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	for (i = (size_t)off; i < src->len && src->text[i] != '\n'; i++) {
 		if (src->text[i] < '0' || src->text[i] > '9' ||
@@ -470,7 +471,8 @@ cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
 	int depth = 0;
 	char q = 0;
 
-	if (src == NULL || (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+	if (src == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	for (i = (size_t)off; i < src->len && (is_word(src->text[i]) ||
 					       src->text[i] == ' '); i++)
@@ -520,7 +522,8 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 	size_t i;
 	char q[32];
 
-	if (src == NULL || (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+	if (src == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	i = (size_t)off;
 	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))

@@ -2,10 +2,12 @@
  * fixedit.h — edits that add what a fix asks for to the workload's source:
  * env variables, the memory-backed /dev/shm volume and its mount, CPU
  * requests and limits; and the replacements of a value already written
- * (a YAML scalar, a count, a call's arguments).  Rules call these after cpl_check_report(); each
- * adds its insertions to the finding (or nothing, when the container's
- * mapping cannot be found in the source or a key already holds something
- * else), following the source's own style (text/yamledit.h).
+ * (a YAML scalar, a count, a call's arguments).  Rules call these after
+ * cpl_check_report(); each adds its edits to the finding (or nothing,
+ * when the container's mapping or the value cannot be found in the
+ * source, or a key already holds something else), following the
+ * source's own style (text/yamledit.h).  Columns handed in count code
+ * points, as the readers do; edits carry byte columns.
  */
 #ifndef CPL_FIXEDIT_H
 #define CPL_FIXEDIT_H

@@ -69,8 +69,12 @@ split_edits(struct cpl_check *ck, struct cpl_finding *fd,
 	char t[24];
 
 	snprintf(t, sizeof(t), "%ld", f->t);
-	if (f->threads.state != CPL_AMT_KNOWN) {
-		cpl_check_insert_env(ck, fd, c, names, 2, t);
+	if (f->threads.state == CPL_AMT_KNOWN && f->threads.n == f->t) {
+		ok = true;	/* already T, however it is set */
+	} else if (f->threads.state != CPL_AMT_KNOWN) {
+		/* As CPU201 adds them: equal edits apply once. */
+		cpl_check_insert_env(ck, fd, c, names,
+			cpl_container_env_effective(c, names[1]) ? 1 : 2, t);
 		ok = fd->nedits > keep;
 	} else if ((strncmp(how, "OMP_NUM_THREADS=", 16) == 0 ||
 		    strncmp(how, "MKL_NUM_THREADS=", 16) == 0) &&
@@ -78,8 +82,7 @@ split_edits(struct cpl_check *ck, struct cpl_finding *fd,
 		ok = set_env_count(ck, fd, c, names[0], f->t) &&
 		     set_env_count(ck, fd, c, names[1], f->t);
 	} else if (strncmp(how, "torch.set_num_threads(", 22) == 0) {
-		ok = f->threads.n == f->t ||
-		     cpl_check_replace_args(ck, fd, &f->threads.pos, t);
+		ok = cpl_check_replace_args(ck, fd, &f->threads.pos, t);
 	} else {
 		ok = false;
 	}

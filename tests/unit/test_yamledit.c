@@ -280,7 +280,8 @@ START_TEST(distinct_offsets)
 	 * two bytes, whatever else is added at the end of either */
 	ck_assert_int_eq(out.n, 2);
 	ck_assert_int_eq(out.v[0].line, 4);
-	ck_assert_str_eq(out.v[0].text, "    volumeMounts:\n    - name: dshm\n");
+	ck_assert_str_eq(out.v[0].text,
+			 "    volumeMounts:\n    - name: dshm\n");
 	ck_assert_int_eq(out.v[1].line, 2);
 	ck_assert_str_eq(out.v[1].text, "  volumes:\n  - name: dshm\n");
 	ck_assert_str_eq(cpl_yedit_key_of(cpl_yedit_parent(
