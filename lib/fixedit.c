@@ -265,6 +265,8 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 				      .text = limit, .quote = true };
 	struct cpl_yval pair, top;
 	struct cpl_yedit_out out = { 0 };
+	const char *text;
+	char *range;
 
 	if (ed == NULL || c->request_pos.line <= 0 || limit == NULL)
 		return;
@@ -283,6 +285,14 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 		/* legacy Polyaxon: cpu: {requests: R} gets limits: R */
 		pair = (struct cpl_yval){ .kind = CPL_YV_SCALAR,
 			.key = "limits", .text = limit };
+	} else if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
+		   (text = cpl_yedit_str(v)) != NULL &&
+		   cpl_str_ends(text, "..") && strlen(text) > 2) {
+		/* Polyaxon's range "R.." (request only) becomes "R..L" */
+		range = cpl_xasprintf("\"%s%s\"", text, limit);
+		cpl_check_replace_scalar(ck, f, &c->request_pos, range);
+		free(range);
+		return;
 	} else {
 		return;
 	}

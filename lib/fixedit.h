@@ -41,7 +41,8 @@ void cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 			  const char *limit);
 
 /* Adds the limit beside the request written at c->request_pos
- * (requests: {cpu} → limits: {cpu}; cpu: {requests} → limits). */
+ * (requests: {cpu} → limits: {cpu}; cpu: {requests} → limits; a
+ * Polyaxon range "R.." → "R..limit"). */
 void cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 			    const struct cpl_container *c, const char *limit);
 
