@@ -87,19 +87,23 @@ no_openmp(const struct cpl_workload *w, const struct cpl_container *c)
 }
 
 /* The edit: OMP_NUM_THREADS = t in the container's env, and
- * MKL_NUM_THREADS beside it unless it is set already (CPU203 judges a
- * mismatch). */
+ * MKL_NUM_THREADS beside it; one already set to another number is set to
+ * t (as CPU202 and CPU203 would), so no MKL/OMP mismatch follows. */
 static void
 add_threads(struct cpl_check *ck, struct cpl_finding *fd,
 	    const struct cpl_container *c, long t)
 {
 	const char *names[] = { "OMP_NUM_THREADS", "MKL_NUM_THREADS" };
+	const struct cpl_env *mkl =
+		cpl_container_env_effective(c, "MKL_NUM_THREADS");
 	char value[24];
+	long v;
 
 	snprintf(value, sizeof(value), "%ld", t);
-	cpl_check_insert_env(ck, fd, c, names,
-			     cpl_container_env_effective(c, "MKL_NUM_THREADS") ?
-			     1 : 2, value);
+	cpl_check_insert_env(ck, fd, c, names, mkl ? 1 : 2, value);
+	if (fd->nedits > 0 && mkl && mkl->value &&
+	    cpl_parse_long(&v, mkl->value) == 0 && v != t)
+		cpl_check_replace_env_count(ck, fd, &mkl->pos, v, t);
 }
 
 static void
