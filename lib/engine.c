@@ -29,13 +29,9 @@
 #include "rule.h"
 #include "suppress.h"
 #include "text/tmpl.h"
+#include "text/yamledit.h"
 #include "text/yamldoc.h"
 #include "walk.h"
-
-struct cpl_check {
-	struct cpl_engine *e;
-	const struct cpl_rule *rule;
-};
 
 struct cpl_engine *
 cpl_engine_new(void)
@@ -69,6 +65,7 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_pyfile_free(e->files[i]->py);
 		cpl_error_clear(&e->files[i]->scan_err);
 		free(e->files[i]->line_at);
+		cpl_yedit_free(e->files[i]->yedit);
 		free(e->files[i]);
 	}
 	free(e->files);
@@ -606,96 +603,6 @@ cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
 	ed->end_line = end_line;
 	ed->end_column = end_column;
 	ed->text = cpl_xstrdup(text);
-}
-
-/*
- * Byte offset of 1-based line:column in a source, or -1.  The offsets of
- * its lines are indexed once, on the first question, so a file with
- * thousands of findings is not rescanned for each.
- */
-static long
-offset_of(const struct source *src_c, int line, int column)
-{
-	struct source *src = (struct source *)src_c;
-	size_t at, cap = 0;
-	const char *p, *end = src->text + src->len;
-
-	if (src->line_at == NULL) {
-		cpl_xgrow((void **)&src->line_at, &cap, 1, sizeof(size_t));
-		src->line_at[src->nlines++] = 0;
-		for (p = src->text; (p = memchr(p, '\n', (size_t)(end - p)));
-		     p++) {
-			cpl_xgrow((void **)&src->line_at, &cap,
-				  src->nlines + 1, sizeof(size_t));
-			src->line_at[src->nlines++] =
-				(size_t)(p - src->text) + 1;
-		}
-	}
-	if (line < 1 || column < 1 || (size_t)line > src->nlines)
-		return -1;
-	at = src->line_at[line - 1] + (size_t)(column - 1);
-	return at > src->len ? -1 : (long)at;
-}
-
-void
-cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
-			 const struct cpl_pos *pos, const char *text)
-{
-	const struct source *src = pos ? cpl_engine_find_source(ck->e,
-								pos->file) :
-				   NULL;
-	const char *p, *end;
-	struct cpl_pos at;
-	long off;
-	int n;
-
-	if (src == NULL || pos->line <= 0 || pos->column <= 0)
-		return;
-	off = offset_of(src, pos->line, 1);
-	if (off < 0)
-		return;
-	p = src->text + off;
-	end = src->text + src->len;
-	/* YAML columns count characters (libyaml's); edits count bytes. */
-	for (n = 1; n < pos->column && p < end && *p != '\n'; n++)
-		for (p++; p < end && ((unsigned char)*p & 0xc0) == 0x80; p++)
-			;
-	if (n < pos->column)
-		return;
-	off = (long)(p - src->text);
-	at = *pos;
-	at.column = (int)(off - offset_of(src, pos->line, 1)) + 1;
-	if (*p == '"' || *p == '\'') {
-		char q = *p++;
-
-		while (p < end && *p != '\n') {
-			if (q == '"' && *p == '\\' && p + 1 < end) {
-				p += 2;
-				continue;
-			}
-			if (*p == q) {
-				if (q == '\'' && p + 1 < end && p[1] == '\'') {
-					p += 2;
-					continue;
-				}
-				break;
-			}
-			p++;
-		}
-		if (p >= end || *p != q)
-			return;
-		p++;
-	} else {
-		while (p < end && *p != '\n' && *p != ',' && *p != ']' &&
-		       *p != '}' && !(*p == '#' && p[-1] == ' '))
-			p++;
-		while (p > src->text + off && (p[-1] == ' ' || p[-1] == '\t'))
-			p--;
-		if (p == src->text + off)
-			return;
-	}
-	cpl_finding_add_edit(f, &at, at.line,
-			     at.column + (int)(p - (src->text + off)), text);
 }
 
 double
@@ -1314,6 +1221,11 @@ cpl_engine_run(struct cpl_engine *e)
 		for (i = first; i < e->nfindings; i++)
 			e->findings[i].severity =
 				cpl_config_severity(e->config, r);
+	}
+	/* The edit-time parses are only for the rules. */
+	for (i = 0; i < e->nfiles; i++) {
+		cpl_yedit_free(e->files[i]->yedit);
+		e->files[i]->yedit = NULL;
 	}
 	for (i = 0; i < e->nfindings; i++)
 		cpl_engine_suppress(e, &e->findings[i]);

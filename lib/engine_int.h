@@ -2,7 +2,7 @@
  * engine_int.h — what the parts of the engine share and nothing else may
  * see: the run's state and the few functions one part calls in another.
  * The public interface is engine.h; only lib/engine.c, lib/reach.c,
- * lib/overlay.c and lib/pipeline.c include this file.
+ * lib/overlay.c, lib/pipeline.c and lib/fixedit.c include this file.
  *
  * The parts:
  *   engine.c  sources, loading, rules, suppressions, the final filter and
@@ -16,6 +16,8 @@
  *   pipeline.c files met by walks and named: read, parsed and scanned
  *             on a few threads (-j), their results taken in the order
  *             the files were met.
+ *   fixedit.c the edits rules attach that insert into a source (env
+ *             entries, the /dev/shm volume, CPU resources).
  *
  * Includes: engine.h and the core headers it needs.
  */
@@ -30,6 +32,7 @@
 #include "link.h"
 #include "python/pyscan.h"
 #include "suppress.h"
+#include "text/yamledit.h"
 
 #define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
 
@@ -53,6 +56,12 @@ struct source {
 					 * when the error is reported */
 	size_t *line_at;		/* byte offset of each line, lazily */
 	size_t nlines;
+	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
+					 * once the rules ran */
+	bool yedit_tried;
+	int quota_helper;		/* CPU301 (fixcode.c): 0 not looked,
+					 * 1 to add, 2 defined, 3 name taken */
+	size_t quota_at;		/* with 1: where it goes */
 };
 
 struct pjob;	/* a queued file (pipeline.c) */
@@ -116,6 +125,12 @@ struct cpl_engine {
 	int threads;			/* -j; 0: the CPUs we may use */
 	int cpus;			/* those CPUs, 0 until needed */
 	bool seeded;			/* jansson's hash seed is set */
+};
+
+/* The context a rule's check runs in (opaque to rules: rule.h). */
+struct cpl_check {
+	struct cpl_engine *e;
+	const struct cpl_rule *rule;
 };
 
 /* ---- engine.c ----------------------------------------------------------- */
@@ -204,5 +219,14 @@ int cpl_engine_overlay_read(const struct cpl_engine *e, const char *path,
 			    char **text, size_t *len);
 /* Frees the texts given (cpl_engine_free). */
 void cpl_engine_overlay_free(struct cpl_engine *e);
+
+/* ---- fixedit.c ---------------------------------------------------------- */
+
+/* Byte offset of 1-based line:column (column in code points, as every
+ * reader counts) in src, or -1; indexes src's lines on first use. */
+long cpl_fixedit_offset(const struct source *src, int line, int column);
+/* The 1-based line and byte column of byte offset off of src. */
+struct cpl_pos cpl_fixedit_pos(const struct source *src, const char *file,
+			       size_t off);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "budget.h"
+#include "fixedit.h"
 #include "python/pyscan.h"
 #include "rule.h"
 

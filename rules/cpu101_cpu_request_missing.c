@@ -7,6 +7,8 @@
  */
 #include "common.h"
 
+#include <stdio.h>
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -14,6 +16,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	struct cpl_finding *fd;
 	long need, t, wk;
+	char cpus[24];
 
 	/* A runtime alone is a template: each TrainJob brings resources. */
 	if (!cpl_budget_training(w, c) || w->template_only ||
@@ -40,6 +43,11 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"thread(s) + %ld loader worker(s)); a starting point "
 			"to compare against)", need, need,
 			f.ranks.n > 0 ? f.ranks.n : 1, t, wk);
+	if (f.ranks_known) {
+		snprintf(cpus, sizeof(cpus), "%ld", need);
+		cpl_check_insert_cpu(ck, fd, c, cpus, cpus);
+		fd->fix_safety = CPL_FIX_UNSAFE;	/* what the job is given */
+	}
 }
 
 const struct cpl_rule cpl_rule_cpu101 = {

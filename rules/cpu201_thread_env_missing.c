@@ -86,6 +86,26 @@ no_openmp(const struct cpl_workload *w, const struct cpl_container *c)
 	return false;
 }
 
+/* The edit: OMP_NUM_THREADS = t in the container's env, and
+ * MKL_NUM_THREADS beside it; one already set to another number is set to
+ * t (as CPU202 and CPU203 would), so no MKL/OMP mismatch follows. */
+static void
+add_threads(struct cpl_check *ck, struct cpl_finding *fd,
+	    const struct cpl_container *c, long t)
+{
+	const char *names[] = { "OMP_NUM_THREADS", "MKL_NUM_THREADS" };
+	const struct cpl_env *mkl =
+		cpl_container_env_effective(c, "MKL_NUM_THREADS");
+	char value[24];
+	long v;
+
+	snprintf(value, sizeof(value), "%ld", t);
+	cpl_check_insert_env(ck, fd, c, names, mkl ? 1 : 2, value);
+	if (fd->nedits > 0 && mkl && mkl->value &&
+	    cpl_parse_long(&v, mkl->value) == 0 && v != t)
+		cpl_check_replace_env_count(ck, fd, &mkl->pos, v, t);
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -136,11 +156,13 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"floor(%s / %ld) = %ld CPU(s), %s; a starting point "
 			"to compare against)", f.t, f.cpus,
 			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank, f.share);
+		add_threads(ck, fd, c, f.t);
 	} else {
 		cpl_finding_set_fix(fd,
 			"add env OMP_NUM_THREADS: \"1\" and raise it to the "
 			"CPUs each rank may use once the container has a CPU "
 			"limit");
+		add_threads(ck, fd, c, 1);
 	}
 }
 

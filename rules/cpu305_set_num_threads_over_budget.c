@@ -7,6 +7,8 @@
  * unknown rank count counts as its lower bound, 1.
  */
 #include "common.h"
+
+#include <stdio.h>
 #include "python/pyscan.h"
 
 static void
@@ -16,7 +18,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_facts f;
 	size_t i;
 	long r;
-	char unknown[400];
+	char unknown[400], arg[24];
 
 	if (c->code == NULL || !cpl_budget_training(w, c))
 		return;
@@ -79,6 +81,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"floor(%s / %ld) = %ld, %s; a starting point to "
 			"compare against)", f.t, f.cpus, r, f.per_rank,
 			f.share);
+		snprintf(arg, sizeof(arg), "%ld", f.t);
+		cpl_check_replace_args(ck, fd, &t->pos, arg);
+		fd->fix_safety = CPL_FIX_UNSAFE;	/* changes the code */
 	}
 }
 

@@ -447,7 +447,7 @@ START_TEST(test_json_std)
 	static const char *const finding_keys[] = {
 		"rule", "name", "severity", "file", "line", "column",
 		"object", "container", "message", "fix", "related", "edits",
-		"applicability",	/* only when there are edits */
+		"applicability",	/* findings with edits only */
 	};
 	static const char *const related_keys[] = { "file", "line", "column",
 						    "message" };
@@ -518,7 +518,7 @@ START_TEST(test_json_std)
 	ck_assert_str_eq(jstr(e, "text"), "  - name: X\n");
 
 	f = json_array_get(arr, 1);
-	assert_keys(f, finding_keys, 12);
+	assert_keys(f, finding_keys, 12);	/* no edits: no applicability */
 	ck_assert_str_eq(jstr(f, "severity"), "warning");
 	ck_assert(json_is_null(json_object_get(f, "fix")));
 	ck_assert_uint_eq(json_array_size(json_object_get(f, "related")), 0);

@@ -1,0 +1,554 @@
+/*
+ * fixedit.c — insertions a rule's fix adds to a workload's source.
+ *
+ * The model keeps only where a container's mapping starts; at edit time
+ * the source is parsed once more (text/yamledit, cached on the engine's
+ * source) and the container found by that position.  From there the
+ * Pod spec (the mapping holding `containers:`, or Polyaxon's run or
+ * replica holding `container:`) and a Polyaxonfile's simplified `env:`
+ * are reached by walking up.  Invariant: an edit is only ever made where
+ * the container's own mapping is found, so a position that names
+ * something else (a legacy Polyaxon run, a TrainJob's trainer) gets no
+ * edit rather than a wrong one.
+ *
+ * May include: the core headers (rule.h, engine_int.h) and
+ * text/yamledit.h.
+ */
+#include "fixedit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "rule.h"
+#include "text/yamledit.h"
+
+/* The parsed source at path, or NULL (not YAML/JSON, not read). */
+static const struct cpl_yedit *
+yedit_of(struct cpl_check *ck, const char *path)
+{
+	struct source *src;
+	struct cpl_error err = { 0 };
+
+	src = (struct source *)cpl_engine_find_source(ck->e, path);
+	if (src == NULL || src->kind != FILE_YAML)
+		return NULL;
+	if (!src->yedit_tried) {
+		src->yedit_tried = true;
+		if (cpl_yedit_open(&src->yedit, src->path, src->text,
+				   src->len, &err) < 0)
+			src->yedit = NULL;
+		cpl_error_clear(&err);
+	}
+	return src->yedit;
+}
+
+/* The mapping of container c: an item of containers/initContainers or
+ * the value of a `container:` key; NULL otherwise. */
+static const struct cpl_yenode *
+container_node(const struct cpl_yedit *ed, const struct cpl_container *c)
+{
+	const struct cpl_yenode *n, *p;
+	const char *key;
+
+	if (ed == NULL || c->pos.line <= 0)
+		return NULL;
+	n = cpl_yedit_find(ed, c->pos.line, c->pos.column);
+	if (!cpl_yedit_is_map(n))
+		return NULL;
+	if (cpl_str_eq(cpl_yedit_key_of(n), "container"))
+		return n;
+	p = cpl_yedit_parent(n);
+	key = cpl_yedit_key_of(p);
+	if (cpl_yedit_is_seq(p) && (cpl_str_eq(key, "containers") ||
+				    cpl_str_eq(key, "initContainers")))
+		return n;
+	return NULL;
+}
+
+/* The mapping that holds the container's list (or key): the Pod spec. */
+static const struct cpl_yenode *
+pod_node(const struct cpl_yenode *cn)
+{
+	const struct cpl_yenode *p = cpl_yedit_parent(cn);
+
+	return cpl_yedit_is_seq(p) ? cpl_yedit_parent(p) : p;
+}
+
+/* A Polyaxonfile's simplified env over the container: the nearest
+ * mapping above it that holds both `run` (on the way up) and `env`. */
+static const struct cpl_yenode *
+simple_env(const struct cpl_yenode *cn, const struct cpl_yenode **layer)
+{
+	const struct cpl_yenode *n, *p, *env;
+
+	for (n = cn; (p = cpl_yedit_parent(n)) != NULL; n = p) {
+		if (!cpl_yedit_is_map(p) || cpl_yedit_get(p, "run") != n)
+			continue;
+		env = cpl_yedit_get(p, "env");
+		if (cpl_yedit_is_map(env) || cpl_yedit_is_seq(env)) {
+			*layer = p;
+			return env;
+		}
+	}
+	return NULL;
+}
+
+/* Whether a list holds an item whose key is value. */
+static bool
+has_item(const struct cpl_yenode *seq, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < cpl_yedit_count(seq); i++)
+		if (cpl_str_eq(cpl_yedit_str(cpl_yedit_get(
+			cpl_yedit_item(seq, i), key)), value))
+			return true;
+	return false;
+}
+
+/* Moves the insertions onto the finding as edits of file. */
+static void
+add_edits(struct cpl_finding *f, const char *file, struct cpl_yedit_out *o)
+{
+	struct cpl_pos pos;
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		pos.file = file;
+		pos.line = o->v[i].line;
+		pos.column = o->v[i].column;
+		cpl_finding_add_edit(f, &pos, pos.line, pos.column,
+				     o->v[i].text);
+	}
+}
+
+void
+cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
+		     const struct cpl_container *c, const char *const *names,
+		     size_t n, const char *value)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, c->pos.file);
+	const struct cpl_yenode *cn = container_node(ed, c), *env, *into;
+	struct cpl_yval *pairs = NULL, *entries = NULL, *items = NULL;
+	struct cpl_yval top, list;
+	struct cpl_yedit_out out = { 0 };
+	size_t i;
+
+	if (cn == NULL || n == 0)
+		return;
+	pairs = cpl_xcalloc(n, sizeof(*pairs));
+	entries = cpl_xcalloc(2 * n, sizeof(*entries));
+	items = cpl_xcalloc(n, sizeof(*items));
+	for (i = 0; i < n; i++) {
+		pairs[i] = (struct cpl_yval){ .kind = CPL_YV_SCALAR,
+			.key = names[i], .text = value, .quote = true };
+		entries[2 * i] = (struct cpl_yval){ .kind = CPL_YV_SCALAR,
+			.key = "name", .text = names[i] };
+		entries[2 * i + 1] = (struct cpl_yval){ .kind = CPL_YV_SCALAR,
+			.key = "value", .text = value, .quote = true };
+		items[i] = (struct cpl_yval){ .kind = CPL_YV_MAP,
+			.kids = &entries[2 * i], .nkids = 2 };
+	}
+	into = cn;
+	env = simple_env(cn, &into);
+	if (env == NULL)
+		into = cn;
+	if (env != NULL && cpl_yedit_is_map(env)) {
+		list = (struct cpl_yval){ .kind = CPL_YV_MAP, .key = "env",
+			.kids = pairs, .nkids = n };
+	} else {
+		list = (struct cpl_yval){ .kind = CPL_YV_SEQ, .key = "env",
+			.kids = items, .nkids = n };
+	}
+	top = (struct cpl_yval){ .kind = CPL_YV_MAP, .kids = &list,
+		.nkids = 1 };
+	if (cpl_yedit_merge(ed, into, &top, &out) == 0)
+		add_edits(f, c->pos.file, &out);
+	cpl_yedit_out_free(&out);
+	free(pairs);
+	free(entries);
+	free(items);
+}
+
+void
+cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
+		     const struct cpl_container *c, const char *size)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, c->pos.file);
+	const struct cpl_yenode *cn = container_node(ed, c), *pod;
+	const struct cpl_yval dir[] = {
+		{ .kind = CPL_YV_SCALAR, .key = "medium", .text = "Memory" },
+		{ .kind = CPL_YV_SCALAR, .key = "sizeLimit", .text = size },
+	};
+	const struct cpl_yval vol[] = {
+		{ .kind = CPL_YV_SCALAR, .key = "name", .text = "dshm" },
+		{ .kind = CPL_YV_MAP, .key = "emptyDir", .kids = dir,
+		  .nkids = 2 },
+	};
+	const struct cpl_yval mnt[] = {
+		{ .kind = CPL_YV_SCALAR, .key = "name", .text = "dshm" },
+		{ .kind = CPL_YV_SCALAR, .key = "mountPath",
+		  .text = "/dev/shm" },
+	};
+	const struct cpl_yval vitem = { .kind = CPL_YV_MAP, .kids = vol,
+					.nkids = 2 };
+	const struct cpl_yval mitem = { .kind = CPL_YV_MAP, .kids = mnt,
+					.nkids = 2 };
+	const struct cpl_yval vlist = { .kind = CPL_YV_SEQ, .key = "volumes",
+					.kids = &vitem, .nkids = 1 };
+	const struct cpl_yval mlist = { .kind = CPL_YV_SEQ,
+					.key = "volumeMounts",
+					.kids = &mitem, .nkids = 1 };
+	const struct cpl_yval vtop = { .kind = CPL_YV_MAP, .kids = &vlist,
+				       .nkids = 1 };
+	const struct cpl_yval mtop = { .kind = CPL_YV_MAP, .kids = &mlist,
+				       .nkids = 1 };
+	struct cpl_yedit_out out = { 0 };
+
+	if (cn == NULL || (pod = pod_node(cn)) == NULL ||
+	    !cpl_yedit_is_map(pod) || size == NULL ||
+	    has_item(cpl_yedit_get(pod, "volumes"), "name", "dshm") ||
+	    has_item(cpl_yedit_get(cn, "volumeMounts"), "mountPath",
+		     "/dev/shm"))
+		return;
+	/* The container first: both may land on one offset (a last
+	 * container in block style), and its lines go inside. */
+	if (cpl_yedit_merge(ed, cn, &mtop, &out) == 0 &&
+	    cpl_yedit_merge(ed, pod, &vtop, &out) == 0)
+		add_edits(f, c->pos.file, &out);
+	cpl_yedit_out_free(&out);
+}
+
+void
+cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
+		     const struct cpl_container *c, const char *request,
+		     const char *limit)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, c->pos.file);
+	const struct cpl_yenode *cn = container_node(ed, c);
+	const struct cpl_yval req = { .kind = CPL_YV_SCALAR, .key = "cpu",
+				      .text = request, .quote = true };
+	const struct cpl_yval lim = { .kind = CPL_YV_SCALAR, .key = "cpu",
+				      .text = limit, .quote = true };
+	struct cpl_yval kinds[2], res, top;
+	struct cpl_yedit_out out = { 0 };
+	size_t n = 0;
+
+	if (cn == NULL)
+		return;
+	if (request)
+		kinds[n++] = (struct cpl_yval){ .kind = CPL_YV_MAP,
+			.key = "requests", .kids = &req, .nkids = 1 };
+	if (limit)
+		kinds[n++] = (struct cpl_yval){ .kind = CPL_YV_MAP,
+			.key = "limits", .kids = &lim, .nkids = 1 };
+	if (n == 0)
+		return;
+	res = (struct cpl_yval){ .kind = CPL_YV_MAP, .key = "resources",
+		.kids = kinds, .nkids = n };
+	top = (struct cpl_yval){ .kind = CPL_YV_MAP, .kids = &res,
+		.nkids = 1 };
+	if (cpl_yedit_merge(ed, cn, &top, &out) == 0)
+		add_edits(f, c->pos.file, &out);
+	cpl_yedit_out_free(&out);
+}
+
+void
+cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
+		       const struct cpl_container *c, const char *limit)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, c->request_pos.file);
+	const struct cpl_yenode *v, *in;
+	const struct cpl_yval cpu = { .kind = CPL_YV_SCALAR, .key = "cpu",
+				      .text = limit, .quote = true };
+	struct cpl_yval pair, top;
+	struct cpl_yedit_out out = { 0 };
+	const char *text;
+	char *range;
+
+	if (ed == NULL || c->request_pos.line <= 0 || limit == NULL)
+		return;
+	v = cpl_yedit_find(ed, c->request_pos.line, c->request_pos.column);
+	in = cpl_yedit_parent(v);
+	if (v == NULL || !cpl_yedit_is_map(in))
+		return;
+	if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
+	    cpl_str_eq(cpl_yedit_key_of(in), "requests")) {
+		/* resources: {requests: {cpu: R}} gets limits: {cpu: R} */
+		pair = (struct cpl_yval){ .kind = CPL_YV_MAP, .key = "limits",
+			.kids = &cpu, .nkids = 1 };
+		in = cpl_yedit_parent(in);
+	} else if (cpl_str_eq(cpl_yedit_key_of(v), "requests") &&
+		   cpl_str_eq(cpl_yedit_key_of(in), "cpu")) {
+		/* legacy Polyaxon: cpu: {requests: R} gets limits: R */
+		pair = (struct cpl_yval){ .kind = CPL_YV_SCALAR,
+			.key = "limits", .text = limit };
+	} else if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
+		   (text = cpl_yedit_str(v)) != NULL &&
+		   cpl_str_ends(text, "..") && strlen(text) > 2) {
+		/* Polyaxon's range "R.." (request only) becomes "R..L" */
+		range = cpl_xasprintf("\"%s%s\"", text, limit);
+		cpl_check_replace_scalar(ck, f, &c->request_pos, range);
+		free(range);
+		return;
+	} else {
+		return;
+	}
+	top = (struct cpl_yval){ .kind = CPL_YV_MAP, .kids = &pair,
+		.nkids = 1 };
+	if (cpl_yedit_is_map(in) && cpl_yedit_merge(ed, in, &top, &out) == 0)
+		add_edits(f, c->request_pos.file, &out);
+	cpl_yedit_out_free(&out);
+}
+
+/* ---- replacements ----------------------------------------------------- */
+
+/*
+ * Byte offset of 1-based line:column in a source, the column counted in
+ * code points as every reader counts it (libyaml, pytoken), or -1.  The
+ * offsets of its lines are indexed once, on the first question, so a file
+ * with thousands of findings is not rescanned for each.
+ */
+long
+cpl_fixedit_offset(const struct source *src_c, int line, int column)
+{
+	struct source *src = (struct source *)src_c;
+	size_t at, cap = 0;
+	const char *p, *end = src->text + src->len;
+	int col;
+
+	if (src->line_at == NULL) {
+		cpl_xgrow((void **)&src->line_at, &cap, 1, sizeof(size_t));
+		src->line_at[src->nlines++] = 0;
+		for (p = src->text; (p = memchr(p, '\n', (size_t)(end - p)));
+		     p++) {
+			cpl_xgrow((void **)&src->line_at, &cap,
+				  src->nlines + 1, sizeof(size_t));
+			src->line_at[src->nlines++] =
+				(size_t)(p - src->text) + 1;
+		}
+	}
+	if (line < 1 || column < 1 || (size_t)line > src->nlines)
+		return -1;
+	at = src->line_at[line - 1];
+	for (col = 1; col < column; col++) {
+		if (at >= src->len || src->text[at] == '\n')
+			return -1;
+		at++;
+		while (at < src->len &&
+		       ((unsigned char)src->text[at] & 0xc0) == 0x80)
+			at++;
+	}
+	return (long)at;
+}
+
+struct cpl_pos
+cpl_fixedit_pos(const struct source *src, const char *file, size_t off)
+{
+	struct cpl_pos p = { file, 1, 1 };
+	size_t lo = 0, hi;
+
+	if (cpl_fixedit_offset(src, 1, 1) < 0)	/* indexes the lines */
+		return p;
+	hi = src->nlines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (src->line_at[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	p.line = (int)lo + 1;
+	p.column = (int)(off - src->line_at[lo]) + 1;
+	return p;
+}
+
+/* Adds the edit replacing bytes [from, to) of src with text. */
+static void
+replace_bytes(struct cpl_finding *f, const struct source *src,
+	      const char *file, size_t from, size_t to, const char *text)
+{
+	struct cpl_pos a = cpl_fixedit_pos(src, file, from);
+	struct cpl_pos b = cpl_fixedit_pos(src, file, to);
+
+	cpl_finding_add_edit(f, &a, b.line, b.column, text);
+}
+
+void
+cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
+			 const struct cpl_pos *pos, const char *text)
+{
+	const struct source *src = pos ? cpl_engine_find_source(ck->e,
+								pos->file) :
+				   NULL;
+	const char *p, *end, *start;
+	long off;
+
+	if (src == NULL || pos->line <= 0 || pos->column <= 0)
+		return;
+	off = cpl_fixedit_offset(src, pos->line, pos->column);
+	if (off < 0)
+		return;
+	p = start = src->text + off;
+	end = src->text + src->len;
+	if (*p == '"' || *p == '\'') {
+		char q = *p++;
+
+		while (p < end && *p != '\n') {
+			if (q == '"' && *p == '\\' && p + 1 < end) {
+				p += 2;
+				continue;
+			}
+			if (*p == q) {
+				if (q == '\'' && p + 1 < end && p[1] == '\'') {
+					p += 2;
+					continue;
+				}
+				break;
+			}
+			p++;
+		}
+		if (p >= end || *p != q)
+			return;
+		p++;
+	} else {
+		while (p < end && *p != '\n' && *p != ',' && *p != ']' &&
+		       *p != '}' && !(*p == '#' && p[-1] == ' '))
+			p++;
+		while (p > start && (p[-1] == ' ' || p[-1] == '\t' ||
+				     p[-1] == '\r'))
+			p--;
+		if (p == start)
+			return;
+	}
+	replace_bytes(f, src, pos->file, (size_t)off,
+		      (size_t)(p - src->text), text);
+}
+
+static bool
+is_word(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+}
+
+bool
+cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
+			const struct cpl_pos *pos, long from, long to)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_engine_find_source(ck->e, pos->file) : NULL;
+	long off, v;
+	size_t i, j;
+	char num[24], *text;
+
+	if (src == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+		return false;
+	for (i = (size_t)off; i < src->len && src->text[i] != '\n'; i++) {
+		if (src->text[i] < '0' || src->text[i] > '9' ||
+		    (i > 0 && is_word(src->text[i - 1]) &&
+		     !(i >= 2 && src->text[i - 1] != '_' &&
+		       src->text[i - 2] == '-')))
+			continue;
+		for (j = i; j < src->len && src->text[j] >= '0' &&
+		     src->text[j] <= '9' && j - i < sizeof(num) - 1; j++)
+			num[j - i] = src->text[j];
+		num[j - i] = '\0';
+		if (j < src->len && is_word(src->text[j]))
+			return false;
+		if (cpl_parse_long(&v, num) < 0 || v != from)
+			return false;
+		text = cpl_xasprintf("%ld", to);
+		replace_bytes(f, src, pos->file, i, j, text);
+		free(text);
+		return true;
+	}
+	return false;
+}
+
+bool
+cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
+		       const struct cpl_pos *pos, const char *text)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_engine_find_source(ck->e, pos->file) : NULL;
+	long off;
+	size_t i, open;
+	int depth = 0;
+	char q = 0;
+
+	if (src == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+		return false;
+	for (i = (size_t)off; i < src->len && (is_word(src->text[i]) ||
+					       src->text[i] == ' '); i++)
+		;
+	if (i >= src->len || src->text[i] != '(')
+		return false;
+	open = i;
+	for (; i < src->len; i++) {
+		char ch = src->text[i];
+
+		if (q) {
+			if (ch == '\\')
+				i++;
+			else if (ch == q)
+				q = 0;
+		} else if (ch == '"' || ch == '\'') {
+			q = ch;
+		} else if (ch == '#') {
+			return false;
+		} else if (ch == '(') {
+			depth++;
+		} else if (ch == ')' && --depth == 0) {
+			replace_bytes(f, src, pos->file, open + 1, i, text);
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+cpl_finding_drop_edits(struct cpl_finding *f, size_t keep)
+{
+	while (f->nedits > keep) {
+		f->nedits--;
+		free(f->edits[f->nedits].file);
+		free(f->edits[f->nedits].text);
+	}
+}
+
+bool
+cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
+			    const struct cpl_pos *pos, long from, long to)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_engine_find_source(ck->e, pos->file) : NULL;
+	long off;
+	size_t i;
+	char q[32];
+
+	if (src == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+		return false;
+	i = (size_t)off;
+	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))
+		i++;
+	while (i < src->len && src->text[i] >= '0' && src->text[i] <= '9')
+		i++;
+	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))
+		i++;
+	/* A scalar that is only the number: replaced whole and quoted, as
+	 * CPU202 and CPU203 replace it, so equal edits dedupe. */
+	if (i > (size_t)off && (i >= src->len ||
+				    strchr(" \t\r\n,]}#", src->text[i]))) {
+		snprintf(q, sizeof(q), "\"%ld\"", to);
+		cpl_check_replace_scalar(ck, f, pos, q);
+		return true;
+	}
+	return cpl_check_replace_count(ck, f, pos, from, to);
+}
