@@ -305,6 +305,8 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 
 /* ---- replacements ----------------------------------------------------- */
 
+static bool is_word(char c);
+
 /*
  * Byte offset of 1-based line:column in a source, the column counted in
  * code points as every reader counts it (libyaml, pytoken), or -1.  The
@@ -377,10 +379,40 @@ replace_bytes(struct cpl_finding *f, const struct source *src,
 	cpl_finding_add_edit(f, &a, b.line, b.column, text);
 }
 
+/*
+ * The replacement text in the quoting of the scalar it replaces, which
+ * starts with first: a double-quoted simple value ("4", as the rules
+ * write it) becomes '4' after a single-quoted one and 4 after a plain
+ * number (so an integer stays an integer).  NULL: use text as it is.
+ */
+static char *
+restyle(char first, const char *text)
+{
+	size_t n = strlen(text), i;
+	bool number = n > 2;
+
+	if (n < 3 || text[0] != '"' || text[n - 1] != '"')
+		return NULL;
+	for (i = 1; i + 1 < n; i++) {
+		char c = text[i];
+
+		if (!is_word(c) && c != '-' && c != ':' && c != '/')
+			return NULL;
+		if (!((c >= '0' && c <= '9') || (c == '.' && i > 1)))
+			number = false;
+	}
+	if (first == '\'')
+		return cpl_xasprintf("'%.*s'", (int)(n - 2), text + 1);
+	if (first != '"' && number)
+		return cpl_xstrndup(text + 1, n - 2);
+	return NULL;
+}
+
 void
 cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
+	char *styled;
 	const struct source *src = pos ? cpl_engine_find_source(ck->e,
 								pos->file) :
 				   NULL;
@@ -424,8 +456,10 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 		if (p == start)
 			return;
 	}
+	styled = restyle(*start, text);
 	replace_bytes(f, src, pos->file, (size_t)off,
-		      (size_t)(p - src->text), text);
+		      (size_t)(p - src->text), styled ? styled : text);
+	free(styled);
 }
 
 static bool
