@@ -410,7 +410,7 @@ start_times(const struct cpl_workload *w, const json_t *statuses)
 {
 	uint32_t *t;
 	const json_t *st;
-	size_t i, j, k, cur = 0;
+	size_t i, j = 0, k, cur = 0;
 	bool any = false;
 
 	if (json_array_size(statuses) == 0 || w->ncontainers == 0)
