@@ -107,6 +107,11 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
+# The sources that compile VERSION in (-DCPL_VERSION) rebuild when it
+# changes.
+$(addprefix $(BUILD)/,$(addsuffix .o,lib/kube/kubeclient lib/kube/prometheus \
+	cmd/kubectl-cpulint cmd/run)): VERSION
+
 # Rule documentation (rules/ID.md) embedded for --explain and SARIF help.
 $(BUILD)/ruledocs.c: $(RULE_MD) tools/embed-docs.sh
 	@mkdir -p $(dir $@)
@@ -119,9 +124,10 @@ $(BUILD)/ruledocs.o: $(BUILD)/ruledocs.c
 
 # The manual page, written from the flag table (cmd/flags.c) and the rule
 # registry by tools/genman.c, so it cannot drift from --help.
-$(BUILD)/genman: tools/genman.c $(BUILD)/cmd/flags.o $(BUILD)/libcpulint.a
+$(BUILD)/genman: tools/genman.c $(BUILD)/cmd/flags.o $(BUILD)/libcpulint.a VERSION
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) -Icmd $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -Icmd $(LDFLAGS) -o $@ $(filter-out VERSION,$^) \
+	    $(LDLIBS)
 
 $(MAN): $(BUILD)/genman
 	@echo "  GEN     $@"
