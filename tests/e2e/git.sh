@@ -180,6 +180,22 @@ if command -v pre-commit >/dev/null 2>&1; then
 	expect precommit-bad 1 env PATH="$tmp/bin:$PATH" pre-commit try-repo "$hookrepo" kubectl-cpulint --all-files
 	has precommit-bad "OMP_NUM_THREADS=8"
 	has precommit-bad "Failed"
+	# args: [--fix] in a real configuration: the hook fixes the file in
+	# place, pre-commit fails the run because the hook changed files,
+	# and the next run finds nothing left that --fix could change
+	rev=$(git -C "$hookrepo" rev-parse HEAD)
+	printf 'repos:\n- repo: %s\n  rev: %s\n  hooks:\n  - id: kubectl-cpulint\n    args: [--fix]\n' \
+		"$hookrepo" "$rev" > .pre-commit-config.yaml
+	git add .pre-commit-config.yaml polyaxonfile.yaml
+	expect precommit-fix 1 env PATH="$tmp/bin:$PATH" pre-commit run --all-files
+	has precommit-fix "files were modified by this hook"
+	has precommit-fix "fixed "
+	out=$(cat polyaxonfile.yaml)
+	lacks precommit-fix-file 'value: "8"'
+	git add polyaxonfile.yaml
+	expect precommit-fix-again 1 env PATH="$tmp/bin:$PATH" pre-commit run --all-files
+	lacks precommit-fix-again "files were modified by this hook"
+	expect precommit-fix-diff 0 "$BIN" --no-config --diff polyaxonfile.yaml
 	cd "$root"
 else
 	bad "pre-commit is not installed (tools/install-deps.sh installs it)"
