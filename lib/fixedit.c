@@ -9,7 +9,8 @@
  * are reached by walking up.  Invariant: an edit is only ever made where
  * the container's own mapping is found, so a position that names
  * something else (a legacy Polyaxon run, a TrainJob's trainer) gets no
- * edit rather than a wrong one.
+ * edit rather than a wrong one; a TrainJob's trainer gets only its env
+ * (its resources are resourcesPerNode, its volumes the runtime's).
  *
  * May include: the core headers (rule.h, engine_int.h) and
  * text/yamledit.h.
@@ -65,6 +66,29 @@ container_node(const struct cpl_yedit *ed, const struct cpl_container *c)
 				    cpl_str_eq(key, "initContainers")))
 		return n;
 	return NULL;
+}
+
+/* A TrainJob's spec.trainer when c was written there: its `env` is the
+ * trainer's EnvVar list (Trainer v2 API), so the thread variables can go
+ * in; resources (resourcesPerNode) and volumes cannot, so only
+ * cpl_check_insert_env asks for it. */
+static const struct cpl_yenode *
+trainer_node(const struct cpl_yedit *ed, const struct cpl_container *c)
+{
+	const struct cpl_yenode *n, *spec;
+
+	if (ed == NULL || c->pos.line <= 0)
+		return NULL;
+	n = cpl_yedit_find(ed, c->pos.line, c->pos.column);
+	if (!cpl_yedit_is_map(n) || !cpl_str_eq(cpl_yedit_key_of(n),
+						 "trainer"))
+		return NULL;
+	spec = cpl_yedit_parent(n);
+	if (!cpl_yedit_is_map(spec) || !cpl_str_eq(cpl_yedit_key_of(spec),
+						    "spec") ||
+	    cpl_yedit_get(spec, "runtimeRef") == NULL)
+		return NULL;
+	return n;
 }
 
 /* The mapping that holds the container's list (or key): the Pod spec. */
@@ -136,6 +160,8 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 	size_t i;
 
+	if (cn == NULL)
+		cn = trainer_node(ed, c);
 	if (cn == NULL || n == 0)
 		return;
 	pairs = cpl_xcalloc(n, sizeof(*pairs));
