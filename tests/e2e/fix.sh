@@ -97,6 +97,28 @@ sys.exit(1 if left or new else 0)
 PY
 }
 
+schema=$root/testdata/reference/sarif/sarif-schema-2.1.0.json
+
+# JSON edits and SARIF fixes: the same (file, region, text) sets.
+same_edits() {	# report.json report.sarif
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["findings"]
+s = json.load(open(sys.argv[2]))["runs"][0]["results"]
+je = sorted((e["file"], e["line"], e["column"], e["end_line"],
+             e["end_column"], e["text"]) for f in j for e in f["edits"])
+se = sorted((c["artifactLocation"]["uri"], r["deletedRegion"]["startLine"],
+             r["deletedRegion"]["startColumn"], r["deletedRegion"]["endLine"],
+             r["deletedRegion"]["endColumn"],
+             r.get("insertedContent", {}).get("text", ""))
+            for res in s for fx in res.get("fixes", [])
+            for c in fx["artifactChanges"] for r in c["replacements"])
+if je != se:
+    print("JSON edits:", je[:3], "\nSARIF fixes:", se[:3])
+sys.exit(0 if je == se else 1)
+PY
+}
+
 for dir in $(find testdata/fix -mindepth 1 -maxdepth 1 -type d | sort); do
 	name=${dir#testdata/fix/}
 	args=
@@ -141,6 +163,15 @@ for dir in $(find testdata/fix -mindepth 1 -maxdepth 1 -type d | sort); do
 	# --fix: the fixed files, the summary line, the round trip.
 	(cd "$w" && "$BIN" --no-config $args -o json . >"$tmp/before.json" \
 		2>/dev/null)
+	# SARIF carries the same edits as JSON's, insertions included, and
+	# validates against the official schema.
+	(cd "$w" && "$BIN" --no-config $args -o sarif . >"$tmp/before.sarif" \
+		2>/dev/null)
+	if python3 "$root/tests/validate-sarif.py" "$schema" \
+		"$tmp/before.sarif" && same_edits "$tmp/before.json" \
+		"$tmp/before.sarif"; then ok; else
+		bad "$name: SARIF invalid or its fixes differ from JSON's edits"
+	fi
 	(cd "$w" && "$BIN" --no-config --color never $args --fix . \
 		>"$tmp/fix.out" 2>"$tmp/fix.err"; echo $? >"$tmp/rc")
 	case $(cat "$tmp/rc") in 0 | 1) ok ;; *)
