@@ -13,6 +13,7 @@
  * Invariant: nothing is written before every pass is done, and a file
  * that changed since it was read is never overwritten.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ enum { MAX_PASSES = 10 };
 struct fixrun {
 	struct cli_fixfile *files;
 	size_t n, cap;
+	struct cpl_strmap at;	/* path (files[i].path) → i + 1 */
 	size_t *nfixed;		/* findings fixed, per file */
 	size_t nfixed_cap;
 };
@@ -46,11 +48,11 @@ static struct cli_fixfile *
 fixfile(struct fixrun *r, const char *path, const char *text, size_t len,
 	size_t *index)
 {
-	size_t i;
+	size_t i = (size_t)(uintptr_t)cpl_strmap_get(&r->at, path);
 
-	for (i = 0; i < r->n; i++)
-		if (strcmp(r->files[i].path, path) == 0)
-			goto out;
+	if (i-- > 0)
+		goto out;
+	i = r->n;
 	cpl_xgrow((void **)&r->files, &r->cap, r->n + 1, sizeof(*r->files));
 	cpl_xgrow((void **)&r->nfixed, &r->nfixed_cap, r->n + 1,
 		  sizeof(*r->nfixed));
@@ -60,24 +62,22 @@ fixfile(struct fixrun *r, const char *path, const char *text, size_t len,
 	r->files[i].olen = len;
 	r->nfixed[i] = 0;
 	r->n++;
+	cpl_strmap_put(&r->at, r->files[i].path, (void *)(uintptr_t)r->n);
 out:
 	*index = i;
 	return &r->files[i];
 }
 
 /*
- * Applies the allowed edits that name file to its text in e.  bad[i] is
- * set for each finding an edit of which was not applied (or changed
- * nothing).  True when the text changed.
+ * Applies edits ed (the allowed edits that name file, in finding order)
+ * to its text in e.  bad[i] is set for each finding an edit of which was
+ * not applied (or changed nothing).  True when the text changed.
  */
 static bool
-fix_file(struct fixrun *r, const struct options *o,
-	 const struct cpl_engine *e, const char *file, bool *bad,
-	 size_t *home)
+fix_file(struct fixrun *r, const struct cpl_engine *e, const char *file,
+	 struct cpl_patch_edit *ed, size_t ne, bool *bad, size_t *home)
 {
-	size_t n, i, j, ne = 0, cap = 0, idx;
-	const struct cpl_finding *f = cpl_engine_findings(e, &n);
-	struct cpl_patch_edit *ed = NULL;
+	size_t i, idx;
 	struct cpl_patch p;
 	struct cli_fixfile *ff;
 	const char *text;
@@ -87,24 +87,6 @@ fix_file(struct fixrun *r, const struct options *o,
 	text = cpl_engine_source_text(e, file, &len);
 	if (text == NULL)
 		return false;
-	for (i = 0; i < n; i++) {
-		if (!allowed(o, &f[i]))
-			continue;
-		for (j = 0; j < f[i].nedits; j++) {
-			const struct cpl_edit *x = &f[i].edits[j];
-
-			if (x->file == NULL || strcmp(x->file, file) != 0)
-				continue;
-			cpl_xgrow((void **)&ed, &cap, ne + 1, sizeof(*ed));
-			ed[ne].line = x->line;
-			ed[ne].column = x->column;
-			ed[ne].end_line = x->end_line;
-			ed[ne].end_column = x->end_column;
-			ed[ne].text = x->text;
-			ed[ne].group = i;
-			ne++;
-		}
-	}
 	cpl_patch_apply(&p, text, len, ed, ne);
 	changed = p.len != len || memcmp(p.text, text, len) != 0;
 	for (i = 0; i < ne; i++)
@@ -127,18 +109,27 @@ fix_file(struct fixrun *r, const struct options *o,
 		p.regions = NULL;
 	}
 	cpl_patch_free(&p);
-	free(ed);
 	return changed;
 }
 
-/* One pass over e's findings; true when a file changed. */
+/* The allowed edits of one file, in finding order. */
+struct fileedits {
+	const char *file;
+	struct cpl_patch_edit *ed;
+	size_t n, cap;
+};
+
+/* One pass over e's findings; true when a file changed.  The edits are
+ * grouped by file in one walk over the findings (a map from file to its
+ * group), and the files fixed in the order first met. */
 static bool
 fix_pass(struct fixrun *r, const struct options *o,
 	 const struct cpl_engine *e)
 {
 	size_t n, i, j, k, nf = 0, cap = 0;
 	const struct cpl_finding *f = cpl_engine_findings(e, &n);
-	const char **files = NULL;
+	struct fileedits *g = NULL;
+	struct cpl_strmap at = { 0 };
 	bool *bad = cpl_xcalloc(n ? n : 1, sizeof(*bad));
 	size_t *home = cpl_xcalloc(n ? n : 1, sizeof(*home));
 	bool changed = false;
@@ -148,24 +139,45 @@ fix_pass(struct fixrun *r, const struct options *o,
 		if (!allowed(o, &f[i]))
 			continue;
 		for (j = 0; j < f[i].nedits; j++) {
-			const char *file = f[i].edits[j].file;
+			const struct cpl_edit *x = &f[i].edits[j];
+			struct fileedits *fe;
+			struct cpl_patch_edit *pe;
 
-			for (k = 0; file && k < nf; k++)
-				if (strcmp(files[k], file) == 0)
-					break;
-			if (file == NULL || k < nf)
+			if (x->file == NULL)
 				continue;
-			cpl_xgrow((void **)&files, &cap, nf + 1,
-				  sizeof(*files));
-			files[nf++] = file;
+			k = (size_t)(uintptr_t)cpl_strmap_get(&at, x->file);
+			if (k == 0) {
+				cpl_xgrow((void **)&g, &cap, nf + 1,
+					  sizeof(*g));
+				memset(&g[nf], 0, sizeof(g[nf]));
+				g[nf].file = x->file;
+				k = ++nf;
+				cpl_strmap_put(&at, x->file,
+					       (void *)(uintptr_t)k);
+			}
+			fe = &g[k - 1];
+			cpl_xgrow((void **)&fe->ed, &fe->cap, fe->n + 1,
+				  sizeof(*fe->ed));
+			pe = &fe->ed[fe->n++];
+			memset(pe, 0, sizeof(*pe));
+			pe->line = x->line;
+			pe->column = x->column;
+			pe->end_line = x->end_line;
+			pe->end_column = x->end_column;
+			pe->text = x->text;
+			pe->group = i;
 		}
 	}
-	for (k = 0; k < nf; k++)
-		changed |= fix_file(r, o, e, files[k], bad, home);
+	for (k = 0; k < nf; k++) {
+		changed |= fix_file(r, e, g[k].file, g[k].ed, g[k].n, bad,
+				    home);
+		free(g[k].ed);
+	}
 	for (i = 0; i < n; i++)
 		if (home[i] != (size_t)-1 && !bad[i])
 			r->nfixed[home[i]]++;
-	free(files);
+	cpl_strmap_free(&at);
+	free(g);
 	free(bad);
 	free(home);
 	return changed;
@@ -293,6 +305,7 @@ fixrun_free(struct fixrun *r)
 		free(r->files[i].regions);
 	}
 	free(r->files);
+	cpl_strmap_free(&r->at);
 	free(r->nfixed);
 }
 
