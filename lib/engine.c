@@ -824,7 +824,7 @@ link_all(struct cpl_engine *e)
 {
 	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e,
 				 .root = e->repo ? cpl_repo_root(e->repo) :
-				 NULL };
+				 NULL, .memo = cpl_link_memo_new() };
 	size_t i, j, nlinked;
 
 	for (i = 0; i < e->workloads.count; i++) {
@@ -852,6 +852,7 @@ link_all(struct cpl_engine *e)
 			continue;
 		cpl_engine_keep_code(e, NULL, cpl_link_script(&lk, src->py));
 	}
+	cpl_link_memo_free(lk.memo);
 }
 
 /* ---- launcher config files --------------------------------------------- */

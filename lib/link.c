@@ -200,9 +200,41 @@ add_file(struct walk *wk, const struct cpl_pyfile *f)
 	wk->files[wk->nfiles++] = f;
 }
 
-/* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated). */
+struct cpl_link_memo {
+	struct cpl_strmap map;	/* key → file, or &memo_none */
+	char **keys;		/* owned keys of map */
+	size_t nkeys, cap;
+	struct cpl_buf scratch;	/* the key being looked up */
+};
+
+/* The memo's value for "no such module". */
+static char memo_none;
+
+struct cpl_link_memo *
+cpl_link_memo_new(void)
+{
+	return cpl_xcalloc(1, sizeof(struct cpl_link_memo));
+}
+
+void
+cpl_link_memo_free(struct cpl_link_memo *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nkeys; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	cpl_strmap_free(&m->map);
+	cpl_buf_free(&m->scratch);
+	free(m);
+}
+
+/* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated),
+ * asking the loader; no memo. */
 static const struct cpl_pyfile *
-load_module(const struct walk *wk, const char *base, const char *mod)
+load_module_now(const struct walk *wk, const char *base, const char *mod)
 {
 	const struct cpl_pyfile *f;
 	char *rel = cpl_xasprintf("%s.py", mod), *p;
@@ -218,6 +250,33 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 		free(p);
 		free(rel);
 	}
+	return f;
+}
+
+/* Loads base/mod.py, else base/mod/__init__.py, through the memo when
+ * the linker has one.  The key is "<length of base>:<base><mod>", so no
+ * two (base, mod) pairs share it. */
+static const struct cpl_pyfile *
+load_module(const struct walk *wk, const char *base, const char *mod)
+{
+	struct cpl_link_memo *m = wk->lk->memo;
+	const struct cpl_pyfile *f;
+	const void *v;
+	char *key;
+
+	if (m == NULL)
+		return load_module_now(wk, base, mod);
+	cpl_buf_reset(&m->scratch);
+	cpl_buf_addf(&m->scratch, "%zu:%s%s", strlen(base), base, mod);
+	v = cpl_strmap_get(&m->map, cpl_buf_str(&m->scratch));
+	if (v != NULL)
+		return v == &memo_none ? NULL : v;
+	key = cpl_xstrdup(cpl_buf_str(&m->scratch));
+	f = load_module_now(wk, base, mod);
+	cpl_xgrow((void **)&m->keys, &m->cap, m->nkeys + 1,
+		  sizeof(*m->keys));
+	m->keys[m->nkeys++] = key;
+	cpl_strmap_put(&m->map, key, f ? (void *)f : &memo_none);
 	return f;
 }
 
