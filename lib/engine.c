@@ -186,7 +186,8 @@ add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 const char *
 cpl_engine_own_key(struct cpl_engine *e, char *key)
 {
-	e->keys = cpl_xrealloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
+	cpl_xgrow((void **)&e->keys, &e->keys_cap, e->nkeys + 1,
+		  sizeof(*e->keys));
 	e->keys[e->nkeys++] = key;
 	return key;
 }
@@ -733,15 +734,19 @@ const struct cpl_pyfile *
 cpl_engine_link_load(void *ctx, const char *path)
 {
 	struct cpl_engine *e = ctx;
-	struct source *src = (struct source *)cpl_engine_find_source(e, path);
+	struct source *src;
 	struct cpl_error err = { 0 };
 	struct stat st;
-	char *key, *text = NULL;
+	char *key = cpl_link_join(".", path), *text = NULL;
 	size_t len;
 
-	if (src != NULL)
+	/* by_path's keys are normalised, and so is key: this is
+	 * cpl_engine_find_source() with one join. */
+	src = cpl_strmap_get(&e->by_path, key);
+	if (src != NULL) {
+		free(key);
 		return python_of(e, src);
-	key = cpl_link_join(".", path);
+	}
 	if (cpl_strmap_get(&e->absent, key) != NULL) {
 		free(key);
 		return NULL;

@@ -178,7 +178,7 @@ find_entry(const struct cpl_linker *lk, const char *start,
 struct walk {
 	const struct cpl_linker *lk;
 	const struct cpl_pyfile **files;	/* entry first */
-	size_t nfiles;
+	size_t nfiles, files_cap;
 	struct cpl_strmap seen;		/* file path → file */
 	const char *entry_dir;		/* sys.path[0] */
 	char *pkg_root;			/* the directory above the package
@@ -195,8 +195,8 @@ add_file(struct walk *wk, const struct cpl_pyfile *f)
 	    wk->nfiles >= MAX_FILES)
 		return;
 	cpl_strmap_put(&wk->seen, f->path, (void *)f);
-	wk->files = cpl_xrealloc(wk->files,
-				 (wk->nfiles + 1) * sizeof(*wk->files));
+	cpl_xgrow((void **)&wk->files, &wk->files_cap, wk->nfiles + 1,
+		  sizeof(*wk->files));
 	wk->files[wk->nfiles++] = f;
 }
 
@@ -253,6 +253,23 @@ load_module_now(const struct walk *wk, const char *base, const char *mod)
 	return f;
 }
 
+/* Appends "<length of base>:<base><mod>" to b (no printf: it is hot). */
+static void
+memo_key(struct cpl_buf *b, const char *base, const char *mod)
+{
+	char digits[24];
+	size_t n = strlen(base), i = sizeof(digits);
+
+	do {
+		digits[--i] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n > 0);
+	cpl_buf_add(b, digits + i, sizeof(digits) - i);
+	cpl_buf_addc(b, ':');
+	cpl_buf_adds(b, base);
+	cpl_buf_adds(b, mod);
+}
+
 /* Loads base/mod.py, else base/mod/__init__.py, through the memo when
  * the linker has one.  The key is "<length of base>:<base><mod>", so no
  * two (base, mod) pairs share it. */
@@ -267,7 +284,7 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 	if (m == NULL)
 		return load_module_now(wk, base, mod);
 	cpl_buf_reset(&m->scratch);
-	cpl_buf_addf(&m->scratch, "%zu:%s%s", strlen(base), base, mod);
+	memo_key(&m->scratch, base, mod);
 	v = cpl_strmap_get(&m->map, cpl_buf_str(&m->scratch));
 	if (v != NULL)
 		return v == &memo_none ? NULL : v;
