@@ -19,48 +19,62 @@
 #define MAX_FILES 4096
 #define MAX_PARENTS 4
 
+/* A path being joined: out has room for every byte of the input. */
+struct joined {
+	char *out;
+	size_t len;
+	size_t ncomp;	/* components in out that a ".." may take back */
+};
+
+/* Appends the components of s to j: skips "" and ".", and a ".." takes
+ * back the component before it (a leading ".." stays). */
+static void
+join_add(struct joined *j, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			/* skip "" and "." */
+		} else if (n == 2 && s[0] == '.' && s[1] == '.' &&
+			   j->ncomp > 0) {
+			/* back to before the last component and the '/'
+			 * that joined it; a root '/' stays */
+			while (j->len > 0 && j->out[j->len - 1] != '/')
+				j->len--;
+			if (j->len > 1 || (j->len == 1 && j->out[0] != '/'))
+				j->len--;
+			j->ncomp--;
+		} else {
+			if (j->len > 0 && j->out[j->len - 1] != '/')
+				j->out[j->len++] = '/';
+			memcpy(j->out + j->len, s, n);
+			j->len += n;
+			j->ncomp++;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+}
+
 char *
 cpl_link_join(const char *dir, const char *rel)
 {
-	struct cpl_buf b;
-	const char *p;
-	size_t *marks = NULL, nmarks = 0, cap = 0;
-	char *whole;
+	bool use_dir = !(rel[0] == '/' || dir == NULL || *dir == '\0' ||
+			 strcmp(dir, ".") == 0);
+	size_t cap = strlen(rel) + (use_dir ? strlen(dir) + 1 : 0) + 2;
+	struct joined j = { .out = cpl_xmalloc(cap) };
 
-	if (rel[0] == '/' || dir == NULL || *dir == '\0' ||
-	    strcmp(dir, ".") == 0)
-		whole = cpl_xstrdup(rel);
-	else
-		whole = cpl_xasprintf("%s/%s", dir, rel);
-	cpl_buf_init(&b, 0);
-	p = whole;
-	if (*p == '/')
-		cpl_buf_addc(&b, '/');
-	while (*p) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			/* skip "" and "." */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.' && nmarks > 0) {
-			b.len = marks[--nmarks];
-			b.data[b.len] = '\0';
-		} else {
-			cpl_xgrow((void **)&marks, &cap, nmarks + 1,
-				  sizeof(*marks));
-			marks[nmarks++] = b.len;
-			if (b.len > 0 && b.data[b.len - 1] != '/')
-				cpl_buf_addc(&b, '/');
-			cpl_buf_add(&b, p, n);
-		}
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	free(marks);
-	free(whole);
-	if (b.len == 0)
-		cpl_buf_addc(&b, '.');
-	return cpl_buf_detach(&b);
+	if ((use_dir ? dir : rel)[0] == '/')
+		j.out[j.len++] = '/';
+	if (use_dir)
+		join_add(&j, dir);
+	join_add(&j, rel);
+	if (j.len == 0)
+		j.out[j.len++] = '.';
+	j.out[j.len] = '\0';
+	return j.out;
 }
 
 /* The directory part of path ("." when there is none); caller frees. */
