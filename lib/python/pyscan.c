@@ -1072,6 +1072,11 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	f->index->args = fit(f->index->args, f->index->nargs,
 			     sizeof(*f->index->args), &f->index->capargs);
 	post(f);
+	/* The maps were sized for the scan; lookups are all that is left. */
+	cpl_pyscan_nmap_fit(&f->index->assigns);
+	cpl_pyscan_nmap_fit(&f->index->bindings);
+	cpl_pyscan_nmap_fit(&f->index->defs);
+	cpl_pyscan_nmap_fit(&f->index->argdefs);
 	*out = f;
 	return rc < 0 ? 1 : 0;
 }
