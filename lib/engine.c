@@ -719,8 +719,10 @@ python_of(struct cpl_engine *e, struct source *src)
 	}
 	if (!src->scanned) {
 		src->scanned = true;
-		if (cpl_pyscan_file(&src->py, src->path, src->text, src->len,
-				    &err) != 0 && src->linted)
+		/* The source keeps its text as long as its scan. */
+		if (cpl_pyscan_file_borrowed(&src->py, src->path, src->text,
+					     src->len, &err) != 0 &&
+		    src->linted)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 	}

@@ -1029,19 +1029,16 @@ post(struct cpl_pyfile *f)
 	cpl_pyscan_cpu_flow(f);
 }
 
-int
-cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
-		size_t len, struct cpl_error *err)
+/* Scans f->text[0, f->len) into f (see cpl_pyscan_file()). */
+static int
+scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 {
-	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
 	struct cpl_pytokens tk;
 	struct scan sc;
 	int rc;
+	size_t len = f->len;
 
 	f->index = cpl_xcalloc(1, sizeof(*f->index));
-	f->path = cpl_xstrdup(path ? path : "<string>");
-	f->text = cpl_xstrndup(text, len);
-	f->len = len;
 	memset(&tk, 0, sizeof(tk));
 	rc = cpl_pytoken_scan(&tk, f->text, len, f->path, err);
 	/* Kept as long as the file: no room to grow into. */
@@ -1077,8 +1074,34 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	cpl_pyscan_nmap_fit(&f->index->bindings);
 	cpl_pyscan_nmap_fit(&f->index->defs);
 	cpl_pyscan_nmap_fit(&f->index->argdefs);
-	*out = f;
 	return rc < 0 ? 1 : 0;
+}
+
+int
+cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
+		size_t len, struct cpl_error *err)
+{
+	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
+
+	f->path = cpl_xstrdup(path ? path : "<string>");
+	f->text = cpl_xstrndup(text, len);
+	f->len = len;
+	*out = f;
+	return scan_into(f, err);
+}
+
+int
+cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
+			 const char *text, size_t len, struct cpl_error *err)
+{
+	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
+
+	f->path = cpl_xstrdup(path ? path : "<string>");
+	f->text = (char *)text;
+	f->text_borrowed = true;
+	f->len = len;
+	*out = f;
+	return scan_into(f, err);
 }
 
 void
@@ -1090,7 +1113,8 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 		return;
 	ix = f->index;
 	free(f->path);
-	free(f->text);
+	if (!f->text_borrowed)
+		free(f->text);
 	free(f->toks);
 	free(f->imports);
 	free(f->scopes);
