@@ -247,10 +247,9 @@ close_cframe(struct scan *sc, size_t k)
 		ix->nargs += nargs;
 		sc->ntargs = fr->argbase;
 		c->close = k;
-		if (k < sc->n) {
-			c->end.line = sc->t[k].end_line;
-			c->end.column = sc->t[k].end_column;
-		}
+		if (k < sc->n)
+			cpl_pytoken_end(sc->text, &sc->t[k], &c->end.line,
+					&c->end.column);
 	}
 	sc->ncs--;
 }
