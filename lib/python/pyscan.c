@@ -1068,6 +1068,26 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 	f->index->args = fit(f->index->args, f->index->nargs,
 			     sizeof(*f->index->args), &f->index->capargs);
 	post(f);
+	/* The facts are complete and nothing keeps a pointer into these
+	 * arrays (only indices): cut them to their length. */
+	f->imports = fit(f->imports, f->nimports, sizeof(*f->imports),
+			 &f->index->capimports);
+	f->argdefs = fit(f->argdefs, f->nargdefs, sizeof(*f->argdefs),
+			 &f->index->capargdefs);
+	f->loaders = fit(f->loaders, f->nloaders, sizeof(*f->loaders),
+			 &f->index->caploaders);
+	f->threads = fit(f->threads, f->nthreads, sizeof(*f->threads),
+			 &f->index->capthreads);
+	f->pools = fit(f->pools, f->npools, sizeof(*f->pools),
+		       &f->index->cappools);
+	f->cpucounts = fit(f->cpucounts, f->ncpucounts, sizeof(*f->cpucounts),
+			   &f->index->capcpucounts);
+	f->envsets = fit(f->envsets, f->nenvsets, sizeof(*f->envsets),
+			 &f->index->capenvsets);
+	f->sinks = fit(f->sinks, f->nsinks, sizeof(*f->sinks),
+		       &f->index->capsinks);
+	f->refs = fit(f->refs, f->nrefs, sizeof(*f->refs),
+		      &f->index->caprefs);
 	/* The maps were sized for the scan; lookups are all that is left. */
 	cpl_pyscan_nmap_fit(&f->index->assigns);
 	cpl_pyscan_nmap_fit(&f->index->bindings);
