@@ -39,10 +39,10 @@ join_add(struct joined *j, const char *s)
 		} else if (n == 2 && s[0] == '.' && s[1] == '.' &&
 			   j->ncomp > 0) {
 			/* back to before the last component and the '/'
-			 * that joined it; a root '/' stays */
+			 * that joined it; a root '/' (len 1) stays */
 			while (j->len > 0 && j->out[j->len - 1] != '/')
 				j->len--;
-			if (j->len > 1 || (j->len == 1 && j->out[0] != '/'))
+			if (j->len > 1)
 				j->len--;
 			j->ncomp--;
 		} else {

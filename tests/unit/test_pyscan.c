@@ -1354,6 +1354,12 @@ START_TEST(borrowed_text_and_fitted_maps)
 	for (i = 0; i < 300; i++)
 		cpl_buf_addf(&b, "import mod%d as a%d\nv%d = %d\n", i, i, i,
 			     i);
+	/* Many tokens, few names: the assign map is reserved large and
+	 * must shrink. */
+	cpl_buf_adds(&b, "big = [");
+	for (i = 0; i < 3000; i++)
+		cpl_buf_adds(&b, "0, ");
+	cpl_buf_adds(&b, "]\n");
 	cpl_buf_adds(&b, "def f(x):\n    return x\n");
 	ck_assert_int_eq(cpl_pyscan_file_borrowed(&f, "t.py", b.data, b.len,
 						  &err), 0);
@@ -1369,6 +1375,7 @@ START_TEST(borrowed_text_and_fitted_maps)
 		snprintf(name, sizeof(name), "v%d", i);
 		ck_assert_int_ge(cpl_pyscan_assign_last(f, 0, name), 0);
 	}
+	ck_assert_int_ge(cpl_pyscan_assign_last(f, 0, "big"), 0);
 	ck_assert_int_eq(cpl_pyscan_binding(f, 0, "a300"), -1);
 	ck_assert_int_eq(cpl_pyscan_binding(f, 0, "nothing"), -1);
 	cpl_pyfile_free(f);
