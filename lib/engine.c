@@ -186,7 +186,8 @@ add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 const char *
 cpl_engine_own_key(struct cpl_engine *e, char *key)
 {
-	e->keys = cpl_xrealloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
+	cpl_xgrow((void **)&e->keys, &e->keys_cap, e->nkeys + 1,
+		  sizeof(*e->keys));
 	e->keys[e->nkeys++] = key;
 	return key;
 }
@@ -718,8 +719,10 @@ python_of(struct cpl_engine *e, struct source *src)
 	}
 	if (!src->scanned) {
 		src->scanned = true;
-		if (cpl_pyscan_file(&src->py, src->path, src->text, src->len,
-				    &err) != 0 && src->linted)
+		/* The source keeps its text as long as its scan. */
+		if (cpl_pyscan_file_borrowed(&src->py, src->path, src->text,
+					     src->len, &err) != 0 &&
+		    src->linted)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 	}
@@ -733,15 +736,19 @@ const struct cpl_pyfile *
 cpl_engine_link_load(void *ctx, const char *path)
 {
 	struct cpl_engine *e = ctx;
-	struct source *src = (struct source *)cpl_engine_find_source(e, path);
+	struct source *src;
 	struct cpl_error err = { 0 };
 	struct stat st;
-	char *key, *text = NULL;
+	char *key = cpl_link_join(".", path), *text = NULL;
 	size_t len;
 
-	if (src != NULL)
+	/* by_path's keys are normalised, and so is key: this is
+	 * cpl_engine_find_source() with one join. */
+	src = cpl_strmap_get(&e->by_path, key);
+	if (src != NULL) {
+		free(key);
 		return python_of(e, src);
-	key = cpl_link_join(".", path);
+	}
 	if (cpl_strmap_get(&e->absent, key) != NULL) {
 		free(key);
 		return NULL;
@@ -824,7 +831,7 @@ link_all(struct cpl_engine *e)
 {
 	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e,
 				 .root = e->repo ? cpl_repo_root(e->repo) :
-				 NULL };
+				 NULL, .memo = cpl_link_memo_new() };
 	size_t i, j, nlinked;
 
 	for (i = 0; i < e->workloads.count; i++) {
@@ -852,6 +859,7 @@ link_all(struct cpl_engine *e)
 			continue;
 		cpl_engine_keep_code(e, NULL, cpl_link_script(&lk, src->py));
 	}
+	cpl_link_memo_free(lk.memo);
 }
 
 /* ---- launcher config files --------------------------------------------- */

@@ -78,7 +78,7 @@ struct cpl_engine {
 	size_t files_cap;
 	struct cpl_strmap by_path;	/* normalised path → struct source * */
 	char **keys;			/* owned keys of by_path and absent */
-	size_t nkeys;
+	size_t nkeys, keys_cap;
 	struct cpl_strmap absent;	/* paths the linker found missing */
 	struct cpl_code **codes;	/* linked code, owned */
 	size_t ncodes, codes_cap;

@@ -19,48 +19,62 @@
 #define MAX_FILES 4096
 #define MAX_PARENTS 4
 
+/* A path being joined: out has room for every byte of the input. */
+struct joined {
+	char *out;
+	size_t len;
+	size_t ncomp;	/* components in out that a ".." may take back */
+};
+
+/* Appends the components of s to j: skips "" and ".", and a ".." takes
+ * back the component before it (a leading ".." stays). */
+static void
+join_add(struct joined *j, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			/* skip "" and "." */
+		} else if (n == 2 && s[0] == '.' && s[1] == '.' &&
+			   j->ncomp > 0) {
+			/* back to before the last component and the '/'
+			 * that joined it; a root '/' (len 1) stays */
+			while (j->len > 0 && j->out[j->len - 1] != '/')
+				j->len--;
+			if (j->len > 1)
+				j->len--;
+			j->ncomp--;
+		} else {
+			if (j->len > 0 && j->out[j->len - 1] != '/')
+				j->out[j->len++] = '/';
+			memcpy(j->out + j->len, s, n);
+			j->len += n;
+			j->ncomp++;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+}
+
 char *
 cpl_link_join(const char *dir, const char *rel)
 {
-	struct cpl_buf b;
-	const char *p;
-	size_t *marks = NULL, nmarks = 0, cap = 0;
-	char *whole;
+	bool use_dir = !(rel[0] == '/' || dir == NULL || *dir == '\0' ||
+			 strcmp(dir, ".") == 0);
+	size_t cap = strlen(rel) + (use_dir ? strlen(dir) + 1 : 0) + 2;
+	struct joined j = { .out = cpl_xmalloc(cap) };
 
-	if (rel[0] == '/' || dir == NULL || *dir == '\0' ||
-	    strcmp(dir, ".") == 0)
-		whole = cpl_xstrdup(rel);
-	else
-		whole = cpl_xasprintf("%s/%s", dir, rel);
-	cpl_buf_init(&b, 0);
-	p = whole;
-	if (*p == '/')
-		cpl_buf_addc(&b, '/');
-	while (*p) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			/* skip "" and "." */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.' && nmarks > 0) {
-			b.len = marks[--nmarks];
-			b.data[b.len] = '\0';
-		} else {
-			cpl_xgrow((void **)&marks, &cap, nmarks + 1,
-				  sizeof(*marks));
-			marks[nmarks++] = b.len;
-			if (b.len > 0 && b.data[b.len - 1] != '/')
-				cpl_buf_addc(&b, '/');
-			cpl_buf_add(&b, p, n);
-		}
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	free(marks);
-	free(whole);
-	if (b.len == 0)
-		cpl_buf_addc(&b, '.');
-	return cpl_buf_detach(&b);
+	if ((use_dir ? dir : rel)[0] == '/')
+		j.out[j.len++] = '/';
+	if (use_dir)
+		join_add(&j, dir);
+	join_add(&j, rel);
+	if (j.len == 0)
+		j.out[j.len++] = '.';
+	j.out[j.len] = '\0';
+	return j.out;
 }
 
 /* The directory part of path ("." when there is none); caller frees. */
@@ -178,7 +192,7 @@ find_entry(const struct cpl_linker *lk, const char *start,
 struct walk {
 	const struct cpl_linker *lk;
 	const struct cpl_pyfile **files;	/* entry first */
-	size_t nfiles;
+	size_t nfiles, files_cap;
 	struct cpl_strmap seen;		/* file path → file */
 	const char *entry_dir;		/* sys.path[0] */
 	char *pkg_root;			/* the directory above the package
@@ -195,14 +209,46 @@ add_file(struct walk *wk, const struct cpl_pyfile *f)
 	    wk->nfiles >= MAX_FILES)
 		return;
 	cpl_strmap_put(&wk->seen, f->path, (void *)f);
-	wk->files = cpl_xrealloc(wk->files,
-				 (wk->nfiles + 1) * sizeof(*wk->files));
+	cpl_xgrow((void **)&wk->files, &wk->files_cap, wk->nfiles + 1,
+		  sizeof(*wk->files));
 	wk->files[wk->nfiles++] = f;
 }
 
-/* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated). */
+struct cpl_link_memo {
+	struct cpl_strmap map;	/* key → file, or &memo_none */
+	char **keys;		/* owned keys of map */
+	size_t nkeys, cap;
+	struct cpl_buf scratch;	/* the key being looked up */
+};
+
+/* The memo's value for "no such module". */
+static char memo_none;
+
+struct cpl_link_memo *
+cpl_link_memo_new(void)
+{
+	return cpl_xcalloc(1, sizeof(struct cpl_link_memo));
+}
+
+void
+cpl_link_memo_free(struct cpl_link_memo *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nkeys; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	cpl_strmap_free(&m->map);
+	cpl_buf_free(&m->scratch);
+	free(m);
+}
+
+/* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated),
+ * asking the loader; no memo. */
 static const struct cpl_pyfile *
-load_module(const struct walk *wk, const char *base, const char *mod)
+load_module_now(const struct walk *wk, const char *base, const char *mod)
 {
 	const struct cpl_pyfile *f;
 	char *rel = cpl_xasprintf("%s.py", mod), *p;
@@ -218,6 +264,50 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 		free(p);
 		free(rel);
 	}
+	return f;
+}
+
+/* Appends "<length of base>:<base><mod>" to b (no printf: it is hot). */
+static void
+memo_key(struct cpl_buf *b, const char *base, const char *mod)
+{
+	char digits[24];
+	size_t n = strlen(base), i = sizeof(digits);
+
+	do {
+		digits[--i] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n > 0);
+	cpl_buf_add(b, digits + i, sizeof(digits) - i);
+	cpl_buf_addc(b, ':');
+	cpl_buf_adds(b, base);
+	cpl_buf_adds(b, mod);
+}
+
+/* Loads base/mod.py, else base/mod/__init__.py, through the memo when
+ * the linker has one.  The key is "<length of base>:<base><mod>", so no
+ * two (base, mod) pairs share it. */
+static const struct cpl_pyfile *
+load_module(const struct walk *wk, const char *base, const char *mod)
+{
+	struct cpl_link_memo *m = wk->lk->memo;
+	const struct cpl_pyfile *f;
+	const void *v;
+	char *key;
+
+	if (m == NULL)
+		return load_module_now(wk, base, mod);
+	cpl_buf_reset(&m->scratch);
+	memo_key(&m->scratch, base, mod);
+	v = cpl_strmap_get(&m->map, cpl_buf_str(&m->scratch));
+	if (v != NULL)
+		return v == &memo_none ? NULL : v;
+	key = cpl_xstrdup(cpl_buf_str(&m->scratch));
+	f = load_module_now(wk, base, mod);
+	cpl_xgrow((void **)&m->keys, &m->cap, m->nkeys + 1,
+		  sizeof(*m->keys));
+	m->keys[m->nkeys++] = key;
+	cpl_strmap_put(&m->map, key, f ? (void *)f : &memo_none);
 	return f;
 }
 

@@ -26,13 +26,30 @@
 typedef const struct cpl_pyfile *(*cpl_link_load_fn)(void *ctx,
 						     const char *path);
 
+/* A memo of module lookups (see cpl_link_memo_new()); opaque. */
+struct cpl_link_memo;
+
 struct cpl_linker {
 	cpl_link_load_fn load;
 	void *ctx;
 	const char *root;	/* do not look above this directory (the
 				 * repository root); NULL: the workload
 				 * file's directory and 4 parents */
+	struct cpl_link_memo *memo;	/* NULL: none; else each module
+					 * name is looked up once per base
+					 * directory */
 };
+
+/*
+ * A memo for cpl_linker.memo: remembers, per (base directory, module), the
+ * file a module import resolved to (or that there was none), so `import
+ * torch` costs one look-up per directory, not two loads per script.  Only
+ * valid while the loader answers the same for the same path (the engine's
+ * does: it remembers what it found and what was missing).  Free with
+ * cpl_link_memo_free() (NULL is fine).
+ */
+struct cpl_link_memo *cpl_link_memo_new(void);
+void cpl_link_memo_free(struct cpl_link_memo *m);
 
 /*
  * The code a container runs: NULL when its command names no script, or

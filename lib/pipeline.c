@@ -133,8 +133,9 @@ process(struct pjob *j)
 		return;
 	}
 	j->src->scanned = true;
-	if (cpl_pyscan_file(&j->src->py, j->src->path, j->src->text,
-			    j->src->len, &err) != 0) {
+	if (cpl_pyscan_file_borrowed(&j->src->py, j->src->path,
+				     j->src->text, j->src->len,
+				     &err) != 0) {
 		j->src->scan_err = err;		/* reported when asked for */
 		if (err.message == NULL)
 			j->src->scan_err.message = cpl_xstrdup("error");

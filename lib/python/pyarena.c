@@ -156,28 +156,53 @@ cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
 	return s->key ? s->val : -1;
 }
 
-/* Grows m to a power of two of at least cap slots. */
-void
-cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap)
+/* Moves m's entries into a table of cap slots (a power of two with room
+ * for them all); where a key lands never changes what it maps to. */
+static void
+nmap_rehash(struct nmap *m, size_t cap)
 {
-	struct nmap big = { NULL, m->cap ? m->cap : 64, 0 };
+	struct nmap to = { NULL, cap, m->n };
 	size_t i;
 
-	while (big.cap < cap)
-		big.cap *= 2;
-	if (big.cap <= m->cap)
-		return;
-	big.slots = cpl_xcalloc(big.cap, sizeof(*big.slots));
+	to.slots = cpl_xcalloc(to.cap, sizeof(*to.slots));
 	for (i = 0; i < m->cap; i++) {
 		struct nslot *o = &m->slots[i];
 
 		if (o->key)
-			*nmap_slot(&big, o->ns, o->key, o->len,
+			*nmap_slot(&to, o->ns, o->key, o->len,
 				   nhash(o->ns, o->key, o->len)) = *o;
 	}
-	big.n = m->n;
 	free(m->slots);
-	*m = big;
+	*m = to;
+}
+
+/* Grows m to a power of two of at least cap slots. */
+void
+cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap)
+{
+	size_t big = m->cap ? m->cap : 64;
+
+	while (big < cap)
+		big *= 2;
+	if (big > m->cap)
+		nmap_rehash(m, big);
+}
+
+/* Cuts m to the fewest slots that hold its entries under the load put()
+ * keeps (7/10; at least 8), or to none when it is empty. */
+void
+cpl_pyscan_nmap_fit(struct nmap *m)
+{
+	size_t cap = 8;
+
+	if (m->n == 0) {
+		cpl_pyscan_nmap_free(m);
+		return;
+	}
+	while (m->n * 10 > cap * 7)
+		cap *= 2;
+	if (cap < m->cap)
+		nmap_rehash(m, cap);
 }
 
 /* Sets (ns, k) to val; k must outlive the map. */

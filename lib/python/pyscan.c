@@ -247,10 +247,9 @@ close_cframe(struct scan *sc, size_t k)
 		ix->nargs += nargs;
 		sc->ntargs = fr->argbase;
 		c->close = k;
-		if (k < sc->n) {
-			c->end.line = sc->t[k].end_line;
-			c->end.column = sc->t[k].end_column;
-		}
+		if (k < sc->n)
+			cpl_pytoken_end(sc->text, &sc->t[k], &c->end.line,
+					&c->end.column);
 	}
 	sc->ncs--;
 }
@@ -1029,19 +1028,16 @@ post(struct cpl_pyfile *f)
 	cpl_pyscan_cpu_flow(f);
 }
 
-int
-cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
-		size_t len, struct cpl_error *err)
+/* Scans f->text[0, f->len) into f (see cpl_pyscan_file()). */
+static int
+scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 {
-	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
 	struct cpl_pytokens tk;
 	struct scan sc;
 	int rc;
+	size_t len = f->len;
 
 	f->index = cpl_xcalloc(1, sizeof(*f->index));
-	f->path = cpl_xstrdup(path ? path : "<string>");
-	f->text = cpl_xstrndup(text, len);
-	f->len = len;
 	memset(&tk, 0, sizeof(tk));
 	rc = cpl_pytoken_scan(&tk, f->text, len, f->path, err);
 	/* Kept as long as the file: no room to grow into. */
@@ -1072,8 +1068,59 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	f->index->args = fit(f->index->args, f->index->nargs,
 			     sizeof(*f->index->args), &f->index->capargs);
 	post(f);
-	*out = f;
+	/* The facts are complete and nothing keeps a pointer into these
+	 * arrays (only indices): cut them to their length. */
+	f->imports = fit(f->imports, f->nimports, sizeof(*f->imports),
+			 &f->index->capimports);
+	f->argdefs = fit(f->argdefs, f->nargdefs, sizeof(*f->argdefs),
+			 &f->index->capargdefs);
+	f->loaders = fit(f->loaders, f->nloaders, sizeof(*f->loaders),
+			 &f->index->caploaders);
+	f->threads = fit(f->threads, f->nthreads, sizeof(*f->threads),
+			 &f->index->capthreads);
+	f->pools = fit(f->pools, f->npools, sizeof(*f->pools),
+		       &f->index->cappools);
+	f->cpucounts = fit(f->cpucounts, f->ncpucounts, sizeof(*f->cpucounts),
+			   &f->index->capcpucounts);
+	f->envsets = fit(f->envsets, f->nenvsets, sizeof(*f->envsets),
+			 &f->index->capenvsets);
+	f->sinks = fit(f->sinks, f->nsinks, sizeof(*f->sinks),
+		       &f->index->capsinks);
+	f->refs = fit(f->refs, f->nrefs, sizeof(*f->refs),
+		      &f->index->caprefs);
+	/* The maps were sized for the scan; lookups are all that is left. */
+	cpl_pyscan_nmap_fit(&f->index->assigns);
+	cpl_pyscan_nmap_fit(&f->index->bindings);
+	cpl_pyscan_nmap_fit(&f->index->defs);
+	cpl_pyscan_nmap_fit(&f->index->argdefs);
 	return rc < 0 ? 1 : 0;
+}
+
+int
+cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
+		size_t len, struct cpl_error *err)
+{
+	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
+
+	f->path = cpl_xstrdup(path ? path : "<string>");
+	f->text = cpl_xstrndup(text, len);
+	f->len = len;
+	*out = f;
+	return scan_into(f, err);
+}
+
+int
+cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
+			 const char *text, size_t len, struct cpl_error *err)
+{
+	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
+
+	f->path = cpl_xstrdup(path ? path : "<string>");
+	f->text = (char *)text;
+	f->text_borrowed = true;
+	f->len = len;
+	*out = f;
+	return scan_into(f, err);
 }
 
 void
@@ -1085,7 +1132,8 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 		return;
 	ix = f->index;
 	free(f->path);
-	free(f->text);
+	if (!f->text_borrowed)
+		free(f->text);
 	free(f->toks);
 	free(f->imports);
 	free(f->scopes);

@@ -334,8 +334,10 @@ struct cpl_pyenvset {
 /* One scanned Python file. */
 struct cpl_pyfile {
 	char *path;
-	char *text;		/* NUL-terminated copy */
+	char *text;		/* NUL-terminated: a copy, or borrowed */
 	size_t len;
+	bool text_borrowed;	/* cpl_pyscan_file_borrowed(): never freed
+				 * here */
 	struct cpl_pytoken *toks;
 	size_t ntoks;
 	bool imports_torch;
@@ -386,6 +388,14 @@ struct cpl_pyfile {
  */
 int cpl_pyscan_file(struct cpl_pyfile **out, const char *path,
 		    const char *text, size_t len, struct cpl_error *err);
+/*
+ * cpl_pyscan_file() without the copy: *out borrows text, which must hold
+ * a NUL at text[len], never change, and outlive *out (the engine's
+ * sources keep their text as long as their scanned file).
+ */
+int cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
+			     const char *text, size_t len,
+			     struct cpl_error *err);
 void cpl_pyfile_free(struct cpl_pyfile *f);	/* NULL-safe */
 
 /* "cpu-count", "dataloader", ... for messages and tests. */

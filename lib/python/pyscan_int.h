@@ -69,6 +69,9 @@ int cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k,
 			size_t len);
 /* Grows m to a power of two of at least cap slots. */
 void cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap);
+/* Cuts m to the fewest slots its entries need (none when empty): for a
+ * map that is kept and rarely grows again. */
+void cpl_pyscan_nmap_fit(struct nmap *m);
 /* Sets (ns, k) to val; k must outlive the map. */
 void cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len,
 			 int val);

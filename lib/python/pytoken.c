@@ -144,8 +144,6 @@ emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
 	t->len = lx->i - off;
 	t->line = line;
 	t->column = col;
-	t->end_line = lx->line;
-	t->end_column = lx->col;
 	if (kind == CPL_PYTOK_NAME || kind == CPL_PYTOK_KEYWORD ||
 	    kind == CPL_PYTOK_NUMBER || kind == CPL_PYTOK_STRING ||
 	    kind == CPL_PYTOK_OP || kind == CPL_PYTOK_ERRORTOKEN)
@@ -644,13 +642,10 @@ scan_newline(struct lexer *lx)
 	size_t off = lx->i;
 	int line = lx->line, col = lx->col;
 	bool logical = lx->nbr == 0 && lx->content;
-	struct cpl_pytoken *t;
 
 	step(lx);
+	/* It ends a column after its start (cpl_pytoken_end()). */
 	emit(lx, logical ? CPL_PYTOK_NEWLINE : CPL_PYTOK_NL, 0, off, line, col);
-	t = &lx->out->toks[lx->out->count - 1];
-	t->end_line = line;
-	t->end_column = col + 1;
 	if (logical)
 		lx->content = false;
 }
@@ -770,6 +765,34 @@ cpl_pytoken_kind_name(enum cpl_pytok_kind k)
 	case CPL_PYTOK_ERRORTOKEN: return "ERRORTOKEN";
 	}
 	return "?";
+}
+
+void
+cpl_pytoken_end(const char *text, const struct cpl_pytoken *t, int *line,
+		int *column)
+{
+	const unsigned char *s = (const unsigned char *)text + t->off;
+	size_t i, n = t->len;
+	int l = t->line, c = t->column;
+
+	if ((t->kind == CPL_PYTOK_NEWLINE || t->kind == CPL_PYTOK_NL) &&
+	    n > 0) {
+		*line = l;
+		*column = c + 1;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\r' || s[i] == '\n') {
+			if (s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
+				i++;
+			l++;
+			c = 1;
+		} else if ((s[i] & 0xC0) != 0x80) {
+			c++;
+		}
+	}
+	*line = l;
+	*column = c;
 }
 
 bool

@@ -487,6 +487,18 @@ cpl_pyvalue_code(struct cpl_code **out, const struct cpl_pyfile *const *files,
 				       (void *)(uintptr_t)(i + 1));
 	join_roles(&p);
 	first_cv2(code);
+	/* A process keeps its sizes for the run: room for exactly as many
+	 * as its files may give (cpl_xgrow would start at 8). */
+	for (i = 0; i < nfiles; i++) {
+		caploaders += files[i]->nloaders;
+		capthreads += files[i]->nthreads;
+	}
+	if (caploaders)
+		code->loaders = cpl_xmalloc(caploaders *
+					    sizeof(*code->loaders));
+	if (capthreads)
+		code->threads = cpl_xmalloc(capthreads *
+					    sizeof(*code->threads));
 	for (i = 0; i < nfiles; i++) {
 		const struct cpl_pyfile *f = files[i];
 		struct cpl_pyval v;

@@ -534,6 +534,44 @@ START_TEST(parallel_work)
 }
 END_TEST
 
+/* Paths join lexically: "." and "" go, ".." takes back a component (a
+ * leading ".." stays), a root stays, an absolute rel wins. */
+START_TEST(paths_join_lexically)
+{
+	static const char *const cases[][3] = {
+		{ ".", "a/b.py", "a/b.py" },
+		{ "", "a.py", "a.py" },
+		{ "x", "a.py", "x/a.py" },
+		{ "x/y", "../a.py", "x/a.py" },
+		{ "x/./y/", "./a//b.py", "x/y/a/b.py" },
+		{ "/r/x", "../../a.py", "/a.py" },
+		{ "/r", "../..", "/.." },
+		{ "/", "a", "/a" },
+		{ "x", "..", "." },
+		{ ".", "../a.py", "../a.py" },
+		{ "..", "a/../../b", "b" },
+		{ "x", "/abs/./a.py", "/abs/a.py" },
+		{ "x//y", "", "x/y" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *p = cpl_link_join(cases[i][0], cases[i][1]);
+
+		ck_assert_msg(strcmp(p, cases[i][2]) == 0,
+			      "join(%s, %s) = %s, want %s", cases[i][0],
+			      cases[i][1], p, cases[i][2]);
+		free(p);
+	}
+	{
+		char *p = cpl_link_join(NULL, "./a.py");
+
+		ck_assert_str_eq(p, "a.py");
+		free(p);
+	}
+}
+END_TEST
+
 static Suite *
 pycode_suite(void)
 {
@@ -541,6 +579,7 @@ pycode_suite(void)
 	TCase *tc = tcase_create("pycode");
 
 	tcase_add_test(tc, main_guard_makes_an_entry);
+	tcase_add_test(tc, paths_join_lexically);
 	tcase_add_test(tc, cpu_counts_keep_their_caps);
 	tcase_add_test(tc, sinks_and_refs);
 	tcase_add_test(tc, process_joins_modules);

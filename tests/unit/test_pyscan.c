@@ -1340,6 +1340,52 @@ START_TEST(large_generated_file)
 }
 END_TEST
 
+/* A borrowed text is not copied, and the facts are those of a copying
+ * scan; the lookup maps, cut to fit after the scan, still find every
+ * name. */
+START_TEST(borrowed_text_and_fitted_maps)
+{
+	struct cpl_pyfile *f = NULL, *g;
+	struct cpl_error err = { 0 };
+	struct cpl_buf b = { 0 };
+	char name[32];
+	int i;
+
+	for (i = 0; i < 300; i++)
+		cpl_buf_addf(&b, "import mod%d as a%d\nv%d = %d\n", i, i, i,
+			     i);
+	/* Many tokens, few names: the assign map is reserved large and
+	 * must shrink. */
+	cpl_buf_adds(&b, "big = [");
+	for (i = 0; i < 3000; i++)
+		cpl_buf_adds(&b, "0, ");
+	cpl_buf_adds(&b, "]\n");
+	cpl_buf_adds(&b, "def f(x):\n    return x\n");
+	ck_assert_int_eq(cpl_pyscan_file_borrowed(&f, "t.py", b.data, b.len,
+						  &err), 0);
+	ck_assert_ptr_eq(f->text, b.data);
+	g = scan(b.data);
+	ck_assert_ptr_ne(g->text, b.data);
+	ck_assert_uint_eq(f->ntoks, g->ntoks);
+	ck_assert_uint_eq(f->nimports, 300);
+	ck_assert_uint_eq(f->nassigns, g->nassigns);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "a%d", i);
+		ck_assert_int_eq(cpl_pyscan_binding(f, 0, name), i);
+		snprintf(name, sizeof(name), "v%d", i);
+		ck_assert_int_ge(cpl_pyscan_assign_last(f, 0, name), 0);
+	}
+	ck_assert_int_ge(cpl_pyscan_assign_last(f, 0, "big"), 0);
+	ck_assert_int_eq(cpl_pyscan_binding(f, 0, "a300"), -1);
+	ck_assert_int_eq(cpl_pyscan_binding(f, 0, "nothing"), -1);
+	cpl_pyfile_free(f);
+	cpl_pyfile_free(g);
+	ck_assert_str_eq(cpl_buf_str(&b) + b.len - 9, "return x\n");
+	cpl_buf_free(&b);
+	cpl_error_clear(&err);
+}
+END_TEST
+
 static Suite *
 pyscan_suite(void)
 {
@@ -1371,6 +1417,7 @@ pyscan_suite(void)
 	tcase_add_test(values, values_linked_names);
 	tcase_add_test(robust, tokenizer_error_still_yields_facts);
 	tcase_add_test(robust, large_generated_file);
+	tcase_add_test(robust, borrowed_text_and_fitted_maps);
 	tcase_set_timeout(robust, 30);
 	suite_add_tcase(s, facts);
 	suite_add_tcase(s, values);
