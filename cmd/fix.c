@@ -10,6 +10,10 @@
  * reports what is left.  Standard input's fixed text goes to stdout and
  * the report to stderr.
  *
+ * Ownership: a run owns the fixed texts (struct cli_fixfile: path,
+ * original and fixed text, changed regions) until its end; findings and
+ * edits stay the engine's, borrowed for one pass.
+ *
  * Invariant: nothing is written before every pass is done, and a file
  * that changed since it was read is never overwritten.
  */

@@ -10,6 +10,9 @@
  * docstring and the leading imports, before any statement that could
  * call it; a file that already names cpu_quota otherwise gets no edit.
  *
+ * Ownership: the edits go onto the finding, which owns them; the memo
+ * of where the helper goes lives on the engine's source.
+ *
  * May include: the core headers (rule.h, engine_int.h, fixedit.h).
  */
 #include "fixedit.h"

@@ -6,6 +6,9 @@
  * each pass is a new engine given the texts of the files fixed so far.
  * Paths are matched however they are spelled ("./a.yaml", "a.yaml"),
  * like the engine's sources.
+ *
+ * Ownership: the engine owns each given text (a copy) and its key until
+ * cpl_engine_free(); a read hands out a fresh copy the caller frees.
  */
 #include "engine_int.h"
 

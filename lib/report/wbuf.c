@@ -5,6 +5,8 @@
  * between calls (a fuller buffer is written at once, and a piece at least
  * that large goes straight to the FILE after what was buffered); after a
  * failure nothing more is written and len stays 0.  Nothing here prints.
+ * Ownership: the writer owns its buffer (freed by cpl_wbuf_finish or
+ * cpl_wbuf_take, which hands it over); the FILE is borrowed.
  */
 #include "report/wbuf.h"
 
