@@ -344,7 +344,8 @@ cpl_cli_run_fix(struct cli_static *st)
 			nfixed += r.nfixed[i];
 		}
 		/* Sorted only now: r.nfixed follows the order found. */
-		qsort(r.files, r.n, sizeof(*r.files), file_cmp);
+		if (r.n > 1)
+			qsort(r.files, r.n, sizeof(*r.files), file_cmp);
 		status = print_diff(&r);
 		fprintf(stderr, "kubectl-cpulint: would fix %zu finding(s) "
 			"in %zu file(s)", nfixed, nfiles);
