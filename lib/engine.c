@@ -64,7 +64,7 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_suppress_free(e->files[i]->sup);
 		cpl_pyfile_free(e->files[i]->py);
 		cpl_error_clear(&e->files[i]->scan_err);
-		free(e->files[i]->line_at);
+		cpl_lines_free(&e->files[i]->lines);
 		cpl_yedit_free(e->files[i]->yedit);
 		free(e->files[i]);
 	}

@@ -32,6 +32,7 @@
 #include "link.h"
 #include "python/pyscan.h"
 #include "suppress.h"
+#include "text/lines.h"
 #include "text/yamledit.h"
 
 #define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
@@ -54,8 +55,8 @@ struct source {
 	struct cpl_error scan_err;	/* a scan on a worker failed: kept
 					 * until the file is first asked for,
 					 * when the error is reported */
-	size_t *line_at;		/* byte offset of each line, lazily */
-	size_t nlines;
+	struct cpl_lines lines;		/* where each line starts, lazily
+					 * (fixedit.c) */
 	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
 					 * once the rules ran */
 	bool yedit_tried;

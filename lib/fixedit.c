@@ -23,6 +23,7 @@
 
 #include "engine_int.h"
 #include "rule.h"
+#include "text/lines.h"
 #include "text/yamledit.h"
 
 /* The parsed source at path, or NULL (not YAML/JSON, not read). */
@@ -339,58 +340,30 @@ static bool is_word(char c);
  * offsets of its lines are indexed once, on the first question, so a file
  * with thousands of findings is not rescanned for each.
  */
-long
-cpl_fixedit_offset(const struct source *src_c, int line, int column)
+/* The source's line index, made on the first question. */
+static const struct cpl_lines *
+lines_of(const struct source *src_c)
 {
 	struct source *src = (struct source *)src_c;
-	size_t at, cap = 0;
-	const char *p, *end = src->text + src->len;
-	int col;
 
-	if (src->line_at == NULL) {
-		cpl_xgrow((void **)&src->line_at, &cap, 1, sizeof(size_t));
-		src->line_at[src->nlines++] = 0;
-		for (p = src->text; (p = memchr(p, '\n', (size_t)(end - p)));
-		     p++) {
-			cpl_xgrow((void **)&src->line_at, &cap,
-				  src->nlines + 1, sizeof(size_t));
-			src->line_at[src->nlines++] =
-				(size_t)(p - src->text) + 1;
-		}
-	}
-	if (line < 1 || column < 1 || (size_t)line > src->nlines)
-		return -1;
-	at = src->line_at[line - 1];
-	for (col = 1; col < column; col++) {
-		if (at >= src->len || src->text[at] == '\n')
-			return -1;
-		at++;
-		while (at < src->len &&
-		       ((unsigned char)src->text[at] & 0xc0) == 0x80)
-			at++;
-	}
-	return (long)at;
+	if (src->lines.at == NULL)
+		cpl_lines_index(&src->lines, src->text, src->len);
+	return &src->lines;
+}
+
+long
+cpl_fixedit_offset(const struct source *src, int line, int column)
+{
+	return cpl_lines_offset(lines_of(src), src->text, src->len, line,
+				column, true);
 }
 
 struct cpl_pos
 cpl_fixedit_pos(const struct source *src, const char *file, size_t off)
 {
 	struct cpl_pos p = { file, 1, 1 };
-	size_t lo = 0, hi;
 
-	if (cpl_fixedit_offset(src, 1, 1) < 0)	/* indexes the lines */
-		return p;
-	hi = src->nlines;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (src->line_at[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	p.line = (int)lo + 1;
-	p.column = (int)(off - src->line_at[lo]) + 1;
+	cpl_lines_pos(lines_of(src), off, &p.line, &p.column);
 	return p;
 }
 

@@ -409,24 +409,6 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 	free(text);
 }
 
-/* The controller owner reference of an object, or NULL. */
-static const json_t *
-owner_ref(const json_t *obj)
-{
-	const json_t *refs = json_object_get(json_object_get(obj, "metadata"),
-					     "ownerReferences");
-	const json_t *r, *first = NULL;
-	size_t i;
-
-	json_array_foreach(refs, i, r) {
-		if (first == NULL)
-			first = r;
-		if (json_is_true(json_object_get(r, "controller")))
-			return r;
-	}
-	return first;
-}
-
 /*
  * Adds one live Pod (once, however many targets name it).  A Pod whose
  * top owner already has a Pod of the same spec is only counted and
@@ -594,7 +576,7 @@ controller_pods(struct live *l, const struct kind *k, const json_t *obj,
 			return;
 		}
 		json_array_foreach(jobs, i, job) {
-			const json_t *o = owner_ref(job);
+			const json_t *o = cpl_livepods_owner_ref(job);
 
 			if (o && cpl_str_eq(jstr(o, "kind"), "CronJob") &&
 			    cpl_str_eq(jstr(o, "name"), name)) {

@@ -40,9 +40,8 @@ own_key(struct cpl_livepods *lp, char *key)
 	return key;
 }
 
-/* The controller owner reference of obj (else the first), or NULL. */
-static const json_t *
-controller_ref(const json_t *obj)
+const json_t *
+cpl_livepods_owner_ref(const json_t *obj)
 {
 	const json_t *refs = json_object_get(json_object_get(obj, "metadata"),
 					     "ownerReferences");
@@ -108,7 +107,7 @@ top_of(struct cpl_livepods *lp, struct cpl_kubeclient *c, const char *kind,
 			followed[i].resource, ns, name, NULL };
 		lp->owner_gets++;
 		if (cpl_kubeclient_get(&obj, NULL, c, &ref, &err) == 0) {
-			up = controller_ref(obj);
+			up = cpl_livepods_owner_ref(obj);
 			if (up && jstr(up, "kind") && jstr(up, "name"))
 				top = top_of(lp, c, jstr(up, "kind"), ns,
 					     jstr(up, "name"), depth + 1);
@@ -130,7 +129,7 @@ struct cpl_liveowner *
 cpl_livepods_owner(struct cpl_livepods *lp, struct cpl_kubeclient *c,
 		   const json_t *pod, const char *ns)
 {
-	const json_t *ref = controller_ref(pod);
+	const json_t *ref = cpl_livepods_owner_ref(pod);
 	const char *kind = jstr(ref, "kind"), *name = jstr(ref, "name");
 
 	if (ref == NULL)

@@ -27,6 +27,10 @@
 #include "util.h"
 #include "workload.h"
 
+/* The controller owner reference of an object (else its first owner
+ * reference), or NULL. */
+const json_t *cpl_livepods_owner_ref(const json_t *obj);
+
 /* The top controller of some Pods, as read once. */
 struct cpl_liveowner {
 	char *kind;		/* "Deployment", "PyTorchJob" */

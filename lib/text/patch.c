@@ -15,49 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/lines.h"
 #include "text/patch.h"
 #include "util.h"
 
 enum { CONTEXT = 3 };
-
-/* Where each line starts: starts[i] is the offset of line i + 1. */
-struct lines {
-	size_t *starts;
-	size_t n;
-};
-
-static void
-lines_init(struct lines *l, const char *text, size_t len)
-{
-	size_t cap = 0, i;
-
-	l->starts = NULL;
-	l->n = 0;
-	cpl_xgrow((void **)&l->starts, &cap, 1, sizeof(*l->starts));
-	l->starts[l->n++] = 0;
-	for (i = 0; i < len; i++) {
-		if (text[i] != '\n')
-			continue;
-		cpl_xgrow((void **)&l->starts, &cap, l->n + 1,
-			  sizeof(*l->starts));
-		l->starts[l->n++] = i + 1;
-	}
-}
-
-/* The offset of line:column, or -1 when it lies outside the text. */
-static long
-offset_of(const struct lines *l, size_t len, int line, int column)
-{
-	size_t start, end;
-
-	if (line < 1 || column < 1 || (size_t)line > l->n)
-		return -1;
-	start = l->starts[line - 1];
-	end = (size_t)line < l->n ? l->starts[line] - 1 : len;
-	if ((size_t)column - 1 > end - start)
-		return -1;
-	return (long)(start + (size_t)column - 1);
-}
 
 /* An edit as byte offsets, with its place in the caller's array. */
 struct span {
@@ -237,7 +199,7 @@ void
 cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 		struct cpl_patch_edit *edits, size_t n)
 {
-	struct lines l;
+	struct cpl_lines l;
 	struct span *sp = cpl_xcalloc(n ? n : 1, sizeof(*sp));
 	size_t *acc = cpl_xcalloc(n ? n : 1, sizeof(*acc));
 	size_t nacc = 0, i, pos = 0, rcap = 0;
@@ -245,11 +207,12 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 	struct cpl_buf b;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
+	cpl_lines_index(&l, text, len);
 	for (i = 0; i < n; i++) {
-		long s = offset_of(&l, len, edits[i].line, edits[i].column);
-		long e = offset_of(&l, len, edits[i].end_line,
-				   edits[i].end_column);
+		long s = cpl_lines_offset(&l, text, len, edits[i].line,
+					  edits[i].column, false);
+		long e = cpl_lines_offset(&l, text, len, edits[i].end_line,
+					  edits[i].end_column, false);
 
 		sp[i].index = i;
 		edits[i].state = CPL_PATCH_APPLIED;
@@ -302,7 +265,7 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 			out->regions[pos++] = out->regions[i];
 	}
 	out->nregions = pos;
-	free(l.starts);
+	cpl_lines_free(&l);
 	free(sp);
 	free(acc);
 }
@@ -370,7 +333,7 @@ put_range(struct cpl_buf *b, char sign, size_t start, size_t count)
 
 /* Appends the hunk made of parts [0, n) of p. */
 static void
-put_hunk(struct cpl_buf *b, const struct lines *ol, const char *old,
+put_hunk(struct cpl_buf *b, const struct cpl_lines *ol, const char *old,
 	 size_t old_len, const char *nt, size_t new_len,
 	 const struct hunkpart *p, size_t n)
 {
@@ -392,12 +355,12 @@ put_hunk(struct cpl_buf *b, const struct lines *ol, const char *old,
 	ln = first;
 	for (i = 0; i < n; i++) {
 		for (; ln < p[i].a; ln++) {
-			off = ol->starts[ln - 1];
+			off = ol->at[ln - 1];
 			put_line(b, ' ', old + off, line_len(old, off,
 							      old_len));
 		}
 		for (; ln < p[i].a + p[i].ac; ln++) {
-			off = ol->starts[ln - 1];
+			off = ol->at[ln - 1];
 			put_line(b, '-', old + off, line_len(old, off,
 							      old_len));
 		}
@@ -409,7 +372,7 @@ put_hunk(struct cpl_buf *b, const struct lines *ol, const char *old,
 		}
 	}
 	for (; ln < stop; ln++) {
-		off = ol->starts[ln - 1];
+		off = ol->at[ln - 1];
 		put_line(b, ' ', old + off, line_len(old, off, old_len));
 	}
 }
@@ -419,7 +382,7 @@ cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
 	       size_t old_len, const char *new_text, size_t new_len,
 	       const struct cpl_patch_region *regions, size_t nregions)
 {
-	struct lines ol;
+	struct cpl_lines ol;
 	struct hunkpart *parts;
 	size_t i, first, oline = 1, nline = 1, opos = 0, npos = 0;
 
@@ -428,7 +391,7 @@ cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
 	while (cpl_str_starts(path, "./"))
 		path += 2;
 	cpl_buf_addf(b, "--- a/%s\n+++ b/%s\n", path, path);
-	lines_init(&ol, old, old_len);
+	cpl_lines_index(&ol, old, old_len);
 	parts = cpl_xcalloc(nregions, sizeof(*parts));
 	for (i = 0; i < nregions; i++) {
 		const struct cpl_patch_region *r = &regions[i];
@@ -452,5 +415,5 @@ cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
 		first = i;
 	}
 	free(parts);
-	free(ol.starts);
+	cpl_lines_free(&ol);
 }

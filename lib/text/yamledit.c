@@ -18,6 +18,8 @@
 
 #include <yaml.h>
 
+#include "text/lines.h"
+
 /* Inserted text is capped like any other string the tool builds. */
 #define MAX_INSERT (1u << 20)
 
@@ -44,8 +46,7 @@ struct cpl_yenode {
 struct cpl_yedit {
 	char *src;
 	size_t len;
-	size_t *line_at;		/* byte offset of each line */
-	size_t nlines;
+	struct cpl_lines lines;		/* where each line starts */
 	struct cpl_yenode **docs;
 	size_t ndocs, docs_cap;
 	struct cpl_yenode **all;	/* every node, for find and free */
@@ -63,9 +64,9 @@ mark_offset(const struct cpl_yedit *ed, const yaml_mark_t *m)
 {
 	size_t off, col;
 
-	if (m->line >= ed->nlines)
+	if (m->line >= ed->lines.n)
 		return ed->len;
-	off = ed->line_at[m->line];
+	off = ed->lines.at[m->line];
 	if (m->line == 0 && ed->len >= 3 &&
 	    memcmp(ed->src, "\xef\xbb\xbf", 3) == 0)
 		off = 3;
@@ -124,18 +125,12 @@ close_block(struct cpl_yenode *n)
 static void
 index_lines(struct cpl_yedit *ed)
 {
-	size_t cap = 0, i;
+	size_t i;
 
-	cpl_xgrow((void **)&ed->line_at, &cap, 1, sizeof(size_t));
-	ed->line_at[ed->nlines++] = 0;
-	for (i = 0; i < ed->len; i++)
-		if (ed->src[i] == '\n') {
-			cpl_xgrow((void **)&ed->line_at, &cap, ed->nlines + 1,
-				  sizeof(size_t));
-			ed->line_at[ed->nlines++] = i + 1;
-			if (ed->nlines == 2 && i > 0 && ed->src[i - 1] == '\r')
-				ed->crlf = true;
-		}
+	cpl_lines_index(&ed->lines, ed->src, ed->len);
+	/* The first line's end says how new lines end. */
+	ed->crlf = ed->lines.n > 1 && ed->lines.at[1] >= 2 &&
+		   ed->src[ed->lines.at[1] - 2] == '\r';
 	for (i = 0; i < ed->len && strchr(" \t\r\n", ed->src[i]); i++)
 		;
 	if (i + 3 <= ed->len && memcmp(ed->src + i, "\xef\xbb\xbf", 3) == 0)
@@ -244,7 +239,7 @@ cpl_yedit_free(struct cpl_yedit *ed)
 	}
 	free(ed->all);
 	free(ed->docs);
-	free(ed->line_at);
+	cpl_lines_free(&ed->lines);
 	free(ed->src);
 	free(ed);
 }
@@ -678,7 +673,7 @@ add_ins(const struct cpl_yedit *ed, struct cpl_yedit_out *out, size_t off,
 	struct cpl_buf *text)
 {
 	struct cpl_yedit_ins *in;
-	size_t lo = 0, hi = ed->nlines, i;
+	size_t i;
 
 	for (i = 0; i < out->n; i++)
 		if (out->v[i].offset == off) {
@@ -689,19 +684,10 @@ add_ins(const struct cpl_yedit *ed, struct cpl_yedit_out *out, size_t off,
 			out->v[i].text = t;
 			return;
 		}
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ed->line_at[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	cpl_xgrow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v));
 	in = &out->v[out->n++];
 	in->offset = off;
-	in->line = (int)lo + 1;
-	in->column = (int)(off - ed->line_at[lo]) + 1;
+	cpl_lines_pos(&ed->lines, off, &in->line, &in->column);
 	in->text = cpl_xstrdup(cpl_buf_str(text));
 }
 
