@@ -214,9 +214,10 @@ bench: $(BIN) $(BENCH_FLOORS)
 # FUZZ_SECONDS, seeded from testdata; any crash, leak or undefined
 # behaviour stops it (-fno-sanitize-recover=all) and fails the target.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lint kubeconfig apijson cadvisor
+FUZZ_TARGETS ?= lint fix kubeconfig apijson cadvisor
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz_seeds_lint       = find testdata -name '*.yaml' -size -64k
+fuzz_seeds_fix        = find testdata/fix testdata/edits -type f ! -name 'expected*' -size -64k
 fuzz_seeds_kubeconfig = grep -rlE --include='*.yaml' --include='*kubeconfig*' '^kind: Config' testdata tests
 fuzz_seeds_apijson    = find testdata/apiserver/fixtures -name '*.json' -size -64k
 fuzz_seeds_cadvisor   = find tests/fuzz/seeds/cadvisor -type f
@@ -232,6 +233,7 @@ fuzz:
 	    mkdir -p build-fuzz/corpus-$$t; \
 	    case $$t in \
 	    lint) $(fuzz_seeds_lint) ;; \
+	    fix) $(fuzz_seeds_fix) ;; \
 	    kubeconfig) $(fuzz_seeds_kubeconfig) ;; \
 	    apijson) $(fuzz_seeds_apijson) ;; \
 	    cadvisor) $(fuzz_seeds_cadvisor) ;; \
