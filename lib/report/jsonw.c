@@ -212,8 +212,18 @@ cpl_jsonw_strn(struct cpl_jsonw *j, const char *s, size_t n)
 void
 cpl_jsonw_int(struct cpl_jsonw *j, long long v)
 {
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+				       (unsigned long long)v;
+
 	before_value(j);
-	cpl_wbuf_addf(j->w, "%lld", v);
+	do {	/* printf's "%lld", without parsing a format per number */
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		*--p = '-';
+	cpl_wbuf_add(j->w, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void
