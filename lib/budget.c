@@ -992,9 +992,10 @@ cpl_budget_cpus_str(char *out, unsigned size, int64_t millis)
 		snprintf(out, size, "%lldm", (long long)millis);
 }
 
-void
-cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
-		 const struct cpl_container *c)
+/* Gathers the facts of c (see cpl_facts_gather). */
+static void
+gather(struct cpl_facts *f, const struct cpl_workload *w,
+       const struct cpl_container *c)
 {
 	memset(f, 0, sizeof(*f));
 	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
@@ -1026,6 +1027,23 @@ cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 	else
 		snprintf(f->share, sizeof(f->share), "split into %ld "
 			 "thread(s) and %ld loader worker(s)", f->t, f->w);
+}
+
+void
+cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
+		 const struct cpl_container *c)
+{
+	/* The facts are gathered once per container and kept in it: the
+	 * budget entry and every container rule ask for the same ones.
+	 * The cache is the one member of a const container that changes;
+	 * nothing a run does after linking changes what it is made of. */
+	struct cpl_container *mc = (struct cpl_container *)c;
+
+	if (c->facts == NULL) {
+		mc->facts = cpl_xmalloc(sizeof(*mc->facts));
+		gather(mc->facts, w, c);
+	}
+	*f = *c->facts;
 }
 
 /* The text and position of a how; text NULL when nothing sets it. */

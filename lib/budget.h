@@ -135,6 +135,13 @@ struct cpl_facts {
 				 * thread(s) and 2 loader worker(s)" */
 };
 
+/*
+ * The facts of training container c of w: its CPU budget, ranks, threads,
+ * workers and the split, with the phrases messages use.  Gathered once
+ * and kept in c (c->facts, freed with c), so c must not change after the
+ * first call: rules and budget entries run after linking, when it is
+ * complete.
+ */
 void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 		      const struct cpl_container *c);
 

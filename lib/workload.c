@@ -63,6 +63,7 @@ container_clear(struct cpl_container *c)
 	cpl_launch_clear(&c->launch);
 	free(c->throttle_note);
 	free(c->measured_pod);
+	free(c->facts);
 }
 
 static void
@@ -194,6 +195,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	dst->code = NULL;
 	dst->throttle_note = cpl_xstrdup(src->throttle_note);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);
+	dst->facts = NULL;	/* gathered for the copy when asked */
 }
 
 void

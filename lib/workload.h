@@ -40,6 +40,8 @@ enum cpl_throttle {
 
 struct cpl_code;	/* facts from linked Python (pyscan.h); may be NULL */
 
+struct cpl_facts;	/* budget.h */
+
 struct cpl_container {
 	char *name;
 	char *image;
@@ -91,6 +93,9 @@ struct cpl_container {
 	char *measured_pod;	/* live, a workload of several Pods: the
 				 * Pod whose figures these are (the most
 				 * throttled), "pod/NS/NAME"; else NULL */
+	struct cpl_facts *facts;	/* the budget's facts, gathered once
+					 * when the rules first ask
+					 * (budget.c); owned */
 };
 
 /*
