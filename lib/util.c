@@ -87,11 +87,23 @@ cpl_xstrndup(const char *s, size_t n)
 char *
 cpl_xvasprintf(const char *fmt, va_list ap)
 {
-	struct cpl_buf b;
+	char small[256], *s;
+	va_list aq;
+	int n;
 
-	cpl_buf_init(&b, 0);
-	cpl_buf_vaddf(&b, fmt, ap);
-	return cpl_buf_detach(&b);
+	/* Most strings are short: one formatting into the stack, then a
+	 * copy of the right size; a longer one is formatted again. */
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return cpl_xstrdup("");
+	s = cpl_xmalloc((size_t)n + 1);
+	if ((size_t)n < sizeof(small))
+		memcpy(s, small, (size_t)n + 1);
+	else
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
 }
 
 char *
@@ -153,13 +165,34 @@ cpl_buf_addc(struct cpl_buf *b, char c)
 void
 cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
 {
+	size_t room = b->data ? b->cap - b->len : 0;
 	va_list aq;
 	int n;
 
+	/* Formats into the room already there; only a string that does not
+	 * fit is measured and formatted again after growing. */
 	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
+	n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, aq);
 	va_end(aq);
-	if (n < 0 || !buf_reserve(b, (size_t)n))
+	if (n < 0) {
+		if (b->data)
+			b->data[b->len] = '\0';
+		return;
+	}
+	if ((size_t)n < room) {
+		size_t max = b->max ? b->max : BUF_DEFAULT_MAX;
+
+		if (b->len + (size_t)n + 1 <= max) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->data[b->len] = '\0';	/* past the cap: dropped */
+		b->overflow = true;
+		return;
+	}
+	if (b->data)
+		b->data[b->len] = '\0';
+	if (!buf_reserve(b, (size_t)n))
 		return;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;

@@ -30,6 +30,44 @@ START_TEST(buffer_and_cap)
 }
 END_TEST
 
+/* Formatting into a buffer's room, growing it, past its cap; and
+ * xasprintf's short and long strings. */
+START_TEST(buffer_formatting)
+{
+	struct cpl_buf b;
+	char big[1000], *s;
+	int i;
+
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < 200; i++)	/* fits in the room, then grows */
+		cpl_buf_addf(&b, "%d,", i % 10);
+	ck_assert_uint_eq(b.len, 400);
+	ck_assert(strncmp(cpl_buf_str(&b), "0,1,2,", 6) == 0);
+	ck_assert_str_eq(cpl_buf_str(&b) + 394, "7,8,9,");
+	cpl_buf_free(&b);
+
+	cpl_buf_init(&b, 8);
+	cpl_buf_adds(&b, "ab");
+	cpl_buf_addf(&b, "%s", "cdefghij");	/* 10 > 7: dropped */
+	ck_assert(b.overflow);
+	ck_assert_str_eq(cpl_buf_str(&b), "ab");
+	ck_assert_uint_eq(b.len, 2);
+	cpl_buf_addf(&b, "%s", "cd");
+	ck_assert_str_eq(cpl_buf_str(&b), "abcd");
+	cpl_buf_free(&b);
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	s = cpl_xasprintf("<%s>", big);
+	ck_assert_uint_eq(strlen(s), sizeof(big) + 1);
+	ck_assert(s[0] == '<' && s[sizeof(big)] == '>');
+	free(s);
+	s = cpl_xasprintf("%s-%d", "short", 7);
+	ck_assert_str_eq(s, "short-7");
+	free(s);
+}
+END_TEST
+
 START_TEST(errors_format)
 {
 	struct cpl_error e = { 0 };
@@ -143,6 +181,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, buffer_and_cap);
+	tcase_add_test(tc, buffer_formatting);
 	tcase_add_test(tc, errors_format);
 	tcase_add_test(tc, read_file);
 	tcase_add_test(tc, strmap);
