@@ -127,39 +127,55 @@ add(struct cpl_suppress **s, int line, char *rules)
 	(*s)->n++;
 }
 
+/* Reads the suppression comment of one line [p, eol), if it has one: the
+ * first '#' that starts the line or follows a blank opens the comment. */
+static void
+scan_line(struct cpl_suppress **s, const char *p, const char *eol, int line)
+{
+	const char *q, *hit;
+
+	for (q = p; q < eol; q++) {
+		if (*q != '#' || (q > p && q[-1] != ' ' && q[-1] != '\t'))
+			continue;
+		hit = memmem(q, (size_t)(eol - q), "cpulint:", 8);
+		if (hit == NULL)
+			return;
+		hit += 8;
+		while (hit < eol && *hit == ' ')
+			hit++;
+		if ((size_t)(eol - hit) > 13 &&
+		    strncmp(hit, "disable-file=", 13) == 0)
+			add(s, -1, parse_list(s, hit + 13, eol, p, line));
+		else if ((size_t)(eol - hit) > 8 &&
+			 strncmp(hit, "disable=", 8) == 0)
+			add(s, line, parse_list(s, hit + 8, eol, p, line));
+		return;
+	}
+}
+
 struct cpl_suppress *
 cpl_suppress_scan(const char *text, size_t len)
 {
 	struct cpl_suppress *s = NULL;
-	const char *p = text, *end = text + len;
+	const char *p = text, *end = text + len, *hit, *ls, *eol;
 	int line = 1;
 
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *q, *hit;
+	/* Only lines holding "cpulint:" can suppress: find those with one
+	 * search over the text, counting the lines passed on the way. */
+	while (p < end &&
+	       (hit = memmem(p, (size_t)(end - p), "cpulint:", 8)) != NULL) {
+		for (ls = p;; ls++) {
+			const char *nl = memchr(ls, '\n', (size_t)(hit - ls));
 
+			if (nl == NULL)
+				break;
+			line++;
+			ls = nl;
+		}
+		eol = memchr(hit, '\n', (size_t)(end - hit));
 		if (eol == NULL)
 			eol = end;
-		for (q = p; q < eol; q++) {
-			if (*q != '#' || (q > p && q[-1] != ' ' &&
-					  q[-1] != '\t'))
-				continue;
-			hit = memmem(q, (size_t)(eol - q), "cpulint:", 8);
-			if (hit == NULL)
-				break;
-			hit += 8;
-			while (hit < eol && *hit == ' ')
-				hit++;
-			if ((size_t)(eol - hit) > 13 &&
-			    strncmp(hit, "disable-file=", 13) == 0)
-				add(&s, -1, parse_list(&s, hit + 13, eol, p,
-						       line));
-			else if ((size_t)(eol - hit) > 8 &&
-				 strncmp(hit, "disable=", 8) == 0)
-				add(&s, line, parse_list(&s, hit + 8, eol, p,
-							 line));
-			break;
-		}
+		scan_line(&s, ls, eol, line);
 		p = eol + 1;
 		line++;
 	}

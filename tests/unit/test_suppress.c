@@ -47,6 +47,30 @@ START_TEST(file_wide_and_all)
 }
 END_TEST
 
+/* Only lines with "cpulint:" are read, so the line count across the
+ * lines skipped must be right; a line's first comment decides. */
+START_TEST(lines_found_by_search)
+{
+	struct cpl_suppress *s = scan(
+		"a: 'cpulint: disable=CPU101'  # plain comment\n"
+		"\n\n\n"
+		"b: 1  # cpulint: disable=CPU102 # cpulint: disable=CPU103\n"
+		"c: x#y  # cpulint: disable=CPU104\r\n"
+		"d: 2\n"
+		"# cpulint: disable=CPU105");
+
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU101", 1), 0);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU101", 2), 0);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU102", 5), 5);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU103", 5), 0);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU104", 6), 6);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU104", 7), 6);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU105", 8), 8);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU105", 7), 0);
+	cpl_suppress_free(s);
+}
+END_TEST
+
 START_TEST(not_comments)
 {
 	/* '#' inside a word is not a comment; no comment, no table. */
@@ -103,6 +127,7 @@ suite(void)
 	tcase_add_test(tc, line_and_next_line);
 	tcase_add_test(tc, file_wide_and_all);
 	tcase_add_test(tc, not_comments);
+	tcase_add_test(tc, lines_found_by_search);
 	tcase_add_test(tc, unknown_rules);
 	suite_add_tcase(s, tc);
 	return s;
