@@ -165,18 +165,23 @@ cpl_buf_addc(struct cpl_buf *b, char c)
 void
 cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
 {
-	size_t room = b->data ? b->cap - b->len : 0;
+	char *at = NULL;
+	size_t room = 0;
 	va_list aq;
 	int n;
 
+	if (b->data != NULL) {
+		at = b->data + b->len;
+		room = b->cap - b->len;
+	}
 	/* Formats into the room already there; only a string that does not
 	 * fit is measured and formatted again after growing. */
 	va_copy(aq, ap);
-	n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, aq);
+	n = vsnprintf(at, room, fmt, aq);
 	va_end(aq);
 	if (n < 0) {
-		if (b->data)
-			b->data[b->len] = '\0';
+		if (at != NULL)
+			*at = '\0';
 		return;
 	}
 	if ((size_t)n < room) {
@@ -186,12 +191,12 @@ cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
 			b->len += (size_t)n;
 			return;
 		}
-		b->data[b->len] = '\0';	/* past the cap: dropped */
+		*at = '\0';	/* past the cap: dropped */
 		b->overflow = true;
 		return;
 	}
-	if (b->data)
-		b->data[b->len] = '\0';
+	if (at != NULL)
+		*at = '\0';
 	if (!buf_reserve(b, (size_t)n))
 		return;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
