@@ -8,7 +8,10 @@
  * suppressions, and sorted by file, line, column, rule.  Input problems
  * never stop the run: they are recorded as errors.  Python files named on
  * their own bring in the workloads that run them (reach.c; the state both
- * share is in engine_int.h).
+ * share is in engine_int.h).  Python files make their tokens again when
+ * read (pyscan.h), under one token cache that is trimmed only between
+ * evaluations: after each container linked, each workload's budgets, each
+ * file and each container through the rules.
  */
 #include "engine_int.h"
 
