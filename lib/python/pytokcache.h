@@ -32,7 +32,10 @@
  * linking, one file through its rules), so a larger budget buys little:
  * over 4,000 files of 2,000 projects, 1 MiB makes 4,092 arrays again,
  * 8 MiB 4,077, with 7 MB more at the peak. */
+#ifndef CPL_PYTOKCACHE_BUDGET	/* -D...=0 frees all at each trim: a
+				 * test of the trim points under ASan */
 #define CPL_PYTOKCACHE_BUDGET ((size_t)1 << 20)
+#endif
 
 struct cpl_pytokcache;
 
