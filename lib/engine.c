@@ -8,7 +8,10 @@
  * suppressions, and sorted by file, line, column, rule.  Input problems
  * never stop the run: they are recorded as errors.  Python files named on
  * their own bring in the workloads that run them (reach.c; the state both
- * share is in engine_int.h).
+ * share is in engine_int.h).  Python files make their tokens again when
+ * read (pyscan.h), under one token cache that is trimmed only between
+ * evaluations: after each container linked, each workload's budgets, each
+ * file and each container through the rules.
  */
 #include "engine_int.h"
 
@@ -39,6 +42,7 @@ cpl_engine_new(void)
 	struct cpl_engine *e = cpl_xcalloc(1, sizeof(*e));
 
 	e->config = cpl_config_new();
+	e->tokcache = cpl_pytokcache_new(CPL_PYTOKCACHE_BUDGET);
 	return e;
 }
 
@@ -95,6 +99,7 @@ cpl_engine_free(struct cpl_engine *e)
 	cpl_engine_reach_free(e);
 	cpl_engine_overlay_free(e);
 	cpl_engine_pipeline_free(e);
+	cpl_pytokcache_free(e->tokcache);
 	free(e);
 }
 
@@ -533,7 +538,9 @@ cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
 	f = &e->findings[e->nfindings++];
 	memset(f, 0, sizeof(*f));
 	f->rule = ck->rule;
-	f->severity = ck->rule->severity;
+	f->severity = cpl_config_severity(e->config, ck->index);
+	f->order = e->nfindings - 1;	/* nothing is removed before the
+					 * sort */
 	if (pos && pos->file) {
 		f->file = cpl_xstrdup(pos->file);
 		f->line = pos->line;
@@ -677,8 +684,13 @@ cmp_finding(const void *a, const void *b)
 		return c;
 	if ((c = strcmp(x->message, y->message)) != 0)
 		return c;
-	if (x->object && y->object)
-		return strcmp(x->object, y->object);
+	if (x->object && y->object &&
+	    (c = strcmp(x->object, y->object)) != 0)
+		return c;
+	/* A total order: the order reported (run_rules() keeps one rule's
+	 * findings in the order they always came in). */
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
 	return 0;
 }
 
@@ -726,6 +738,8 @@ python_of(struct cpl_engine *e, struct source *src)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 	}
+	/* Its tokens, made again when read, count against the bound. */
+	cpl_pytokcache_attach(e->tokcache, src->py);
 	return src->py;
 }
 
@@ -846,6 +860,7 @@ link_all(struct cpl_engine *e)
 			if (code != NULL)
 				cpl_engine_keep_code(e, &w->containers[j],
 						     code);
+			cpl_pytokcache_trim(e->tokcache);
 		}
 	}
 	/* Linking may read more files; the targets were all read before. */
@@ -858,6 +873,7 @@ link_all(struct cpl_engine *e)
 		    is_linked_entry(e, src->py->path))
 			continue;
 		cpl_engine_keep_code(e, NULL, cpl_link_script(&lk, src->py));
+		cpl_pytokcache_trim(e->tokcache);
 	}
 	cpl_link_memo_free(lk.memo);
 }
@@ -1177,20 +1193,68 @@ budgets_all(struct cpl_engine *e)
 					 w, c);
 		}
 		free(object);
+		cpl_pytokcache_trim(e->tokcache);
 	}
 	if (e->nbudgets > 1)
 		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
 		      budget_cmp);
 }
 
-void
-cpl_engine_run(struct cpl_engine *e)
+/*
+ * Runs every rule that is on: each linted Python file through every code
+ * rule, then each container through every container rule.  File by file
+ * rather than rule by rule, so that a file's tokens are made again about
+ * once (pyscan.h), and trimmed between files and containers, where no
+ * evaluation runs.  One rule's findings come in the order they would
+ * rule by rule (files, then containers, in order): the sort's last key.
+ */
+static void
+run_rules(struct cpl_engine *e)
 {
 	const struct cpl_rule *const *rules;
-	size_t nrules, r, i, j, out;
+	size_t nrules, r, i, j;
 	struct cpl_check ck = { .e = e };
 
 	rules = cpl_rules_all(&nrules);
+	for (i = 0; i < e->nfiles; i++) {
+		const struct cpl_pyfile *py = e->files[i]->py;
+
+		if (!e->files[i]->linted || py == NULL)
+			continue;
+		for (r = 0; r < nrules; r++) {
+			if (rules[r]->check_code == NULL ||
+			    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
+				continue;
+			ck.rule = rules[r];
+			ck.index = r;
+			rules[r]->check_code(&ck, py);
+		}
+		cpl_pytokcache_trim(e->tokcache);
+	}
+	for (i = 0; i < e->workloads.count; i++) {
+		const struct cpl_workload *w = e->workloads.items[i];
+
+		for (j = 0; j < w->ncontainers && !w->merged; j++) {
+			for (r = 0; r < nrules; r++) {
+				if (rules[r]->check_container == NULL ||
+				    cpl_config_severity(e->config, r) ==
+				    CPL_SEV_OFF)
+					continue;
+				ck.rule = rules[r];
+				ck.index = r;
+				rules[r]->check_container(&ck, w,
+							  &w->containers[j]);
+			}
+			cpl_pytokcache_trim(e->tokcache);
+		}
+	}
+}
+
+void
+cpl_engine_run(struct cpl_engine *e)
+{
+	size_t i, out;
+
 	cpl_engine_flush(e);
 	/* TrainJobs meet their runtimes, whichever files they came from. */
 	cpl_trainer_join(&e->workloads);
@@ -1202,34 +1266,7 @@ cpl_engine_run(struct cpl_engine *e)
 	link_all(e);
 	read_launch_configs(e);
 	budgets_all(e);
-	for (r = 0; r < nrules; r++) {
-		size_t first = e->nfindings;
-
-		if (cpl_config_severity(e->config, r) == CPL_SEV_OFF)
-			continue;
-		ck.rule = rules[r];
-		if (rules[r]->check_code) {
-			for (i = 0; i < e->nfiles; i++)
-				if (e->files[i]->linted && e->files[i]->py)
-					rules[r]->check_code(&ck,
-							     e->files[i]->py);
-		}
-		if (rules[r]->check_container) {
-			for (i = 0; i < e->workloads.count; i++) {
-				const struct cpl_workload *w =
-					e->workloads.items[i];
-
-				if (w->merged)
-					continue;
-				for (j = 0; j < w->ncontainers; j++)
-					rules[r]->check_container(&ck, w,
-						&w->containers[j]);
-			}
-		}
-		for (i = first; i < e->nfindings; i++)
-			e->findings[i].severity =
-				cpl_config_severity(e->config, r);
-	}
+	run_rules(e);
 	/* The edit-time parses are only for the rules. */
 	for (i = 0; i < e->nfiles; i++) {
 		cpl_yedit_free(e->files[i]->yedit);

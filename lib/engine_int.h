@@ -31,6 +31,7 @@
 #include "engine.h"
 #include "link.h"
 #include "python/pyscan.h"
+#include "python/pytokcache.h"
 #include "suppress.h"
 #include "text/lines.h"
 #include "text/yamledit.h"
@@ -123,6 +124,10 @@ struct cpl_engine {
 	struct pjob *jobs;		/* files waiting (pipeline.c) */
 	size_t njobs, jobs_cap;
 	struct cpl_strmap queued;	/* their normalised paths → job */
+	struct cpl_pytokcache *tokcache;	/* bounds the tokens Python
+						 * files make again (trimmed
+						 * between workloads, files
+						 * and containers) */
 	int threads;			/* -j; 0: the CPUs we may use */
 	int cpus;			/* those CPUs, 0 until needed */
 	bool seeded;			/* jansson's hash seed is set */
@@ -132,6 +137,8 @@ struct cpl_engine {
 struct cpl_check {
 	struct cpl_engine *e;
 	const struct cpl_rule *rule;
+	size_t index;		/* rule's place in cpl_rules_all(): its
+				 * configured severity */
 };
 
 /* ---- engine.c ----------------------------------------------------------- */

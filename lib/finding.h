@@ -98,6 +98,9 @@ struct cpl_finding {
 	/* The workload of origin (borrowed likewise; NULL for code
 	 * findings): its annotations and identity for ignores. */
 	const struct cpl_workload *workload;
+	/* The engine's last sort key: the order it was reported in, so
+	 * that findings equal in every other key keep that order. */
+	size_t order;
 };
 
 void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */

@@ -150,17 +150,18 @@ is_print(const struct cpl_pycall *c)
 static double
 int_literal(const struct cpl_pyfile *f, size_t a, size_t b)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	double d;
 	bool integral;
 
-	while (a < b && (f->toks[a].kind == CPL_PYTOK_NL ||
-			 f->toks[a].kind == CPL_PYTOK_COMMENT))
+	while (a < b && (toks[a].kind == CPL_PYTOK_NL ||
+			 toks[a].kind == CPL_PYTOK_COMMENT))
 		a++;
-	while (b > a && (f->toks[b - 1].kind == CPL_PYTOK_NL ||
-			 f->toks[b - 1].kind == CPL_PYTOK_COMMENT))
+	while (b > a && (toks[b - 1].kind == CPL_PYTOK_NL ||
+			 toks[b - 1].kind == CPL_PYTOK_COMMENT))
 		b--;
-	if (b != a + 1 || f->toks[a].kind != CPL_PYTOK_NUMBER ||
-	    cpl_pytoken_number(&d, &integral, f->text, &f->toks[a]) != 0 ||
+	if (b != a + 1 || toks[a].kind != CPL_PYTOK_NUMBER ||
+	    cpl_pytoken_number(&d, &integral, f->text, &toks[a]) != 0 ||
 	    !integral || d < 0)
 		return -1;
 	return d;
@@ -174,19 +175,20 @@ int_literal(const struct cpl_pyfile *f, size_t a, size_t b)
 static double
 size_numel(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t a = e->first, b = e->last, k, start;
 	double n = 1, d;
 	int depth = 0;
 
-	if (b > a + 1 && (tok_is(f->text, &f->toks[a], "(") ||
-			  tok_is(f->text, &f->toks[a], "[")) &&
-	    (tok_is(f->text, &f->toks[b - 1], ")") ||
-	     tok_is(f->text, &f->toks[b - 1], "]"))) {
+	if (b > a + 1 && (tok_is(f->text, &toks[a], "(") ||
+			  tok_is(f->text, &toks[a], "[")) &&
+	    (tok_is(f->text, &toks[b - 1], ")") ||
+	     tok_is(f->text, &toks[b - 1], "]"))) {
 		a++;
 		b--;
 	}
 	for (k = start = a; k <= b; k++) {
-		const struct cpl_pytoken *t = k < b ? &f->toks[k] : NULL;
+		const struct cpl_pytoken *t = k < b ? &toks[k] : NULL;
 
 		if (t && t->kind == CPL_PYTOK_OP && t->len == 1 &&
 		    strchr("([{", f->text[t->off]))
@@ -220,6 +222,7 @@ static bool
 large_factory(const struct cpl_pyfile *f, const struct cpl_pycall *c,
 	      const char *x)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	static const char *const dims[] = {
 		"zeros", "ones", "rand", "randn",
 	};
@@ -240,8 +243,8 @@ large_factory(const struct cpl_pyfile *f, const struct cpl_pycall *c,
 		if ((a = kwarg(c, "size")) != NULL)
 			return size_numel(f, &a->value) >= GRAIN_SIZE;
 		for (i = 0; (a = posarg(c, i)) != NULL; i++)
-			if (tok_is(f->text, &f->toks[a->value.first], "(") ||
-			    tok_is(f->text, &f->toks[a->value.first], "["))
+			if (tok_is(f->text, &toks[a->value.first], "(") ||
+			    tok_is(f->text, &toks[a->value.first], "["))
 				return size_numel(f, &a->value) >= GRAIN_SIZE;
 		return false;
 	}
@@ -274,13 +277,14 @@ static bool
 kw_set(const struct cpl_pyfile *f, const struct cpl_pycall *c,
        const char *kw, bool any)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	const struct cpl_pyarg *a = kwarg(c, kw);
 
 	if (a == NULL || a->value.first >= a->value.last)
 		return false;
 	if (a->value.last == a->value.first + 1 &&
-	    f->toks[a->value.first].kind == CPL_PYTOK_KEYWORD)
-		return tok_is(f->text, &f->toks[a->value.first], "True");
+	    toks[a->value.first].kind == CPL_PYTOK_KEYWORD)
+		return tok_is(f->text, &toks[a->value.first], "True");
 	return any;
 }
 
@@ -444,11 +448,12 @@ cpl_pyscan_kind_name(enum cpl_pycall_kind k)
 static char *
 expr_string(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	char *s, *r;
 
 	if (e->last != e->first + 1 ||
-	    f->toks[e->first].kind != CPL_PYTOK_STRING ||
-	    cpl_pytoken_string(&s, f->text, &f->toks[e->first]) != 0)
+	    toks[e->first].kind != CPL_PYTOK_STRING ||
+	    cpl_pytoken_string(&s, f->text, &toks[e->first]) != 0)
 		return NULL;
 	r = fdup(f, s, strlen(s));
 	free(s);
@@ -459,23 +464,24 @@ expr_string(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 static char *
 expr_dotted(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t k;
 
 	if (e->first >= e->last)
 		return NULL;
 	for (k = e->first; k < e->last; k++) {
-		bool name = f->toks[k].kind == CPL_PYTOK_NAME;
-		bool dot = f->toks[k].kind == CPL_PYTOK_OP &&
-			   tok_is(f->text, &f->toks[k], ".");
+		bool name = toks[k].kind == CPL_PYTOK_NAME;
+		bool dot = toks[k].kind == CPL_PYTOK_OP &&
+			   tok_is(f->text, &toks[k], ".");
 
 		if ((k - e->first) % 2 == 0 ? !name : !dot)
 			return NULL;
 	}
 	if ((e->last - e->first) % 2 == 0)
 		return NULL;
-	return fdup(f, f->text + f->toks[e->first].off,
-		    f->toks[e->last - 1].off + f->toks[e->last - 1].len -
-			    f->toks[e->first].off);
+	return fdup(f, f->text + toks[e->first].off,
+		    toks[e->last - 1].off + toks[e->last - 1].len -
+			    toks[e->first].off);
 }
 
 /* Records the argparse option that call ci defines. */
@@ -549,21 +555,22 @@ add_argdef(struct cpl_pyfile *f, int ci)
 static int
 callable_def(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	int c;
 
-	if (e->last == e->first + 1 && f->toks[e->first].kind ==
+	if (e->last == e->first + 1 && toks[e->first].kind ==
 	    CPL_PYTOK_NAME)
 		return cpl_pyscan_find_def(f, e->scope,
-					   f->text + f->toks[e->first].off,
-					   f->toks[e->first].len);
+					   f->text + toks[e->first].off,
+					   toks[e->first].len);
 	if (e->last == e->first + 3 &&
-	    tok_is(f->text, &f->toks[e->first], "self") &&
-	    tok_is(f->text, &f->toks[e->first + 1], ".") &&
+	    tok_is(f->text, &toks[e->first], "self") &&
+	    tok_is(f->text, &toks[e->first + 1], ".") &&
 	    f->scopes[e->scope].cls >= 0)
 		return cpl_pyscan_nmap_get(&f->index->defs,
 					   f->scopes[e->scope].cls,
-					   f->text + f->toks[e->first + 2].off,
-					   f->toks[e->first + 2].len);
+					   f->text + toks[e->first + 2].off,
+					   toks[e->first + 2].len);
 	c = cpl_pyscan_expr_call(f, e);
 	if (c >= 0 && strcmp(last_comp(f->calls[c].target), "partial") == 0 &&
 	    f->calls[c].nargs > 0 && f->calls[c].args[0].keyword == NULL &&
@@ -677,10 +684,11 @@ add_envset(struct cpl_pyfile *f, const char *name,
 static void
 env_dict(struct cpl_pyfile *f, const struct cpl_pyexpr *e, int scope)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t k = e->first + 1, end = e->last - 1;
 
 	if (e->last < e->first + 2 ||
-	    !tok_is(f->text, &f->toks[e->first], "{"))
+	    !tok_is(f->text, &toks[e->first], "{"))
 		return;
 	while (k + 2 < end + 1) {
 		struct cpl_pyexpr key = { k, k + 1, scope, e->block,
@@ -689,11 +697,11 @@ env_dict(struct cpl_pyfile *f, const struct cpl_pyexpr *e, int scope)
 		size_t j = k + 2;
 		int depth = 0;
 
-		if (f->toks[k].kind != CPL_PYTOK_STRING ||
-		    !tok_is(f->text, &f->toks[k + 1], ":"))
+		if (toks[k].kind != CPL_PYTOK_STRING ||
+		    !tok_is(f->text, &toks[k + 1], ":"))
 			return;
 		for (; j < end; j++) {
-			const struct cpl_pytoken *t = &f->toks[j];
+			const struct cpl_pytoken *t = &toks[j];
 
 			if (t->kind != CPL_PYTOK_OP || t->len != 1)
 				continue;
@@ -710,14 +718,14 @@ env_dict(struct cpl_pyfile *f, const struct cpl_pyexpr *e, int scope)
 		val.block = e->block;
 		val.pos = cpl_pyscan_pos(f, k + 2);
 		while (val.first < val.last &&
-		       (f->toks[val.first].kind == CPL_PYTOK_NL ||
-			f->toks[val.first].kind == CPL_PYTOK_COMMENT))
+		       (toks[val.first].kind == CPL_PYTOK_NL ||
+			toks[val.first].kind == CPL_PYTOK_COMMENT))
 			val.first++;
 		add_envset(f, expr_string(f, &key), &val, false, scope,
 			   key.pos);
 		k = j + 1;
-		while (k < end && (f->toks[k].kind == CPL_PYTOK_NL ||
-				   f->toks[k].kind == CPL_PYTOK_COMMENT))
+		while (k < end && (toks[k].kind == CPL_PYTOK_NL ||
+				   toks[k].kind == CPL_PYTOK_COMMENT))
 			k++;
 	}
 }
@@ -753,15 +761,16 @@ call_envsets(struct cpl_pyfile *f, int ci)
 static void
 sub_envsets(struct cpl_pyfile *f)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	struct cpl_pyindex *ix = f->index;
 	size_t i;
 
 	for (i = 0; i < ix->nsubs; i++) {
 		const struct subassign *sa = &ix->subs[i];
-		const struct cpl_pytoken *b = &f->toks[sa->base];
+		const struct cpl_pytoken *b = &toks[sa->base];
 		const char *text = f->text + b->off;
-		size_t n = f->toks[sa->base_end - 1].off +
-			   f->toks[sa->base_end - 1].len - b->off;
+		size_t n = toks[sa->base_end - 1].off +
+			   toks[sa->base_end - 1].len - b->off;
 		const char *dot = memchr(text, '.', n);
 		size_t flen = dot ? (size_t)(dot - text) : n;
 		int im = cpl_pyscan_binding_n(f, sa->scope, text, flen);

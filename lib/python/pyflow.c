@@ -37,7 +37,7 @@ static void
 add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role,
 	bool lam)
 {
-	const struct cpl_pytoken *t = f->toks;
+	const struct cpl_pytoken *t = cpl_pyfile_toks(f);
 	struct cpl_pyref *r;
 	size_t last = k;
 
@@ -65,11 +65,12 @@ add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role,
 static bool
 in_lambda(const struct cpl_pyfile *f, const struct cpl_pyexpr *e, size_t k)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t j;
 
 	for (j = e->first; j < k; j++)
-		if (f->toks[j].kind == CPL_PYTOK_KEYWORD &&
-		    tok_is(f->text, &f->toks[j], "lambda"))
+		if (toks[j].kind == CPL_PYTOK_KEYWORD &&
+		    tok_is(f->text, &toks[j], "lambda"))
 			return true;
 	return false;
 }
@@ -83,32 +84,33 @@ in_lambda(const struct cpl_pyfile *f, const struct cpl_pyexpr *e, size_t k)
 static void
 mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	const struct nmap *defs = &f->index->defs;
 	size_t k;
 
 	for (k = e->first; k < e->last; k++) {
-		const struct cpl_pytoken *t = &f->toks[k];
+		const struct cpl_pytoken *t = &toks[k];
 		bool self, called;
 		int d;
 
 		if (t->kind != CPL_PYTOK_NAME ||
 		    (k > e->first &&
-		     tok_is(f->text, &f->toks[k - 1], ".")) ||
+		     tok_is(f->text, &toks[k - 1], ".")) ||
 		    (k + 1 < e->last &&
-		     tok_is(f->text, &f->toks[k + 1], "=")))
+		     tok_is(f->text, &toks[k + 1], "=")))
 			continue;
 		self = tok_is(f->text, t, "self") && k + 2 < e->last &&
-		       tok_is(f->text, &f->toks[k + 1], ".") &&
+		       tok_is(f->text, &toks[k + 1], ".") &&
 		       f->scopes[e->scope].cls >= 0;
 		if (self)
 			d = cpl_pyscan_nmap_get(defs, f->scopes[e->scope].cls,
-						f->text + f->toks[k + 2].off,
-						f->toks[k + 2].len);
+						f->text + toks[k + 2].off,
+						toks[k + 2].len);
 		else
 			d = cpl_pyscan_find_def(f, e->scope, f->text + t->off,
 						t->len);
 		called = (k + (self ? 3 : 1) < e->last &&
-			  tok_is(f->text, &f->toks[k + (self ? 3 : 1)], "(")) &&
+			  tok_is(f->text, &toks[k + (self ? 3 : 1)], "(")) &&
 			 !in_lambda(f, e, k);
 		if (d < 0) {
 			if (!tok_is(f->text, t, "self"))
@@ -136,11 +138,12 @@ mark_refs(struct cpl_pyfile *f, const struct cpl_pyexpr *e, unsigned role)
 static int
 constructing_call(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	int c = cpl_pyscan_expr_call(f, e);
 
 	if (c < 0 && e->last == e->first + 1 &&
-	    f->toks[e->first].kind == CPL_PYTOK_NAME) {
-		const struct cpl_pytoken *t = &f->toks[e->first];
+	    toks[e->first].kind == CPL_PYTOK_NAME) {
+		const struct cpl_pytoken *t = &toks[e->first];
 		int s = e->scope, a = -1;
 
 		for (; s >= 0 && a < 0; s = f->scopes[s].parent)
@@ -177,6 +180,7 @@ mark_dataset(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 static void
 worker_init_ref(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	int c = cpl_pyscan_expr_call(f, e);
 
 	if (c >= 0 && strcmp(last_comp(f->calls[c].target), "partial") == 0 &&
@@ -185,7 +189,7 @@ worker_init_ref(struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 		e = &f->calls[c].args[0].value;
 	else if (c >= 0)
 		return;
-	if (e->first < e->last && f->toks[e->first].kind == CPL_PYTOK_NAME)
+	if (e->first < e->last && toks[e->first].kind == CPL_PYTOK_NAME)
 		add_ref(f, e->first, e->last, e->scope,
 			CPL_PYROLE_WORKER_INIT, false);
 }
@@ -507,7 +511,7 @@ static void
 expr_names(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 {
 	const struct cpl_pyfile *f = fl->f;
-	const struct cpl_pytoken *t = f->toks;
+	const struct cpl_pytoken *t = cpl_pyfile_toks(f);
 	const char *x = f->text;
 	size_t k;
 
@@ -651,8 +655,9 @@ static void
 fstring_names(struct flow *fl, size_t k, int scope)
 {
 	const struct cpl_pyfile *f = fl->f;
-	const char *s = f->text + f->toks[k].off;
-	size_t n = f->toks[k].len, i;
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
+	const char *s = f->text + toks[k].off;
+	size_t n = toks[k].len, i;
 
 	for (i = 0; i + 1 < n; i++) {
 		size_t j;
@@ -680,6 +685,7 @@ static void
 printed(struct flow *fl)
 {
 	struct cpl_pyfile *f = fl->f;
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t i, j, k;
 
 	/* Reuse the flow's seen map for the names print calls read. */
@@ -695,8 +701,8 @@ printed(struct flow *fl)
 
 			expr_names(fl, e, -1);
 			for (k = e->first; k < e->last; k++)
-				if (f->toks[k].kind == CPL_PYTOK_STRING &&
-				    (f->toks[k].flags & CPL_PYSTR_FMT))
+				if (toks[k].kind == CPL_PYTOK_STRING &&
+				    (toks[k].flags & CPL_PYSTR_FMT))
 					fstring_names(fl, k, e->scope);
 		}
 	}

@@ -63,8 +63,10 @@ cpl_pyscan_pos(const struct cpl_pyfile *f, size_t tok)
 	struct cpl_pos p = { f->path, 0, 0 };
 
 	if (tok < f->ntoks) {
-		p.line = f->toks[tok].line;
-		p.column = f->toks[tok].column;
+		const struct cpl_pytoken *t = cpl_pyfile_toks(f) + tok;
+
+		p.line = t->line;
+		p.column = t->column;
 	}
 	return p;
 }
@@ -1040,15 +1042,15 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 	f->index = cpl_xcalloc(1, sizeof(*f->index));
 	memset(&tk, 0, sizeof(tk));
 	rc = cpl_pytoken_scan(&tk, f->text, len, f->path, err);
-	/* Kept as long as the file: no room to grow into. */
-	f->toks = tk.count > 0 && tk.count < tk.cap ?
-		  cpl_xrealloc(tk.toks, tk.count * sizeof(*tk.toks)) : tk.toks;
+	/* Held for the scan only (freed at the end). */
+	f->index->toks = tk.toks;
+	f->index->captoks = tk.cap;
 	f->ntoks = tk.count;
 	memset(&sc, 0, sizeof(sc));
 	sc.f = f;
 	sc.ix = f->index;
 	sc.text = f->text;
-	sc.t = f->toks;
+	sc.t = tk.toks;
 	sc.n = f->ntoks;
 	sc.pending = -1;
 	cpl_pyscan_nmap_reserve(&f->index->assigns, f->ntoks / 8);
@@ -1093,6 +1095,10 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 	cpl_pyscan_nmap_fit(&f->index->bindings);
 	cpl_pyscan_nmap_fit(&f->index->defs);
 	cpl_pyscan_nmap_fit(&f->index->argdefs);
+	/* The facts hold token indices, never token pointers: the array can
+	 * go, to be made again by cpl_pyfile_toks() when an evaluation
+	 * reads it (the largest part of a scanned file). */
+	cpl_pyscan_toks_drop(f->index, false);
 	return rc < 0 ? 1 : 0;
 }
 
@@ -1134,7 +1140,7 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 	free(f->path);
 	if (!f->text_borrowed)
 		free(f->text);
-	free(f->toks);
+	cpl_pyscan_toks_drop(ix, true);
 	free(f->imports);
 	free(f->scopes);
 	free(f->calls);

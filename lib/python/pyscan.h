@@ -40,9 +40,14 @@
  * Text inside strings, docstrings and comments never counts.
  *
  * Ownership: cpl_pyscan_file() returns a cpl_pyfile that owns a copy of
- * the text, the tokens and every fact; free it with cpl_pyfile_free().
- * Every pointer inside it (including struct cpl_pos.file, which points at
- * the file's path) is borrowed from it until then.
+ * the text and every fact; free it with cpl_pyfile_free().  Every pointer
+ * inside it (including struct cpl_pos.file, which points at the file's
+ * path) is borrowed from it until then.
+ *
+ * Tokens are not kept: the facts name tokens by index, and the array is
+ * freed once the facts are read (it was a fifth of a run's memory).
+ * cpl_pyfile_toks() makes it again from the text when asked, the same
+ * tokens; a cache (python/pytokcache.h) bounds how many files keep theirs.
  */
 #ifndef CPL_PYSCAN_H
 #define CPL_PYSCAN_H
@@ -338,8 +343,7 @@ struct cpl_pyfile {
 	size_t len;
 	bool text_borrowed;	/* cpl_pyscan_file_borrowed(): never freed
 				 * here */
-	struct cpl_pytoken *toks;
-	size_t ntoks;
+	size_t ntoks;		/* its tokens: cpl_pyfile_toks() */
 	bool imports_torch;
 	struct cpl_pos torch_pos;	/* the first torch import */
 	bool imports_cv2;
@@ -397,6 +401,17 @@ int cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
 			     const char *text, size_t len,
 			     struct cpl_error *err);
 void cpl_pyfile_free(struct cpl_pyfile *f);	/* NULL-safe */
+
+/*
+ * The tokens of f (f->ntoks of them), those its facts index: during the
+ * scan the scan's own, afterwards made again from the text on first use
+ * (pytokcache.c), exactly as the scan saw them, a tokenizer error
+ * included.  Borrowed: valid until the file is freed or, for a file
+ * attached to a cache, until the next cpl_pytokcache_trim(); a caller
+ * may keep the pointer for the length of one evaluation.  Not thread-
+ * safe for a file attached to a cache (main thread only).
+ */
+const struct cpl_pytoken *cpl_pyfile_toks(const struct cpl_pyfile *f);
 
 /* "cpu-count", "dataloader", ... for messages and tests. */
 const char *cpl_pyscan_kind_name(enum cpl_pycall_kind k);

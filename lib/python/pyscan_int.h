@@ -1,6 +1,7 @@
 /*
  * pyscan_int.h — private to the parts of the Python scanner: only
- * pyscan.c, pyindex.c, pyfacts.c, pyflow.c and pyarena.c include it.
+ * pyscan.c, pyindex.c, pyfacts.c, pyflow.c, pyarena.c and pytokcache.c
+ * include it.
  * Every other module uses pyscan.h, the scanner's only interface.
  *
  * What the parts share: the arena and the (namespace, name) maps, the
@@ -15,6 +16,7 @@
  *   pyflow.c   post-pass, second half: data pipeline, tensor work, where
  *              CPU counts go
  *   pyarena.c  the arena and the maps
+ *   pytokcache.c  the tokens of a scanned file, made again on demand
  *
  * Ownership is the file's: strings in its arena, arrays and map slots on
  * the heap, all released by cpl_pyfile_free().
@@ -94,6 +96,8 @@ struct subassign {
 	int scope;
 };
 
+struct cpl_pytokcache;	/* bounds remade tokens (pytokcache.h) */
+
 /* Lookup tables and capacities of a cpl_pyfile. */
 struct cpl_pyindex {
 	struct chunk *arena;	/* every string of the facts */
@@ -114,6 +118,16 @@ struct cpl_pyindex {
 	size_t capimports, capscopes, capcalls, capassigns, capargdefs;
 	size_t caploaders, capthreads, cappools, capcpucounts, capenvsets;
 	size_t capsinks, caprefs;
+	/* The tokens (pytokcache.c): the scan's while it runs, then freed
+	 * and made again by cpl_pyfile_toks().  The one part of a scanned
+	 * file that changes after the scan, through a const file; nothing
+	 * else in the index changes then. */
+	struct cpl_pytoken *toks;	/* NULL when not held */
+	size_t captoks;			/* slots of toks */
+	struct cpl_pytokcache *tokcache;	/* bounds toks, NULL */
+	size_t tokslot;			/* in tokcache's attached files */
+	struct cpl_pyindex *lru_prev;	/* in tokcache's list of held */
+	struct cpl_pyindex *lru_next;	/* arrays, newest use first */
 };
 
 /* ---- scan state ------------------------------------------------------- */
@@ -329,6 +343,12 @@ int cpl_pyscan_find_def(const struct cpl_pyfile *f, int scope,
 /* The call that spans expression e exactly, -1. */
 int cpl_pyscan_expr_call(const struct cpl_pyfile *f,
 			 const struct cpl_pyexpr *e);
+
+/* ---- tokens (pytokcache.c) ------------------------------------------- */
+
+/* Frees the tokens of ix and takes it off its cache (cpl_pyfile_free, and
+ * the end of a scan, with detach false). */
+void cpl_pyscan_toks_drop(struct cpl_pyindex *ix, bool detach);
 
 /* ---- post-pass, first half (pyfacts.c) -------------------------------- */
 

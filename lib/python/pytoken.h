@@ -63,8 +63,9 @@ enum cpl_pytok_kind {
 #define CPL_PYNUM_FLOAT	0x02	/* has a point or an exponent */
 #define CPL_PYNUM_IMAG	0x04	/* ends in j or J */
 
-/* One token: kind, flags, where its bytes are and where it starts/ends.
- * 28 bytes: a scanned file keeps its tokens for the whole run. */
+/* One token: kind, flags, where its bytes are and where it starts.
+ * 20 bytes: the arrays are a large part of a run's memory even though a
+ * scanned file keeps them only while they are read (pyscan.h). */
 struct cpl_pytoken {
 	enum cpl_pytok_kind kind : 8;
 	unsigned flags : 8;	/* CPL_PYSTR_* or CPL_PYNUM_* */
@@ -74,8 +75,8 @@ struct cpl_pytoken {
 				 * NEWLINE that the text did not hold */
 	int line;
 	int column;
-	/* The end is not kept (a file's tokens live for the run, and 8
-	 * bytes more each is 40% more): cpl_pytoken_end() finds it. */
+	/* The end is not kept (8 bytes more each is 40% more):
+	 * cpl_pytoken_end() finds it. */
 };
 
 /* A token array over a borrowed text. */
@@ -93,6 +94,8 @@ struct cpl_pytokens {
  * level, unbalanced brackets): err then names path and the first error's
  * line and column, and out still holds every token read, ended as the
  * invariant says.  Clear out (zero it first) even when -1 is returned.
+ * out->toks may instead hold room for out->cap tokens, filled from the
+ * start (the array is grown only when that is too little).
  */
 int cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 		     const char *path, struct cpl_error *err);

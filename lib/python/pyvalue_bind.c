@@ -495,10 +495,11 @@ arg_value(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c,
 static bool
 is_len(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	int c;
 
 	if (e->last < e->first + 3 ||
-	    !tok_is(f->text, &f->toks[e->first], "len") ||
+	    !tok_is(f->text, &toks[e->first], "len") ||
 	    cpl_pyvalue_closing(f, e->first + 1, e->last) != e->last - 1)
 		return false;
 	c = cpl_pyscan_call_at(f, e->first + 1);
@@ -514,6 +515,7 @@ static struct val
 minmax(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c)
 {
 	const struct cpl_pyfile *f = fr->f;
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	struct cpl_pyexpr ops[16];
 	struct val v[16];
 	bool setting[16];
@@ -527,8 +529,8 @@ minmax(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c)
 		size_t k, end = e->last - 1;
 
 		if (e->last < e->first + 2 ||
-		    !(tok_is(f->text, &f->toks[e->first], "[") ||
-		      tok_is(f->text, &f->toks[e->first], "(")) ||
+		    !(tok_is(f->text, &toks[e->first], "[") ||
+		      tok_is(f->text, &toks[e->first], "(")) ||
 		    cpl_pyvalue_closing(f, e->first, e->last) != end)
 			return unknown();
 		for (k = e->first + 1; k < end && n < CPL_ARRAY_LEN(ops);) {
@@ -538,8 +540,8 @@ minmax(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c)
 			ops[n].first = k;
 			ops[n].last = comma;
 			while (ops[n].first < ops[n].last &&
-			       (f->toks[ops[n].first].kind == CPL_PYTOK_NL ||
-				f->toks[ops[n].first].kind ==
+			       (toks[ops[n].first].kind == CPL_PYTOK_NL ||
+				toks[ops[n].first].kind ==
 					CPL_PYTOK_COMMENT))
 				ops[n].first++;
 			if (ops[n].first < ops[n].last)
@@ -641,6 +643,7 @@ static struct val
 eval_assign(struct ctx *cx, const struct frame *fr, int ai)
 {
 	const struct cpl_pyfile *f = fr->f;
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	const struct cpl_pyassign *a = &f->assigns[ai];
 	struct val v;
 
@@ -650,7 +653,7 @@ eval_assign(struct ctx *cx, const struct frame *fr, int ai)
 		size_t first = a->value.first, last = a->value.last, k;
 		int idx;
 
-		if (first < last && tok_is(f->text, &f->toks[first],
+		if (first < last && tok_is(f->text, &toks[first],
 						   "(") &&
 		    cpl_pyvalue_closing(f, first, last) == last - 1) {
 			first++;

@@ -340,10 +340,11 @@ add_size(struct cpl_code_size **arr, size_t *n, size_t *cap,
 static bool
 reads_name(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t k;
 
 	for (k = e->first; k < e->last; k++)
-		if (f->toks[k].kind == CPL_PYTOK_NAME)
+		if (toks[k].kind == CPL_PYTOK_NAME)
 			return true;
 	return false;
 }

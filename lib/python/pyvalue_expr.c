@@ -25,6 +25,7 @@ struct ev {
 	struct ctx *cx;
 	const struct frame *fr;
 	const struct cpl_pyfile *f;
+	const struct cpl_pytoken *toks;	/* f's, held for the parse */
 	size_t k;
 	size_t end;
 	int scope;
@@ -41,8 +42,8 @@ static size_t
 at(struct ev *ev)
 {
 	while (ev->k < ev->end &&
-	       (ev->f->toks[ev->k].kind == CPL_PYTOK_NL ||
-		ev->f->toks[ev->k].kind == CPL_PYTOK_COMMENT))
+	       (ev->toks[ev->k].kind == CPL_PYTOK_NL ||
+		ev->toks[ev->k].kind == CPL_PYTOK_COMMENT))
 		ev->k++;
 	return ev->k;
 }
@@ -53,8 +54,8 @@ is_op(struct ev *ev, const char *op)
 {
 	size_t k = at(ev);
 
-	return k < ev->end && ev->f->toks[k].kind == CPL_PYTOK_OP &&
-	       tok_is(ev->f->text, &ev->f->toks[k], op);
+	return k < ev->end && ev->toks[k].kind == CPL_PYTOK_OP &&
+	       tok_is(ev->f->text, &ev->toks[k], op);
 }
 
 /* The next token is keyword kw. */
@@ -63,18 +64,19 @@ is_kw(struct ev *ev, const char *kw)
 {
 	size_t k = at(ev);
 
-	return k < ev->end && ev->f->toks[k].kind == CPL_PYTOK_KEYWORD &&
-	       tok_is(ev->f->text, &ev->f->toks[k], kw);
+	return k < ev->end && ev->toks[k].kind == CPL_PYTOK_KEYWORD &&
+	       tok_is(ev->f->text, &ev->toks[k], kw);
 }
 
 /* The bracket closing the one at k (within end), end if none. */
 size_t
 cpl_pyvalue_closing(const struct cpl_pyfile *f, size_t k, size_t end)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	int depth = 0;
 
 	for (; k < end; k++) {
-		const struct cpl_pytoken *t = &f->toks[k];
+		const struct cpl_pytoken *t = &toks[k];
 		char c;
 
 		if (t->kind != CPL_PYTOK_OP || t->len != 1)
@@ -92,8 +94,10 @@ cpl_pyvalue_closing(const struct cpl_pyfile *f, size_t k, size_t end)
 size_t
 cpl_pyvalue_top_comma(const struct cpl_pyfile *f, size_t k, size_t end)
 {
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
+
 	for (; k < end; k++) {
-		const struct cpl_pytoken *t = &f->toks[k];
+		const struct cpl_pytoken *t = &toks[k];
 
 		if (t->kind != CPL_PYTOK_OP || t->len != 1)
 			continue;
@@ -109,10 +113,12 @@ cpl_pyvalue_top_comma(const struct cpl_pyfile *f, size_t k, size_t end)
 static bool
 tok_text(char *buf, size_t size, const struct cpl_pyfile *f, size_t k)
 {
-	if (f->toks[k].len >= size)
+	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
+
+	if (toks[k].len >= size)
 		return false;
-	memcpy(buf, f->text + f->toks[k].off, f->toks[k].len);
-	buf[f->toks[k].len] = '\0';
+	memcpy(buf, f->text + toks[k].off, toks[k].len);
+	buf[toks[k].len] = '\0';
 	return true;
 }
 
@@ -122,7 +128,7 @@ tok_text(char *buf, size_t size, const struct cpl_pyfile *f, size_t k)
 static bool
 str_slice(const struct cpl_pyfile *f, size_t k, const char **s, size_t *n)
 {
-	const struct cpl_pytoken *t = &f->toks[k];
+	const struct cpl_pytoken *t = cpl_pyfile_toks(f) + k;
 	const char *p = f->text + t->off, *end = p + t->len;
 	size_t q = t->flags & CPL_PYSTR_TRIPLE ? 3 : 1;
 
@@ -151,7 +157,7 @@ name_primary(struct ev *ev)
 	ev->k = k + 1;
 	while (n < CPL_ARRAY_LEN(names) && is_op(ev, ".") &&
 	       ev->k + 1 < ev->end &&
-	       f->toks[ev->k + 1].kind == CPL_PYTOK_NAME) {
+	       ev->toks[ev->k + 1].kind == CPL_PYTOK_NAME) {
 		names[n++] = ev->k + 1;
 		ev->k += 2;
 	}
@@ -173,13 +179,13 @@ name_primary(struct ev *ev)
 
 		ev->k = close < ev->end ? close + 1 : ev->end;
 		if (im < 0 || close != open + 2 ||
-		    f->toks[open + 1].kind != CPL_PYTOK_STRING ||
+		    ev->toks[open + 1].kind != CPL_PYTOK_STRING ||
 		    !str_slice(f, open + 1, &key.s, &key.n))
 			return unknown();
 		key.kind = V_STR;
 		/* os.environ["X"]: through the imports, unset is KeyError. */
 		if (n == 2 && strcmp(f->imports[im].target, "os") == 0 &&
-		    tok_is(f->text, &f->toks[names[1]], "environ")) {
+		    tok_is(f->text, &ev->toks[names[1]], "environ")) {
 			struct val v = cpl_pyvalue_env_read(cx, key, NULL,
 					cpl_pyscan_pos(f, names[0]));
 
@@ -239,7 +245,7 @@ primary(struct ev *ev)
 		ev->bad = true;
 		return v;
 	}
-	t = &f->toks[k];
+	t = &ev->toks[k];
 	switch (t->kind) {
 	case CPL_PYTOK_NUMBER: {
 		double d;
@@ -255,7 +261,7 @@ primary(struct ev *ev)
 		size_t n = 0;
 
 		while (at(ev) < ev->end &&
-		       f->toks[ev->k].kind == CPL_PYTOK_STRING) {
+		       ev->toks[ev->k].kind == CPL_PYTOK_STRING) {
 			ev->k++;
 			n++;
 		}
@@ -338,7 +344,7 @@ unary(struct ev *ev)
 	struct val v;
 
 	if (is_op(ev, "-") || is_op(ev, "+") || is_op(ev, "~")) {
-		char op = ev->f->text[ev->f->toks[at(ev)].off];
+		char op = ev->f->text[ev->toks[at(ev)].off];
 
 		ev->k++;
 		v = unary(ev);
@@ -382,22 +388,22 @@ binop_at(struct ev *ev, const char **op, size_t *ntok)
 	if (is_kw(ev, "is")) {
 		*op = "is";
 		if (k + 1 < ev->end &&
-		    tok_is(ev->f->text, &ev->f->toks[k + 1], "not")) {
+		    tok_is(ev->f->text, &ev->toks[k + 1], "not")) {
 			*op = "is not";
 			*ntok = 2;
 		}
 		return 4;
 	}
 	if (is_kw(ev, "not") && k + 1 < ev->end &&
-	    tok_is(ev->f->text, &ev->f->toks[k + 1], "in")) {
+	    tok_is(ev->f->text, &ev->toks[k + 1], "in")) {
 		*op = "in";
 		*ntok = 2;
 		return 4;
 	}
-	if (ev->f->toks[k].kind != CPL_PYTOK_OP)
+	if (ev->toks[k].kind != CPL_PYTOK_OP)
 		return 0;
 	for (i = 0; i < CPL_ARRAY_LEN(ops); i++)
-		if (tok_is(ev->f->text, &ev->f->toks[k], ops[i].op)) {
+		if (tok_is(ev->f->text, &ev->toks[k], ops[i].op)) {
 			*op = ops[i].op;
 			return ops[i].prec;
 		}
@@ -538,6 +544,7 @@ cpl_pyvalue_eval_range(struct ctx *cx, const struct frame *fr,
 	ev.cx = cx;
 	ev.fr = fr;
 	ev.f = fr->f;
+	ev.toks = cpl_pyfile_toks(ev.f);
 	ev.k = e->first;
 	ev.end = e->last;
 	ev.scope = e->scope;

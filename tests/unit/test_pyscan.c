@@ -68,8 +68,9 @@ text_of(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 
 	if (e->first >= e->last)
 		return cpl_xstrdup("");
-	a = f->toks[e->first].off;
-	b = f->toks[e->last - 1].off + f->toks[e->last - 1].len;
+	a = cpl_pyfile_toks(f)[e->first].off;
+	b = cpl_pyfile_toks(f)[e->last - 1].off +
+	    cpl_pyfile_toks(f)[e->last - 1].len;
 	return cpl_xstrndup(f->text + a, b - a);
 }
 
@@ -1316,7 +1317,8 @@ START_TEST(large_generated_file)
 	memset(&err, 0, sizeof(err));
 	ck_assert_int_eq(cpl_pyscan_file(&f, "big.py", b.data, b.len, &err),
 			 0);
-	ck_assert_int_eq(f->toks[f->ntoks - 1].line, (int)(4 + 8 * n + 1));
+	ck_assert_int_eq(cpl_pyfile_toks(f)[f->ntoks - 1].line,
+			 (int)(4 + 8 * n + 1));
 	ck_assert_uint_eq(f->nscopes, n + 1);
 	ck_assert_uint_eq(f->ncalls, 4 * n);
 	ck_assert_uint_eq(f->ncpucounts, n);
