@@ -44,15 +44,6 @@ struct lexer {
 	int rc;
 };
 
-/* Hard keywords, sorted (strcmp order) for the binary search. */
-static const char *const keywords[] = {
-	"False", "None", "True", "and", "as", "assert", "async", "await",
-	"break", "class", "continue", "def", "del", "elif", "else", "except",
-	"finally", "for", "from", "global", "if", "import", "in", "is",
-	"lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-	"while", "with", "yield",
-};
-
 static void scan_string(struct lexer *lx, unsigned flags);
 
 /* Records the first error of the scan. */
@@ -809,23 +800,27 @@ cpl_pytoken_is(const char *text, const struct cpl_pytoken *t, const char *s)
 bool
 cpl_pytoken_keyword(const char *s, size_t n)
 {
-	size_t lo = 0, hi = CPL_ARRAY_LEN(keywords);
+	/* Python 3's 35 keywords by length, each list the words of that
+	 * length one
+	 * after another (n letters each, no separator): a name is compared
+	 * with the few of its length, first letter first.  Names are the
+	 * commonest tokens, so this is hot. */
+	static const char *const by_len[9] = {
+		[2] = "asifinisor",
+		[3] = "anddefdelfornottry",
+		[4] = "NoneTrueelifelsefrompasswith",
+		[5] = "Falseasyncawaitbreakclassraisewhileyield",
+		[6] = "assertexceptglobalimportlambdareturn",
+		[7] = "finally",
+		[8] = "continuenonlocal",
+	};
+	const char *k;
 
 	if (n < 2 || n > 8)
 		return false;
-	/* keywords[] is sorted: a binary search. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *k = keywords[mid];
-		int c = strncmp(k, s, n);
-
-		if (c == 0 && k[n] == '\0')
+	for (k = by_len[n]; *k; k += n)
+		if (*k == *s && memcmp(k, s, n) == 0)
 			return true;
-		if (c < 0 || (c == 0 && k[n] == '\0'))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return false;
 }
 

@@ -528,6 +528,34 @@ START_TEST(string_decode)
 	ck_assert(cpl_pytoken_keyword("None", 4));
 	ck_assert(!cpl_pytoken_keyword("match", 5));
 	ck_assert(!cpl_pytoken_keyword("print", 5));
+	{	/* every keyword, and near misses of each */
+		static const char *const kw[] = {
+			"False", "None", "True", "and", "as", "assert",
+			"async", "await", "break", "class", "continue",
+			"def", "del", "elif", "else", "except", "finally",
+			"for", "from", "global", "if", "import", "in", "is",
+			"lambda", "nonlocal", "not", "or", "pass", "raise",
+			"return", "try", "while", "with", "yield",
+		};
+		char buf[16];
+		size_t i, n;
+
+		for (i = 0; i < sizeof(kw) / sizeof(kw[0]); i++) {
+			n = strlen(kw[i]);
+			ck_assert_msg(cpl_pytoken_keyword(kw[i], n), "%s",
+				      kw[i]);
+			/* a prefix of the text is not the keyword */
+			ck_assert(!cpl_pytoken_keyword(kw[i], n - 1));
+			memcpy(buf, kw[i], n);
+			buf[n] = 'x';	/* longer */
+			ck_assert(!cpl_pytoken_keyword(buf, n + 1));
+			buf[n - 1] ^= 0x20;	/* last letter's case */
+			ck_assert(!cpl_pytoken_keyword(buf, n));
+		}
+		ck_assert(!cpl_pytoken_keyword("asif", 4));
+		ck_assert(!cpl_pytoken_keyword("sifi", 4));
+		ck_assert(!cpl_pytoken_keyword("none", 4));
+	}
 	ck_assert_str_eq(cpl_pytoken_kind_name(CPL_PYTOK_DEDENT), "DEDENT");
 }
 END_TEST
