@@ -407,7 +407,14 @@ cpl_str_eq(const char *a, const char *b)
 bool
 cpl_str_starts(const char *s, const char *prefix)
 {
-	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+	if (s == NULL)
+		return false;
+	/* A loop, not strlen + strncmp: most calls differ at the first
+	 * byte (the scanner asks a name against lists of prefixes). */
+	while (*prefix != '\0')
+		if (*s++ != *prefix++)
+			return false;
+	return true;
 }
 
 bool

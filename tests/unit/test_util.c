@@ -68,6 +68,19 @@ START_TEST(buffer_formatting)
 }
 END_TEST
 
+START_TEST(string_prefixes)
+{
+	ck_assert(cpl_str_starts("torch.nn", "torch."));
+	ck_assert(cpl_str_starts("torch.", "torch."));
+	ck_assert(cpl_str_starts("x", ""));
+	ck_assert(cpl_str_starts("", ""));
+	ck_assert(!cpl_str_starts("torch", "torch."));
+	ck_assert(!cpl_str_starts("", "a"));
+	ck_assert(!cpl_str_starts("Torch.nn", "torch."));
+	ck_assert(!cpl_str_starts(NULL, "a"));
+}
+END_TEST
+
 START_TEST(errors_format)
 {
 	struct cpl_error e = { 0 };
@@ -182,6 +195,7 @@ suite(void)
 
 	tcase_add_test(tc, buffer_and_cap);
 	tcase_add_test(tc, buffer_formatting);
+	tcase_add_test(tc, string_prefixes);
 	tcase_add_test(tc, errors_format);
 	tcase_add_test(tc, read_file);
 	tcase_add_test(tc, strmap);
