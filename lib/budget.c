@@ -1046,6 +1046,15 @@ cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 	*f = *c->facts;
 }
 
+void
+cpl_facts_forget(const struct cpl_container *c)
+{
+	struct cpl_container *mc = (struct cpl_container *)c;
+
+	free(mc->facts);
+	mc->facts = NULL;
+}
+
 /* The text and position of a how; text NULL when nothing sets it. */
 static void
 how_set(struct cpl_budget_how *h, const char *text,

@@ -138,12 +138,16 @@ struct cpl_facts {
 /*
  * The facts of training container c of w: its CPU budget, ranks, threads,
  * workers and the split, with the phrases messages use.  Gathered once
- * and kept in c (c->facts, freed with c), so c must not change after the
- * first call: rules and budget entries run after linking, when it is
- * complete.
+ * and kept in c (c->facts, freed with c or by cpl_facts_forget()), so c
+ * must not change in between: rules and budget entries run after
+ * linking, when it is complete.
  */
 void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 		      const struct cpl_container *c);
+/* Frees the facts kept in c; the next cpl_facts_gather() gathers them
+ * again.  The engine calls it after c's budget entry and after c's
+ * rules, so that facts are kept for a few containers, not all. */
+void cpl_facts_forget(const struct cpl_container *c);
 
 /*
  * The budget entry of training container c of w (object: its name as

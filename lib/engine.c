@@ -1191,6 +1191,7 @@ budgets_all(struct cpl_engine *e)
 				  e->nbudgets + 1, sizeof(*e->budgets));
 			cpl_budget_entry(&e->budgets[e->nbudgets++], object,
 					 w, c);
+			cpl_facts_forget(c);
 		}
 		free(object);
 		cpl_pytokcache_trim(e->tokcache);
@@ -1245,6 +1246,8 @@ run_rules(struct cpl_engine *e)
 				rules[r]->check_container(&ck, w,
 							  &w->containers[j]);
 			}
+			/* Its rules asked for its facts; no one else will. */
+			cpl_facts_forget(&w->containers[j]);
 			cpl_pytokcache_trim(e->tokcache);
 		}
 	}

@@ -459,7 +459,7 @@ cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 	if ((m->count + 1) * 2 > m->cap) {
 		struct cpl_strmap n = { 0 };
 
-		n.cap = m->cap ? m->cap * 2 : 64;
+		n.cap = m->cap ? m->cap * 2 : 8;	/* most maps are small */
 		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
 		for (i = 0; i < m->cap; i++)
 			if (m->slots[i].key)

@@ -37,7 +37,7 @@ take(struct chunk **head, size_t n, size_t align)
 	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
 	if (c == NULL || at > c->size || c->size - at < n) {
-		size_t size = c == NULL ? 2048 :
+		size_t size = c == NULL ? 512 :
 			      c->size >= 16384 ? 32768 : c->size * 2;
 
 		if (n > size)
