@@ -250,20 +250,19 @@ cpl_link_memo_free(struct cpl_link_memo *m)
 static const struct cpl_pyfile *
 load_module_now(const struct walk *wk, const char *base, const char *mod)
 {
-	const struct cpl_pyfile *f;
-	char *rel = cpl_xasprintf("%s.py", mod), *p;
+	static const char *const tails[] = { ".py", "/__init__.py" };
+	const struct cpl_pyfile *f = NULL;
+	size_t n = strlen(mod), k;
+	char *rel = cpl_xmalloc(n + sizeof("/__init__.py")), *p;
 
-	p = cpl_link_join(base, rel);
-	f = wk->lk->load(wk->lk->ctx, p);
-	free(p);
-	free(rel);
-	if (f == NULL) {
-		rel = cpl_xasprintf("%s/__init__.py", mod);
+	memcpy(rel, mod, n);
+	for (k = 0; k < CPL_ARRAY_LEN(tails) && f == NULL; k++) {
+		memcpy(rel + n, tails[k], strlen(tails[k]) + 1);
 		p = cpl_link_join(base, rel);
 		f = wk->lk->load(wk->lk->ctx, p);
 		free(p);
-		free(rel);
 	}
+	free(rel);
 	return f;
 }
 
