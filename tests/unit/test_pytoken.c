@@ -538,19 +538,19 @@ START_TEST(string_decode)
 			"return", "try", "while", "with", "yield",
 		};
 		char buf[16];
-		size_t i, n;
+		size_t w, len;
 
-		for (i = 0; i < sizeof(kw) / sizeof(kw[0]); i++) {
-			n = strlen(kw[i]);
-			ck_assert_msg(cpl_pytoken_keyword(kw[i], n), "%s",
-				      kw[i]);
+		for (w = 0; w < sizeof(kw) / sizeof(kw[0]); w++) {
+			len = strlen(kw[w]);
+			ck_assert_msg(cpl_pytoken_keyword(kw[w], len), "%s",
+				      kw[w]);
 			/* a prefix of the text is not the keyword */
-			ck_assert(!cpl_pytoken_keyword(kw[i], n - 1));
-			memcpy(buf, kw[i], n);
-			buf[n] = 'x';	/* longer */
-			ck_assert(!cpl_pytoken_keyword(buf, n + 1));
-			buf[n - 1] ^= 0x20;	/* last letter's case */
-			ck_assert(!cpl_pytoken_keyword(buf, n));
+			ck_assert(!cpl_pytoken_keyword(kw[w], len - 1));
+			memcpy(buf, kw[w], len);
+			buf[len] = 'x';	/* longer */
+			ck_assert(!cpl_pytoken_keyword(buf, len + 1));
+			buf[len - 1] ^= 0x20;	/* last letter's case */
+			ck_assert(!cpl_pytoken_keyword(buf, len));
 		}
 		ck_assert(!cpl_pytoken_keyword("asif", 4));
 		ck_assert(!cpl_pytoken_keyword("sifi", 4));
