@@ -170,7 +170,7 @@ cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
 	va_list aq;
 	int n;
 
-	if (b->data != NULL) {
+	if (b->data != NULL && b->cap > b->len) {	/* always, with data */
 		at = b->data + b->len;
 		room = b->cap - b->len;
 	}
