@@ -179,7 +179,8 @@ indentation(struct lexer *lx)
 			width = 0;
 		else
 			break;
-		step(lx);
+		lx->i++;	/* step(), for one blank */
+		lx->col++;
 	}
 	if (at_end(lx) || c == '#' || is_newline(c))
 		return;
@@ -533,8 +534,8 @@ scan_name(struct lexer *lx)
 
 	skip_name_chars(lx);
 	c = peek(lx, 0);
-	f = prefix_flags(lx->s + off, lx->i - off);
-	if (f >= 0 && (c == '\'' || c == '"')) {
+	if ((c == '\'' || c == '"') &&
+	    (f = prefix_flags(lx->s + off, lx->i - off)) >= 0) {
 		scan_string_at(lx, (unsigned)f, off, line, col, true);
 		return;
 	}
@@ -699,7 +700,8 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			break;
 		c = peek(&lx, 0);
 		if (c == ' ' || c == '\t' || c == '\f') {
-			step(&lx);
+			lx.i++;		/* step(), for one blank */
+			lx.col++;
 		} else if (c == '#') {
 			scan_comment(&lx);
 		} else if (is_newline(c)) {
