@@ -264,7 +264,7 @@ def rows_tree(binary, floors, tmp):
                 mib(rss), rsize / MIB), "ripgrep %s" % mib(rss_rg),
              "%.1f x (64 MiB + report)" % (rss * 1024 / limit),
              "<= 1 x"))
-    return tree, files, t, cpu
+    return tree, files
 
 
 def row_scale(binary, tmp, have):
@@ -277,7 +277,7 @@ def row_scale(binary, tmp, have):
     trees = []
     for n in SCALE:
         if have and have[0] == n:
-            trees.append((n, have[1], have[4], False))
+            trees.append((n, have[1], have[2], False))
         else:
             tree = os.path.join(tmp, "scale-%d" % n)
             files, _ = generate(tree, n)
@@ -566,8 +566,8 @@ def main():
         have = None
         tree = None
         if {"1", "2", "3", "scale"} & set(ROWS):
-            tree, files, t, cpu = rows_tree(binary, floors, tmp)
-            have = (PROJECTS, files, t, cpu, tree)
+            tree, files = rows_tree(binary, floors, tmp)
+            have = (PROJECTS, files, tree)
         if "scale" in ROWS:
             row_scale(binary, tmp, have)
         if "3" in ROWS:
