@@ -100,6 +100,8 @@ cpl_engine_free(struct cpl_engine *e)
 	cpl_engine_overlay_free(e);
 	cpl_engine_pipeline_free(e);
 	cpl_pytokcache_free(e->tokcache);
+	cpl_link_memo_free(e->memo);
+	free(e->yedits);
 	free(e);
 }
 
@@ -219,6 +221,9 @@ cpl_engine_source_add(struct cpl_engine *e, struct source *src)
 {
 	cpl_xgrow((void **)&e->files, &e->files_cap, e->nfiles + 1,
 		  sizeof(*e->files));
+	src->index = e->nfiles;
+	if (src->py != NULL)
+		src->py->owner = src;
 	e->files[e->nfiles++] = src;
 	cpl_strmap_put(&e->by_path,
 		       cpl_engine_own_key(e, cpl_link_join(".", src->path)),
@@ -511,8 +516,8 @@ cpl_engine_add_workload(struct cpl_engine *e, struct cpl_workload *w)
 
 /* ---- checks ----------------------------------------------------------- */
 
-static char *
-object_name(const struct cpl_workload *w)
+char *
+cpl_engine_object_name(const struct cpl_workload *w)
 {
 	if (w->object)
 		return cpl_xstrdup(w->object);
@@ -539,15 +544,14 @@ cpl_check_report(struct cpl_check *ck, const struct cpl_workload *w,
 	memset(f, 0, sizeof(*f));
 	f->rule = ck->rule;
 	f->severity = cpl_config_severity(e->config, ck->index);
-	f->order = e->nfindings - 1;	/* nothing is removed before the
-					 * sort */
+	f->order = e->order++;	/* group.c keys each part of the run */
 	if (pos && pos->file) {
 		f->file = cpl_xstrdup(pos->file);
 		f->line = pos->line;
 		f->column = pos->column;
 	}
 	if (w) {
-		f->object = object_name(w);
+		f->object = cpl_engine_object_name(w);
 		if (f->file == NULL && w->file) {
 			f->file = cpl_xstrdup(w->file);
 			f->line = w->pos.line;
@@ -715,10 +719,8 @@ same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
 	       strcmp(x->object, y->object) != 0;
 }
 
-/* The scanned Python of a source, scanning it the first time; a
- * tokenizer error is an input error (the facts read so far are kept). */
-static const struct cpl_pyfile *
-python_of(struct cpl_engine *e, struct source *src)
+const struct cpl_pyfile *
+cpl_engine_python(struct cpl_engine *e, struct source *src)
 {
 	struct cpl_error err = { 0 };
 
@@ -732,15 +734,45 @@ python_of(struct cpl_engine *e, struct source *src)
 	if (!src->scanned) {
 		src->scanned = true;
 		/* The source keeps its text as long as its scan. */
-		if (cpl_pyscan_file_borrowed(&src->py, src->path, src->text,
-					     src->len, &err) != 0 &&
+		if ((e->light ? cpl_pyscan_file_light :
+			       cpl_pyscan_file_borrowed)(&src->py, src->path,
+							 src->text, src->len,
+							 &err) != 0 &&
 		    src->linted)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
+		src->py->owner = src;
+	} else if (!e->light && !cpl_pyfile_loaded(src->py)) {
+		if (src->inflight)
+			cpl_engine_crew_wait(e);
+		if (!cpl_pyfile_loaded(src->py))
+			cpl_pyfile_reload(src->py, true);
 	}
 	/* Its tokens, made again when read, count against the bound. */
-	cpl_pytokcache_attach(e->tokcache, src->py);
+	if (cpl_pyfile_loaded(src->py))
+		cpl_pytokcache_attach(e->tokcache, src->py);
 	return src->py;
+}
+
+/* The linker's ready hook: an unloaded file loaded again. */
+static void
+link_ready(void *ctx, const struct cpl_pyfile *f)
+{
+	if (f->owner != NULL)
+		(void)cpl_engine_python(ctx, f->owner);
+}
+
+void
+cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk)
+{
+	memset(lk, 0, sizeof(*lk));
+	lk->load = cpl_engine_link_load;
+	lk->ctx = e;
+	lk->root = e->repo ? cpl_repo_root(e->repo) : NULL;
+	if (e->memo == NULL)
+		e->memo = cpl_link_memo_new();
+	lk->memo = e->memo;
+	lk->ready = link_ready;
 }
 
 /* The linker's loader: a Python file the engine has, or reads now (from
@@ -761,7 +793,7 @@ cpl_engine_link_load(void *ctx, const char *path)
 	src = cpl_strmap_get(&e->by_path, key);
 	if (src != NULL) {
 		free(key);
-		return python_of(e, src);
+		return cpl_engine_python(e, src);
 	}
 	if (cpl_strmap_get(&e->absent, key) != NULL) {
 		free(key);
@@ -777,7 +809,7 @@ cpl_engine_link_load(void *ctx, const char *path)
 	src = cpl_engine_seed_source(e, path);
 	if (src != NULL) {
 		free(key);
-		return python_of(e, src);
+		return cpl_engine_python(e, src);
 	}
 	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
 		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
@@ -787,7 +819,7 @@ cpl_engine_link_load(void *ctx, const char *path)
 	free(key);
 	src = cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 	src->linted = false;	/* context for budget rules, not a target */
-	return python_of(e, src);
+	return cpl_engine_python(e, src);
 }
 
 /* Keeps a linked process: the engine owns it, each of its files knows it
@@ -820,62 +852,6 @@ cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
 		r->v[r->n].code = code;
 		r->v[r->n++].file = k;
 	}
-}
-
-/* Whether some container's command runs path as its entry script. */
-static bool
-is_linked_entry(const struct cpl_engine *e, const char *path)
-{
-	const struct coderefs *r = cpl_strmap_get(&e->code_of, path);
-	size_t i;
-
-	for (i = 0; r && i < r->n; i++)
-		if (r->v[i].file == 0)
-			return true;
-	return false;
-}
-
-/*
- * Links every static container that runs a script to its code, then every
- * entry script linted on its own (one no container runs) to the local
- * modules it imports.
- */
-static void
-link_all(struct cpl_engine *e)
-{
-	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e,
-				 .root = e->repo ? cpl_repo_root(e->repo) :
-				 NULL, .memo = cpl_link_memo_new() };
-	size_t i, j, nlinked;
-
-	for (i = 0; i < e->workloads.count; i++) {
-		struct cpl_workload *w = e->workloads.items[i];
-
-		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
-			continue;
-		for (j = 0; j < w->ncontainers; j++) {
-			struct cpl_code *code;
-
-			code = cpl_link_code(&lk, w, &w->containers[j]);
-			if (code != NULL)
-				cpl_engine_keep_code(e, &w->containers[j],
-						     code);
-			cpl_pytokcache_trim(e->tokcache);
-		}
-	}
-	/* Linking may read more files; the targets were all read before. */
-	nlinked = e->nfiles;
-	for (i = 0; i < nlinked; i++) {
-		const struct source *src = e->files[i];
-
-		if (!src->linted || src->py == NULL ||
-		    !cpl_link_is_entry(src->py) ||
-		    is_linked_entry(e, src->py->path))
-			continue;
-		cpl_engine_keep_code(e, NULL, cpl_link_script(&lk, src->py));
-		cpl_pytokcache_trim(e->tokcache);
-	}
-	cpl_link_memo_free(lk.memo);
 }
 
 /* ---- launcher config files --------------------------------------------- */
@@ -945,44 +921,59 @@ find_config(struct cpl_engine *e, const char *wfile, const char *rel)
 	return src;
 }
 
-/* Reads the config file each static container's launcher names
- * (accelerate launch --config_file), once per file. */
-static void
-read_launch_configs(struct cpl_engine *e)
+void
+cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w)
 {
-	size_t i, j;
+	size_t j;
 
-	for (i = 0; i < e->workloads.count; i++) {
-		struct cpl_workload *w = e->workloads.items[i];
+	if (w->source == CPL_SRC_LIVE || w->file == NULL)
+		return;
+	for (j = 0; j < w->ncontainers; j++) {
+		struct cpl_launch *l = &w->containers[j].launch;
+		const char *rel = l->opt[CPL_LOPT_CONFIG].text;
+		const struct source *src;
 
-		if (w->source == CPL_SRC_LIVE || w->file == NULL)
+		if (l->launcher != CPL_LAUNCH_ACCELERATE || rel == NULL ||
+		    strchr(rel, '$') != NULL ||
+		    !(cpl_walk_wanted(rel) && !cpl_str_ends(rel, ".py")))
 			continue;
-		for (j = 0; j < w->ncontainers; j++) {
-			struct cpl_launch *l = &w->containers[j].launch;
-			const char *rel = l->opt[CPL_LOPT_CONFIG].text;
-			const struct source *src;
-
-			if (l->launcher != CPL_LAUNCH_ACCELERATE ||
-			    rel == NULL || strchr(rel, '$') != NULL ||
-			    !(cpl_walk_wanted(rel) && !cpl_str_ends(rel, ".py")))
-				continue;
-			src = find_config(e, w->file, rel);
-			if (src != NULL)
-				(void)cpl_launch_read_config(l, src->path,
-							     src->text,
-							     src->len);
-		}
+		src = find_config(e, w->file, rel);
+		if (src != NULL)
+			(void)cpl_launch_read_config(l, src->path, src->text,
+						     src->len);
 	}
+}
+
+const struct cpl_code_ref *
+cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
+{
+	const struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+
+	*n = r ? r->n : 0;
+	return r ? r->v : NULL;
+}
+
+void
+cpl_engine_free_yedits(struct cpl_engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nyedits; i++) {
+		cpl_yedit_free(e->yedits[i]->yedit);
+		e->yedits[i]->yedit = NULL;
+		e->yedits[i]->yedit_tried = false;
+	}
+	e->nyedits = 0;
 }
 
 size_t
 cpl_check_codes_of(const struct cpl_check *ck, const struct cpl_pyfile *f,
 		   const struct cpl_code_ref **out)
 {
-	const struct coderefs *r = cpl_strmap_get(&ck->e->code_of, f->path);
+	size_t n;
 
-	*out = r ? r->v : NULL;
-	return r ? r->n : 0;
+	*out = cpl_engine_codes_of(ck->e, f->path, &n);
+	return n;
 }
 
 /* Whether a line of a file (as the finding names it) changed. */
@@ -1151,108 +1142,6 @@ warn_unknown_rules(struct cpl_engine *e)
 	cpl_strmap_free(&seen);
 }
 
-/* Budget entries sort by file (live objects first), line, object. */
-static int
-budget_cmp(const void *pa, const void *pb)
-{
-	const struct cpl_budget_entry *a = pa, *b = pb;
-	int d = strcmp(a->file ? a->file : "", b->file ? b->file : "");
-
-	if (d)
-		return d;
-	if (a->line != b->line)
-		return a->line < b->line ? -1 : 1;
-	d = strcmp(a->object ? a->object : "", b->object ? b->object : "");
-	if (d)
-		return d;
-	return strcmp(a->container ? a->container : "",
-		      b->container ? b->container : "");
-}
-
-/* One budget entry per training container, clean or not. */
-static void
-budgets_all(struct cpl_engine *e)
-{
-	size_t i, j;
-
-	for (i = 0; i < e->workloads.count; i++) {
-		const struct cpl_workload *w = e->workloads.items[i];
-		char *object;
-
-		if (w->merged || w->context)
-			continue;
-		object = object_name(w);
-		for (j = 0; j < w->ncontainers; j++) {
-			const struct cpl_container *c = &w->containers[j];
-
-			if (!cpl_budget_training(w, c))
-				continue;
-			cpl_xgrow((void **)&e->budgets, &e->budgets_cap,
-				  e->nbudgets + 1, sizeof(*e->budgets));
-			cpl_budget_entry(&e->budgets[e->nbudgets++], object,
-					 w, c);
-			cpl_facts_forget(c);
-		}
-		free(object);
-		cpl_pytokcache_trim(e->tokcache);
-	}
-	if (e->nbudgets > 1)
-		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
-		      budget_cmp);
-}
-
-/*
- * Runs every rule that is on: each linted Python file through every code
- * rule, then each container through every container rule.  File by file
- * rather than rule by rule, so that a file's tokens are made again about
- * once (pyscan.h), and trimmed between files and containers, where no
- * evaluation runs.  One rule's findings come in the order they would
- * rule by rule (files, then containers, in order): the sort's last key.
- */
-static void
-run_rules(struct cpl_engine *e)
-{
-	const struct cpl_rule *const *rules;
-	size_t nrules, r, i, j;
-	struct cpl_check ck = { .e = e };
-
-	rules = cpl_rules_all(&nrules);
-	for (i = 0; i < e->nfiles; i++) {
-		const struct cpl_pyfile *py = e->files[i]->py;
-
-		if (!e->files[i]->linted || py == NULL)
-			continue;
-		for (r = 0; r < nrules; r++) {
-			if (rules[r]->check_code == NULL ||
-			    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
-				continue;
-			ck.rule = rules[r];
-			ck.index = r;
-			rules[r]->check_code(&ck, py);
-		}
-		cpl_pytokcache_trim(e->tokcache);
-	}
-	for (i = 0; i < e->workloads.count; i++) {
-		const struct cpl_workload *w = e->workloads.items[i];
-
-		for (j = 0; j < w->ncontainers && !w->merged; j++) {
-			for (r = 0; r < nrules; r++) {
-				if (rules[r]->check_container == NULL ||
-				    cpl_config_severity(e->config, r) ==
-				    CPL_SEV_OFF)
-					continue;
-				ck.rule = rules[r];
-				ck.index = r;
-				rules[r]->check_container(&ck, w,
-							  &w->containers[j]);
-			}
-			/* Its rules asked for its facts; no one else will. */
-			cpl_facts_forget(&w->containers[j]);
-			cpl_pytokcache_trim(e->tokcache);
-		}
-	}
-}
-
 void
 cpl_engine_run(struct cpl_engine *e)
 {
@@ -1261,20 +1150,15 @@ cpl_engine_run(struct cpl_engine *e)
 	cpl_engine_flush(e);
 	/* TrainJobs meet their runtimes, whichever files they came from. */
 	cpl_trainer_join(&e->workloads);
-	/* Scan every Python target once, then link code to workloads. */
+	/* Every Python target scanned once (its error reported now),
+	 * held unloaded; then judged group by group. */
+	e->light = true;
 	for (i = 0; i < e->nfiles; i++)
 		if (e->files[i]->linted)
-			python_of(e, e->files[i]);
+			cpl_engine_python(e, e->files[i]);
+	e->light = false;
 	cpl_engine_reach(e);
-	link_all(e);
-	read_launch_configs(e);
-	budgets_all(e);
-	run_rules(e);
-	/* The edit-time parses are only for the rules. */
-	for (i = 0; i < e->nfiles; i++) {
-		cpl_yedit_free(e->files[i]->yedit);
-		e->files[i]->yedit = NULL;
-	}
+	cpl_engine_judge(e);
 	for (i = 0; i < e->nfindings; i++)
 		cpl_engine_suppress(e, &e->findings[i]);
 	warn_unknown_rules(e);

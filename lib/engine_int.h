@@ -2,7 +2,8 @@
  * engine_int.h — what the parts of the engine share and nothing else may
  * see: the run's state and the few functions one part calls in another.
  * The public interface is engine.h; only lib/engine.c, lib/reach.c,
- * lib/overlay.c, lib/pipeline.c and lib/fixedit.c include this file.
+ * lib/overlay.c, lib/pipeline.c, lib/group.c and lib/fixedit.c include
+ * this file.
  *
  * The parts:
  *   engine.c  sources, loading, rules, suppressions, the final filter and
@@ -26,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "engine.h"
@@ -61,6 +63,9 @@ struct source {
 	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
 					 * once the rules ran */
 	bool yedit_tried;
+	size_t index;			/* in the engine's files */
+	bool inflight;			/* being loaded again on another
+					 * thread (group.c) */
 	int quota_helper;		/* CPU301 (fixcode.c): 0 not looked,
 					 * 1 to add, 2 defined, 3 name taken */
 	size_t quota_at;		/* with 1: where it goes */
@@ -128,6 +133,13 @@ struct cpl_engine {
 						 * files make again (trimmed
 						 * between workloads, files
 						 * and containers) */
+	struct cpl_link_memo *memo;	/* the run's module look-ups */
+	bool light;			/* Python files asked for stay
+					 * unloaded (group.c's graph) */
+	struct crew *crew;		/* loading the next batch (group.c) */
+	uint64_t order;			/* the next finding's order key */
+	struct source **yedits;		/* sources holding an edit parse */
+	size_t nyedits, yedits_cap;
 	int threads;			/* -j; 0: the CPUs we may use */
 	int cpus;			/* those CPUs, 0 until needed */
 	bool seeded;			/* jansson's hash seed is set */
@@ -183,6 +195,36 @@ bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
  * workload or a configured ignore, when one applies. */
 void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
 
+/* The Python of a source, scanned the first time (a tokenizer error of a
+ * target is an input error, reported once) and, unless the engine is in
+ * its light phase, loaded again when it was unloaded (after the thread
+ * loading it, if one is, has finished); NULL for other files. */
+const struct cpl_pyfile *cpl_engine_python(struct cpl_engine *e,
+					   struct source *src);
+/* The run's linker: the engine's loader, the repository root, the run's
+ * memo and a ready hook that loads unloaded files again. */
+void cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk);
+/* The processes that run the Python file at path (as the linker names
+ * it), in the order they were linked. */
+const struct cpl_code_ref *cpl_engine_codes_of(const struct cpl_engine *e,
+					       const char *path, size_t *n);
+/* "Kind/name" of a workload (with "[replica]"); caller frees. */
+char *cpl_engine_object_name(const struct cpl_workload *w);
+/* Reads the config files the launchers of w's containers name
+ * (accelerate launch --config_file), each file once per run. */
+void cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w);
+/* Frees the edit parses made so far (made again if asked for). */
+void cpl_engine_free_yedits(struct cpl_engine *e);
+
+/* ---- group.c ------------------------------------------------------------ */
+
+/* Links, budgets and judges the run's workloads and Python files, group
+ * by group (see group.c). */
+void cpl_engine_judge(struct cpl_engine *e);
+/* Waits until the files being loaded on other threads are (then none
+ * is in flight). */
+void cpl_engine_crew_wait(struct cpl_engine *e);
+
 /* ---- pipeline.c --------------------------------------------------------- */
 
 /* Whether path (however spelt) is read already or waits to be. */
@@ -194,6 +236,8 @@ void cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit);
  * several, then takes their sources, workloads, errors, warnings and
  * notes in the order they were queued: the same run for any -j. */
 void cpl_engine_flush(struct cpl_engine *e);
+/* The threads work on n items may use (-j, else the CPUs we may use). */
+size_t cpl_engine_threads(struct cpl_engine *e, size_t n);
 /* Frees what pipeline.c keeps in the engine. */
 void cpl_engine_pipeline_free(struct cpl_engine *e);
 

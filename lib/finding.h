@@ -100,7 +100,7 @@ struct cpl_finding {
 	const struct cpl_workload *workload;
 	/* The engine's last sort key: the order it was reported in, so
 	 * that findings equal in every other key keep that order. */
-	size_t order;
+	uint64_t order;
 };
 
 void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */
@@ -145,6 +145,9 @@ struct cpl_budget_entry {
 	double m_threads;		/* measured; < 0 unknown */
 	double cpu_used;		/* CPUs over the window; < 0 unknown */
 	double throttled_pct;		/* < 0 unknown */
+	uint64_t seq;			/* the engine's order of making
+					 * (workload, container): the sort's
+					 * last key */
 	char *measured_pod;		/* live, several Pods: whose figures
 					 * (the most throttled); else NULL */
 	unsigned long pods;		/* live: Pods of one owner with this

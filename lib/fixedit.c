@@ -42,6 +42,9 @@ yedit_of(struct cpl_check *ck, const char *path)
 				   src->len, &err) < 0)
 			src->yedit = NULL;
 		cpl_error_clear(&err);
+		cpl_xgrow((void **)&ck->e->yedits, &ck->e->yedits_cap,
+			  ck->e->nyedits + 1, sizeof(*ck->e->yedits));
+		ck->e->yedits[ck->e->nyedits++] = src;
 	}
 	return src->yedit;
 }

@@ -200,14 +200,18 @@ struct walk {
 					 * `python -m pkg.script` from there
 					 * puts first), NULL when none */
 	const struct cpl_container *c;	/* NULL: a script on its own */
+	bool files_only;		/* cpl_link_*_files(): no cap, no
+					 * ready hook */
 };
 
 static void
 add_file(struct walk *wk, const struct cpl_pyfile *f)
 {
 	if (f == NULL || cpl_strmap_get(&wk->seen, f->path) != NULL ||
-	    wk->nfiles >= MAX_FILES)
+	    (wk->nfiles >= MAX_FILES && !wk->files_only))
 		return;
+	if (wk->lk->ready && !wk->files_only)
+		wk->lk->ready(wk->lk->ctx, f);
 	cpl_strmap_put(&wk->seen, f->path, (void *)f);
 	cpl_xgrow((void **)&wk->files, &wk->files_cap, wk->nfiles + 1,
 		  sizeof(*wk->files));
@@ -424,6 +428,8 @@ module_cb(void *ctx, const struct cpl_pyfile *from, const char *module,
 				load_absolute(wk, mod);
 	free(mod);
 	free(base);
+	if (f != NULL && wk->lk->ready)
+		wk->lk->ready(wk->lk->ctx, f);
 	return f;
 }
 
@@ -487,16 +493,11 @@ import_root(const struct cpl_pyfile *entry, const struct cpl_launch *l)
 	return dir;
 }
 
-/*
- * Walks the local imports from entry (breadth-first: wk->files grows while
- * it is walked) and resolves the process with env (argv set by the
- * caller).  Frees the walk.
- */
-static struct cpl_code *
-link_process(struct walk *wk, const struct cpl_pyfile *entry,
-	     struct cpl_pyenv *env)
+/* Walks the local imports from entry (breadth-first: wk->files grows
+ * while it is walked). */
+static void
+walk_imports(struct walk *wk, const struct cpl_pyfile *entry)
 {
-	struct cpl_code *code = NULL;
 	size_t i, j;
 
 	wk->pkg_root = package_root(wk, wk->entry_dir);
@@ -507,6 +508,19 @@ link_process(struct walk *wk, const struct cpl_pyfile *entry,
 		for (j = 0; j < f->nimports; j++)
 			follow_import(wk, f, &f->imports[j]);
 	}
+}
+
+/*
+ * Walks the local imports from entry and resolves the process with env
+ * (argv set by the caller).  Frees the walk.
+ */
+static struct cpl_code *
+link_process(struct walk *wk, const struct cpl_pyfile *entry,
+	     struct cpl_pyenv *env)
+{
+	struct cpl_code *code = NULL;
+
+	walk_imports(wk, entry);
 	env->files = wk->files;
 	env->nfiles = wk->nfiles;
 	env->module = module_cb;
@@ -519,6 +533,22 @@ link_process(struct walk *wk, const struct cpl_pyfile *entry,
 	return code;
 }
 
+/* The entry script container c of w runs, or NULL. */
+static const struct cpl_pyfile *
+container_entry(const struct cpl_linker *lk, const struct cpl_workload *w,
+		const struct cpl_container *c)
+{
+	const struct cpl_pyfile *entry;
+	char *start;
+
+	if (w->file == NULL || !c->launch.has_script)
+		return NULL;
+	start = dir_of(w->file);
+	entry = find_entry(lk, start, &c->launch);
+	free(start);
+	return entry;
+}
+
 struct cpl_code *
 cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 	      const struct cpl_container *c)
@@ -526,14 +556,9 @@ cpl_link_code(const struct cpl_linker *lk, const struct cpl_workload *w,
 	struct walk wk = { .lk = lk, .c = c };
 	struct cpl_pyenv env = { 0 };
 	struct cpl_code *code;
-	const struct cpl_pyfile *entry;
-	char *start, *edir;
+	const struct cpl_pyfile *entry = container_entry(lk, w, c);
+	char *edir;
 
-	if (w->file == NULL || !c->launch.has_script)
-		return NULL;
-	start = dir_of(w->file);
-	entry = find_entry(lk, start, &c->launch);
-	free(start);
 	if (entry == NULL)
 		return NULL;
 	edir = import_root(entry, &c->launch);
@@ -569,19 +594,53 @@ cpl_link_script(const struct cpl_linker *lk, const struct cpl_pyfile *entry)
 	return code;
 }
 
+/* The files a walk from entry reaches, sys.path[0] at edir (taken). */
+static size_t
+walk_files(const struct cpl_linker *lk, const struct cpl_container *c,
+	   const struct cpl_pyfile *entry, char *edir,
+	   const struct cpl_pyfile ***files)
+{
+	struct walk wk = { .lk = lk, .c = c, .files_only = true };
+
+	wk.entry_dir = edir;
+	walk_imports(&wk, entry);
+	cpl_strmap_free(&wk.seen);
+	free(wk.pkg_root);
+	free(edir);
+	*files = wk.files;
+	return wk.nfiles;
+}
+
+size_t
+cpl_link_code_files(const struct cpl_linker *lk,
+		    const struct cpl_workload *w,
+		    const struct cpl_container *c,
+		    const struct cpl_pyfile ***files)
+{
+	const struct cpl_pyfile *entry = container_entry(lk, w, c);
+
+	*files = NULL;
+	if (entry == NULL)
+		return 0;
+	return walk_files(lk, c, entry, import_root(entry, &c->launch),
+			  files);
+}
+
+size_t
+cpl_link_script_files(const struct cpl_linker *lk,
+		      const struct cpl_pyfile *entry,
+		      const struct cpl_pyfile ***files)
+{
+	*files = NULL;
+	if (entry == NULL)
+		return 0;
+	return walk_files(lk, NULL, entry, dir_of(entry->path), files);
+}
+
 bool
 cpl_link_is_entry(const struct cpl_pyfile *f)
 {
-	size_t i;
-
-	if (f == NULL)
-		return false;
-	if (f->main_guard)
-		return true;
-	for (i = 0; i < f->nloaders; i++)
-		if (f->calls[f->loaders[i].call].scope == 0)
-			return true;
-	return false;
+	return f != NULL && f->entry;
 }
 
 bool

@@ -38,6 +38,11 @@ struct cpl_linker {
 	struct cpl_link_memo *memo;	/* NULL: none; else each module
 					 * name is looked up once per base
 					 * directory */
+	/* NULL, or called on each file a linked process takes and each an
+	 * evaluation asks for, before its facts are read: where the loader
+	 * or memo may hand out an unloaded file (pyscan.h), the hook loads
+	 * it again. */
+	void (*ready)(void *ctx, const struct cpl_pyfile *f);
 };
 
 /*
@@ -70,6 +75,23 @@ struct cpl_code *cpl_link_code(const struct cpl_linker *lk,
  */
 struct cpl_code *cpl_link_script(const struct cpl_linker *lk,
 				 const struct cpl_pyfile *entry);
+
+/*
+ * The files cpl_link_code() and cpl_link_script() would join, without
+ * evaluating: the entry script first, then the local modules its imports
+ * reach, breadth-first, with no cap on their number (linked code stops
+ * at 4,096), so a superset of the linked files.  Reads only the files'
+ * paths and imports (unloaded files do) and calls no ready hook.
+ * Returns how many; *files is the caller's (free it), the files the
+ * loader's; 0 and NULL when no script runs.
+ */
+size_t cpl_link_code_files(const struct cpl_linker *lk,
+			   const struct cpl_workload *w,
+			   const struct cpl_container *c,
+			   const struct cpl_pyfile ***files);
+size_t cpl_link_script_files(const struct cpl_linker *lk,
+			     const struct cpl_pyfile *entry,
+			     const struct cpl_pyfile ***files);
 
 /*
  * Whether f is an entry script: it has `if __name__ == "__main__":` or

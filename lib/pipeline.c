@@ -132,10 +132,11 @@ process(struct pjob *j)
 		cpl_engine_load_yaml(j->out, j->src, j->explicit);
 		return;
 	}
+	/* Scanned light: held unloaded until its group is judged
+	 * (group.c). */
 	j->src->scanned = true;
-	if (cpl_pyscan_file_borrowed(&j->src->py, j->src->path,
-				     j->src->text, j->src->len,
-				     &err) != 0) {
+	if (cpl_pyscan_file_light(&j->src->py, j->src->path, j->src->text,
+				  j->src->len, &err) != 0) {
 		j->src->scan_err = err;		/* reported when asked for */
 		if (err.message == NULL)
 			j->src->scan_err.message = cpl_xstrdup("error");
@@ -204,9 +205,8 @@ take(struct cpl_engine *e, struct pjob *j)
 	free(j->key);
 }
 
-/* The threads a flush of n files uses. */
-static size_t
-threads_for(struct cpl_engine *e, size_t n)
+size_t
+cpl_engine_threads(struct cpl_engine *e, size_t n)
 {
 	size_t t = (size_t)e->threads;
 
@@ -232,7 +232,7 @@ cpl_engine_flush(struct cpl_engine *e)
 	if (e->njobs == 0)
 		return;
 	atomic_init(&c.next, 0);
-	nt = threads_for(e, e->njobs);
+	nt = cpl_engine_threads(e, e->njobs);
 	if (nt > 1) {
 		if (!e->seeded) {	/* jansson seeds itself racily */
 			json_object_seed(0);

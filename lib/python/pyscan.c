@@ -1030,9 +1030,24 @@ post(struct cpl_pyfile *f)
 	cpl_pyscan_cpu_flow(f);
 }
 
-/* Scans f->text[0, f->len) into f (see cpl_pyscan_file()). */
+/* Whether f is an entry script (cpl_link_is_entry()). */
+static bool
+is_entry(const struct cpl_pyfile *f)
+{
+	size_t i;
+
+	if (f->main_guard)
+		return true;
+	for (i = 0; i < f->nloaders; i++)
+		if (f->calls[f->loaders[i].call].scope == 0)
+			return true;
+	return false;
+}
+
+/* Scans f->text[0, f->len) into f (see cpl_pyscan_file()); keep_toks:
+ * see cpl_pyfile_reload(). */
 static int
-scan_into(struct cpl_pyfile *f, struct cpl_error *err)
+scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
 {
 	struct cpl_pytokens tk;
 	struct scan sc;
@@ -1070,6 +1085,7 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 	f->index->args = fit(f->index->args, f->index->nargs,
 			     sizeof(*f->index->args), &f->index->capargs);
 	post(f);
+	f->entry = is_entry(f);
 	/* The facts are complete and nothing keeps a pointer into these
 	 * arrays (only indices): cut them to their length. */
 	f->imports = fit(f->imports, f->nimports, sizeof(*f->imports),
@@ -1098,7 +1114,8 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err)
 	/* The facts hold token indices, never token pointers: the array can
 	 * go, to be made again by cpl_pyfile_toks() when an evaluation
 	 * reads it (the largest part of a scanned file). */
-	cpl_pyscan_toks_drop(f->index, false);
+	if (!keep_toks)
+		cpl_pyscan_toks_drop(f->index, false);
 	return rc < 0 ? 1 : 0;
 }
 
@@ -1112,7 +1129,7 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 	f->text = cpl_xstrndup(text, len);
 	f->len = len;
 	*out = f;
-	return scan_into(f, err);
+	return scan_into(f, err, false);
 }
 
 int
@@ -1126,22 +1143,90 @@ cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
 	f->text_borrowed = true;
 	f->len = len;
 	*out = f;
-	return scan_into(f, err);
+	return scan_into(f, err, false);
 }
 
-void
-cpl_pyfile_free(struct cpl_pyfile *f)
+/*
+ * The light scan (cpl_pyscan_file_light()): import statements only, each
+ * read by import_stmt() as the full scan reads it.  A statement starts at
+ * the first token, or after a NEWLINE, INDENT, DEDENT, ';' or ':' (ending
+ * a compound header whose body is on its line); "import" and "from" are
+ * hard keywords, so after any other token they start no statement.  So
+ * every import the full scan reads is read here (and, in odd text, maybe
+ * one more): the linker's walk over light files reaches at least the
+ * files it reaches over loaded ones.
+ */
+static void
+scan_imports(struct scan *sc)
 {
-	struct cpl_pyindex *ix;
+	bool start = true;
+	size_t k;
 
-	if (f == NULL)
-		return;
-	ix = f->index;
-	free(f->path);
-	if (!f->text_borrowed)
-		free(f->text);
-	cpl_pyscan_toks_drop(ix, true);
+	push_scope_frame(sc, 0, false);
+	for (k = 0; k < sc->n; k++) {
+		const struct cpl_pytoken *t = &sc->t[k];
+
+		if (t->kind == CPL_PYTOK_NL || t->kind == CPL_PYTOK_COMMENT)
+			continue;
+		if (start && (tok_kw(sc, k, "import") ||
+			      tok_kw(sc, k, "from")))
+			import_stmt(sc, k, stmt_end(sc, k, false));
+		start = t->kind == CPL_PYTOK_NEWLINE ||
+			t->kind == CPL_PYTOK_INDENT ||
+			t->kind == CPL_PYTOK_DEDENT || tok_op(sc, k, ";") ||
+			tok_op(sc, k, ":");
+	}
+}
+
+int
+cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
+		      const char *text, size_t len, struct cpl_error *err)
+{
+	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
+	struct cpl_pytokens tk;
+	struct scan sc;
+	int rc;
+
+	f->path = cpl_xstrdup(path ? path : "<string>");
+	f->text = (char *)text;
+	f->text_borrowed = true;
+	f->len = len;
+	*out = f;
+	f->index = cpl_xcalloc(1, sizeof(*f->index));
+	memset(&tk, 0, sizeof(tk));
+	rc = cpl_pytoken_scan(&tk, text, len, f->path, err);
+	f->index->toks = tk.toks;
+	f->index->captoks = tk.cap;
+	f->ntoks = tk.count;
+	memset(&sc, 0, sizeof(sc));
+	sc.f = f;
+	sc.ix = f->index;
+	sc.text = text;
+	sc.t = tk.toks;
+	sc.n = tk.count;
+	sc.pending = -1;
+	scan_imports(&sc);
+	free(sc.ss);
+	cpl_buf_free(&sc.tmp);
+	f->entry = true;	/* not known until loaded: may be */
+	cpl_pyfile_unload(f);
+	return rc < 0 ? 1 : 0;
+}
+
+/* Frees every fact of f (not path, text or the struct); f unloaded. */
+static void
+drop_facts(struct cpl_pyfile *f)
+{
+	struct cpl_pyindex *ix = f->index;
+
 	free(f->imports);
+	free(f->light);
+	f->imports = NULL;
+	f->light = NULL;
+	f->nimports = 0;
+	if (ix == NULL)
+		return;
+	cpl_pyscan_toks_drop(ix, true);
 	free(f->scopes);
 	free(f->calls);
 	free(f->assigns);
@@ -1166,7 +1251,87 @@ cpl_pyfile_free(struct cpl_pyfile *f)
 	free(ix->subs);
 	cpl_pyscan_arena_free(ix->arena);
 	free(ix);
+	f->index = NULL;
+	f->scopes = NULL;
+	f->calls = NULL;
+	f->assigns = NULL;
+	f->argdefs = NULL;
+	f->loaders = NULL;
+	f->threads = NULL;
+	f->pools = NULL;
+	f->cpucounts = NULL;
+	f->envsets = NULL;
+	f->sinks = NULL;
+	f->refs = NULL;
+	f->nscopes = f->ncalls = f->nassigns = f->nargdefs = 0;
+	f->nloaders = f->nthreads = f->npools = f->ncpucounts = 0;
+	f->nenvsets = f->nsinks = f->nrefs = 0;
+}
+
+void
+cpl_pyfile_free(struct cpl_pyfile *f)
+{
+	if (f == NULL)
+		return;
+	drop_facts(f);
+	free(f->path);
+	if (!f->text_borrowed)
+		free(f->text);
 	free(f);
+}
+
+void
+cpl_pyfile_unload(struct cpl_pyfile *f)
+{
+	struct cpl_pyimport *imp;
+	size_t i, room = 0, n;
+	char *light, *p;
+
+	if (f == NULL || f->index == NULL)
+		return;
+	n = f->nimports;
+	for (i = 0; i < n; i++)
+		room += strlen(f->imports[i].module) + 1 +
+			(f->imports[i].name ? strlen(f->imports[i].name) + 1 :
+					      0);
+	imp = n ? cpl_xmalloc(n * sizeof(*imp)) : NULL;
+	light = p = n ? cpl_xmalloc(room) : NULL;
+	for (i = 0; i < n; i++) {
+		const struct cpl_pyimport *from = &f->imports[i];
+		size_t len = strlen(from->module) + 1;
+
+		imp[i] = *from;
+		imp[i].bound = imp[i].target = NULL;
+		imp[i].module = memcpy(p, from->module, len);
+		p += len;
+		if (from->name) {
+			len = strlen(from->name) + 1;
+			imp[i].name = memcpy(p, from->name, len);
+			p += len;
+		}
+	}
+	drop_facts(f);
+	f->imports = imp;
+	f->nimports = n;
+	f->light = light;
+}
+
+void
+cpl_pyfile_reload(struct cpl_pyfile *f, bool keep_toks)
+{
+	struct cpl_error err = { 0 };
+
+	if (f == NULL || f->index != NULL)
+		return;
+	drop_facts(f);
+	(void)scan_into(f, &err, keep_toks);
+	cpl_error_clear(&err);	/* the first scan reported it */
+}
+
+bool
+cpl_pyfile_loaded(const struct cpl_pyfile *f)
+{
+	return f != NULL && f->index != NULL;
 }
 
 void

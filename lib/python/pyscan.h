@@ -351,6 +351,9 @@ struct cpl_pyfile {
 	bool main_guard;		/* `if __name__ == "__main__":` at
 					 * module level */
 	struct cpl_pos main_pos;	/* its `if` */
+	bool entry;			/* an entry script: main_guard, or a
+					 * DataLoader built at module level
+					 * (cpl_link_is_entry()) */
 	struct cpl_pyimport *imports;
 	size_t nimports;
 	struct cpl_pyscope *scopes;	/* [0] is the module */
@@ -375,7 +378,11 @@ struct cpl_pyfile {
 	size_t nsinks;
 	struct cpl_pyref *refs;		/* pipeline names from imports */
 	size_t nrefs;
-	struct cpl_pyindex *index;	/* private lookup tables */
+	struct cpl_pyindex *index;	/* private lookup tables; NULL
+					 * while unloaded */
+	char *light;			/* unloaded: the strings of imports */
+	void *owner;			/* the holder's (the engine's source);
+					 * never read here */
 };
 
 /*
@@ -401,6 +408,35 @@ int cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
 			     const char *text, size_t len,
 			     struct cpl_error *err);
 void cpl_pyfile_free(struct cpl_pyfile *f);	/* NULL-safe */
+
+/*
+ * A scanned file held light while it waits (the engine judges a run
+ * group by group: lib/group.c).  cpl_pyfile_unload() frees every fact
+ * but path, text and the scalar facts above imports (main_guard, entry,
+ * imports_torch ...), and keeps of each import only module, name and
+ * level (bound and target NULL, pos and scope as they were): what the
+ * linker's walk reads.  cpl_pyfile_reload() scans the text again into
+ * the same file (the same address: the linker's memo keeps pointers),
+ * giving the same facts as the first scan; its tokenizer error, reported
+ * by the first scan, is not reported again.  With keep_toks the tokens
+ * stay with the file (cpl_pyfile_toks() makes none) until it is freed,
+ * unloaded or a cache it joins trims them.  Both touch only f: files
+ * may be reloaded on several threads at once.
+ */
+void cpl_pyfile_unload(struct cpl_pyfile *f);
+/*
+ * A file scanned light, born unloaded: tokenized (its tokenizer error
+ * returned as cpl_pyscan_file_borrowed() returns it) and its import
+ * statements read, nothing else; entry is true (unknown until loaded),
+ * the other scalar facts unset.  text is borrowed as there.  Its first
+ * cpl_pyfile_reload() makes the facts a full scan makes.
+ */
+int cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
+			  const char *text, size_t len,
+			  struct cpl_error *err);
+void cpl_pyfile_reload(struct cpl_pyfile *f, bool keep_toks);
+/* Whether f holds its facts (not unloaded). */
+bool cpl_pyfile_loaded(const struct cpl_pyfile *f);
 
 /*
  * The tokens of f (f->ntoks of them), those its facts index: during the

@@ -1,0 +1,517 @@
+/*
+ * group.c — a run judged group by group, so that its memory follows one
+ * group's Python facts and not the whole tree's, and the files of the
+ * next groups are scanned on other threads while this thread judges.
+ *
+ * The pipeline (pipeline.c) scans every Python file once and keeps it
+ * unloaded (pyscan.h): path, text and imports.  Here:
+ *
+ *  1. The graph: each static container's command is resolved to its entry
+ *     script and the local modules it imports (cpl_link_code_files(): the
+ *     linker's own walk, over unloaded files, without evaluating), and so
+ *     is each linted entry script no container runs.  A workload and
+ *     every file its containers reach form one group, and so do a lone
+ *     script and its modules; union-find joins groups that share a file.
+ *     So every process that runs a file is linked in that file's group,
+ *     and a code rule asking for a file's processes (cpl_check_codes_of())
+ *     sees them all.  With Python files named on their own (reach.c) the
+ *     run is one group.
+ *  2. Groups in order of their first workload (then of their first file)
+ *     are cut into batches of about BATCH_FILES files.  While this thread
+ *     judges a batch, the other threads (-j) load the next batch's files
+ *     again (cpl_pyfile_reload(), tokens kept).
+ *  3. Judging a group is what a run does, in the same order: link its
+ *     containers, then its lone scripts; read its launchers' config
+ *     files; make its budget entries; run the code rules over its linted
+ *     files and the container rules over its containers.  Then its files
+ *     are unloaded.
+ *
+ * The output is the same for any grouping and any -j: findings carry an
+ * order key that is the order a run of every file, then every container,
+ * would report them in (the sort's last key), budget entries one of
+ * workload and container order, and a file an evaluation asks for
+ * outside its group (a dynamic import) is loaded on demand, after any
+ * thread loading it has finished (cpl_engine_python()).
+ *
+ * Owns the run's graph and crews while judging; nothing after.
+ * Includes: engine_int.h, budget.h, rule.h, the C library, pthreads.
+ */
+#include "engine_int.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "rule.h"
+
+/* Files past which a batch is cut (a group is never split). */
+#define BATCH_FILES 48
+
+/* The order key of a finding: which part of a run of every file, then
+ * every container, reports it (file or workload index), then its place
+ * in that part.  A part reports fewer than 2^24 findings. */
+#define ORDER_PART(container, index) \
+	(((uint64_t)(container) << 62) | ((uint64_t)(index) << 24))
+
+/* The files a batch loads again, and the threads loading them. */
+struct crew {
+	struct source **srcs;
+	size_t n;
+	atomic_size_t next;
+	pthread_t *tid;
+	size_t started;
+};
+
+/* The run's graph: nodes are workloads [0, nw) then files [nw, nw + nf)
+ * (the files the run had once the walks were done). */
+struct graph {
+	size_t nw, nf;
+	size_t nlinked;		/* files that may be lone scripts (those read
+				 * before the lone scripts were walked) */
+	size_t *edges;		/* pairs of nodes, joined after the walks */
+	size_t nedges, edges_cap;
+	bool *entry_of;		/* [file]: some container's entry script */
+	size_t entry_cap;
+	size_t *members;	/* nodes by group, groups in order */
+	size_t *start;		/* [group]: its first member in members */
+	size_t ngroups;
+};
+
+static size_t
+find(size_t *parent, size_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+/* Joins the groups of a and b; the smaller node is the root, so a
+ * group's root is its first node. */
+static void
+join(size_t *parent, size_t a, size_t b)
+{
+	a = find(parent, a);
+	b = find(parent, b);
+	if (a < b)
+		parent[b] = a;
+	else if (b < a)
+		parent[a] = b;
+}
+
+/* The node of the file f (its source's index among the run's files). */
+static size_t
+file_node(const struct graph *g, const struct cpl_pyfile *f)
+{
+	return g->nw + ((const struct source *)f->owner)->index;
+}
+
+static void
+edge(struct graph *g, size_t a, size_t b)
+{
+	cpl_xgrow((void **)&g->edges, &g->edges_cap, g->nedges + 2,
+		  sizeof(*g->edges));
+	g->edges[g->nedges++] = a;
+	g->edges[g->nedges++] = b;
+}
+
+/*
+ * Walks every static container and lone script as the linker would, with
+ * the files held unloaded (the engine's loader then loads no facts), and
+ * records which nodes belong together.
+ */
+static void
+walk_graph(struct cpl_engine *e, struct graph *g)
+{
+	struct cpl_linker lk;
+	const struct cpl_pyfile **files;
+	size_t i, j, k, n;
+
+	cpl_engine_linker(e, &lk);
+	lk.ready = NULL;
+	g->nw = e->workloads.count;
+	e->light = true;
+	for (i = 0; i < g->nw; i++) {
+		struct cpl_workload *w = e->workloads.items[i];
+
+		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
+			continue;
+		for (j = 0; j < w->ncontainers; j++) {
+			n = cpl_link_code_files(&lk, w, &w->containers[j],
+						&files);
+			for (k = 0; k < n; k++)
+				edge(g, i, file_node(g, files[k]));
+			if (n > 0) {
+				size_t f = file_node(g, files[0]) - g->nw;
+
+				cpl_xgrow((void **)&g->entry_of,
+					  &g->entry_cap, f + 1,
+					  sizeof(*g->entry_of));
+				g->entry_of[f] = true;
+			}
+			free(files);
+		}
+	}
+	/* Lone scripts: only files read before them, as linking does. */
+	g->nlinked = e->nfiles;
+	for (i = 0; i < g->nlinked; i++) {
+		const struct source *src = e->files[i];
+
+		if (!src->linted || src->py == NULL || !src->py->entry ||
+		    (i < g->entry_cap && g->entry_of[i]))
+			continue;
+		n = cpl_link_script_files(&lk, src->py, &files);
+		for (k = 0; k < n; k++)
+			edge(g, g->nw + i, file_node(g, files[k]));
+		free(files);
+	}
+	e->light = false;
+	g->nf = e->nfiles;
+}
+
+/* Makes the groups from the walks' edges: every node in one group's
+ * members, groups in the order of their first node. */
+static void
+make_groups(struct cpl_engine *e, struct graph *g)
+{
+	size_t n = g->nw + g->nf, i, at = 0, *parent, *slot;
+
+	parent = cpl_xcalloc(n + 1, sizeof(*parent));
+	for (i = 0; i < n; i++)
+		parent[i] = i;
+	for (i = 0; i < g->nedges; i += 2)
+		join(parent, g->edges[i], g->edges[i + 1]);
+	if (e->nseeds > 0)	/* reach.c's context: one group */
+		for (i = 1; i < n; i++)
+			join(parent, 0, i);
+	/* Roots are first nodes: count each group's members at its root. */
+	slot = cpl_xcalloc(n + 1, sizeof(*slot));
+	for (i = 0; i < n; i++)
+		slot[find(parent, i)]++;
+	g->start = cpl_xcalloc(n + 1, sizeof(*g->start));
+	for (i = 0; i < n; i++) {
+		size_t count;
+
+		if (parent[i] != i)
+			continue;
+		count = slot[i];
+		g->start[g->ngroups++] = at;
+		slot[i] = at;		/* now the group's next free slot */
+		at += count;
+	}
+	g->start[g->ngroups] = at;
+	g->members = cpl_xcalloc(n + 1, sizeof(*g->members));
+	for (i = 0; i < n; i++)
+		g->members[slot[find(parent, i)]++] = i;
+	free(slot);
+	free(parent);
+}
+
+/* ---- loading a batch again on other threads --------------------------- */
+
+static void *
+crew_work(void *arg)
+{
+	struct crew *c = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&c->next, 1)) < c->n)
+		cpl_pyfile_reload(c->srcs[i]->py, true);
+	return NULL;
+}
+
+/* Starts loading the unloaded files among groups [from, to) on the
+ * threads beyond this one (none with -j 1: crew_finish() loads them). */
+static void
+crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
+	   size_t to, struct crew *c)
+{
+	size_t k, nt, cap = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (k = g->start[from]; k < g->start[to]; k++) {
+		struct source *src;
+
+		if (g->members[k] < g->nw)
+			continue;
+		src = e->files[g->members[k] - g->nw];
+		if (src->py == NULL || cpl_pyfile_loaded(src->py))
+			continue;
+		src->inflight = true;
+		cpl_xgrow((void **)&c->srcs, &cap, c->n + 1, sizeof(*c->srcs));
+		c->srcs[c->n++] = src;
+	}
+	atomic_init(&c->next, 0);
+	nt = cpl_engine_threads(e, c->n);
+	if (nt <= 1)
+		return;
+	c->tid = cpl_xcalloc(nt - 1, sizeof(*c->tid));
+	for (k = 0; k + 1 < nt; k++)
+		if (pthread_create(&c->tid[c->started], NULL, crew_work, c) ==
+		    0)
+			c->started++;
+}
+
+/* Loads what the crew has not, waits for its threads, clears it. */
+static void
+crew_finish(struct crew *c)
+{
+	size_t i;
+
+	crew_work(c);
+	for (i = 0; i < c->started; i++)
+		pthread_join(c->tid[i], NULL);
+	for (i = 0; i < c->n; i++)
+		c->srcs[i]->inflight = false;
+	free(c->tid);
+	free(c->srcs);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- judging one group -------------------------------------------------- */
+
+/* Budget entries sort by file (live objects first), line, object,
+ * container, then the order they were made in (workload, container). */
+static int
+budget_cmp(const void *pa, const void *pb)
+{
+	const struct cpl_budget_entry *a = pa, *b = pb;
+	int d = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+
+	if (d)
+		return d;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	d = strcmp(a->object ? a->object : "", b->object ? b->object : "");
+	if (d)
+		return d;
+	d = strcmp(a->container ? a->container : "",
+		   b->container ? b->container : "");
+	if (d)
+		return d;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Whether some container's command runs path as its entry script. */
+static bool
+is_linked_entry(const struct cpl_engine *e, const char *path)
+{
+	size_t n, i;
+	const struct cpl_code_ref *r = cpl_engine_codes_of(e, path, &n);
+
+	for (i = 0; i < n; i++)
+		if (r[i].file == 0)
+			return true;
+	return false;
+}
+
+/* Links the group's containers, then its lone scripts (as a run links
+ * every container, then every lone script). */
+static void
+link_group(struct cpl_engine *e, const struct graph *g,
+	   const struct cpl_linker *lk, size_t from, size_t to)
+{
+	size_t k, j;
+
+	for (k = from; k < to; k++) {
+		struct cpl_workload *w;
+
+		if (g->members[k] >= g->nw)
+			continue;
+		w = e->workloads.items[g->members[k]];
+		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
+			continue;
+		for (j = 0; j < w->ncontainers; j++) {
+			struct cpl_code *code;
+
+			code = cpl_link_code(lk, w, &w->containers[j]);
+			if (code != NULL)
+				cpl_engine_keep_code(e, &w->containers[j],
+						     code);
+			cpl_pytokcache_trim(e->tokcache);
+		}
+	}
+	for (k = from; k < to; k++) {
+		size_t f = g->members[k] - g->nw;
+		const struct source *src;
+		const struct cpl_pyfile *py;
+
+		if (g->members[k] < g->nw || f >= g->nlinked)
+			continue;
+		src = e->files[f];
+		if (!src->linted || src->py == NULL)
+			continue;
+		/* Loaded: entry is known only then. */
+		py = cpl_engine_python(e, e->files[f]);
+		if (!py->entry || is_linked_entry(e, py->path))
+			continue;
+		cpl_engine_keep_code(e, NULL, cpl_link_script(lk, py));
+		cpl_pytokcache_trim(e->tokcache);
+	}
+}
+
+/* One budget entry per training container of the group's workloads. */
+static void
+budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
+	      size_t to)
+{
+	size_t k, j;
+
+	for (k = from; k < to; k++) {
+		const struct cpl_workload *w;
+		char *object;
+
+		if (g->members[k] >= g->nw)
+			continue;
+		w = e->workloads.items[g->members[k]];
+		cpl_engine_launch_configs(e, e->workloads.items[g->members[k]]);
+		if (w->merged || w->context)
+			continue;
+		object = cpl_engine_object_name(w);
+		for (j = 0; j < w->ncontainers; j++) {
+			const struct cpl_container *c = &w->containers[j];
+			struct cpl_budget_entry *b;
+
+			if (!cpl_budget_training(w, c))
+				continue;
+			cpl_xgrow((void **)&e->budgets, &e->budgets_cap,
+				  e->nbudgets + 1, sizeof(*e->budgets));
+			b = &e->budgets[e->nbudgets++];
+			cpl_budget_entry(b, object, w, c);
+			b->seq = ((uint64_t)g->members[k] << 24) | j;
+			cpl_facts_forget(c);
+		}
+		free(object);
+		cpl_pytokcache_trim(e->tokcache);
+	}
+}
+
+/* The rules that are on over the group's linted files, then over its
+ * containers; each part's findings keyed in a run's order. */
+static void
+rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
+	    size_t to)
+{
+	const struct cpl_rule *const *rules;
+	size_t nrules, r, k, j;
+	struct cpl_check ck = { .e = e };
+
+	rules = cpl_rules_all(&nrules);
+	for (k = from; k < to; k++) {
+		size_t f = g->members[k] - g->nw;
+		const struct cpl_pyfile *py;
+
+		if (g->members[k] < g->nw || !e->files[f]->linted ||
+		    e->files[f]->py == NULL)
+			continue;
+		py = cpl_engine_python(e, e->files[f]);
+		e->order = ORDER_PART(0, f);
+		for (r = 0; r < nrules; r++) {
+			if (rules[r]->check_code == NULL ||
+			    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
+				continue;
+			ck.rule = rules[r];
+			ck.index = r;
+			rules[r]->check_code(&ck, py);
+		}
+		cpl_pytokcache_trim(e->tokcache);
+	}
+	for (k = from; k < to; k++) {
+		const struct cpl_workload *w;
+
+		if (g->members[k] >= g->nw)
+			continue;
+		w = e->workloads.items[g->members[k]];
+		e->order = ORDER_PART(1, g->members[k]);
+		for (j = 0; j < w->ncontainers && !w->merged; j++) {
+			for (r = 0; r < nrules; r++) {
+				if (rules[r]->check_container == NULL ||
+				    cpl_config_severity(e->config, r) ==
+				    CPL_SEV_OFF)
+					continue;
+				ck.rule = rules[r];
+				ck.index = r;
+				rules[r]->check_container(&ck, w,
+							  &w->containers[j]);
+			}
+			/* Its rules asked for its facts; no one else will. */
+			cpl_facts_forget(&w->containers[j]);
+			cpl_pytokcache_trim(e->tokcache);
+		}
+	}
+}
+
+/* Unloads the group's files: judged, nothing reads their facts again. */
+static void
+unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
+	     size_t to)
+{
+	size_t k;
+
+	for (k = from; k < to; k++)
+		if (g->members[k] >= g->nw &&
+		    e->files[g->members[k] - g->nw]->py != NULL)
+			cpl_pyfile_unload(e->files[g->members[k] - g->nw]->py);
+}
+
+void
+cpl_engine_judge(struct cpl_engine *e)
+{
+	struct graph g = { 0 };
+	struct cpl_linker lk;
+	struct crew next = { 0 };
+	size_t gi, batch_end, i;
+
+	walk_graph(e, &g);
+	make_groups(e, &g);
+	cpl_engine_linker(e, &lk);
+	/* The first batch, then each batch while the next one loads. */
+	for (gi = 0; gi < g.ngroups; gi = batch_end) {
+		size_t nfiles = 0, after;
+
+		for (batch_end = gi; batch_end < g.ngroups &&
+		     nfiles < BATCH_FILES; batch_end++)
+			nfiles += g.start[batch_end + 1] - g.start[batch_end];
+		if (gi == 0) {
+			crew_start(e, &g, gi, batch_end, &next);
+			crew_finish(&next);
+		}
+		for (after = batch_end, nfiles = 0; after < g.ngroups &&
+		     nfiles < BATCH_FILES; after++)
+			nfiles += g.start[after + 1] - g.start[after];
+		crew_start(e, &g, batch_end, after, &next);
+		e->crew = &next;
+		for (i = gi; i < batch_end; i++) {
+			size_t from = g.start[i], to = g.start[i + 1];
+
+			link_group(e, &g, &lk, from, to);
+			budgets_group(e, &g, from, to);
+			rules_group(e, &g, from, to);
+			unload_group(e, &g, from, to);
+		}
+		e->crew = NULL;
+		crew_finish(&next);
+		cpl_engine_free_yedits(e);
+	}
+	if (e->nbudgets > 1)
+		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
+		      budget_cmp);
+	free(g.edges);
+	free(g.entry_of);
+	free(g.members);
+	free(g.start);
+}
+
+void
+cpl_engine_crew_wait(struct cpl_engine *e)
+{
+	struct crew *c = e->crew;
+
+	if (c == NULL)
+		return;
+	e->crew = NULL;
+	crew_finish(c);
+}
