@@ -1,0 +1,3 @@
+import multiprocessing
+
+WORKERS = multiprocessing.cpu_count()
