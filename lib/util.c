@@ -429,31 +429,67 @@ cpl_str_ends(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* Eight bytes at p as one word (any alignment). */
+static inline uint64_t
+word_at(const unsigned char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* Spreads every bit of h over the low bits, which index the tables. */
+static inline uint64_t
+mix(uint64_t h)
+{
+	h ^= h >> 32;
+	h *= 0xD6E8FEB86659FD93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
 uint64_t
 cpl_hash(const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t h = 14695981039346656037ULL;
-	size_t i;
+	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, w;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ULL;
-	return h;
+	for (; n >= 8; n -= 8, s += 8)
+		h = (h ^ word_at(s)) * 0xFF51AFD7ED558CCDULL;
+	if (n > 0) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+	}
+	return mix(h);
 }
 
 uint64_t
 cpl_hash_str(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
+	return cpl_hash(s, strlen(s));
+}
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
+/* The slot of key (hash h) in m: where it is, or the empty slot where
+ * it would go. */
+static struct cpl_strmap_slot *
+strmap_slot(const struct cpl_strmap *m, const char *key, uint64_t h)
+{
+	size_t i;
+
+	for (i = h & (m->cap - 1); m->slots[i].key;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].hash == h && strcmp(m->slots[i].key, key) == 0)
+			break;
+	return &m->slots[i];
 }
 
 void
 cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 {
+	uint64_t h = cpl_hash_str(key);
+	struct cpl_strmap_slot *slot;
 	size_t i;
 
 	if ((m->count + 1) * 2 > m->cap) {
@@ -461,37 +497,36 @@ cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 
 		n.cap = m->cap ? m->cap * 2 : 8;	/* most maps are small */
 		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
-		for (i = 0; i < m->cap; i++)
-			if (m->slots[i].key)
-				cpl_strmap_put(&n, m->slots[i].key,
-					       m->slots[i].value);
+		n.count = m->count;
+		/* Keys are distinct and hashes kept: placed, not compared. */
+		for (i = 0; i < m->cap; i++) {
+			size_t j;
+
+			if (m->slots[i].key == NULL)
+				continue;
+			for (j = m->slots[i].hash & (n.cap - 1);
+			     n.slots[j].key; j = (j + 1) & (n.cap - 1))
+				;
+			n.slots[j] = m->slots[i];
+		}
 		free(m->slots);
 		*m = n;
 	}
-	for (i = cpl_hash_str(key) & (m->cap - 1); m->slots[i].key;
-	     i = (i + 1) & (m->cap - 1)) {
-		if (strcmp(m->slots[i].key, key) == 0) {
-			m->slots[i].value = value;
-			return;
-		}
+	slot = strmap_slot(m, key, h);
+	if (slot->key == NULL) {
+		slot->key = key;
+		slot->hash = h;
+		m->count++;
 	}
-	m->slots[i].key = key;
-	m->slots[i].value = value;
-	m->count++;
+	slot->value = value;
 }
 
 void *
 cpl_strmap_get(const struct cpl_strmap *m, const char *key)
 {
-	size_t i;
-
 	if (m->cap == 0 || key == NULL)
 		return NULL;
-	for (i = cpl_hash_str(key) & (m->cap - 1); m->slots[i].key;
-	     i = (i + 1) & (m->cap - 1))
-		if (strcmp(m->slots[i].key, key) == 0)
-			return m->slots[i].value;
-	return NULL;
+	return strmap_slot(m, key, cpl_hash_str(key))->value;
 }
 
 void

@@ -108,8 +108,9 @@ cpl_sat_mul(int64_t a, int64_t b)
 	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/* FNV-1a over n bytes, and over a NUL-terminated string: the one hash
- * every table in the project uses. */
+/* A hash of n bytes, eight at a time, and of a NUL-terminated string:
+ * the one hash every table in the project uses (its low bits are mixed
+ * from all of it: tables index with a mask). */
 uint64_t cpl_hash(const void *p, size_t n);
 uint64_t cpl_hash_str(const char *s);
 
@@ -125,6 +126,8 @@ struct cpl_strmap {
 	struct cpl_strmap_slot {
 		const char *key;
 		void *value;
+		uint64_t hash;	/* of key: compared before it, kept for
+				 * growing */
 	} *slots;
 	size_t cap;
 	size_t count;
