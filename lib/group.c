@@ -73,7 +73,6 @@ struct graph {
 	size_t *edges;		/* pairs of nodes, joined after the walks */
 	size_t nedges, edges_cap;
 	bool *entry_of;		/* [file]: some container's entry script */
-	size_t entry_cap;
 	size_t *members;	/* nodes by group, groups in order */
 	size_t *start;		/* [group]: its first member in members */
 	size_t ngroups;
@@ -142,26 +141,27 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 		for (j = 0; j < w->ncontainers; j++) {
 			n = cpl_link_code_files(&lk, w, &w->containers[j],
 						&files);
+			/* The entry's edge names the workload as
+			 * SIZE_MAX - i: the mark read below. */
 			for (k = 0; k < n; k++)
-				edge(g, i, file_node(g, files[k]));
-			if (n > 0) {
-				size_t f = file_node(g, files[0]) - g->nw;
-
-				cpl_xgrow((void **)&g->entry_of,
-					  &g->entry_cap, f + 1,
-					  sizeof(*g->entry_of));
-				g->entry_of[f] = true;
-			}
+				edge(g, k == 0 ? SIZE_MAX - i : i,
+				     file_node(g, files[k]));
 			free(files);
 		}
 	}
 	/* Lone scripts: only files read before them, as linking does. */
 	g->nlinked = e->nfiles;
+	g->entry_of = cpl_xcalloc(g->nlinked + 1, sizeof(*g->entry_of));
+	for (k = 0; k < g->nedges; k += 2)	/* only workload edges yet */
+		if (g->edges[k] > g->nw) {
+			g->entry_of[g->edges[k + 1] - g->nw] = true;
+			g->edges[k] = SIZE_MAX - g->edges[k];
+		}
 	for (i = 0; i < g->nlinked; i++) {
 		const struct source *src = e->files[i];
 
 		if (!src->linted || src->py == NULL || !src->py->entry ||
-		    (i < g->entry_cap && g->entry_of[i]))
+		    g->entry_of[i])
 			continue;
 		n = cpl_link_script_files(&lk, src->py, &files);
 		for (k = 0; k < n; k++)
