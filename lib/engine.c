@@ -15,6 +15,7 @@
  */
 #include "engine_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -75,6 +76,12 @@ cpl_engine_free(struct cpl_engine *e)
 	free(e->files);
 	cpl_strmap_free(&e->by_path);
 	cpl_strmap_free(&e->absent);
+	cpl_strmap_free(&e->listed);
+	for (i = 0; i < e->nlistings; i++) {
+		cpl_strmap_free(e->listings[i]);
+		free(e->listings[i]);
+	}
+	free(e->listings);
 	for (i = 0; i < e->nkeys; i++)
 		free(e->keys[i]);
 	free(e->keys);
@@ -449,6 +456,64 @@ walk_error(void *ctx, const struct cpl_error *err)
 	cpl_engine_add_error(ctx, err);
 }
 
+/*
+ * The walker's listing of a directory, kept so that the linker need not
+ * stat paths that are not there (most of its look-ups: `import torch`
+ * tries torch.py and torch/__init__.py next to every script).  Only the
+ * names the linker may ask for are kept: every entry but plain files
+ * whose name does not end in ".py" (directories, links and entries of
+ * an unknown type may lead to a module).
+ */
+static void
+dir_listed(void *ctx, const char *dir, char *const *names, size_t n)
+{
+	struct cpl_engine *e = ctx;
+	struct cpl_strmap *m = cpl_xcalloc(1, sizeof(*m));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char type = (unsigned char)names[i][strlen(names[i]) +
+							     1];
+
+		if (type == DT_REG && !cpl_str_ends(names[i], ".py"))
+			continue;
+		cpl_strmap_put(m, cpl_engine_own_key(e, cpl_xstrdup(names[i])),
+			       e);
+	}
+	cpl_xgrow((void **)&e->listings, &e->listings_cap, e->nlistings + 1,
+		  sizeof(*e->listings));
+	e->listings[e->nlistings++] = m;
+	cpl_strmap_put(&e->listed, cpl_engine_own_key(e, cpl_link_join(".",
+								      dir)),
+		       m);
+}
+
+/* Whether key (a normalised path) is known not to be there: the
+ * nearest of its directories that a walk listed lacks the next component
+ * on its way (an absent file, or an absent directory above it). */
+static bool
+listed_absent(const struct cpl_engine *e, const char *key)
+{
+	char *dir, *slash;
+	bool absent = false;
+
+	if (e->listed.count == 0 || strchr(key, '/') == NULL)
+		return false;
+	dir = cpl_xstrdup(key);
+	while ((slash = strrchr(dir, '/')) != NULL && slash > dir) {
+		const struct cpl_strmap *m;
+
+		*slash = '\0';
+		m = cpl_strmap_get(&e->listed, dir);
+		if (m != NULL) {
+			absent = cpl_strmap_get(m, slash + 1) == NULL;
+			break;
+		}
+	}
+	free(dir);
+	return absent;
+}
+
 void
 cpl_engine_set_repo(struct cpl_engine *e, struct cpl_repo *repo,
 		    bool staged)
@@ -498,7 +563,9 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 		struct cpl_walker w = { .config = e->config,
 					.repo = e->repo, .staged = e->staged,
 					.file = walk_file,
-					.error = walk_error, .ctx = e };
+					.error = walk_error,
+					.listed = e->staged ? NULL : dir_listed,
+					.ctx = e };
 
 		cpl_walk_dir(&w, path);
 	} else {
@@ -799,7 +866,8 @@ cpl_engine_link_load(void *ctx, const char *path)
 		free(key);
 		return NULL;
 	}
-	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	if ((!e->staged && (listed_absent(e, key) || stat(path, &st) < 0 ||
+			    !S_ISREG(st.st_mode))) ||
 	    cpl_config_excluded(e->config, path)) {
 		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
 		return NULL;

@@ -87,6 +87,12 @@ struct cpl_engine {
 	char **keys;			/* owned keys of by_path and absent */
 	size_t nkeys, keys_cap;
 	struct cpl_strmap absent;	/* paths the linker found missing */
+	struct cpl_strmap listed;	/* directories a plain walk listed,
+					 * normalised → their entries' map
+					 * (names that may matter to the
+					 * linker: see dir_listed()) */
+	struct cpl_strmap **listings;	/* the values of listed, owned */
+	size_t nlistings, listings_cap;
 	struct cpl_code **codes;	/* linked code, owned */
 	size_t ncodes, codes_cap;
 	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */

@@ -137,35 +137,54 @@ walk_plain(const struct cpl_walker *w, const char *dir, int depth)
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
+		size_t len;
+
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
+		/* The entry's type (DT_*) rides after its name's NUL, so
+		 * most entries need no lstat (DT_UNKNOWN: some file
+		 * systems do not say). */
+		len = strlen(de->d_name);
 		cpl_xgrow((void **)&names, &cap, n + 1, sizeof(*names));
-		names[n++] = cpl_xstrdup(de->d_name);
+		names[n] = cpl_xmalloc(len + 2);
+		memcpy(names[n], de->d_name, len + 1);
+		names[n][len + 1] = (char)de->d_type;
+		n++;
 	}
 	closedir(d);
 	if (n > 1)
 		qsort(names, n, sizeof(*names), cmp_str);
+	if (w->listed)
+		w->listed(w->ctx, dir, names, n);
 	for (i = 0; i < n; i++) {
 		char *p = strcmp(dir, ".") == 0 ?
 			  cpl_xstrdup(names[i]) :
 			  cpl_xasprintf("%s%s%s", dir,
 					cpl_str_ends(dir, "/") ? "" : "/",
 					names[i]);
+		unsigned char type = (unsigned char)names[i][strlen(names[i]) +
+							     1];
 		struct stat st;
+		bool isdir, isreg;
 
-		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-			bool isdir = S_ISDIR(st.st_mode);
-
-			if (cpl_walk_skip_name(names[i], isdir) ||
-			    (w->config && cpl_config_excluded(w->config, p))) {
-				/* skipped by the rule set */
-			} else if (isdir) {
-				walk_plain(w, p, depth + 1);
-			} else if (S_ISREG(st.st_mode) &&
-				   cpl_walk_wanted(p)) {
-				w->file(w->ctx, p);
-			}
+		if (type == DT_UNKNOWN) {
+			if (lstat(p, &st) != 0 || S_ISLNK(st.st_mode))
+				type = DT_LNK;	/* not walked */
+			else
+				type = S_ISDIR(st.st_mode) ? DT_DIR :
+				       S_ISREG(st.st_mode) ? DT_REG : DT_FIFO;
+		}
+		isdir = type == DT_DIR;
+		isreg = type == DT_REG;
+		if (type == DT_LNK || (!isdir && !isreg) ||
+		    cpl_walk_skip_name(names[i], isdir) ||
+		    (w->config && cpl_config_excluded(w->config, p))) {
+			/* a link, a device, or skipped by the rule set */
+		} else if (isdir) {
+			walk_plain(w, p, depth + 1);
+		} else if (cpl_walk_wanted(p)) {
+			w->file(w->ctx, p);
 		}
 		free(p);
 		free(names[i]);

@@ -35,6 +35,12 @@ struct cpl_walker {
 	void (*file)(void *ctx, const char *path);
 	/* Called for a directory that cannot be read, or one too deep. */
 	void (*error)(void *ctx, const struct cpl_error *err);
+	/* NULL, or called for each directory a plain walk lists (not a
+	 * git walk's), before its entries are walked: dir as walked and
+	 * every name in it (files of any kind, directories, links; not "."
+	 * or ".."), sorted. */
+	void (*listed)(void *ctx, const char *dir, char *const *names,
+		       size_t n);
 	void *ctx;
 };
 

@@ -171,4 +171,23 @@ has broken-plx "polyaxonfile.yaml:34:1: error:"
 lacks broken-plx "skipped"
 cd "$root"
 
+# 4. the linker is spared a stat for what a plain walk listed as missing,
+#    and still finds what the walk listed but did not walk: a module that
+#    is a link, one in a hidden directory through a link, a package
+#    through a linked directory, and a missing module next to them
+d=$tmp/links/app && mkdir -p "$d/real" "$d/.hid" "$d/.lnk" && cd "$d" || exit 1
+sed 's|shared/train.py|train.py|' "$root/testdata/groups/team-a/job.yaml" > job.yaml
+printf 'import torch\nimport missing_mod\nfrom helpers import make\nfrom hidden_mod import W\nimport linkdir.m\nif __name__ == "__main__":\n    make(W, linkdir.m.N)\n' > train.py
+printf 'import os\nfrom torch.utils.data import DataLoader\ndef make(w, n):\n    return DataLoader([], num_workers=os.cpu_count())\n' > real/helpers.py
+ln -s real/helpers.py helpers.py
+printf 'W = 2\n' > .hid/hm.py && ln -s .hid/hm.py hidden_mod.py
+printf 'import torch\ntorch.set_num_threads(16)\nN = 1\n' > .lnk/m.py && ln -s .lnk linkdir
+cd "$tmp/links"
+expect links-linked 1 "$BIN" --no-config --color never .
+has links-linked "app/real/helpers.py:4:39: warning: os.cpu_count() sizes num_workers"
+has links-linked "app/job.yaml:11:9: warning: DataLoader workers"
+# torch.set_num_threads(16) in the linked directory's module: 16 + 1 > 4
+has links-linked "app/job.yaml:19:18: error: 1 rank x (16 intra-op threads"
+cd "$root"
+
 finish
