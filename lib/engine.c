@@ -1,17 +1,19 @@
 /*
  * engine.c — one lint run: sources → workloads → rules → findings.
  *
- * Invariants: each file is read once and parsed once, and its text is kept
- * (for inline suppressions and SARIF line hashes) until the engine is
- * freed.  Every rule runs once over every container (and, for code rules,
- * every Python file); findings are then filtered by configuration and
- * suppressions, and sorted by file, line, column, rule.  Input problems
- * never stop the run: they are recorded as errors.  Python files named on
- * their own bring in the workloads that run them (reach.c; the state both
- * share is in engine_int.h).  Python files make their tokens again when
- * read (pyscan.h), under one token cache that is trimmed only between
- * evaluations: after each container linked, each workload's budgets, each
- * file and each container through the rules.
+ * Invariants: each file is read once and its text kept (for inline
+ * suppressions, edits and SARIF line hashes) until the engine is freed;
+ * YAML is parsed once.  Python is scanned light when read (its imports),
+ * then fully when its group is judged (group.c), and unloaded after:
+ * memory follows a group, not the tree.  Every rule runs once over every
+ * container (and, for code rules, every Python file); findings are then
+ * filtered by configuration and suppressions, and sorted by file, line,
+ * column, rule.  Input problems never stop the run: they are recorded as
+ * errors.  Python files named on their own bring in the workloads that
+ * run them (reach.c; the state both share is in engine_int.h).  Tokens
+ * made again for a loaded file are bounded by one token cache, trimmed
+ * only between evaluations: after each container linked, each workload's
+ * budgets, each file and each container through the rules.
  */
 #include "engine_int.h"
 
