@@ -868,8 +868,14 @@ cpl_engine_link_load(void *ctx, const char *path)
 		free(key);
 		return NULL;
 	}
-	if ((!e->staged && (listed_absent(e, key) || stat(path, &st) < 0 ||
-			    !S_ISREG(st.st_mode))) ||
+	/* What a listing shows missing is not remembered: asking the
+	 * listing again is as cheap, and the run's memory stays with
+	 * its files, not with every module every directory looked for. */
+	if (!e->staged && listed_absent(e, key)) {
+		free(key);
+		return NULL;
+	}
+	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
 	    cpl_config_excluded(e->config, path)) {
 		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
 		return NULL;

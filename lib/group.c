@@ -48,6 +48,8 @@
 
 /* Files past which a batch is cut (a group is never split). */
 #define BATCH_FILES 48
+/* Module look-ups the linker's memo keeps (about 100 projects' worth). */
+#define MEMO_MAX 4096
 
 /* The order key of a finding: which part of a run of every file, then
  * every container, reports it (file or workload index), then its place
@@ -148,6 +150,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 				     file_node(g, files[k]));
 			free(files);
 		}
+		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
 	/* Lone scripts: only files read before them, as linking does. */
 	g->nlinked = e->nfiles;
@@ -167,6 +170,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 		for (k = 0; k < n; k++)
 			edge(g, g->nw + i, file_node(g, files[k]));
 		free(files);
+		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
 	e->light = false;
 	g->nf = e->nfiles;
@@ -491,6 +495,7 @@ cpl_engine_judge(struct cpl_engine *e)
 			budgets_group(e, &g, from, to);
 			rules_group(e, &g, from, to);
 			unload_group(e, &g, from, to);
+			cpl_link_memo_bound(lk.memo, MEMO_MAX);
 		}
 		e->crew = NULL;
 		crew_finish(&next);

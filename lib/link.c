@@ -249,6 +249,19 @@ cpl_link_memo_free(struct cpl_link_memo *m)
 	free(m);
 }
 
+void
+cpl_link_memo_bound(struct cpl_link_memo *m, size_t max)
+{
+	size_t i;
+
+	if (m == NULL || m->nkeys <= max)
+		return;
+	for (i = 0; i < m->nkeys; i++)
+		free(m->keys[i]);
+	m->nkeys = 0;
+	cpl_strmap_free(&m->map);
+}
+
 /* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated),
  * asking the loader; no memo. */
 static const struct cpl_pyfile *

@@ -55,6 +55,9 @@ struct cpl_linker {
  */
 struct cpl_link_memo *cpl_link_memo_new(void);
 void cpl_link_memo_free(struct cpl_link_memo *m);
+/* Forgets every look-up once m holds more than max (a bound on what a
+ * run keeps: look-ups are local to a directory, walked together). */
+void cpl_link_memo_bound(struct cpl_link_memo *m, size_t max);
 
 /*
  * The code a container runs: NULL when its command names no script, or
