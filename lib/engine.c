@@ -496,12 +496,14 @@ dir_listed(void *ctx, const char *dir, char *const *names, size_t n)
 static bool
 listed_absent(const struct cpl_engine *e, const char *key)
 {
-	char *dir, *slash;
+	char stack[512], *dir, *slash;
+	size_t n = strlen(key) + 1;
 	bool absent = false;
 
 	if (e->listed.count == 0 || strchr(key, '/') == NULL)
 		return false;
-	dir = cpl_xstrdup(key);
+	dir = n <= sizeof(stack) ? stack : cpl_xmalloc(n);
+	memcpy(dir, key, n);
 	while ((slash = strrchr(dir, '/')) != NULL && slash > dir) {
 		const struct cpl_strmap *m;
 
@@ -512,7 +514,8 @@ listed_absent(const struct cpl_engine *e, const char *key)
 			break;
 		}
 	}
-	free(dir);
+	if (dir != stack)
+		free(dir);
 	return absent;
 }
 
@@ -854,7 +857,9 @@ cpl_engine_link_load(void *ctx, const char *path)
 	struct source *src;
 	struct cpl_error err = { 0 };
 	struct stat st;
-	char *key = cpl_link_join(".", path), *text = NULL;
+	/* The linker's paths are joined already (most are). */
+	char *key = cpl_link_is_joined(path) ? cpl_xstrdup(path) :
+		    cpl_link_join(".", path), *text = NULL;
 	size_t len;
 
 	/* by_path's keys are normalised, and so is key: this is

@@ -48,8 +48,10 @@
 
 /* Files past which a batch is cut (a group is never split). */
 #define BATCH_FILES 48
-/* Module look-ups the linker's memo keeps (about 100 projects' worth). */
-#define MEMO_MAX 4096
+/* Module look-ups the linker's memo keeps: about 3 MB, the look-ups of
+ * 2,000 small projects (the graph's walks fill it, the groups' walks
+ * then find theirs there). */
+#define MEMO_MAX 32768
 
 /* The order key of a finding: which part of a run of every file, then
  * every container, reports it (file or workload index), then its place

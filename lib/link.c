@@ -32,7 +32,7 @@ static void
 join_add(struct joined *j, const char *s)
 {
 	while (*s) {
-		size_t n = strcspn(s, "/");
+		size_t n = (size_t)(strchrnul(s, '/') - s);
 
 		if (n == 0 || (n == 1 && s[0] == '.')) {
 			/* skip "" and "." */
@@ -50,11 +50,44 @@ join_add(struct joined *j, const char *s)
 				j->out[j->len++] = '/';
 			memcpy(j->out + j->len, s, n);
 			j->len += n;
-			j->ncomp++;
+			/* A leading ".." is not one a later ".." takes
+			 * back: "../.." stays. */
+			if (!(n == 2 && s[0] == '.' && s[1] == '.'))
+				j->ncomp++;
 		}
 		s += n;
 		while (*s == '/')
 			s++;
+	}
+}
+
+bool
+cpl_link_is_joined(const char *p)
+{
+	const char *c = p, *end;
+	bool lead = true;	/* in the leading run of ".." */
+
+	if (*c == '/' && *++c == '\0')
+		return true;	/* "/" */
+	if (*c == '\0')
+		return false;
+	if (strcmp(c, ".") == 0)
+		return c == p;	/* "." alone */
+	for (;; c = end + 1) {
+		size_t n;
+
+		end = strchrnul(c, '/');
+		n = (size_t)(end - c);
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			return false;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (!lead)
+				return false;
+		} else {
+			lead = false;
+		}
+		if (*end == '\0')
+			return true;
 	}
 }
 

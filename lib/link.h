@@ -106,6 +106,10 @@ bool cpl_link_is_entry(const struct cpl_pyfile *f);
 /* Whether the linked code imports torch (false for NULL). */
 bool cpl_code_imports_torch(const struct cpl_code *code);
 
+/* Whether p is as cpl_link_join() leaves a path: no empty, "." or
+ * ".." component that a join would drop (leading ".." stay). */
+bool cpl_link_is_joined(const char *p);
+
 /* One attempt of cpl_link_find_up(): what is at path, or NULL. */
 typedef const void *(*cpl_link_try_fn)(void *ctx, const char *path);
 

@@ -549,7 +549,9 @@ START_TEST(paths_join_lexically)
 		{ "/", "a", "/a" },
 		{ "x", "..", "." },
 		{ ".", "../a.py", "../a.py" },
-		{ "..", "a/../../b", "b" },
+		{ "..", "a/../../b", "../../b" },
+		{ ".", "../../x.py", "../../x.py" },
+		{ "a", "../../../x.py", "../../x.py" },
 		{ "x", "/abs/./a.py", "/abs/a.py" },
 		{ "x//y", "", "x/y" },
 	};
@@ -572,6 +574,41 @@ START_TEST(paths_join_lexically)
 }
 END_TEST
 
+/* A path is joined exactly when joining it again changes nothing: over
+ * every path of up to five components from "", ".", "..", "a", "bc",
+ * with and without a leading '/'. */
+START_TEST(joined_paths_are_fixed_points)
+{
+	static const char *const comp[] = { "", ".", "..", "a", "bc" };
+	size_t ncomp = sizeof(comp) / sizeof(comp[0]), total = 1, code, k;
+	int len, root;
+
+	for (len = 1; len <= 5; len++) {
+		total *= ncomp;
+		for (root = 0; root < 2; root++) {
+			for (code = 0; code < total; code++) {
+				char path[64] = "", *j;
+				size_t c = code;
+
+				if (root)
+					strcat(path, "/");
+				for (k = 0; k < (size_t)len; k++, c /= ncomp) {
+					if (k > 0)
+						strcat(path, "/");
+					strcat(path, comp[c % ncomp]);
+				}
+				j = cpl_link_join(".", path);
+				ck_assert_msg(cpl_link_is_joined(path) ==
+					      (strcmp(j, path) == 0),
+					      "is_joined(\"%s\") but join "
+					      "gives \"%s\"", path, j);
+				free(j);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *
 pycode_suite(void)
 {
@@ -580,6 +617,7 @@ pycode_suite(void)
 
 	tcase_add_test(tc, main_guard_makes_an_entry);
 	tcase_add_test(tc, paths_join_lexically);
+	tcase_add_test(tc, joined_paths_are_fixed_points);
 	tcase_add_test(tc, cpu_counts_keep_their_caps);
 	tcase_add_test(tc, sinks_and_refs);
 	tcase_add_test(tc, process_joins_modules);
