@@ -1035,15 +1035,20 @@ cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
 }
 
 void
+cpl_engine_free_yedit(struct source *src)
+{
+	cpl_yedit_free(src->yedit);
+	src->yedit = NULL;
+	src->yedit_tried = false;
+}
+
+void
 cpl_engine_free_yedits(struct cpl_engine *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->nyedits; i++) {
-		cpl_yedit_free(e->yedits[i]->yedit);
-		e->yedits[i]->yedit = NULL;
-		e->yedits[i]->yedit_tried = false;
-	}
+	for (i = 0; i < e->nyedits; i++)
+		cpl_engine_free_yedit(e->yedits[i]);
 	e->nyedits = 0;
 }
 

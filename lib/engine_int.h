@@ -219,7 +219,9 @@ char *cpl_engine_object_name(const struct cpl_workload *w);
 /* Reads the config files the launchers of w's containers name
  * (accelerate launch --config_file), each file once per run. */
 void cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w);
-/* Frees the edit parses made so far (made again if asked for). */
+/* Frees a source's edit parse (made again if asked for), or those of
+ * every source that made one. */
+void cpl_engine_free_yedit(struct source *src);
 void cpl_engine_free_yedits(struct cpl_engine *e);
 
 /* ---- group.c ------------------------------------------------------------ */

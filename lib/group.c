@@ -17,14 +17,15 @@
  *     sees them all.  With Python files named on their own (reach.c) the
  *     run is one group.
  *  2. Groups in order of their first workload (then of their first file)
- *     are cut into batches of about BATCH_FILES files.  While this thread
+ *     are cut into batches of about BATCH_FILES Python files.  While this thread
  *     judges a batch, the other threads (-j) load the next batch's files
  *     again (cpl_pyfile_reload(), tokens kept).
  *  3. Judging a group is what a run does, in the same order: link its
  *     containers, then its lone scripts; read its launchers' config
  *     files; make its budget entries; run the code rules over its linted
  *     files and the container rules over its containers.  Then its files
- *     are unloaded.
+ *     are unloaded, and the edit parse of a YAML file (fixedit.c) is
+ *     freed once its last workload is judged.
  *
  * The output is the same for any grouping and any -j: findings carry an
  * order key that is the order a run of every file, then every container,
@@ -79,7 +80,11 @@ struct graph {
 	bool *entry_of;		/* [file]: some container's entry script */
 	size_t *members;	/* nodes by group, groups in order */
 	size_t *start;		/* [group]: its first member in members */
+	size_t *pyfiles;	/* [group]: its Python files */
 	size_t ngroups;
+	size_t *wsrc;		/* [workload]: its source's index, or
+				 * SIZE_MAX */
+	size_t *pending;	/* [file]: its workloads not judged yet */
 };
 
 static size_t
@@ -183,7 +188,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 static void
 make_groups(struct cpl_engine *e, struct graph *g)
 {
-	size_t n = g->nw + g->nf, i, at = 0, *parent, *slot;
+	size_t n = g->nw + g->nf, i, gi, at = 0, *parent, *slot;
 
 	parent = cpl_xcalloc(n + 1, sizeof(*parent));
 	for (i = 0; i < n; i++)
@@ -212,6 +217,11 @@ make_groups(struct cpl_engine *e, struct graph *g)
 	g->members = cpl_xcalloc(n + 1, sizeof(*g->members));
 	for (i = 0; i < n; i++)
 		g->members[slot[find(parent, i)]++] = i;
+	g->pyfiles = cpl_xcalloc(g->ngroups + 1, sizeof(*g->pyfiles));
+	for (gi = 0; gi < g->ngroups; gi++)
+		for (i = g->start[gi]; i < g->start[gi + 1]; i++)
+			g->pyfiles[gi] += g->members[i] >= g->nw &&
+					  e->files[g->members[i] - g->nw]->py;
 	free(slot);
 	free(parent);
 }
@@ -463,46 +473,90 @@ unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			cpl_pyfile_unload(e->files[g->members[k] - g->nw]->py);
 }
 
+/* The group after the last of the batch that starts at group from: about
+ * BATCH_FILES Python files (groups without any join the batch freely). */
+static size_t
+batch_end(const struct graph *g, size_t from)
+{
+	size_t files = 0, end = from;
+
+	while (end < g->ngroups && (files < BATCH_FILES || end == from))
+		files += g->pyfiles[end++];
+	return end;
+}
+
+/* Counts, for each YAML source, the workloads it holds that are not
+ * judged yet: its edit parse (fixedit.c) is freed when none is left. */
+static void
+count_pending(struct cpl_engine *e, struct graph *g)
+{
+	size_t i;
+
+	g->wsrc = cpl_xcalloc(g->nw + 1, sizeof(*g->wsrc));
+	g->pending = cpl_xcalloc(g->nf + 1, sizeof(*g->pending));
+	for (i = 0; i < g->nw; i++) {
+		const struct cpl_workload *w = e->workloads.items[i];
+		const struct source *src = w->file ?
+			cpl_engine_find_source(e, w->file) : NULL;
+
+		g->wsrc[i] = src && src->index < g->nf ? src->index : SIZE_MAX;
+		if (g->wsrc[i] != SIZE_MAX)
+			g->pending[g->wsrc[i]]++;
+	}
+}
+
+/* The group's workloads are judged: frees the edit parses no workload
+ * left needs. */
+static void
+done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
+{
+	size_t k;
+
+	for (k = from; k < to; k++) {
+		size_t f;
+
+		if (g->members[k] >= g->nw ||
+		    (f = g->wsrc[g->members[k]]) == SIZE_MAX)
+			continue;
+		if (--g->pending[f] == 0)
+			cpl_engine_free_yedit(e->files[f]);
+	}
+}
+
 void
 cpl_engine_judge(struct cpl_engine *e)
 {
 	struct graph g = { 0 };
 	struct cpl_linker lk;
 	struct crew next = { 0 };
-	size_t gi, batch_end, i;
+	size_t gi, end, i;
 
 	walk_graph(e, &g);
 	make_groups(e, &g);
+	count_pending(e, &g);
 	cpl_engine_linker(e, &lk);
-	/* The first batch, then each batch while the next one loads. */
-	for (gi = 0; gi < g.ngroups; gi = batch_end) {
-		size_t nfiles = 0, after;
-
-		for (batch_end = gi; batch_end < g.ngroups &&
-		     nfiles < BATCH_FILES; batch_end++)
-			nfiles += g.start[batch_end + 1] - g.start[batch_end];
-		if (gi == 0) {
-			crew_start(e, &g, gi, batch_end, &next);
-			crew_finish(&next);
-		}
-		for (after = batch_end, nfiles = 0; after < g.ngroups &&
-		     nfiles < BATCH_FILES; after++)
-			nfiles += g.start[after + 1] - g.start[after];
-		crew_start(e, &g, batch_end, after, &next);
+	/* The first batch loaded, then each judged while the next loads. */
+	end = batch_end(&g, 0);
+	crew_start(e, &g, 0, end, &next);
+	crew_finish(&next);
+	for (gi = 0; gi < g.ngroups; gi = end) {
+		end = batch_end(&g, gi);
+		crew_start(e, &g, end, batch_end(&g, end), &next);
 		e->crew = &next;
-		for (i = gi; i < batch_end; i++) {
+		for (i = gi; i < end; i++) {
 			size_t from = g.start[i], to = g.start[i + 1];
 
 			link_group(e, &g, &lk, from, to);
 			budgets_group(e, &g, from, to);
 			rules_group(e, &g, from, to);
 			unload_group(e, &g, from, to);
+			done_group(e, &g, from, to);
 			cpl_link_memo_bound(lk.memo, MEMO_MAX);
 		}
 		e->crew = NULL;
 		crew_finish(&next);
-		cpl_engine_free_yedits(e);
 	}
+	cpl_engine_free_yedits(e);
 	if (e->nbudgets > 1)
 		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
 		      budget_cmp);
@@ -510,6 +564,9 @@ cpl_engine_judge(struct cpl_engine *e)
 	free(g.entry_of);
 	free(g.members);
 	free(g.start);
+	free(g.pyfiles);
+	free(g.wsrc);
+	free(g.pending);
 }
 
 void

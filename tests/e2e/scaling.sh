@@ -35,6 +35,13 @@ if kind == "env":
 elif kind == "docs":
     for i in range(n):
         w("---\n" + job % i)
+elif kind == "fixes":
+    # documents whose findings carry edits: one edit parse of the file
+    for i in range(n):
+        w("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d}\n"
+          "spec:\n  containers:\n  - name: t\n    image: pytorch\n"
+          "    command: [torchrun, --nproc_per_node, '2', t.py]\n"
+          "    resources: {requests: {cpu: '2'}}\n" % i)
 elif kind == "containers":
     w(head)
     for i in range(n):
@@ -112,8 +119,8 @@ PY
 }
 
 # SCALING_SPECS="kind:n ..." runs only those shapes (when debugging one).
-for spec in ${SCALING_SPECS:-env:25000 docs:2500 containers:10000 inputs:10000 \
-    modules:1500 entries:1500}; do
+for spec in ${SCALING_SPECS:-env:25000 docs:2500 fixes:2500 containers:10000 \
+    inputs:10000 modules:1500 entries:1500}; do
 	kind=${spec%%:*} n=${spec#*:}
 	case $kind in modules|entries) ext= ;; *) ext=.yaml ;; esac
 	gen "$kind" "$n" "$tmp/$kind-1$ext"
