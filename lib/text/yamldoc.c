@@ -243,6 +243,9 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 
 /* ---- mappings: duplicate keys and merge keys (<<) ----------------------- */
 
+/* Slots of a key set kept on the stack (mappings of up to 32 keys). */
+#define KEYSET_STACK 64
+
 /* A set of scalar keys → index into the pairs being built. */
 struct keyset {
 	const struct cpl_ynode **keys;
@@ -348,6 +351,8 @@ finish_map(struct builder *b, struct frame *f)
 	struct cpl_ynode *n = f->node;
 	size_t npairs = f->n / 2, own = 0, merged = 0, i, j, m, out = 0;
 	struct keyset ks = { 0 };
+	const struct cpl_ynode *stack_keys[KEYSET_STACK];
+	size_t stack_index[KEYSET_STACK];
 	struct cpl_ypair *pairs;
 	const struct cpl_ynode *src;
 
@@ -373,8 +378,15 @@ finish_map(struct builder *b, struct frame *f)
 	}
 	for (ks.cap = 16; ks.cap < (own + merged) * 2; ks.cap *= 2)
 		;
-	ks.keys = cpl_xcalloc(ks.cap, sizeof(*ks.keys));
-	ks.index = cpl_xcalloc(ks.cap, sizeof(*ks.index));
+	/* Most mappings are small: their set lives on the stack. */
+	if (ks.cap <= KEYSET_STACK) {
+		memset(stack_keys, 0, ks.cap * sizeof(*stack_keys));
+		ks.keys = stack_keys;
+		ks.index = stack_index;
+	} else {
+		ks.keys = cpl_xcalloc(ks.cap, sizeof(*ks.keys));
+		ks.index = cpl_xcalloc(ks.cap, sizeof(*ks.index));
+	}
 	pairs = arena_alloc(&b->s->arena,
 			    (own + merged) * sizeof(*pairs) + 1);
 	for (i = 0; i < npairs; i++) {
@@ -398,8 +410,10 @@ finish_map(struct builder *b, struct frame *f)
 	}
 	n->pairs = pairs;
 	n->count = out;
-	free(ks.keys);
-	free(ks.index);
+	if (ks.keys != stack_keys) {
+		free(ks.keys);
+		free(ks.index);
+	}
 	return 0;
 }
 
