@@ -814,7 +814,9 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		src->py->owner = src;
-	} else if (!e->light && !cpl_pyfile_loaded(src->py)) {
+	} else if (!e->light) {
+		/* Another thread may be loading it: nothing of it is read
+		 * before that thread is done. */
 		if (src->inflight)
 			cpl_engine_crew_wait(e);
 		if (!cpl_pyfile_loaded(src->py))
