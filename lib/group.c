@@ -17,9 +17,9 @@
  *     sees them all.  With Python files named on their own (reach.c) the
  *     run is one group.
  *  2. Groups in order of their first workload (then of their first file)
- *     are cut into batches of about BATCH_FILES Python files.  While this thread
- *     judges a batch, the other threads (-j) load the next batch's files
- *     again (cpl_pyfile_reload(), tokens kept).
+ *     are cut into batches of about BATCH_FILES Python files.  While this
+ *     thread judges a batch, the other threads (-j) load the next batch's
+ *     files again (cpl_pyfile_reload(), tokens kept).
  *  3. Judging a group is what a run does, in the same order: link its
  *     containers, then its lone scripts; read its launchers' config
  *     files; make its budget entries; run the code rules over its linted

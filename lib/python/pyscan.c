@@ -1044,30 +1044,39 @@ is_entry(const struct cpl_pyfile *f)
 	return false;
 }
 
+/* Tokenizes f's text into a new index (the tokens held by it) and sets
+ * up scan state sc over them; the tokenizer's return. */
+static int
+scan_begin(struct cpl_pyfile *f, struct scan *sc, struct cpl_error *err)
+{
+	struct cpl_pytokens tk;
+	int rc;
+
+	f->index = cpl_xcalloc(1, sizeof(*f->index));
+	memset(&tk, 0, sizeof(tk));
+	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);
+	f->index->toks = tk.toks;
+	f->index->captoks = tk.cap;
+	f->ntoks = tk.count;
+	memset(sc, 0, sizeof(*sc));
+	sc->f = f;
+	sc->ix = f->index;
+	sc->text = f->text;
+	sc->t = tk.toks;
+	sc->n = f->ntoks;
+	sc->pending = -1;
+	return rc;
+}
+
 /* Scans f->text[0, f->len) into f (see cpl_pyscan_file()); keep_toks:
  * see cpl_pyfile_reload(). */
 static int
 scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
 {
-	struct cpl_pytokens tk;
 	struct scan sc;
 	int rc;
-	size_t len = f->len;
 
-	f->index = cpl_xcalloc(1, sizeof(*f->index));
-	memset(&tk, 0, sizeof(tk));
-	rc = cpl_pytoken_scan(&tk, f->text, len, f->path, err);
-	/* Held for the scan only (freed at the end). */
-	f->index->toks = tk.toks;
-	f->index->captoks = tk.cap;
-	f->ntoks = tk.count;
-	memset(&sc, 0, sizeof(sc));
-	sc.f = f;
-	sc.ix = f->index;
-	sc.text = f->text;
-	sc.t = tk.toks;
-	sc.n = f->ntoks;
-	sc.pending = -1;
+	rc = scan_begin(f, &sc, err);
 	cpl_pyscan_nmap_reserve(&f->index->assigns, f->ntoks / 8);
 	scan_file(&sc);
 	free(sc.ss);
@@ -1119,31 +1128,33 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
 	return rc < 0 ? 1 : 0;
 }
 
-int
-cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
-		size_t len, struct cpl_error *err)
+/* A new file over text[0, len), copied or borrowed; *out set. */
+static struct cpl_pyfile *
+file_new(struct cpl_pyfile **out, const char *path, const char *text,
+	 size_t len, bool borrow)
 {
 	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
 
 	f->path = cpl_xstrdup(path ? path : "<string>");
-	f->text = cpl_xstrndup(text, len);
+	f->text = borrow ? (char *)text : cpl_xstrndup(text, len);
+	f->text_borrowed = borrow;
 	f->len = len;
 	*out = f;
-	return scan_into(f, err, false);
+	return f;
+}
+
+int
+cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
+		size_t len, struct cpl_error *err)
+{
+	return scan_into(file_new(out, path, text, len, false), err, false);
 }
 
 int
 cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
 			 const char *text, size_t len, struct cpl_error *err)
 {
-	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
-
-	f->path = cpl_xstrdup(path ? path : "<string>");
-	f->text = (char *)text;
-	f->text_borrowed = true;
-	f->len = len;
-	*out = f;
-	return scan_into(f, err, false);
+	return scan_into(file_new(out, path, text, len, true), err, false);
 }
 
 /*
@@ -1182,29 +1193,10 @@ int
 cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 		      const char *text, size_t len, struct cpl_error *err)
 {
-	struct cpl_pyfile *f = cpl_xcalloc(1, sizeof(*f));
-	struct cpl_pytokens tk;
+	struct cpl_pyfile *f = file_new(out, path, text, len, true);
 	struct scan sc;
-	int rc;
+	int rc = scan_begin(f, &sc, err);
 
-	f->path = cpl_xstrdup(path ? path : "<string>");
-	f->text = (char *)text;
-	f->text_borrowed = true;
-	f->len = len;
-	*out = f;
-	f->index = cpl_xcalloc(1, sizeof(*f->index));
-	memset(&tk, 0, sizeof(tk));
-	rc = cpl_pytoken_scan(&tk, text, len, f->path, err);
-	f->index->toks = tk.toks;
-	f->index->captoks = tk.cap;
-	f->ntoks = tk.count;
-	memset(&sc, 0, sizeof(sc));
-	sc.f = f;
-	sc.ix = f->index;
-	sc.text = text;
-	sc.t = tk.toks;
-	sc.n = tk.count;
-	sc.pending = -1;
 	scan_imports(&sc);
 	free(sc.ss);
 	cpl_buf_free(&sc.tmp);
@@ -1213,31 +1205,35 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	return rc < 0 ? 1 : 0;
 }
 
+/* free() that leaves the pointer NULL. */
+#define DROP(p) (free(p), (p) = NULL)
+
 /* Frees every fact of f (not path, text or the struct); f unloaded. */
 static void
 drop_facts(struct cpl_pyfile *f)
 {
 	struct cpl_pyindex *ix = f->index;
 
-	free(f->imports);
-	free(f->light);
-	f->imports = NULL;
-	f->light = NULL;
+	DROP(f->imports);
+	DROP(f->light);
 	f->nimports = 0;
 	if (ix == NULL)
 		return;
 	cpl_pyscan_toks_drop(ix, true);
-	free(f->scopes);
-	free(f->calls);
-	free(f->assigns);
-	free(f->argdefs);
-	free(f->loaders);
-	free(f->threads);
-	free(f->pools);
-	free(f->cpucounts);
-	free(f->envsets);
-	free(f->sinks);
-	free(f->refs);
+	DROP(f->scopes);
+	DROP(f->calls);
+	DROP(f->assigns);
+	DROP(f->argdefs);
+	DROP(f->loaders);
+	DROP(f->threads);
+	DROP(f->pools);
+	DROP(f->cpucounts);
+	DROP(f->envsets);
+	DROP(f->sinks);
+	DROP(f->refs);
+	f->nscopes = f->ncalls = f->nassigns = f->nargdefs = 0;
+	f->nloaders = f->nthreads = f->npools = f->ncpucounts = 0;
+	f->nenvsets = f->nsinks = f->nrefs = 0;
 	cpl_pyscan_nmap_free(&ix->assigns);
 	cpl_pyscan_nmap_free(&ix->bindings);
 	cpl_pyscan_nmap_free(&ix->defs);
@@ -1250,22 +1246,7 @@ drop_facts(struct cpl_pyfile *f)
 	free(ix->callers_off);
 	free(ix->subs);
 	cpl_pyscan_arena_free(ix->arena);
-	free(ix);
-	f->index = NULL;
-	f->scopes = NULL;
-	f->calls = NULL;
-	f->assigns = NULL;
-	f->argdefs = NULL;
-	f->loaders = NULL;
-	f->threads = NULL;
-	f->pools = NULL;
-	f->cpucounts = NULL;
-	f->envsets = NULL;
-	f->sinks = NULL;
-	f->refs = NULL;
-	f->nscopes = f->ncalls = f->nassigns = f->nargdefs = 0;
-	f->nloaders = f->nthreads = f->npools = f->ncpucounts = 0;
-	f->nenvsets = f->nsinks = f->nrefs = 0;
+	DROP(f->index);
 }
 
 void
