@@ -184,7 +184,7 @@ asan:
 	$(Q)ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
 	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1} \
 	    $(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g" \
-	    SAN="-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	    SAN="-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DCPL_FREE_AT_EXIT" \
 	    BIN=build-asan/kubectl-cpulint check
 
 # The whole suite under ThreadSanitizer: files are parsed on threads
@@ -192,7 +192,7 @@ asan:
 tsan:
 	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} \
 	    $(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g" \
-	    SAN="-fno-omit-frame-pointer -fsanitize=thread" \
+	    SAN="-fno-omit-frame-pointer -fsanitize=thread -DCPL_FREE_AT_EXIT" \
 	    BIN=build-tsan/kubectl-cpulint check
 
 valgrind: $(UNIT_BIN)

@@ -442,6 +442,27 @@ cpl_cli_verbose(const struct cpl_engine *e)
 }
 
 /* Runs the static lint and reports; returns the exit status. */
+/*
+ * The engine of a static run once its report is out: the process ends
+ * next and its memory goes with it, so it is not freed block by block (a
+ * twentieth of a run over a large tree).  It stays reachable from here,
+ * so a leak checker counts it as held, not lost.  Sanitizer builds
+ * (CPL_FREE_AT_EXIT: make asan, make tsan) free it, and the free path
+ * stays checked; --fix and live runs always free theirs.
+ */
+static void
+engine_done(struct cpl_engine *e)
+{
+#ifdef CPL_FREE_AT_EXIT
+	cpl_engine_free(e);
+#else
+	static struct cpl_engine *held;
+
+	held = e;
+	(void)held;
+#endif
+}
+
 int
 cpl_cli_run_static(struct options *o, int argc, char **argv)
 {
@@ -466,7 +487,7 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	if (o->unsafe_fixes)
 		cpl_cli_fix_hint(e);
 	cpl_cli_no_files(e);
-	cpl_engine_free(e);
+	engine_done(e);
 	cpl_cli_static_close(&st);
 	return status;
 }
