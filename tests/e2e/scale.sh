@@ -1,7 +1,13 @@
 #!/bin/sh
 # Scale: a 20,000-line Python file and a tree of 5,000 Python files are
-# scanned to the end with the right findings.  No timing is asserted here;
-# `make bench` prints the figures.
+# scanned to the end with the right findings; and a tree judged in several
+# batches of groups (lib/group.c) where linking one batch asks for a file
+# another thread is loading for the next: 96 Jobs of one script each, two
+# batches of 48 files, the last Job's script in a package whose
+# __init__.py, imported by nothing, is a group of its own in a third
+# batch; linking the second batch looks for that __init__.py (is z/pkg a
+# package?) while it loads.  The same report at -j 1 and -j 2.  No timing is asserted
+# here; `make bench` prints the figures.
 set -u
 BIN=${BIN:?}
 tmp=$(mktemp -d)
@@ -51,5 +57,40 @@ import json, sys
 f = json.load(sys.stdin)["findings"]
 assert len(f) == 5 and all(x["rule"] == "CPU301" for x in f), f
 ' && ok || bad "tree findings"
+python3 - "$tmp/batches" <<'PY'
+import os, sys
+root = sys.argv[1]
+job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d}\nspec:\n"
+       "  template:\n    spec:\n      restartPolicy: Never\n"
+       "      containers:\n      - name: t\n        image: x\n"
+       "        command: [python, %s]\n"
+       "        resources: {limits: {cpu: '2'}}\n")
+script = ("import os\nfrom torch.utils.data import DataLoader\n"
+          "if __name__ == '__main__':\n"
+          "    DataLoader([], num_workers=os.cpu_count())\n")
+os.makedirs(os.path.join(root, "z", "pkg"))
+open(os.path.join(root, "z", "pkg", "__init__.py"), "w").write("X = 1\n")
+open(os.path.join(root, "z", "pkg", "train.py"), "w").write(script)
+open(os.path.join(root, "z", "job.yaml"), "w").write(job % (0, "pkg/train.py"))
+for i in range(1, 96):
+    d = os.path.join(root, "b%03d" % i)
+    os.makedirs(d)
+    open(os.path.join(d, "train.py"), "w").write(script)
+    open(os.path.join(d, "job.yaml"), "w").write(job % (i, "train.py"))
+PY
+for j in 1 2; do
+	"$BIN" --no-config -j $j -o json "$tmp/batches" > "$tmp/batches-$j.json"
+	rc=$?
+	[ $rc = 1 ] && ok || bad "batches -j $j: exit $rc"
+done
+cmp -s "$tmp/batches-1.json" "$tmp/batches-2.json" && ok ||
+	bad "batches: -j 1 and -j 2 differ"
+python3 - "$tmp/batches-2.json" <<'PY' && ok || bad "batches findings"
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+where = sorted(x["file"].split("/batches/")[1] for x in f
+               if x["rule"] == "CPU301")
+assert len(where) == 96 and "z/pkg/train.py" in where, where
+PY
 echo "scale: $pass passed, $fail failed"
 [ $fail -eq 0 ]
