@@ -5,7 +5,8 @@
  * its path, text, entry flag and each import's module, name and level;
  * loaded again, a file (light-scanned or unloaded) holds the facts a full
  * scan makes; and the linker's file walk over unloaded files reaches the
- * files the linked process holds.
+ * files the linked process holds, with or without a memo, and after the
+ * memo forgot its look-ups.
  *
  * The texts: a few written here to reach odd corners, and every Python
  * file under testdata/ (the unit tests run from the repository root).
@@ -336,6 +337,20 @@ START_TEST(file_walk_is_the_linked_files)
 	free(files);
 	ck_assert_uint_eq(cpl_link_script_files(&lk, NULL, &files), 0);
 	ck_assert_ptr_null(files);
+	/* Through a memo, and again once the memo forgot everything: the
+	 * same files (a memo only saves look-ups). */
+	lk.memo = cpl_link_memo_new();
+	for (i = 0; i < 2; i++) {
+		size_t k;
+
+		n = cpl_link_script_files(&lk, t.file[0], &files);
+		ck_assert_uint_eq(n, code->nfiles);
+		for (k = 0; k < n; k++)
+			ck_assert_ptr_eq(files[k], code->files[k]);
+		free(files);
+		cpl_link_memo_bound(lk.memo, i == 0 ? 1000 : 0);
+	}
+	cpl_link_memo_free(lk.memo);
 	cpl_pyscan_code_free(code);
 	for (i = 0; i < t.n; i++)
 		cpl_pyfile_free(t.file[i]);
