@@ -12,10 +12,11 @@ root=$(pwd)
 SUITE=livescale
 tmp=$(mktemp -d)
 . tests/lib.sh
-# Under AddressSanitizer (make asan) memory is the sanitizer's: the peak
-# RSS bound holds for plain builds only.
+# Under AddressSanitizer or ThreadSanitizer (make asan, make tsan) memory
+# is the sanitizer's (TSan's shadow alone is several times the heap): the
+# peak RSS bound holds for plain builds only.
 rss_max=131072
-grep -q __asan_init "$BIN" 2>/dev/null && rss_max=2097152
+grep -qE '__asan_init|__tsan_init' "$BIN" 2>/dev/null && rss_max=2097152
 
 # Fixtures: Deployment web → ReplicaSet web-abc → Pods web-abc-1..3 (one
 # spec, throttled 20%, 50%, 30%) and web-abc-4 (another CPU limit); solo-a
