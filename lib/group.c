@@ -19,7 +19,9 @@
  *  2. Groups in order of their first workload (then of their first file)
  *     are cut into batches of about BATCH_FILES Python files.  While this
  *     thread judges a batch, the other threads (-j) load the next batch's
- *     files again (cpl_pyfile_reload(), tokens kept).
+ *     files again (cpl_pyfile_reload(); tokens kept unless the batch is
+ *     large: one group may be a whole tree, whose modules all import one
+ *     package, and the token cache bounds its tokens as before).
  *  3. Judging a group is what a run does, in the same order: link its
  *     containers, then its lone scripts; read its launchers' config
  *     files; make its budget entries; run the code rules over its linted
@@ -66,6 +68,9 @@
 struct crew {
 	struct source **srcs;
 	size_t n;
+	bool keep_toks;		/* the files keep their tokens (a batch of
+				 * a few groups); else the token cache
+				 * bounds them (one group of a whole tree) */
 	atomic_size_t next;
 	pthread_t *tid;
 	size_t started;
@@ -237,7 +242,7 @@ crew_work(void *arg)
 	size_t i;
 
 	while ((i = atomic_fetch_add(&c->next, 1)) < c->n)
-		cpl_pyfile_reload(c->srcs[i]->py, true);
+		cpl_pyfile_reload(c->srcs[i]->py, c->keep_toks);
 	return NULL;
 }
 
@@ -262,6 +267,9 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 		cpl_xgrow((void **)&c->srcs, &cap, c->n + 1, sizeof(*c->srcs));
 		c->srcs[c->n++] = src;
 	}
+	/* Tokens kept are made once; kept for a whole tree they would be
+	 * a third of its facts again. */
+	c->keep_toks = c->n <= 2 * BATCH_FILES;
 	atomic_init(&c->next, 0);
 	nt = cpl_engine_threads(e, c->n);
 	if (nt <= 1)
