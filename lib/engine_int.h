@@ -17,6 +17,8 @@
  *   pipeline.c files met by walks and named: read, parsed and scanned
  *             on a few threads (-j), their results taken in the order
  *             the files were met.
+ *   group.c   the run linked, budgeted and judged a group of files at
+ *             a time, the next groups' Python loaded on other threads.
  *   fixedit.c the edits rules attach that insert into a source (env
  *             entries, the /dev/shm volume, CPU resources).
  *
@@ -61,7 +63,7 @@ struct source {
 	struct cpl_lines lines;		/* where each line starts, lazily
 					 * (fixedit.c) */
 	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
-					 * once the rules ran */
+					 * once its workloads are judged */
 	bool yedit_tried;
 	size_t index;			/* in the engine's files */
 	bool inflight;			/* being loaded again on another

@@ -5,15 +5,15 @@
  * Each file is independent until linking: reading it, parsing its YAML
  * and loading its workloads, or tokenizing its Python and reading its
  * imports (a light scan: the facts are made when its group is judged,
- * group.c), needs nothing from another file.  So walks and named paths only queue files;
- * a flush hands the queue to up to -j threads (the calling one among
- * them), each taking the next file from a shared counter and writing
- * only to that file's job: its source, and an engine of its own whose
- * errors, warnings, notes and workloads are the only fields used.  Then
- * the calling thread takes the jobs in queue order, so sources, workloads
- * and every message come out exactly as with -j 1.  Linking, rules,
- * suppressions and output stay on one thread (while group.c loads the
- * next groups' Python on the others).
+ * group.c), needs nothing from another file.  So walks and named paths
+ * only queue files; a flush hands the queue to up to -j threads (the
+ * calling one among them), each taking the next file from a shared
+ * counter and writing only to that file's job: its source, and an
+ * engine of its own whose errors, warnings, notes and workloads are the
+ * only fields used.  Then the calling thread takes the jobs in queue
+ * order, so sources, workloads and every message come out exactly as
+ * with -j 1.  Linking, rules, suppressions and output stay on one thread
+ * (while group.c loads the next groups' Python on the others).
  *
  * What a worker may touch: its job, the libraries' per-call state
  * (libyaml parsers, the tokenizer), read-only engine fields (staged).
