@@ -84,7 +84,6 @@ struct graph {
 				 * before the lone scripts were walked) */
 	size_t *edges;		/* pairs of nodes, joined after the walks */
 	size_t nedges, edges_cap;
-	bool *entry_of;		/* [file]: some container's entry script */
 	size_t *members;	/* nodes by group, groups in order */
 	size_t *start;		/* [group]: its first member in members */
 	size_t *pyfiles;	/* [group]: its Python files */
@@ -143,6 +142,8 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 {
 	struct cpl_linker lk;
 	const struct cpl_pyfile **files;
+	size_t *entries = NULL, nentries = 0, entries_cap = 0;
+	bool *entry_of;		/* [file]: some container's entry script */
 	size_t i, j, k, n;
 
 	cpl_engine_linker(e, &lk);
@@ -157,28 +158,29 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 		for (j = 0; j < w->ncontainers; j++) {
 			n = cpl_link_code_files(&lk, w, &w->containers[j],
 						&files);
-			/* The entry's edge names the workload as
-			 * SIZE_MAX - i: the mark read below. */
 			for (k = 0; k < n; k++)
-				edge(g, k == 0 ? SIZE_MAX - i : i,
-				     file_node(g, files[k]));
+				edge(g, i, file_node(g, files[k]));
+			if (n > 0) {	/* the entry script */
+				cpl_xgrow((void **)&entries, &entries_cap,
+					  nentries + 1, sizeof(*entries));
+				entries[nentries++] =
+					file_node(g, files[0]) - g->nw;
+			}
 			free(files);
 		}
 		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
 	/* Lone scripts: only files read before them, as linking does. */
 	g->nlinked = e->nfiles;
-	g->entry_of = cpl_xcalloc(g->nlinked + 1, sizeof(*g->entry_of));
-	for (k = 0; k < g->nedges; k += 2)	/* only workload edges yet */
-		if (g->edges[k] > g->nw) {
-			g->entry_of[g->edges[k + 1] - g->nw] = true;
-			g->edges[k] = SIZE_MAX - g->edges[k];
-		}
+	entry_of = cpl_xcalloc(g->nlinked + 1, sizeof(*entry_of));
+	for (k = 0; k < nentries; k++)
+		entry_of[entries[k]] = true;
+	free(entries);
 	for (i = 0; i < g->nlinked; i++) {
 		const struct source *src = e->files[i];
 
 		if (!src->linted || src->py == NULL || !src->py->entry ||
-		    g->entry_of[i])
+		    entry_of[i])
 			continue;
 		n = cpl_link_script_files(&lk, src->py, &files);
 		for (k = 0; k < n; k++)
@@ -186,6 +188,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 		free(files);
 		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
+	free(entry_of);
 	e->light = false;
 	g->nf = e->nfiles;
 }
@@ -571,7 +574,6 @@ cpl_engine_judge(struct cpl_engine *e)
 		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
 		      budget_cmp);
 	free(g.edges);
-	free(g.entry_of);
 	free(g.members);
 	free(g.start);
 	free(g.pyfiles);
