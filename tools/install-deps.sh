@@ -1,15 +1,16 @@
 #!/bin/sh
 # Installs what building and testing kubectl-cpulint needs on Debian (12
 # or later) or Ubuntu (24.04 or later): the five libraries' development
-# packages (whose static archives `make dist` links), pkg-config, a C
-# compiler, and the tools the tests drive for real (python3 with
-# jsonschema for the SARIF schema, openssl for test certificates, git,
-# pre-commit, kubectl, prometheus (run by the tests on loopback, never as
-# a service); cppcheck for make lint, groff for the manual page, bash and
-# zsh for the completion scripts; ripgrep, the peer make bench measures
-# against).  Installs only what is
-# missing, so it is quick on a machine that has everything.  Other systems: it prints what to
-# install and stops.
+# packages (whose static archives `make dist` links) and jemalloc's (the
+# allocator the command links when it is there: Makefile, MALLOC),
+# pkg-config, a C compiler, and the tools the tests drive for real
+# (python3 with jsonschema for the SARIF schema, openssl for test
+# certificates, git, pre-commit, kubectl, prometheus (run by the tests on
+# loopback, never as a service); cppcheck for make lint, groff for the
+# manual page, bash and zsh for the completion scripts; ripgrep, the peer
+# make bench measures against).  Installs only what is missing, so it is
+# quick on a machine that has everything.  Other systems: it prints what
+# to install and stops.
 #
 # Package names are Debian's; Ubuntu's are the same except kubectl, which
 # Ubuntu does not package (Debian: kubernetes-client): it comes from the
@@ -31,9 +32,10 @@ install-deps: this script knows Debian and Ubuntu (apt-get).  Elsewhere,
 install the equivalents of:
   build:    a C11 compiler, make, pkg-config, and the development files of
             libyaml, jansson, libgit2 and libcurl (7.85.0 or later), and
-            the check unit-test framework
+            the check unit-test framework; jemalloc's, optional (the
+            build uses the C library's malloc without it)
             (Fedora: gcc make pkgconf libyaml-devel jansson-devel
-             libgit2-devel libcurl-devel check-devel)
+             libgit2-devel libcurl-devel check-devel jemalloc-devel)
   tests:    python3 with jsonschema and PyYAML, openssl, git, pre-commit,
             kubectl; ripgrep for make bench
   make dist (the release tarball): static archives of libyaml, jansson,
@@ -45,7 +47,8 @@ fi
 
 need=""
 for p in yaml-0.1:libyaml-dev libcurl:libcurl4-openssl-dev \
-         jansson:libjansson-dev libgit2:libgit2-dev check:check; do
+         jansson:libjansson-dev libgit2:libgit2-dev check:check \
+         jemalloc:libjemalloc-dev; do
 	mod=${p%%:*}
 	deb=${p#*:}
 	pkg-config --exists "$mod" 2>/dev/null || need="$need $deb"
