@@ -148,6 +148,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 
 	cpl_engine_linker(e, &lk);
 	lk.ready = NULL;
+	lk.walks = cpl_link_walks_new();	/* replicas walked once */
 	g->nw = e->workloads.count;
 	e->light = true;
 	for (i = 0; i < g->nw; i++) {
@@ -189,6 +190,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
 	free(entry_of);
+	cpl_link_walks_free(lk.walks);
 	e->light = false;
 	g->nf = e->nfiles;
 }

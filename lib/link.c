@@ -295,6 +295,45 @@ cpl_link_memo_bound(struct cpl_link_memo *m, size_t max)
 	cpl_strmap_free(&m->map);
 }
 
+/* A walk remembered: the files it reached, entry first. */
+struct walked {
+	const struct cpl_pyfile **files;
+	size_t n;
+};
+
+struct cpl_link_walks {
+	struct cpl_strmap map;	/* walk_key() → struct walked */
+	char **keys;		/* owned keys of map */
+	struct walked **walks;	/* owned values of map */
+	size_t n, cap, walks_cap;
+	struct cpl_buf scratch;	/* the key being looked up */
+};
+
+struct cpl_link_walks *
+cpl_link_walks_new(void)
+{
+	return cpl_xcalloc(1, sizeof(struct cpl_link_walks));
+}
+
+void
+cpl_link_walks_free(struct cpl_link_walks *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->n; i++) {
+		free(w->keys[i]);
+		free(w->walks[i]->files);
+		free(w->walks[i]);
+	}
+	free(w->keys);
+	free(w->walks);
+	cpl_strmap_free(&w->map);
+	cpl_buf_free(&w->scratch);
+	free(w);
+}
+
 /* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated),
  * asking the loader; no memo. */
 static const struct cpl_pyfile *
@@ -647,13 +686,40 @@ walk_files(const struct cpl_linker *lk, const struct cpl_container *c,
 	   const struct cpl_pyfile ***files)
 {
 	struct walk wk = { .lk = lk, .c = c, .files_only = true };
+	struct cpl_link_walks *ws = lk->walks;
+	struct walked *done = NULL;
 
+	if (ws != NULL) {	/* "<length of edir>:<edir><entry path>" */
+		cpl_buf_reset(&ws->scratch);
+		memo_key(&ws->scratch, edir, entry->path);
+		done = cpl_strmap_get(&ws->map, cpl_buf_str(&ws->scratch));
+	}
+	if (done != NULL) {
+		free(edir);
+		*files = cpl_xmalloc(done->n * sizeof(**files));
+		memcpy(*files, done->files, done->n * sizeof(**files));
+		return done->n;
+	}
 	wk.entry_dir = edir;
 	walk_imports(&wk, entry);
 	cpl_strmap_free(&wk.seen);
 	free(wk.pkg_root);
 	free(edir);
 	*files = wk.files;
+	if (ws != NULL) {
+		done = cpl_xmalloc(sizeof(*done));
+		done->n = wk.nfiles;
+		done->files = cpl_xmalloc(wk.nfiles * sizeof(*done->files));
+		memcpy(done->files, wk.files, wk.nfiles * sizeof(*wk.files));
+		cpl_xgrow((void **)&ws->keys, &ws->cap, ws->n + 1,
+			  sizeof(*ws->keys));
+		cpl_xgrow((void **)&ws->walks, &ws->walks_cap, ws->n + 1,
+			  sizeof(*ws->walks));
+		ws->keys[ws->n] = cpl_xstrdup(cpl_buf_str(&ws->scratch));
+		ws->walks[ws->n] = done;
+		cpl_strmap_put(&ws->map, ws->keys[ws->n], done);
+		ws->n++;
+	}
 	return wk.nfiles;
 }
 

@@ -27,6 +27,7 @@ typedef const struct cpl_pyfile *(*cpl_link_load_fn)(void *ctx,
 						     const char *path);
 
 /* A memo of module lookups (see cpl_link_memo_new()); opaque. */
+struct cpl_link_walks;
 struct cpl_link_memo;
 
 struct cpl_linker {
@@ -43,6 +44,9 @@ struct cpl_linker {
 	 * or memo may hand out an unloaded file (pyscan.h), the hook loads
 	 * it again. */
 	void (*ready)(void *ctx, const struct cpl_pyfile *f);
+	/* NULL: none; else cpl_link_code_files() and cpl_link_script_files()
+	 * walk each (entry script, sys.path[0]) once */
+	struct cpl_link_walks *walks;
 };
 
 /*
@@ -58,6 +62,16 @@ void cpl_link_memo_free(struct cpl_link_memo *m);
 /* Forgets every look-up once m holds more than max (a bound on what a
  * run keeps: look-ups are local to a directory, walked together). */
 void cpl_link_memo_bound(struct cpl_link_memo *m, size_t max);
+
+/*
+ * A cache for cpl_linker.walks: the files each walk of
+ * cpl_link_code_files() or cpl_link_script_files() reached, by its entry
+ * script and sys.path[0] (all a files-only walk depends on), so the
+ * replicas of a job that run one script are walked once.  Valid as long
+ * as the memo is.  Free with cpl_link_walks_free() (NULL is fine).
+ */
+struct cpl_link_walks *cpl_link_walks_new(void);
+void cpl_link_walks_free(struct cpl_link_walks *w);
 
 /*
  * The code a container runs: NULL when its command names no script, or

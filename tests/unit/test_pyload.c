@@ -281,6 +281,15 @@ tree_load(void *ctx, const char *path)
 }
 
 static int readies;
+static int loads;	/* tree_load() calls, when counted */
+
+/* tree_load(), counted. */
+static const struct cpl_pyfile *
+counted_load(void *ctx, const char *path)
+{
+	loads++;
+	return tree_load(ctx, path);
+}
 
 static void
 count_ready(void *ctx, const struct cpl_pyfile *f)
@@ -351,6 +360,32 @@ START_TEST(file_walk_is_the_linked_files)
 		cpl_link_memo_bound(lk.memo, i == 0 ? 1000 : 0);
 	}
 	cpl_link_memo_free(lk.memo);
+	lk.memo = NULL;
+	/* Through a walk cache: the same files; walked again, the loader is
+	 * not asked; another entry script is walked on its own. */
+	lk.walks = cpl_link_walks_new();
+	lk.load = counted_load;
+	for (i = 0; i < 2; i++) {
+		size_t k;
+
+		loads = 0;
+		n = cpl_link_script_files(&lk, t.file[0], &files);
+		ck_assert_uint_eq(n, code->nfiles);
+		for (k = 0; k < n; k++)
+			ck_assert_ptr_eq(files[k], code->files[k]);
+		free(files);
+		if (i == 0)
+			ck_assert_int_gt(loads, 0);
+		else
+			ck_assert_int_eq(loads, 0);
+	}
+	n = cpl_link_script_files(&lk, t.file[5], &files);	/* unused.py */
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_eq(files[0], t.file[5]);
+	ck_assert_ptr_eq(files[1], t.file[4]);
+	free(files);
+	cpl_link_walks_free(lk.walks);
+	cpl_link_walks_free(NULL);
 	cpl_pyscan_code_free(code);
 	for (i = 0; i < t.n; i++)
 		cpl_pyfile_free(t.file[i]);
