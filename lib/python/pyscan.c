@@ -1044,6 +1044,18 @@ is_entry(const struct cpl_pyfile *f)
 	return false;
 }
 
+/* A new index for f, and scan state sc over it (no tokens yet). */
+static void
+scan_setup(struct cpl_pyfile *f, struct scan *sc)
+{
+	f->index = cpl_xcalloc(1, sizeof(*f->index));
+	memset(sc, 0, sizeof(*sc));
+	sc->f = f;
+	sc->ix = f->index;
+	sc->text = f->text;
+	sc->pending = -1;
+}
+
 /* Tokenizes f's text into a new index (the tokens held by it) and sets
  * up scan state sc over them; the tokenizer's return. */
 static int
@@ -1052,19 +1064,14 @@ scan_begin(struct cpl_pyfile *f, struct scan *sc, struct cpl_error *err)
 	struct cpl_pytokens tk;
 	int rc;
 
-	f->index = cpl_xcalloc(1, sizeof(*f->index));
+	scan_setup(f, sc);
 	memset(&tk, 0, sizeof(tk));
 	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);
 	f->index->toks = tk.toks;
 	f->index->captoks = tk.cap;
 	f->ntoks = tk.count;
-	memset(sc, 0, sizeof(*sc));
-	sc->f = f;
-	sc->ix = f->index;
-	sc->text = f->text;
 	sc->t = tk.toks;
 	sc->n = f->ntoks;
-	sc->pending = -1;
 	return rc;
 }
 
@@ -1166,26 +1173,52 @@ cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
  * every import the full scan reads is read here (and, in odd text, maybe
  * one more): the linker's walk over light files reaches at least the
  * files it reaches over loaded ones.
+ *
+ * The tokenizer hands over one logical line at a time (on_line), ended by
+ * its NEWLINE, and reuses the array: the file's tokens are never held at
+ * once.  Each line starts a statement, as it does after the NEWLINE
+ * before it (INDENT and DEDENT come first on a line), and a statement
+ * ends within its line (stmt_end() stops at the NEWLINE), so reading line
+ * by line reads what reading the whole array would.  Positions are right:
+ * the index's tokens are the line's while it is read.
  */
 static void
-scan_imports(struct scan *sc)
+light_line(void *ctx, struct cpl_pytokens *line)
 {
+	struct scan *sc = ctx;
 	bool start = true;
 	size_t k;
 
-	push_scope_frame(sc, 0, false);
-	for (k = 0; k < sc->n; k++) {
+	sc->ix->toks = line->toks;	/* for cpl_pyscan_pos() */
+	sc->f->ntoks = line->count;
+	sc->t = line->toks;
+	sc->n = line->count;
+	for (k = 0; k < sc->n; k++) {	/* by kind: it sees every token */
 		const struct cpl_pytoken *t = &sc->t[k];
 
-		if (t->kind == CPL_PYTOK_NL || t->kind == CPL_PYTOK_COMMENT)
-			continue;
-		if (start && (tok_kw(sc, k, "import") ||
-			      tok_kw(sc, k, "from")))
-			import_stmt(sc, k, stmt_end(sc, k, false));
-		start = t->kind == CPL_PYTOK_NEWLINE ||
-			t->kind == CPL_PYTOK_INDENT ||
-			t->kind == CPL_PYTOK_DEDENT || tok_op(sc, k, ";") ||
-			tok_op(sc, k, ":");
+		switch (t->kind) {
+		case CPL_PYTOK_NL:
+		case CPL_PYTOK_COMMENT:
+			break;
+		case CPL_PYTOK_NEWLINE:
+		case CPL_PYTOK_INDENT:
+		case CPL_PYTOK_DEDENT:
+			start = true;
+			break;
+		case CPL_PYTOK_KEYWORD:
+			if (start && (tok_kw(sc, k, "import") ||
+				      tok_kw(sc, k, "from")))
+				import_stmt(sc, k, stmt_end(sc, k, false));
+			start = false;
+			break;
+		case CPL_PYTOK_OP:
+			start = t->len == 1 && (sc->text[t->off] == ';' ||
+						sc->text[t->off] == ':');
+			break;
+		default:
+			start = false;
+			break;
+		}
 	}
 }
 
@@ -1194,10 +1227,19 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 		      const char *text, size_t len, struct cpl_error *err)
 {
 	struct cpl_pyfile *f = file_new(out, path, text, len, true);
+	struct cpl_pytokens tk;
 	struct scan sc;
-	int rc = scan_begin(f, &sc, err);
+	int rc;
 
-	scan_imports(&sc);
+	scan_setup(f, &sc);
+	push_scope_frame(&sc, 0, false);
+	memset(&tk, 0, sizeof(tk));
+	tk.on_line = light_line;
+	tk.on_line_ctx = &sc;
+	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);
+	f->index->toks = tk.toks;	/* the array; unloading frees it */
+	f->index->captoks = tk.cap;
+	f->ntoks = 0;
 	free(sc.ss);
 	cpl_buf_free(&sc.tmp);
 	f->entry = true;	/* not known until loaded: may be */

@@ -139,6 +139,10 @@ emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
 	    kind == CPL_PYTOK_NUMBER || kind == CPL_PYTOK_STRING ||
 	    kind == CPL_PYTOK_OP || kind == CPL_PYTOK_ERRORTOKEN)
 		lx->content = true;
+	if (kind == CPL_PYTOK_NEWLINE && o->on_line != NULL) {
+		o->on_line(o->on_line_ctx, o);
+		o->count = 0;
+	}
 }
 
 /* Appends a zero-length token at the cursor. */
@@ -688,6 +692,14 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 	out->len = len;
 	out->count = 0;
 	push_indent(&lx, 0);
+	/* Room for a whole file's tokens at once (about one per 6 bytes in
+	 * Python as written; denser text grows the array): not grown from 8
+	 * by copying.  A line at a time needs no more than it grows to. */
+	if (out->on_line == NULL && out->cap < len / 5 + 32) {
+		out->cap = len / 5 + 32;
+		out->toks = cpl_xrealloc(out->toks,
+					 out->cap * sizeof(*out->toks));
+	}
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
 		lx.i = 3;
 	while (!at_end(&lx)) {
@@ -726,6 +738,10 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 		}
 	}
 	finish(&lx);
+	if (out->on_line != NULL && out->count > 0) {
+		out->on_line(out->on_line_ctx, out);
+		out->count = 0;
+	}
 	free(lx.indents);
 	free(lx.br);
 	return lx.rc;

@@ -86,14 +86,20 @@ struct cpl_pytokens {
 	size_t cap;
 	const char *text;	/* borrowed */
 	size_t len;
+	/* NULL, or called with the tokens of each logical line once its
+	 * NEWLINE is emitted (and with what is left at the end), which are
+	 * then dropped: out holds one line at a time, in an array that is
+	 * reused (the light scan of pyscan.c reads only imports). */
+	void (*on_line)(void *ctx, struct cpl_pytokens *line);
+	void *on_line_ctx;
 };
 
 /*
  * Tokenizes text[0, len).  Returns 0, or -1 when the text holds an error
  * (unterminated string, a character Python rejects, a dedent to no outer
  * level, unbalanced brackets): err then names path and the first error's
- * line and column, and out still holds every token read, ended as the
- * invariant says.  Clear out (zero it first) even when -1 is returned.
+ * line and column, and out still holds every token read (but with
+ * out->on_line set), ended as the invariant says.  Clear out (zero it first) even when -1 is returned.
  * out->toks may instead hold room for out->cap tokens, filled from the
  * start (the array is grown only when that is too little).
  */
