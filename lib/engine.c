@@ -519,6 +519,25 @@ listed_absent(const struct cpl_engine *e, const char *key)
 	return absent;
 }
 
+/* What listed_absent() finds for every path below dir/name, when a walk
+ * listed dir itself (and dir is a path below the top: listed_absent()
+ * never answers for one there); false otherwise.  The loader asks its
+ * maps first, but a file they hold in a listed directory is in its
+ * listing, so the answer is the loader's.  The listings' keys are
+ * normalised: a dir spelt otherwise is none of them, and unknown. */
+bool
+cpl_engine_link_missing(void *ctx, const char *dir, const char *name)
+{
+	const struct cpl_engine *e = ctx;
+	const struct cpl_strmap *m;
+
+	if (e->staged || e->listed.count == 0 || *dir == '\0' ||
+	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
+		return false;
+	m = cpl_strmap_get(&e->listed, dir);
+	return m != NULL && cpl_strmap_get(m, name) == NULL;
+}
+
 void
 cpl_engine_set_repo(struct cpl_engine *e, struct cpl_repo *repo,
 		    bool staged)
@@ -847,6 +866,7 @@ cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk)
 		e->memo = cpl_link_memo_new();
 	lk->memo = e->memo;
 	lk->ready = link_ready;
+	lk->missing = cpl_engine_link_missing;
 }
 
 /* The linker's loader: a Python file the engine has, or reads now (from

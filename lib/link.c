@@ -372,6 +372,29 @@ memo_key(struct cpl_buf *b, const char *base, const char *mod)
 	cpl_buf_adds(b, mod);
 }
 
+/* Whether the linker's missing hook shows that base holds no module mod
+ * ('/'-separated): no mod.py and no mod/ for a name, no directory for
+ * the first part of a dotted one. */
+static bool
+module_missing(const struct walk *wk, const char *base, const char *mod)
+{
+	const struct cpl_linker *lk = wk->lk;
+	const char *slash = strchr(mod, '/');
+	size_t n = slash ? (size_t)(slash - mod) : strlen(mod);
+	char name[256];
+
+	if (lk->missing == NULL || n == 0 || n + sizeof(".py") > sizeof(name))
+		return false;
+	memcpy(name, mod, n);
+	name[n] = '\0';
+	if (!lk->missing(lk->ctx, base, name))
+		return false;
+	if (slash != NULL)
+		return true;
+	memcpy(name + n, ".py", sizeof(".py"));
+	return lk->missing(lk->ctx, base, name);
+}
+
 /* Loads base/mod.py, else base/mod/__init__.py, through the memo when
  * the linker has one.  The key is "<length of base>:<base><mod>", so no
  * two (base, mod) pairs share it. */
@@ -383,6 +406,8 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 	const void *v;
 	char *key;
 
+	if (module_missing(wk, base, mod))
+		return NULL;
 	if (m == NULL)
 		return load_module_now(wk, base, mod);
 	cpl_buf_reset(&m->scratch);

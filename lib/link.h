@@ -47,6 +47,12 @@ struct cpl_linker {
 	/* NULL: none; else cpl_link_code_files() and cpl_link_script_files()
 	 * walk each (entry script, sys.path[0]) once */
 	struct cpl_link_walks *walks;
+	/* NULL, or true when directory dir (a path as the linker joins
+	 * them) is known to hold no entry called name, which load would
+	 * then also answer for every path below dir/name: `import torch`
+	 * from a directory listed without torch.py or torch/ is answered
+	 * without joining a path or asking load.  false when unknown. */
+	bool (*missing)(void *ctx, const char *dir, const char *name);
 };
 
 /*

@@ -283,6 +283,25 @@ tree_load(void *ctx, const char *path)
 static int readies;
 static int loads;	/* tree_load() calls, when counted */
 
+/* The missing hook over the tree: dir lacks name when no path of the
+ * tree is dir/name or below it (every directory of the tree "listed"). */
+static bool
+tree_missing(void *ctx, const char *dir, const char *name)
+{
+	struct tree *t = ctx;
+	size_t i, nd = strlen(dir), nn = strlen(name);
+
+	for (i = 0; i < t->n; i++) {
+		const char *p = t->path[i];
+
+		if (strncmp(p, dir, nd) == 0 && p[nd] == '/' &&
+		    strncmp(p + nd + 1, name, nn) == 0 &&
+		    (p[nd + 1 + nn] == '/' || p[nd + 1 + nn] == '\0'))
+			return false;
+	}
+	return true;
+}
+
 /* tree_load(), counted. */
 static const struct cpl_pyfile *
 counted_load(void *ctx, const char *path)
@@ -319,6 +338,7 @@ START_TEST(file_walk_is_the_linked_files)
 	const struct cpl_pyfile **files;
 	struct cpl_code *code;
 	size_t i, n;
+	int k_loads;
 
 	for (i = 0; i < t.n; i++) {
 		struct cpl_error err = { 0 };
@@ -386,6 +406,22 @@ START_TEST(file_walk_is_the_linked_files)
 	free(files);
 	cpl_link_walks_free(lk.walks);
 	cpl_link_walks_free(NULL);
+	lk.walks = NULL;
+	/* With the missing hook: the same files, and `import torch`,
+	 * `import missing` and the rest answered without the loader. */
+	loads = 0;
+	n = cpl_link_script_files(&lk, t.file[0], &files);
+	free(files);
+	k_loads = loads;
+	lk.missing = tree_missing;
+	loads = 0;
+	n = cpl_link_script_files(&lk, t.file[0], &files);
+	ck_assert_uint_eq(n, code->nfiles);
+	for (i = 0; i < n; i++)
+		ck_assert_ptr_eq(files[i], code->files[i]);
+	free(files);
+	ck_assert_int_lt(loads, k_loads);
+	ck_assert_int_gt(loads, 0);
 	cpl_pyscan_code_free(code);
 	for (i = 0; i < t.n; i++)
 		cpl_pyfile_free(t.file[i]);
