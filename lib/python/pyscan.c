@@ -1234,6 +1234,9 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	scan_setup(f, &sc);
 	push_scope_frame(&sc, 0, false);
 	memset(&tk, 0, sizeof(tk));
+	/* Room for a long line, not grown from 8 by copying per file. */
+	tk.cap = 256;
+	tk.toks = cpl_xmalloc(tk.cap * sizeof(*tk.toks));
 	tk.on_line = light_line;
 	tk.on_line_ctx = &sc;
 	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);

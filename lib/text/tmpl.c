@@ -48,6 +48,22 @@ visit(const char *src, size_t len, const struct cpl_ynode *n,
 	return false;
 }
 
+/* s[0, len) holds "{{" (memchr, which is vectorised, finds each '{';
+ * memmem costs several times as much on text that has none). */
+static bool
+has_open(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while (p + 1 < end && (p = memchr(p, '{', (size_t)(end - p - 1))) !=
+	       NULL) {
+		if (p[1] == '{')
+			return true;
+		p++;
+	}
+	return false;
+}
+
 bool
 cpl_tmpl_in_stream(const struct cpl_ystream *s, int *line, int *column)
 {
@@ -55,7 +71,7 @@ cpl_tmpl_in_stream(const struct cpl_ystream *s, int *line, int *column)
 	const char *src = cpl_ystream_source(s, &len);
 	const struct cpl_ynode *hit = NULL;
 
-	if (src == NULL || memmem(src, len, "{{", 2) == NULL)
+	if (src == NULL || !has_open(src, len))
 		return false;
 	for (i = 0; i < n; i++) {
 		if (visit(src, len, cpl_ystream_doc(s, i), &budget, &hit)) {
@@ -162,7 +178,7 @@ cpl_tmpl_in_text(const char *text, size_t len, int *line, int *column)
 	const char *p = text, *end = text + len;
 	int ln = 1;
 
-	if (memmem(text, len, "{{", 2) == NULL)
+	if (!has_open(text, len))
 		return false;
 	for (; p < end; ln++) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));

@@ -81,6 +81,15 @@ START_TEST(text_actions)
 			  &col));
 	ck_assert_int_eq(line, 2);
 	ck_assert_int_eq(col, 6);
+	/* "{{" found wherever it is, a '{' alone never: at the very end,
+	 * after single braces, in a text without a newline. */
+	ck_assert(in_text("a: 1\nb: {{", &line, &col));
+	ck_assert_int_eq(line, 2);
+	ck_assert_int_eq(col, 4);
+	ck_assert(!in_text("a: {b: 1}\nc: {\n", &line, &col));
+	ck_assert(!in_text("{", &line, &col));
+	ck_assert(!in_text("", &line, &col));
+	ck_assert(in_text("{{", &line, &col));
 }
 END_TEST
 
