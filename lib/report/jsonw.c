@@ -39,11 +39,40 @@ cpl_jsonw_init(struct cpl_jsonw *j, struct cpl_wbuf *w, unsigned depth)
 }
 
 /* Newline and indentation for level d. */
+/* s[0, n) needs no escape: printable ASCII without '"' or '\\'. */
+static bool
+plain(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* Writes comma (when set), a newline and the indentation of level d at
+ * p; returns the end. */
+static char *
+put_break(char *p, bool comma, unsigned d)
+{
+	if (comma)
+		*p++ = ',';
+	*p++ = '\n';
+	memset(p, ' ', (size_t)d * INDENT);
+	return p + (size_t)d * INDENT;
+}
+
 static void
 newline(struct cpl_jsonw *j, unsigned d)
 {
-	cpl_wbuf_addc(j->w, '\n');
-	cpl_wbuf_pad(j->w, (size_t)d * INDENT);
+	char *p = cpl_wbuf_reserve(j->w, 1 + (size_t)d * INDENT);
+
+	if (p != NULL)
+		cpl_wbuf_wrote(j->w, (size_t)(put_break(p, false, d) - p));
 }
 
 /* Writes what goes before a value in the current container. */
@@ -116,18 +145,35 @@ void
 cpl_jsonw_key(struct cpl_jsonw *j, const char *key)
 {
 	uint64_t bit;
+	size_t n;
 
 	if (j->depth == j->base || j->keyed)
 		misuse("key outside an object");
 	bit = (uint64_t)1 << (j->depth - 1);
 	if (j->array & bit)
 		misuse("key in an array");
-	if (j->filled & bit)
-		cpl_wbuf_addc(j->w, ',');
+	n = strlen(key);
+	if (plain(key, n) &&	/* the keys this program writes */
+	    n + 5 + j->depth * INDENT < CPL_WBUF_SIZE) {
+		char *p = cpl_wbuf_reserve(j->w, n + 5 + j->depth * INDENT),
+		     *q = p;
+
+		if (p != NULL) {
+			q = put_break(q, j->filled & bit, j->depth);
+			*q++ = '"';
+			memcpy(q, key, n);
+			q += n;
+			memcpy(q, "\": ", 3);
+			cpl_wbuf_wrote(j->w, (size_t)(q + 3 - p));
+		}
+	} else {
+		if (j->filled & bit)
+			cpl_wbuf_addc(j->w, ',');
+		newline(j, j->depth);
+		cpl_jsonw_escape(j->w, key, n);
+		cpl_wbuf_add(j->w, ": ", 2);
+	}
 	j->filled |= bit;
-	newline(j, j->depth);
-	cpl_jsonw_escape(j->w, key, strlen(key));
-	cpl_wbuf_add(j->w, ": ", 2);
 	j->keyed = true;
 }
 
@@ -137,6 +183,17 @@ cpl_jsonw_escape(struct cpl_wbuf *w, const char *s, size_t n)
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i = 0, run = 0, adv;
 
+	if (plain(s, n) && n + 2 < CPL_WBUF_SIZE) {	/* most strings */
+		char *p = cpl_wbuf_reserve(w, n + 2);
+
+		if (p != NULL) {
+			p[0] = '"';
+			memcpy(p + 1, s, n);
+			p[n + 1] = '"';
+			cpl_wbuf_wrote(w, n + 2);
+		}
+		return;
+	}
 	cpl_wbuf_addc(w, '"');
 	while (i < n) {
 		unsigned char c = (unsigned char)s[i];

@@ -105,6 +105,34 @@ cpl_wbuf_add(struct cpl_wbuf *w, const void *p, size_t n)
 		drain(w);
 }
 
+char *
+cpl_wbuf_reserve(struct cpl_wbuf *w, size_t n)
+{
+	if (w->out == NULL) {
+		cpl_xgrow((void **)&w->data, &w->cap, w->len + n + 1, 1);
+		return w->data + w->len;
+	}
+	if (w->failed || n >= CPL_WBUF_SIZE)
+		return NULL;
+	if (w->data == NULL) {
+		w->data = cpl_xmalloc(CPL_WBUF_SIZE);
+		w->cap = CPL_WBUF_SIZE;
+	}
+	if (w->len + n > w->cap)
+		drain(w);
+	return w->failed ? NULL : w->data + w->len;
+}
+
+void
+cpl_wbuf_wrote(struct cpl_wbuf *w, size_t n)
+{
+	w->len += n;
+	if (w->out == NULL)
+		w->data[w->len] = '\0';
+	else if (w->len == w->cap)
+		drain(w);
+}
+
 void
 cpl_wbuf_adds(struct cpl_wbuf *w, const char *s)
 {

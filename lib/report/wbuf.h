@@ -46,6 +46,12 @@ void cpl_wbuf_addc(struct cpl_wbuf *w, char c);
 void cpl_wbuf_addf(struct cpl_wbuf *w, const char *fmt, ...) CPL_PRINTF(2, 3);
 /* n spaces. */
 void cpl_wbuf_pad(struct cpl_wbuf *w, size_t n);
+/* Room for n more bytes (n < CPL_WBUF_SIZE) after what is buffered, to
+ * be written in place and then counted with cpl_wbuf_wrote(w, n) (the
+ * writers' short pieces, without a call per piece).  NULL once a write
+ * failed: the bytes are dropped, as cpl_wbuf_add() drops them. */
+char *cpl_wbuf_reserve(struct cpl_wbuf *w, size_t n);
+void cpl_wbuf_wrote(struct cpl_wbuf *w, size_t n);
 /*
  * Memory mode: a copy of the bytes collected (NUL-terminated, *len set),
  * and the writer emptied for the next piece.  Caller frees.
