@@ -95,19 +95,47 @@ step(struct lexer *lx)
 	}
 }
 
+/* Character classes by byte, looked up once per character (names are
+ * most of a file): NS starts a name, NC continues one. */
+enum { NS = 1, NC = 2 };
+#define NB8 NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, \
+	NS | NC
+#define NB64 NB8, NB8, NB8, NB8, NB8, NB8, NB8, NB8
+static const unsigned char char_class[256] = {
+	['0'] = NC, ['1'] = NC, ['2'] = NC, ['3'] = NC, ['4'] = NC,
+	['5'] = NC, ['6'] = NC, ['7'] = NC, ['8'] = NC, ['9'] = NC,
+	['A'] = NS | NC, ['B'] = NS | NC, ['C'] = NS | NC, ['D'] = NS | NC,
+	['E'] = NS | NC, ['F'] = NS | NC, ['G'] = NS | NC, ['H'] = NS | NC,
+	['I'] = NS | NC, ['J'] = NS | NC, ['K'] = NS | NC, ['L'] = NS | NC,
+	['M'] = NS | NC, ['N'] = NS | NC, ['O'] = NS | NC, ['P'] = NS | NC,
+	['Q'] = NS | NC, ['R'] = NS | NC, ['S'] = NS | NC, ['T'] = NS | NC,
+	['U'] = NS | NC, ['V'] = NS | NC, ['W'] = NS | NC, ['X'] = NS | NC,
+	['Y'] = NS | NC, ['Z'] = NS | NC, ['_'] = NS | NC,
+	['a'] = NS | NC, ['b'] = NS | NC, ['c'] = NS | NC, ['d'] = NS | NC,
+	['e'] = NS | NC, ['f'] = NS | NC, ['g'] = NS | NC, ['h'] = NS | NC,
+	['i'] = NS | NC, ['j'] = NS | NC, ['k'] = NS | NC, ['l'] = NS | NC,
+	['m'] = NS | NC, ['n'] = NS | NC, ['o'] = NS | NC, ['p'] = NS | NC,
+	['q'] = NS | NC, ['r'] = NS | NC, ['s'] = NS | NC, ['t'] = NS | NC,
+	['u'] = NS | NC, ['v'] = NS | NC, ['w'] = NS | NC, ['x'] = NS | NC,
+	['y'] = NS | NC, ['z'] = NS | NC,
+	/* 0x80-0xFF, one after another: non-ASCII bytes are letters */
+	[0x80] = NB64, NB64,
+};
+#undef NB64
+#undef NB8
+
 /* c may start an identifier (non-ASCII bytes are taken as letters). */
-static bool
+static inline bool
 is_name_start(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	       c >= 0x80;
+	return char_class[c] & NS;
 }
 
 /* c may continue an identifier. */
-static bool
+static inline bool
 is_name_char(unsigned char c)
 {
-	return is_name_start(c) || (c >= '0' && c <= '9');
+	return char_class[c] & NC;
 }
 
 /* c is a decimal digit. */
@@ -135,9 +163,10 @@ emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
 	t->len = lx->i - off;
 	t->line = line;
 	t->column = col;
-	if (kind == CPL_PYTOK_NAME || kind == CPL_PYTOK_KEYWORD ||
-	    kind == CPL_PYTOK_NUMBER || kind == CPL_PYTOK_STRING ||
-	    kind == CPL_PYTOK_OP || kind == CPL_PYTOK_ERRORTOKEN)
+	if ((1u << kind) & ((1u << CPL_PYTOK_NAME) | (1u << CPL_PYTOK_KEYWORD) |
+			    (1u << CPL_PYTOK_NUMBER) | (1u << CPL_PYTOK_STRING) |
+			    (1u << CPL_PYTOK_OP) |
+			    (1u << CPL_PYTOK_ERRORTOKEN)))
 		lx->content = true;
 	if (kind == CPL_PYTOK_NEWLINE && o->on_line != NULL) {
 		o->on_line(o->on_line_ctx, o);
@@ -212,16 +241,16 @@ static void
 skip_name_chars(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
-	size_t i = lx->i;
-	int col = lx->col;
+	size_t i = lx->i, n = lx->n, k;
+	unsigned char high = 0;
 
-	while (i < lx->n && is_name_char(s[i])) {
-		if ((s[i] & 0xC0) != 0x80)
-			col++;
-		i++;
-	}
+	while (i < n && is_name_char(s[i]))
+		high |= s[i++];
+	lx->col += (int)(i - lx->i);
+	if (high & 0x80)	/* some non-ASCII: continuation bytes */
+		for (k = lx->i; k < i; k++)
+			lx->col -= (s[k] & 0xC0) == 0x80;
 	lx->i = i;
-	lx->col = col;
 }
 
 /* A comment, from its '#' to the end of the line. */
@@ -712,8 +741,11 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			break;
 		c = peek(&lx, 0);
 		if (c == ' ' || c == '\t' || c == '\f') {
-			lx.i++;		/* step(), for one blank */
-			lx.col++;
+			do {	/* step(), for a run of blanks */
+				lx.i++;
+				lx.col++;
+				c = peek(&lx, 0);
+			} while (c == ' ' || c == '\t' || c == '\f');
 		} else if (c == '#') {
 			scan_comment(&lx);
 		} else if (is_newline(c)) {
@@ -832,10 +864,30 @@ cpl_pytoken_keyword(const char *s, size_t n)
 		[7] = "finally",
 		[8] = "continuenonlocal",
 	};
+	/* The first letters of each length's words: most names are ruled
+	 * out by one test. */
+#define KW(c) ((uint64_t)1 << ((c) - 'A'))
+	static const uint64_t firsts[9] = {
+		[2] = KW('a') | KW('i') | KW('o'),
+		[3] = KW('a') | KW('d') | KW('f') | KW('n') | KW('t'),
+		[4] = KW('N') | KW('T') | KW('e') | KW('f') | KW('p') |
+		      KW('w'),
+		[5] = KW('F') | KW('a') | KW('b') | KW('c') | KW('r') |
+		      KW('w') | KW('y'),
+		[6] = KW('a') | KW('e') | KW('g') | KW('i') | KW('l') |
+		      KW('r'),
+		[7] = KW('f'),
+		[8] = KW('c') | KW('n'),
+	};
+	unsigned char c0;
 	const char *k;
 
 	if (n < 2 || n > 8)
 		return false;
+	c0 = (unsigned char)s[0];
+	if (c0 < 'A' || c0 > 'z' || !(firsts[n] & KW(c0)))
+		return false;
+#undef KW
 	for (k = by_len[n]; *k; k += n)
 		if (*k == *s && memcmp(k, s, n) == 0)
 			return true;
