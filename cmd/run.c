@@ -134,6 +134,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.dropped = &dropped;
 	meta.budgets = cpl_engine_budgets(e, &meta.nbudgets);
 	meta.budget_table = o->budget;
+	meta.jobs = cpl_engine_threads(e, meta.nbudgets);
 	st = rep->begin(out.fp, &meta);
 	for (i = 0; i < n; i++) {
 		struct cpl_finding view;

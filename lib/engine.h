@@ -96,6 +96,9 @@ void cpl_engine_run(struct cpl_engine *e);
 
 const struct cpl_finding *cpl_engine_findings(const struct cpl_engine *e,
 					      size_t *n);
+/* The threads work on n items may use, the calling one included (-j,
+ * else the CPUs this process may use; pipeline.c). */
+size_t cpl_engine_threads(struct cpl_engine *e, size_t n);
 /* The budget of every training container (cpl_budget_entry), sorted by
  * file, line, object and container; built by cpl_engine_run(). */
 const struct cpl_budget_entry *cpl_engine_budgets(const struct cpl_engine *e,

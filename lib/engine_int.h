@@ -248,8 +248,6 @@ void cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit);
  * several, then takes their sources, workloads, errors, warnings and
  * notes in the order they were queued: the same run for any -j. */
 void cpl_engine_flush(struct cpl_engine *e);
-/* The threads work on n items may use (-j, else the CPUs we may use). */
-size_t cpl_engine_threads(struct cpl_engine *e, size_t n);
 /* Frees what pipeline.c keeps in the engine. */
 void cpl_engine_pipeline_free(struct cpl_engine *e);
 

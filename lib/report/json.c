@@ -21,11 +21,27 @@
  */
 #include "report/report.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "report/jsonw.h"
 #include "report/render.h"
 #include "report/wbuf.h"
+
+/* Budget entries from which "budgets" is rendered on a thread of its own
+ * (meta->jobs > 1) while the findings are written, then copied in: fewer
+ * take less time than starting the thread. */
+#define BUDGETS_THREAD_MIN 256
+
+/* "budgets" rendered apart: its text, as the document's writer would
+ * write it after the key (a writer at the same depth). */
+struct budgets_text {
+	const struct cpl_budget_entry *b;
+	size_t n;
+	struct cpl_wbuf w;		/* in memory */
+	pthread_t tid;
+	bool started;
+};
 
 /* The reporter's state between begin and end. */
 struct jsonrep {
@@ -33,7 +49,19 @@ struct jsonrep {
 	struct cpl_jsonw j;		/* the document, inside "findings" */
 	const struct cpl_report_meta *meta;
 	struct cpl_report_tally tally;
+	struct budgets_text bt;
 };
+
+static void *
+render_budgets(void *arg)
+{
+	struct budgets_text *bt = arg;
+	struct cpl_jsonw j;
+
+	cpl_jsonw_init(&j, &bt->w, 1);
+	cpl_report_budgets(&j, bt->b, bt->n);
+	return NULL;
+}
 
 /* {"file","line","column","message"} of a related location. */
 static void
@@ -128,6 +156,14 @@ json_begin(FILE *out, const struct cpl_report_meta *meta)
 	cpl_wbuf_init(&r->w, out);
 	cpl_jsonw_init(&r->j, &r->w, 0);
 	r->meta = meta;
+	if (meta != NULL && meta->jobs > 1 &&
+	    meta->nbudgets >= BUDGETS_THREAD_MIN) {
+		r->bt.b = meta->budgets;
+		r->bt.n = meta->nbudgets;
+		cpl_wbuf_init(&r->bt.w, NULL);
+		r->bt.started = pthread_create(&r->bt.tid, NULL,
+					       render_budgets, &r->bt) == 0;
+	}
 	cpl_jsonw_object(&r->j);
 	cpl_jsonw_key(&r->j, "version");
 	cpl_jsonw_int(&r->j, 1);
@@ -183,8 +219,14 @@ json_end(void *state)
 
 	cpl_jsonw_close(j);			/* findings */
 	cpl_jsonw_key(j, "budgets");
-	cpl_report_budgets(j, meta ? meta->budgets : NULL,
-			   meta ? meta->nbudgets : 0);
+	if (r->bt.started) {
+		pthread_join(r->bt.tid, NULL);
+		cpl_jsonw_raw(j, r->bt.w.data, r->bt.w.len);
+		cpl_wbuf_free(&r->bt.w);
+	} else {
+		cpl_report_budgets(j, meta ? meta->budgets : NULL,
+				   meta ? meta->nbudgets : 0);
+	}
 	cpl_jsonw_key(j, "summary");
 	cpl_jsonw_object(j);
 	cpl_jsonw_key(j, "errors");

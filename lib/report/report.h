@@ -46,6 +46,10 @@ struct cpl_report_meta {
 	const struct cpl_budget_entry *budgets;
 	size_t nbudgets;
 	bool budget_table;		/* text: --budget */
+	/* Threads the report may use, the calling one included (-j); 0 or
+	 * 1: the caller's alone.  JSON renders "budgets" on a second one
+	 * while the findings are written. */
+	size_t jobs;
 };
 
 /*

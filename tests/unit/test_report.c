@@ -1585,6 +1585,43 @@ START_TEST(test_streamed_like_jansson)
 }
 END_TEST
 
+/*
+ * "budgets" rendered on a second thread (jobs 2, enough entries) is the
+ * same bytes as on the caller's alone, and jansson's, with findings
+ * written meanwhile.
+ */
+START_TEST(test_json_budgets_threaded)
+{
+	enum { N = 300 };
+	struct cpl_budget_entry *budgets = cpl_xcalloc(N, sizeof(*budgets));
+	struct cpl_finding fs[NSTD];
+	struct cpl_report_meta m = std_meta();
+	char *alone, *threaded;
+	size_t i;
+
+	mk_std(fs);
+	for (i = 0; i < N; i++) {
+		mk_budget(&budgets[i], i % 3 == 0);
+		budgets[i].line = (int)i;
+	}
+	m.budgets = budgets;
+	m.nbudgets = N;
+	m.jobs = 1;
+	alone = render_ok("json", &m, fs, NSTD);
+	m.jobs = 2;
+	threaded = render_ok("json", &m, fs, NSTD);
+	ck_assert_str_eq(threaded, alone);
+	assert_jansson_bytes("json", threaded);
+	ck_assert_ptr_nonnull(strstr(threaded, "\"line\": 299,"));
+	free(alone);
+	free(threaded);
+	free_all(fs, NSTD);
+	for (i = 0; i < N; i++)
+		cpl_finding_budget_free(&budgets[i]);
+	free(budgets);
+}
+END_TEST
+
 /* The rank a SARIF result keeps when there are too many (higher first). */
 static int
 keep_rank(const struct cpl_finding *f)
@@ -1710,6 +1747,7 @@ report_suite(void)
 	tc = tcase_create("streamed");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_streamed_like_jansson);
+	tcase_add_test(tc, test_json_budgets_threaded);
 	tcase_add_test(tc, test_sarif_limit_mixed);
 	suite_add_tcase(s, tc);
 
