@@ -56,6 +56,7 @@ cpl_engine_free(struct cpl_engine *e)
 
 	if (e == NULL)
 		return;
+	cpl_engine_land(e);	/* its sources, before anything is freed */
 	for (i = 0; i < e->ncodes; i++)
 		cpl_pyscan_code_free(e->codes[i]);
 	free(e->codes);

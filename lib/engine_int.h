@@ -74,6 +74,7 @@ struct source {
 };
 
 struct pjob;	/* a queued file (pipeline.c) */
+struct pbatch;	/* queued files being read (pipeline.c) */
 
 /* The linked processes that run one Python file. */
 struct coderefs {
@@ -137,6 +138,8 @@ struct cpl_engine {
 	struct pjob *jobs;		/* files waiting (pipeline.c) */
 	size_t njobs, jobs_cap;
 	struct cpl_strmap queued;	/* their normalised paths → job */
+	struct pbatch *inflight;	/* files read on other threads while
+					 * this one walks on, or NULL */
 	struct cpl_pytokcache *tokcache;	/* bounds the tokens Python
 						 * files make again (trimmed
 						 * between workloads, files
@@ -248,6 +251,9 @@ void cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit);
  * several, then takes their sources, workloads, errors, warnings and
  * notes in the order they were queued: the same run for any -j. */
 void cpl_engine_flush(struct cpl_engine *e);
+/* The queue a walk handed to other threads while it walked on, finished
+ * and taken (a flush does this first); nothing when there is none. */
+void cpl_engine_land(struct cpl_engine *e);
 /* Frees what pipeline.c keeps in the engine. */
 void cpl_engine_pipeline_free(struct cpl_engine *e);
 

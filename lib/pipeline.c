@@ -15,6 +15,14 @@
  * with -j 1.  Linking, rules, suppressions and output stay on one thread
  * (while group.c loads the next groups' Python on the others).
  *
+ * A queue that fills up during a walk (QUEUE_MAX files) is handed to the
+ * other threads as a batch in flight, and the calling thread walks on:
+ * the walk's own time overlaps the reading.  Before anything else is
+ * taken (the next full queue, a flush, an error or note of the walk) the
+ * batch lands: the calling thread helps finish it and takes its jobs,
+ * so the order is as above.  A walk's look-up of a path it met already
+ * (cpl_engine_known()) sees the batch's paths too.
+ *
  * What a worker may touch: its job, the libraries' per-call state
  * (libyaml parsers, the tokenizer), read-only engine fields (staged).
  * libgit2 stays on the calling thread: with --staged, blobs are read when
@@ -62,6 +70,16 @@ struct crew {
 	atomic_size_t next;	/* the next job to take */
 };
 
+/* A full queue being read on the other threads (cpl_engine_queue()). */
+struct pbatch {
+	struct crew c;
+	struct cpl_strmap queued;	/* its jobs' keys → job */
+	pthread_t *tid;
+	size_t started;
+};
+
+static void launch(struct cpl_engine *e);
+
 bool
 cpl_engine_known(const struct cpl_engine *e, const char *path)
 {
@@ -70,10 +88,12 @@ cpl_engine_known(const struct cpl_engine *e, const char *path)
 
 	if (cpl_engine_find_source(e, path) != NULL)
 		return true;
-	if (e->njobs == 0)
+	if (e->njobs == 0 && e->inflight == NULL)
 		return false;
 	key = cpl_link_join(".", path);
-	known = cpl_strmap_get(&e->queued, key) != NULL;
+	known = cpl_strmap_get(&e->queued, key) != NULL ||
+		(e->inflight != NULL &&
+		 cpl_strmap_get(&e->inflight->queued, key) != NULL);
 	free(key);
 	return known;
 }
@@ -107,7 +127,7 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 		}
 	}
 	if (e->njobs >= QUEUE_MAX)
-		cpl_engine_flush(e);
+		launch(e);
 }
 
 /* Reads, parses and scans one file into its job (any thread). */
@@ -224,34 +244,101 @@ cpl_engine_threads(struct cpl_engine *e, size_t n)
 	return t < n ? t : n;
 }
 
+/* Starts up to nt - 1 threads on c; returns them (NULL: none). */
+static pthread_t *
+start_crew(struct cpl_engine *e, struct crew *c, size_t nt, size_t *started)
+{
+	pthread_t *tid;
+	size_t i;
+
+	*started = 0;
+	if (nt <= 1)
+		return NULL;
+	if (!e->seeded) {	/* jansson seeds itself racily */
+		json_object_seed(0);
+		e->seeded = true;
+	}
+	tid = cpl_xcalloc(nt - 1, sizeof(*tid));
+	for (i = 0; i + 1 < nt; i++)
+		if (pthread_create(&tid[*started], NULL, work, c) == 0)
+			(*started)++;
+	return tid;
+}
+
+/* This thread works on c too (alone when no thread started), waits for
+ * the threads, takes every job in order and frees them. */
+static void
+finish_crew(struct cpl_engine *e, struct crew *c, pthread_t *tid,
+	    size_t started)
+{
+	size_t i;
+
+	work(c);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	free(tid);
+	for (i = 0; i < c->n; i++)
+		take(e, &c->jobs[i]);
+}
+
+/* The batch in flight finished and taken, if there is one. */
+void
+cpl_engine_land(struct cpl_engine *e)
+{
+	struct pbatch *b = e->inflight;
+
+	if (b == NULL)
+		return;
+	e->inflight = NULL;
+	finish_crew(e, &b->c, b->tid, b->started);
+	cpl_strmap_free(&b->queued);
+	free(b->c.jobs);
+	free(b);
+}
+
+/* The full queue handed to the other threads while this one walks on
+ * (-j 1, or a failure to start a thread: read now). */
+static void
+launch(struct cpl_engine *e)
+{
+	struct pbatch *b;
+	size_t nt;
+
+	cpl_engine_land(e);
+	nt = cpl_engine_threads(e, e->njobs);
+	if (nt <= 1) {
+		cpl_engine_flush(e);
+		return;
+	}
+	b = cpl_xcalloc(1, sizeof(*b));
+	b->c.jobs = e->jobs;
+	b->c.n = e->njobs;
+	atomic_init(&b->c.next, 0);
+	b->tid = start_crew(e, &b->c, nt, &b->started);
+	b->queued = e->queued;
+	memset(&e->queued, 0, sizeof(e->queued));
+	e->jobs = NULL;
+	e->njobs = 0;
+	e->jobs_cap = 0;
+	e->inflight = b;
+	if (b->started == 0)
+		cpl_engine_land(e);
+}
+
 void
 cpl_engine_flush(struct cpl_engine *e)
 {
 	struct crew c = { .jobs = e->jobs, .n = e->njobs };
-	pthread_t *tid = NULL;
-	size_t nt, started = 0, i;
+	pthread_t *tid;
+	size_t started;
 
+	cpl_engine_land(e);
 	if (e->njobs == 0)
 		return;
 	atomic_init(&c.next, 0);
-	nt = cpl_engine_threads(e, e->njobs);
-	if (nt > 1) {
-		if (!e->seeded) {	/* jansson seeds itself racily */
-			json_object_seed(0);
-			e->seeded = true;
-		}
-		tid = cpl_xcalloc(nt - 1, sizeof(*tid));
-		for (i = 0; i + 1 < nt; i++)
-			if (pthread_create(&tid[started], NULL, work, &c) == 0)
-				started++;
-	}
-	work(&c);	/* this thread too; alone when none started */
-	for (i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	free(tid);
+	tid = start_crew(e, &c, cpl_engine_threads(e, e->njobs), &started);
+	finish_crew(e, &c, tid, started);
 	cpl_strmap_free(&e->queued);
-	for (i = 0; i < c.n; i++)
-		take(e, &e->jobs[i]);
 	e->njobs = 0;
 }
 
@@ -259,6 +346,7 @@ void
 cpl_engine_pipeline_free(struct cpl_engine *e)
 {
 	size_t i;
+
 
 	for (i = 0; i < e->njobs; i++) {	/* queued, never flushed */
 		struct pjob *j = &e->jobs[i];
