@@ -32,6 +32,8 @@
  * (meta->jobs > 1) while the findings are written, then copied in: fewer
  * take less time than starting the thread. */
 #define BUDGETS_THREAD_MIN 256
+/* About the text of one budget entry, with its indentation. */
+#define BUDGET_BYTES 1100
 
 /* "budgets" rendered apart: its text, as the document's writer would
  * write it after the key (a writer at the same depth). */
@@ -58,6 +60,10 @@ render_budgets(void *arg)
 	struct budgets_text *bt = arg;
 	struct cpl_jsonw j;
 
+	/* Room for the whole text at once (an entry is about 1 KB): the
+	 * buffer is not grown by doubling, which would touch up to twice
+	 * the text's memory. */
+	(void)cpl_wbuf_reserve(&bt->w, bt->n * BUDGET_BYTES);
 	cpl_jsonw_init(&j, &bt->w, 1);
 	cpl_report_budgets(&j, bt->b, bt->n);
 	return NULL;
