@@ -122,19 +122,19 @@ is_print(const struct cpl_pycall *c)
 	recv[n] = '\0';
 	if (IN(last, logfns) && (strstr(recv, "log") != NULL ||
 				 cpl_str_starts(c->target, "logging.") ||
-				 (strcmp(last, "log") == 0 &&
-				  strcmp(recv, "self") == 0)))
+				 (str_is(last, "log") &&
+				  str_is(recv, "self"))))
 		return true;
-	if (strcmp(last, "write") == 0 && (strstr(recv, "stdout") ||
+	if (str_is(last, "write") && (strstr(recv, "stdout") ||
 					   strstr(recv, "stderr")))
 		return true;
-	if ((strcmp(last, "print") == 0 || strcmp(last, "log") == 0) &&
+	if ((str_is(last, "print") || str_is(last, "log")) &&
 	    strstr(recv, "console"))
 		return true;
 	return cpl_str_starts(last, "log_") ||
 	       cpl_str_starts(last, "add_scalar") ||
-	       strcmp(last, "set_postfix") == 0 ||
-	       strcmp(last, "set_description") == 0;
+	       str_is(last, "set_postfix") ||
+	       str_is(last, "set_description");
 }
 
 /* ---- post-pass: work that starts the intra-op pool -------------------- */
@@ -237,8 +237,8 @@ large_factory(const struct cpl_pyfile *f, const struct cpl_pycall *c,
 			n *= size_numel(f, &a->value);
 		return n >= GRAIN_SIZE;
 	}
-	if (strcmp(x, "full") == 0 || strcmp(x, "randint") == 0 ||
-	    strcmp(x, "normal") == 0) {
+	if (str_is(x, "full") || str_is(x, "randint") ||
+	    str_is(x, "normal")) {
 		/* the size: size=, else the tuple or list display */
 		if ((a = kwarg(c, "size")) != NULL)
 			return size_numel(f, &a->value) >= GRAIN_SIZE;
@@ -248,15 +248,15 @@ large_factory(const struct cpl_pyfile *f, const struct cpl_pycall *c,
 				return size_numel(f, &a->value) >= GRAIN_SIZE;
 		return false;
 	}
-	if (strcmp(x, "randperm") == 0 || strcmp(x, "eye") == 0) {
+	if (str_is(x, "randperm") || str_is(x, "eye")) {
 		for (i = 0; i < 2 && (a = posarg(c, i)) != NULL; i++)
 			n *= size_numel(f, &a->value);
 		return n >= GRAIN_SIZE;
 	}
-	if (strcmp(x, "linspace") == 0 || strcmp(x, "logspace") == 0)
+	if (str_is(x, "linspace") || str_is(x, "logspace"))
 		return (a = arg_of(c, 2, "steps")) != NULL &&
 		       size_numel(f, &a->value) >= GRAIN_SIZE;
-	if (strcmp(x, "arange") == 0) {
+	if (str_is(x, "arange")) {
 		a = posarg(c, 0);
 		b = posarg(c, 1);
 		if (a == NULL)
@@ -353,19 +353,19 @@ is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 	}
 	/* Pretrained weights are loaded into the model's tensors. */
 	if ((cpl_str_starts(t, "torchvision.models.") ||
-	     strcmp(t, "timm.create_model") == 0) &&
+	     str_is(t, "timm.create_model")) &&
 	    (kw_set(f, c, "weights", true) || kw_set(f, c, "pretrained",
 						     false)))
 		return true;
-	if (recv && (strcmp(last, "from_pretrained") == 0 ||
-		     strcmp(last, "load_state_dict") == 0 ||
-		     strcmp(last, "backward") == 0 ||
-		     strcmp(last, "forward") == 0))
+	if (recv && (str_is(last, "from_pretrained") ||
+		     str_is(last, "load_state_dict") ||
+		     str_is(last, "backward") ||
+		     str_is(last, "forward")))
 		return true;
 	/* Running a model: model(x), self.net(x), teacher_model(x); a
 	 * CamelCase name is a class being built. */
 	return c->func < 0 && !builder_name(wl) &&
-	       (strcmp(wl, "model") == 0 || strcmp(wl, "net") == 0 ||
+	       (str_is(wl, "model") || str_is(wl, "net") ||
 		ends_with(wl, "_model") || ends_with(wl, "_net"));
 }
 
@@ -382,7 +382,7 @@ classify(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 
 	if (IN(t, counts))
 		return CPL_PYCALL_CPU_COUNT;
-	if (strcmp(t, "len") == 0 && !local && c->nargs == 1 &&
+	if (str_is(t, "len") && !local && c->nargs == 1 &&
 	    c->args[0].keyword == NULL && c->args[0].star == 0) {
 		int in = cpl_pyscan_expr_call(f, &c->args[0].value);
 
@@ -390,28 +390,28 @@ classify(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 				      "os.sched_getaffinity") == 0)
 			return CPL_PYCALL_CPU_COUNT;
 	}
-	if (strcmp(t, "torch.set_num_threads") == 0)
+	if (str_is(t, "torch.set_num_threads"))
 		return CPL_PYCALL_SET_THREADS;
-	if (strcmp(t, "torch.set_num_interop_threads") == 0)
+	if (str_is(t, "torch.set_num_interop_threads"))
 		return CPL_PYCALL_SET_INTEROP;
-	if (strcmp(t, "cv2.setNumThreads") == 0)
+	if (str_is(t, "cv2.setNumThreads"))
 		return CPL_PYCALL_CV2_THREADS;
 	if (cpl_str_starts(t, "cv2."))
 		return CPL_PYCALL_CV2;
-	if (!local && strcmp(last, "DataLoader") == 0)
+	if (!local && str_is(last, "DataLoader"))
 		return CPL_PYCALL_DATALOADER;
-	if (!local && (strcmp(last, "Pool") == 0 ||
-		       strcmp(last, "ThreadPool") == 0))
+	if (!local && (str_is(last, "Pool") ||
+		       str_is(last, "ThreadPool")))
 		return CPL_PYCALL_POOL;
-	if (!local && strcmp(last, "ProcessPoolExecutor") == 0)
+	if (!local && str_is(last, "ProcessPoolExecutor"))
 		return CPL_PYCALL_PROCESS_POOL;
-	if (!local && strcmp(last, "ThreadPoolExecutor") == 0)
+	if (!local && str_is(last, "ThreadPoolExecutor"))
 		return CPL_PYCALL_THREAD_POOL;
-	if (recv && strcmp(last, "add_argument") == 0)
+	if (recv && str_is(last, "add_argument"))
 		return CPL_PYCALL_ADD_ARGUMENT;
-	if (recv && (strcmp(last, "parse_args") == 0 ||
-		     strcmp(last, "parse_known_args") == 0 ||
-		     strcmp(last, "parse_intermixed_args") == 0))
+	if (recv && (str_is(last, "parse_args") ||
+		     str_is(last, "parse_known_args") ||
+		     str_is(last, "parse_intermixed_args")))
 		return CPL_PYCALL_PARSE_ARGS;
 	if (!local && is_print(c))
 		return CPL_PYCALL_PRINT;
@@ -743,8 +743,8 @@ call_envsets(struct cpl_pyfile *f, int ci)
 	a0 = posarg(c, 0);
 	a1 = posarg(c, 1);
 
-	if ((strcmp(c->target, "os.environ.setdefault") == 0 ||
-	     strcmp(c->target, "os.putenv") == 0) && a0 && a1)
+	if ((str_is(c->target, "os.environ.setdefault") ||
+	     str_is(c->target, "os.putenv")) && a0 && a1)
 		add_envset(f, expr_string(f, &a0->value), &a1->value,
 			   c->target[3] == 'e', c->scope, c->pos);
 	if (strcmp(c->target, "os.environ.update") != 0)
@@ -783,7 +783,7 @@ sub_envsets(struct cpl_pyfile *f)
 			continue;
 		full = cpl_xasprintf("%s%.*s", f->imports[im].target,
 				     (int)(n - flen), text + flen);
-		if (strcmp(full, "os.environ") == 0)
+		if (str_is(full, "os.environ"))
 			add_envset(f, expr_string(f, &key), &sa->value, false,
 				   sa->scope, cpl_pyscan_pos(f, sa->base));
 		free(full);

@@ -279,6 +279,14 @@ in_list(const char *s, const char *const *list, size_t n)
 
 #define IN(s, list) in_list((s), (list), CPL_ARRAY_LEN(list))
 
+/* s is the literal lit: the first byte compared inline, as most names
+ * differ there (the fact readers test each call against many names). */
+static inline bool
+str_is(const char *s, const char *lit)
+{
+	return s[0] == lit[0] && strcmp(s, lit) == 0;
+}
+
 /* s[0, n) copied into the file's arena. */
 static inline char *
 fdup(struct cpl_pyfile *f, const char *s, size_t n)
