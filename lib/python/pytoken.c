@@ -501,8 +501,27 @@ scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
 	}
 	step(lx);
 	for (;;) {
-		unsigned char c = peek(lx, 0);
+		unsigned char c;
 
+		/* A run of characters that end nothing and open nothing,
+		 * taken at once (no newline among them: a column each). */
+		{
+			const unsigned char *t = (const unsigned char *)lx->s;
+			size_t i = lx->i, n = lx->n;
+			int at = lx->col;
+
+			while (i < n) {
+				c = t[i];
+				if (c == q || c == '\\' || c == '\n' ||
+				    c == '\r' || (fmt && c == '{'))
+					break;
+				at += (c & 0xC0) != 0x80;
+				i++;
+			}
+			lx->i = i;
+			lx->col = at;
+		}
+		c = peek(lx, 0);
 		if (at_end(lx) || (!triple && is_newline(c))) {
 			flags |= CPL_PYSTR_OPEN;
 			lex_error(lx, line, col, triple ?
