@@ -77,7 +77,7 @@ is_newline(unsigned char c)
 }
 
 /* Consumes one character (CRLF counts as one) and moves line/column. */
-static void
+static inline void
 step(struct lexer *lx)
 {
 	unsigned char c = peek(lx, 0);
@@ -238,7 +238,7 @@ indentation(struct lexer *lx)
  * Consumes name characters.  They hold no newline, so the cursor moves
  * here without step(): a column per byte that starts a character.
  */
-static void
+static inline void
 skip_name_chars(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
