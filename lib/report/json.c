@@ -15,7 +15,9 @@
  *
  * Invariant: the document is streamed (jsonw.h): the head at begin, each
  * finding as it is emitted, the rest at end, so memory does not grow
- * with the number of findings; the bytes are those jansson would print
+ * with the number of findings (with meta->jobs above 1, "budgets" is
+ * rendered into memory on a second thread meanwhile: a part of the
+ * report, about 1 KB an entry); the bytes are those jansson would print
  * for the same document (JSON_INDENT(2) | JSON_PRESERVE_ORDER, then a
  * newline).  The state owns its writer; out and meta are borrowed.
  */
