@@ -145,7 +145,7 @@ void
 cpl_jsonw_key(struct cpl_jsonw *j, const char *key)
 {
 	uint64_t bit;
-	size_t n;
+	size_t n, need;
 
 	if (j->depth == j->base || j->keyed)
 		misuse("key outside an object");
@@ -153,10 +153,11 @@ cpl_jsonw_key(struct cpl_jsonw *j, const char *key)
 	if (j->array & bit)
 		misuse("key in an array");
 	n = strlen(key);
+	/* ",\n", the indentation, the quoted key and ": " */
+	need = 2 + j->depth * INDENT + 1 + n + 3;
 	if (plain(key, n) &&	/* the keys this program writes */
-	    n + 5 + j->depth * INDENT < CPL_WBUF_SIZE) {
-		char *p = cpl_wbuf_reserve(j->w, n + 5 + j->depth * INDENT),
-		     *q = p;
+	    need < CPL_WBUF_SIZE) {
+		char *p = cpl_wbuf_reserve(j->w, need), *q = p;
 
 		if (p != NULL) {
 			q = put_break(q, j->filled & bit, j->depth);

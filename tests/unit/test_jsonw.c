@@ -595,6 +595,81 @@ START_TEST(wbuf_order)
 }
 END_TEST
 
+/* Writes a document of n members whose keys and strings grow by one
+ * byte each (plain, and every 17th in need of escapes), nested every
+ * 5th member: the pieces written in place land at every offset of the
+ * writer's buffer. */
+static void
+write_ladder(struct cpl_jsonw *j, size_t n)
+{
+	char key[64], val[200];
+	size_t i, k;
+
+	cpl_jsonw_object(j);
+	for (i = 0; i < n; i++) {
+		size_t kl = 1 + i % 60, vl = i % 190;
+
+		for (k = 0; k < kl; k++)
+			key[k] = (char)('a' + (i + k) % 26);
+		key[kl] = '\0';
+		for (k = 0; k < vl; k++)
+			val[k] = i % 17 == 0 && k == 0 ? '"' :
+				 (char)('A' + (i * 7 + k) % 26);
+		val[vl] = '\0';
+		cpl_jsonw_key(j, key);
+		if (i % 5 == 0) {
+			cpl_jsonw_object(j);
+			cpl_jsonw_key(j, "in");
+			cpl_jsonw_str(j, val);
+			cpl_jsonw_close(j);
+		} else {
+			cpl_jsonw_str(j, val);
+		}
+	}
+	cpl_jsonw_close(j);
+}
+
+/*
+ * Keys, line breaks and strings written in place (cpl_wbuf_reserve())
+ * across the 64 KiB buffer of a FILE writer, the document shifted by 0
+ * to 299 bytes so that the pieces meet the buffer's end at every offset
+ * (a piece that wrote past what it reserved overruns the buffer there:
+ * ASan's suite sees it): the same bytes as the document in memory.
+ */
+START_TEST(wbuf_in_place_across_blocks)
+{
+	size_t shift;
+
+	for (shift = 0; shift < 300; shift++) {
+		struct cpl_wbuf mem, file;
+		struct cpl_jsonw j;
+		char *got = NULL, *want;
+		size_t gotlen = 0, wantlen;
+		FILE *fp = open_memstream(&got, &gotlen);
+
+		ck_assert_ptr_nonnull(fp);
+		cpl_wbuf_init(&mem, NULL);
+		cpl_wbuf_pad(&mem, shift);
+		cpl_jsonw_init(&j, &mem, 0);
+		write_ladder(&j, 700);
+		want = cpl_wbuf_take(&mem, &wantlen);
+		ck_assert_uint_gt(wantlen, CPL_WBUF_SIZE);
+		cpl_wbuf_init(&file, fp);
+		cpl_wbuf_pad(&file, shift);
+		cpl_jsonw_init(&j, &file, 0);
+		write_ladder(&j, 700);
+		ck_assert_int_eq(cpl_wbuf_finish(&file), 0);
+		ck_assert_int_eq(fclose(fp), 0);
+		ck_assert_uint_eq(gotlen, wantlen);
+		ck_assert(memcmp(got, want, wantlen) == 0);
+		free(got);
+		free(want);
+		cpl_wbuf_free(&mem);
+		cpl_wbuf_free(&file);
+	}
+}
+END_TEST
+
 /*
  * Over a FILE with a descriptor the blocks go straight to it: what the
  * FILE itself buffered before comes first, and the bytes arrive whole.
@@ -687,6 +762,7 @@ jsonw_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wbuf");
 	tcase_add_test(tc, wbuf_order);
+	tcase_add_test(tc, wbuf_in_place_across_blocks);
 	tcase_add_test(tc, wbuf_descriptor);
 	tcase_add_test(tc, wbuf_full_disk);
 	suite_add_tcase(s, tc);
