@@ -302,7 +302,7 @@ struct walked {
 };
 
 struct cpl_link_walks {
-	struct cpl_strmap map;	/* walk_key() → struct walked */
+	struct cpl_strmap map;	/* memo_key(edir, entry path) → walk */
 	char **keys;		/* owned keys of map */
 	struct walked **walks;	/* owned values of map */
 	size_t n, cap, walks_cap;
