@@ -520,23 +520,28 @@ listed_absent(const struct cpl_engine *e, const char *key)
 	return absent;
 }
 
-/* What listed_absent() finds for every path below dir/name, when a walk
- * listed dir itself (and dir is a path below the top: listed_absent()
- * never answers for one there); false otherwise.  The loader asks its
- * maps first, but a file they hold in a listed directory is in its
- * listing, so the answer is the loader's.  The listings' keys are
- * normalised: a dir spelt otherwise is none of them, and unknown. */
+/* What listed_absent() finds for every path below dir/name, for each of
+ * names, when a walk listed dir itself (and dir is a path below the top:
+ * listed_absent() never answers for one there); false otherwise.  The
+ * loader asks its maps first, but a file they hold in a listed directory
+ * is in its listing, so the answer is the loader's.  The listings' keys
+ * are normalised: a dir spelt otherwise is none of them, and unknown. */
 bool
-cpl_engine_link_missing(void *ctx, const char *dir, const char *name)
+cpl_engine_link_missing(void *ctx, const char *dir, const char *const *names,
+			size_t n)
 {
 	const struct cpl_engine *e = ctx;
 	const struct cpl_strmap *m;
+	size_t i;
 
 	if (e->staged || e->listed.count == 0 || *dir == '\0' ||
-	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
+	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0 ||
+	    (m = cpl_strmap_get(&e->listed, dir)) == NULL)
 		return false;
-	m = cpl_strmap_get(&e->listed, dir);
-	return m != NULL && cpl_strmap_get(m, name) == NULL;
+	for (i = 0; i < n; i++)
+		if (cpl_strmap_get(m, names[i]) != NULL)
+			return false;
+	return true;
 }
 
 void

@@ -194,8 +194,10 @@ void cpl_engine_note(struct cpl_engine *e, const char *path,
 		     const char *fmt, ...) CPL_PRINTF(3, 4);
 /* The linker's loader over the engine's sources (ctx: the engine). */
 const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
-/* The linker's missing hook: a walk's listing of dir lacks name. */
-bool cpl_engine_link_missing(void *ctx, const char *dir, const char *name);
+/* The linker's missing hook: a walk's listing of dir lacks every one of
+ * names[0, n). */
+bool cpl_engine_link_missing(void *ctx, const char *dir,
+			     const char *const *names, size_t n);
 /* Keeps a linked process (the engine takes code); container c, NULL for a
  * script linted on its own, runs it. */
 void cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,

@@ -295,17 +295,17 @@ cpl_link_memo_bound(struct cpl_link_memo *m, size_t max)
 	cpl_strmap_free(&m->map);
 }
 
-/* A walk remembered: the files it reached, entry first. */
+/* A walk remembered: its key, the files it reached, entry first. */
 struct walked {
+	char *key;		/* memo_key(sys.path[0], entry path) */
 	const struct cpl_pyfile **files;
 	size_t n;
 };
 
 struct cpl_link_walks {
-	struct cpl_strmap map;	/* memo_key(edir, entry path) → walk */
-	char **keys;		/* owned keys of map */
-	struct walked **walks;	/* owned values of map */
-	size_t n, cap, walks_cap;
+	struct cpl_strmap map;	/* key → its walk */
+	struct walked **walks;	/* owned, with their keys */
+	size_t n, cap;
 	struct cpl_buf scratch;	/* the key being looked up */
 };
 
@@ -323,11 +323,10 @@ cpl_link_walks_free(struct cpl_link_walks *w)
 	if (w == NULL)
 		return;
 	for (i = 0; i < w->n; i++) {
-		free(w->keys[i]);
+		free(w->walks[i]->key);
 		free(w->walks[i]->files);
 		free(w->walks[i]);
 	}
-	free(w->keys);
 	free(w->walks);
 	cpl_strmap_free(&w->map);
 	cpl_buf_free(&w->scratch);
@@ -381,18 +380,16 @@ module_missing(const struct walk *wk, const char *base, const char *mod)
 	const struct cpl_linker *lk = wk->lk;
 	const char *slash = strchr(mod, '/');
 	size_t n = slash ? (size_t)(slash - mod) : strlen(mod);
-	char name[256];
+	char dir[256], file[256];
+	const char *names[2] = { dir, file };
 
-	if (lk->missing == NULL || n == 0 || n + sizeof(".py") > sizeof(name))
+	if (lk->missing == NULL || n == 0 || n + sizeof(".py") > sizeof(dir))
 		return false;
-	memcpy(name, mod, n);
-	name[n] = '\0';
-	if (!lk->missing(lk->ctx, base, name))
-		return false;
-	if (slash != NULL)
-		return true;
-	memcpy(name + n, ".py", sizeof(".py"));
-	return lk->missing(lk->ctx, base, name);
+	memcpy(dir, mod, n);
+	dir[n] = '\0';
+	memcpy(file, mod, n);
+	memcpy(file + n, ".py", sizeof(".py"));
+	return lk->missing(lk->ctx, base, names, slash != NULL ? 1 : 2);
 }
 
 /* Loads base/mod.py, else base/mod/__init__.py, through the memo when
@@ -733,17 +730,14 @@ walk_files(const struct cpl_linker *lk, const struct cpl_container *c,
 	*files = wk.files;
 	if (ws != NULL) {
 		done = cpl_xmalloc(sizeof(*done));
+		done->key = cpl_xstrdup(cpl_buf_str(&ws->scratch));
 		done->n = wk.nfiles;
 		done->files = cpl_xmalloc(wk.nfiles * sizeof(*done->files));
 		memcpy(done->files, wk.files, wk.nfiles * sizeof(*wk.files));
-		cpl_xgrow((void **)&ws->keys, &ws->cap, ws->n + 1,
-			  sizeof(*ws->keys));
-		cpl_xgrow((void **)&ws->walks, &ws->walks_cap, ws->n + 1,
+		cpl_xgrow((void **)&ws->walks, &ws->cap, ws->n + 1,
 			  sizeof(*ws->walks));
-		ws->keys[ws->n] = cpl_xstrdup(cpl_buf_str(&ws->scratch));
-		ws->walks[ws->n] = done;
-		cpl_strmap_put(&ws->map, ws->keys[ws->n], done);
-		ws->n++;
+		ws->walks[ws->n++] = done;
+		cpl_strmap_put(&ws->map, done->key, done);
 	}
 	return wk.nfiles;
 }

@@ -27,8 +27,9 @@ typedef const struct cpl_pyfile *(*cpl_link_load_fn)(void *ctx,
 						     const char *path);
 
 /* A memo of module lookups (see cpl_link_memo_new()); opaque. */
-struct cpl_link_walks;
 struct cpl_link_memo;
+/* A cache of files-only walks (see cpl_link_walks_new()); opaque. */
+struct cpl_link_walks;
 
 struct cpl_linker {
 	cpl_link_load_fn load;
@@ -48,11 +49,13 @@ struct cpl_linker {
 	 * walk each (entry script, sys.path[0]) once */
 	struct cpl_link_walks *walks;
 	/* NULL, or true when directory dir (a path as the linker joins
-	 * them) is known to hold no entry called name, which load would
-	 * then also answer for every path below dir/name: `import torch`
-	 * from a directory listed without torch.py or torch/ is answered
-	 * without joining a path or asking load.  false when unknown. */
-	bool (*missing)(void *ctx, const char *dir, const char *name);
+	 * them) is known to hold no entry called any of names[0, n), which
+	 * load would then also answer for every path below them: `import
+	 * torch` from a directory listed without torch.py or torch/ is
+	 * answered without joining a path or asking load.  false when
+	 * unknown. */
+	bool (*missing)(void *ctx, const char *dir, const char *const *names,
+			size_t n);
 };
 
 /*

@@ -38,7 +38,6 @@ cpl_jsonw_init(struct cpl_jsonw *j, struct cpl_wbuf *w, unsigned depth)
 	j->depth = depth;
 }
 
-/* Newline and indentation for level d. */
 /* s[0, n) needs no escape: printable ASCII without '"' or '\\'. */
 static bool
 plain(const char *s, size_t n)
@@ -66,6 +65,7 @@ put_break(char *p, bool comma, unsigned d)
 	return p + (size_t)d * INDENT;
 }
 
+/* Newline and indentation for level d. */
 static void
 newline(struct cpl_jsonw *j, unsigned d)
 {

@@ -283,21 +283,25 @@ tree_load(void *ctx, const char *path)
 static int readies;
 static int loads;	/* tree_load() calls, when counted */
 
-/* The missing hook over the tree: dir lacks name when no path of the
- * tree is dir/name or below it (every directory of the tree "listed"). */
+/* The missing hook over the tree: dir lacks each of names when no path
+ * of the tree is dir/name or below it (every directory "listed"). */
 static bool
-tree_missing(void *ctx, const char *dir, const char *name)
+tree_missing(void *ctx, const char *dir, const char *const *names, size_t n)
 {
 	struct tree *t = ctx;
-	size_t i, nd = strlen(dir), nn = strlen(name);
+	size_t i, k, nd = strlen(dir);
 
-	for (i = 0; i < t->n; i++) {
-		const char *p = t->path[i];
+	for (k = 0; k < n; k++) {
+		size_t nn = strlen(names[k]);
 
-		if (strncmp(p, dir, nd) == 0 && p[nd] == '/' &&
-		    strncmp(p + nd + 1, name, nn) == 0 &&
-		    (p[nd + 1 + nn] == '/' || p[nd + 1 + nn] == '\0'))
-			return false;
+		for (i = 0; i < t->n; i++) {
+			const char *p = t->path[i];
+
+			if (strncmp(p, dir, nd) == 0 && p[nd] == '/' &&
+			    strncmp(p + nd + 1, names[k], nn) == 0 &&
+			    (p[nd + 1 + nn] == '/' || p[nd + 1 + nn] == '\0'))
+				return false;
+		}
 	}
 	return true;
 }
