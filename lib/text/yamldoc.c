@@ -15,6 +15,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "text/yamlfast.h"
+
 /* ---- arena ------------------------------------------------------------ */
 
 struct chunk {
@@ -487,51 +489,60 @@ scalar_style(yaml_scalar_style_t st)
 	}
 }
 
+/* One parse event, from libyaml or from the fast reader (yamlfast.h):
+ * type is an enum cpl_yfev_type, or EV_ALIAS. */
+#define EV_ALIAS 100
+struct yev {
+	int type;
+	yaml_mark_t mark;
+	const yaml_char_t *tag;
+	const yaml_char_t *anchor;	/* an alias's anchor for EV_ALIAS */
+	const char *value;		/* scalars */
+	size_t len;
+	enum cpl_ystyle style;
+};
+
 /* Handles one event; returns 1 at stream end, -1 on error, 0 otherwise. */
 static int
-on_event(struct builder *b, yaml_event_t *ev)
+on_event(struct builder *b, const struct yev *ev)
 {
 	struct cpl_ynode *n;
-	const yaml_mark_t *m = &ev->start_mark;
+	const yaml_mark_t *m = &ev->mark;
 
 	switch (ev->type) {
-	case YAML_STREAM_END_EVENT:
+	case CPL_YFE_STREAM_END:
 		return 1;
-	case YAML_DOCUMENT_START_EVENT:
+	case CPL_YFE_DOC_START:
 		b->root = NULL;
 		return 0;
-	case YAML_DOCUMENT_END_EVENT:
+	case CPL_YFE_DOC_END:
 		add_doc(b->s, b->root);
 		/* Anchors are local to a document. */
 		free(b->anchors.slots);
 		memset(&b->anchors, 0, sizeof(b->anchors));
 		return 0;
-	case YAML_SCALAR_EVENT:
-		n = new_node(b, CPL_Y_SCALAR, m, ev->data.scalar.tag);
+	case CPL_YFE_SCALAR:
+		n = new_node(b, CPL_Y_SCALAR, m, ev->tag);
 		if (n == NULL)
 			return -1;
-		n->style = scalar_style(ev->data.scalar.style);
-		n->value = arena_strndup(&b->s->arena,
-					 (const char *)ev->data.scalar.value,
-					 ev->data.scalar.length);
-		n->len = ev->data.scalar.length;
-		if (ev->data.scalar.anchor)
+		n->style = ev->style;
+		n->value = arena_strndup(&b->s->arena, ev->value, ev->len);
+		n->len = ev->len;
+		if (ev->anchor)
 			anchors_put(&b->anchors,
 				    arena_strndup(&b->s->arena,
-					(const char *)ev->data.scalar.anchor,
-					strlen((const char *)
-					       ev->data.scalar.anchor)),
+					(const char *)ev->anchor,
+					strlen((const char *)ev->anchor)),
 				    n);
 		attach(b, n);
 		return 0;
-	case YAML_ALIAS_EVENT:
-		n = anchors_get(&b->anchors,
-				(const char *)ev->data.alias.anchor);
+	case EV_ALIAS:
+		n = anchors_get(&b->anchors, (const char *)ev->anchor);
 		if (n == NULL) {
 			cpl_error_set(b->err, b->path, (int)m->line + 1,
 				      (int)m->column + 1,
 				      "alias *%s names no anchor",
-				      (const char *)ev->data.alias.anchor);
+				      (const char *)ev->anchor);
 			return -1;
 		}
 		if (++b->nodes > CPL_YAML_MAX_NODES) {
@@ -543,22 +554,127 @@ on_event(struct builder *b, yaml_event_t *ev)
 		}
 		attach(b, n);
 		return 0;
-	case YAML_SEQUENCE_START_EVENT:
-		n = new_node(b, CPL_Y_SEQ, m, ev->data.sequence_start.tag);
+	case CPL_YFE_SEQ_START:
+	case CPL_YFE_MAP_START:
+		n = new_node(b, ev->type == CPL_YFE_SEQ_START ? CPL_Y_SEQ :
+			     CPL_Y_MAP, m, ev->tag);
 		if (n == NULL)
 			return -1;
-		return push(b, n, ev->data.sequence_start.anchor, m);
-	case YAML_MAPPING_START_EVENT:
-		n = new_node(b, CPL_Y_MAP, m, ev->data.mapping_start.tag);
-		if (n == NULL)
-			return -1;
-		return push(b, n, ev->data.mapping_start.anchor, m);
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
+		return push(b, n, ev->anchor, m);
+	case CPL_YFE_SEQ_END:
+	case CPL_YFE_MAP_END:
 		return pop(b);
 	default:
 		return 0;
 	}
+}
+
+/* A libyaml event as the builder takes it; type -1 for the events it
+ * skips (stream start). */
+static void
+from_libyaml(const yaml_event_t *e, struct yev *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->mark = e->start_mark;
+	switch (e->type) {
+	case YAML_STREAM_END_EVENT:
+		ev->type = CPL_YFE_STREAM_END;
+		break;
+	case YAML_DOCUMENT_START_EVENT:
+		ev->type = CPL_YFE_DOC_START;
+		break;
+	case YAML_DOCUMENT_END_EVENT:
+		ev->type = CPL_YFE_DOC_END;
+		break;
+	case YAML_SCALAR_EVENT:
+		ev->type = CPL_YFE_SCALAR;
+		ev->tag = e->data.scalar.tag;
+		ev->anchor = e->data.scalar.anchor;
+		ev->value = (const char *)e->data.scalar.value;
+		ev->len = e->data.scalar.length;
+		ev->style = scalar_style(e->data.scalar.style);
+		break;
+	case YAML_ALIAS_EVENT:
+		ev->type = EV_ALIAS;
+		ev->anchor = e->data.alias.anchor;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		ev->type = CPL_YFE_SEQ_START;
+		ev->tag = e->data.sequence_start.tag;
+		ev->anchor = e->data.sequence_start.anchor;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		ev->type = CPL_YFE_MAP_START;
+		ev->tag = e->data.mapping_start.tag;
+		ev->anchor = e->data.mapping_start.anchor;
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+		ev->type = CPL_YFE_SEQ_END;
+		break;
+	case YAML_MAPPING_END_EVENT:
+		ev->type = CPL_YFE_MAP_END;
+		break;
+	default:
+		ev->type = -1;
+		break;
+	}
+}
+
+/* Builds b's stream from the fast reader's events; 1 at the end, -1 on a
+ * builder error (the caller lets libyaml read the text again, so its
+ * message is the one libyaml's events give). */
+static int
+build_fast(struct builder *b, const struct cpl_yfast *f)
+{
+	const char *text = b->s->source;
+	int r = 0;
+	size_t i;
+
+	for (i = 0; i < f->n && r == 0; i++) {
+		const struct cpl_yfev *e = &f->ev[i];
+		struct yev ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.type = e->type;
+		ev.mark.line = (size_t)e->line;
+		ev.mark.column = (size_t)e->column;
+		ev.mark.index = e->index;
+		if (e->type == CPL_YFE_SCALAR) {
+			ev.value = cpl_yfast_value(f, e, text);
+			ev.len = e->len;
+			ev.style = (enum cpl_ystyle)e->style;
+		}
+		r = on_event(b, &ev);
+	}
+	return r;
+}
+
+/* Frees what b holds besides its stream. */
+static void
+builder_clear(struct builder *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->depth; i++)
+		free(b->stack[i].kids);
+	free(b->stack);
+	free(b->anchors.slots);
+	b->stack = NULL;
+	b->stack_cap = 0;
+	b->depth = 0;
+	memset(&b->anchors, 0, sizeof(b->anchors));
+}
+
+/* Starts b over on a fresh stream of the text (len bytes). */
+static void
+builder_start(struct builder *b, char *source, size_t len)
+{
+	b->s = cpl_xcalloc(1, sizeof(*b->s));
+	b->s->source = source;
+	b->s->source_len = len;
+	b->nodes = 0;
+	b->merge_work = 0;
+	b->root = NULL;
 }
 
 int
@@ -567,16 +683,33 @@ cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
 {
 	yaml_parser_t parser;
 	struct builder b;
+	struct cpl_yfast fast = { 0 };
+	char *source;
 	int rc = -1, r = 0;
-	size_t i;
 
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
-	b.s = cpl_xcalloc(1, sizeof(*b.s));
-	b.s->source = cpl_xstrndup(buf, len);
-	b.s->source_len = len;
 	b.path = path;
 	b.err = err;
+	builder_start(&b, cpl_xstrndup(buf, len), len);
+	/* The fast reader first; libyaml reads what it refuses, and reads
+	 * again from the start a text whose fast events the builder
+	 * stopped at (its limits), for libyaml's events are the reference
+	 * for every message. */
+	if (cpl_yfast_read(&fast, b.s->source, len) == 0 &&
+	    build_fast(&b, &fast) == 1) {
+		cpl_yfast_free(&fast);
+		builder_clear(&b);
+		*out = b.s;
+		return 0;
+	}
+	cpl_yfast_free(&fast);
+	builder_clear(&b);
+	source = b.s->source;
+	b.s->source = NULL;
+	cpl_ystream_free(b.s);
+	builder_start(&b, source, len);
+	cpl_error_clear(err);
 	if (!yaml_parser_initialize(&parser)) {
 		cpl_error_set(err, path, 0, 0, "cannot initialise libyaml");
 		goto out;
@@ -584,15 +717,18 @@ cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
 	yaml_parser_set_input_string(&parser,
 				     (const unsigned char *)b.s->source, len);
 	while (r == 0) {
-		yaml_event_t ev;
+		yaml_event_t e;
+		struct yev ev;
 
-		if (!yaml_parser_parse(&parser, &ev)) {
+		if (!yaml_parser_parse(&parser, &e)) {
 			parser_error(&b, &parser);
 			r = -1;
 			break;
 		}
-		r = on_event(&b, &ev);
-		yaml_event_delete(&ev);
+		from_libyaml(&e, &ev);
+		if (ev.type >= 0)
+			r = on_event(&b, &ev);
+		yaml_event_delete(&e);
 	}
 	yaml_parser_delete(&parser);
 	if (r < 0)
@@ -601,10 +737,7 @@ cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
 	b.s = NULL;
 	rc = 0;
 out:
-	for (i = 0; i < b.depth; i++)
-		free(b.stack[i].kids);
-	free(b.stack);
-	free(b.anchors.slots);
+	builder_clear(&b);
 	cpl_ystream_free(b.s);
 	return rc;
 }
