@@ -152,12 +152,11 @@ struct cpl_ystream {
 	size_t warnings_dropped;	/* past CPL_YAML_MAX_WARNINGS */
 };
 
-/* A container under construction. */
+/* A container under construction: its kids (seq items, or key, value,
+ * key, value) are the builder's kids from base up, until it ends. */
 struct frame {
 	struct cpl_ynode *node;
-	struct cpl_ynode **kids;	/* seq items, or key,value,key,value */
-	size_t n;
-	size_t cap;
+	size_t base;
 	const char *anchor;
 };
 
@@ -167,6 +166,10 @@ struct builder {
 	struct frame *stack;
 	size_t depth;
 	size_t stack_cap;
+	struct cpl_ynode **kids;	/* the open containers' kids, one
+					 * stack for all (no heap array
+					 * per container) */
+	size_t nkids, kids_cap;
 	size_t nodes;
 	size_t merge_work;	/* merge-key pairs examined, whole stream */
 	struct cpl_ynode *root;
@@ -203,15 +206,14 @@ new_node(struct builder *b, enum cpl_ykind kind, const yaml_mark_t *m,
 static void
 attach(struct builder *b, struct cpl_ynode *n)
 {
-	struct frame *f;
-
 	if (b->depth == 0) {
 		b->root = n;
 		return;
 	}
-	f = &b->stack[b->depth - 1];
-	cpl_xgrow((void **)&f->kids, &f->cap, f->n + 1, sizeof(*f->kids));
-	f->kids[f->n++] = n;
+	if (b->nkids == b->kids_cap)
+		cpl_xgrow((void **)&b->kids, &b->kids_cap, b->nkids + 1,
+			  sizeof(*b->kids));
+	b->kids[b->nkids++] = n;
 }
 
 static int
@@ -232,6 +234,7 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 	f = &b->stack[b->depth++];
 	memset(f, 0, sizeof(*f));
 	f->node = n;
+	f->base = b->nkids;
 	if (anchor)
 		f->anchor = arena_strndup(&b->s->arena, (const char *)anchor,
 					  strlen((const char *)anchor));
@@ -247,6 +250,8 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 
 /* Slots of a key set kept on the stack (mappings of up to 32 keys). */
 #define KEYSET_STACK 64
+/* Keys of a mapping whose pairs are searched instead of hashed. */
+#define SMALL_MAP 8
 
 /* A set of scalar keys → index into the pairs being built. */
 struct keyset {
@@ -302,10 +307,24 @@ static void
 put_pair(struct builder *b, struct keyset *ks, struct cpl_ypair *out,
 	 size_t *n, const struct cpl_ypair *p, bool own)
 {
-	size_t slot;
+	size_t slot, i;
 
 	if (p->key->kind != CPL_Y_SCALAR) {
 		out[(*n)++] = *p;
+		return;
+	}
+	if (ks->cap == 0) {	/* a small mapping: its pairs, one by one */
+		for (i = 0; i < *n; i++)
+			if (out[i].key->kind == CPL_Y_SCALAR &&
+			    strcmp(out[i].key->value, p->key->value) == 0)
+				break;
+		if (i == *n) {
+			out[(*n)++] = *p;
+		} else if (own) {
+			add_warning(b, p->key, "duplicate key \"%s\" (the "
+				    "last value is used)", p->key->value);
+			out[i] = *p;
+		}
 		return;
 	}
 	slot = keyset_slot(ks, p->key);
@@ -351,7 +370,9 @@ static int
 finish_map(struct builder *b, struct frame *f)
 {
 	struct cpl_ynode *n = f->node;
-	size_t npairs = f->n / 2, own = 0, merged = 0, i, j, m, out = 0;
+	struct cpl_ynode **kids = b->kids + f->base;
+	size_t npairs = (b->nkids - f->base) / 2, own = 0, merged = 0, i, j, m,
+	       out = 0;
 	struct keyset ks = { 0 };
 	const struct cpl_ynode *stack_keys[KEYSET_STACK];
 	size_t stack_index[KEYSET_STACK];
@@ -359,9 +380,9 @@ finish_map(struct builder *b, struct frame *f)
 	const struct cpl_ynode *src;
 
 	for (i = 0; i < npairs; i++) {
-		const struct cpl_ynode *v = f->kids[2 * i + 1];
+		const struct cpl_ynode *v = kids[2 * i + 1];
 
-		if (!is_merge_key(f->kids[2 * i])) {
+		if (!is_merge_key(kids[2 * i])) {
 			own++;
 			continue;
 		}
@@ -380,8 +401,11 @@ finish_map(struct builder *b, struct frame *f)
 	}
 	for (ks.cap = 16; ks.cap < (own + merged) * 2; ks.cap *= 2)
 		;
-	/* Most mappings are small: their set lives on the stack. */
-	if (ks.cap <= KEYSET_STACK) {
+	/* Most mappings are small: up to SMALL_MAP keys are compared one
+	 * by one, and up to KEYSET_STACK / 2 their set lives on the stack. */
+	if (own + merged <= SMALL_MAP) {
+		ks.cap = 0;
+	} else if (ks.cap <= KEYSET_STACK) {
 		memset(stack_keys, 0, ks.cap * sizeof(*stack_keys));
 		ks.keys = stack_keys;
 		ks.index = stack_index;
@@ -392,15 +416,15 @@ finish_map(struct builder *b, struct frame *f)
 	pairs = arena_alloc(&b->s->arena,
 			    (own + merged) * sizeof(*pairs) + 1);
 	for (i = 0; i < npairs; i++) {
-		struct cpl_ypair p = { f->kids[2 * i], f->kids[2 * i + 1] };
+		struct cpl_ypair p = { kids[2 * i], kids[2 * i + 1] };
 
 		if (!is_merge_key(p.key))
 			put_pair(b, &ks, pairs, &out, &p, true);
 	}
 	for (i = 0; i < npairs; i++) {
-		const struct cpl_ynode *v = f->kids[2 * i + 1];
+		const struct cpl_ynode *v = kids[2 * i + 1];
 
-		if (!is_merge_key(f->kids[2 * i]))
+		if (!is_merge_key(kids[2 * i]))
 			continue;
 		for (j = 0; j < merge_count(v); j++) {
 			if ((src = merge_source(v, j, n)) == NULL)
@@ -426,16 +450,16 @@ pop(struct builder *b)
 	struct cpl_ynode *n = f->node;
 
 	if (n->kind == CPL_Y_SEQ) {
-		n->count = f->n;
+		n->count = b->nkids - f->base;
 		n->items = arena_alloc(&b->s->arena,
-				       f->n * sizeof(*n->items) + 1);
-		if (f->n)
-			memcpy(n->items, f->kids, f->n * sizeof(*n->items));
+				       n->count * sizeof(*n->items) + 1);
+		if (n->count)
+			memcpy(n->items, b->kids + f->base,
+			       n->count * sizeof(*n->items));
 	} else if (finish_map(b, f) < 0) {
 		return -1;
 	}
-	free(f->kids);
-	f->kids = NULL;
+	b->nkids = f->base;
 	b->depth--;
 	attach(b, n);
 	return 0;
@@ -653,12 +677,11 @@ build_fast(struct builder *b, const struct cpl_yfast *f)
 static void
 builder_clear(struct builder *b)
 {
-	size_t i;
-
-	for (i = 0; i < b->depth; i++)
-		free(b->stack[i].kids);
+	free(b->kids);
 	free(b->stack);
 	free(b->anchors.slots);
+	b->kids = NULL;
+	b->nkids = b->kids_cap = 0;
 	b->stack = NULL;
 	b->stack_cap = 0;
 	b->depth = 0;

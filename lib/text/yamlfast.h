@@ -7,18 +7,19 @@
  * gives for it, or -1 ("not mine") and nothing else.  It knows a subset
  * of YAML: printable ASCII with line feeds; block mappings with keys on
  * one line, block sequences (indentless ones too), flow sequences and
- * mappings on one line, plain and quoted scalars on one line, literal
- * and folded block scalars without an indentation indicator, comments,
- * and documents split by "---".  Everything else (tabs, carriage
- * returns, other bytes, anchors, aliases, tags, directives, "...",
- * complex keys, multi-line plain or quoted scalars, multi-line flows,
- * and every error) is refused, and the caller parses the text with
- * libyaml, whose events and error messages are the reference.  So a
- * text is never accepted here that libyaml rejects, and refusing is
- * always safe.
+ * mappings (JSON too) whose keys and plain scalars each sit on one
+ * line, quoted scalars on one line, literal and folded block scalars
+ * without an indentation indicator, comments, and documents split by
+ * "---" and ended by "...".  Everything else (tabs, carriage returns,
+ * other bytes, anchors, aliases, tags, directives, complex keys,
+ * multi-line plain or quoted scalars, and every error) is refused, and
+ * the caller parses the text with libyaml, whose events and error
+ * messages are the reference.  So a text is never accepted here that
+ * libyaml rejects, and refusing is always safe.
  *
  * tests/unit/test_yamlfast.c holds the two to the same events, over
- * every YAML file of testdata/ and texts made to probe each rule.
+ * every YAML and JSON file of testdata/, texts made to probe each rule
+ * and mutations of them.
  *
  * Ownership: the events and the values they do not borrow from the text
  * live in the struct cpl_yfast, freed with cpl_yfast_free(); a value
@@ -64,9 +65,10 @@ struct cpl_yfast {
 	size_t slen, scap;
 };
 
-/* Reads text (len bytes) into f's events (f zeroed or reused: its events
- * are replaced).  0: read; -1: not in the subset, f's events are
- * meaningless and libyaml must read the text. */
+/* Reads text (len bytes, and text[len] a NUL the scans stop at) into f's
+ * events (f zeroed or reused: its events are replaced).  0: read; -1:
+ * not in the subset, f's events are meaningless and libyaml must read
+ * the text. */
 int cpl_yfast_read(struct cpl_yfast *f, const char *text, size_t len);
 /* The value of scalar event e read from text (not NUL-terminated). */
 const char *cpl_yfast_value(const struct cpl_yfast *f,

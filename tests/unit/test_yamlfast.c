@@ -65,7 +65,11 @@ compare(const char *what, const char *text, size_t len)
 	size_t i = 0;
 	int done = 0;
 
-	if (cpl_yfast_read(&f, text, len) < 0) {
+	char *copy = cpl_xstrndup(text, len);	/* NUL after its end */
+	int rc = cpl_yfast_read(&f, copy, len);
+
+	free(copy);
+	if (rc < 0) {
 		cpl_yfast_free(&f);
 		return 0;
 	}
