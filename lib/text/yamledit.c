@@ -19,6 +19,8 @@
 #include <yaml.h>
 
 #include "text/lines.h"
+#include "text/yamldoc.h"
+#include "text/yamlfast.h"
 
 /* Inserted text is capped like any other string the tool builds. */
 #define MAX_INSERT (1u << 20)
@@ -80,16 +82,18 @@ mark_offset(const struct cpl_yedit *ed, const yaml_mark_t *m)
 	return off;
 }
 
+/* A node at a libyaml start mark, ending at byte end. */
 static struct cpl_yenode *
-new_node(struct cpl_yedit *ed, enum nkind kind, const yaml_event_t *ev)
+new_node(struct cpl_yedit *ed, enum nkind kind, const yaml_mark_t *start,
+	 size_t end)
 {
 	struct cpl_yenode *n = cpl_xcalloc(1, sizeof(*n));
 
 	n->kind = kind;
-	n->line = (int)ev->start_mark.line + 1;
-	n->column = (int)ev->start_mark.column + 1;
-	n->start = mark_offset(ed, &ev->start_mark);
-	n->end = mark_offset(ed, &ev->end_mark);
+	n->line = (int)start->line + 1;
+	n->column = (int)start->column + 1;
+	n->start = mark_offset(ed, start);
+	n->end = end;
 	cpl_xgrow((void **)&ed->all, &ed->all_cap, ed->nall + 1,
 		  sizeof(*ed->all));
 	ed->all[ed->nall++] = n;
@@ -138,13 +142,103 @@ index_lines(struct cpl_yedit *ed)
 	ed->json = i < ed->len && (ed->src[i] == '{' || ed->src[i] == '[');
 }
 
+/* The tree being built: the open collections. */
+struct build {
+	struct cpl_yedit *ed;
+	struct cpl_yenode **stack;
+	size_t depth, cap;
+};
+
+static void
+on_scalar(struct build *b, const yaml_mark_t *start, size_t end,
+	  yaml_scalar_style_t style, const char *value, size_t len)
+{
+	struct cpl_yenode *n = new_node(b->ed, N_SCALAR, start, end);
+
+	n->sstyle = style;
+	if (value)
+		n->value = cpl_xstrndup(value, len);
+	attach(b->ed, b->depth ? b->stack[b->depth - 1] : NULL, n);
+}
+
+static int
+on_start(struct build *b, enum nkind kind, bool flow,
+	 const yaml_mark_t *start, size_t end)
+{
+	struct cpl_yenode *n;
+
+	if (b->depth >= 1000)
+		return -1;
+	n = new_node(b->ed, kind, start, end);
+	n->flow = flow;
+	attach(b->ed, b->depth ? b->stack[b->depth - 1] : NULL, n);
+	cpl_xgrow((void **)&b->stack, &b->cap, b->depth + 1,
+		  sizeof(*b->stack));
+	b->stack[b->depth++] = n;
+	return 0;
+}
+
+/* A collection ends; end: the byte after a flow collection's bracket. */
+static void
+on_end(struct build *b, size_t end)
+{
+	struct cpl_yenode *n;
+
+	if (b->depth == 0)
+		return;
+	n = b->stack[--b->depth];
+	if (n->flow)
+		n->end = end;
+	close_block(n);
+}
+
+/* Builds from the fast reader's events (yamlfast.h): the same events
+ * libyaml gives, for the text it reads. */
+static void
+build_fast(struct build *b, const struct cpl_yfast *f)
+{
+	static const yaml_scalar_style_t styles[] = {
+		[CPL_YS_PLAIN] = YAML_PLAIN_SCALAR_STYLE,
+		[CPL_YS_SINGLE] = YAML_SINGLE_QUOTED_SCALAR_STYLE,
+		[CPL_YS_DOUBLE] = YAML_DOUBLE_QUOTED_SCALAR_STYLE,
+		[CPL_YS_LITERAL] = YAML_LITERAL_SCALAR_STYLE,
+		[CPL_YS_FOLDED] = YAML_FOLDED_SCALAR_STYLE,
+	};
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct cpl_yfev *e = &f->ev[i];
+		yaml_mark_t m = { e->index, (size_t)e->line,
+				  (size_t)e->column };
+
+		switch (e->type) {
+		case CPL_YFE_SCALAR:
+			on_scalar(b, &m, e->eindex, styles[e->style],
+				  cpl_yfast_value(f, e, b->ed->src), e->len);
+			break;
+		case CPL_YFE_SEQ_START:
+		case CPL_YFE_MAP_START:
+			/* The reader refuses nesting this deep long before. */
+			(void)on_start(b, e->type == CPL_YFE_MAP_START ?
+				       N_MAP : N_SEQ, e->flow, &m, e->eindex);
+			break;
+		case CPL_YFE_SEQ_END:
+		case CPL_YFE_MAP_END:
+			on_end(b, e->eindex);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 int
 cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	       size_t len, struct cpl_error *err)
 {
 	struct cpl_yedit *ed = cpl_xcalloc(1, sizeof(*ed));
-	struct cpl_yenode **stack = NULL, *n;
-	size_t depth = 0, cap = 0;
+	struct build b = { ed, NULL, 0, 0 };
+	struct cpl_yfast fast = { 0 };
 	yaml_parser_t p;
 	yaml_event_t ev;
 	bool done = false;
@@ -154,6 +248,15 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	ed->src = cpl_xstrndup(buf, len);
 	ed->len = len;
 	index_lines(ed);
+	/* libyaml reads what the fast reader refuses (yamlfast.h). */
+	if (cpl_yfast_read(&fast, ed->src, len) == 0) {
+		build_fast(&b, &fast);
+		cpl_yfast_free(&fast);
+		free(b.stack);
+		*out = ed;
+		return 0;
+	}
+	cpl_yfast_free(&fast);
 	if (!yaml_parser_initialize(&p)) {
 		cpl_error_set(err, path, 0, 0, "cannot start the YAML parser");
 		goto out;
@@ -171,43 +274,36 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 			done = true;
 			break;
 		case YAML_SCALAR_EVENT:
+			on_scalar(&b, &ev.start_mark,
+				  mark_offset(ed, &ev.end_mark),
+				  ev.data.scalar.style,
+				  (const char *)ev.data.scalar.value,
+				  ev.data.scalar.length);
+			break;
 		case YAML_ALIAS_EVENT:
-			n = new_node(ed, N_SCALAR, &ev);
-			if (ev.type == YAML_SCALAR_EVENT) {
-				n->sstyle = ev.data.scalar.style;
-				n->value = cpl_xstrndup(
-					(const char *)ev.data.scalar.value,
-					ev.data.scalar.length);
-			}
-			attach(ed, depth ? stack[depth - 1] : NULL, n);
+			on_scalar(&b, &ev.start_mark,
+				  mark_offset(ed, &ev.end_mark),
+				  YAML_ANY_SCALAR_STYLE, NULL, 0);
 			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (depth >= 1000) {
+			if (on_start(&b, ev.type == YAML_MAPPING_START_EVENT ?
+				     N_MAP : N_SEQ,
+				     ev.type == YAML_MAPPING_START_EVENT ?
+				     ev.data.mapping_start.style ==
+				     YAML_FLOW_MAPPING_STYLE :
+				     ev.data.sequence_start.style ==
+				     YAML_FLOW_SEQUENCE_STYLE,
+				     &ev.start_mark,
+				     mark_offset(ed, &ev.end_mark)) < 0) {
 				cpl_error_set(err, path, 0, 0, "too deep");
 				yaml_event_delete(&ev);
 				goto parsed;
 			}
-			n = new_node(ed, ev.type == YAML_MAPPING_START_EVENT ?
-				     N_MAP : N_SEQ, &ev);
-			n->flow = ev.type == YAML_MAPPING_START_EVENT ?
-				  ev.data.mapping_start.style ==
-				  YAML_FLOW_MAPPING_STYLE :
-				  ev.data.sequence_start.style ==
-				  YAML_FLOW_SEQUENCE_STYLE;
-			attach(ed, depth ? stack[depth - 1] : NULL, n);
-			cpl_xgrow((void **)&stack, &cap, depth + 1,
-				  sizeof(*stack));
-			stack[depth++] = n;
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
-			if (depth == 0)
-				break;
-			n = stack[--depth];
-			if (n->flow)
-				n->end = mark_offset(ed, &ev.end_mark);
-			close_block(n);
+			on_end(&b, mark_offset(ed, &ev.end_mark));
 			break;
 		default:
 			break;
@@ -220,7 +316,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 parsed:
 	yaml_parser_delete(&p);
 out:
-	free(stack);
+	free(b.stack);
 	cpl_yedit_free(ed);
 	return rc;
 }

@@ -42,6 +42,7 @@ struct mark {
 /* A scalar read but not yet emitted (a key, or a value that may be). */
 struct tok {
 	struct mark m;
+	struct mark e;		/* its end (libyaml's end_mark) */
 	int style;
 	bool own;
 	size_t off, len;
@@ -171,10 +172,28 @@ emit(struct rd *r, int type, struct mark m)
 	e = &f->ev[f->n++];
 	memset(e, 0, sizeof(*e));
 	e->type = (unsigned char)type;
-	e->line = m.line;
-	e->column = m.column;
-	e->index = m.index;
+	e->line = e->eline = m.line;
+	e->column = e->ecolumn = m.column;
+	e->index = e->eindex = m.index;
 	return e;
+}
+
+/* Sets e's end mark. */
+static void
+set_end(struct cpl_yfev *e, struct mark m)
+{
+	e->eline = m.line;
+	e->ecolumn = m.column;
+	e->eindex = m.index;
+}
+
+/* The mark end bytes on from m, on m's line. */
+static struct mark
+along(struct mark m, size_t end)
+{
+	m.column += (int)(end - m.index);
+	m.index = end;
+	return m;
 }
 
 static void
@@ -182,6 +201,7 @@ emit_tok(struct rd *r, const struct tok *t)
 {
 	struct cpl_yfev *e = emit(r, CPL_YFE_SCALAR, t->m);
 
+	set_end(e, t->e);
 	e->style = (unsigned char)t->style;
 	e->own = t->own;
 	e->voff = t->off;
@@ -282,6 +302,7 @@ plain_block(struct rd *r, struct tok *t)
 	t->own = false;
 	t->off = t->m.index;
 	t->len = end - t->m.index;
+	t->e = along(t->m, end);
 	r->p = p;
 }
 
@@ -358,6 +379,7 @@ plain_flow(struct rd *r, struct tok *t)
 	t->own = false;
 	t->off = t->m.index;
 	t->len = end - t->m.index;
+	t->e = along(t->m, end);
 	r->p = p;
 	return 0;
 }
@@ -418,6 +440,7 @@ quoted(struct rd *r, struct tok *t)
 		p++;
 	}
 	r->p = p + 1;
+	t->e = here(r);
 	if (plain) {
 		t->own = false;
 		t->off = start;
@@ -479,12 +502,16 @@ continues(const struct rd *r, int indent)
 }
 
 /* Eats a block scalar's indentation and empty lines (libyaml's
- * yaml_parser_scan_block_scalar_breaks); *breaks counts the lines. */
+ * yaml_parser_scan_block_scalar_breaks); *breaks counts the lines and
+ * *end is where the scalar ends so far: where this started, then past
+ * each empty line. */
 static void
-block_breaks(struct rd *r, int *ind, size_t *breaks, int indent)
+block_breaks(struct rd *r, int *ind, size_t *breaks, int indent,
+	     struct mark *end)
 {
 	int max = 0;
 
+	*end = here(r);
 	for (;;) {
 		while ((*ind == 0 || col(r) < *ind) && ch(r, r->p) == ' ')
 			r->p++;
@@ -494,6 +521,7 @@ block_breaks(struct rd *r, int *ind, size_t *breaks, int indent)
 			break;
 		(*breaks)++;
 		newline(r);
+		*end = here(r);
 	}
 	if (*ind == 0) {
 		*ind = max;
@@ -534,7 +562,7 @@ block_scalar(struct rd *r, int indent)
 	t.style = literal ? CPL_YS_LITERAL : CPL_YS_FOLDED;
 	t.own = true;
 	t.off = f->slen;
-	block_breaks(r, &ind, &tb, indent);
+	block_breaks(r, &ind, &tb, indent, &t.e);
 	while (col(r) == ind && !at_end(r)) {
 		bool tblank = r->s[r->p] == ' ';
 		const char *nl;
@@ -554,11 +582,13 @@ block_scalar(struct rd *r, int indent)
 		end = nl ? (size_t)(nl - r->s) : r->n;
 		scratch_add(f, r->s + r->p, end - r->p);
 		r->p = end;
-		if (at_end(r))
+		if (at_end(r)) {
+			t.e = here(r);
 			break;
+		}
 		lb = true;
 		newline(r);
-		block_breaks(r, &ind, &tb, indent);
+		block_breaks(r, &ind, &tb, indent, &t.e);
 	}
 	if (chomp != -1 && lb)
 		scratch_addc(f, '\n', 1);
@@ -605,8 +635,12 @@ flow_seq(struct rd *r)
 {
 	bool first = true;
 
-	emit(r, CPL_YFE_SEQ_START, here(r));
+	struct cpl_yfev *e = emit(r, CPL_YFE_SEQ_START, here(r));
+	struct mark m;
+
+	e->flow = true;
 	r->p++;
+	set_end(e, here(r));
 	for (;;) {
 		if (flow_ws(r) < 0)
 			return -1;
@@ -625,8 +659,11 @@ flow_seq(struct rd *r)
 			return -1;
 		first = false;
 	}
+	m = here(r);
 	r->p++;
-	emit(r, CPL_YFE_SEQ_END, here(r));
+	e = emit(r, CPL_YFE_SEQ_END, m);
+	e->flow = true;
+	set_end(e, here(r));
 	return 0;
 }
 
@@ -638,8 +675,12 @@ flow_map(struct rd *r)
 	bool first = true;
 	struct tok k;
 
-	emit(r, CPL_YFE_MAP_START, here(r));
+	struct cpl_yfev *e = emit(r, CPL_YFE_MAP_START, here(r));
+	struct mark m;
+
+	e->flow = true;
 	r->p++;
+	set_end(e, here(r));
 	for (;;) {
 		if (flow_ws(r) < 0)
 			return -1;
@@ -674,8 +715,11 @@ flow_map(struct rd *r)
 			return -1;
 		first = false;
 	}
+	m = here(r);
 	r->p++;
-	emit(r, CPL_YFE_MAP_END, here(r));
+	e = emit(r, CPL_YFE_MAP_END, m);
+	e->flow = true;
+	set_end(e, here(r));
 	return 0;
 }
 

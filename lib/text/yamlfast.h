@@ -43,15 +43,21 @@ enum cpl_yfev_type {
 };
 
 /* One event.  Marks as libyaml's start_mark: 0-based line and column, and
- * the byte index (the text is ASCII, so characters are bytes).  Scalars
- * carry their value (cpl_yfast_value()) and style (enum cpl_ystyle). */
+ * the byte index (the text is ASCII, so characters are bytes); the end
+ * mark as libyaml's end_mark where an edit needs it (scalars, and flow
+ * collections' start and end events), else the start.  Scalars carry
+ * their value (cpl_yfast_value()) and style (enum cpl_ystyle). */
 struct cpl_yfev {
 	unsigned char type;		/* enum cpl_yfev_type */
 	unsigned char style;		/* scalars: enum cpl_ystyle */
 	bool own;			/* the value is in the scratch text */
+	bool flow;			/* collections: [..] or {..} */
 	int line;
 	int column;
 	size_t index;
+	int eline;			/* the end mark */
+	int ecolumn;
+	size_t eindex;
 	size_t voff;			/* value: offset in the text or in
 					 * the scratch text */
 	size_t len;

@@ -111,6 +111,26 @@ compare(const char *what, const char *text, size_t len)
 				      (size_t)e.start_mark.column,
 				      (size_t)e.start_mark.index);
 		}
+		/* The end marks an edit reads (yamledit.c). */
+		if (t == CPL_YFE_SCALAR || fe->flow)
+			ck_assert_msg((size_t)fe->eline == e.end_mark.line &&
+				      (size_t)fe->ecolumn ==
+				      e.end_mark.column &&
+				      fe->eindex == e.end_mark.index,
+				      "%s: event %zu (type %d): end %d:%d "
+				      "@%zu, libyaml %zu:%zu @%zu", what, i, t,
+				      fe->eline, fe->ecolumn, fe->eindex,
+				      (size_t)e.end_mark.line,
+				      (size_t)e.end_mark.column,
+				      (size_t)e.end_mark.index);
+		if (t == CPL_YFE_SEQ_START)
+			ck_assert_msg(fe->flow == (e.data.sequence_start.style
+				      == YAML_FLOW_SEQUENCE_STYLE),
+				      "%s: event %zu: flow", what, i);
+		if (t == CPL_YFE_MAP_START)
+			ck_assert_msg(fe->flow == (e.data.mapping_start.style
+				      == YAML_FLOW_MAPPING_STYLE),
+				      "%s: event %zu: flow", what, i);
 		if (t == CPL_YFE_SCALAR) {
 			const char *v = cpl_yfast_value(&f, fe, text);
 
