@@ -1238,6 +1238,7 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	tk.cap = 256;
 	tk.toks = cpl_xmalloc(tk.cap * sizeof(*tk.toks));
 	tk.on_line = light_line;
+	tk.skip_plain_lines = true;
 	tk.on_line_ctx = &sc;
 	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);
 	f->index->toks = tk.toks;	/* the array; unloading frees it */

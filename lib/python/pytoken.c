@@ -720,6 +720,121 @@ finish(struct lexer *lx)
 	emit_empty(lx, CPL_PYTOK_ENDMARKER);
 }
 
+/*
+ * In a light scan (skip_plain_lines), at a line's first token outside
+ * brackets: passes over a line that can start no import statement and
+ * holds nothing the tokenizer reports.  Its names are neither "import"
+ * nor "from" (a keyword after a number starts no statement, so a
+ * number's letters need no look); its strings are quoted on the line,
+ * unprefixed, without a backslash; its brackets close on it; it has no
+ * backslash, no byte past ASCII (outside a comment) and no character
+ * that is no operator.  Such a line's tokens would all be names,
+ * numbers, operators, strings and a comment, which the light scan does
+ * not read.  Returns false, having moved nothing, for any other line.
+ */
+static bool
+skip_plain_line(struct lexer *lx)
+{
+	const unsigned char *s = (const unsigned char *)lx->s;
+	size_t i = lx->i, n = lx->n, k, from = lx->i, start;
+	char open[32];
+	size_t depth = 0;
+	bool any = false;
+	unsigned char c, q, high = 0;
+
+	while (i < n) {
+		switch (c = s[i]) {
+		case ' ': case '\t': case '\f':
+			i++;
+			continue;
+		case '*': case '/': case '>': case '<': case '.': case '-':
+		case ':': case '=': case '+': case '%': case '&': case '|':
+		case '^': case '@': case '~': case ',': case ';':
+			i++;
+			any = true;
+			continue;
+		case '!':
+			if (i + 1 >= n || s[i + 1] != '=')
+				return false;
+			i += 2;
+			any = true;
+			continue;
+		case '(': case '[': case '{':
+			if (depth == sizeof(open))
+				return false;
+			open[depth++] = (char)c;
+			i++;
+			any = true;
+			continue;
+		case ')': case ']': case '}':
+			if (depth == 0 || open[depth - 1] != (c == ')' ? '(' :
+			    c == ']' ? '[' : '{'))
+				return false;
+			depth--;
+			i++;
+			continue;
+		case '\'': case '"':
+			q = c;
+			if (i > from && is_name_char(s[i - 1]))
+				return false;	/* a prefix, or a name */
+			if (i + 2 < n && s[i + 1] == q && s[i + 2] == q)
+				return false;	/* triple-quoted */
+			for (i++; i < n && s[i] != q; i++)
+				if (s[i] == '\\' || s[i] == '\n' ||
+				    s[i] == '\r' || s[i] >= 0x80)
+					return false;
+			if (i >= n)
+				return false;
+			i++;
+			any = true;
+			continue;
+		case '#':
+			while (i < n && s[i] != '\n' && s[i] != '\r')
+				high |= s[i++];
+			break;
+		case '\n': case '\r':
+			break;
+		default:
+			if (c >= 0x80)
+				return false;
+			if (is_digit(c)) {
+				while (i < n && (is_name_char(s[i]) ||
+						 s[i] == '.'))
+					i++;
+			} else if (is_name_start(c)) {
+				start = i;
+				while (i < n && is_name_char(s[i]))
+					i++;
+				if ((i - start == 6 &&
+				     memcmp(s + start, "import", 6) == 0) ||
+				    (i - start == 4 &&
+				     memcmp(s + start, "from", 4) == 0))
+					return false;
+			} else {
+				return false;	/* '$', '?', '`', '\\', ... */
+			}
+			if (i < n && s[i] >= 0x80)
+				return false;
+			any = true;
+			continue;
+		}
+		break;
+	}
+	if (depth != 0)
+		return false;
+	/* Only a comment may hold bytes past ASCII: then a column per
+	 * character. */
+	if (high & 0x80)
+		for (k = lx->i; k < i; k++)
+			lx->col += (s[k] & 0xC0) != 0x80;
+	else
+		lx->col += (int)(i - lx->i);
+	lx->i = i;
+	if (any)
+		lx->content = true;
+	return true;
+}
+
 int
 cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 		 const char *path, struct cpl_error *err)
@@ -754,8 +869,14 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 	while (!at_end(&lx)) {
 		unsigned char c;
 
-		if (bol && lx.nbr == 0)
+		if (bol && lx.nbr == 0) {
 			indentation(&lx);
+			if (out->skip_plain_lines && out->on_line != NULL &&
+			    skip_plain_line(&lx)) {
+				bol = false;	/* at the line's end */
+				continue;
+			}
+		}
 		bol = false;
 		if (at_end(&lx))
 			break;

@@ -92,6 +92,12 @@ struct cpl_pytokens {
 	 * reused (the light scan of pyscan.c reads only imports). */
 	void (*on_line)(void *ctx, struct cpl_pytokens *line);
 	void *on_line_ctx;
+	/* With on_line: a line outside brackets that holds no "import" or
+	 * "from" word, no string but simple one-line ones, no backslash,
+	 * no byte past ASCII and no stray character (so no import
+	 * statement and no error) may be passed over unread: its logical
+	 * line is handed over as its INDENT or DEDENTs and its NEWLINE. */
+	bool skip_plain_lines;
 };
 
 /*

@@ -3,13 +3,21 @@
  * position, string prefixes and quote forms, f-string nesting, NEWLINE vs
  * NL, INDENT/DEDENT, continuations, operators, errors and recovery, and
  * the literal decoders.  Expected positions follow CPython's tokenize
- * (1-based here).
+ * (1-based here).  Lines passed over in a light scan (skip_plain_lines)
+ * hide no import statement and no error: over testdata's Python files
+ * and mutations of them (PYTOKEN_MUTATIONS, 3,000 by default), the
+ * lines holding "import" or "from" and the first error are the same
+ * with and without the skip.
  */
 #include <check.h>
+#include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "python/pytoken.h"
+#include "util.h"
 
 /* One expected token: kind, text (NULL: empty), start line and column. */
 struct want {
@@ -560,6 +568,190 @@ START_TEST(string_decode)
 }
 END_TEST
 
+/* The logical lines a scan hands over that start a statement with
+ * "import" or "from", token by token but for comments and NLs, and how
+ * many lines there were. */
+struct import_lines {
+	struct cpl_buf b;
+	size_t lines;
+	const char *text;
+};
+
+static void
+keep_import_lines(void *ctx, struct cpl_pytokens *line)
+{
+	struct import_lines *il = ctx;
+	size_t i;
+	bool has = false;
+
+	bool start = true;
+
+	il->lines++;
+	/* As the light scan reads a line: a statement starts first, after
+	 * NEWLINE, INDENT, DEDENT, ';' and ':'. */
+	for (i = 0; i < line->count; i++) {
+		const struct cpl_pytoken *t = &line->toks[i];
+
+		if (t->kind == CPL_PYTOK_COMMENT || t->kind == CPL_PYTOK_NL)
+			continue;
+		if (t->kind == CPL_PYTOK_KEYWORD && start &&
+		    (cpl_pytoken_is(il->text, t, "import") ||
+		     cpl_pytoken_is(il->text, t, "from")))
+			has = true;
+		start = t->kind == CPL_PYTOK_NEWLINE ||
+			t->kind == CPL_PYTOK_INDENT ||
+			t->kind == CPL_PYTOK_DEDENT ||
+			(t->kind == CPL_PYTOK_OP && t->len == 1 &&
+			 (il->text[t->off] == ';' || il->text[t->off] == ':'));
+	}
+	if (!has)
+		return;
+	for (i = 0; i < line->count; i++) {
+		const struct cpl_pytoken *t = &line->toks[i];
+		char one[96];
+
+		/* The light scan reads neither (pyscan.c, light_line()): a
+		 * comment line before an import is one a skip may pass. */
+		if (t->kind == CPL_PYTOK_COMMENT || t->kind == CPL_PYTOK_NL)
+			continue;
+		snprintf(one, sizeof(one), "%s %u %u %u %d:%d|",
+			 cpl_pytoken_kind_name(t->kind), t->flags,
+			 (unsigned)t->off, (unsigned)t->len, t->line,
+			 t->column);
+		cpl_buf_adds(&il->b, one);
+	}
+	cpl_buf_addc(&il->b, '\n');
+}
+
+/* Scans text line by line, skipping plain lines or not: its import
+ * lines and its first error, as one string (caller frees). */
+static char *
+light_view(const char *text, size_t len, bool skip)
+{
+	struct cpl_pytokens t;
+	struct import_lines il;
+	struct cpl_error err = { 0 };
+	char one[512];
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	memset(&il, 0, sizeof(il));
+	cpl_buf_init(&il.b, 0);
+	il.text = text;
+	t.on_line = keep_import_lines;
+	t.on_line_ctx = &il;
+	t.skip_plain_lines = skip;
+	rc = cpl_pytoken_scan(&t, text, len, "t.py", &err);
+	snprintf(one, sizeof(one), "rc %d %s %d:%d\n", rc,
+		 err.message ? err.message : "", err.line, err.column);
+	cpl_buf_adds(&il.b, one);
+	cpl_error_clear(&err);
+	cpl_pytoken_clear(&t);
+	return cpl_buf_detach(&il.b);
+}
+
+/* Compares the two views of text. */
+static void
+same_light_view(const char *what, const char *text, size_t len)
+{
+	char *a = light_view(text, len, false);
+	char *b = light_view(text, len, true);
+
+	ck_assert_msg(strcmp(a, b) == 0, "%s: skipping plain lines changes "
+		      "what a light scan reads:\n%s\n---\n%s", what, a, b);
+	free(a);
+	free(b);
+}
+
+START_TEST(skip_plain_lines_hides_nothing)
+{
+	static const char *const probes[] = {
+		"import os\nx = f(a, b)  # c\ny = 'a' + \"b\"\n",
+		"if x: import y\nz = 1; from a import b\n",
+		"x = (1,\n     2)\nimport q\n",
+		"s = '''\nimport not_me\n'''\nt = r'x'\n",
+		"a = 1e5if b else 2\nc = x!=y\nd = x ! y\n",
+		"  bad = 1\nok = 2\n",
+		"x = ')'\ny = (]\nz = )\n",
+		"w = $\nv = `x`\nu = '\\'\n",
+		"caf\xc3\xa9 = 1  # \xc3\xa9\nimport x\n",
+		"s = 'unterminated\nimport y\n",
+		"x = \\\n  1\nfrom . import z\n",
+		"def f():\n    return 1\n  x = 2\n",
+		"x = [\n",
+		"y = ''\nz = \"\"\nimport a\n",
+	};
+	static const char *const bits[] = {
+		"'", "\"", "(", ")", "[", "]", "{", "}", "#", "\\", "\n", " ",
+		"\t", "import ", "from ", "x", "1", "!", "$", "\xc3\xa9", ":",
+		";", "'''", "f'", "\r\n", "    ",
+	};
+	const char *e = getenv("PYTOKEN_MUTATIONS");
+	size_t n = e && *e ? strtoul(e, NULL, 10) : 3000, i, k;
+	char **texts = NULL;
+	size_t *lens = NULL, ntexts = 0, cap = 0;
+	uint64_t x = 0x2545f4914f6cdd1du;
+	glob_t g;
+	char what[64];
+	char *buf = NULL;
+
+	for (i = 0; i < sizeof(probes) / sizeof(*probes); i++)
+		same_light_view(probes[i], probes[i], strlen(probes[i]));
+	glob("testdata/*.py", 0, NULL, &g);
+	glob("testdata/*/*.py", GLOB_APPEND, NULL, &g);
+	glob("testdata/*/*/*.py", GLOB_APPEND, NULL, &g);
+	glob("testdata/*/*/*/*.py", GLOB_APPEND, NULL, &g);
+	glob("testdata/*/*/*/*/*.py", GLOB_APPEND, NULL, &g);
+	for (i = 0; i < g.gl_pathc; i++) {
+		char *text = NULL;
+		size_t len;
+		struct cpl_error err = { 0 };
+
+		if (cpl_read_file(&text, &len, g.gl_pathv[i], 1 << 20,
+				  &err) < 0) {
+			cpl_error_clear(&err);
+			continue;
+		}
+		same_light_view(g.gl_pathv[i], text, len);
+		texts = cpl_xrealloc(texts, (ntexts + 1) * sizeof(*texts));
+		lens = cpl_xrealloc(lens, (ntexts + 1) * sizeof(*lens));
+		texts[ntexts] = text;
+		lens[ntexts++] = len;
+	}
+	globfree(&g);
+	ck_assert_uint_gt(ntexts, 50);
+	for (i = 0; i < n; i++) {
+		size_t t = i % ntexts, len = lens[t], edits = 1 + i % 4;
+
+		cpl_xgrow((void **)&buf, &cap, len + 64, 1);
+		memcpy(buf, texts[t], len);
+		for (k = 0; k < edits; k++) {
+			const char *bit;
+			size_t at, bl;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			at = len ? (size_t)(x >> 8) % len : 0;
+			bit = bits[(x >> 40) % (sizeof(bits) / sizeof(*bits))];
+			bl = strlen(bit);
+			if (x % 2 && at + bl <= len) {	/* overwrite */
+				memcpy(buf + at, bit, bl);
+			} else if (len + bl < cap) {	/* insert */
+				memmove(buf + at + bl, buf + at, len - at);
+				memcpy(buf + at, bit, bl);
+				len += bl;
+			}
+		}
+		snprintf(what, sizeof(what), "mutation %zu of file %zu", i, t);
+		same_light_view(what, buf, len);
+	}
+	for (i = 0; i < ntexts; i++)
+		free(texts[i]);
+	free(texts);
+	free(lens);
+	free(buf);
+}
+END_TEST
+
 static Suite *
 pytoken_suite(void)
 {
@@ -578,6 +770,8 @@ pytoken_suite(void)
 	tcase_add_test(tc, crlf_bom_and_form_feed);
 	tcase_add_test(tc, errors_recover);
 	tcase_add_test(tc, string_decode);
+	tcase_add_test(tc, skip_plain_lines_hides_nothing);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }
