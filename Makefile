@@ -225,13 +225,14 @@ bench: $(BIN) $(BENCH_FLOORS)
 # FUZZ_SECONDS, seeded from testdata; any crash, leak or undefined
 # behaviour stops it (-fno-sanitize-recover=all) and fails the target.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lint fix kubeconfig apijson cadvisor
+FUZZ_TARGETS ?= lint fix kubeconfig apijson cadvisor yamlfast
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz_seeds_lint       = find testdata -name '*.yaml' -size -64k
 fuzz_seeds_fix        = find testdata/fix testdata/edits -type f ! -name 'expected*' -size -64k
 fuzz_seeds_kubeconfig = grep -rlE --include='*.yaml' --include='*kubeconfig*' '^kind: Config' testdata tests
 fuzz_seeds_apijson    = find testdata/apiserver/fixtures -name '*.json' -size -64k
 fuzz_seeds_cadvisor   = find tests/fuzz/seeds/cadvisor -type f
+fuzz_seeds_yamlfast   = find testdata -name '*.y*ml' -size -64k
 fuzz:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
 	    CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
@@ -248,6 +249,7 @@ fuzz:
 	    kubeconfig) $(fuzz_seeds_kubeconfig) ;; \
 	    apijson) $(fuzz_seeds_apijson) ;; \
 	    cadvisor) $(fuzz_seeds_cadvisor) ;; \
+	    yamlfast) $(fuzz_seeds_yamlfast) ;; \
 	    esac | while read -r f; do cp "$$f" build-fuzz/corpus-$$t/; done; \
 	    ./build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
 	        -max_len=65536 -print_final_stats=1 build-fuzz/corpus-$$t \

@@ -217,6 +217,8 @@ emit_empty(struct rd *r, struct mark m)
 static void
 scratch_add(struct cpl_yfast *f, const char *s, size_t n)
 {
+	if (n == 0)		/* the scratch text may not exist yet */
+		return;
 	if (f->slen + n > f->scap)
 		cpl_xgrow((void **)&f->scratch, &f->scap, f->slen + n, 1);
 	memcpy(f->scratch + f->slen, s, n);
@@ -226,6 +228,8 @@ scratch_add(struct cpl_yfast *f, const char *s, size_t n)
 static void
 scratch_addc(struct cpl_yfast *f, char c, size_t times)
 {
+	if (times == 0)
+		return;
 	if (f->slen + times > f->scap)
 		cpl_xgrow((void **)&f->scratch, &f->scap, f->slen + times, 1);
 	memset(f->scratch + f->slen, c, times);
@@ -1034,6 +1038,8 @@ const char *
 cpl_yfast_value(const struct cpl_yfast *f, const struct cpl_yfev *e,
 		const char *text)
 {
+	if (e->len == 0)	/* the scratch text may not exist */
+		return "";
 	return e->own ? f->scratch + e->voff : text + e->voff;
 }
 

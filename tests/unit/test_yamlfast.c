@@ -22,148 +22,21 @@
 #include "text/yamldoc.h"
 #include "text/yamlfast.h"
 #include "util.h"
-
-/* The fast event type of a libyaml event; -1 for stream start. */
-static int
-fast_type(yaml_event_type_t t)
-{
-	switch (t) {
-	case YAML_DOCUMENT_START_EVENT: return CPL_YFE_DOC_START;
-	case YAML_DOCUMENT_END_EVENT: return CPL_YFE_DOC_END;
-	case YAML_SCALAR_EVENT: return CPL_YFE_SCALAR;
-	case YAML_SEQUENCE_START_EVENT: return CPL_YFE_SEQ_START;
-	case YAML_SEQUENCE_END_EVENT: return CPL_YFE_SEQ_END;
-	case YAML_MAPPING_START_EVENT: return CPL_YFE_MAP_START;
-	case YAML_MAPPING_END_EVENT: return CPL_YFE_MAP_END;
-	case YAML_STREAM_END_EVENT: return CPL_YFE_STREAM_END;
-	default: return -1;
-	}
-}
-
-static int
-fast_style(yaml_scalar_style_t st)
-{
-	switch (st) {
-	case YAML_SINGLE_QUOTED_SCALAR_STYLE: return CPL_YS_SINGLE;
-	case YAML_DOUBLE_QUOTED_SCALAR_STYLE: return CPL_YS_DOUBLE;
-	case YAML_LITERAL_SCALAR_STYLE: return CPL_YS_LITERAL;
-	case YAML_FOLDED_SCALAR_STYLE: return CPL_YS_FOLDED;
-	default: return CPL_YS_PLAIN;
-	}
-}
+#include "yamlfast_diff.h"
 
 /*
- * Reads text both ways.  Returns 0 when the fast reader refused it, 1
- * when it read it exactly as libyaml did; otherwise fails the test with
- * the first difference (what names the text).
+ * Reads text both ways (yamlfast_diff.h).  Returns 0 when the fast
+ * reader refused it, 1 when it read it exactly as libyaml did; otherwise
+ * fails the test with the first difference (what names the text).
  */
 static int
 compare(const char *what, const char *text, size_t len)
 {
-	struct cpl_yfast f = { 0 };
-	yaml_parser_t p;
-	size_t i = 0;
-	int done = 0;
+	bool read;
+	char *diff = yamlfast_diff(text, len, &read);
 
-	char *copy = cpl_xstrndup(text, len);	/* NUL after its end */
-	int rc = cpl_yfast_read(&f, copy, len);
-
-	free(copy);
-	if (rc < 0) {
-		cpl_yfast_free(&f);
-		return 0;
-	}
-	ck_assert(yaml_parser_initialize(&p));
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	while (!done) {
-		yaml_event_t e;
-		const struct cpl_yfev *fe;
-		int t;
-
-		if (!yaml_parser_parse(&p, &e))
-			ck_abort_msg("%s: read fast, but libyaml fails: %s "
-				     "(line %zu column %zu)", what,
-				     p.problem ? p.problem : "?",
-				     (size_t)p.problem_mark.line + 1,
-				     (size_t)p.problem_mark.column + 1);
-		t = fast_type(e.type);
-		done = e.type == YAML_STREAM_END_EVENT;
-		if (t < 0) {
-			yaml_event_delete(&e);
-			continue;
-		}
-		ck_assert_msg(i < f.n, "%s: event %zu: libyaml has more",
-			      what, i);
-		fe = &f.ev[i];
-		ck_assert_msg(fe->type == t, "%s: event %zu: type %d, "
-			      "libyaml %d (line %zu)", what, i, fe->type, t,
-			      (size_t)e.start_mark.line + 1);
-		if (t == CPL_YFE_SCALAR || t == CPL_YFE_SEQ_START ||
-		    t == CPL_YFE_MAP_START) {
-			ck_assert_msg((size_t)fe->line == e.start_mark.line &&
-				      (size_t)fe->column ==
-				      e.start_mark.column &&
-				      fe->index == e.start_mark.index,
-				      "%s: event %zu (type %d): mark %d:%d "
-				      "@%zu, libyaml %zu:%zu @%zu", what, i, t,
-				      fe->line, fe->column, fe->index,
-				      (size_t)e.start_mark.line,
-				      (size_t)e.start_mark.column,
-				      (size_t)e.start_mark.index);
-		}
-		/* The end marks an edit reads (yamledit.c). */
-		if (t == CPL_YFE_SCALAR || fe->flow)
-			ck_assert_msg((size_t)fe->eline == e.end_mark.line &&
-				      (size_t)fe->ecolumn ==
-				      e.end_mark.column &&
-				      fe->eindex == e.end_mark.index,
-				      "%s: event %zu (type %d): end %d:%d "
-				      "@%zu, libyaml %zu:%zu @%zu", what, i, t,
-				      fe->eline, fe->ecolumn, fe->eindex,
-				      (size_t)e.end_mark.line,
-				      (size_t)e.end_mark.column,
-				      (size_t)e.end_mark.index);
-		if (t == CPL_YFE_SEQ_START)
-			ck_assert_msg(fe->flow == (e.data.sequence_start.style
-				      == YAML_FLOW_SEQUENCE_STYLE),
-				      "%s: event %zu: flow", what, i);
-		if (t == CPL_YFE_MAP_START)
-			ck_assert_msg(fe->flow == (e.data.mapping_start.style
-				      == YAML_FLOW_MAPPING_STYLE),
-				      "%s: event %zu: flow", what, i);
-		if (t == CPL_YFE_SCALAR) {
-			const char *v = cpl_yfast_value(&f, fe, text);
-
-			ck_assert_msg(e.data.scalar.tag == NULL &&
-				      e.data.scalar.anchor == NULL,
-				      "%s: event %zu: libyaml has a tag or "
-				      "anchor", what, i);
-			ck_assert_msg(fe->style ==
-				      fast_style(e.data.scalar.style),
-				      "%s: event %zu: style %d, libyaml %d",
-				      what, i, fe->style,
-				      fast_style(e.data.scalar.style));
-			ck_assert_msg(fe->len == e.data.scalar.length &&
-				      memcmp(v, e.data.scalar.value,
-					     fe->len) == 0,
-				      "%s: event %zu (line %d): value "
-				      "\"%.*s\", libyaml \"%s\"", what, i,
-				      fe->line + 1, (int)fe->len, v,
-				      (const char *)e.data.scalar.value);
-		}
-		if (t == CPL_YFE_SEQ_START)
-			ck_assert(e.data.sequence_start.anchor == NULL &&
-				  e.data.sequence_start.tag == NULL);
-		if (t == CPL_YFE_MAP_START)
-			ck_assert(e.data.mapping_start.anchor == NULL &&
-				  e.data.mapping_start.tag == NULL);
-		yaml_event_delete(&e);
-		i++;
-	}
-	ck_assert_msg(i == f.n, "%s: %zu events, libyaml %zu", what, f.n, i);
-	yaml_parser_delete(&p);
-	cpl_yfast_free(&f);
-	return 1;
+	ck_assert_msg(diff == NULL, "%s: %s", what, diff);
+	return read ? 1 : 0;
 }
 
 static int
