@@ -145,8 +145,9 @@ struct cpl_facts {
 void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 		      const struct cpl_container *c);
 /* Frees the facts kept in c; the next cpl_facts_gather() gathers them
- * again.  The engine calls it after c's budget entry and after c's
- * rules, so that facts are kept for a few containers, not all. */
+ * again.  The engine calls it after c's rules (its budget entry comes
+ * before them), so that facts are kept for a group's containers, not
+ * all. */
 void cpl_facts_forget(const struct cpl_container *c);
 
 /*

@@ -413,7 +413,8 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			b = &e->budgets[e->nbudgets++];
 			cpl_budget_entry(b, object, w, c);
 			b->seq = ((uint64_t)g->members[k] << 24) | j;
-			cpl_facts_forget(c);
+			/* Its facts stay for its rules (rules_group() lets
+			 * them go): gathered once, not twice. */
 		}
 		free(object);
 		cpl_pytokcache_trim(e->tokcache);
