@@ -436,7 +436,7 @@ finish_map(struct builder *b, struct frame *f)
 	}
 	n->pairs = pairs;
 	n->count = out;
-	if (ks.keys != stack_keys) {
+	if (ks.keys != NULL && ks.keys != stack_keys) {
 		free(ks.keys);
 		free(ks.index);
 	}

@@ -996,7 +996,7 @@ cpl_yfast_read(struct cpl_yfast *f, const char *text, size_t len)
 	f->n = 0;
 	f->slen = 0;
 	if (f->cap == 0)
-		cpl_xgrow((void **)&f->ev, &f->cap, len / 12 + 16,
+		cpl_xgrow((void **)&f->ev, &f->cap, len / 8 + 16,
 			  sizeof(*f->ev));
 	if (!plain_ascii(text, len))
 		return -1;
