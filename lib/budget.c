@@ -163,7 +163,7 @@ amount(struct cpl_amount *a, enum cpl_amount_state st, long n,
 	else
 		memset(&a->pos, 0, sizeof(a->pos));
 	va_start(ap, fmt);
-	vsnprintf(a->how, sizeof(a->how), fmt, ap);
+	cpl_vformat(a->how, sizeof(a->how), fmt, ap);
 	va_end(ap);
 }
 
@@ -218,7 +218,7 @@ rank_value(struct cpl_amount *out, const struct cpl_container *c,
 
 	as[0] = '\0';
 	if (var != NULL)
-		snprintf(as, sizeof(as), " = %s", var);
+		cpl_format(as, sizeof(as), " = %s", var);
 	if (n > 0) {
 		amount(out, CPL_AMT_KNOWN, n, pos, "%s %s%s", src, v, as);
 	} else if (x && strcmp(x, "gpu") == 0 && c->gpus > 0) {
@@ -804,7 +804,7 @@ cpl_budget_threads(struct cpl_amount *out, const struct cpl_workload *w,
 		code_amount(out, c->code->threads, c->code->nthreads,
 			    "torch.set_num_threads");
 		if (out->state == CPL_AMT_KNOWN)
-			snprintf(out->how, sizeof(out->how),
+			cpl_format(out->how, sizeof(out->how),
 				 "torch.set_num_threads(%ld)", out->n);
 		if (out->state != CPL_AMT_UNKNOWN)
 			return;
@@ -984,12 +984,12 @@ void
 cpl_budget_cpus_str(char *out, unsigned size, int64_t millis)
 {
 	if (millis % 1000 == 0)
-		snprintf(out, size, "%lld", (long long)(millis / 1000));
+		cpl_format(out, size, "%lld", (long long)(millis / 1000));
 	else if (millis % 100 == 0)
-		snprintf(out, size, "%lld.%lld", (long long)(millis / 1000),
+		cpl_format(out, size, "%lld.%lld", (long long)(millis / 1000),
 			 (long long)(millis % 1000 / 100));
 	else
-		snprintf(out, size, "%lldm", (long long)millis);
+		cpl_format(out, size, "%lldm", (long long)millis);
 }
 
 /* Gathers the facts of c (see cpl_facts_gather). */
@@ -1001,7 +1001,7 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
 	if (f->cpu >= 0) {
 		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
-		snprintf(f->budget, sizeof(f->budget), "budget of %s CPU%s",
+		cpl_format(f->budget, sizeof(f->budget), "budget of %s CPU%s",
 			 f->cpus, f->cpu > 1000 ? "s" : "");
 	}
 	cpl_budget_ranks(&f->ranks, w, c);
@@ -1012,20 +1012,20 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 		       "sized from the node" : "not known here";
 	f->no_workers = cpl_budget_no_workers(&f->workers);
 	if (f->ranks_known)
-		snprintf(f->rank_phrase, sizeof(f->rank_phrase), "%ld %s",
+		cpl_format(f->rank_phrase, sizeof(f->rank_phrase), "%ld %s",
 			 f->ranks.n, f->ranks.n == 1 ? "rank" : "ranks");
 	else
-		snprintf(f->rank_phrase, sizeof(f->rank_phrase),
+		cpl_format(f->rank_phrase, sizeof(f->rank_phrase),
 			 "at least 1 rank");
 	if (f->cpu >= 0)
 		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
 				 f->ranks.n > 0 ? f->ranks.n : 1,
 				 f->no_workers);
 	if (f->no_workers)
-		snprintf(f->share, sizeof(f->share), "all of it for %ld "
+		cpl_format(f->share, sizeof(f->share), "all of it for %ld "
 			 "intra-op thread(s), as no loader workers run", f->t);
 	else
-		snprintf(f->share, sizeof(f->share), "split into %ld "
+		cpl_format(f->share, sizeof(f->share), "split into %ld "
 			 "thread(s) and %ld loader worker(s)", f->t, f->w);
 }
 
@@ -1111,7 +1111,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->suggested_threads = f.cpu >= 1000 ? f.t : -1;
 	b->suggested_workers = f.cpu >= 1000 ? f.w : -1;
 	if (f.cpu >= 0) {
-		snprintf(text, sizeof(text), "resources.%s.cpu %s",
+		cpl_format(text, sizeof(text), "resources.%s.cpu %s",
 			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus);
 		how_set(&b->how_cpu, text, &f.cpu_pos);
 	}

@@ -84,6 +84,147 @@ cpl_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* The conversion at fmt (after its '%'): its length in fmt, or 0 when
+ * cpl_vformat() leaves it to vsnprintf(). */
+static size_t
+conversion(const char *fmt)
+{
+	switch (fmt[0]) {
+	case 's': case 'c': case 'd': case 'u': case '%':
+		return 1;
+	case 'l':
+		if (fmt[1] == 'd' || fmt[1] == 'u')
+			return 2;
+		return fmt[1] == 'l' && fmt[2] == 'd' ? 3 : 0;
+	case 'z':
+		return fmt[1] == 'u' ? 2 : 0;
+	case '.':
+		return fmt[1] == '*' && fmt[2] == 's' ? 3 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Appends s[0, n) to out (size bytes), counted in *len whether it fits
+ * or not, as vsnprintf() counts. */
+static void
+put(char *out, size_t size, size_t *len, const char *s, size_t n)
+{
+	if (*len < size) {
+		size_t room = size - *len;
+
+		memcpy(out + *len, s, n < room ? n : room);
+	}
+	*len += n;
+}
+
+/* The decimal digits of v (and its sign), written backwards from end. */
+static char *
+decimal(char *end, unsigned long long v, bool minus)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (minus)
+		*--end = '-';
+	return end;
+}
+
+int
+cpl_vformat(char *out, size_t size, const char *fmt, va_list ap)
+{
+	const char *f;
+	size_t len = 0, k;
+	char num[24];
+
+	for (f = fmt; (f = strchr(f, '%')) != NULL; f += 1 + k)
+		if ((k = conversion(f + 1)) == 0)
+			return vsnprintf(out, size, fmt, ap);
+	for (f = fmt; *f; ) {
+		const char *pct = strchr(f, '%'), *s;
+		long long v;
+		unsigned long long u;
+		int prec;
+
+		if (pct == NULL) {
+			put(out, size, &len, f, strlen(f));
+			break;
+		}
+		put(out, size, &len, f, (size_t)(pct - f));
+		f = pct + 1 + conversion(pct + 1);
+		switch (pct[1]) {
+		case '%':
+			put(out, size, &len, "%", 1);
+			continue;
+		case 's':
+			s = va_arg(ap, const char *);
+			if (s == NULL)
+				s = "(null)";
+			put(out, size, &len, s, strlen(s));
+			continue;
+		case '.':
+			prec = va_arg(ap, int);
+			s = va_arg(ap, const char *);
+			if (s == NULL)
+				s = "(null)";
+			put(out, size, &len, s, prec < 0 ? strlen(s) :
+			    strnlen(s, (size_t)prec));
+			continue;
+		case 'c':
+			num[0] = (char)va_arg(ap, int);
+			put(out, size, &len, num, 1);
+			continue;
+		case 'd':
+			v = va_arg(ap, int);
+			break;
+		case 'u':
+			u = va_arg(ap, unsigned int);
+			s = decimal(num + sizeof(num), u, false);
+			put(out, size, &len, s,
+			    (size_t)(num + sizeof(num) - s));
+			continue;
+		case 'z':
+			u = va_arg(ap, size_t);
+			s = decimal(num + sizeof(num), u, false);
+			put(out, size, &len, s,
+			    (size_t)(num + sizeof(num) - s));
+			continue;
+		default:	/* 'l': ld, lu, lld */
+			if (pct[2] == 'u') {
+				u = va_arg(ap, unsigned long);
+				s = decimal(num + sizeof(num), u, false);
+				put(out, size, &len, s,
+				    (size_t)(num + sizeof(num) - s));
+				continue;
+			}
+			v = pct[2] == 'l' ? va_arg(ap, long long) :
+					    va_arg(ap, long);
+			break;
+		}
+		/* A signed value: its magnitude as unsigned (LLONG_MIN
+		 * too). */
+		u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+		s = decimal(num + sizeof(num), u, v < 0);
+		put(out, size, &len, s, (size_t)(num + sizeof(num) - s));
+	}
+	if (size > 0)
+		out[len < size ? len : size - 1] = '\0';
+	return len > INT_MAX ? -1 : (int)len;
+}
+
+int
+cpl_format(char *out, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = cpl_vformat(out, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
 char *
 cpl_xvasprintf(const char *fmt, va_list ap)
 {
@@ -94,7 +235,7 @@ cpl_xvasprintf(const char *fmt, va_list ap)
 	/* Most strings are short: one formatting into the stack, then a
 	 * copy of the right size; a longer one is formatted again. */
 	va_copy(aq, ap);
-	n = vsnprintf(small, sizeof(small), fmt, aq);
+	n = cpl_vformat(small, sizeof(small), fmt, aq);
 	va_end(aq);
 	if (n < 0)
 		return cpl_xstrdup("");
@@ -102,7 +243,7 @@ cpl_xvasprintf(const char *fmt, va_list ap)
 	if ((size_t)n < sizeof(small))
 		memcpy(s, small, (size_t)n + 1);
 	else
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		cpl_vformat(s, (size_t)n + 1, fmt, ap);
 	return s;
 }
 

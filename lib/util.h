@@ -31,6 +31,16 @@ char *cpl_xstrdup(const char *s);		/* NULL in, NULL out */
 char *cpl_xstrndup(const char *s, size_t n);
 char *cpl_xasprintf(const char *fmt, ...) CPL_PRINTF(1, 2);
 char *cpl_xvasprintf(const char *fmt, va_list ap) CPL_PRINTF(1, 0);
+/*
+ * vsnprintf() and snprintf(), the same bytes out and the same count
+ * back, without stdio's machinery for the conversions messages use:
+ * %s (NULL as "(null)"), %.*s, %c, %d, %ld, %lld, %u, %lu, %zu and %%,
+ * with no flags or widths.  Any other format goes to vsnprintf().
+ */
+int cpl_vformat(char *out, size_t size, const char *fmt, va_list ap)
+	CPL_PRINTF(3, 0);
+int cpl_format(char *out, size_t size, const char *fmt, ...)
+	CPL_PRINTF(3, 4);
 
 /*
  * A growable NUL-terminated byte buffer.  Zero-initialise or use

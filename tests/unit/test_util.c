@@ -9,6 +9,60 @@
 #include "check_main.h"
 #include "util.h"
 
+/* cpl_format() gives snprintf()'s bytes and count at every size, for
+ * the conversions it does itself and for one it hands on. */
+#define SAME_AS_SNPRINTF(...)						\
+	do {								\
+		char a_[64], b_[64];					\
+		size_t sz_;						\
+		for (sz_ = 0; sz_ <= sizeof(a_); sz_++) {		\
+			int na_, nb_;					\
+			memset(a_, 'x', sizeof(a_));			\
+			memset(b_, 'x', sizeof(b_));			\
+			na_ = cpl_format(a_, sz_, __VA_ARGS__);		\
+			nb_ = snprintf(b_, sz_, __VA_ARGS__);		\
+			ck_assert_int_eq(na_, nb_);			\
+			ck_assert_msg(memcmp(a_, b_, sizeof(a_)) == 0,	\
+				      "size %zu: \"%.*s\" vs \"%.*s\"",	\
+				      sz_, (int)sizeof(a_), a_,		\
+				      (int)sizeof(b_), b_);		\
+		}							\
+	} while (0)
+
+START_TEST(format_like_snprintf)
+{
+	const char *volatile null = NULL;	/* hidden from -Wformat */
+	char *s;
+
+	SAME_AS_SNPRINTF("plain text");
+	SAME_AS_SNPRINTF("%s/%s", "dir", "file.py");
+	SAME_AS_SNPRINTF("%s|%s", "", null);
+	SAME_AS_SNPRINTF("%.*s %ld", 3, "abcdef", -42L);
+	SAME_AS_SNPRINTF("%.*s|%.*s", 0, "abc", 9, "ab");
+	SAME_AS_SNPRINTF("%d %d %d", 0, -2147483647 - 1, 2147483647);
+	SAME_AS_SNPRINTF("%ld %lu", -9223372036854775807L - 1,
+			 18446744073709551615UL);
+	SAME_AS_SNPRINTF("%lld.%lld%%", -1LL, 123456789012345LL);
+	SAME_AS_SNPRINTF("%u %zu %c", 4294967295U, (size_t)7, 'q');
+	SAME_AS_SNPRINTF("budget of %s CPU%s (%ld GPUs)", "2.5", "s", 8L);
+	SAME_AS_SNPRINTF("100%% %s", "done");
+	SAME_AS_SNPRINTF("%5d|%-3s|%x|%.2f", 42, "a", 255U, 1.5);
+	s = cpl_xasprintf("%s:%d:%d: %s", "f.yaml", 3, 14,
+			  "a message longer than the stack buffer of "
+			  "cpl_xvasprintf, which is two hundred and "
+			  "fifty-six bytes: so it is formatted twice, "
+			  "once to count and once into the heap, and "
+			  "both times must give the same bytes, which "
+			  "this test reads back in full, every byte of "
+			  "it.");
+	ck_assert_uint_gt(strlen(s), 256);
+	ck_assert(strncmp(s, "f.yaml:3:14: a message", 22) == 0);
+	ck_assert_str_eq(s + strlen(s) - 31,
+			 "back in full, every byte of it.");
+	free(s);
+}
+END_TEST
+
 START_TEST(buffer_and_cap)
 {
 	struct cpl_buf b;
@@ -201,6 +255,7 @@ suite(void)
 	tcase_add_test(tc, strmap);
 	tcase_add_test(tc, parse_long);
 	tcase_add_test(tc, redaction);
+	tcase_add_test(tc, format_like_snprintf);
 	suite_add_tcase(s, tc);
 	return s;
 }
