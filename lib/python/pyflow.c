@@ -386,16 +386,25 @@ struct flow {
 	int *count_of;		/* call → cpucount, -1 */
 };
 
-/* A name that says it holds a pool size: workers, threads, procs, jobs. */
+/* A name that says it holds a pool size: workers, threads, procs, jobs.
+ * One pass over the lowered name: at each byte, only the parts that
+ * start with it are compared. */
 static bool
 sizing_name(const char *s, size_t n)
 {
-	static const char *const parts[] = {
-		"worker", "thread", "nproc", "num_proc", "n_proc", "n_jobs",
-		"njobs", "num_jobs", "processes", "pool_size", "max_procs",
+#define PART(s) { s, sizeof(s) - 1 }
+	static const struct {
+		const char *s;
+		size_t len;
+	} parts[] = {
+		PART("worker"), PART("thread"), PART("nproc"),
+		PART("num_proc"), PART("n_proc"), PART("n_jobs"),
+		PART("njobs"), PART("num_jobs"), PART("processes"),
+		PART("pool_size"), PART("max_procs"),
 	};
+#undef PART
 	char low[64];
-	size_t k;
+	size_t k, i;
 	bool maybe = false;
 
 	if (n >= sizeof(low))
@@ -408,10 +417,16 @@ sizing_name(const char *s, size_t n)
 	}
 	if (!maybe)
 		return false;
-	low[n] = '\0';
-	for (k = 0; k < CPL_ARRAY_LEN(parts); k++)
-		if (strstr(low, parts[k]))
-			return true;
+	for (i = 0; i < n; i++) {
+		char c = low[i];
+
+		if (c != 'w' && c != 't' && c != 'n' && c != 'p' && c != 'm')
+			continue;
+		for (k = 0; k < CPL_ARRAY_LEN(parts); k++)
+			if (parts[k].s[0] == c && parts[k].len <= n - i &&
+			    memcmp(low + i, parts[k].s, parts[k].len) == 0)
+				return true;
+	}
 	return false;
 }
 
