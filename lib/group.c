@@ -64,6 +64,23 @@
 #define ORDER_PART(container, index) \
 	(((uint64_t)(container) << 62) | ((uint64_t)(index) << 24))
 
+/* The threads that load batches while this one judges: started once a
+ * run (with -j beyond 1, at the first batch worth them) and handed each
+ * batch's crew in turn, rather than started and joined per batch (a
+ * tree of 2,000 projects is 80 batches). */
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t go;	/* a crew is out, or the run is over */
+	pthread_cond_t done;	/* a thread has let go of its crew */
+	struct crew *crew;	/* the crew out now; NULL between crews */
+	unsigned long gen;	/* crews handed out so far */
+	size_t busy;		/* threads working on the crew out */
+	bool stop;
+	pthread_t *tid;
+	size_t n;		/* threads running */
+	bool made;		/* tried to start them */
+};
+
 /* The files a batch loads again, and the threads loading them. */
 struct crew {
 	struct source **srcs;
@@ -72,8 +89,7 @@ struct crew {
 				 * a few groups); else the token cache
 				 * bounds them (one group of a whole tree) */
 	atomic_size_t next;
-	pthread_t *tid;
-	size_t started;
+	struct pool *pool;	/* handed to it; NULL: loaded here alone */
 };
 
 /* The run's graph: nodes are workloads [0, nw) then files [nw, nw + nf)
@@ -251,11 +267,77 @@ crew_work(void *arg)
 	return NULL;
 }
 
+/* A thread of the pool: works on each crew handed out, once. */
+static void *
+pool_thread(void *arg)
+{
+	struct pool *p = arg;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct crew *c;
+
+		while (!p->stop && (p->crew == NULL || p->gen == seen))
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->stop)
+			break;
+		seen = p->gen;
+		c = p->crew;
+		p->busy++;
+		pthread_mutex_unlock(&p->mu);
+		crew_work(c);
+		pthread_mutex_lock(&p->mu);
+		if (--p->busy == 0)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Starts nt - 1 threads in p (fewer if the system will not). */
+static void
+pool_start(struct pool *p, size_t nt)
+{
+	size_t k;
+
+	p->made = true;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->go, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->tid = cpl_xcalloc(nt - 1, sizeof(*p->tid));
+	for (k = 0; k + 1 < nt; k++)
+		if (pthread_create(&p->tid[p->n], NULL, pool_thread, p) == 0)
+			p->n++;
+}
+
+/* Stops and joins p's threads. */
+static void
+pool_stop(struct pool *p)
+{
+	size_t k;
+
+	if (!p->made)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (k = 0; k < p->n; k++)
+		pthread_join(p->tid[k], NULL);
+	free(p->tid);
+	pthread_cond_destroy(&p->done);
+	pthread_cond_destroy(&p->go);
+	pthread_mutex_destroy(&p->mu);
+	memset(p, 0, sizeof(*p));
+}
+
 /* Starts loading the unloaded files among groups [from, to) on the
- * threads beyond this one (none with -j 1: crew_finish() loads them). */
+ * pool's threads (none with -j 1, or for a batch too small for them:
+ * crew_finish() loads them). */
 static void
 crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
-	   size_t to, struct crew *c)
+	   size_t to, struct crew *c, struct pool *p)
 {
 	size_t k, nt, cap = 0;
 
@@ -279,25 +361,36 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 	nt = cpl_engine_threads(e, c->n);
 	if (nt <= 1)
 		return;
-	c->tid = cpl_xcalloc(nt - 1, sizeof(*c->tid));
-	for (k = 0; k + 1 < nt; k++)
-		if (pthread_create(&c->tid[c->started], NULL, crew_work, c) ==
-		    0)
-			c->started++;
+	if (!p->made)
+		pool_start(p, cpl_engine_threads(e, SIZE_MAX));
+	if (p->n == 0)
+		return;
+	c->pool = p;
+	pthread_mutex_lock(&p->mu);
+	p->crew = c;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
 }
 
-/* Loads what the crew has not, waits for its threads, clears it. */
+/* Loads what the crew has not, waits for the pool's threads to let go
+ * of it, clears it. */
 static void
 crew_finish(struct crew *c)
 {
+	struct pool *p = c->pool;
 	size_t i;
 
 	crew_work(c);
-	for (i = 0; i < c->started; i++)
-		pthread_join(c->tid[i], NULL);
+	if (p != NULL) {
+		pthread_mutex_lock(&p->mu);
+		p->crew = NULL;
+		while (p->busy > 0)
+			pthread_cond_wait(&p->done, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+	}
 	for (i = 0; i < c->n; i++)
 		c->srcs[i]->inflight = false;
-	free(c->tid);
 	free(c->srcs);
 	memset(c, 0, sizeof(*c));
 }
@@ -545,6 +638,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct graph g = { 0 };
 	struct cpl_linker lk;
 	struct crew next = { 0 };
+	struct pool pool = { 0 };
 	size_t gi, end, i;
 
 	walk_graph(e, &g);
@@ -553,11 +647,11 @@ cpl_engine_judge(struct cpl_engine *e)
 	cpl_engine_linker(e, &lk);
 	/* The first batch loaded, then each judged while the next loads. */
 	end = batch_end(&g, 0);
-	crew_start(e, &g, 0, end, &next);
+	crew_start(e, &g, 0, end, &next, &pool);
 	crew_finish(&next);
 	for (gi = 0; gi < g.ngroups; gi = end) {
 		end = batch_end(&g, gi);
-		crew_start(e, &g, end, batch_end(&g, end), &next);
+		crew_start(e, &g, end, batch_end(&g, end), &next, &pool);
 		e->crew = &next;
 		for (i = gi; i < end; i++) {
 			size_t from = g.start[i], to = g.start[i + 1];
@@ -572,6 +666,7 @@ cpl_engine_judge(struct cpl_engine *e)
 		e->crew = NULL;
 		crew_finish(&next);
 	}
+	pool_stop(&pool);
 	cpl_engine_free_yedits(e);
 	if (e->nbudgets > 1)
 		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
