@@ -530,13 +530,26 @@ bool
 cpl_engine_link_missing(void *ctx, const char *dir, const char *const *names,
 			size_t n)
 {
-	const struct cpl_engine *e = ctx;
+	struct cpl_engine *e = ctx;
 	const struct cpl_strmap *m;
-	size_t i;
+	size_t i, len;
 
 	if (e->staged || e->listed.count == 0 || *dir == '\0' ||
-	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0 ||
-	    (m = cpl_strmap_get(&e->listed, dir)) == NULL)
+	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
+		return false;
+	if (e->missing_count == e->listed.count &&
+	    strcmp(dir, e->missing_dir) == 0) {
+		m = e->missing_listing;
+	} else {
+		m = cpl_strmap_get(&e->listed, dir);
+		len = strlen(dir);
+		if (len < sizeof(e->missing_dir)) {
+			memcpy(e->missing_dir, dir, len + 1);
+			e->missing_listing = m;
+			e->missing_count = e->listed.count;
+		}
+	}
+	if (m == NULL)
 		return false;
 	for (i = 0; i < n; i++)
 		if (cpl_strmap_get(m, names[i]) != NULL)

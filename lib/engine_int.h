@@ -96,6 +96,13 @@ struct cpl_engine {
 					 * linker: see dir_listed()) */
 	struct cpl_strmap **listings;	/* the values of listed, owned */
 	size_t nlistings, listings_cap;
+	/* The last directory the linker's missing hook asked about and
+	 * its listing (NULL: not listed), while listed held missing_count
+	 * directories: a walk asks about one directory for every import
+	 * of a file.  Only the engine's thread links. */
+	char missing_dir[256];
+	const struct cpl_strmap *missing_listing;
+	size_t missing_count;
 	struct cpl_code **codes;	/* linked code, owned */
 	size_t ncodes, codes_cap;
 	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
