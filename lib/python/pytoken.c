@@ -721,26 +721,68 @@ finish(struct lexer *lx)
 }
 
 /*
- * In a light scan (skip_plain_lines), at a line's first token outside
- * brackets: passes over a line that can start no import statement and
- * holds nothing the tokenizer reports.  Its names are neither "import"
- * nor "from" (a keyword after a number starts no statement, so a
- * number's letters need no look); its strings are quoted on the line,
- * unprefixed, without a backslash; its brackets close on it; it has no
- * backslash, no byte past ASCII (outside a comment) and no character
- * that is no operator.  Such a line's tokens would all be names,
- * numbers, operators, strings and a comment, which the light scan does
- * not read.  Returns false, having moved nothing, for any other line.
+ * A string at s[i] (its quote; flags: its prefix's) that the light scan
+ * may pass over: no backslash, no byte past ASCII, on its line unless
+ * triple-quoted, no braces in an f- or t-string.  Returns the index past
+ * its closing quote and counts its line ends in *lines (CRLF once) with
+ * the index after the last in *bol; 0 for any other string.
+ */
+static size_t
+skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
+	    int *lines, size_t *bol)
+{
+	unsigned char q = s[i];
+	bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
+	bool braces = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
+
+	for (i += triple ? 3 : 1; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c == q) {
+			if (!triple)
+				return i + 1;
+			if (i + 2 < n && s[i + 1] == q && s[i + 2] == q)
+				return i + 3;
+			continue;
+		}
+		if (c == '\\' || c >= 0x80 || (braces && (c == '{' || c == '}')))
+			return 0;
+		if (c == '\n' || c == '\r') {
+			if (!triple)
+				return 0;
+			if (c == '\r' && i + 1 < n && s[i + 1] == '\n')
+				i++;
+			(*lines)++;
+			*bol = i + 1;
+		}
+	}
+	return 0;		/* unterminated */
+}
+
+/*
+ * In a light scan (skip_plain_lines), at a logical line's first token
+ * outside brackets: passes over the whole logical line when it can
+ * start no import statement and holds nothing the tokenizer reports.
+ * Its names are neither "import" nor "from" (a keyword after a number
+ * starts no statement, so a number's letters need no look); its strings
+ * are those skip_string() passes; its brackets close within it (it goes
+ * on over line ends inside them, and after a backslash that ends a
+ * line); it has no other backslash, no byte past ASCII outside comments
+ * and no character that is no operator.  Such a line's tokens are all
+ * names, numbers, operators, strings, comments and NLs, which the light
+ * scan does not read.  Returns false, having moved nothing, for any
+ * other line.  Stops at the line end that ends it (or the text's end).
  */
 static bool
 skip_plain_line(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
-	size_t i = lx->i, n = lx->n, k, from = lx->i, start;
+	size_t i = lx->i, n = lx->n, k, start, bol = lx->i, end;
 	char open[32];
 	size_t depth = 0;
 	bool any = false;
-	unsigned char c, q, high = 0;
+	int lines = 0, f;
+	unsigned char c, high = 0;
 
 	while (i < n) {
 		switch (c = s[i]) {
@@ -774,26 +816,33 @@ skip_plain_line(struct lexer *lx)
 			i++;
 			continue;
 		case '\'': case '"':
-			q = c;
-			if (i > from && is_name_char(s[i - 1]))
-				return false;	/* a prefix, or a name */
-			if (i + 2 < n && s[i + 1] == q && s[i + 2] == q)
-				return false;	/* triple-quoted */
-			for (i++; i < n && s[i] != q; i++)
-				if (s[i] == '\\' || s[i] == '\n' ||
-				    s[i] == '\r' || s[i] >= 0x80)
-					return false;
-			if (i >= n)
+			if (i > lx->i && is_name_char(s[i - 1]))
+				return false;	/* a name, not a prefix */
+			if ((end = skip_string(s, i, n, 0, &lines, &bol)) == 0)
 				return false;
-			i++;
+			i = end;
 			any = true;
 			continue;
 		case '#':
 			while (i < n && s[i] != '\n' && s[i] != '\r')
 				high |= s[i++];
-			break;
+			continue;
+		case '\\':
+			/* A backslash that ends a line joins the next. */
+			if (i + 1 >= n || (s[i + 1] != '\n' && s[i + 1] != '\r'))
+				return false;
+			i += s[i + 1] == '\r' && i + 2 < n && s[i + 2] == '\n' ?
+			     3 : 2;
+			lines++;
+			bol = i;
+			continue;
 		case '\n': case '\r':
-			break;
+			if (depth == 0)
+				break;
+			i += c == '\r' && i + 1 < n && s[i + 1] == '\n' ? 2 : 1;
+			lines++;
+			bol = i;
+			continue;
 		default:
 			if (c >= 0x80)
 				return false;
@@ -805,13 +854,22 @@ skip_plain_line(struct lexer *lx)
 				start = i;
 				while (i < n && is_name_char(s[i]))
 					i++;
-				if ((i - start == 6 &&
-				     memcmp(s + start, "import", 6) == 0) ||
-				    (i - start == 4 &&
-				     memcmp(s + start, "from", 4) == 0))
+				if (i < n && (s[i] == '\'' || s[i] == '"')) {
+					f = prefix_flags((const char *)s + start,
+							 i - start);
+					if (f < 0 || (end = skip_string(s, i, n,
+					    (unsigned)f, &lines, &bol)) == 0)
+						return false;
+					i = end;
+				} else if ((i - start == 6 &&
+					    memcmp(s + start, "import", 6) ==
+					    0) ||
+					   (i - start == 4 &&
+					    memcmp(s + start, "from", 4) == 0)) {
 					return false;
+				}
 			} else {
-				return false;	/* '$', '?', '`', '\\', ... */
+				return false;	/* '$', '?', '`', ... */
 			}
 			if (i < n && s[i] >= 0x80)
 				return false;
@@ -821,14 +879,21 @@ skip_plain_line(struct lexer *lx)
 		break;
 	}
 	if (depth != 0)
-		return false;
-	/* Only a comment may hold bytes past ASCII: then a column per
-	 * character. */
+		return false;	/* the tokenizer reports the open bracket */
+	/* The column: a column per character since the last line end (a
+	 * comment may hold bytes past ASCII). */
+	if (lines > 0) {
+		lx->line += lines;
+		lx->col = 1;
+		k = bol;
+	} else {
+		k = lx->i;
+	}
 	if (high & 0x80)
-		for (k = lx->i; k < i; k++)
+		for (; k < i; k++)
 			lx->col += (s[k] & 0xC0) != 0x80;
 	else
-		lx->col += (int)(i - lx->i);
+		lx->col += (int)(i - k);
 	lx->i = i;
 	if (any)
 		lx->content = true;

@@ -92,11 +92,13 @@ struct cpl_pytokens {
 	 * reused (the light scan of pyscan.c reads only imports). */
 	void (*on_line)(void *ctx, struct cpl_pytokens *line);
 	void *on_line_ctx;
-	/* With on_line: a line outside brackets that holds no "import" or
-	 * "from" word, no string but simple one-line ones, no backslash,
-	 * no byte past ASCII and no stray character (so no import
-	 * statement and no error) may be passed over unread: its logical
-	 * line is handed over as its INDENT or DEDENTs and its NEWLINE. */
+	/* With on_line: a logical line that holds no "import" or "from"
+	 * word, no string with a backslash, a brace (f- and t-strings) or
+	 * a byte past ASCII, no bracket left open, no backslash but one
+	 * that ends a line, no byte past ASCII outside comments and no
+	 * stray character (so no import statement and no error) may be
+	 * passed over unread: it is handed over as its INDENT or DEDENTs
+	 * and its NEWLINE. */
 	bool skip_plain_lines;
 };
 

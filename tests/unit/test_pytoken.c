@@ -680,6 +680,17 @@ START_TEST(skip_plain_lines_hides_nothing)
 		"def f():\n    return 1\n  x = 2\n",
 		"x = [\n",
 		"y = ''\nz = \"\"\nimport a\n",
+		"x = f(a,\n      b)\nimport y\n",
+		"doc = \"\"\"\nimport fake\n\"\"\"\nfrom a import b\n",
+		"s = f'{x}'\nimport z\nt = f'plain'\nimport u\n",
+		"y = 1 + \\\n    2\nimport w\n",
+		"z = (1,\n# c \xc3\xa9\n 2)\nfrom . import q\n",
+		"t = rb'x' + Br\"y\" + u'z' + ub'w'\nimport v\n",
+		"d = '''a\r\nb''' + 1\r\nimport r\r\n",
+		"e = \"\"\"x\"\"\"\"\nimport s\n",
+		"f = (\n  'open'\n",
+		"g = '''never closed\nimport t\n",
+		"h = [1,\n  2]]\nimport u\n",
 	};
 	static const char *const bits[] = {
 		"'", "\"", "(", ")", "[", "]", "{", "}", "#", "\\", "\n", " ",
