@@ -1180,7 +1180,10 @@ cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
  * before it (INDENT and DEDENT come first on a line), and a statement
  * ends within its line (stmt_end() stops at the NEWLINE), so reading line
  * by line reads what reading the whole array would.  Positions are right:
- * the index's tokens are the line's while it is read.
+ * the index's tokens are the line's while it is read.  Lines that can
+ * start no import statement and hold no error come as their INDENT or
+ * DEDENTs and NEWLINE only (skip_plain_lines, pytoken.h): tokenizing
+ * them would give this reader nothing.
  */
 static void
 light_line(void *ctx, struct cpl_pytokens *line)
