@@ -297,10 +297,15 @@ builder_name(const char *wl)
 		"setup_", "prepare_", "construct_", "new_", "define_",
 		"wrap_", "save_", "export_", "freeze_", "unwrap_",
 	};
-	size_t i;
+	const char *us = strchr(wl, '_');
+	size_t i, n;
 
+	if (us == NULL)		/* each verb ends at the name's first '_' */
+		return false;
+	n = (size_t)(us - wl) + 1;
 	for (i = 0; i < CPL_ARRAY_LEN(verbs); i++)
-		if (cpl_str_starts(wl, verbs[i]))
+		if (verbs[i][0] == wl[0] && strlen(verbs[i]) == n &&
+		    memcmp(wl, verbs[i], n) == 0)
 			return true;
 	return false;
 }
