@@ -268,48 +268,6 @@ plain_start(const struct rd *r, size_t i, bool flow)
 	}
 }
 
-/*
- * A plain scalar in block context, on the cursor's line.  The cursor
- * stops at what ended it: a line end, the end, the '#' of a comment or a
- * ':' followed by a blank (the scalar is then a key).
- */
-static void
-plain_block(struct rd *r, struct tok *t)
-{
-	const unsigned char *s = (const unsigned char *)r->s;
-	size_t p = r->p, end = p;
-
-	t->m = here(r);
-	for (;;) {
-		int c;
-
-		while (!stops_plain[s[p]])	/* s[n] is the NUL */
-			p++;
-		if (p > end && s[p - 1] != ' ')
-			end = p;
-		c = s[p];
-		if (c == 0 || c == '\n')
-			break;
-		if (c == ':' && blankz(r, p + 1))
-			break;
-		if (c == ' ') {
-			if (ch(r, p + 1) == '#') {
-				p++;
-				break;
-			}
-			p++;
-			continue;
-		}
-		end = ++p;
-	}
-	t->style = CPL_YS_PLAIN;
-	t->own = false;
-	t->off = t->m.index;
-	t->len = end - t->m.index;
-	t->e = along(t->m, end);
-	r->p = p;
-}
-
 /* Does a plain scalar inside a flow collection end at the line end at
  * p?  It does when blanks, line ends and comments lead to a flow
  * indicator: then libyaml drops the blanks; anything else would go on
@@ -331,42 +289,48 @@ flow_break_ends(const struct rd *r, size_t p)
 }
 
 /*
- * A plain scalar inside a flow collection.  It ends at a flow indicator,
- * at ':' followed by a blank, at a comment, or at a line end that only
- * blanks and comments part from a flow indicator; -1 where libyaml
- * would go on to the next line or complain (':' before an indicator).
+ * A plain scalar at the cursor, in block context (flow false) or inside
+ * a flow collection.  In block context it ends at its line's end, at a
+ * comment or at a ':' followed by a blank (the scalar is then a key); in
+ * a flow collection at a flow indicator too, and at a line end only when
+ * blanks and comments part it from a flow indicator.  The cursor stops
+ * at what ended it.  -1 (flow only) where libyaml would go on to the
+ * next line or complain (':' before an indicator, the text's end).
  */
 static int
-plain_flow(struct rd *r, struct tok *t)
+plain(struct rd *r, struct tok *t, bool flow)
 {
 	const unsigned char *s = (const unsigned char *)r->s;
+	const bool *stops = flow ? stops_flow : stops_plain;
 	size_t p = r->p, end = p;
 
 	t->m = here(r);
 	for (;;) {
-		int c;
+		int c, d;
 
-		while (!stops_flow[s[p]])	/* s[n] is the NUL */
+		while (!stops[s[p]])	/* s[n] is the NUL */
 			p++;
 		if (p > end && s[p - 1] != ' ')
 			end = p;
 		c = s[p];
-		if (c == 0)
-			return -1;
+		if (c == 0) {
+			if (flow)
+				return -1;
+			break;
+		}
 		if (c == '\n') {
-			if (!flow_break_ends(r, p))
+			if (flow && !flow_break_ends(r, p))
 				return -1;
 			break;
 		}
 		if (c == ',' || c == '[' || c == ']' || c == '{' || c == '}')
-			break;
+			break;		/* only stops a flow scan */
 		if (c == ':') {
-			int d = ch(r, p + 1);
-
+			d = ch(r, p + 1);
 			if (d == 0 || d == ' ' || d == '\n')
 				break;
-			if (d == ',' || d == '?' || d == '[' || d == ']' ||
-			    d == '{' || d == '}')
+			if (flow && (d == ',' || d == '?' || d == '[' ||
+				     d == ']' || d == '{' || d == '}'))
 				return -1;
 		}
 		if (c == ' ') {
@@ -634,40 +598,53 @@ flow_ws(struct rd *r)
 	}
 }
 
+/* The start or end event of a flow collection at its bracket: marked
+ * there, ending past it. */
+static void
+flow_bracket(struct rd *r, int type)
+{
+	struct cpl_yfev *e = emit(r, type, here(r));
+
+	e->flow = true;
+	r->p++;
+	set_end(e, here(r));
+}
+
+/* Before an entry of a flow collection closed by close (*first: none
+ * read yet): 1 at close, 0 at the entry (past its ','), -1 else. */
+static int
+flow_next(struct rd *r, int close, bool *first)
+{
+	if (flow_ws(r) < 0)
+		return -1;
+	if (ch(r, r->p) == close)
+		return 1;
+	if (!*first) {
+		if (ch(r, r->p) != ',')
+			return -1;
+		r->p++;
+		if (flow_ws(r) < 0)
+			return -1;
+		if (ch(r, r->p) == close)
+			return 1;
+	}
+	*first = false;
+	return 0;
+}
+
 static int
 flow_seq(struct rd *r)
 {
 	bool first = true;
+	int rc;
 
-	struct cpl_yfev *e = emit(r, CPL_YFE_SEQ_START, here(r));
-	struct mark m;
-
-	e->flow = true;
-	r->p++;
-	set_end(e, here(r));
-	for (;;) {
-		if (flow_ws(r) < 0)
-			return -1;
-		if (ch(r, r->p) == ']')
-			break;
-		if (!first) {
-			if (ch(r, r->p) != ',')
-				return -1;
-			r->p++;
-			if (flow_ws(r) < 0)
-				return -1;
-			if (ch(r, r->p) == ']')
-				break;
-		}
+	flow_bracket(r, CPL_YFE_SEQ_START);
+	while ((rc = flow_next(r, ']', &first)) == 0)
 		if (flow_node(r) < 0)
 			return -1;
-		first = false;
-	}
-	m = here(r);
-	r->p++;
-	e = emit(r, CPL_YFE_SEQ_END, m);
-	e->flow = true;
-	set_end(e, here(r));
+	if (rc < 0)
+		return -1;
+	flow_bracket(r, CPL_YFE_SEQ_END);
 	return 0;
 }
 
@@ -678,33 +655,16 @@ flow_map(struct rd *r)
 {
 	bool first = true;
 	struct tok k;
+	int rc;
 
-	struct cpl_yfev *e = emit(r, CPL_YFE_MAP_START, here(r));
-	struct mark m;
-
-	e->flow = true;
-	r->p++;
-	set_end(e, here(r));
-	for (;;) {
-		if (flow_ws(r) < 0)
-			return -1;
-		if (ch(r, r->p) == '}')
-			break;
-		if (!first) {
-			if (ch(r, r->p) != ',')
-				return -1;
-			r->p++;
-			if (flow_ws(r) < 0)
-				return -1;
-			if (ch(r, r->p) == '}')
-				break;
-		}
+	flow_bracket(r, CPL_YFE_MAP_START);
+	while ((rc = flow_next(r, '}', &first)) == 0) {
 		if (ch(r, r->p) == '"' || ch(r, r->p) == '\'') {
 			if (quoted(r, &k) < 0)
 				return -1;
 			skip_spaces(r);
 		} else if (!plain_start(r, r->p, true) ||
-			   plain_flow(r, &k) < 0 || !blankz(r, r->p + 1)) {
+			   plain(r, &k, true) < 0 || !blankz(r, r->p + 1)) {
 			return -1;
 		}
 		if (ch(r, r->p) != ':')
@@ -717,13 +677,10 @@ flow_map(struct rd *r)
 			return -1;
 		if (flow_node(r) < 0)
 			return -1;
-		first = false;
 	}
-	m = here(r);
-	r->p++;
-	e = emit(r, CPL_YFE_MAP_END, m);
-	e->flow = true;
-	set_end(e, here(r));
+	if (rc < 0)
+		return -1;
+	flow_bracket(r, CPL_YFE_MAP_END);
 	return 0;
 }
 
@@ -744,7 +701,7 @@ flow_node(struct rd *r)
 		rc = quoted(r, &t);
 		if (rc == 0)
 			emit_tok(r, &t);
-	} else if (plain_start(r, r->p, true) && plain_flow(r, &t) == 0 &&
+	} else if (plain_start(r, r->p, true) && plain(r, &t, true) == 0 &&
 		   ch(r, r->p) != ':') {
 		emit_tok(r, &t);
 		rc = 0;
@@ -769,7 +726,7 @@ key(struct rd *r, struct tok *t)
 			return -1;
 		skip_spaces(r);
 	} else if (plain_start(r, r->p, false)) {
-		plain_block(r, t);
+		(void)plain(r, t, false);
 	} else {
 		return -1;
 	}
@@ -807,7 +764,7 @@ inline_value(struct rd *r, int c)
 	default:
 		if (!plain_start(r, r->p, false))
 			return -1;
-		plain_block(r, &t);
+		(void)plain(r, &t, false);
 		if (ch(r, r->p) == ':' || continues(r, c))
 			return -1;
 		emit_tok(r, &t);
@@ -934,7 +891,7 @@ block_node(struct rd *r, int indent)
 plain:
 		if (!plain_start(r, r->p, false))
 			break;
-		plain_block(r, &t);
+		(void)plain(r, &t, false);
 		if (ch(r, r->p) == ':') {
 			if (r->p - t.m.index <= MAX_KEY)
 				rc = block_map(r, &t);
