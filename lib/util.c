@@ -502,6 +502,11 @@ cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 				      "file is too large (over %zu bytes)", max);
 			goto out;
 		}
+		/* The size fstat() gave, in a read asked for one byte
+		 * more: the end, without a read to see it (a syscall per
+		 * file saved; a file still growing is read as it was). */
+		if (n == (size_t)st.st_size && n + 1 < cap)
+			break;
 	}
 	if (data == NULL)
 		data = cpl_xmalloc(1);
