@@ -719,20 +719,21 @@ cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
 	 * again from the start a text whose fast events the builder
 	 * stopped at (its limits), for libyaml's events are the reference
 	 * for every message. */
-	if (cpl_yfast_read(&fast, b.s->source, len) == 0 &&
-	    build_fast(&b, &fast) == 1) {
-		cpl_yfast_free(&fast);
-		builder_clear(&b);
+	if (cpl_yfast_read(&fast, b.s->source, len) == 0)
+		r = build_fast(&b, &fast);
+	cpl_yfast_free(&fast);
+	builder_clear(&b);
+	if (r == 1) {
 		*out = b.s;
 		return 0;
 	}
-	cpl_yfast_free(&fast);
-	builder_clear(&b);
+	if (r < 0)		/* the message the builder left */
+		cpl_error_clear(err);
+	r = 0;
 	source = b.s->source;
 	b.s->source = NULL;
 	cpl_ystream_free(b.s);
 	builder_start(&b, source, len);
-	cpl_error_clear(err);
 	if (!yaml_parser_initialize(&parser)) {
 		cpl_error_set(err, path, 0, 0, "cannot initialise libyaml");
 		goto out;

@@ -326,6 +326,36 @@ START_TEST(tree_either_way)
 }
 END_TEST
 
+/* A text the fast reader reads but the builder stops at (its node
+ * limit): the message and position are those of libyaml's events. */
+START_TEST(builder_limit_after_fast_read)
+{
+	struct cpl_ystream *st = NULL;
+	struct cpl_error err = { 0 };
+	size_t n = CPL_YAML_MAX_NODES + 1, i;
+	char *text = cpl_xmalloc(2 * n + 2);
+	size_t len = 0;
+
+	text[len++] = '[';
+	for (i = 0; i < n; i++) {
+		text[len++] = '0';
+		text[len++] = i + 1 < n ? ',' : ']';
+	}
+	text[len] = '\0';
+	ck_assert_int_eq(compare("a long flow sequence", text, len), 1);
+	ck_assert_int_eq(cpl_yaml_parse(&st, "big.yaml", text, len, &err),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err.message, "too many YAML nodes"));
+	/* The node past the limit: item 2,000,000 (0-based), two bytes
+	 * each after the bracket (the sequence is node 1). */
+	ck_assert_int_eq(err.line, 1);
+	ck_assert_int_eq(err.column, (int)(1 + 2 * (CPL_YAML_MAX_NODES - 1)) +
+			 1);
+	cpl_error_clear(&err);
+	free(text);
+}
+END_TEST
+
 static Suite *
 yamlfast_suite(void)
 {
@@ -338,6 +368,7 @@ yamlfast_suite(void)
 	tcase_add_test(tc, testdata_files);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, tree_either_way);
+	tcase_add_test(tc, builder_limit_after_fast_read);
 	suite_add_tcase(s, tc);
 	return s;
 }
