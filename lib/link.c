@@ -502,7 +502,9 @@ static void
 follow_import(struct walk *wk, const struct cpl_pyfile *from,
 	      const struct cpl_pyimport *imp)
 {
-	char *base = import_base(wk, from, imp->level);
+	/* An absolute import looks from sys.path (load_absolute()). */
+	char *base = imp->level > 0 ? import_base(wk, from, imp->level) :
+				      NULL;
 	char *mod = module_path(imp->module);
 
 	if (imp->name && strcmp(imp->name, "*") != 0) {
@@ -526,7 +528,7 @@ module_cb(void *ctx, const struct cpl_pyfile *from, const char *module,
 	  int level)
 {
 	struct walk *wk = ctx;
-	char *base = import_base(wk, from, level);
+	char *base = level > 0 ? import_base(wk, from, level) : NULL;
 	char *mod = module_path(module);
 	const struct cpl_pyfile *f = NULL;
 
