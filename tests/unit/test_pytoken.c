@@ -663,6 +663,17 @@ same_light_view(const char *what, const char *text, size_t len)
 	free(b);
 }
 
+/* The mutations to run: the environment's count (a positive number),
+ * else dflt. */
+static size_t
+mutation_count(const char *env, size_t dflt)
+{
+	long v;
+
+	return env && cpl_parse_long(&v, env) == 0 && v > 0 ? (size_t)v :
+	       dflt;
+}
+
 START_TEST(skip_plain_lines_hides_nothing)
 {
 	static const char *const probes[] = {
@@ -698,7 +709,7 @@ START_TEST(skip_plain_lines_hides_nothing)
 		";", "'''", "f'", "\r\n", "    ",
 	};
 	const char *e = getenv("PYTOKEN_MUTATIONS");
-	size_t n = e && *e ? strtoul(e, NULL, 10) : 3000, i, k;
+	size_t n = mutation_count(e, 3000), i, k;
 	char **texts = NULL;
 	size_t *lens = NULL, ntexts = 0, cap = 0;
 	uint64_t x = 0x2545f4914f6cdd1du;
