@@ -329,6 +329,10 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 		cpl_engine_add_error(e, &st->repo_err);
 	cpl_engine_set_repo(e, st->repo, o->staged);
 	cpl_engine_set_jobs(e, o->jobs);
+	/* Only SARIF (line fingerprints) and fixes read texts again once
+	 * files are judged. */
+	if (!o->fix && !o->diff && strcmp(o->format, "sarif") != 0)
+		cpl_engine_drop_texts(e);
 	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
 						     &err) < 0) {
 		cpl_engine_add_error(e, &err);

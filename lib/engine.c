@@ -857,8 +857,12 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 		 * before that thread is done. */
 		if (src->inflight)
 			cpl_engine_crew_wait(e);
-		if (!cpl_pyfile_loaded(src->py))
+		if (!cpl_pyfile_loaded(src->py)) {
+			/* A file of a group judged before (a dynamic
+			 * import): its text may have been let go. */
+			cpl_engine_text_back(e, src);
 			cpl_pyfile_reload(src->py, true);
+		}
 	}
 	/* Its tokens, made again when read, count against the bound. */
 	if (cpl_pyfile_loaded(src->py))
@@ -1060,9 +1064,11 @@ cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w)
 		    !(cpl_walk_wanted(rel) && !cpl_str_ends(rel, ".py")))
 			continue;
 		src = find_config(e, w->file, rel);
-		if (src != NULL)
-			(void)cpl_launch_read_config(l, src->path, src->text,
-						     src->len);
+		if (src == NULL)
+			continue;
+		cpl_engine_text_back(e, (struct source *)src);
+		(void)cpl_launch_read_config(l, src->path, src->text,
+					     src->len);
 	}
 }
 
@@ -1073,6 +1079,58 @@ cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
 
 	*n = r ? r->n : 0;
 	return r ? r->v : NULL;
+}
+
+void
+cpl_engine_drop_texts(struct cpl_engine *e)
+{
+	e->drop_texts = true;
+}
+
+void
+cpl_engine_let_text_go(struct cpl_engine *e, struct source *src)
+{
+	if (!e->drop_texts || !src->reread || src->text == NULL ||
+	    cpl_pyfile_loaded(src->py))
+		return;
+	cpl_engine_free_yedit(src);
+	cpl_lines_free(&src->lines);
+	free(src->text);
+	src->text = NULL;
+	src->text_gone = true;
+	if (src->py != NULL)
+		src->py->text = NULL;
+}
+
+void
+cpl_engine_text_back(struct cpl_engine *e, struct source *src)
+{
+	struct cpl_error err = { 0 };
+
+	if (!src->text_gone)
+		return;
+	src->text_gone = false;
+	if (cpl_engine_read_source(e, src->path, &src->text, &src->len,
+				   &err) < 0) {
+		cpl_engine_add_error(e, &err);
+		cpl_error_clear(&err);
+		src->text = cpl_xstrdup("");
+		src->len = 0;
+	}
+	if (src->py != NULL) {
+		src->py->text = src->text;
+		src->py->len = src->len;
+	}
+}
+
+struct source *
+cpl_engine_text_source(struct cpl_engine *e, const char *path)
+{
+	struct source *src = (struct source *)cpl_engine_find_source(e, path);
+
+	if (src != NULL)
+		cpl_engine_text_back(e, src);
+	return src;
 }
 
 void

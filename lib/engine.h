@@ -53,6 +53,14 @@ void cpl_engine_add_path(struct cpl_engine *e, const char *path,
  * CPUs this process may use (cpus.h).  The run is the same for any n.
  */
 void cpl_engine_set_jobs(struct cpl_engine *e, int n);
+/*
+ * Frees each file's text once it is judged rather than at
+ * cpl_engine_free(), so that a run's memory follows its report and not
+ * the tree: for a run that fixes nothing and quotes no source
+ * (cpl_engine_source_text() is then NULL for a file judged).  A text
+ * needed again after all is read again.
+ */
+void cpl_engine_drop_texts(struct cpl_engine *e);
 
 struct cpl_repo;
 

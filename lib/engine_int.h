@@ -68,6 +68,10 @@ struct source {
 	size_t index;			/* in the engine's files */
 	bool inflight;			/* being loaded again on another
 					 * thread (group.c) */
+	bool reread;			/* read from a path (pipeline.c): its
+					 * text can be read again */
+	bool text_gone;			/* its text let go once judged
+					 * (cpl_engine_let_text_go()) */
 	int quota_helper;		/* CPU301 (fixcode.c): 0 not looked,
 					 * 1 to add, 2 defined, 3 name taken */
 	size_t quota_at;		/* with 1: where it goes */
@@ -161,6 +165,8 @@ struct cpl_engine {
 	int threads;			/* -j; 0: the CPUs we may use */
 	int cpus;			/* those CPUs, 0 until needed */
 	bool seeded;			/* jansson's hash seed is set */
+	bool drop_texts;		/* texts let go once judged
+					 * (cpl_engine_drop_texts()) */
 };
 
 /* The context a rule's check runs in (opaque to rules: rule.h). */
@@ -235,6 +241,24 @@ char *cpl_engine_object_name(const struct cpl_workload *w);
 /* Reads the config files the launchers of w's containers name
  * (accelerate launch --config_file), each file once per run. */
 void cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w);
+/*
+ * With cpl_engine_drop_texts(), frees the text of a source read from a
+ * path once nothing in its group needs it (group.c: a Python file's group
+ * judged and the file unloaded, a YAML file's last workload judged), with
+ * what was made from it (line index, edit parse).  Otherwise, and for a
+ * source still loaded, does nothing.  Main thread only.
+ */
+void cpl_engine_let_text_go(struct cpl_engine *e, struct source *src);
+/*
+ * The source at path (NULL when none) with its text: read again, once,
+ * if it was let go (a later group's fix or dynamic import, a launcher's
+ * config file).  A file that cannot be read again is an error of the run
+ * and an empty text.  Main thread only.
+ */
+struct source *cpl_engine_text_source(struct cpl_engine *e,
+				      const char *path);
+/* src's text, read again if it was let go (as above). */
+void cpl_engine_text_back(struct cpl_engine *e, struct source *src);
 /* Frees a source's edit parse (made again if asked for), or those of
  * every source that made one. */
 void cpl_engine_free_yedit(struct source *src);

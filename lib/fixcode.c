@@ -200,7 +200,7 @@ cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
 			const struct cpl_pos *call, const struct cpl_pos *end)
 {
 	const struct source *src = call && call->file ?
-		cpl_engine_find_source(ck->e, call->file) : NULL;
+		cpl_engine_text_source(ck->e, call->file) : NULL;
 	struct cpl_pos a, b;
 	long from, to;
 	char *text;

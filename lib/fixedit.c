@@ -33,7 +33,7 @@ yedit_of(struct cpl_check *ck, const char *path)
 	struct source *src;
 	struct cpl_error err = { 0 };
 
-	src = (struct source *)cpl_engine_find_source(ck->e, path);
+	src = cpl_engine_text_source(ck->e, path);
 	if (src == NULL || src->kind != FILE_YAML)
 		return NULL;
 	if (!src->yedit_tried) {
@@ -415,7 +415,7 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
 	char *styled;
-	const struct source *src = pos ? cpl_engine_find_source(ck->e,
+	const struct source *src = pos ? cpl_engine_text_source(ck->e,
 								pos->file) :
 				   NULL;
 	const char *p, *end, *start;
@@ -476,7 +476,7 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 			const struct cpl_pos *pos, long from, long to)
 {
 	const struct source *src = pos && pos->file ?
-		cpl_engine_find_source(ck->e, pos->file) : NULL;
+		cpl_engine_text_source(ck->e, pos->file) : NULL;
 	long off, v;
 	size_t i, j;
 	char num[24], *text;
@@ -511,7 +511,7 @@ cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
 		       const struct cpl_pos *pos, const char *text)
 {
 	const struct source *src = pos && pos->file ?
-		cpl_engine_find_source(ck->e, pos->file) : NULL;
+		cpl_engine_text_source(ck->e, pos->file) : NULL;
 	long off;
 	size_t i, open;
 	int depth = 0;
@@ -563,7 +563,7 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 			    const struct cpl_pos *pos, long from, long to)
 {
 	const struct source *src = pos && pos->file ?
-		cpl_engine_find_source(ck->e, pos->file) : NULL;
+		cpl_engine_text_source(ck->e, pos->file) : NULL;
 	long off;
 	size_t i;
 	char q[32];

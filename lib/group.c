@@ -27,7 +27,8 @@
  *     files; make its budget entries; run the code rules over its linted
  *     files and the container rules over its containers.  Then its files
  *     are unloaded, and the edit parse of a YAML file (fixedit.c) is
- *     freed once its last workload is judged.
+ *     freed once its last workload is judged; so are their texts, when
+ *     the run lets texts go (cpl_engine_drop_texts()).
  *
  * The output is the same for any grouping and any -j: findings carry an
  * order key that is the order a run of every file, then every container,
@@ -350,6 +351,7 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 		src = e->files[g->members[k] - g->nw];
 		if (src->py == NULL || cpl_pyfile_loaded(src->py))
 			continue;
+		cpl_engine_text_back(e, src);	/* (never let go yet) */
 		src->inflight = true;
 		cpl_xgrow((void **)&c->srcs, &cap, c->n + 1, sizeof(*c->srcs));
 		c->srcs[c->n++] = src;
@@ -576,10 +578,17 @@ unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
 {
 	size_t k;
 
-	for (k = from; k < to; k++)
-		if (g->members[k] >= g->nw &&
-		    e->files[g->members[k] - g->nw]->py != NULL)
-			cpl_pyfile_unload(e->files[g->members[k] - g->nw]->py);
+	for (k = from; k < to; k++) {
+		struct source *src;
+
+		if (g->members[k] < g->nw)
+			continue;
+		src = e->files[g->members[k] - g->nw];
+		if (src->py != NULL) {
+			cpl_pyfile_unload(src->py);
+			cpl_engine_let_text_go(e, src);
+		}
+	}
 }
 
 /* The group after the last of the batch that starts at group from: about
@@ -627,8 +636,10 @@ done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
 		if (g->members[k] >= g->nw ||
 		    (f = g->wsrc[g->members[k]]) == SIZE_MAX)
 			continue;
-		if (--g->pending[f] == 0)
+		if (--g->pending[f] == 0) {
 			cpl_engine_free_yedit(e->files[f]);
+			cpl_engine_let_text_go(e, e->files[f]);
+		}
 	}
 }
 

@@ -150,6 +150,7 @@ process(struct pjob *j)
 				       python ? FILE_PYTHON : FILE_YAML,
 				       j->text, j->len);
 	j->text = NULL;		/* the source's now */
+	j->src->reread = true;
 	if (!python) {
 		cpl_engine_load_yaml(j->out, j->src, j->explicit);
 		return;
