@@ -1106,17 +1106,26 @@ void
 cpl_engine_text_back(struct cpl_engine *e, struct source *src)
 {
 	struct cpl_error err = { 0 };
+	size_t len = 0;
 
 	if (!src->text_gone)
 		return;
 	src->text_gone = false;
-	if (cpl_engine_read_source(e, src->path, &src->text, &src->len,
-				   &err) < 0) {
+	if (cpl_engine_read_source(e, src->path, &src->text, &len,
+				   &err) == 0 && len != src->len) {
+		/* Not the text linted: positions would point elsewhere. */
+		free(src->text);
+		cpl_error_set(&err, src->path, 0, 0, "changed while being "
+			      "linted (%zu bytes, then %zu); lint it again",
+			      src->len, len);
+	}
+	if (err.message != NULL) {
 		cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		src->text = cpl_xstrdup("");
-		src->len = 0;
+		len = 0;
 	}
+	src->len = len;
 	if (src->py != NULL) {
 		src->py->text = src->text;
 		src->py->len = src->len;

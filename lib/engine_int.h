@@ -252,8 +252,9 @@ void cpl_engine_let_text_go(struct cpl_engine *e, struct source *src);
 /*
  * The source at path (NULL when none) with its text: read again, once,
  * if it was let go (a later group's fix or dynamic import, a launcher's
- * config file).  A file that cannot be read again is an error of the run
- * and an empty text.  Main thread only.
+ * config file).  A file that cannot be read again, or that is no longer
+ * as long as the text linted, is an error of the run and an empty text.
+ * Main thread only.
  */
 struct source *cpl_engine_text_source(struct cpl_engine *e,
 				      const char *path);

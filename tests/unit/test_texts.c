@@ -3,8 +3,8 @@
  * (cpl_engine_drop_texts()): the same findings, edits and errors as a run
  * that keeps them; the texts of judged files gone; a text asked for again
  * read again (a later group's fix or dynamic import), a Python file
- * loaded again from it; a file gone from disk meanwhile one error naming
- * it and an empty text, never a crash.
+ * loaded again from it; a file gone from disk meanwhile, or changed in
+ * length, one error naming it and an empty text, never a crash.
  *
  * Owns a scratch directory under $TMPDIR for each test, removed after.
  */
@@ -246,6 +246,27 @@ START_TEST(gone_from_disk_is_an_error)
 }
 END_TEST
 
+START_TEST(changed_on_disk_is_an_error)
+{
+	struct cpl_engine *e = run(true);
+	const struct cpl_error *err;
+	struct source *src;
+	size_t n0, n1;
+
+	cpl_engine_errors(e, &n0);
+	put("a.yaml", "kind: ConfigMap\n");
+	src = cpl_engine_text_source(e, at("a.yaml"));
+	ck_assert_ptr_nonnull(src);
+	ck_assert_str_eq(src->text, "");
+	err = cpl_engine_errors(e, &n1);
+	ck_assert_uint_eq(n1, n0 + 1);
+	ck_assert_ptr_nonnull(strstr(err[n1 - 1].path, "a.yaml"));
+	ck_assert_ptr_nonnull(strstr(err[n1 - 1].message,
+				     "changed while being linted"));
+	cpl_engine_free(e);
+}
+END_TEST
+
 static Suite *
 texts_suite(void)
 {
@@ -256,6 +277,7 @@ texts_suite(void)
 	tcase_add_test(tc, same_report_texts_gone);
 	tcase_add_test(tc, read_again_when_asked);
 	tcase_add_test(tc, gone_from_disk_is_an_error);
+	tcase_add_test(tc, changed_on_disk_is_an_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
