@@ -221,12 +221,26 @@ START_TEST(read_again_when_asked)
 }
 END_TEST
 
+/* e holds one error more than before, naming the file name and saying
+ * says (when given). */
+static void
+one_more_error(const struct cpl_engine *e, size_t before, const char *name,
+	       const char *says)
+{
+	size_t n;
+	const struct cpl_error *err = cpl_engine_errors(e, &n);
+
+	ck_assert_uint_eq(n, before + 1);
+	ck_assert_ptr_nonnull(strstr(err[n - 1].path, name));
+	if (says != NULL)
+		ck_assert_ptr_nonnull(strstr(err[n - 1].message, says));
+}
+
 START_TEST(gone_from_disk_is_an_error)
 {
 	struct cpl_engine *e = run(true);
-	const struct cpl_error *err;
 	struct source *src;
-	size_t n0, n1;
+	size_t n0;
 
 	cpl_engine_errors(e, &n0);
 	ck_assert_int_eq(unlink(at("first.py")), 0);
@@ -235,13 +249,10 @@ START_TEST(gone_from_disk_is_an_error)
 	ck_assert(cpl_pyfile_loaded(cpl_engine_python(e, src)));
 	ck_assert_str_eq(src->text, "");
 	ck_assert_uint_eq(src->len, 0);
-	err = cpl_engine_errors(e, &n1);
-	ck_assert_uint_eq(n1, n0 + 1);
-	ck_assert_ptr_nonnull(strstr(err[n1 - 1].path, "first.py"));
+	one_more_error(e, n0, "first.py", NULL);
 	/* Asked again: no second error. */
 	(void)cpl_engine_text_source(e, at("first.py"));
-	cpl_engine_errors(e, &n1);
-	ck_assert_uint_eq(n1, n0 + 1);
+	one_more_error(e, n0, "first.py", NULL);
 	cpl_engine_free(e);
 }
 END_TEST
@@ -249,20 +260,15 @@ END_TEST
 START_TEST(changed_on_disk_is_an_error)
 {
 	struct cpl_engine *e = run(true);
-	const struct cpl_error *err;
 	struct source *src;
-	size_t n0, n1;
+	size_t n0;
 
 	cpl_engine_errors(e, &n0);
 	put("a.yaml", "kind: ConfigMap\n");
 	src = cpl_engine_text_source(e, at("a.yaml"));
 	ck_assert_ptr_nonnull(src);
 	ck_assert_str_eq(src->text, "");
-	err = cpl_engine_errors(e, &n1);
-	ck_assert_uint_eq(n1, n0 + 1);
-	ck_assert_ptr_nonnull(strstr(err[n1 - 1].path, "a.yaml"));
-	ck_assert_ptr_nonnull(strstr(err[n1 - 1].message,
-				     "changed while being linted"));
+	one_more_error(e, n0, "a.yaml", "changed while being linted");
 	cpl_engine_free(e);
 }
 END_TEST
