@@ -27,6 +27,8 @@ Environment (run.sh sets the first three):
                 1,2,3,4,5,scale)
   BENCH_PROJECTS  projects in the tree of rows 1-3 (default 2000)
   BENCH_PODS    Pods in rows 4 and 5 (default 10000)
+  BENCH_INSTR=0 no instruction counts beside the scaling line (they
+                take valgrind about a minute)
 """
 
 import json
@@ -303,6 +305,7 @@ def row_scale(binary, tmp, have):
                                out=os.path.join(tmp, "scale.json"))
             w0, c0 = least.get(n, (t, cpu))
             least[n] = (min(w0, t), min(c0, cpu))
+    instr = instructions(binary, trees)
     per = []
     for n, files, tree, made in trees:
         if made:
@@ -329,6 +332,41 @@ def row_scale(binary, tmp, have):
             "{:,}".format(p[0]) for p in per),
          " / ".join("%.0f us" % (x * 1e6) for x in cpus), "-",
          "max/min %.2f" % ratio, "<= 1.2"))
+    if instr:
+        ks = [instr[n] / files / 1000 for n, files, _, _ in trees]
+        print("          instructions per file (valgrind, -j 1; the same on "
+              "every run, which the machine's noise does not touch): %s "
+              "thousand, max/min %.2f" % (
+                  " / ".join("%.0f" % k for k in ks), max(ks) / min(ks)))
+        TABLE.append(("instructions per file, the same sizes (information)",
+                      " / ".join("%.0f k" % k for k in ks), "-",
+                      "max/min %.2f" % (max(ks) / min(ks)), "-", "-"))
+    sys.stdout.flush()
+
+
+def instructions(binary, trees):
+    """Instructions of one -j 1 run on each tree, counted by valgrind's
+    cachegrind without its cache simulation: {projects: count}, or {}
+    without valgrind (BENCH_INSTR=0 skips it).  A count does not depend
+    on what else the machine is doing, so it shows whether the work per
+    file is constant when the times are too noisy to tell."""
+    vg = shutil.which("valgrind")
+    if vg is None or os.environ.get("BENCH_INSTR", "") == "0":
+        return {}
+    got = {}
+    for n, _, tree, _ in trees:
+        r = subprocess.run([vg, "--tool=cachegrind", "--cache-sim=no",
+                            "--cachegrind-out-file=/dev/null", binary,
+                            "--no-config", "-j", "1", "-o", "json", tree],
+                           stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        m = re.search(r"I\s+refs:\s+([\d,]+)", r.stderr)
+        if m is None:
+            print("bench: valgrind counted nothing on %s" % tree)
+            return {}
+        got[n] = int(m.group(1).replace(",", ""))
+    return got
 
 
 # ---- row 3: pre-commit -----------------------------------------------------
