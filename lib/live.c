@@ -5,8 +5,9 @@
  * itself (configMapKeyRef → value, envFrom configMapRef → env entries that
  * explicit env overrides, as the kubelet does), then the object goes
  * through the same manifest loader as a file, so static and live findings
- * come from the same model.  Caches: one GET per ConfigMap and per owner,
- * one metrics read per node (per sample), so a 1,000-pod list costs a
+ * come from the same model.  Caches: one GET per ConfigMap and per owner
+ * (an MPIJob is read for its workers' slotsPerWorker), one metrics read
+ * per node (per sample), so a 1,000-pod list costs a
  * handful of requests beyond the list itself.
  *
  * At scale (livepods.h): a Pod list is read item by item as each page
@@ -321,6 +322,18 @@ label(const json_t *obj, const char *key)
 				    "labels"), key);
 }
 
+/* Whether an operator's labels make pod an MPI launcher. */
+static bool
+launcher_pod(const json_t *pod)
+{
+	return cpl_str_eq(label(pod, "training.kubeflow.org/replica-type"),
+			  "launcher") ||
+	       cpl_str_eq(label(pod, "training.kubeflow.org/job-role"),
+			  "launcher") ||
+	       cpl_str_eq(label(pod, "jobset.sigs.k8s.io/replicatedjob-name"),
+			  "launcher");
+}
+
 /*
  * What an operator's labels say a Pod is: a Trainer initializer (dataset
  * or model) never trains; an MPI launcher (MPIJob, Trainer's MPI
@@ -333,8 +346,6 @@ judge_pod_role(struct cpl_workload *w, const json_t *pod)
 	const char *step = label(pod, "trainer.kubeflow.org/"
 				 "trainjob-ancestor-step");
 	const char *rjob = label(pod, "jobset.sigs.k8s.io/replicatedjob-name");
-	const char *rtype = label(pod, "training.kubeflow.org/replica-type");
-	const char *role = label(pod, "training.kubeflow.org/job-role");
 	size_t i;
 
 	if ((step && strstr(step, "initializer")) ||
@@ -345,9 +356,95 @@ judge_pod_role(struct cpl_workload *w, const json_t *pod)
 		}
 		return;
 	}
-	if (cpl_str_eq(rtype, "launcher") || cpl_str_eq(role, "launcher") ||
-	    cpl_str_eq(rjob, "launcher"))
-		cpl_loader_mpi(w, true);
+	if (!launcher_pod(pod))
+		return;
+	/* Loaded as a Pod alone, its mpirun -np counted ranks here; the
+	 * operator's hostfile sends them to the workers. */
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (c->role != CPL_CROLE_MAIN || !c->has_slots)
+			continue;
+		free(c->slots.text);
+		memset(&c->slots, 0, sizeof(c->slots));
+		c->slots_from = NULL;
+		c->has_slots = false;
+	}
+	cpl_loader_mpi(w, true);
+}
+
+/*
+ * Reads, once per MPIJob, the slotsPerWorker its worker Pods run (the
+ * operator starts that many ranks in each: the hostfile's slots).  Not
+ * readable (no RBAC, gone), the ranks are unknown, not 1, and a note
+ * says why.
+ */
+static void
+mpijob_slots(struct live *l, struct cpl_liveowner *o, const char *ns)
+{
+	struct cpl_kube_ref ref = { o->api_version, "mpijobs", ns, o->name,
+				    NULL };
+	struct cpl_error err = { 0 };
+	json_t *job = NULL, *slots;
+
+	if (o->mpi_read != 0)
+		return;
+	o->mpi_read = -1;
+	if (o->api_version == NULL ||
+	    !cpl_str_starts(o->api_version, "kubeflow.org/")) {
+		cpl_buf_addf(l->notes, "%s: not a Kubeflow MPIJob (apiVersion "
+			     "%s); its worker Pods' ranks are unknown\n",
+			     o->object, o->api_version ? o->api_version :
+			     "not given");
+		return;
+	}
+	if (cpl_kubeclient_get(&job, NULL, l->client, &ref, &err) < 0) {
+		cpl_buf_addf(l->notes, "%s was not read (%s); its worker Pods' "
+			     "ranks (slotsPerWorker) are unknown\n",
+			     o->object, err.message ? err.message : "error");
+		cpl_error_clear(&err);
+		return;
+	}
+	o->mpi_read = 1;
+	slots = json_object_get(json_object_get(job, "spec"),
+				"slotsPerWorker");
+	if (json_is_integer(slots))
+		o->slots = cpl_xasprintf("%" JSON_INTEGER_FORMAT,
+					 json_integer_value(slots));
+	json_decref(job);
+}
+
+/*
+ * A worker Pod of an MPIJob runs slotsPerWorker ranks (1 when the spec
+ * leaves it out, as the operator defaults it) in its run container, as a
+ * manifest's MPIJob does (lib/load/manifest.c); unknown when the MPIJob
+ * cannot be read.  The launcher is judged by its labels (judge_pod_role).
+ */
+static void
+mpi_worker(struct live *l, struct cpl_liveowner *o, const char *ns,
+	   const json_t *pod, struct cpl_workload *w)
+{
+	size_t i;
+
+	if (o == NULL || strcmp(o->kind, "MPIJob") != 0 || launcher_pod(pod))
+		return;
+	mpijob_slots(l, o, ns);
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (!c->run_container || c->has_slots)
+			continue;
+		c->has_slots = true;
+		if (o->mpi_read < 0) {
+			c->slots_from = "slotsPerWorker";	/* unknown */
+		} else if (o->slots != NULL) {
+			c->slots.text = cpl_xstrdup(o->slots);
+			c->slots_from = "slotsPerWorker";
+		} else {
+			c->slots.text = cpl_xstrdup("1");
+			c->slots_from = "slotsPerWorker (default)";
+		}
+	}
 }
 
 /*
@@ -458,6 +555,7 @@ add_pod(struct live *l, json_t *pod)
 			free(spec_key);
 			return;
 		}
+		mpi_worker(l, owner, ns, pod, w);
 		g = (long)cpl_livepods_add_group(&l->lp, spec_key, owner, ns,
 						 w);
 	} else {

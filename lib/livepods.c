@@ -59,13 +59,15 @@ cpl_livepods_owner_ref(const json_t *obj)
 
 /* A new owner record for kind/ns/name. */
 static struct cpl_liveowner *
-new_owner(struct cpl_livepods *lp, const char *kind, const char *ns,
-	  const char *name)
+new_owner(struct cpl_livepods *lp, const char *kind, const char *api_version,
+	  const char *ns, const char *name)
 {
 	struct cpl_liveowner *o = cpl_xcalloc(1, sizeof(*o));
 	size_t i;
 
 	o->kind = cpl_xstrdup(kind);
+	o->api_version = api_version ? cpl_xstrdup(api_version) : NULL;
+	o->name = cpl_xstrdup(name);
 	o->log = cpl_xasprintf("%s/%s/%s", kind, ns, name);
 	o->object = cpl_xasprintf("%s/%s/%s", kind, ns, name);
 	for (i = 0; o->object[i] != '/'; i++)
@@ -83,7 +85,7 @@ new_owner(struct cpl_livepods *lp, const char *kind, const char *ns,
  */
 static struct cpl_liveowner *
 top_of(struct cpl_livepods *lp, struct cpl_kubeclient *c, const char *kind,
-       const char *ns, const char *name, int depth)
+       const char *api_version, const char *ns, const char *name, int depth)
 {
 	char *key = cpl_xasprintf("%s/%s/%s", ns, kind, name);
 	void *hit = cpl_strmap_get(&lp->owner_at, key);
@@ -109,7 +111,8 @@ top_of(struct cpl_livepods *lp, struct cpl_kubeclient *c, const char *kind,
 		if (cpl_kubeclient_get(&obj, NULL, c, &ref, &err) == 0) {
 			up = cpl_livepods_owner_ref(obj);
 			if (up && jstr(up, "kind") && jstr(up, "name"))
-				top = top_of(lp, c, jstr(up, "kind"), ns,
+				top = top_of(lp, c, jstr(up, "kind"),
+					     jstr(up, "apiVersion"), ns,
 					     jstr(up, "name"), depth + 1);
 		}
 		json_decref(obj);
@@ -119,7 +122,7 @@ top_of(struct cpl_livepods *lp, struct cpl_kubeclient *c, const char *kind,
 		/* Not followed, unreadable (missing, forbidden) or without
 		 * an owner of its own: the top is the object itself.  An
 		 * unreadable one is remembered by its own record. */
-		top = new_owner(lp, kind, ns, name);
+		top = new_owner(lp, kind, api_version, ns, name);
 	}
 	cpl_strmap_put(&lp->owner_at, own_key(lp, key), top);
 	return top;
@@ -134,7 +137,8 @@ cpl_livepods_owner(struct cpl_livepods *lp, struct cpl_kubeclient *c,
 
 	if (ref == NULL)
 		return NULL;
-	return top_of(lp, c, kind ? kind : "?", ns, name ? name : "?", 0);
+	return top_of(lp, c, kind ? kind : "?", jstr(ref, "apiVersion"), ns,
+		      name ? name : "?", 0);
 }
 
 /* ---- the canonical text ----------------------------------------------- */
@@ -512,6 +516,9 @@ cpl_livepods_free(struct cpl_livepods *lp)
 	free(lp->nodes);
 	for (i = 0; i < lp->nowners; i++) {
 		free(lp->owners[i]->kind);
+		free(lp->owners[i]->api_version);
+		free(lp->owners[i]->name);
+		free(lp->owners[i]->slots);
 		free(lp->owners[i]->object);
 		free(lp->owners[i]->log);
 		free(lp->owners[i]);

@@ -34,6 +34,14 @@ const json_t *cpl_livepods_owner_ref(const json_t *obj);
 /* The top controller of some Pods, as read once. */
 struct cpl_liveowner {
 	char *kind;		/* "Deployment", "PyTorchJob" */
+	char *api_version;	/* as its reference gave it ("kubeflow.org/
+				 * v2beta1"), or NULL */
+	char *name;
+	/* An MPIJob's ranks per worker Pod (live.c), read on first need:
+	 * 0 not asked, 1 read (slots its spec.slotsPerWorker, or NULL when
+	 * unset), -1 not readable. */
+	int mpi_read;
+	char *slots;
 	char *object;		/* "deployment/ns/name", as live objects are
 				 * named */
 	char *log;		/* "Deployment/ns/name" for -v */

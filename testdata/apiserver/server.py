@@ -73,6 +73,8 @@ RESOURCES = [
     ("kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", True, [], RW_VERBS,
      []),
     ("kubeflow.org", "v1", "tfjobs", "TFJob", True, [], RW_VERBS, []),
+    ("kubeflow.org", "v1", "mpijobs", "MPIJob", True, [], RW_VERBS, []),
+    ("kubeflow.org", "v2beta1", "mpijobs", "MPIJob", True, [], RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", True, [],
      RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "trainingruntimes",

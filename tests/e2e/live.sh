@@ -239,6 +239,38 @@ reads=$(grep -c 'proxy/metrics/cadvisor' "$D/requests.jsonl")
 [ "$reads" = 20 ] && ok || bad "20 nodes read $reads times"
 apiserver_stop
 
+# 7b'. an MPIJob (testdata/apiserver/fixtures/mpi): each worker Pod runs the
+# job's slotsPerWorker ranks (read once for both workers), as a manifest's
+# MPIJob does; the launcher's mpirun -np starts its ranks in the workers,
+# so the launcher Pod runs none.  Without RBAC on MPIJobs the ranks are
+# unknown, never 1, and a note says why.
+apiserver_start --fixtures mpi --timeout 120 || { bad "server mpi"; finish; }
+D=$APISERVER_DIR
+: > "$D/requests.jsonl"
+expect mpi-workers 1 kubectl cpulint -n hpc -l training.kubeflow.org/job-name=horovod --kubeconfig "$D/kubeconfig"
+has mpi-workers 'horovod-worker-0[worker]: warning: OMP_NUM_THREADS is not set in container "worker": each of its 4 ranks'
+has mpi-workers '(2 Pods)'
+has mpi-workers 'add env OMP_NUM_THREADS: "1" (per-rank budget floor(4 / 4) = 1 CPU(s)'
+lacks mpi-launcher 'horovod-launcher'
+has mpi-workers '1 finding (0 errors, 1 warning, 0 notes)'
+reads=$(grep -c '"path": "/apis/kubeflow.org/v2beta1/namespaces/hpc/mpijobs/horovod"' "$D/requests.jsonl")
+[ "$reads" = 1 ] && ok || bad "the MPIJob was read $reads times, not once"
+expect mpi-json 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc -o json -l training.kubeflow.org/job-name=horovod
+printf '%s' "$out" | python3 -c '
+import json, sys
+b = json.load(sys.stdin)["budgets"]
+assert [(x["container"], x["ranks"]) for x in b] == [("worker", 4)], b
+' && ok || bad "mpi-json: one budget entry, the workers, 4 ranks"
+apiserver_stop
+apiserver_start --fixtures mpi --deny get:mpijobs:hpc --timeout 120 || { bad "server mpi 2"; finish; }
+D=$APISERVER_DIR
+expect mpi-denied 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc -l training.kubeflow.org/job-name=horovod
+has mpi-denied 'the rank count (slotsPerWorker (unknown)) is not known here'
+has mpi-denied 'note: mpijob/hpc/horovod was not read (forbidden'
+has mpi-denied "its worker Pods' ranks (slotsPerWorker) are unknown"
+lacks mpi-denied 'each of its 1 rank'
+apiserver_stop
+
 # 7c. a server that echoes the Authorization header, and a password in the
 # server URL: neither is ever shown, in errors or with -v.
 apiserver_start --echo-auth --deny get:pods:ml --timeout 120 || { bad "server 4"; finish; }
