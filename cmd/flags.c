@@ -178,8 +178,8 @@ cpl_cli_usage(FILE *out)
 		cpl_cli_synopsis[0], cpl_cli_synopsis[1],
 		cpl_cli_synopsis[2], cpl_cli_synopsis[3]);
 	fputs("  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj),\n"
-	      "  pytorchjob, trainjob; a bare NAME is a Pod.  -l SEL or -A "
-	      "alone\n  lint Pods.\n\n", out);
+	      "  pytorchjob, trainjob, mpijob; a bare NAME is a Pod.  -l SEL "
+	      "or -A\n  alone lint Pods.\n\n", out);
 	for (i = 0; i < CPL_ARRAY_LEN(flags); i++) {
 		if (flags[i].group)
 			fprintf(out, "%s:\n", flags[i].group);

@@ -55,6 +55,9 @@ static const struct kind kinds[] = {
 	  "pytorchjob" },
 	{ "|trainjob|trainjobs|", "trainer.kubeflow.org/v1alpha1",
 	  "trainjobs", "trainjob" },
+	/* The MPI operator's; training-operator 1.x served kubeflow.org/v1
+	 * (add_target() falls back to it). */
+	{ "|mpijob|mpijobs|", "kubeflow.org/v2beta1", "mpijobs", "mpijob" },
 };
 
 struct live {
@@ -653,7 +656,8 @@ controller_pods(struct live *l, const struct kind *k, const json_t *obj,
 {
 	char *sel = NULL;
 
-	if (strcmp(k->resource, "pytorchjobs") == 0)
+	if (strcmp(k->resource, "pytorchjobs") == 0 ||
+	    strcmp(k->resource, "mpijobs") == 0)
 		sel = cpl_xasprintf("training.kubeflow.org/job-name=%s", name);
 	else if (strcmp(k->resource, "trainjobs") == 0)
 		sel = cpl_xasprintf("jobset.sigs.k8s.io/jobset-name=%s", name);
@@ -754,11 +758,12 @@ add_target(struct live *l, const char *target)
 	struct cpl_error err = { 0 };
 	json_t *obj = NULL;
 	char *object;
+	int rc;
 
 	if (k == NULL) {
 		live_errorf(l, "%s: unknown resource type \"%s\" (use pod, "
-			    "deploy, sts, ds, rs, job, cronjob, pytorchjob or "
-			    "trainjob)", target, type);
+			    "deploy, sts, ds, rs, job, cronjob, pytorchjob, "
+			    "trainjob or mpijob)", target, type);
 		goto out;
 	}
 	if (*name == '\0' || strchr(name, '/') != NULL) {
@@ -767,7 +772,22 @@ add_target(struct live *l, const char *target)
 	}
 	ref = (struct cpl_kube_ref){ k->api_version, k->resource, ns, name,
 				     NULL };
-	if (cpl_kubeclient_get(&obj, NULL, l->client, &ref, &err) < 0) {
+	rc = cpl_kubeclient_get(&obj, NULL, l->client, &ref, &err);
+	if (rc == CPL_KUBE_NOT_FOUND && strcmp(k->resource, "mpijobs") == 0) {
+		/* Not served as v2beta1: training-operator 1.x's v1.  Not
+		 * there either: the v2beta1 answer is the one to show. */
+		struct cpl_error v1 = { 0 };
+
+		ref.api_version = "kubeflow.org/v1";
+		rc = cpl_kubeclient_get(&obj, NULL, l->client, &ref, &v1);
+		if (rc != CPL_KUBE_NOT_FOUND) {
+			cpl_error_clear(&err);
+			err = v1;
+		} else {
+			cpl_error_clear(&v1);
+		}
+	}
+	if (rc < 0) {
 		live_error(l, &err);
 		goto out;
 	}
@@ -778,7 +798,8 @@ add_target(struct live *l, const char *target)
 	resolve_env(l, obj, ns, 0);
 	object = cpl_xasprintf("%s/%s/%s", k->label, ns, name);
 	add_object(l, obj, object, strcmp(k->resource, "pytorchjobs") == 0 ||
-		   strcmp(k->resource, "trainjobs") == 0, NULL);
+		   strcmp(k->resource, "trainjobs") == 0 ||
+		   strcmp(k->resource, "mpijobs") == 0, NULL);
 	if (strcmp(k->resource, "trainjobs") == 0)
 		add_runtime(l, obj, ns, object);
 	free(object);

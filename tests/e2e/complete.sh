@@ -56,6 +56,7 @@ kc() { kubectl __complete cpulint "$@" 2>/dev/null; }
 all=$(kc "")
 has kubectl-types "pod/"
 has kubectl-types2 "pytorchjob/"
+has kubectl-types3 "mpijob/"
 has kubectl-types-nospace ":2"
 all=$(kc --out)
 has kubectl-flags "--output	text (default), json, sarif or github"

@@ -255,6 +255,13 @@ lacks mpi-launcher 'horovod-launcher'
 has mpi-workers '1 finding (0 errors, 1 warning, 0 notes)'
 reads=$(grep -c '"path": "/apis/kubeflow.org/v2beta1/namespaces/hpc/mpijobs/horovod"' "$D/requests.jsonl")
 [ "$reads" = 1 ] && ok || bad "the MPIJob was read $reads times, not once"
+expect mpijob-target 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc mpijob/horovod
+has mpijob-target 'mpijob/hpc/horovod/Worker[worker]: warning: OMP_NUM_THREADS is not set in container "worker": each of its 4 ranks'
+has mpijob-target 'mpijob/hpc/horovod/horovod-worker-0[worker]: warning'
+lacks mpijob-target 'horovod-launcher'
+expect mpijob-missing 2 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc mpijob/nope
+has mpijob-missing 'not found: mpijobs.kubeflow.org "nope" in namespace "hpc"'
+has mpijob-missing 'request GET /apis/kubeflow.org/v2beta1/namespaces/hpc/mpijobs/nope'
 expect mpi-json 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc -o json -l training.kubeflow.org/job-name=horovod
 printf '%s' "$out" | python3 -c '
 import json, sys
