@@ -750,7 +750,7 @@ START_TEST(not_found_404)
 	struct cpl_kube_ref pod = { "v1", "pods", "ml", "train-9", NULL };
 	struct cpl_kube_ref job = { "kubeflow.org/v1", "pytorchjobs", "ml",
 				    "gone", NULL };
-	struct cpl_kube_ref crd = { "kubeflow.org/v2beta1", "mpijobs", "ml",
+	struct cpl_kube_ref crd = { "kubeflow.org/v1", "xgboostjobs", "ml",
 				    "x", NULL };
 	char *msg, *w, *want;
 
@@ -774,10 +774,10 @@ START_TEST(not_found_404)
 	free(w);
 
 	msg = get_fails(c, &crd, CPL_KUBE_NOT_FOUND);
-	w = where("fake-token", "/apis/kubeflow.org/v2beta1/namespaces/ml/"
-		  "mpijobs/x");
-	want = cpl_xasprintf("not found: the server does not serve mpijobs in "
-			     "kubeflow.org/v2beta1 (is its CRD installed?)%s",
+	w = where("fake-token", "/apis/kubeflow.org/v1/namespaces/ml/"
+		  "xgboostjobs/x");
+	want = cpl_xasprintf("not found: the server does not serve xgboostjobs "
+			     "in kubeflow.org/v1 (is its CRD installed?)%s",
 			     w);
 	ck_assert_str_eq(msg, want);
 	free(msg);
