@@ -338,57 +338,18 @@ launcher_pod(const json_t *pod)
 }
 
 /*
- * What an operator's labels say a Pod is: a Trainer initializer (dataset
- * or model) never trains; an MPI launcher (MPIJob, Trainer's MPI
- * launcher) starts its ranks in the workers' Pods when it only runs
- * mpirun.
+ * Reads, once per MPIJob, what its Pods run: slotsPerWorker (the ranks
+ * the operator's hostfile gives each worker, and the launcher with
+ * runLauncherAsNode).  Not readable (no RBAC, gone), the ranks are
+ * unknown, not 1, and a note says why.
  */
 static void
-judge_pod_role(struct cpl_workload *w, const json_t *pod)
-{
-	const char *step = label(pod, "trainer.kubeflow.org/"
-				 "trainjob-ancestor-step");
-	const char *rjob = label(pod, "jobset.sigs.k8s.io/replicatedjob-name");
-	size_t i;
-
-	if ((step && strstr(step, "initializer")) ||
-	    (rjob && strstr(rjob, "initializer"))) {
-		for (i = 0; i < w->ncontainers; i++) {
-			w->containers[i].not_training = true;
-			w->containers[i].run_container = false;
-		}
-		return;
-	}
-	if (!launcher_pod(pod))
-		return;
-	/* Loaded as a Pod alone, its mpirun -np counted ranks here; the
-	 * operator's hostfile sends them to the workers. */
-	for (i = 0; i < w->ncontainers; i++) {
-		struct cpl_container *c = &w->containers[i];
-
-		if (c->role != CPL_CROLE_MAIN || !c->has_slots)
-			continue;
-		free(c->slots.text);
-		memset(&c->slots, 0, sizeof(c->slots));
-		c->slots_from = NULL;
-		c->has_slots = false;
-	}
-	cpl_loader_mpi(w, true);
-}
-
-/*
- * Reads, once per MPIJob, the slotsPerWorker its worker Pods run (the
- * operator starts that many ranks in each: the hostfile's slots).  Not
- * readable (no RBAC, gone), the ranks are unknown, not 1, and a note
- * says why.
- */
-static void
-mpijob_slots(struct live *l, struct cpl_liveowner *o, const char *ns)
+mpijob_read(struct live *l, struct cpl_liveowner *o, const char *ns)
 {
 	struct cpl_kube_ref ref = { o->api_version, "mpijobs", ns, o->name,
 				    NULL };
 	struct cpl_error err = { 0 };
-	json_t *job = NULL, *slots;
+	json_t *job = NULL, *spec, *slots;
 
 	if (o->mpi_read != 0)
 		return;
@@ -396,7 +357,7 @@ mpijob_slots(struct live *l, struct cpl_liveowner *o, const char *ns)
 	if (o->api_version == NULL ||
 	    !cpl_str_starts(o->api_version, "kubeflow.org/")) {
 		cpl_buf_addf(l->notes, "%s: not a Kubeflow MPIJob (apiVersion "
-			     "%s); its worker Pods' ranks are unknown\n",
+			     "%s); the ranks of its Pods are unknown\n",
 			     o->object, o->api_version ? o->api_version :
 			     "not given");
 		return;
@@ -409,29 +370,44 @@ mpijob_slots(struct live *l, struct cpl_liveowner *o, const char *ns)
 		return;
 	}
 	o->mpi_read = 1;
-	slots = json_object_get(json_object_get(job, "spec"),
-				"slotsPerWorker");
+	spec = json_object_get(job, "spec");
+	slots = json_object_get(spec, "slotsPerWorker");
 	if (json_is_integer(slots))
 		o->slots = cpl_xasprintf("%" JSON_INTEGER_FORMAT,
 					 json_integer_value(slots));
+	o->launcher_node = json_is_true(json_object_get(spec,
+							"runLauncherAsNode"));
 	json_decref(job);
 }
 
-/*
- * A worker Pod of an MPIJob runs slotsPerWorker ranks (1 when the spec
- * leaves it out, as the operator defaults it) in its run container, as a
- * manifest's MPIJob does (lib/load/manifest.c); unknown when the MPIJob
- * cannot be read.  The launcher is judged by its labels (judge_pod_role).
- */
+/* Forgets the ranks the Pod loader counted in w from a local mpirun -np:
+ * an operator decides where they run. */
 static void
-mpi_worker(struct live *l, struct cpl_liveowner *o, const char *ns,
-	   const json_t *pod, struct cpl_workload *w)
+forget_local_ranks(struct cpl_workload *w)
 {
 	size_t i;
 
-	if (o == NULL || strcmp(o->kind, "MPIJob") != 0 || launcher_pod(pod))
-		return;
-	mpijob_slots(l, o, ns);
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (c->role != CPL_CROLE_MAIN || !c->has_slots)
+			continue;
+		free(c->slots.text);
+		memset(&c->slots, 0, sizeof(c->slots));
+		c->slots_from = NULL;
+		c->has_slots = false;
+	}
+}
+
+/* The run container of an MPIJob's node Pod runs slotsPerWorker ranks
+ * (1 when the spec leaves it out, as the operator defaults it), as a
+ * manifest's MPIJob does (lib/load/manifest.c); unknown when the MPIJob
+ * was not read. */
+static void
+mpi_node(const struct cpl_liveowner *o, struct cpl_workload *w)
+{
+	size_t i;
+
 	for (i = 0; i < w->ncontainers; i++) {
 		struct cpl_container *c = &w->containers[i];
 
@@ -447,6 +423,44 @@ mpi_worker(struct live *l, struct cpl_liveowner *o, const char *ns,
 			c->slots.text = cpl_xstrdup("1");
 			c->slots_from = "slotsPerWorker (default)";
 		}
+	}
+}
+
+/*
+ * What an operator's labels and owner say a Pod is: a Trainer
+ * initializer (dataset or model) never trains; an MPI launcher (MPIJob,
+ * Trainer's MPI launcher) starts its ranks in the workers' Pods when it
+ * only runs mpirun, unless its MPIJob runs it as a node too
+ * (runLauncherAsNode); an MPIJob's worker runs slotsPerWorker ranks.
+ */
+static void
+judge_pod_role(struct live *l, struct cpl_liveowner *owner, const char *ns,
+	       struct cpl_workload *w, const json_t *pod)
+{
+	const char *step = label(pod, "trainer.kubeflow.org/"
+				 "trainjob-ancestor-step");
+	const char *rjob = label(pod, "jobset.sigs.k8s.io/replicatedjob-name");
+	bool mpijob = owner != NULL && strcmp(owner->kind, "MPIJob") == 0;
+	size_t i;
+
+	if ((step && strstr(step, "initializer")) ||
+	    (rjob && strstr(rjob, "initializer"))) {
+		for (i = 0; i < w->ncontainers; i++) {
+			w->containers[i].not_training = true;
+			w->containers[i].run_container = false;
+		}
+		return;
+	}
+	if (mpijob)
+		mpijob_read(l, owner, ns);
+	if (launcher_pod(pod)) {
+		forget_local_ranks(w);
+		if (mpijob && owner->launcher_node)
+			mpi_node(owner, w);
+		else
+			cpl_loader_mpi(w, true);
+	} else if (mpijob) {
+		mpi_node(owner, w);
 	}
 }
 
@@ -494,8 +508,6 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 			w->training_job = true;
 			mark_run_container(w);
 		}
-		if (pod_w)
-			judge_pod_role(w, obj);
 		if (pod_w && *pod_w == NULL)
 			*pod_w = w;
 		cpl_engine_add_workload(l->e, w);
@@ -558,7 +570,7 @@ add_pod(struct live *l, json_t *pod)
 			free(spec_key);
 			return;
 		}
-		mpi_worker(l, owner, ns, pod, w);
+		judge_pod_role(l, owner, ns, w, pod);
 		g = (long)cpl_livepods_add_group(&l->lp, spec_key, owner, ns,
 						 w);
 	} else {

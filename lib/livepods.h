@@ -37,11 +37,12 @@ struct cpl_liveowner {
 	char *api_version;	/* as its reference gave it ("kubeflow.org/
 				 * v2beta1"), or NULL */
 	char *name;
-	/* An MPIJob's ranks per worker Pod (live.c), read on first need:
+	/* An MPIJob's ranks per node Pod (live.c), read on first need:
 	 * 0 not asked, 1 read (slots its spec.slotsPerWorker, or NULL when
-	 * unset), -1 not readable. */
+	 * unset; launcher_node its runLauncherAsNode), -1 not readable. */
 	int mpi_read;
 	char *slots;
+	bool launcher_node;
 	char *object;		/* "deployment/ns/name", as live objects are
 				 * named */
 	char *log;		/* "Deployment/ns/name" for -v */

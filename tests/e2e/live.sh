@@ -239,11 +239,12 @@ reads=$(grep -c 'proxy/metrics/cadvisor' "$D/requests.jsonl")
 [ "$reads" = 20 ] && ok || bad "20 nodes read $reads times"
 apiserver_stop
 
-# 7b'. an MPIJob (testdata/apiserver/fixtures/mpi): each worker Pod runs the
+# 7b'. MPIJobs (testdata/apiserver/fixtures/mpi): each worker Pod runs the
 # job's slotsPerWorker ranks (read once for both workers), as a manifest's
 # MPIJob does; the launcher's mpirun -np starts its ranks in the workers,
-# so the launcher Pod runs none.  Without RBAC on MPIJobs the ranks are
-# unknown, never 1, and a note says why.
+# so the launcher Pod runs none, unless runLauncherAsNode makes it a node
+# too.  Without RBAC on MPIJobs the ranks are unknown, never 1, and a note
+# says why.
 apiserver_start --fixtures mpi --timeout 120 || { bad "server mpi"; finish; }
 D=$APISERVER_DIR
 : > "$D/requests.jsonl"
@@ -255,6 +256,9 @@ lacks mpi-launcher 'horovod-launcher'
 has mpi-workers '1 finding (0 errors, 1 warning, 0 notes)'
 reads=$(grep -c '"path": "/apis/kubeflow.org/v2beta1/namespaces/hpc/mpijobs/horovod"' "$D/requests.jsonl")
 [ "$reads" = 1 ] && ok || bad "the MPIJob was read $reads times, not once"
+expect mpi-launcher-node 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc -l training.kubeflow.org/job-name=allreduce
+has mpi-launcher-node 'pod/hpc/allreduce-launcher[mpi]: warning: OMP_NUM_THREADS is not set in container "mpi": each of its 2 ranks'
+has mpi-launcher-node 'pod/hpc/allreduce-worker-0[mpi]: warning: OMP_NUM_THREADS is not set in container "mpi": each of its 2 ranks'
 expect mpijob-target 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc mpijob/horovod
 has mpijob-target 'mpijob/hpc/horovod/Worker[worker]: warning: OMP_NUM_THREADS is not set in container "worker": each of its 4 ranks'
 has mpijob-target 'mpijob/hpc/horovod/horovod-worker-0[worker]: warning'
