@@ -406,24 +406,12 @@ forget_local_ranks(struct cpl_workload *w)
 static void
 mpi_node(const struct cpl_liveowner *o, struct cpl_workload *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->ncontainers; i++) {
-		struct cpl_container *c = &w->containers[i];
-
-		if (!c->run_container || c->has_slots)
-			continue;
-		c->has_slots = true;
-		if (o->mpi_read < 0) {
-			c->slots_from = "slotsPerWorker";	/* unknown */
-		} else if (o->slots != NULL) {
-			c->slots.text = cpl_xstrdup(o->slots);
-			c->slots_from = "slotsPerWorker";
-		} else {
-			c->slots.text = cpl_xstrdup("1");
-			c->slots_from = "slotsPerWorker (default)";
-		}
-	}
+	if (o->mpi_read < 0)
+		cpl_loader_mpi_slots(w, NULL, NULL, "slotsPerWorker");
+	else if (o->slots != NULL)
+		cpl_loader_mpi_slots(w, o->slots, NULL, "slotsPerWorker");
+	else
+		cpl_loader_mpi_slots(w, "1", NULL, "slotsPerWorker (default)");
 }
 
 /*

@@ -99,6 +99,13 @@ int cpl_manifest_walk(const struct cpl_ynode **out, const struct cpl_ynode *n,
  */
 void cpl_loader_mpi(struct cpl_workload *w, bool orchestrated);
 /*
+ * Gives each run container of w that has no slots yet text ranks (a copy;
+ * NULL: unknown), set at pos (NULL: nowhere, as live values are) by what
+ * from names ("slotsPerWorker"; static text, kept) (mpi.c).
+ */
+void cpl_loader_mpi_slots(struct cpl_workload *w, const char *text,
+			  const struct cpl_pos *pos, const char *from);
+/*
  * The Pods of one MPI job are l's workloads from first on: no node runs
  * more ranks than the launcher's mpirun -np starts in all, so slots above
  * it come down to it.

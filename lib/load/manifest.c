@@ -831,22 +831,13 @@ static void
 set_slots(struct cpl_workload *w, const struct cpl_ynode *n,
 	  const char *def, const char *from, const char *def_from)
 {
-	size_t i;
+	struct cpl_pos pos;
 
-	for (i = 0; i < w->ncontainers; i++) {
-		struct cpl_container *c = &w->containers[i];
-
-		if (!c->run_container || c->has_slots)
-			continue;
-		c->has_slots = true;
-		if (cpl_ynode_is_scalar(n) && !cpl_ynode_is_null(n)) {
-			c->slots.text = cpl_xstrdup(n->value);
-			c->slots.pos = cpl_loader_pos(w->file, n);
-			c->slots_from = from;
-		} else {
-			c->slots.text = cpl_xstrdup(def);
-			c->slots_from = def_from;
-		}
+	if (cpl_ynode_is_scalar(n) && !cpl_ynode_is_null(n)) {
+		pos = cpl_loader_pos(w->file, n);
+		cpl_loader_mpi_slots(w, n->value, &pos, from);
+	} else {
+		cpl_loader_mpi_slots(w, def, NULL, def_from);
 	}
 }
 

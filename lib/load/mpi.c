@@ -387,6 +387,25 @@ cpl_loader_mpi(struct cpl_workload *w, bool orchestrated)
 }
 
 void
+cpl_loader_mpi_slots(struct cpl_workload *w, const char *text,
+		     const struct cpl_pos *pos, const char *from)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (!c->run_container || c->has_slots)
+			continue;
+		c->has_slots = true;
+		c->slots.text = text ? cpl_xstrdup(text) : NULL;
+		if (pos != NULL)
+			c->slots.pos = *pos;
+		c->slots_from = from;
+	}
+}
+
+void
 cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first)
 {
 	struct cpl_word np = { NULL, { NULL, 0, 0 } };
