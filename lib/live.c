@@ -337,11 +337,29 @@ launcher_pod(const json_t *pod)
 			  "launcher");
 }
 
+/* What an MPIJob read says its Pods run: slotsPerWorker (the ranks the
+ * operator's hostfile gives each worker, and the launcher with
+ * runLauncherAsNode). */
+static void
+mpijob_spec(struct cpl_liveowner *o, const json_t *job)
+{
+	const json_t *spec = json_object_get(job, "spec");
+	const json_t *slots = json_object_get(spec, "slotsPerWorker");
+
+	o->mpi_read = 1;
+	free(o->slots);		/* a target named twice */
+	o->slots = NULL;
+	if (json_is_integer(slots))
+		o->slots = cpl_xasprintf("%" JSON_INTEGER_FORMAT,
+					 json_integer_value(slots));
+	o->launcher_node = json_is_true(json_object_get(spec,
+							"runLauncherAsNode"));
+}
+
 /*
- * Reads, once per MPIJob, what its Pods run: slotsPerWorker (the ranks
- * the operator's hostfile gives each worker, and the launcher with
- * runLauncherAsNode).  Not readable (no RBAC, gone), the ranks are
- * unknown, not 1, and a note says why.
+ * Reads an MPIJob once (mpijob_spec()), unless it was read as a target.
+ * Not readable (no RBAC, gone), the ranks of its Pods are unknown, not 1,
+ * and a note says why.
  */
 static void
 mpijob_read(struct live *l, struct cpl_liveowner *o, const char *ns)
@@ -349,7 +367,7 @@ mpijob_read(struct live *l, struct cpl_liveowner *o, const char *ns)
 	struct cpl_kube_ref ref = { o->api_version, "mpijobs", ns, o->name,
 				    NULL };
 	struct cpl_error err = { 0 };
-	json_t *job = NULL, *spec, *slots;
+	json_t *job = NULL;
 
 	if (o->mpi_read != 0)
 		return;
@@ -369,14 +387,7 @@ mpijob_read(struct live *l, struct cpl_liveowner *o, const char *ns)
 		cpl_error_clear(&err);
 		return;
 	}
-	o->mpi_read = 1;
-	spec = json_object_get(job, "spec");
-	slots = json_object_get(spec, "slotsPerWorker");
-	if (json_is_integer(slots))
-		o->slots = cpl_xasprintf("%" JSON_INTEGER_FORMAT,
-					 json_integer_value(slots));
-	o->launcher_node = json_is_true(json_object_get(spec,
-							"runLauncherAsNode"));
+	mpijob_spec(o, job);
 	json_decref(job);
 }
 
@@ -802,6 +813,10 @@ add_target(struct live *l, const char *target)
 		   strcmp(k->resource, "mpijobs") == 0, NULL);
 	if (strcmp(k->resource, "trainjobs") == 0)
 		add_runtime(l, obj, ns, object);
+	if (strcmp(k->resource, "mpijobs") == 0)
+		/* Its Pods find this read in their owner's record. */
+		mpijob_spec(cpl_livepods_top(&l->lp, "MPIJob", ref.api_version,
+					     ns, name), obj);
 	free(object);
 	controller_pods(l, k, obj, ns, name);
 out:

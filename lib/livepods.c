@@ -141,6 +141,14 @@ cpl_livepods_owner(struct cpl_livepods *lp, struct cpl_kubeclient *c,
 		      name ? name : "?", 0);
 }
 
+struct cpl_liveowner *
+cpl_livepods_top(struct cpl_livepods *lp, const char *kind,
+		 const char *api_version, const char *ns, const char *name)
+{
+	/* Not followed: top_of() reads nothing. */
+	return top_of(lp, NULL, kind, api_version, ns, name, OWNER_DEPTH);
+}
+
 /* ---- the canonical text ----------------------------------------------- */
 
 /* Writes s (n bytes) with its length first, so that texts never run into

@@ -97,6 +97,15 @@ struct cpl_livepods {
 struct cpl_liveowner *cpl_livepods_owner(struct cpl_livepods *lp,
 					 struct cpl_kubeclient *c,
 					 const json_t *pod, const char *ns);
+/*
+ * The record of an object that is a top owner itself (not a ReplicaSet,
+ * Job or JobSet, which are followed up): the one its Pods' references
+ * find later, made now without a read.
+ */
+struct cpl_liveowner *cpl_livepods_top(struct cpl_livepods *lp,
+				       const char *kind,
+				       const char *api_version,
+				       const char *ns, const char *name);
 
 /*
  * The grouping key of pod under owner (caller frees): owner's object and

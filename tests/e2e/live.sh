@@ -259,7 +259,10 @@ reads=$(grep -c '"path": "/apis/kubeflow.org/v2beta1/namespaces/hpc/mpijobs/horo
 expect mpi-launcher-node 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc -l training.kubeflow.org/job-name=allreduce
 has mpi-launcher-node 'pod/hpc/allreduce-launcher[mpi]: warning: OMP_NUM_THREADS is not set in container "mpi": each of its 2 ranks'
 has mpi-launcher-node 'pod/hpc/allreduce-worker-0[mpi]: warning: OMP_NUM_THREADS is not set in container "mpi": each of its 2 ranks'
-expect mpijob-target 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc mpijob/horovod
+: > "$D/requests.jsonl"
+expect mpijob-target 1 "$BIN" --kubeconfig "$D/kubeconfig" -n hpc mpijob/horovod mpijob/horovod
+reads=$(grep -c '"path": "/apis/kubeflow.org/v2beta1/namespaces/hpc/mpijobs/horovod"' "$D/requests.jsonl")
+[ "$reads" = 2 ] && ok || bad "mpijob target: the MPIJob was read $reads times, not once per name"
 has mpijob-target 'mpijob/hpc/horovod/Worker[worker]: warning: OMP_NUM_THREADS is not set in container "worker": each of its 4 ranks'
 has mpijob-target 'mpijob/hpc/horovod/horovod-worker-0[worker]: warning'
 lacks mpijob-target 'horovod-launcher'
