@@ -25,6 +25,7 @@
 #include "atomic.h"
 #include "cli.h"
 #include "engine.h"
+#include "fixcheck.h"
 #include "git/repo.h"
 #include "text/patch.h"
 #include "util.h"
@@ -38,7 +39,29 @@ struct fixrun {
 	struct cpl_strmap at;	/* path (files[i].path) → i + 1 */
 	size_t *nfixed;		/* findings fixed, per file */
 	size_t nfixed_cap;
+	/* Fixes a re-parse refused: "file:line:col: ID not fixed: why",
+	 * each once (a later pass meets the same finding again). */
+	struct cpl_strmap refused_at;
+	char **refused;
+	size_t nrefused, refused_cap;
 };
+
+/* Keeps the note that finding f's fix was refused, and why. */
+static void
+note_refusal(struct fixrun *r, const struct cpl_finding *f, const char *why)
+{
+	char *s = cpl_xasprintf("%s:%d:%d: %s not fixed: %s", f->file,
+				f->line, f->column, f->rule->id, why);
+
+	if (cpl_strmap_get(&r->refused_at, s) != NULL) {
+		free(s);
+		return;
+	}
+	cpl_xgrow((void **)&r->refused, &r->refused_cap, r->nrefused + 1,
+		  sizeof(*r->refused));
+	r->refused[r->nrefused++] = s;
+	cpl_strmap_put(&r->refused_at, s, s);
+}
 
 /* Whether f's edits may be applied. */
 static bool
@@ -81,9 +104,11 @@ static bool
 fix_file(struct fixrun *r, const struct cpl_engine *e, const char *file,
 	 struct cpl_patch_edit *ed, size_t ne, bool *bad, size_t *home)
 {
-	size_t i, idx;
+	size_t i, idx, nf;
 	struct cpl_patch p;
+	struct cpl_fixcheck refused = { 0 };
 	struct cli_fixfile *ff;
+	const struct cpl_finding *f = cpl_engine_findings(e, &nf);
 	const char *text;
 	size_t len;
 	bool changed;
@@ -91,11 +116,16 @@ fix_file(struct fixrun *r, const struct cpl_engine *e, const char *file,
 	text = cpl_engine_source_text(e, file, &len);
 	if (text == NULL)
 		return false;
-	cpl_patch_apply(&p, text, len, ed, ne);
+	cpl_fixcheck_apply(&p, &refused, text, len,
+			   cpl_engine_source_is_yaml(e, file), ed, ne);
+	for (i = 0; i < refused.n; i++)
+		note_refusal(r, &f[refused.v[i].group], refused.v[i].why);
+	cpl_fixcheck_free(&refused);
 	changed = p.len != len || memcmp(p.text, text, len) != 0;
 	for (i = 0; i < ne; i++)
 		if (!changed || ed[i].state == CPL_PATCH_SKIPPED ||
-		    ed[i].state == CPL_PATCH_INVALID)
+		    ed[i].state == CPL_PATCH_INVALID ||
+		    ed[i].state == CPL_PATCH_REFUSED)
 			bad[ed[i].group] = true;
 	if (changed) {
 		ff = fixfile(r, file, text, len, &idx);
@@ -311,6 +341,20 @@ fixrun_free(struct fixrun *r)
 	free(r->files);
 	cpl_strmap_free(&r->at);
 	free(r->nfixed);
+	for (i = 0; i < r->nrefused; i++)
+		free(r->refused[i]);
+	free(r->refused);
+	cpl_strmap_free(&r->refused_at);
+}
+
+/* Says which fixes were refused, and why. */
+static void
+print_refused(const struct fixrun *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrefused; i++)
+		fprintf(stderr, "kubectl-cpulint: %s\n", r->refused[i]);
 }
 
 int
@@ -347,6 +391,7 @@ cpl_cli_run_fix(struct cli_static *st)
 		if (r.n > 1)
 			qsort(r.files, r.n, sizeof(*r.files), file_cmp);
 		status = print_diff(&r);
+		print_refused(&r);
 		fprintf(stderr, "kubectl-cpulint: would fix %zu finding(s) "
 			"in %zu file(s)", nfixed, nfiles);
 		if (unsafe > 0 && !o->unsafe_fixes)
@@ -380,6 +425,7 @@ cpl_cli_run_fix(struct cli_static *st)
 				NULL, st->argc, st->argv,
 				st->stdin_text ? stderr : stdout);
 	count_fixes(e, &safe, &unsafe);
+	print_refused(&r);
 	fprintf(stderr, "kubectl-cpulint: fixed %zu finding(s) in %zu "
 		"file(s)", nfixed, nfiles);
 	if (unsafe > 0 && !o->unsafe_fixes)

@@ -1438,6 +1438,14 @@ cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 	return src->text;
 }
 
+bool
+cpl_engine_source_is_yaml(const struct cpl_engine *e, const char *path)
+{
+	const struct source *src = cpl_engine_find_source(e, path);
+
+	return src != NULL && src->kind == FILE_YAML;
+}
+
 /* Keeps the configuration's new warnings (from the nth on). */
 static void
 config_warnings(struct cpl_engine *e, size_t from)

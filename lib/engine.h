@@ -130,6 +130,10 @@ const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
 const char *cpl_engine_source_text(const struct cpl_engine *e,
 				   const char *path, size_t *len);
 
+/* Whether the file the engine read at path is YAML or JSON (not
+ * Python). */
+bool cpl_engine_source_is_yaml(const struct cpl_engine *e, const char *path);
+
 /* The configured throttling threshold in percent (default 10). */
 double cpl_engine_throttle_threshold(const struct cpl_engine *e);
 

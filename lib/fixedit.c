@@ -382,13 +382,14 @@ replace_bytes(struct cpl_finding *f, const struct source *src,
 }
 
 /*
- * The replacement text in the quoting of the scalar it replaces, which
- * starts with first: a double-quoted simple value ("4", as the rules
- * write it) becomes '4' after a single-quoted one and 4 after a plain
- * number (so an integer stays an integer).  NULL: use text as it is.
+ * The replacement text in the quoting of the scalar it replaces: a
+ * double-quoted simple value ("4", as the rules write it) becomes '4'
+ * after a single-quoted one, and 4 after a plain number (so an integer
+ * stays an integer; a plain string such as 500m keeps the quotes, so it
+ * stays a string).  NULL: use text as it is.
  */
 static char *
-restyle(char first, const char *text)
+restyle(char first, bool plain_number, const char *text)
 {
 	size_t n = strlen(text), i;
 	bool number = n > 2;
@@ -405,20 +406,65 @@ restyle(char first, const char *text)
 	}
 	if (first == '\'')
 		return cpl_xasprintf("'%.*s'", (int)(n - 2), text + 1);
-	if (first != '"' && number)
+	if (first != '"' && number && plain_number)
 		return cpl_xstrndup(text + 1, n - 2);
 	return NULL;
+}
+
+/* Whether [s, e) is a number written plain (digits, one dot). */
+static bool
+plain_number(const char *s, const char *e)
+{
+	bool digit = false;
+
+	if (s < e && (*s == '-' || *s == '+'))
+		s++;
+	for (; s < e; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s != '.')
+			return false;
+	}
+	return digit;
+}
+
+/* Says on the finding why it carries no edit (the fix sentence stays). */
+static void
+no_edit(struct cpl_finding *f, const char *why)
+{
+	char *s = cpl_xasprintf("%s (No automatic edit: %s.)",
+				f->fix ? f->fix : "", why);
+
+	free(f->fix);
+	f->fix = s;
+}
+
+/* Whether text holds an alias *name (name ending at a blank, a comma,
+ * a bracket or the end). */
+static bool
+aliased(const char *text, size_t len, const char *name, size_t nlen)
+{
+	const char *p = text, *end = text + len;
+
+	while ((p = memchr(p, '*', (size_t)(end - p))) != NULL) {
+		p++;
+		if ((size_t)(end - p) >= nlen && memcmp(p, name, nlen) == 0 &&
+		    (p + nlen == end || strchr(" \t\r\n,]}", p[nlen])))
+			return true;
+	}
+	return false;
 }
 
 void
 cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
-	char *styled;
+	char *styled, *why;
 	const struct source *src = pos ? cpl_engine_text_source(ck->e,
 								pos->file) :
 				   NULL;
-	const char *p, *end, *start;
+	const char *p, *end, *start, *name;
+	size_t nlen;
 	long off;
 
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
@@ -426,9 +472,43 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 	off = cpl_fixedit_offset(src, pos->line, pos->column);
 	if (off < 0)
 		return;
-	p = start = src->text + off;
+	p = src->text + off;
 	end = src->text + src->len;
-	if (*p == '"' || *p == '\'') {
+	/* An anchor or a tag stays; an anchor another node reads makes
+	 * the edit one of two values (the re-parse would refuse it). */
+	while (p < end && (*p == '&' || *p == '!')) {
+		name = p + 1;
+		while (p < end && !strchr(" \t\r\n", *p))
+			p++;
+		nlen = (size_t)(p - name);
+		if (name[-1] == '&' && aliased(src->text, src->len, name,
+					       nlen)) {
+			why = cpl_xasprintf("the value is anchored as &%.*s "
+					    "and read elsewhere (*%.*s); give "
+					    "that place its own value first",
+					    (int)nlen, name, (int)nlen, name);
+			no_edit(f, why);
+			free(why);
+			return;
+		}
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+	}
+	start = p;
+	if (p < end && (*p == '|' || *p == '>')) {
+		/* A block scalar is replaced whole by a flow one. */
+		const struct cpl_yedit *ed = yedit_of(ck, pos->file);
+		const struct cpl_yenode *n = cpl_yedit_find(ed, pos->line,
+							    pos->column);
+		size_t e = cpl_yedit_end(n);
+
+		if (cpl_yedit_str(n) == NULL || e <= (size_t)(p - src->text))
+			return;
+		while (e > (size_t)(p - src->text) &&
+		       strchr(" \t\r\n", src->text[e - 1]))
+			e--;
+		p = src->text + e;
+	} else if (p < end && (*p == '"' || *p == '\'')) {
 		char q = *p++;
 
 		while (p < end && *p != '\n') {
@@ -458,8 +538,8 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 		if (p == start)
 			return;
 	}
-	styled = restyle(*start, text);
-	replace_bytes(f, src, pos->file, (size_t)off,
+	styled = restyle(*start, plain_number(start, p), text);
+	replace_bytes(f, src, pos->file, (size_t)(start - src->text),
 		      (size_t)(p - src->text), styled ? styled : text);
 	free(styled);
 }

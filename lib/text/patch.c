@@ -237,7 +237,11 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 			&out->regions[out->nregions - 1] : NULL;
 
 		cpl_buf_add(&b, text + pos, s->start - pos);
+		edits[s->index].old_off = s->start;
+		edits[s->index].old_end = s->end;
+		edits[s->index].new_off = b.len;
 		cpl_buf_add(&b, t, tl);
+		edits[s->index].new_end = b.len;
 		pos = s->end;
 		if (r == NULL || os > r->old_end) {
 			cpl_xgrow((void **)&out->regions, &rcap,

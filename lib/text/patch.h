@@ -26,6 +26,8 @@ enum cpl_patch_state {
 	CPL_PATCH_SKIPPED,	/* overlaps an applied edit, or one of its
 				 * group could not be applied */
 	CPL_PATCH_INVALID,	/* a position outside the text */
+	CPL_PATCH_REFUSED,	/* its group was proved wrong (fixcheck.h);
+				 * never set by cpl_patch_apply() */
 };
 
 /*
@@ -40,6 +42,10 @@ struct cpl_patch_edit {
 	const char *text;	/* borrowed */
 	size_t group;
 	enum cpl_patch_state state;	/* out */
+	/* out, for an applied edit: bytes [old_off, old_end) of the old
+	 * text became [new_off, new_end) of the new one. */
+	size_t old_off, old_end;
+	size_t new_off, new_end;
 };
 
 /*

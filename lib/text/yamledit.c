@@ -424,6 +424,12 @@ cpl_yedit_str(const struct cpl_yenode *n)
 	return n && n->kind == N_SCALAR ? n->value : NULL;
 }
 
+size_t
+cpl_yedit_end(const struct cpl_yenode *n)
+{
+	return n ? n->end : 0;
+}
+
 /* ---- style ------------------------------------------------------------ */
 
 /* How the text around one insertion point is written. */
