@@ -40,9 +40,10 @@ struct fixrun {
 	size_t *nfixed;		/* findings fixed, per file */
 	size_t nfixed_cap;
 	/* Fixes a re-parse refused: "file:line:col: ID not fixed: why",
-	 * each once (a later pass meets the same finding again). */
+	 * each finding once, as first met (a later pass meets it again,
+	 * at the lines of the text fixed so far). */
 	struct cpl_strmap refused_at;
-	char **refused;
+	char **refused;			/* keys of refused_at, in order */
 	size_t nrefused, refused_cap;
 };
 
@@ -50,17 +51,21 @@ struct fixrun {
 static void
 note_refusal(struct fixrun *r, const struct cpl_finding *f, const char *why)
 {
-	char *s = cpl_xasprintf("%s:%d:%d: %s not fixed: %s", f->file,
-				f->line, f->column, f->rule->id, why);
+	char *key = cpl_xasprintf("%s\n%s\n%s\n%s\n%s", f->rule->id, f->file,
+				  f->object ? f->object : "",
+				  f->container ? f->container : "",
+				  f->message ? f->message : "");
 
-	if (cpl_strmap_get(&r->refused_at, s) != NULL) {
-		free(s);
+	if (cpl_strmap_get(&r->refused_at, key) != NULL) {
+		free(key);
 		return;
 	}
 	cpl_xgrow((void **)&r->refused, &r->refused_cap, r->nrefused + 1,
 		  sizeof(*r->refused));
-	r->refused[r->nrefused++] = s;
-	cpl_strmap_put(&r->refused_at, s, s);
+	r->refused[r->nrefused++] = key;
+	cpl_strmap_put(&r->refused_at, key,
+		       cpl_xasprintf("%s:%d:%d: %s not fixed: %s", f->file,
+				     f->line, f->column, f->rule->id, why));
 }
 
 /* Whether f's edits may be applied. */
@@ -341,8 +346,10 @@ fixrun_free(struct fixrun *r)
 	free(r->files);
 	cpl_strmap_free(&r->at);
 	free(r->nfixed);
-	for (i = 0; i < r->nrefused; i++)
+	for (i = 0; i < r->nrefused; i++) {
+		free(cpl_strmap_get(&r->refused_at, r->refused[i]));
 		free(r->refused[i]);
+	}
 	free(r->refused);
 	cpl_strmap_free(&r->refused_at);
 }
@@ -354,7 +361,9 @@ print_refused(const struct fixrun *r)
 	size_t i;
 
 	for (i = 0; i < r->nrefused; i++)
-		fprintf(stderr, "kubectl-cpulint: %s\n", r->refused[i]);
+		fprintf(stderr, "kubectl-cpulint: %s\n",
+			(const char *)cpl_strmap_get(&r->refused_at,
+						     r->refused[i]));
 }
 
 int

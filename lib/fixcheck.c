@@ -127,6 +127,53 @@ one_by_one(struct cpl_fixcheck *c, const char *text, size_t len,
 	}
 }
 
+/* An edit's place and text, as a key. */
+static char *
+edit_key(const struct cpl_patch_edit *e)
+{
+	return cpl_xasprintf("%d:%d:%d:%d:%s", e->line, e->column,
+			     e->end_line, e->end_column,
+			     e->text ? e->text : "");
+}
+
+/* An edit dropped as the duplicate of one whose group was refused is
+ * refused with it, for the same reason (one map of the refused edits,
+ * one look-up per duplicate). */
+static void
+dup_refusals(struct cpl_fixcheck *c, struct cpl_patch_edit *edits, size_t n)
+{
+	struct cpl_strmap at = { 0 };
+	char **keys = cpl_xcalloc(n ? n : 1, sizeof(*keys));
+	size_t i, k, nk = 0;
+	const char *why;
+
+	for (i = 0; i < n; i++) {
+		if (edits[i].state != CPL_PATCH_REFUSED)
+			continue;
+		for (k = 0; k < c->n && c->v[k].group != edits[i].group; k++)
+			;
+		keys[nk] = edit_key(&edits[i]);
+		cpl_strmap_put(&at, keys[nk++], c->v[k].why);
+	}
+	for (i = 0; i < n && nk > 0; i++) {
+		char *key;
+
+		if (edits[i].state != CPL_PATCH_DUPLICATE)
+			continue;
+		key = edit_key(&edits[i]);
+		why = cpl_strmap_get(&at, key);
+		free(key);
+		if (why == NULL)
+			continue;
+		add_refusal(c, edits[i].group, why);
+		edits[i].state = CPL_PATCH_REFUSED;
+	}
+	for (i = 0; i < nk; i++)
+		free(keys[i]);
+	free(keys);
+	cpl_strmap_free(&at);
+}
+
 void
 cpl_fixcheck_apply(struct cpl_patch *out, struct cpl_fixcheck *refused,
 		   const char *text, size_t len, bool yaml,
@@ -174,4 +221,5 @@ cpl_fixcheck_apply(struct cpl_patch *out, struct cpl_fixcheck *refused,
 	for (i = 0; i < n; i++)
 		if (is_refused(refused, edits[i].group))
 			edits[i].state = CPL_PATCH_REFUSED;
+	dup_refusals(refused, edits, n);
 }

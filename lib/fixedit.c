@@ -136,6 +136,38 @@ has_item(const struct cpl_yenode *seq, const char *key, const char *value)
 	return false;
 }
 
+/* Says on the finding why it carries no edit (the fix sentence stays). */
+static void
+no_edit(struct cpl_finding *f, const char *why)
+{
+	char *s = cpl_xasprintf("%s (No automatic edit: %s.)",
+				f->fix ? f->fix : "", why);
+
+	free(f->fix);
+	f->fix = s;
+}
+
+/*
+ * Whether an edit at node n would change another node too: n, or a
+ * collection holding it, is anchored and read again through an alias.
+ * Then the finding gets no edit and its fix says why.
+ */
+static bool
+shared(struct cpl_finding *f, const struct cpl_yenode *n)
+{
+	const char *a = cpl_yedit_shared(n);
+	char *why;
+
+	if (a == NULL)
+		return false;
+	why = cpl_xasprintf("the value is inside &%s, which another place "
+			    "reads (*%s); give that place its own copy "
+			    "first", a, a);
+	no_edit(f, why);
+	free(why);
+	return true;
+}
+
 /* Moves the insertions onto the finding as edits of file. */
 static void
 add_edits(struct cpl_finding *f, const char *file, struct cpl_yedit_out *o)
@@ -166,7 +198,7 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (cn == NULL)
 		cn = trainer_node(ed, c);
-	if (cn == NULL || n == 0)
+	if (cn == NULL || n == 0 || shared(f, cn))
 		return;
 	pairs = cpl_xcalloc(n, sizeof(*pairs));
 	entries = cpl_xcalloc(2 * n, sizeof(*entries));
@@ -238,7 +270,7 @@ cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 
 	if (cn == NULL || (pod = pod_node(cn)) == NULL ||
-	    !cpl_yedit_is_map(pod) || size == NULL ||
+	    !cpl_yedit_is_map(pod) || size == NULL || shared(f, pod) ||
 	    has_item(cpl_yedit_get(pod, "volumes"), "name", "dshm") ||
 	    has_item(cpl_yedit_get(cn, "volumeMounts"), "mountPath",
 		     "/dev/shm"))
@@ -266,7 +298,7 @@ cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 	size_t n = 0;
 
-	if (cn == NULL)
+	if (cn == NULL || shared(f, cn))
 		return;
 	if (request)
 		kinds[n++] = (struct cpl_yval){ .kind = CPL_YV_MAP,
@@ -302,7 +334,7 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 		return;
 	v = cpl_yedit_find(ed, c->request_pos.line, c->request_pos.column);
 	in = cpl_yedit_parent(v);
-	if (v == NULL || !cpl_yedit_is_map(in))
+	if (v == NULL || !cpl_yedit_is_map(in) || shared(f, v))
 		return;
 	if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
 	    cpl_str_eq(cpl_yedit_key_of(in), "requests")) {
@@ -428,69 +460,29 @@ plain_number(const char *s, const char *e)
 	return digit;
 }
 
-/* Says on the finding why it carries no edit (the fix sentence stays). */
-static void
-no_edit(struct cpl_finding *f, const char *why)
-{
-	char *s = cpl_xasprintf("%s (No automatic edit: %s.)",
-				f->fix ? f->fix : "", why);
-
-	free(f->fix);
-	f->fix = s;
-}
-
-/* Whether text holds an alias *name (name ending at a blank, a comma,
- * a bracket or the end). */
-static bool
-aliased(const char *text, size_t len, const char *name, size_t nlen)
-{
-	const char *p = text, *end = text + len;
-
-	while ((p = memchr(p, '*', (size_t)(end - p))) != NULL) {
-		p++;
-		if ((size_t)(end - p) >= nlen && memcmp(p, name, nlen) == 0 &&
-		    (p + nlen == end || strchr(" \t\r\n,]}", p[nlen])))
-			return true;
-	}
-	return false;
-}
-
 void
 cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
-	char *styled, *why;
+	char *styled;
 	const struct source *src = pos ? cpl_engine_text_source(ck->e,
 								pos->file) :
 				   NULL;
-	const char *p, *end, *start, *name;
-	size_t nlen;
+	const char *p, *end, *start;
 	long off;
 
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
 	off = cpl_fixedit_offset(src, pos->line, pos->column);
-	if (off < 0)
+	if (off < 0 || shared(f, cpl_yedit_find(yedit_of(ck, pos->file),
+						pos->line, pos->column)))
 		return;
 	p = src->text + off;
 	end = src->text + src->len;
-	/* An anchor or a tag stays; an anchor another node reads makes
-	 * the edit one of two values (the re-parse would refuse it). */
+	/* An anchor or a tag stays. */
 	while (p < end && (*p == '&' || *p == '!')) {
-		name = p + 1;
 		while (p < end && !strchr(" \t\r\n", *p))
 			p++;
-		nlen = (size_t)(p - name);
-		if (name[-1] == '&' && aliased(src->text, src->len, name,
-					       nlen)) {
-			why = cpl_xasprintf("the value is anchored as &%.*s "
-					    "and read elsewhere (*%.*s); give "
-					    "that place its own value first",
-					    (int)nlen, name, (int)nlen, name);
-			no_edit(f, why);
-			free(why);
-			return;
-		}
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
 	}
