@@ -297,7 +297,7 @@ print_diff(const struct fixrun *r)
 
 /* Writes every changed file (not standard input); false on trouble. */
 static bool
-write_files(struct fixrun *r, size_t *nfiles, size_t *nfixed)
+write_files(struct fixrun *r, bool force, size_t *nfiles, size_t *nfixed)
 {
 	struct cpl_error err = { 0 };
 	bool ok = true;
@@ -317,7 +317,8 @@ write_files(struct fixrun *r, size_t *nfiles, size_t *nfixed)
 			continue;
 		}
 		rc = cpl_atomic_replace(ff->path, ff->orig, ff->olen,
-					ff->text, ff->len, &err);
+					ff->text, ff->len,
+					force ? CPL_ATOMIC_FORCE : 0, &err);
 		if (rc == 0) {
 			(*nfiles)++;
 			*nfixed += r->nfixed[i];
@@ -412,7 +413,7 @@ cpl_cli_run_fix(struct cli_static *st)
 		goto out;
 	}
 	cpl_engine_free(e);
-	ok = write_files(&r, &nfiles, &nfixed);
+	ok = write_files(&r, o->force, &nfiles, &nfixed);
 	for (i = 0; i < r.n; i++)
 		if (strcmp(r.files[i].path, CLI_STDIN_NAME) == 0)
 			in = &r.files[i];

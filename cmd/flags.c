@@ -34,6 +34,10 @@ static const struct cli_flag flags[] = {
 	{ OPT_DIFF, 0, "diff", NULL, CLI_NONE, NULL,
 	  "print the unified diff --fix would make and\n"
 	  "write nothing (exit 1 when there is one)" },
+	{ OPT_FORCE, 0, "force", NULL, CLI_NONE, NULL,
+	  "with --fix: also rewrite read-only files (mode\n"
+	  "kept), and hard-linked files or files whose\n"
+	  "owner a rewrite cannot keep (written in place)" },
 	{ OPT_KUBECONFIG, 0, "kubeconfig", "FILE", CLI_FILE,
 	  "Live (kubectl's flags and KUBECONFIG)",
 	  "use FILE only" },

@@ -352,6 +352,9 @@ parse_flags(struct options *o, int argc, char **argv,
 		case OPT_DIFF:
 			o->diff = true;
 			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case OPT_EXPLAIN:
 			*explain_id = optarg;
 			act = EXPLAIN;
@@ -441,6 +444,12 @@ check_targets(const struct options *o)
 		fprintf(stderr, "kubectl-cpulint: standard input (-) has no "
 			"git history, so %s cannot be used with it\n",
 			o->staged ? "--staged" : "--diff-base");
+		return -1;
+	}
+	if (o->force && !o->fix) {
+		fprintf(stderr, "kubectl-cpulint: --force goes with --fix "
+			"(it lets --fix rewrite files it otherwise leaves "
+			"alone)\n");
 		return -1;
 	}
 	if (o->fix && !o->diff && o->staged) {

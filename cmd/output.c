@@ -12,10 +12,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic.h"
 #include "cli.h"
 #include "util.h"
+
+int
+cpl_cli_output_guard(const char *output, const char *const *paths, size_t n)
+{
+	struct stat out, in;
+	size_t i;
+	int rc;
+
+	if (output == NULL || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
+		return 0;
+	for (i = 0; i < n; i++) {
+		bool std = strcmp(paths[i], CLI_STDIN) == 0;
+
+		rc = std ? fstat(STDIN_FILENO, &in) : stat(paths[i], &in);
+		if (rc < 0 || !S_ISREG(in.st_mode) ||
+		    in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+			continue;
+		fprintf(stderr, "kubectl-cpulint: --output-file %s is %s, an "
+			"input of this run: the report would replace it "
+			"(write the report elsewhere)\n", output,
+			std ? "the file standard input reads" : paths[i]);
+		return -1;
+	}
+	return 0;
+}
 
 int
 cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -99,6 +100,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	const struct cpl_error *errs;
 	struct cpl_report_meta meta = { 0 };
 	struct cli_output out;
+	struct stat ost;
 	char cwd[PATH_MAX];
 	char *cmdline = NULL;
 	void *st;
@@ -111,6 +113,15 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (nerr > 0 && cpl_engine_ntargets(e) == 0 &&
 	    cpl_engine_workloads(e)->count == 0) {
 		cpl_cli_print_errors(e);
+		return EXIT_TROUBLE;
+	}
+	if (o->output_file && stat(o->output_file, &ost) == 0 &&
+	    S_ISREG(ost.st_mode) &&
+	    cpl_engine_judged_file(e, o->output_file, &ost)) {
+		cpl_cli_print_errors(e);
+		fprintf(stderr, "kubectl-cpulint: --output-file %s is a file "
+			"this run linted: the report would replace it (write "
+			"the report elsewhere)\n", o->output_file);
 		return EXIT_TROUBLE;
 	}
 	if (cpl_cli_output_open(&out, o->output_file, std) < 0) {
@@ -478,6 +489,8 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	struct cpl_engine *e;
 	int status;
 
+	if (cpl_cli_output_guard(o->output_file, o->paths, o->npaths) < 0)
+		return EXIT_TROUBLE;
 	if (static_open(&st, o, argc, argv) < 0) {
 		cpl_cli_static_close(&st);
 		return EXIT_TROUBLE;

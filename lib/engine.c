@@ -1438,6 +1438,40 @@ cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 	return src->text;
 }
 
+/* The part of a path after its last '/'. */
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+bool
+cpl_engine_judged_file(const struct cpl_engine *e, const char *path,
+		       const struct stat *st)
+{
+	const struct cpl_wlist *wl = &e->workloads;
+	const char *base = base_name(path);
+	struct stat sst;
+	size_t i, j;
+
+	for (i = 0; i < e->nfiles; i++) {
+		const struct source *src = e->files[i];
+		bool judged = src->kind == FILE_PYTHON;
+
+		if (strcmp(base_name(src->path), base) != 0 ||
+		    stat(src->path, &sst) < 0 || sst.st_dev != st->st_dev ||
+		    sst.st_ino != st->st_ino)
+			continue;
+		for (j = 0; j < wl->count && !judged; j++)
+			judged = cpl_str_eq(wl->items[j]->file, src->path);
+		if (judged)
+			return true;
+	}
+	return false;
+}
+
 bool
 cpl_engine_source_is_yaml(const struct cpl_engine *e, const char *path)
 {
