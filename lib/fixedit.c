@@ -140,9 +140,12 @@ has_item(const struct cpl_yenode *seq, const char *key, const char *value)
 static void
 no_edit(struct cpl_finding *f, const char *why)
 {
-	char *s = cpl_xasprintf("%s (No automatic edit: %s.)",
-				f->fix ? f->fix : "", why);
+	char *s;
 
+	if (f->fix && strstr(f->fix, "(No automatic edit: "))
+		return;		/* one reason is enough */
+	s = cpl_xasprintf("%s (No automatic edit: %s.)", f->fix ? f->fix : "",
+			  why);
 	free(f->fix);
 	f->fix = s;
 }
@@ -163,6 +166,37 @@ shared(struct cpl_finding *f, const struct cpl_yenode *n)
 	why = cpl_xasprintf("the value is inside &%s, which another place "
 			    "reads (*%s); give that place its own copy "
 			    "first", a, a);
+	no_edit(f, why);
+	free(why);
+	return true;
+}
+
+/* shared() for the YAML node holding byte off of file (a count inside
+ * a command, a value after its anchor); false for Python. */
+static bool
+shared_at(struct cpl_check *ck, struct cpl_finding *f, const char *file,
+	  size_t off)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, file);
+
+	return ed != NULL && shared(f, cpl_yedit_at(ed, off));
+}
+
+/*
+ * Whether mapping m takes fields from a merge key (<<: *base) and lacks
+ * key: the base may hold key, and a key added to m would hide it.  Then
+ * the finding gets no edit and its fix says why.
+ */
+static bool
+merged(struct cpl_finding *f, const struct cpl_yenode *m, const char *key)
+{
+	char *why;
+
+	if (cpl_yedit_get(m, "<<") == NULL || cpl_yedit_get(m, key) != NULL)
+		return false;
+	why = cpl_xasprintf("the mapping takes its fields from a merge key "
+			    "(<<), which may hold %s; write %s in it first",
+			    key, key);
 	no_edit(f, why);
 	free(why);
 	return true;
@@ -217,6 +251,8 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 	env = simple_env(cn, &into);
 	if (env == NULL)
 		into = cn;
+	if (merged(f, into, "env"))
+		goto out;
 	if (env != NULL && cpl_yedit_is_map(env)) {
 		list = (struct cpl_yval){ .kind = CPL_YV_MAP, .key = "env",
 			.kids = pairs, .nkids = n };
@@ -228,6 +264,7 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 		.nkids = 1 };
 	if (cpl_yedit_merge(ed, into, &top, &out) == 0)
 		add_edits(f, c->pos.file, &out);
+out:
 	cpl_yedit_out_free(&out);
 	free(pairs);
 	free(entries);
@@ -270,7 +307,9 @@ cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 
 	if (cn == NULL || (pod = pod_node(cn)) == NULL ||
-	    !cpl_yedit_is_map(pod) || size == NULL || shared(f, pod) ||
+	    !cpl_yedit_is_map(pod) || size == NULL || shared(f, cn) ||
+	    shared(f, pod) ||
+	    merged(f, cn, "volumeMounts") || merged(f, pod, "volumes") ||
 	    has_item(cpl_yedit_get(pod, "volumes"), "name", "dshm") ||
 	    has_item(cpl_yedit_get(cn, "volumeMounts"), "mountPath",
 		     "/dev/shm"))
@@ -298,7 +337,7 @@ cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 	size_t n = 0;
 
-	if (cn == NULL || shared(f, cn))
+	if (cn == NULL || shared(f, cn) || merged(f, cn, "resources"))
 		return;
 	if (request)
 		kinds[n++] = (struct cpl_yval){ .kind = CPL_YV_MAP,
@@ -474,8 +513,7 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
 	off = cpl_fixedit_offset(src, pos->line, pos->column);
-	if (off < 0 || shared(f, cpl_yedit_find(yedit_of(ck, pos->file),
-						pos->line, pos->column)))
+	if (off < 0 || shared_at(ck, f, pos->file, (size_t)off))
 		return;
 	p = src->text + off;
 	end = src->text + src->len;
@@ -568,7 +606,8 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 		num[j - i] = '\0';
 		if (j < src->len && is_word(src->text[j]))
 			return false;
-		if (cpl_parse_long(&v, num) < 0 || v != from)
+		if (cpl_parse_long(&v, num) < 0 || v != from ||
+		    shared_at(ck, f, pos->file, i))
 			return false;
 		text = cpl_xasprintf("%ld", to);
 		replace_bytes(f, src, pos->file, i, j, text);
@@ -637,13 +676,26 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 	const struct source *src = pos && pos->file ?
 		cpl_engine_text_source(ck->e, pos->file) : NULL;
 	long off;
-	size_t i;
+	size_t i, content, had = f->nedits;
 	char q[32];
 
 	if (src == NULL ||
 	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	i = (size_t)off;
+	if (shared_at(ck, f, pos->file, i))
+		return false;
+	/* An anchor or a tag before the value (replace_scalar keeps it). */
+	while (i < src->len && (src->text[i] == '&' || src->text[i] == '!')) {
+		while (i < src->len && !strchr(" \t\r\n", src->text[i]))
+			i++;
+		while (i < src->len && (src->text[i] == ' ' ||
+					src->text[i] == '\t'))
+			i++;
+	}
+	content = i;
+	if (i < src->len && (src->text[i] == '|' || src->text[i] == '>'))
+		goto whole;
 	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))
 		i++;
 	while (i < src->len && src->text[i] >= '0' && src->text[i] <= '9')
@@ -652,11 +704,12 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 		i++;
 	/* A scalar that is only the number: replaced whole and quoted, as
 	 * CPU202 and CPU203 replace it, so equal edits dedupe. */
-	if (i > (size_t)off && (i >= src->len ||
-				    strchr(" \t\r\n,]}#", src->text[i]))) {
-		snprintf(q, sizeof(q), "\"%ld\"", to);
-		cpl_check_replace_scalar(ck, f, pos, q);
-		return true;
-	}
+	if (i > content &&
+	    (i >= src->len || strchr(" \t\r\n,]}#", src->text[i])))
+		goto whole;
 	return cpl_check_replace_count(ck, f, pos, from, to);
+whole:
+	snprintf(q, sizeof(q), "\"%ld\"", to);
+	cpl_check_replace_scalar(ck, f, pos, q);
+	return f->nedits > had;
 }

@@ -739,10 +739,10 @@ out:
 	free(b);
 }
 
-/* Whether new byte off lies inside an insertion's new text: the last
- * edit starting at or before it, found by halving. */
-static bool
-inserted(struct walk *w, size_t off)
+/* The edit (index) whose inserted text holds new byte off, or NONE: the
+ * last edit starting at or before it, found by halving. */
+static size_t
+insertion_at(struct walk *w, size_t off)
 {
 	size_t lo = 0, hi = w->ne, k;
 	const struct cpl_ycheck_edit *e;
@@ -760,12 +760,74 @@ inserted(struct walk *w, size_t off)
 		e = &w->ed[w->by_old[k]];
 		if (e->old_off == e->old_end && off < e->new_end) {
 			w->used[w->by_old[k]] = true;
-			return true;
+			return w->by_old[k];
 		}
 		if (e->new_off != e->new_end)
-			return false;
+			return NONE;
+	}
+	return NONE;
+}
+
+/* Whether scalar node key's text is a key that mapping m (old) takes
+ * from a merge key (<<: *base, or a list of bases). */
+static bool
+merged_key(struct walk *w, const struct ynode *m, const struct ynode *key)
+{
+	size_t i, j, k;
+
+	if (key->kind != Y_SCALAR)
+		return false;
+	for (i = 0; i + 1 < m->n; i += 2) {
+		const struct ynode *mk = &w->o->v[m->kids[i]];
+		size_t v = resolve(w->o, m->kids[i + 1]);
+		const struct ynode *bases;
+		size_t nb;
+
+		if (mk->kind != Y_SCALAR || mk->vlen != 2 ||
+		    memcmp(mk->value, "<<", 2) != 0 || v == NONE)
+			continue;
+		bases = &w->o->v[v];
+		nb = bases->kind == Y_SEQ ? bases->n : 1;
+		for (j = 0; j < nb; j++) {
+			size_t b = bases->kind == Y_SEQ ?
+				   resolve(w->o, bases->kids[j]) : v;
+			const struct ynode *bm = b == NONE ? NULL :
+						 &w->o->v[b];
+
+			for (k = 0; bm && bm->kind == Y_MAP && k + 1 < bm->n;
+			     k += 2) {
+				const struct ynode *bk = &w->o->v[bm->kids[k]];
+
+				if (bk->kind == Y_SCALAR &&
+				    bk->vlen == key->vlen &&
+				    memcmp(bk->value, key->value,
+					   key->vlen) == 0)
+					return true;
+			}
+		}
 	}
 	return false;
+}
+
+/* Whether the new kid at j of new collection n was inserted; an
+ * inserted key that hides a merged one is refused. */
+static bool
+inserted(struct walk *w, const struct ynode *x, size_t n, size_t j)
+{
+	const struct ynode *kid = &w->n->v[w->n->v[n].kids[j]];
+	size_t e = insertion_at(w, kid->start);
+	char *why;
+
+	if (e == NONE)
+		return false;
+	if (x->kind == Y_MAP && merged_key(w, x, kid)) {
+		why = cpl_xasprintf("the mapping at line %d takes %.*s from a "
+				    "merge key (<<): adding it there would "
+				    "hide the merged value", x->line,
+				    (int)kid->vlen, kid->value);
+		refuse(w, w->ed[e].group, why);
+	}
+	return true;
 }
 
 static void compare(struct walk *w, size_t o, size_t n, int depth);
@@ -785,7 +847,7 @@ collections(struct walk *w, size_t o, size_t n, int depth)
 		goto differ;
 	}
 	for (i = 0; i < x->n; i += step) {
-		while (j < nn && inserted(w, w->n->v[w->n->v[n].kids[j]].start))
+		while (j < nn && inserted(w, x, n, j))
 			j += step;
 		if (j >= nn)
 			break;
@@ -803,7 +865,7 @@ collections(struct walk *w, size_t o, size_t n, int depth)
 		}
 		j += step;
 	}
-	while (j < nn && inserted(w, w->n->v[w->n->v[n].kids[j]].start))
+	while (j < nn && inserted(w, x, n, j))
 		j += step;
 	if (i >= x->n && j >= nn)
 		return;

@@ -462,6 +462,31 @@ cpl_yedit_end(const struct cpl_yenode *n)
 	return n ? n->end : 0;
 }
 
+const struct cpl_yenode *
+cpl_yedit_at(const struct cpl_yedit *ed, size_t off)
+{
+	size_t lo = 0, hi, i;
+
+	if (ed == NULL)
+		return NULL;
+	hi = ed->nall;
+	/* The last node starting at or before off, then back to the first
+	 * that holds it: nodes start in order, inner ones after outer. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ed->all[mid]->start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;)
+		if (off < ed->all[i]->end || (ed->all[i]->start == off &&
+					      ed->all[i]->end == off))
+			return ed->all[i];
+	return NULL;
+}
+
 const char *
 cpl_yedit_shared(const struct cpl_yenode *n)
 {

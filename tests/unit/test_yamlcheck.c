@@ -180,6 +180,9 @@ START_TEST(merge_key_base)
 		{ "", 0, "  extra: 1\n", 0, "  other" });
 	/* A pair added beside the merge key is c1's alone. */
 	PROVED(t, { "", 0, "  extra: 1\n", 0, "  name: one" });
+	/* But one the base gives would hide the merged value. */
+	REFUSED(t, "takes value from a merge key",
+		{ "", 0, "  value: \"1\"\n", 0, "  name: one" });
 }
 END_TEST
 
