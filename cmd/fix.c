@@ -122,7 +122,8 @@ fix_file(struct fixrun *r, const struct cpl_engine *e, const char *file,
 	if (text == NULL)
 		return false;
 	cpl_fixcheck_apply(&p, &refused, text, len,
-			   cpl_engine_source_is_yaml(e, file), ed, ne);
+			   cpl_engine_source_is_yaml(e, file) ?
+			   CPL_FIXCHECK_YAML : CPL_FIXCHECK_PYTHON, ed, ne);
 	for (i = 0; i < refused.n; i++)
 		note_refusal(r, &f[refused.v[i].group], refused.v[i].why);
 	cpl_fixcheck_free(&refused);

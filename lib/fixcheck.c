@@ -8,13 +8,14 @@
  * rounds are at most the groups plus one; the common case (nothing to
  * refuse) is one apply and one comparison.
  *
- * May include: util.h and text/.
+ * May include: util.h, text/ and python/.
  */
 #include "fixcheck.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "python/pycheck.h"
 #include "text/yamlcheck.h"
 #include "util.h"
 
@@ -61,7 +62,8 @@ add_refusal(struct cpl_fixcheck *c, size_t group, const char *why)
 static int
 attempt(struct cpl_patch *out, struct cpl_ycheck_result *r,
 	const struct cpl_fixcheck *c, const char *text, size_t len,
-	struct cpl_patch_edit *edits, size_t n, size_t only)
+	enum cpl_fixcheck_lang lang, struct cpl_patch_edit *edits, size_t n,
+	size_t only)
 {
 	struct cpl_patch_edit *sub = cpl_xcalloc(n ? n : 1, sizeof(*sub));
 	struct cpl_ycheck_edit *ye = cpl_xcalloc(n ? n : 1, sizeof(*ye));
@@ -89,8 +91,13 @@ attempt(struct cpl_patch *out, struct cpl_ycheck_result *r,
 			sub[i].old_end, sub[i].new_off, sub[i].new_end,
 			sub[i].group };
 	}
-	rc = k == 0 ? (memset(r, 0, sizeof(*r)), 0) :
-	     cpl_ycheck_run(r, text, len, out->text, out->len, ye, k);
+	memset(r, 0, sizeof(*r));
+	if (k == 0)
+		rc = 0;
+	else if (lang == CPL_FIXCHECK_PYTHON)
+		rc = cpl_pycheck_run(r, text, len, out->text, out->len, ye, k);
+	else
+		rc = cpl_ycheck_run(r, text, len, out->text, out->len, ye, k);
 	free(sub);
 	free(ye);
 	free(from);
@@ -100,7 +107,8 @@ attempt(struct cpl_patch *out, struct cpl_ycheck_result *r,
 /* Tries each group that is left alone, refusing those that fail. */
 static void
 one_by_one(struct cpl_fixcheck *c, const char *text, size_t len,
-	   struct cpl_patch_edit *edits, size_t n, const char *why)
+	   enum cpl_fixcheck_lang lang, struct cpl_patch_edit *edits,
+	   size_t n, const char *why)
 {
 	struct cpl_patch p;
 	struct cpl_ycheck_result r;
@@ -114,7 +122,7 @@ one_by_one(struct cpl_fixcheck *c, const char *text, size_t len,
 			seen = edits[j].group == edits[i].group;
 		if (seen)
 			continue;
-		if (attempt(&p, &r, c, text, len, edits, n,
+		if (attempt(&p, &r, c, text, len, lang, edits, n,
 			    edits[i].group) != 0) {
 			const char *w = cpl_ycheck_why(&r, edits[i].group);
 
@@ -176,19 +184,19 @@ dup_refusals(struct cpl_fixcheck *c, struct cpl_patch_edit *edits, size_t n)
 
 void
 cpl_fixcheck_apply(struct cpl_patch *out, struct cpl_fixcheck *refused,
-		   const char *text, size_t len, bool yaml,
+		   const char *text, size_t len, enum cpl_fixcheck_lang lang,
 		   struct cpl_patch_edit *edits, size_t n)
 {
 	struct cpl_ycheck_result r;
 	size_t i, before;
 	bool traced = false;
 
-	if (!yaml) {
+	if (lang == CPL_FIXCHECK_TEXT) {
 		cpl_patch_apply(out, text, len, edits, n);
 		return;
 	}
 	for (;;) {
-		if (attempt(out, &r, refused, text, len, edits, n,
+		if (attempt(out, &r, refused, text, len, lang, edits, n,
 			    (size_t)-1) == 0) {
 			cpl_ycheck_result_free(&r);
 			break;
@@ -198,7 +206,7 @@ cpl_fixcheck_apply(struct cpl_patch *out, struct cpl_fixcheck *refused,
 			add_refusal(refused, r.v[i].group, r.v[i].why);
 		if (refused->n == before && r.unexplained != NULL) {
 			if (!traced)
-				one_by_one(refused, text, len, edits, n,
+				one_by_one(refused, text, len, lang, edits, n,
 					   r.unexplained);
 			traced = true;
 			/* Still unexplained with every group proved

@@ -8,8 +8,8 @@
  * (text/yamlcheck.h): a group whose edits would change anything but what
  * they intend is refused, with the reason, and the others are applied
  * without it.  A difference no edit explains (the text would not parse)
- * is traced by trying each group alone.  Python edits are checked by
- * text/patch.h's rules alone.
+ * is traced by trying each group alone.  A Python file is compared token
+ * by token instead (python/pycheck.h).
  *
  * Ownership: the caller owns the struct cpl_patch (cpl_patch_free) and
  * the refusals (cpl_fixcheck_free); edits stay the caller's, their
@@ -35,9 +35,17 @@ struct cpl_fixcheck {
 	size_t n, cap;
 };
 
-/* Applies edits (n) to text as above; yaml: the text is YAML or JSON. */
+/* What a text is, so what proves its edits. */
+enum cpl_fixcheck_lang {
+	CPL_FIXCHECK_TEXT,	/* nothing: the edits as applied */
+	CPL_FIXCHECK_YAML,	/* YAML or JSON: text/yamlcheck.h */
+	CPL_FIXCHECK_PYTHON,	/* python/pycheck.h */
+};
+
+/* Applies edits (n) to text, written in lang, as above. */
 void cpl_fixcheck_apply(struct cpl_patch *out, struct cpl_fixcheck *refused,
-			const char *text, size_t len, bool yaml,
+			const char *text, size_t len,
+			enum cpl_fixcheck_lang lang,
 			struct cpl_patch_edit *edits, size_t n);
 
 void cpl_fixcheck_free(struct cpl_fixcheck *c);		/* members */

@@ -275,7 +275,7 @@ START_TEST(fixcheck_keeps_the_good_group)
 
 	for (i = 0; i < 2; i++)
 		ed[i] = make_edit(t, &s[i]);
-	cpl_fixcheck_apply(&p, &c, t, strlen(t), true, ed, 2);
+	cpl_fixcheck_apply(&p, &c, t, strlen(t), CPL_FIXCHECK_YAML, ed, 2);
 	ck_assert_str_eq(p.text,
 			 "a:\n  value: &t \"8\"\nb:\n  value: *t\nc: \"2\"\n");
 	ck_assert_uint_eq(c.n, 1);
@@ -293,7 +293,7 @@ START_TEST(fixcheck_keeps_the_good_group)
 	ed[0].end_line = 2;
 	ed[0].end_column = 3;
 	ed[0].text = "[";
-	cpl_fixcheck_apply(&p, &c, t, strlen(t), true, ed, 2);
+	cpl_fixcheck_apply(&p, &c, t, strlen(t), CPL_FIXCHECK_YAML, ed, 2);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_uint_eq(c.v[0].group, 2);
 	ck_assert_str_eq(p.text,
