@@ -48,6 +48,8 @@ struct span {
 struct changed {
 	char *rel;
 	bool whole;
+	bool has_old;		/* old: its content at the merge base */
+	git_oid old;
 	struct span *v;
 	size_t n;
 	size_t cap;
@@ -1020,10 +1022,15 @@ on_file(const git_diff_delta *d, float progress, void *payload)
 		break;
 	case GIT_DELTA_MODIFIED:
 	case GIT_DELTA_COPIED:
-	case GIT_DELTA_RENAMED:
+	case GIT_DELTA_RENAMED: {
+		struct changed *c = changed_get(r, d->new_file.path);
+
 		if (d->flags & GIT_DIFF_FLAG_BINARY)
-			changed_get(r, d->new_file.path)->whole = true;
+			c->whole = true;
+		c->old = d->old_file.id;
+		c->has_old = true;
 		break;
+	}
 	default:
 		break;
 	}
@@ -1169,6 +1176,31 @@ cpl_repo_diff_base(struct cpl_repo *repo, const char *ref, bool staged,
 out:
 	git_diff_free(diff);
 	git_tree_free(tree);
+	return rc;
+}
+
+int
+cpl_repo_base_text(char **out, size_t *len, struct cpl_repo *repo,
+		   const char *rel, size_t max)
+{
+	const struct changed *c = repo->diffed ? changed_find(repo, rel) :
+				  NULL;
+	git_blob *blob = NULL;
+	git_object_size_t size;
+	int rc = 1;
+
+	*out = NULL;
+	*len = 0;
+	if (c == NULL || !c->has_old ||
+	    git_blob_lookup(&blob, repo->git, &c->old) < 0)
+		return 1;
+	size = git_blob_rawsize(blob);
+	if (size <= max) {
+		*out = cpl_xstrndup(git_blob_rawcontent(blob), (size_t)size);
+		*len = (size_t)size;
+		rc = 0;
+	}
+	git_blob_free(blob);
 	return rc;
 }
 
