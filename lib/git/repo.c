@@ -1022,15 +1022,10 @@ on_file(const git_diff_delta *d, float progress, void *payload)
 		break;
 	case GIT_DELTA_MODIFIED:
 	case GIT_DELTA_COPIED:
-	case GIT_DELTA_RENAMED: {
-		struct changed *c = changed_get(r, d->new_file.path);
-
+	case GIT_DELTA_RENAMED:
 		if (d->flags & GIT_DIFF_FLAG_BINARY)
-			c->whole = true;
-		c->old = d->old_file.id;
-		c->has_old = true;
+			changed_get(r, d->new_file.path)->whole = true;
 		break;
-	}
 	default:
 		break;
 	}
@@ -1047,6 +1042,11 @@ on_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
 	if (d->status == GIT_DELTA_DELETED)
 		return 0;
 	c = changed_get(r, d->new_file.path);
+	if (d->status == GIT_DELTA_MODIFIED || d->status == GIT_DELTA_RENAMED ||
+	    d->status == GIT_DELTA_COPIED) {
+		c->old = d->old_file.id;	/* its content at the base */
+		c->has_old = true;
+	}
 	if (c->whole || h->new_lines <= 0)
 		return 0;
 	cpl_xgrow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
