@@ -222,14 +222,18 @@ cpl_cli_fix_hint(const struct cpl_engine *e)
 		"%zu more with --fix --unsafe-fixes\n", safe, unsafe);
 }
 
-/* --diff: the diff of every changed file; exit 1 when there is one. */
+/* --diff: the diff of every changed file; exit 1 when there is one, 2
+ * when a file could not be named in it (said on stderr; the others are
+ * still printed). */
 static int
 print_diff(const struct fixrun *r)
 {
 	struct cpl_buf b;
 	struct cpl_patch_region whole;
+	struct cpl_error err = { 0 };
 	size_t i;
-	int status = EXIT_CLEAN;
+	int status = EXIT_CLEAN, rc = 0;
+	bool refused = false;
 
 	cpl_buf_init(&b, 0);
 	for (i = 0; i < r->n; i++) {
@@ -243,19 +247,28 @@ print_diff(const struct fixrun *r)
 		 * one region over everything between the first and the
 		 * last line that differ. */
 		if (ff->passes == 1)
-			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
-				       ff->text, ff->len, ff->regions,
-				       ff->nregions);
+			rc = cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+					    ff->text, ff->len, ff->regions,
+					    ff->nregions, &err);
 		else if (cpl_patch_span(&whole, ff->orig, ff->olen, ff->text,
 					ff->len))
-			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
-				       ff->text, ff->len, &whole, 1);
+			rc = cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+					    ff->text, ff->len, &whole, 1,
+					    &err);
+		if (rc < 0) {
+			cpl_cli_say("%s: error: %s", err.path, err.message);
+			cpl_error_clear(&err);
+			refused = true;
+			rc = 0;
+		}
 	}
 	if (fwrite(b.data ? b.data : "", 1, b.len, stdout) != b.len ||
 	    fflush(stdout) != 0) {
-		fprintf(stderr, "kubectl-cpulint: cannot write the diff\n");
+		cpl_cli_say("kubectl-cpulint: cannot write the diff");
 		status = EXIT_TROUBLE;
 	}
+	if (refused)
+		status = EXIT_TROUBLE;
 	cpl_buf_free(&b);
 	return status;
 }
