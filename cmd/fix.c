@@ -218,8 +218,22 @@ cpl_cli_fix_hint(const struct cpl_engine *e)
 	size_t safe, unsafe;
 
 	count_fixes(e, &safe, &unsafe);
-	fprintf(stderr, "kubectl-cpulint: %zu fix(es) available with --fix, "
-		"%zu more with --fix --unsafe-fixes\n", safe, unsafe);
+	cpl_cli_say("kubectl-cpulint: %zu fix(es) available with --fix, %zu "
+		    "more with --fix --unsafe-fixes", safe, unsafe);
+}
+
+/* "kubectl-cpulint: VERB N finding(s) in M file(s)", and the unsafe
+ * fixes --unsafe-fixes would add (unsafe of them). */
+static void
+say_summary(const char *verb, size_t nfixed, size_t nfiles, size_t unsafe)
+{
+	char more[80] = "";
+
+	if (unsafe > 0)
+		snprintf(more, sizeof(more), "; %zu more fix(es) with "
+			 "--unsafe-fixes", unsafe);
+	cpl_cli_say("kubectl-cpulint: %s %zu finding(s) in %zu file(s)%s",
+		    verb, nfixed, nfiles, more);
 }
 
 /* --diff: the diff of every changed file; exit 1 when there is one, 2
@@ -302,9 +316,9 @@ write_files(struct fixrun *r, size_t *nfiles, size_t *nfixed)
 			continue;
 		}
 		ok = false;
-		fprintf(stderr, "kubectl-cpulint: %s: %s%s\n", ff->path,
-			rc > 0 ? "" : "cannot write the fixes: ",
-			err.message);
+		cpl_cli_say("kubectl-cpulint: %s: %s%s", ff->path,
+			    rc > 0 ? "" : "cannot write the fixes: ",
+			    err.message);
 		cpl_error_clear(&err);
 	}
 	return ok;
@@ -360,12 +374,8 @@ cpl_cli_run_fix(struct cli_static *st)
 		if (r.n > 1)
 			qsort(r.files, r.n, sizeof(*r.files), file_cmp);
 		status = print_diff(&r);
-		fprintf(stderr, "kubectl-cpulint: would fix %zu finding(s) "
-			"in %zu file(s)", nfixed, nfiles);
-		if (unsafe > 0 && !o->unsafe_fixes)
-			fprintf(stderr, "; %zu more fix(es) with "
-				"--unsafe-fixes", unsafe);
-		fputc('\n', stderr);
+		say_summary("would fix", nfixed, nfiles,
+			    o->unsafe_fixes ? 0 : unsafe);
 		if (nerr > 0)
 			status = EXIT_TROUBLE;
 		goto out;
@@ -384,8 +394,8 @@ cpl_cli_run_fix(struct cli_static *st)
 		size_t len = in ? in->len : st->stdin_len;
 
 		if (fwrite(t, 1, len, stdout) != len || fflush(stdout)) {
-			fprintf(stderr, "kubectl-cpulint: cannot write the "
-				"fixed standard input\n");
+			cpl_cli_say("kubectl-cpulint: cannot write the fixed "
+				    "standard input");
 			ok = false;
 		}
 	}
@@ -393,12 +403,7 @@ cpl_cli_run_fix(struct cli_static *st)
 				NULL, st->argc, st->argv,
 				st->stdin_text ? stderr : stdout);
 	count_fixes(e, &safe, &unsafe);
-	fprintf(stderr, "kubectl-cpulint: fixed %zu finding(s) in %zu "
-		"file(s)", nfixed, nfiles);
-	if (unsafe > 0 && !o->unsafe_fixes)
-		fprintf(stderr, "; %zu more fix(es) with --unsafe-fixes",
-			unsafe);
-	fputc('\n', stderr);
+	say_summary("fixed", nfixed, nfiles, o->unsafe_fixes ? 0 : unsafe);
 	cpl_cli_no_files(e);
 	if (!ok)
 		status = EXIT_TROUBLE;
