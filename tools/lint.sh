@@ -11,6 +11,16 @@ if [ -n "$banned" ]; then
 	echo "$banned"
 	exit 1
 fi
+# Standard error: cmd/ writes its lines through cpl_cli_say (cmd/say.c),
+# which escapes every value (report/escape.h); a direct write could print a
+# file or object name raw, and a CI runner reads stderr for commands.
+raw=$(grep -nE '\b(v?fprintf|fputs|fputc|putc|fwrite)\s*\([^;]*\bstderr\b|\bperror\s*\(|STDERR_FILENO' \
+	$(ls cmd/*.c | grep -v '^cmd/say\.c$') || true)
+if [ -n "$raw" ]; then
+	echo "stderr written around cpl_cli_say (cmd/say.c escapes values):"
+	echo "$raw"
+	exit 1
+fi
 # Layering: each wing includes only the wings below it (lib/*/README.md).
 allowed() {
 	case $1 in
