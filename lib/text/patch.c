@@ -438,12 +438,23 @@ c_escape(unsigned char c)
 	return -1;
 }
 
+/* Whether the '[' at p ends "##[" in name, which a GitHub runner obeys
+ * anywhere in a line of a log (its old command form). */
+static bool
+runner_bracket(const char *name, const unsigned char *p)
+{
+	return *p == '[' && p - (const unsigned char *)name >= 2 &&
+	       p[-1] == '#' && p[-2] == '#';
+}
+
 /*
  * Appends "--- " or "+++ " (head) and prefix + name as git writes them:
  * in double quotes with C escapes (\n \t \" \\, \ooo for other controls,
  * DEL and bytes from 0x80) when the name holds any such byte; then a tab
  * when it holds a space, so that GNU patch, which reads an unquoted name
- * up to a tab, takes all of it.
+ * up to a tab, takes all of it.  One step past git: a name holding "##["
+ * is quoted too, that '[' written \133 (both tools read octal), so a
+ * diff printed in a CI log commands nothing.
  */
 static void
 put_name(struct cpl_buf *b, const char *head, const char *prefix,
@@ -454,13 +465,13 @@ put_name(struct cpl_buf *b, const char *head, const char *prefix,
 	int e;
 
 	for (p = (const unsigned char *)name; *p && !quote; p++)
-		quote = c_escape(*p) >= 0;
+		quote = c_escape(*p) >= 0 || runner_bracket(name, p);
 	cpl_buf_adds(b, head);
 	if (quote)
 		cpl_buf_addc(b, '"');
 	cpl_buf_adds(b, prefix);
 	for (p = (const unsigned char *)name; *p; p++) {
-		e = c_escape(*p);
+		e = runner_bracket(name, p) ? 0 : c_escape(*p);
 		if (e < 0) {
 			cpl_buf_addc(b, (char)*p);
 		} else if (e > 0) {

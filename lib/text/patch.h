@@ -96,7 +96,8 @@ bool cpl_patch_span(struct cpl_patch_region *r, const char *old,
  * holding a control character, '"', '\\', DEL or a byte from 0x80 is
  * written in double quotes with C escapes (\n \t \" \\, \ooo for the
  * rest; git's core.quotePath), and a name holding a space is followed by
- * a tab.  A path that cannot be named so that patch -p1 and git apply,
+ * a tab.  A name holding "##[" (a command to a GitHub runner anywhere in
+ * a log line) is quoted too, its '[' as \133.  A path that cannot be named so that patch -p1 and git apply,
  * run from the current directory, find that file is refused: -1 with err
  * set (its path and why) and nothing appended; that is an absolute path
  * (patch would strip its root and patch a file below the current

@@ -314,6 +314,10 @@ START_TEST(diff_names_quoted_as_git)
 		{ "sub//f.yaml", "--- a/sub/f.yaml\n+++ b/sub/f.yaml\n" },
 		{ ".../..x", "--- a/.../..x\n+++ b/.../..x\n" },
 		{ "<stdin>", "--- a/<stdin>\n+++ b/<stdin>\n" },
+		/* past git: "##[" commands a CI runner; "#[" does not */
+		{ "##[add-mask]s/#[x]",
+		  "--- \"a/##\\133add-mask]s/#[x]\"\n"
+		  "+++ \"b/##\\133add-mask]s/#[x]\"\n" },
 	};
 	static const char *const refused[] = {
 		"/abs/f.yaml", "../up.yaml", "sub/../f.yaml", "sub/..",
