@@ -1,6 +1,7 @@
 #!/bin/sh
-# Static checks: no banned string functions (STYLE.md), then cppcheck over
-# every wing of lib/, cmd/ and rules/.  jansson's iteration macros are
+# Static checks: no banned string functions (STYLE.md), no stderr write in
+# cmd/ around cpl_cli_say (values escaped), the layering of the wings, then
+# cppcheck over every wing of lib/, cmd/ and rules/.  jansson's iteration macros are
 # spelled out for cppcheck in tools/cppcheck/jansson.cfg.
 set -e
 banned=$(grep -nE '\b(sprintf|strcpy|strcat|gets|atoi|strtok)\s*\(' \
