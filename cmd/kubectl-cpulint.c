@@ -8,8 +8,8 @@
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
  * it (--diff: a diff was printed); 2 usage error, unreadable or invalid
- * input, cluster error, or a file --fix could not write (after
- * everything else has been reported).
+ * input, cluster error, a file --fix could not write or --diff could
+ * not name (after everything else has been reported).
  */
 #include <getopt.h>
 #include <jansson.h>
