@@ -72,6 +72,15 @@ void cpl_cli_usage(FILE *out);
 extern const char *const cpl_cli_synopsis[];
 extern const char cpl_cli_exit_status[];
 
+/*
+ * Prints one line on standard error: fmt (the tool's words: no control
+ * character, no final newline) with its arguments, the whole line
+ * escaped (report/escape.h) so that no value from an input ends it,
+ * drives a terminal or commands a CI runner; then '\n'.  The only way
+ * cmd/ writes to stderr (say.c; make lint checks).
+ */
+void cpl_cli_say(const char *fmt, ...) CPL_PRINTF(1, 2);
+
 /* Options, as documented in the flag table and README.md. */
 struct options {
 	const char *format;	/* -o, --output, --format */

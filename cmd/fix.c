@@ -254,18 +254,36 @@ cpl_cli_fix_hint(const struct cpl_engine *e)
 	size_t safe, unsafe;
 
 	count_fixes(e, &safe, &unsafe);
-	fprintf(stderr, "kubectl-cpulint: %zu fix(es) available with --fix, "
-		"%zu more with --fix --unsafe-fixes\n", safe, unsafe);
+	cpl_cli_say("kubectl-cpulint: %zu fix(es) available with --fix, %zu "
+		    "more with --fix --unsafe-fixes", safe, unsafe);
 }
 
-/* --diff: the diff of every changed file; exit 1 when there is one. */
+/* "kubectl-cpulint: VERB N finding(s) in M file(s)", and the unsafe
+ * fixes --unsafe-fixes would add (unsafe of them). */
+static void
+say_summary(const char *verb, size_t nfixed, size_t nfiles, size_t unsafe)
+{
+	char more[80] = "";
+
+	if (unsafe > 0)
+		snprintf(more, sizeof(more), "; %zu more fix(es) with "
+			 "--unsafe-fixes", unsafe);
+	cpl_cli_say("kubectl-cpulint: %s %zu finding(s) in %zu file(s)%s",
+		    verb, nfixed, nfiles, more);
+}
+
+/* --diff: the diff of every changed file; exit 1 when there is one, 2
+ * when a file could not be named in it (said on stderr; the others are
+ * still printed). */
 static int
 print_diff(const struct fixrun *r)
 {
 	struct cpl_buf b;
 	struct cpl_patch_region whole;
+	struct cpl_error err = { 0 };
 	size_t i;
-	int status = EXIT_CLEAN;
+	int status = EXIT_CLEAN, rc = 0;
+	bool refused = false;
 
 	cpl_buf_init(&b, 0);
 	for (i = 0; i < r->n; i++) {
@@ -279,19 +297,28 @@ print_diff(const struct fixrun *r)
 		 * one region over everything between the first and the
 		 * last line that differ. */
 		if (ff->passes == 1)
-			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
-				       ff->text, ff->len, ff->regions,
-				       ff->nregions);
+			rc = cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+					    ff->text, ff->len, ff->regions,
+					    ff->nregions, &err);
 		else if (cpl_patch_span(&whole, ff->orig, ff->olen, ff->text,
 					ff->len))
-			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
-				       ff->text, ff->len, &whole, 1);
+			rc = cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+					    ff->text, ff->len, &whole, 1,
+					    &err);
+		if (rc < 0) {
+			cpl_cli_say("%s: error: %s", err.path, err.message);
+			cpl_error_clear(&err);
+			refused = true;
+			rc = 0;
+		}
 	}
 	if (fwrite(b.data ? b.data : "", 1, b.len, stdout) != b.len ||
 	    fflush(stdout) != 0) {
-		fprintf(stderr, "kubectl-cpulint: cannot write the diff\n");
+		cpl_cli_say("kubectl-cpulint: cannot write the diff");
 		status = EXIT_TROUBLE;
 	}
+	if (refused)
+		status = EXIT_TROUBLE;
 	cpl_buf_free(&b);
 	return status;
 }
@@ -326,9 +353,9 @@ write_files(struct fixrun *r, bool force, size_t *nfiles, size_t *nfixed)
 			continue;
 		}
 		ok = false;
-		fprintf(stderr, "kubectl-cpulint: %s: %s%s\n", ff->path,
-			rc > 0 ? "" : "cannot write the fixes: ",
-			err.message);
+		cpl_cli_say("kubectl-cpulint: %s: %s%s", ff->path,
+			    rc > 0 ? "" : "cannot write the fixes: ",
+			    err.message);
 		cpl_error_clear(&err);
 	}
 	return ok;
@@ -363,9 +390,9 @@ print_refused(const struct fixrun *r)
 	size_t i;
 
 	for (i = 0; i < r->nrefused; i++)
-		fprintf(stderr, "kubectl-cpulint: %s\n",
-			(const char *)cpl_strmap_get(&r->refused_at,
-						     r->refused[i]));
+		cpl_cli_say("kubectl-cpulint: %s",
+			    (const char *)cpl_strmap_get(&r->refused_at,
+							 r->refused[i]));
 }
 
 int
@@ -403,12 +430,8 @@ cpl_cli_run_fix(struct cli_static *st)
 			qsort(r.files, r.n, sizeof(*r.files), file_cmp);
 		status = print_diff(&r);
 		print_refused(&r);
-		fprintf(stderr, "kubectl-cpulint: would fix %zu finding(s) "
-			"in %zu file(s)", nfixed, nfiles);
-		if (unsafe > 0 && !o->unsafe_fixes)
-			fprintf(stderr, "; %zu more fix(es) with "
-				"--unsafe-fixes", unsafe);
-		fputc('\n', stderr);
+		say_summary("would fix", nfixed, nfiles,
+			    o->unsafe_fixes ? 0 : unsafe);
 		if (nerr > 0)
 			status = EXIT_TROUBLE;
 		goto out;
@@ -427,8 +450,8 @@ cpl_cli_run_fix(struct cli_static *st)
 		size_t len = in ? in->len : st->stdin_len;
 
 		if (fwrite(t, 1, len, stdout) != len || fflush(stdout)) {
-			fprintf(stderr, "kubectl-cpulint: cannot write the "
-				"fixed standard input\n");
+			cpl_cli_say("kubectl-cpulint: cannot write the fixed "
+				    "standard input");
 			ok = false;
 		}
 	}
@@ -437,12 +460,7 @@ cpl_cli_run_fix(struct cli_static *st)
 				st->stdin_text ? stderr : stdout);
 	count_fixes(e, &safe, &unsafe);
 	print_refused(&r);
-	fprintf(stderr, "kubectl-cpulint: fixed %zu finding(s) in %zu "
-		"file(s)", nfixed, nfiles);
-	if (unsafe > 0 && !o->unsafe_fixes)
-		fprintf(stderr, "; %zu more fix(es) with --unsafe-fixes",
-			unsafe);
-	fputc('\n', stderr);
+	say_summary("fixed", nfixed, nfiles, o->unsafe_fixes ? 0 : unsafe);
 	cpl_cli_no_files(e);
 	if (!ok)
 		status = EXIT_TROUBLE;

@@ -464,6 +464,43 @@ judge_pod_role(struct live *l, struct cpl_liveowner *owner, const char *ns,
 }
 
 /*
+ * obj's JSON text for the YAML reader.  jansson writes DEL, the C1
+ * controls U+0080..U+009F and U+FFFE/U+FFFF raw, and libyaml refuses
+ * them anywhere in its input ("control characters are not allowed"), so
+ * an object whose name or env held one was an error instead of being
+ * linted; they are written as \u escapes, which the double-quoted
+ * strings of JSON (and YAML) read back.  Outside strings JSON is ASCII.
+ * NULL when jansson cannot serialise; caller frees.
+ */
+static char *
+object_text(const json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+	const unsigned char *p;
+	struct cpl_buf b;
+
+	if (text == NULL || strpbrk(text, "\x7f\xc2\xef") == NULL)
+		return text;
+	cpl_buf_init(&b, 0);
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == 0x7f) {
+			cpl_buf_adds(&b, "\\u007f");
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			cpl_buf_addf(&b, "\\u%04x", p[1]);
+			p++;
+		} else if (p[0] == 0xef && p[1] == 0xbf &&
+			   (p[2] == 0xbe || p[2] == 0xbf)) {
+			cpl_buf_adds(&b, p[2] == 0xbe ? "\\ufffe" : "\\uffff");
+			p += 2;
+		} else {
+			cpl_buf_addc(&b, (char)*p);
+		}
+	}
+	free(text);
+	return cpl_buf_detach(&b);
+}
+
+/*
  * Loads one object's JSON through the manifest loader and adds its
  * workloads (named after object) to the engine.  For a Pod, the new
  * workload is returned in *pod_w (NULL otherwise).
@@ -475,7 +512,7 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 	struct cpl_wlist wl = { 0 };
 	struct cpl_ystream *s = NULL;
 	struct cpl_error err = { 0 };
-	char *text = json_dumps(obj, JSON_COMPACT);
+	char *text = object_text(obj);
 	size_t i;
 
 	if (pod_w)

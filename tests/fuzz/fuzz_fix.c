@@ -28,6 +28,7 @@ fix_as(const char *path, const char *text, size_t len)
 	struct cpl_patch_edit *edits = NULL;
 	struct cpl_patch p = { 0 };
 	struct cpl_buf diff;
+	struct cpl_error err = { 0 };
 	size_t n, i, k, nedits = 0, cap = 0;
 
 	cpl_engine_add_buffer(e, path, text, len, true);
@@ -53,8 +54,9 @@ fix_as(const char *path, const char *text, size_t len)
 	    (p.napplied == 0 && (p.len != len || memcmp(p.text, text, len))))
 		abort();
 	cpl_buf_init(&diff, 0);
-	cpl_patch_diff(&diff, path, text, len, p.text, p.len, p.regions,
-		       p.nregions);
+	if (cpl_patch_diff(&diff, path, text, len, p.text, p.len, p.regions,
+			   p.nregions, &err) < 0)
+		abort();	/* the fuzzer's paths are plain relative names */
 	cpl_buf_free(&diff);
 	if (p.napplied > 0) {
 		again = cpl_engine_new();
