@@ -8,7 +8,8 @@
 #include "check_main.h"
 #include "text/patch.h"
 
-#define E(l, c, el, ec, t, g) { (l), (c), (el), (ec), (t), (g), 0 }
+#define E(l, c, el, ec, t, g) { .line = (l), .column = (c), .end_line = (el), \
+				.end_column = (ec), .text = (t), .group = (g) }
 
 /* Applies edits to text; the new text, or the diff when diff is set. */
 static char *
