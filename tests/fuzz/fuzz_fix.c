@@ -6,7 +6,9 @@
  * and testdata/edits, whose cases carry edits.  Besides crashes, leaks
  * and UB it stops on a broken invariant of the patch: the result must be
  * NUL-terminated at its length, and a patch with nothing applied must
- * leave the text as it was.
+ * leave the text as it was.  The same edits then go through the re-parse
+ * that proves them (fixcheck.h), which must keep a text with no group
+ * refused or deferred equal to the plain patch's.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "engine.h"
 #include "finding.h"
+#include "fixcheck.h"
 #include "text/patch.h"
 #include "util.h"
 
@@ -65,6 +68,18 @@ fix_as(const char *path, const char *text, size_t len)
 		cpl_engine_free(again);
 	}
 	cpl_patch_free(&p);
+	{
+		struct cpl_fixcheck refused = { 0 };
+		bool py = strstr(path, ".py") != NULL;
+
+		cpl_fixcheck_apply(&p, &refused, text, len,
+				   py ? CPL_FIXCHECK_PYTHON :
+				   CPL_FIXCHECK_YAML, edits, nedits);
+		if (p.text == NULL || p.text[p.len] != '\0')
+			abort();
+		cpl_fixcheck_free(&refused);
+		cpl_patch_free(&p);
+	}
 	free(edits);
 	cpl_engine_free(e);
 }
