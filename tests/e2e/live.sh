@@ -285,6 +285,21 @@ has mpi-denied "its worker Pods' ranks (slotsPerWorker) are unknown"
 lacks mpi-denied 'each of its 1 rank'
 apiserver_stop
 
+# 7b''. Optional fields left out (testdata/apiserver/fixtures/optional):
+# owner references without `controller` (a Job's Pods, and the Job's own
+# reference to an Argo Workflow) are read, grouped and followed, never
+# dereferenced as present (a crash before; make asan runs this too).
+apiserver_start --fixtures default --fixtures optional --timeout 120 || { bad "server optional"; finish; }
+D=$APISERVER_DIR
+expect no-controller 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -v -l app=loose
+has no-controller 'pod/ml/loose-a1b2c is owned by Workflow/ml/loose-wf'
+has no-controller 'workflow/ml/loose-wf[train]: warning: OMP_NUM_THREADS is not set in container "train"'
+has no-controller '(2 Pods) [CPU201 thread-env-missing]'
+has no-controller 'measured (cadvisor, since start): 4 threads'
+expect no-controller-pod 1 kubectl cpulint pod/loose-d3e4f -n ml --kubeconfig "$D/kubeconfig"
+has no-controller-pod 'pod/ml/loose-d3e4f[train]: warning: OMP_NUM_THREADS is not set'
+apiserver_stop
+
 # 7c. a server that echoes the Authorization header, and a password in the
 # server URL: neither is ever shown, in errors or with -v.
 apiserver_start --echo-auth --deny get:pods:ml --timeout 120 || { bad "server 4"; finish; }
