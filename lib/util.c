@@ -575,6 +575,17 @@ cpl_str_ends(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+bool
+cpl_has_control(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f)
+			return true;
+	return false;
+}
+
 /* Eight bytes at p as one word (any alignment). */
 static inline uint64_t
 word_at(const unsigned char *p)

@@ -5,8 +5,9 @@
  *
  * Invariant: credentials reach libcurl only through its auth options
  * (CURLOPT_XOAUTH2_BEARER, CURLOPT_USERNAME/PASSWORD, the SSL blobs),
- * never through a header list, a message or the log hook; libcurl's
- * verbose mode is never turned on.
+ * never through a header list, a message or the log hook; a bearer token
+ * with a control character never reaches it; libcurl's verbose mode is
+ * never turned on.
  *
  * libcurl is reached only through the table kube/curlso.h loads at run
  * time (c->cu), never linked: the program lints files where libcurl is
@@ -500,6 +501,15 @@ apply_credentials(struct cpl_kubeclient *c, struct cpl_error *err)
 	struct curl_blob key = { (void *)i->key, i->key_len,
 				 CURL_BLOB_COPY };
 
+	/* Every source refuses one already (kubeconfig, token files, exec
+	 * plugins); a header line must never be ended from a credential. */
+	if (i->token && cpl_has_control(i->token, strlen(i->token))) {
+		cpl_error_set(err, NULL, 0, 0, "the bearer token of %s%s%s "
+			      "holds a control character; it is not sent",
+			      *i->user ? "user \"" : "the service account",
+			      i->user, *i->user ? "\"" : "");
+		return -1;
+	}
 	if (i->token) {
 		SETOPT(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
 		SETOPT(c, CURLOPT_XOAUTH2_BEARER, i->token);

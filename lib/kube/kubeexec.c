@@ -7,7 +7,8 @@
  *
  * Invariant: nothing the plugin prints is ever quoted in a message; its
  * output, its environment and the credential strings jansson held are
- * wiped before they are freed.  The plugin gets our terminal only as
+ * wiped before they are freed.  A token with a control character is
+ * refused (CR LF in it would add request headers).  The plugin gets our terminal only as
  * interactiveMode allows, and our stderr only when the options say so.
  *
  * Ownership: replaces the handle's token, cert and key with the plugin's
@@ -552,6 +553,12 @@ exec_parse(struct cpl_kubeconfig *kc, const struct cpl_buf *out,
 		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
 			   "didn't return a token or cert/key pair",
 			   e->command, u->name);
+		goto out;
+	}
+	if (token && cpl_has_control(token, strlen(token))) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "returned a token that %s", e->command, u->name,
+			   CTL_TOKEN);
 		goto out;
 	}
 	if ((cert != NULL) != (key != NULL)) {

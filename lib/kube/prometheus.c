@@ -183,6 +183,8 @@ conn_setup(struct conn *c, struct cpl_error *err)
 	if (o->ca_file)
 		SETOPT(c, CURLOPT_CAINFO, o->ca_file);
 	if (o->token_file) {
+		char *t;
+
 		if (cpl_read_file(&token, &len, o->token_file, 1 << 16,
 				  err) < 0) {
 			char *m = cpl_xasprintf("--prometheus-token-file: %s",
@@ -192,14 +194,36 @@ conn_setup(struct conn *c, struct cpl_error *err)
 			free(m);
 			return -1;
 		}
+		/* White space around it trimmed, as kubectl trims token
+		 * files; a control character inside it (a NUL byte too) is
+		 * refused: CR LF would end the Authorization header and
+		 * add others. */
 		while (len > 0 && (token[len - 1] == '\n' ||
 				   token[len - 1] == '\r' ||
-				   token[len - 1] == ' '))
+				   token[len - 1] == ' ' ||
+				   token[len - 1] == '\t'))
 			token[--len] = '\0';
+		for (t = token; *t == ' ' || *t == '\t' || *t == '\r' ||
+				*t == '\n'; t++)
+			;
+		if (t == token + len ||
+		    cpl_has_control(t, len - (size_t)(t - token))) {
+			cpl_error_set(err, NULL, 0, 0, "--prometheus-token-file "
+				      "%s: %s", o->token_file, t == token + len ?
+				      "the file holds no token" :
+				      "the token holds a control character (a "
+				      "line break or another byte below 0x20, "
+				      "or DEL), which would end its request "
+				      "header and add others; it is not sent");
+			explicit_bzero(token, len);
+			free(token);
+			return -1;
+		}
 		if (c->cu->easy_setopt(c->curl, CURLOPT_HTTPAUTH,
 				       (long)CURLAUTH_BEARER) != CURLE_OK ||
 		    c->cu->easy_setopt(c->curl, CURLOPT_XOAUTH2_BEARER,
-				       token) != CURLE_OK) {
+				       t) != CURLE_OK) {
+			explicit_bzero(token, len);
 			free(token);
 			cpl_error_set(err, NULL, 0, 0, "prometheus %s: "
 				      "libcurl cannot set the token",
@@ -207,7 +231,7 @@ conn_setup(struct conn *c, struct cpl_error *err)
 			return -1;
 		}
 		/* curl copied it. */
-		memset(token, 0, len);
+		explicit_bzero(token, len);
 		free(token);
 	}
 	return 0;

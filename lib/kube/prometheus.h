@@ -14,8 +14,9 @@
  *   threads    max by (...) (max_over_time(container_threads[W]))
  *
  * Talks HTTP through libcurl's table (kube/curlso.h) only.  A bearer
- * token is read from a file and never appears in errors; the URL's
- * userinfo is left out of them too.
+ * token is read from a file and never appears in errors; an empty one,
+ * or one with a control character inside, is an error naming the file;
+ * the URL's userinfo is left out of errors too.
  *
  * Ownership: the result is an opaque handle (cpl_prometheus_free); the
  * series and their strings are borrowed from it.

@@ -143,6 +143,17 @@ sed -i "s/cluster: fake,/cluster: $cluster,/" "$tmp/first"
 expect merged 1 env KUBECONFIG="$tmp/missing:$tmp/first:$D/kubeconfig" kubectl cpulint pod/train-0
 has merged "pod/ml/train-0[pytorch]"
 grep -q '"auth": "token"' "$D/requests.jsonl" && ok || bad "tokenFile auth not used"
+# 5b. a token file with a CR LF inside (sent, it would add a request
+# header): refused before any request, one line naming the file, never
+# the token
+printf '%s\r\nX-Evil: injected\n' "$TOKEN" > "$tmp/tok-crlf"
+sed "s|tokenFile: tok|tokenFile: tok-crlf|" "$tmp/first" > "$tmp/first-crlf"
+: > "$D/requests.jsonl"
+expect token-crlf 2 env KUBECONFIG="$tmp/first-crlf:$D/kubeconfig" "$BIN" pod/train-0
+lines token-crlf 1
+has token-crlf "token file $tmp/tok-crlf: holds a control character"
+lacks token-crlf "X-Evil"
+[ -s "$D/requests.jsonl" ] && bad "token-crlf: a request was made" || ok
 
 # 6. an exec credential plugin (a script that prints an ExecCredential)
 cat > "$tmp/bin/fake-cred" <<EOF2
@@ -154,6 +165,17 @@ chmod +x "$tmp/bin/fake-cred"
 printf 'apiVersion: v1\nkind: Config\ncurrent-context: ex\ncontexts:\n- name: ex\n  context: {cluster: %s, user: ex, namespace: ml}\nusers:\n- name: ex\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: fake-cred\n      interactiveMode: Never\n' "$cluster" > "$tmp/exec-only"
 expect exec 1 env KUBECONFIG="$tmp/exec-only:$D/kubeconfig" "$BIN" -v pod/train-0
 has exec "pod/ml/train-0[pytorch]"
+# ... and one whose token holds a CR LF: refused, the plugin named
+cat > "$tmp/bin/crlf-cred" <<EOF2
+#!/bin/sh
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s\\\\r\\\\nX-Evil: 1"}}\n' "$TOKEN"
+EOF2
+chmod +x "$tmp/bin/crlf-cred"
+sed 's/command: fake-cred/command: crlf-cred/' "$tmp/exec-only" > "$tmp/exec-crlf"
+expect exec-crlf 2 env KUBECONFIG="$tmp/exec-crlf:$D/kubeconfig" "$BIN" pod/train-0
+lines exec-crlf 1
+has exec-crlf 'exec plugin "crlf-cred" for user "ex" returned a token that holds a control character'
+lacks exec-crlf "X-Evil"
 # A plugin that hangs, with a child of its own: --request-timeout bounds
 # it, and the whole process group goes (no orphan keeps running).
 cat > "$tmp/bin/hang-cred" <<EOF2

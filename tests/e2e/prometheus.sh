@@ -149,4 +149,13 @@ has token "260 threads"
 lacks token "sekrit"
 expect token-missing 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --prometheus-token-file "$tmp/none" pod/train-1
 has token-missing "--prometheus-token-file"
+# A CR LF inside the token would add request headers: refused, one line
+# naming the file, never the token; the findings from the spec stay.
+printf 'sekrit-token\r\nX-Evil: injected\r\n' > "$tmp/token-crlf"
+expect token-crlf 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --prometheus-token-file "$tmp/token-crlf" --window 10s pod/train-1
+[ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && ok || bad "token-crlf: not one line: $err"
+has token-crlf "--prometheus-token-file $tmp/token-crlf: the token holds a control character"
+lacks token-crlf "sekrit"
+lacks token-crlf "X-Evil"
+lacks token-crlf "measured ("
 finish
