@@ -1081,16 +1081,21 @@ measure_prometheus(struct live *l)
 	struct cpl_prometheus_pod *pods = cpl_xcalloc(l->lp.npods,
 						      sizeof(*pods));
 	struct cpl_prometheus *pm = NULL;
+	struct cpl_prometheus_opts po = l->o->prometheus;
 	struct cpl_error err = { 0 };
 	double window = l->o->window_seconds > 0 ? l->o->window_seconds :
 			3600;
+	long left = cpl_kubeclient_time_left(l->client);
 	size_t i, j;
 
 	for (i = 0; i < l->lp.npods; i++) {
 		pods[i].namespace = l->lp.groups[l->lp.pods[i].group].namespace;
 		pods[i].name = l->lp.pods[i].name;
 	}
-	if (cpl_prometheus_query(&pm, &l->o->prometheus, pods, l->lp.npods,
+	/* The queries are part of the run: within its time limit. */
+	if (left >= 0)
+		po.run_left_ms = left > 0 ? left : 1;
+	if (cpl_prometheus_query(&pm, &po, pods, l->lp.npods,
 				 window, &err) < 0) {
 		live_error(l, &err);
 		cpl_error_clear(&err);
@@ -1367,17 +1372,22 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 	size_t i;
 	int rc = -1;
 
+	/* The client first: its time limit (--live-timeout) bounds the
+	 * exec plugin that the credentials may run, too. */
 	if (cpl_kubeconfig_load(&l.kc, &o->kube, &err) < 0 ||
-	    cpl_kubeconfig_credentials(l.kc, false, &err) < 0 ||
 	    cpl_kubeclient_new(&l.client, l.kc, &err) < 0) {
 		live_error(&l, &err);
 		goto out;
 	}
-	l.info = cpl_kubeconfig_info(l.kc);
 	if (o->run_timeout_set)
 		cpl_kubeclient_set_deadline(l.client,
 					    (long)(o->run_timeout_seconds *
 						   1000));
+	if (cpl_kubeconfig_credentials(l.kc, false, &err) < 0) {
+		live_error(&l, &err);
+		goto out;
+	}
+	l.info = cpl_kubeconfig_info(l.kc);
 	if (o->log)
 		cpl_kubeclient_set_log(l.client, o->log, o->log_ctx);
 	if (ntargets == 0) {

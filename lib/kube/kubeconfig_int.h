@@ -175,6 +175,8 @@ struct cpl_kubeconfig {
 	struct cpl_pos token_file_pos;
 	bool exec_stderr;
 	long exec_timeout_ms;
+	long long deadline;		/* the run's: CLOCK_MONOTONIC ms; 0 */
+	long deadline_ms;		/* the limit it came from */
 	unsigned exec_runs;
 };
 

@@ -10,10 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kube/curlso.h"
 
 #define MAX_BODY ((size_t)64 << 20)
+#define TIMEOUT_MS 30000L		/* a query, unless the options say */
+#define CONNECT_TIMEOUT_MS 10000L
 
 struct entry {
 	char *key;			/* "ns/pod/container", owned */
@@ -33,8 +36,19 @@ struct conn {
 	CURL *curl;
 	const struct cpl_prometheus_opts *o;
 	char *where;			/* the URL without userinfo */
+	long long deadline;		/* the run's: monotonic ms; 0: none */
 	char errbuf[CURL_ERROR_SIZE];
 };
+
+/* Milliseconds on the monotonic clock. */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* The URL without "user:password@", for messages. */
 static char *
@@ -174,9 +188,7 @@ conn_setup(struct conn *c, struct cpl_error *err)
 	SETOPT(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	SETOPT(c, CURLOPT_FOLLOWLOCATION, 0L);
 	SETOPT(c, CURLOPT_ACCEPT_ENCODING, "");
-	SETOPT(c, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms :
-	       30000L);
-	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
 	SETOPT(c, CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(c, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
 	SETOPT(c, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
@@ -261,6 +273,40 @@ answer_error(struct cpl_error *err, const struct conn *c, long code,
 	json_decref(j);
 }
 
+/*
+ * A query that timed out, as libcurl tells it (as kubeclient.c does): no
+ * TCP connection made within the connect timeout (or the query's limit,
+ * when shorter), or connected but no answer within the query's limit of
+ * limit ms (run: what was left of the run's time limit).
+ */
+static void
+timed_out(struct cpl_error *err, const struct conn *c, long limit, bool run)
+{
+	long made = 0;
+	curl_off_t ready = 0;
+	bool connected;
+	long ms;
+
+	if (c->cu->easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS, &made) !=
+	    CURLE_OK ||
+	    c->cu->easy_getinfo(c->curl, CURLINFO_PRETRANSFER_TIME_T,
+				&ready) != CURLE_OK)
+		made = ready = 0;
+	connected = made > 0 || ready > 0;
+	ms = !connected && limit > CONNECT_TIMEOUT_MS ? CONNECT_TIMEOUT_MS :
+	     limit;
+	if (run && ms == limit)
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: timeout: %s "
+			      "before the run's time limit (--live-timeout) "
+			      "ran out", c->where, connected ? "connected, "
+			      "but no answer" : "cannot connect");
+	else
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: timeout: %s "
+			      "within %g s", c->where, connected ? "connected, "
+			      "but no answer" : "cannot connect",
+			      (double)ms / 1000);
+}
+
 /* GET /api/v1/query?query=q; the vector result in *result. */
 static int
 instant(json_t **result, struct conn *c, const char *q,
@@ -269,7 +315,8 @@ instant(json_t **result, struct conn *c, const char *q,
 	struct cpl_buf url, body;
 	const char *base = c->o->url;
 	size_t blen = strlen(base);
-	long code = 0;
+	long code = 0, limit;
+	bool run = false;
 	CURLcode rc;
 	json_t *j = NULL, *data;
 	int ret = -1;
@@ -282,7 +329,21 @@ instant(json_t **result, struct conn *c, const char *q,
 	cpl_buf_adds(&url, "/api/v1/query?query=");
 	add_escaped(&url, q);
 	c->errbuf[0] = '\0';
-	if (c->cu->easy_setopt(c->curl, CURLOPT_URL, cpl_buf_str(&url)) !=
+	/* Each query: its own limit, within what is left of the run's. */
+	limit = c->o->timeout_ms > 0 ? c->o->timeout_ms : TIMEOUT_MS;
+	if (c->deadline > 0 && c->deadline - now_ms() < limit) {
+		run = true;
+		limit = (long)(c->deadline - now_ms());
+		if (limit <= 0) {
+			cpl_error_set(err, NULL, 0, 0, "prometheus %s: timeout: "
+				      "the run's time limit (--live-timeout) "
+				      "ran out", c->where);
+			goto out;
+		}
+	}
+	if (c->cu->easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, limit) !=
+	    CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_URL, cpl_buf_str(&url)) !=
 	    CURLE_OK ||
 	    c->cu->easy_setopt(c->curl, CURLOPT_WRITEDATA, &body) !=
 	    CURLE_OK) {
@@ -291,6 +352,10 @@ instant(json_t **result, struct conn *c, const char *q,
 		goto out;
 	}
 	rc = c->cu->easy_perform(c->curl);
+	if (rc == CURLE_OPERATION_TIMEDOUT) {
+		timed_out(err, c, limit, run);
+		goto out;
+	}
 	if (rc != CURLE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "prometheus %s: %s", c->where,
 			      c->errbuf[0] ? c->errbuf :
@@ -421,6 +486,7 @@ cpl_prometheus_query(struct cpl_prometheus **out,
 	*out = NULL;
 	c.o = o;
 	c.where = public_url(o->url);
+	c.deadline = o->run_left_ms > 0 ? now_ms() + o->run_left_ms : 0;
 	if (cpl_curlso_load(&c.cu, err) < 0 || conn_setup(&c, err) < 0) {
 		rc = -1;
 		goto out;

@@ -37,6 +37,9 @@ struct cpl_prometheus_opts {
 	const char *ca_file;		/* PEM CA bundle, or NULL */
 	bool insecure;			/* do not verify the certificate */
 	long timeout_ms;		/* per request; 0: 30 s */
+	long run_left_ms;		/* what is left of the run's time
+					 * limit (--live-timeout) when the
+					 * queries start; 0: none */
 };
 
 /* One container over the window. */
@@ -63,7 +66,8 @@ struct cpl_prometheus_pod {
 /*
  * Runs the queries for pods (n of them) over window_s seconds.  -1 with
  * err (one line naming the server, not its credentials) when Prometheus
- * cannot be reached or answers an error.
+ * cannot be reached or answers an error; a timeout says whether it could
+ * not connect or connected and did not answer, and within which limit.
  */
 int cpl_prometheus_query(struct cpl_prometheus **out,
 			 const struct cpl_prometheus_opts *o,

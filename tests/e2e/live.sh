@@ -205,6 +205,25 @@ if [ -n "$child" ] && gone "$child"; then ok; else
 	bad "the plugin's child $child outlived the timeout"
 	[ -n "$child" ] && kill "$child" 2>/dev/null
 fi
+# --live-timeout bounds the plugin too (it had its own 60 s): killed with
+# its children when the run's time limit runs out, the plugin named by its
+# command, never its arguments or environment.
+rm -f "$tmp/hang-child.pid"
+printf '      args: [--secret-arg=SEKRIT-ARG]\n      env: [{name: PLUGIN_ENV, value: SEKRIT-ENV}]\n' >> "$tmp/exec-hang"
+expect exec-live-timeout 2 env KUBECONFIG="$tmp/exec-hang:$D/kubeconfig" "$BIN" --live-timeout 2s pod/train-0
+lines exec-live-timeout 1
+has exec-live-timeout 'exec plugin "hang-cred" for user "ex" did not finish within the run'"'"'s time limit of 2 s (--live-timeout) and was killed'
+lacks exec-live-timeout "SEKRIT"
+child=$(cat "$tmp/hang-child.pid" 2>/dev/null)
+i=0
+while [ -n "$child" ] && ! gone "$child" && [ $i -lt 20 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$child" ] && gone "$child"; then ok; else
+	bad "exec-live-timeout: the plugin's child $child outlived the run"
+	[ -n "$child" ] && kill "$child" 2>/dev/null
+fi
 
 # 7. errors: one line each, naming context and server, exit 2
 # A position in a KUBECONFIG file names that file (its path outlives the
@@ -339,13 +358,20 @@ apiserver_stop
 
 # 7d. limits: 429 retries stay within --request-timeout; a server whose
 # lists never end is left after a few empty pages.
-apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --delay /api/v1/namespaces/ml/pods/slow=6 --timeout 120 || { bad "server 5"; finish; }
+apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --delay /api/v1/namespaces/ml/pods/slow=6 --delay /api/v1/query=6 --timeout 120 || { bad "server 5"; finish; }
 D=$APISERVER_DIR
 t0=$(date +%s)
 expect live-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --live-timeout 2s pod/slow
 t1=$(date +%s)
 [ $((t1 - t0)) -lt 5 ] && ok || bad "--live-timeout 2s took $((t1 - t0)) s"
-has live-timeout "time"
+has live-timeout "timeout: connected, but no answer before the run's time limit of 2s (--live-timeout) ran out"
+lacks live-timeout "cannot connect"
+# Prometheus queries are part of the run: within --live-timeout, and a
+# server that connected but does not answer is told from one that does
+# not connect (this one answers the query after 6 s).
+expect prom-live-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "https://127.0.0.1:$APISERVER_PORT" --prometheus-insecure-skip-tls-verify --live-timeout 3s pod/train-1
+has prom-live-timeout "prometheus https://127.0.0.1:$APISERVER_PORT: timeout: connected, but no answer before the run's time limit (--live-timeout) ran out"
+has prom-live-timeout "pod/ml/train-1[pytorch]: error:"
 expect live-timeout-bad 2 "$BIN" --kubeconfig "$D/kubeconfig" --live-timeout soon pod/slow
 has live-timeout-bad "--live-timeout takes a duration"
 

@@ -959,7 +959,8 @@ START_TEST(exec_failures_never_quote_the_plugin)
 		  "'ExecCredential', 'status': {'clientKeyData': "
 		  "'SECRET-PLUGIN-OUTPUT'}}))\n",
 		  "didn't return a token or cert/key pair", 0 },
-		{ "time.sleep(10)\n", "did not finish within 300 ms", 300 },
+		{ "time.sleep(10)\n", "did not finish within 300 ms and was killed",
+		  300 },
 	};
 	size_t k;
 
