@@ -167,6 +167,10 @@ char *cpl_url_without_userinfo(const char *url);
  */
 bool cpl_has_control(const char *s, size_t n);
 
+/* A duration for people, rounded down: "45 s", "10 min", "5 h", "3 days"
+ * (seconds under 2 min, minutes under 2 h, hours under 2 days). */
+void cpl_format_duration(char *out, size_t size, double seconds);
+
 bool cpl_str_starts(const char *s, const char *prefix);
 bool cpl_str_ends(const char *s, const char *suffix);
 

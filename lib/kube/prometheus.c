@@ -98,24 +98,81 @@ add_quoted(struct cpl_buf *b, const char *s, bool regex)
 	}
 }
 
-/* {namespace="ns",pod=~"a|b",container!=""EXTRA} */
+/* One term of a query: Pods (all their containers, or only the named
+ * ones) over one window. */
+struct term {
+	const char *const *pods;
+	size_t npods;
+	const char *const *containers;	/* NULL: every container */
+	size_t ncontainers;
+	long window;			/* seconds */
+};
+
+/* a|b|c, each a regex literal inside a PromQL string */
 static void
-add_matcher(struct cpl_buf *b, const char *ns, const char *const *pods,
-	    size_t n, const char *extra)
+add_alternatives(struct cpl_buf *b, const char *const *v, size_t n)
 {
 	size_t i;
 
-	cpl_buf_adds(b, "{namespace=\"");
-	add_quoted(b, ns, false);
-	cpl_buf_adds(b, "\",pod=~\"");
 	for (i = 0; i < n; i++) {
 		if (i)
 			cpl_buf_addc(b, '|');
-		add_quoted(b, pods[i], true);
+		add_quoted(b, v[i], true);
 	}
+}
+
+/* {namespace="ns",pod=~"a|b",container!="",container!="POD"
+ * [,container=~"x|y"]EXTRA} */
+static void
+add_matcher(struct cpl_buf *b, const char *ns, const struct term *t,
+	    const char *extra)
+{
+	cpl_buf_adds(b, "{namespace=\"");
+	add_quoted(b, ns, false);
+	cpl_buf_adds(b, "\",pod=~\"");
+	add_alternatives(b, t->pods, t->npods);
 	cpl_buf_adds(b, "\",container!=\"\",container!=\"POD\"");
+	if (t->containers) {
+		cpl_buf_adds(b, ",container=~\"");
+		add_alternatives(b, t->containers, t->ncontainers);
+		cpl_buf_addc(b, '"');
+	}
 	cpl_buf_adds(b, extra);
 	cpl_buf_addc(b, '}');
+}
+
+/* The PromQL of one metric for one term. */
+static void
+add_term(struct cpl_buf *b, const char *metric, const char *ns,
+	 const struct term *t)
+{
+	static const char by[] = " by (namespace, pod, container) ";
+
+	if (strcmp(metric, "throttled") == 0) {
+		cpl_buf_addf(b, "sum%s(rate(container_cpu_cfs_throttled_"
+			     "periods_total", by);
+		add_matcher(b, ns, t, "");
+		cpl_buf_addf(b, "[%lds])) / sum%s(rate(container_cpu_cfs_"
+			     "periods_total", t->window, by);
+		add_matcher(b, ns, t, "");
+		cpl_buf_addf(b, "[%lds]))", t->window);
+	} else if (strcmp(metric, "cpu") == 0) {
+		cpl_buf_addf(b, "sum%s(rate(container_cpu_usage_seconds_"
+			     "total", by);
+		add_matcher(b, ns, t, ",cpu=~\"total|\"");
+		cpl_buf_addf(b, "[%lds]))", t->window);
+	} else {
+		cpl_buf_addf(b, "max%s(max_over_time(container_threads", by);
+		add_matcher(b, ns, t, "");
+		cpl_buf_addf(b, "[%lds]))", t->window);
+	}
+}
+
+/* Whole seconds of a window, at least 1. */
+static long
+window_of(double window_s)
+{
+	return window_s >= 1 ? (long)(window_s + 0.5) : 1;
 }
 
 char *
@@ -123,29 +180,26 @@ cpl_prometheus_promql(const char *metric, const char *namespace,
 		      const char *const *pods, size_t n, double window_s)
 {
 	struct cpl_buf b;
-	long w = window_s >= 1 ? (long)(window_s + 0.5) : 1;
-	static const char by[] = " by (namespace, pod, container) ";
+	struct term t = { pods, n, NULL, 0, window_of(window_s) };
 
 	cpl_buf_init(&b, 0);
-	if (strcmp(metric, "throttled") == 0) {
-		cpl_buf_addf(&b, "sum%s(rate(container_cpu_cfs_throttled_"
-			     "periods_total", by);
-		add_matcher(&b, namespace, pods, n, "");
-		cpl_buf_addf(&b, "[%lds])) / sum%s(rate(container_cpu_cfs_"
-			     "periods_total", w, by);
-		add_matcher(&b, namespace, pods, n, "");
-		cpl_buf_addf(&b, "[%lds]))", w);
-	} else if (strcmp(metric, "cpu") == 0) {
-		cpl_buf_addf(&b, "sum%s(rate(container_cpu_usage_seconds_"
-			     "total", by);
-		add_matcher(&b, namespace, pods, n, ",cpu=~\"total|\"");
-		cpl_buf_addf(&b, "[%lds]))", w);
-	} else {
-		cpl_buf_addf(&b, "max%s(max_over_time(container_threads", by);
-		add_matcher(&b, namespace, pods, n, "");
-		cpl_buf_addf(&b, "[%lds]))", w);
-	}
+	add_term(&b, metric, namespace, &t);
 	return cpl_buf_detach(&b);
+}
+
+char *
+cpl_prometheus_expr(const char *metric, double window_s)
+{
+	long w = window_of(window_s);
+
+	if (strcmp(metric, "throttled") == 0)
+		return cpl_xasprintf("rate(container_cpu_cfs_throttled_"
+				     "periods_total[%lds]) / rate(container_"
+				     "cpu_cfs_periods_total[%lds])", w, w);
+	if (strcmp(metric, "cpu") == 0)
+		return cpl_xasprintf("rate(container_cpu_usage_seconds_total"
+				     "[%lds])", w);
+	return cpl_xasprintf("max_over_time(container_threads[%lds])", w);
 }
 
 static size_t
@@ -405,7 +459,12 @@ entry_of(struct cpl_prometheus *p, const char *ns, const char *pod,
 	return e;
 }
 
-/* Stores each sample of a vector result as metric m of its container. */
+/*
+ * Stores each sample of a vector result as metric m of its container, as
+ * Prometheus answered it (+Inf, a negative or a huge figure included: the
+ * caller judges the range).  A throttled share of NaN is 0/0, no CFS
+ * periods in the window: not a share at all.
+ */
 static void
 take(struct cpl_prometheus *p, json_t *result, int m)
 {
@@ -429,8 +488,8 @@ take(struct cpl_prometheus *p, json_t *result, int m)
 		if (ns == NULL || pod == NULL || ct == NULL || v == NULL)
 			continue;
 		d = strtod(v, &end);
-		if (end == v || *end != '\0' || d != d || d < 0)
-			continue;	/* NaN (0/0 periods), junk */
+		if (end == v || *end != '\0' || (m == 0 && d != d))
+			continue;	/* junk; NaN (0/0 periods) */
 		e = entry_of(p, ns, pod, ct);
 		if (m == 0) {
 			e->s.throttled_ratio = d;
@@ -445,23 +504,145 @@ take(struct cpl_prometheus *p, json_t *result, int m)
 	}
 }
 
-/* The three queries for one namespace's pods. */
+/* The entries of one namespace, gathered into the terms of its queries. */
+struct nsq {
+	struct term *terms;
+	size_t nterms, terms_cap;
+	const char **names;		/* every term's pods, then containers */
+	size_t nnames, names_cap;
+};
+
+/* A term over names[from, from + npods) and, when ncontainers, the
+ * containers after them (offsets until nsq_fix()). */
+static void
+nsq_term(struct nsq *q, size_t from, size_t npods, size_t ncontainers,
+	 long window)
+{
+	struct term *t;
+
+	cpl_xgrow((void **)&q->terms, &q->terms_cap, q->nterms + 1,
+		  sizeof(*q->terms));
+	t = &q->terms[q->nterms++];
+	t->pods = (const char *const *)(uintptr_t)from;
+	t->npods = npods;
+	t->containers = ncontainers ? (const char *const *)(uintptr_t)
+				      (from + npods) : NULL;
+	t->ncontainers = ncontainers;
+	t->window = window;
+}
+
+/* Turns the terms' offsets into pointers, once names stops growing. */
+static void
+nsq_fix(struct nsq *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nterms; i++) {
+		struct term *t = &q->terms[i];
+
+		t->pods = q->names + (uintptr_t)t->pods;
+		if (t->containers)
+			t->containers = q->names + (uintptr_t)t->containers;
+	}
+}
+
+static void
+nsq_name(struct nsq *q, const char *name)
+{
+	cpl_xgrow((void **)&q->names, &q->names_cap, q->nnames + 1,
+		  sizeof(*q->names));
+	q->names[q->nnames++] = name;
+}
+
+/*
+ * The terms for the entries at idx (n of them, one namespace): per window
+ * (in order of first appearance), one term for the whole Pods and one per
+ * Pod measured container by container.  Terms never share a container,
+ * so their union ("or") is each container once, over its own window.
+ */
+static void
+nsq_build(struct nsq *q, const struct cpl_prometheus_pod *pods,
+	  const size_t *idx, size_t n, double window_s, bool *used)
+{
+	size_t a, b, k;
+
+	memset(used, 0, n * sizeof(*used));
+	for (a = 0; a < n; a++) {
+		const struct cpl_prometheus_pod *pa = &pods[idx[a]];
+		long w = window_of(pa->window_s > 0 ? pa->window_s : window_s);
+		size_t from = q->nnames;
+
+		if (used[a])
+			continue;
+		/* The whole Pods over window w. */
+		for (b = a; b < n; b++) {
+			const struct cpl_prometheus_pod *pb = &pods[idx[b]];
+
+			if (used[b] || pb->container ||
+			    window_of(pb->window_s > 0 ? pb->window_s :
+				      window_s) != w)
+				continue;
+			used[b] = true;
+			nsq_name(q, pb->name);
+		}
+		if (q->nnames > from)
+			nsq_term(q, from, q->nnames - from, 0, w);
+		/* Pods measured container by container, over window w. */
+		for (b = a; b < n; b++) {
+			const struct cpl_prometheus_pod *pb = &pods[idx[b]];
+
+			if (used[b] || !pb->container ||
+			    window_of(pb->window_s > 0 ? pb->window_s :
+				      window_s) != w)
+				continue;
+			from = q->nnames;
+			nsq_name(q, pb->name);
+			for (k = b; k < n; k++) {
+				const struct cpl_prometheus_pod *pk =
+					&pods[idx[k]];
+
+				if (used[k] || !pk->container ||
+				    strcmp(pk->name, pb->name) != 0 ||
+				    window_of(pk->window_s > 0 ? pk->window_s :
+					      window_s) != w)
+					continue;
+				used[k] = true;
+				nsq_name(q, pk->container);
+			}
+			nsq_term(q, from, 1, q->nnames - from - 1, w);
+		}
+	}
+	nsq_fix(q);
+}
+
+/* The three queries for one namespace's terms (each the union of its
+ * terms), their answers stored in p. */
 static int
 query_ns(struct cpl_prometheus *p, struct conn *c, const char *ns,
-	 const char *const *names, size_t n, double window_s,
-	 struct cpl_error *err)
+	 const struct nsq *q, struct cpl_error *err)
 {
 	static const char *const metrics[] = { "throttled", "cpu",
 					       "threads" };
 	int m;
 
 	for (m = 0; m < 3; m++) {
-		char *q = cpl_prometheus_promql(metrics[m], ns, names, n,
-						window_s);
+		struct cpl_buf b;
 		json_t *result;
-		int rc = instant(&result, c, q, err);
+		size_t i;
+		int rc;
 
-		free(q);
+		cpl_buf_init(&b, 0);
+		for (i = 0; i < q->nterms; i++) {
+			if (i)
+				cpl_buf_adds(&b, " or ");
+			if (q->nterms > 1)
+				cpl_buf_addc(&b, '(');
+			add_term(&b, metrics[m], ns, &q->terms[i]);
+			if (q->nterms > 1)
+				cpl_buf_addc(&b, ')');
+		}
+		rc = instant(&result, c, cpl_buf_str(&b), err);
+		cpl_buf_free(&b);
 		if (rc < 0)
 			return -1;
 		take(p, result, m);
@@ -478,8 +659,9 @@ cpl_prometheus_query(struct cpl_prometheus **out,
 {
 	struct cpl_prometheus *p = cpl_xcalloc(1, sizeof(*p));
 	struct conn c = { 0 };
-	const char **names = cpl_xcalloc(n + 1, sizeof(*names));
+	size_t *idx = cpl_xcalloc(n + 1, sizeof(*idx));
 	bool *done = cpl_xcalloc(n + 1, sizeof(*done));
+	bool *used = cpl_xcalloc(n + 1, sizeof(*used));
 	size_t i, j, k;
 	int rc = 0;
 
@@ -491,25 +673,30 @@ cpl_prometheus_query(struct cpl_prometheus **out,
 		rc = -1;
 		goto out;
 	}
-	/* One round of queries per namespace, for all its pods. */
+	/* One round of queries per namespace, for all its entries. */
 	for (i = 0; i < n && rc == 0; i++) {
+		struct nsq q = { 0 };
+
 		if (done[i])
 			continue;
 		for (j = i, k = 0; j < n; j++)
 			if (!done[j] && strcmp(pods[j].namespace,
 					       pods[i].namespace) == 0) {
-				names[k++] = pods[j].name;
+				idx[k++] = j;
 				done[j] = true;
 			}
-		rc = query_ns(p, &c, pods[i].namespace, names, k, window_s,
-			      err);
+		nsq_build(&q, pods, idx, k, window_s, used);
+		rc = query_ns(p, &c, pods[i].namespace, &q, err);
+		free(q.terms);
+		free(q.names);
 	}
 out:
 	if (c.curl)
 		c.cu->easy_cleanup(c.curl);
 	free(c.where);
-	free(names);
+	free(idx);
 	free(done);
+	free(used);
 	if (rc < 0) {
 		cpl_prometheus_free(p);
 		return -1;

@@ -13,6 +13,15 @@
  *                {cpu=~"total|"}[W]))
  *   threads    max by (...) (max_over_time(container_threads[W]))
  *
+ * A Pod (or one container of it) may ask for a window of its own (the
+ * time it has run, when that is shorter): each query is then the union
+ * ("or") of one such term per window, and per Pod measured container by
+ * container, so it is still three queries per namespace.
+ *
+ * Values are stored as Prometheus answered them (+Inf, negative or huge
+ * figures too): the caller judges their range.  A throttled share of NaN
+ * (0/0: no CFS periods in the window) is left out.
+ *
  * Talks HTTP through libcurl's table (kube/curlso.h) only.  A bearer
  * token is read from a file and never appears in errors; an empty one,
  * or one with a control character inside, is an error naming the file;
@@ -42,12 +51,12 @@ struct cpl_prometheus_opts {
 					 * queries start; 0: none */
 };
 
-/* One container over the window. */
+/* One container over its window, as Prometheus answered. */
 struct cpl_prometheus_series {
 	const char *namespace;
 	const char *pod;
 	const char *container;
-	double throttled_ratio;		/* 0..1 */
+	double throttled_ratio;		/* 0..1 when sane */
 	bool has_throttled;
 	double cpu;			/* CPUs used */
 	bool has_cpu;
@@ -57,14 +66,17 @@ struct cpl_prometheus_series {
 
 struct cpl_prometheus;
 
-/* One Pod to measure. */
+/* One Pod, or one container of it, to measure. */
 struct cpl_prometheus_pod {
 	const char *namespace;
 	const char *name;
+	const char *container;		/* NULL: all the Pod's containers */
+	double window_s;		/* 0: the query's window */
 };
 
 /*
- * Runs the queries for pods (n of them) over window_s seconds.  -1 with
+ * Runs the queries for pods (n of them) over window_s seconds, or each
+ * entry's own window.  -1 with
  * err (one line naming the server, not its credentials) when Prometheus
  * cannot be reached or answers an error; a timeout says whether it could
  * not connect or connected and did not answer, and within which limit.
@@ -85,5 +97,10 @@ cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
 char *cpl_prometheus_promql(const char *metric, const char *namespace,
 			    const char *const *pods, size_t n,
 			    double window_s);
+
+/* The expression of one metric without its matchers, to name the query
+ * in notes ("rate(container_cpu_usage_seconds_total[600s])"); caller
+ * frees. */
+char *cpl_prometheus_expr(const char *metric, double window_s);
 
 #endif

@@ -155,10 +155,16 @@ add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
 	const char *sep = "";
 
 	cpl_buf_addf(out, "measured (%s, ", b->source ? b->source : "?");
-	if (b->since_start || b->window_s <= 0)
+	if (b->window_clamped) {
+		char run[32];
+
+		cpl_format_duration(run, sizeof(run), b->window_s);
+		cpl_buf_addf(out, "over the %s it has run): ", run);
+	} else if (b->since_start || b->window_s <= 0) {
 		cpl_buf_adds(out, "since start): ");
-	else
+	} else {
 		cpl_buf_addf(out, "%.0f s): ", b->window_s);
+	}
 	if (b->m_threads >= 0) {
 		cpl_buf_addf(out, "%.0f thread%s", b->m_threads,
 			     b->m_threads == 1 ? "" : "s");

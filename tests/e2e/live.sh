@@ -341,6 +341,38 @@ expect no-controller-pod 1 kubectl cpulint pod/loose-d3e4f -n ml --kubeconfig "$
 has no-controller-pod 'pod/ml/loose-d3e4f[train]: warning: OMP_NUM_THREADS is not set'
 apiserver_stop
 
+# 7b'''. Out-of-range cAdvisor figures (testdata/apiserver/fixtures/measure)
+# are unknown, never warnings: 5 throttled periods per period, a CPU-time
+# counter at +Inf and 2.5 threads (weird-0); 500 CPUs on a 32-CPU node
+# (machine_cpu_cores) and 1e9 threads (weird-1, whose 30% is sane).  A
+# note names each figure and its source, with -v and in JSON.
+apiserver_start --fixtures default --fixtures measure --timeout 120 || { bad "server measure"; finish; }
+D=$APISERVER_DIR
+expect cadvisor-range 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -v -l app=measure
+lacks cadvisor-range "500.0%"
+lacks cadvisor-range "1000000000 threads"
+lacks cadvisor-range "500.00 CPUs"
+lacks cadvisor-range "pod/ml/weird-0[train]: warning"
+has cadvisor-range "pod/ml/weird-1[train]: warning: throttled in 30.0% of CFS periods since it started"
+has cadvisor-range "kubectl-cpulint: pod/ml/weird-0[train]: measured: throttled share unknown: 5 ("
+has cadvisor-range "of nodes/gpu-node-1/proxy/metrics/cadvisor (a share of periods is 0 to 1)"
+has cadvisor-range "kubectl-cpulint: pod/ml/weird-0[train]: measured: CPU used unknown: a sample of container_cpu_usage_seconds_total from nodes/gpu-node-1/proxy/metrics/cadvisor is not a count"
+has cadvisor-range "kubectl-cpulint: pod/ml/weird-1[train]: measured: CPU used unknown: 500 CPUs from container_cpu_usage_seconds_total of nodes/gpu-node-1/proxy/metrics/cadvisor (more than twice the node's 32 CPUs)"
+has cadvisor-range "    measured (cadvisor, since start): throttled 30% of periods"
+expect cadvisor-range-json 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -o json -l app=measure
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {x["object"]: x["measured"] for x in d["budgets"]}
+w0, w1 = b["pod/ml/weird-0"], b["pod/ml/weird-1"]
+assert w0["throttled_pct"] is None and w0["cpu_used"] is None and w0["threads"] is None, w0
+assert any("container_threads from nodes/gpu-node-1/proxy/metrics/cadvisor is 2.5 (not a whole number of threads)" in n for n in w0["notes"]), w0
+assert w1["cpu_used"] is None and w1["threads"] is None and abs(w1["throttled_pct"] - 30) < 0.5, w1
+assert any("is 1e+09 (above 4194304" in n for n in w1["notes"]), w1
+assert "notes" not in b["pod/ml/young-0"], b
+' && ok || bad "cadvisor-range-json: nulls and notes"
+apiserver_stop
+
 # 7c. a server that echoes the Authorization header, and a password in the
 # server URL: neither is ever shown, in errors or with -v.
 apiserver_start --echo-auth --deny get:pods:ml --timeout 120 || { bad "server 4"; finish; }
