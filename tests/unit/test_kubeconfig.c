@@ -980,6 +980,34 @@ START_TEST(exec_failures_never_quote_the_plugin)
 }
 END_TEST
 
+START_TEST(positions_outlive_the_kubeconfig_option)
+{
+	/* The --kubeconfig string may be gone when an error at a position
+	 * in that file is made (an exec plugin runs later): the handle
+	 * keeps its own copy of the name. */
+	char *cfg = exec_config("cpl-no-such-plugin",
+				"client.authentication.k8s.io/v1",
+				"      interactiveMode: Never\n");
+	char *copy = cpl_xstrdup(cfg);
+	char **env = base_env(NULL, NULL, NULL);
+	struct cpl_kubeconfig_opts o = { .kubeconfig = copy, .env = env };
+	struct cpl_kubeconfig *kc = load_ok(&o);
+	char *msg, *want;
+
+	memset(copy, 'X', strlen(copy));
+	msg = creds_err(kc, false);
+	want = cpl_xasprintf("%s:22:7: exec plugin \"cpl-no-such-plugin\" "
+			     "for user \"u\" not found", cfg);
+	ck_assert_msg(cpl_str_starts(msg, want), "%s", msg);
+	free(msg);
+	free(want);
+	cpl_kubeconfig_free(kc);
+	envv_free(env);
+	free(copy);
+	free(cfg);
+}
+END_TEST
+
 START_TEST(exec_not_found_and_bad_configuration)
 {
 	char *cfg = exec_config("cpl-no-such-plugin",
@@ -1702,6 +1730,7 @@ main(void)
 	tcase_add_test(tc, exec_v1beta1_client_certificate);
 	tcase_add_test(tc, exec_failures_never_quote_the_plugin);
 	tcase_add_test(tc, exec_not_found_and_bad_configuration);
+	tcase_add_test(tc, positions_outlive_the_kubeconfig_option);
 	tcase_add_test(tc, in_cluster_service_account);
 	tcase_add_test(tc, control_characters_in_credentials);
 	tcase_add_test(tc,
