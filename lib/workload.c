@@ -61,7 +61,7 @@ container_clear(struct cpl_container *c)
 	cpl_envs_free(c->env, c->nenv);
 	cpl_strmap_free(&c->env_at);
 	cpl_launch_clear(&c->launch);
-	free(c->throttle_note);
+	free(c->measure_notes);
 	free(c->measured_pod);
 	free(c->facts);
 }
@@ -193,7 +193,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 			       (void *)(uintptr_t)(i + 1));
 	launch_copy(&dst->launch, &src->launch);
 	dst->code = NULL;
-	dst->throttle_note = cpl_xstrdup(src->throttle_note);
+	dst->measure_notes = cpl_xstrdup(src->measure_notes);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);
 	dst->facts = NULL;	/* gathered for the copy when asked */
 }

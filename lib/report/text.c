@@ -157,10 +157,16 @@ add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
 	cpl_buf_adds(out, "measured (");
 	add_field(out, b->source ? b->source : "?");
 	cpl_buf_adds(out, ", ");
-	if (b->since_start || b->window_s <= 0)
+	if (b->window_clamped) {
+		char run[32];
+
+		cpl_format_duration(run, sizeof(run), b->window_s);
+		cpl_buf_addf(out, "over the %s it has run): ", run);
+	} else if (b->since_start || b->window_s <= 0) {
 		cpl_buf_adds(out, "since start): ");
-	else
+	} else {
 		cpl_buf_addf(out, "%.0f s): ", b->window_s);
+	}
 	if (b->m_threads >= 0) {
 		cpl_buf_addf(out, "%.0f thread%s", b->m_threads,
 			     b->m_threads == 1 ? "" : "s");

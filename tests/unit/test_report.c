@@ -1514,6 +1514,8 @@ mk_budget(struct cpl_budget_entry *b, bool live)
 	b->m_threads = 97;
 	b->cpu_used = 3.9004;
 	b->throttled_pct = -1;
+	b->measure_notes = live ? cpl_xstrdup("throttled share unknown: "
+					      "9.99\nsecond \x01 note") : NULL;
 }
 
 /*
@@ -1583,6 +1585,32 @@ START_TEST(test_streamed_like_jansson)
 	free_all(fs, NSTD + 3);
 	for (i = 0; i < 2; i++)
 		cpl_finding_budget_free(&budgets[i]);
+}
+END_TEST
+
+START_TEST(test_json_measured_notes)
+{
+	/* A live entry's measured notes: one string per line. */
+	struct cpl_budget_entry b;
+	struct cpl_report_meta m = std_meta();
+	json_t *root, *notes;
+	char *out;
+
+	mk_budget(&b, true);
+	m.budgets = &b;
+	m.nbudgets = 1;
+	out = render_ok("json", &m, NULL, 0);
+	root = parse(out);
+	notes = json_object_get(json_object_get(json_array_get(
+		json_object_get(root, "budgets"), 0), "measured"), "notes");
+	ck_assert_uint_eq(json_array_size(notes), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(notes, 0)),
+			 "throttled share unknown: 9.99");
+	ck_assert_str_eq(json_string_value(json_array_get(notes, 1)),
+			 "second \x01 note");
+	json_decref(root);
+	free(out);
+	cpl_finding_budget_free(&b);
 }
 END_TEST
 
@@ -1748,6 +1776,7 @@ report_suite(void)
 	tc = tcase_create("streamed");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_streamed_like_jansson);
+	tcase_add_test(tc, test_json_measured_notes);
 	tcase_add_test(tc, test_json_budgets_threaded);
 	tcase_add_test(tc, test_sarif_limit_mixed);
 	suite_add_tcase(s, tc);
