@@ -273,26 +273,42 @@ cpl_pyscan_pipeline(struct cpl_pyfile *f)
 	free(queue);
 }
 
-/* The first call of scope before token tok that does tensor work, itself
- * or through a local def; -1. */
+/* The first call of scope that does tensor work, itself or through a
+ * local def; -1.  Found once per scope (first[scope], -2 until then), so
+ * that many thread settings in one scope cost one pass over its calls,
+ * not one each. */
 static int
-work_before(const struct cpl_pyfile *f, int scope, size_t tok)
+first_work(const struct cpl_pyfile *f, int *first, int scope)
 {
 	const struct cpl_pyscope *s = &f->scopes[scope];
 	size_t j;
 
+	if (first[scope] != -2)
+		return first[scope];
+	first[scope] = -1;
 	for (j = 0; j < s->ncalls; j++) {
 		const struct cpl_pycall *c = &f->calls[s->calls[j]];
 
-		if (c->open >= tok)
-			break;
 		if (c->kind == CPL_PYCALL_TENSOR ||
 		    (c->func >= 0 &&
 		     f->scopes[c->func].kind == CPL_PYSCOPE_FUNC &&
-		     f->scopes[c->func].does_work))
-			return (int)s->calls[j];
+		     f->scopes[c->func].does_work)) {
+			first[scope] = (int)s->calls[j];
+			break;
+		}
 	}
-	return -1;
+	return first[scope];
+}
+
+/* The first call of scope before token tok that does tensor work, itself
+ * or through a local def; -1.  A scope's calls are in the order they
+ * open, so it is the scope's first such call when that opens before tok. */
+static int
+work_before(const struct cpl_pyfile *f, int *first, int scope, size_t tok)
+{
+	int w = first_work(f, first, scope);
+
+	return w >= 0 && f->calls[w].open < tok ? w : -1;
 }
 
 /* Finds tensor work per scope and what ran before each thread setting. */
@@ -301,6 +317,7 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 {
 	struct cpl_pyindex *ix = f->index;
 	size_t i, j, *queue, nq = 0, head = 0;
+	int *first;
 
 	queue = cpl_xmalloc((f->nscopes + 1) * sizeof(*queue));
 	for (i = 0; i < f->nscopes; i++) {
@@ -328,6 +345,9 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 		}
 	}
 	free(queue);
+	first = cpl_xmalloc((f->nscopes + 1) * sizeof(*first));
+	for (i = 0; i < f->nscopes; i++)
+		first[i] = -2;
 	for (i = 0; i < f->nthreads; i++) {
 		struct cpl_pythreads *t = &f->threads[i];
 		const struct cpl_pycall *c = &f->calls[t->call];
@@ -335,7 +355,7 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 		size_t tok = c->open;
 
 		for (hops = 0; hops < 8; hops++) {
-			t->prior_work = work_before(f, scope, tok);
+			t->prior_work = work_before(f, first, scope, tok);
 			if (t->prior_work >= 0 ||
 			    f->scopes[scope].kind != CPL_PYSCOPE_FUNC ||
 			    ix->callers_off[scope] ==

@@ -56,29 +56,49 @@ struct cpl_yedit {
 	bool crlf;
 	bool json;			/* the file is JSON: every key and
 					 * string double-quoted */
+	int step, seqoff;		/* block_steps(), found once */
+	struct {			/* mark_offset()'s last answer */
+		size_t line, column, off;
+	} mark;
 };
 
 /* ---- parsing ---------------------------------------------------------- */
 
-/* Byte offset of a libyaml mark (line, then characters into it). */
+static void block_steps(struct cpl_yedit *ed);
+
+/* Byte offset of a libyaml mark (line, then characters into it).  Marks
+ * come mostly in order, so the walk along a line starts from the last
+ * mark's offset when it is on the same line and not past this one: on a
+ * file of one long line (minified JSON) each character is walked once,
+ * not once per node. */
 static size_t
-mark_offset(const struct cpl_yedit *ed, const yaml_mark_t *m)
+mark_offset(struct cpl_yedit *ed, const yaml_mark_t *m)
 {
 	size_t off, col;
 
 	if (m->line >= ed->lines.n)
 		return ed->len;
-	off = ed->lines.at[m->line];
-	if (m->line == 0 && ed->len >= 3 &&
-	    memcmp(ed->src, "\xef\xbb\xbf", 3) == 0)
-		off = 3;
-	for (col = 0; col < m->column && off < ed->len &&
+	if (ed->mark.line == m->line && ed->mark.column <= m->column &&
+	    ed->mark.off > 0) {
+		off = ed->mark.off;
+		col = ed->mark.column;
+	} else {
+		off = ed->lines.at[m->line];
+		if (m->line == 0 && ed->len >= 3 &&
+		    memcmp(ed->src, "\xef\xbb\xbf", 3) == 0)
+			off = 3;
+		col = 0;
+	}
+	for (; col < m->column && off < ed->len &&
 	     ed->src[off] != '\n'; col++) {
 		off++;
 		while (off < ed->len &&
 		       ((unsigned char)ed->src[off] & 0xc0) == 0x80)
 			off++;
 	}
+	ed->mark.line = m->line;
+	ed->mark.column = col;
+	ed->mark.off = off;
 	return off;
 }
 
@@ -253,6 +273,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 		build_fast(&b, &fast);
 		cpl_yfast_free(&fast);
 		free(b.stack);
+		block_steps(ed);
 		*out = ed;
 		return 0;
 	}
@@ -311,6 +332,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 		yaml_event_delete(&ev);
 	}
 	rc = 0;
+	block_steps(ed);
 	*out = ed;
 	ed = NULL;
 parsed:
@@ -439,12 +461,17 @@ struct style {
 	const char *jstep;		/* JSON pretty-printing step */
 };
 
+/* The offset where the line holding off starts (from the line index:
+ * a long line is not walked back). */
 static size_t
 line_start(const struct cpl_yedit *ed, size_t off)
 {
-	while (off > 0 && ed->src[off - 1] != '\n')
-		off--;
-	return off;
+	int line, column;
+
+	if (ed->lines.n == 0)
+		return 0;
+	cpl_lines_pos(&ed->lines, off, &line, &column);
+	return ed->lines.at[line - 1];
 }
 
 /* The whitespace that opens the line holding off, copied into buf. */
@@ -475,15 +502,17 @@ dash_of(const struct cpl_yedit *ed, const struct cpl_yenode *n)
 }
 
 /* The indentation step of block mappings and the sequence offset, from
- * the first nesting of each kind in the file (2 and 2 when none). */
+ * the first nesting of each kind in the file (2 and 2 when none): found
+ * once, when the file is opened, since a file of flow collections has
+ * none and would be searched to its end for every insertion. */
 static void
-block_steps(const struct cpl_yedit *ed, int *step, int *seqoff)
+block_steps(struct cpl_yedit *ed)
 {
 	size_t i;
 	bool got_step = false, got_seq = false;
 
-	*step = 2;
-	*seqoff = 2;
+	ed->step = 2;
+	ed->seqoff = 2;
 	for (i = 0; i < ed->nall && !(got_step && got_seq); i++) {
 		const struct cpl_yenode *n = ed->all[i], *p = n->parent;
 		long d;
@@ -492,14 +521,15 @@ block_steps(const struct cpl_yedit *ed, int *step, int *seqoff)
 		    n->key == NULL || n->n == 0)
 			continue;
 		if (n->kind == N_MAP && !got_step && n->column > p->column) {
-			*step = n->column - p->column;
+			ed->step = n->column - p->column;
 			got_step = true;
 		} else if (n->kind == N_SEQ && !got_seq &&
 			   (d = dash_of(ed, n->kids[0])) >= 0) {
-			*seqoff = (int)((size_t)d - line_start(ed, (size_t)d)) -
-				  (p->column - 1);
-			if (*seqoff < 0)
-				*seqoff = 0;
+			ed->seqoff = (int)((size_t)d -
+					   line_start(ed, (size_t)d)) -
+				     (p->column - 1);
+			if (ed->seqoff < 0)
+				ed->seqoff = 0;
 			got_seq = true;
 		}
 	}
@@ -578,7 +608,8 @@ style_for(struct style *st, const struct cpl_yedit *ed,
 	if (st->json)
 		st->q = '"';
 	st->qkeys = st->json || quoted_keys(coll);
-	block_steps(ed, &st->step, &st->seqoff);
+	st->step = ed->step;
+	st->seqoff = ed->seqoff;
 	st->colon = ": ";
 	st->comma = ", ";
 	st->jstep = "  ";
