@@ -367,9 +367,11 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 		}
 		t->in_worker_init = (f->scopes[c->scope].roles &
 				     CPL_PYROLE_WORKER_INIT) != 0;
-		for (p = c->parent, a = c->parent_arg; p >= 0 &&
-		     !t->in_worker_init; a = f->calls[p].parent_arg,
-		     p = f->calls[p].parent) {
+		/* The calls around it, as deep as CPython nests brackets. */
+		for (p = c->parent, a = c->parent_arg, hops = 0; p >= 0 &&
+		     !t->in_worker_init && hops < CPL_PYTOKEN_MAX_NEST;
+		     a = f->calls[p].parent_arg, p = f->calls[p].parent,
+		     hops++) {
 			const struct cpl_pycall *pc = &f->calls[p];
 			const struct cpl_pyarg *init;
 
@@ -383,6 +385,7 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 				t->in_worker_init = true;
 		}
 	}
+	free(first);
 }
 
 /* ---- post-pass: where CPU counts go ----------------------------------- */
@@ -722,6 +725,7 @@ printed(struct flow *fl)
 	struct cpl_pyfile *f = fl->f;
 	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t i, j, k;
+	int hops;
 
 	/* Reuse the flow's seen map for the names print calls read. */
 	cpl_pyscan_nmap_free(&fl->seen);
@@ -729,7 +733,12 @@ printed(struct flow *fl)
 	for (i = 0; i < f->ncalls; i++) {
 		const struct cpl_pycall *c = &f->calls[i];
 
-		if (c->kind != CPL_PYCALL_PRINT)
+		/* A print in the arguments of a print of its scope is read
+		 * with them: nested prints are read once, not once each. */
+		if (c->kind != CPL_PYCALL_PRINT ||
+		    (c->parent >= 0 && c->parent_arg >= 0 &&
+		     f->calls[c->parent].kind == CPL_PYCALL_PRINT &&
+		     f->calls[c->parent].scope == c->scope))
 			continue;
 		for (j = 0; j < c->nargs; j++) {
 			const struct cpl_pyexpr *e = &c->args[j].value;
@@ -747,8 +756,9 @@ printed(struct flow *fl)
 
 		if (cc->use == CPL_PYUSE_SIZING)
 			continue;
-		while (f->calls[c].parent >= 0 &&
-		       is_transparent(&f->calls[f->calls[c].parent]))
+		for (hops = 0; hops < CPL_PYTOKEN_MAX_NEST &&
+		     f->calls[c].parent >= 0 &&
+		     is_transparent(&f->calls[f->calls[c].parent]); hops++)
 			c = f->calls[c].parent;
 		if (f->calls[c].parent >= 0 &&
 		    f->calls[f->calls[c].parent].kind == CPL_PYCALL_PRINT) {

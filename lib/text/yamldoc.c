@@ -3,7 +3,10 @@
  *
  * Invariant: every node reachable from a document root lives in the
  * stream's arena; aliases point at the anchored node (shared, not copied),
- * so an alias bomb costs one pointer per alias.  Containers are built on a
+ * so an alias bomb costs one pointer per alias.  An alias of a container
+ * that is still open (one that would contain itself) is an error, as it
+ * is for Kubernetes' YAML reader: the tree is a DAG, so a walk down it
+ * always ends.  Containers are built on a
  * stack of frames whose growing item lists live on the heap until the
  * container ends, then move into the arena.
  */
@@ -166,6 +169,7 @@ struct builder {
 	struct frame *stack;
 	size_t depth;
 	size_t stack_cap;
+	size_t open_anchored;	/* frames with an anchor */
 	struct cpl_ynode **kids;	/* the open containers' kids, one
 					 * stack for all (no heap array
 					 * per container) */
@@ -238,11 +242,13 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 	if (anchor)
 		f->anchor = arena_strndup(&b->s->arena, (const char *)anchor,
 					  strlen((const char *)anchor));
-	/* Registered now so a container may not alias itself into a loop
-	 * before it ends: a self-alias yields the (incomplete) node itself,
-	 * which is still a finite DAG edge, never an expansion. */
-	if (f->anchor)
+	/* Registered now, so that an alias inside names this container
+	 * and is refused (an alias of an open container, below), not taken
+	 * for an earlier anchor of the same name. */
+	if (f->anchor) {
 		anchors_put(&b->anchors, f->anchor, n);
+		b->open_anchored++;
+	}
 	return 0;
 }
 
@@ -460,9 +466,26 @@ pop(struct builder *b)
 		return -1;
 	}
 	b->nkids = f->base;
+	if (f->anchor)
+		b->open_anchored--;
 	b->depth--;
 	attach(b, n);
 	return 0;
+}
+
+/* Whether n is a container still being built (an alias of it would make
+ * it contain itself).  Only anchored frames can be named by an alias. */
+static bool
+is_open(const struct builder *b, const struct cpl_ynode *n)
+{
+	size_t i;
+
+	if (b->open_anchored == 0 || n->kind == CPL_Y_SCALAR)
+		return false;
+	for (i = b->depth; i-- > 0;)
+		if (b->stack[i].node == n)
+			return true;
+	return false;
 }
 
 static void
@@ -566,6 +589,15 @@ on_event(struct builder *b, const struct yev *ev)
 			cpl_error_set(b->err, b->path, (int)m->line + 1,
 				      (int)m->column + 1,
 				      "alias *%s names no anchor",
+				      (const char *)ev->anchor);
+			return -1;
+		}
+		if (is_open(b, n)) {
+			cpl_error_set(b->err, b->path, (int)m->line + 1,
+				      (int)m->column + 1,
+				      "alias *%s is inside the node it names "
+				      "(a recursive structure, which "
+				      "Kubernetes does not read)",
 				      (const char *)ev->anchor);
 			return -1;
 		}
@@ -685,6 +717,7 @@ builder_clear(struct builder *b)
 	b->stack = NULL;
 	b->stack_cap = 0;
 	b->depth = 0;
+	b->open_anchored = 0;
 	memset(&b->anchors, 0, sizeof(b->anchors));
 }
 

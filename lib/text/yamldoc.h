@@ -4,7 +4,7 @@
  * cpl_yaml_parse() turns a buffer into a stream of documents.  Every node
  * keeps the 1-based line and column where it starts.  Aliases are resolved
  * by reference: an alias is the anchored node itself, never a copy, so the
- * tree is a DAG.  Merge keys (<<) are expanded once, when their mapping
+ * tree is a DAG (an alias inside the node it names is an error: no cycle).  Merge keys (<<) are expanded once, when their mapping
  * ends, so a mapping's pairs already hold the merged keys (own keys first,
  * then each source's in order; "<<" itself is gone).  A key written twice
  * keeps its last value and leaves a warning.  Depth, node count and merge

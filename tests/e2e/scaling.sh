@@ -5,7 +5,8 @@
 # many modules, many scripts importing one module, a kind: List of
 # one-line Pods whose findings carry edits, many torch.set_num_threads
 # calls in one script, many DataLoaders in one script sized by
-# os.cpu_count(), a minified JSON List of Pods, linted and --diff'ed),
+# os.cpu_count(), a minified JSON List of Pods, linted and --diff'ed,
+# print calls nested in print calls: not Python past 200, still linear),
 # linting twice the input
 # must take less than 3.3 times as long (linear is 2, quadratic 4).  A
 # ratio, not a time, so a slow or busy machine does not fail it (see
@@ -105,6 +106,10 @@ elif kind == "json":
         items.append(json.dumps(pod, separators=(",", ":")))
     w('{"apiVersion":"v1","kind":"List","items":[' + ",".join(items) +
       "]}")
+elif kind == "prints":
+    # print(print(...(os.cpu_count())...)): each print's arguments hold
+    # the inner ones; they are read once, not once per print
+    w("import os\n" + "print(" * n + "os.cpu_count()" + ")" * n + "\n")
 elif kind in ("threads", "loaders"):
     # one script of n thread settings (what ran before each is looked
     # up), or of n DataLoaders sized by a CPU count each (which count
@@ -170,11 +175,12 @@ PY
 # jsondiff is the json shape with --unsafe-fixes --diff.
 for spec in ${SCALING_SPECS:-env:25000 docs:2500 fixes:2500 containers:10000 \
     inputs:10000 modules:1500 entries:1500 list:3000 threads:40000 \
-    loaders:40000 json:3000 jsondiff:3000}; do
+    loaders:40000 json:3000 jsondiff:3000 prints:60000}; do
 	kind=${spec%%:*} n=${spec#*:} shape=${spec%%:*} extra=
 	case $kind in
 	modules|entries|threads|loaders) ext= ;;
 	json) ext=.json ;;
+	prints) ext=.py ;;
 	jsondiff) ext=.json shape=json extra="--unsafe-fixes --diff" ;;
 	*) ext=.yaml ;;
 	esac

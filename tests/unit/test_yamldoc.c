@@ -271,6 +271,43 @@ START_TEST(depth_cap)
 }
 END_TEST
 
+/* An alias inside the node it names would make the tree a cycle, which a
+ * walk down it never leaves: an error at the alias.  An alias of a node
+ * that has ended, inside a node still open, is a plain DAG edge. */
+START_TEST(recursive_alias_is_an_error)
+{
+	static const struct {
+		const char *text;
+		int line, column;
+	} bad[] = {
+		{ "a: &x {b: *x}\n", 1, 11 },
+		{ "- &s [1, *s]\n", 1, 10 },
+		{ "m: &m\n  <<: *m\n  k: 1\n", 2, 7 },
+		{ "a: &o\n  b: &i\n    c: [*o]\n", 3, 9 },
+	};
+	struct cpl_ystream *s;
+	struct cpl_error err = { 0 };
+	const struct cpl_ynode *a;
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(bad); i++) {
+		s = NULL;
+		ck_assert_int_eq(cpl_yaml_parse(&s, "r.yaml", bad[i].text,
+						strlen(bad[i].text), &err), -1);
+		ck_assert_msg(strstr(err.message, "inside the node it names"),
+			      "%s", err.message);
+		ck_assert_int_eq(err.line, bad[i].line);
+		ck_assert_int_eq(err.column, bad[i].column);
+		cpl_error_clear(&err);
+	}
+	s = parse("a: &o {b: &i [1], c: *i, d: {e: *i}}\nf: *o\n");
+	a = cpl_ynode_get(cpl_ystream_doc(s, 0), "a");
+	ck_assert_ptr_eq(cpl_ynode_get(a, "c"), cpl_ynode_get(a, "b"));
+	ck_assert_ptr_eq(cpl_ynode_get(cpl_ystream_doc(s, 0), "f"), a);
+	cpl_ystream_free(s);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -288,6 +325,7 @@ suite(void)
 	tcase_add_test(tc, scalars);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, depth_cap);
+	tcase_add_test(tc, recursive_alias_is_an_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
