@@ -10,7 +10,7 @@
  * keeps its last value and leaves a warning.  Depth, node count and merge
  * work are capped so hostile input fails cleanly.
  *
- * Ownership: the stream owns every node and string (one arena); all
+ * Ownership: the stream owns every node and string (two arenas); all
  * pointers are borrowed until cpl_ystream_free().  The stream also keeps a
  * copy of the source text for positions inside scalars.
  */
@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -52,13 +53,15 @@ struct cpl_ypair {
 	struct cpl_ynode *value;
 };
 
-/* A node.  For scalars, value is NUL-terminated and len excludes the NUL. */
+/* A node.  For scalars, value is NUL-terminated and len excludes the NUL.
+ * 64 bytes: a large file is millions of them. */
 struct cpl_ynode {
-	enum cpl_ykind kind;
-	enum cpl_ystyle style;	/* scalars only */
+	enum cpl_ykind kind : 8;
+	enum cpl_ystyle style : 8;	/* scalars only */
 	int line;		/* 1-based */
 	int column;		/* 1-based */
-	size_t offset;		/* byte offset of the node in the source */
+	uint32_t offset;	/* byte offset of the node in the source (a
+				 * text past 4 GiB is refused) */
 	const char *tag;	/* explicit tag or NULL */
 	const char *value;	/* scalars */
 	size_t len;

@@ -252,6 +252,32 @@ build_fast(struct build *b, const struct cpl_yfast *f)
 	}
 }
 
+/* The fast reader's sink: builds each batch of events as it is read. */
+static void
+fast_sink(void *ctx, const struct cpl_yfast *f)
+{
+	build_fast(ctx, f);
+}
+
+/* Drops every node built, and b's open collections: the fast reader
+ * refused the text after handing some of it over. */
+static void
+drop_nodes(struct build *b)
+{
+	struct cpl_yedit *ed = b->ed;
+	size_t i;
+
+	for (i = 0; i < ed->nall; i++) {
+		free(ed->all[i]->value);
+		free(ed->all[i]->kids);
+		free(ed->all[i]);
+	}
+	ed->nall = 0;
+	ed->ndocs = 0;
+	memset(&ed->mark, 0, sizeof(ed->mark));
+	b->depth = 0;
+}
+
 int
 cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	       size_t len, struct cpl_error *err)
@@ -268,9 +294,11 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	ed->src = cpl_xstrndup(buf, len);
 	ed->len = len;
 	index_lines(ed);
-	/* libyaml reads what the fast reader refuses (yamlfast.h). */
+	/* libyaml reads what the fast reader refuses (yamlfast.h); what
+	 * the fast one read is built as it reads, a batch at a time. */
+	fast.sink = fast_sink;
+	fast.sink_ctx = &b;
 	if (cpl_yfast_read(&fast, ed->src, len) == 0) {
-		build_fast(&b, &fast);
 		cpl_yfast_free(&fast);
 		free(b.stack);
 		block_steps(ed);
@@ -278,6 +306,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 		return 0;
 	}
 	cpl_yfast_free(&fast);
+	drop_nodes(&b);
 	if (!yaml_parser_initialize(&p)) {
 		cpl_error_set(err, path, 0, 0, "cannot start the YAML parser");
 		goto out;
