@@ -12,6 +12,7 @@
  */
 #include "text/yamledit.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,18 @@ enum nkind {
 	N_MAP,
 };
 
+/* A node: 64 bytes (a large file is millions of them); offsets and
+ * counts are 32-bit, as a text past 4 GiB is refused. */
 struct cpl_yenode {
-	enum nkind kind;
-	bool flow;			/* [..] or {..} */
-	yaml_scalar_style_t sstyle;	/* scalars */
+	enum nkind kind : 8;
+	bool flow;				/* [..] or {..} */
+	yaml_scalar_style_t sstyle : 8;		/* scalars */
 	int line, column;		/* libyaml's, 1-based (characters) */
-	size_t start;			/* byte offset of the node */
-	size_t end;			/* byte offset after its content */
+	uint32_t start;			/* byte offset of the node */
+	uint32_t end;			/* byte offset after its content */
+	uint32_t n, cap;		/* kids */
 	char *value;			/* scalars; NULL for aliases */
 	struct cpl_yenode **kids;	/* seq items; map key, value, ... */
-	size_t n, cap;
 	struct cpl_yenode *parent;
 	const char *key;		/* a mapping value's key text */
 };
@@ -112,8 +115,8 @@ new_node(struct cpl_yedit *ed, enum nkind kind, const yaml_mark_t *start,
 	n->kind = kind;
 	n->line = (int)start->line + 1;
 	n->column = (int)start->column + 1;
-	n->start = mark_offset(ed, start);
-	n->end = end;
+	n->start = (uint32_t)mark_offset(ed, start);
+	n->end = (uint32_t)end;
 	cpl_xgrow((void **)&ed->all, &ed->all_cap, ed->nall + 1,
 		  sizeof(*ed->all));
 	ed->all[ed->nall++] = n;
@@ -133,8 +136,13 @@ attach(struct cpl_yedit *ed, struct cpl_yenode *top, struct cpl_yenode *n)
 	if (top->kind == N_MAP && top->n % 2 == 1)
 		n->key = top->kids[top->n - 1]->value;
 	n->parent = top;
-	cpl_xgrow((void **)&top->kids, &top->cap, top->n + 1,
-		  sizeof(*top->kids));
+	if (top->n == top->cap) {
+		size_t cap = top->cap;
+
+		cpl_xgrow((void **)&top->kids, &cap, (size_t)top->n + 1,
+			  sizeof(*top->kids));
+		top->cap = (uint32_t)cap;
+	}
 	top->kids[top->n++] = n;
 }
 
@@ -208,7 +216,7 @@ on_end(struct build *b, size_t end)
 		return;
 	n = b->stack[--b->depth];
 	if (n->flow)
-		n->end = end;
+		n->end = (uint32_t)end;
 	close_block(n);
 }
 
@@ -291,6 +299,11 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	int rc = -1;
 
 	*out = NULL;
+	if (len > UINT32_MAX) {		/* offsets are 32-bit */
+		cpl_error_set(err, path, 0, 0, "too large to edit");
+		free(ed);
+		return -1;
+	}
 	ed->src = cpl_xstrndup(buf, len);
 	ed->len = len;
 	index_lines(ed);
