@@ -93,7 +93,8 @@ static const struct cli_flag flags[] = {
 	  "budget after the findings" },
 	{ 'j', 'j', "jobs", "N", CLI_TEXT, NULL,
 	  "read and parse files on N threads (default: the\n"
-	  "CPUs this process may use, cgroup quota included)" },
+	  "CPUs this process may use, cgroup quota included);\n"
+	  "at most 32 MiB of files are parsed at once, for any N" },
 	{ 'v', 'v', "verbose", NULL, CLI_NONE, NULL,
 	  "say what was read, loaded, merged and skipped (stderr)" },
 	{ OPT_EXPLAIN, 0, "explain", "ID", CLI_RULE, "Information",

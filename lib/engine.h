@@ -24,6 +24,15 @@ struct cpl_engine;
 
 /* The largest file (or standard input) read, in bytes. */
 #define CPL_ENGINE_MAX_FILE_BYTES ((size_t)16 << 20)
+/*
+ * The bytes of input read and parsed at once, over all the -j threads: a
+ * file waits for its turn while the files being parsed hold this much (a
+ * larger one is parsed alone).  Parsing a file takes about 10-20 times its
+ * size at the peak (block YAML about 10, dense flow YAML up to 20), so the
+ * transient memory of a run stays near 0.5 GiB whatever -j is, while a
+ * tree of ordinary files (a few KiB each) is never held back.
+ */
+#define CPL_ENGINE_PARSE_BUDGET ((size_t)32 << 20)
 
 struct cpl_engine *cpl_engine_new(void);
 void cpl_engine_free(struct cpl_engine *e);	/* NULL-safe */

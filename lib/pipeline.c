@@ -23,6 +23,11 @@
  * so the order is as above.  A walk's look-up of a path it met already
  * (cpl_engine_known()) sees the batch's paths too.
  *
+ * Memory: a file is admitted to a thread only while the bytes of the
+ * files being read and parsed stay under CPL_ENGINE_PARSE_BUDGET (a
+ * larger file alone), so -j shares one budget rather than multiplying
+ * the peak of parsing (admit(), the crew's lock).
+ *
  * What a worker may touch: its job, the libraries' per-call state
  * (libyaml parsers, the tokenizer), read-only engine fields (staged).
  * libgit2 stays on the calling thread: with --staged, blobs are read when
@@ -41,6 +46,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cpus.h"
 #include "link.h"
@@ -68,6 +74,9 @@ struct crew {
 	struct pjob *jobs;
 	size_t n;
 	atomic_size_t next;	/* the next job to take */
+	pthread_mutex_t lock;	/* guards inflight */
+	pthread_cond_t room;	/* inflight went down */
+	size_t inflight;	/* bytes of the files being parsed */
 };
 
 /* A full queue being read on the other threads (cpl_engine_queue()). */
@@ -168,16 +177,79 @@ process(struct pjob *j)
 	cpl_error_clear(&err);
 }
 
-/* A thread of a flush: takes jobs until none is left. */
+/* The bytes job j will parse: its text's, or its file's size (0 when
+ * it cannot be told: reading it will say why). */
+static size_t
+job_bytes(const struct pjob *j)
+{
+	struct stat st;
+
+	if (j->have_text)
+		return j->len;
+	if (stat(j->path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return (size_t)st.st_size < CPL_ENGINE_MAX_FILE_BYTES ?
+	       (size_t)st.st_size : CPL_ENGINE_MAX_FILE_BYTES;
+}
+
+/* Waits until n more bytes fit the budget, or nothing else is in
+ * flight, and takes them. */
+static void
+admit(struct crew *c, size_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->inflight > 0 && c->inflight + n > CPL_ENGINE_PARSE_BUDGET)
+		pthread_cond_wait(&c->room, &c->lock);
+	c->inflight += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Gives back what admit() took. */
+static void
+release(struct crew *c, size_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->inflight -= n;
+	pthread_cond_broadcast(&c->room);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* A thread of a flush: takes jobs until none is left, each when it fits
+ * the parsing budget. */
 static void *
 work(void *arg)
 {
 	struct crew *c = arg;
 	size_t i;
 
-	while ((i = atomic_fetch_add(&c->next, 1)) < c->n)
+	while ((i = atomic_fetch_add(&c->next, 1)) < c->n) {
+		size_t n = job_bytes(&c->jobs[i]);
+
+		admit(c, n);
 		process(&c->jobs[i]);
+		release(c, n);
+	}
 	return NULL;
+}
+
+/* Sets c up over jobs[0, n). */
+static void
+crew_init(struct crew *c, struct pjob *jobs, size_t n)
+{
+	c->jobs = jobs;
+	c->n = n;
+	atomic_init(&c->next, 0);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->room, NULL);
+	c->inflight = 0;
+}
+
+/* Frees what crew_init() made (not the jobs). */
+static void
+crew_destroy(struct crew *c)
+{
+	pthread_cond_destroy(&c->room);
+	pthread_mutex_destroy(&c->lock);
 }
 
 /* Moves the errors (or warnings, notes) of a job onto the run's. */
@@ -292,6 +364,7 @@ cpl_engine_land(struct cpl_engine *e)
 		return;
 	e->inflight = NULL;
 	finish_crew(e, &b->c, b->tid, b->started);
+	crew_destroy(&b->c);
 	cpl_strmap_free(&b->queued);
 	free(b->c.jobs);
 	free(b);
@@ -312,9 +385,7 @@ launch(struct cpl_engine *e)
 		return;
 	}
 	b = cpl_xcalloc(1, sizeof(*b));
-	b->c.jobs = e->jobs;
-	b->c.n = e->njobs;
-	atomic_init(&b->c.next, 0);
+	crew_init(&b->c, e->jobs, e->njobs);
 	b->tid = start_crew(e, &b->c, nt, &b->started);
 	b->queued = e->queued;
 	memset(&e->queued, 0, sizeof(e->queued));
@@ -329,16 +400,17 @@ launch(struct cpl_engine *e)
 void
 cpl_engine_flush(struct cpl_engine *e)
 {
-	struct crew c = { .jobs = e->jobs, .n = e->njobs };
+	struct crew c;
 	pthread_t *tid;
 	size_t started;
 
 	cpl_engine_land(e);
 	if (e->njobs == 0)
 		return;
-	atomic_init(&c.next, 0);
+	crew_init(&c, e->jobs, e->njobs);
 	tid = start_crew(e, &c, cpl_engine_threads(e, e->njobs), &started);
 	finish_crew(e, &c, tid, started);
+	crew_destroy(&c);
 	cpl_strmap_free(&e->queued);
 	e->njobs = 0;
 }

@@ -555,10 +555,12 @@ add_argdef(struct cpl_pyfile *f, int ci)
 
 /*
  * The def a callable expression names: NAME, self.NAME, or
- * functools.partial(NAME, ...); -1.
+ * functools.partial(NAME, ...), partials of partials up to
+ * CPL_PYTOKEN_MAX_NEST deep (brackets CPython would read); -1.
  */
 static int
-callable_def(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
+callable_def(const struct cpl_pyfile *f, const struct cpl_pyexpr *e,
+	     int depth)
 {
 	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	int c;
@@ -579,8 +581,8 @@ callable_def(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 	c = cpl_pyscan_expr_call(f, e);
 	if (c >= 0 && strcmp(last_comp(f->calls[c].target), "partial") == 0 &&
 	    f->calls[c].nargs > 0 && f->calls[c].args[0].keyword == NULL &&
-	    f->calls[c].args[0].star == 0)
-		return callable_def(f, &f->calls[c].args[0].value);
+	    f->calls[c].args[0].star == 0 && depth < CPL_PYTOKEN_MAX_NEST)
+		return callable_def(f, &f->calls[c].args[0].value, depth + 1);
 	return -1;
 }
 
@@ -609,7 +611,7 @@ add_loader(struct cpl_pyfile *f, int ci)
 		    (c->args[i].star == 1 && !l->has_workers))
 			l->unknown_kwargs = true;
 	if (l->has_init) {
-		l->init_func = callable_def(f, &l->init);
+		l->init_func = callable_def(f, &l->init, 0);
 		if (l->init_func >= 0 &&
 		    f->scopes[l->init_func].kind != CPL_PYSCOPE_FUNC)
 			l->init_func = -1;

@@ -273,26 +273,42 @@ cpl_pyscan_pipeline(struct cpl_pyfile *f)
 	free(queue);
 }
 
-/* The first call of scope before token tok that does tensor work, itself
- * or through a local def; -1. */
+/* The first call of scope that does tensor work, itself or through a
+ * local def; -1.  Found once per scope (first[scope], -2 until then), so
+ * that many thread settings in one scope cost one pass over its calls,
+ * not one each. */
 static int
-work_before(const struct cpl_pyfile *f, int scope, size_t tok)
+first_work(const struct cpl_pyfile *f, int *first, int scope)
 {
 	const struct cpl_pyscope *s = &f->scopes[scope];
 	size_t j;
 
+	if (first[scope] != -2)
+		return first[scope];
+	first[scope] = -1;
 	for (j = 0; j < s->ncalls; j++) {
 		const struct cpl_pycall *c = &f->calls[s->calls[j]];
 
-		if (c->open >= tok)
-			break;
 		if (c->kind == CPL_PYCALL_TENSOR ||
 		    (c->func >= 0 &&
 		     f->scopes[c->func].kind == CPL_PYSCOPE_FUNC &&
-		     f->scopes[c->func].does_work))
-			return (int)s->calls[j];
+		     f->scopes[c->func].does_work)) {
+			first[scope] = (int)s->calls[j];
+			break;
+		}
 	}
-	return -1;
+	return first[scope];
+}
+
+/* The first call of scope before token tok that does tensor work, itself
+ * or through a local def; -1.  A scope's calls are in the order they
+ * open, so it is the scope's first such call when that opens before tok. */
+static int
+work_before(const struct cpl_pyfile *f, int *first, int scope, size_t tok)
+{
+	int w = first_work(f, first, scope);
+
+	return w >= 0 && f->calls[w].open < tok ? w : -1;
 }
 
 /* Finds tensor work per scope and what ran before each thread setting. */
@@ -301,6 +317,7 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 {
 	struct cpl_pyindex *ix = f->index;
 	size_t i, j, *queue, nq = 0, head = 0;
+	int *first;
 
 	queue = cpl_xmalloc((f->nscopes + 1) * sizeof(*queue));
 	for (i = 0; i < f->nscopes; i++) {
@@ -328,6 +345,9 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 		}
 	}
 	free(queue);
+	first = cpl_xmalloc((f->nscopes + 1) * sizeof(*first));
+	for (i = 0; i < f->nscopes; i++)
+		first[i] = -2;
 	for (i = 0; i < f->nthreads; i++) {
 		struct cpl_pythreads *t = &f->threads[i];
 		const struct cpl_pycall *c = &f->calls[t->call];
@@ -335,7 +355,7 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 		size_t tok = c->open;
 
 		for (hops = 0; hops < 8; hops++) {
-			t->prior_work = work_before(f, scope, tok);
+			t->prior_work = work_before(f, first, scope, tok);
 			if (t->prior_work >= 0 ||
 			    f->scopes[scope].kind != CPL_PYSCOPE_FUNC ||
 			    ix->callers_off[scope] ==
@@ -347,9 +367,11 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 		}
 		t->in_worker_init = (f->scopes[c->scope].roles &
 				     CPL_PYROLE_WORKER_INIT) != 0;
-		for (p = c->parent, a = c->parent_arg; p >= 0 &&
-		     !t->in_worker_init; a = f->calls[p].parent_arg,
-		     p = f->calls[p].parent) {
+		/* The calls around it, as deep as CPython nests brackets. */
+		for (p = c->parent, a = c->parent_arg, hops = 0; p >= 0 &&
+		     !t->in_worker_init && hops < CPL_PYTOKEN_MAX_NEST;
+		     a = f->calls[p].parent_arg, p = f->calls[p].parent,
+		     hops++) {
 			const struct cpl_pycall *pc = &f->calls[p];
 			const struct cpl_pyarg *init;
 
@@ -363,6 +385,7 @@ cpl_pyscan_tensor_work(struct cpl_pyfile *f)
 				t->in_worker_init = true;
 		}
 	}
+	free(first);
 }
 
 /* ---- post-pass: where CPU counts go ----------------------------------- */
@@ -702,6 +725,7 @@ printed(struct flow *fl)
 	struct cpl_pyfile *f = fl->f;
 	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
 	size_t i, j, k;
+	int hops;
 
 	/* Reuse the flow's seen map for the names print calls read. */
 	cpl_pyscan_nmap_free(&fl->seen);
@@ -709,7 +733,12 @@ printed(struct flow *fl)
 	for (i = 0; i < f->ncalls; i++) {
 		const struct cpl_pycall *c = &f->calls[i];
 
-		if (c->kind != CPL_PYCALL_PRINT)
+		/* A print in the arguments of a print of its scope is read
+		 * with them: nested prints are read once, not once each. */
+		if (c->kind != CPL_PYCALL_PRINT ||
+		    (c->parent >= 0 && c->parent_arg >= 0 &&
+		     f->calls[c->parent].kind == CPL_PYCALL_PRINT &&
+		     f->calls[c->parent].scope == c->scope))
 			continue;
 		for (j = 0; j < c->nargs; j++) {
 			const struct cpl_pyexpr *e = &c->args[j].value;
@@ -727,8 +756,9 @@ printed(struct flow *fl)
 
 		if (cc->use == CPL_PYUSE_SIZING)
 			continue;
-		while (f->calls[c].parent >= 0 &&
-		       is_transparent(&f->calls[f->calls[c].parent]))
+		for (hops = 0; hops < CPL_PYTOKEN_MAX_NEST &&
+		     f->calls[c].parent >= 0 &&
+		     is_transparent(&f->calls[f->calls[c].parent]); hops++)
 			c = f->calls[c].parent;
 		if (f->calls[c].parent >= 0 &&
 		    f->calls[f->calls[c].parent].kind == CPL_PYCALL_PRINT) {

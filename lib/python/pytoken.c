@@ -8,7 +8,9 @@
  * Indentation is a stack of columns (tabs to multiples of 8, as CPython);
  * brackets are a stack of the opening characters and their positions.
  * f-strings are scanned recursively: a replacement field is read as an
- * expression whose own strings may be f-strings again.
+ * expression whose own strings may be f-strings again, down to
+ * CPL_PYTOKEN_MAX_FSTRING open fields (lexer.fields), past which a
+ * nested string's braces are text: the recursion is bounded.
  */
 #include "python/pytoken.h"
 
@@ -39,6 +41,7 @@ struct lexer {
 	size_t nbr;
 	size_t capbr;
 	bool content;		/* the logical line has a token */
+	int fields;		/* f-string replacement fields open */
 	const char *path;
 	struct cpl_error *err;
 	int rc;
@@ -409,10 +412,13 @@ scan_spec(struct lexer *lx, unsigned char q, bool triple)
 			step(lx);
 			return;
 		}
-		if (c == '{') {
+		if (c == '{' && lx->fields < CPL_PYTOKEN_MAX_FSTRING) {
 			scan_field(lx, q, triple);
 			continue;
 		}
+		if (c == '{')
+			lex_error(lx, lx->line, lx->col,
+				  "too many nested f-strings");
 		step(lx);
 	}
 }
@@ -427,6 +433,7 @@ scan_field(struct lexer *lx, unsigned char q, bool triple)
 {
 	int depth = 0;
 
+	lx->fields++;
 	step(lx);	/* '{' */
 	while (!at_end(lx)) {
 		unsigned char c = peek(lx, 0);
@@ -461,6 +468,7 @@ scan_field(struct lexer *lx, unsigned char q, bool triple)
 		case '}':
 			if (depth == 0) {
 				step(lx);
+				lx->fields--;
 				return;
 			}
 			depth--;
@@ -469,6 +477,7 @@ scan_field(struct lexer *lx, unsigned char q, bool triple)
 			if (depth == 0) {
 				step(lx);
 				scan_spec(lx, q, triple);
+				lx->fields--;
 				return;
 			}
 			break;
@@ -480,6 +489,7 @@ scan_field(struct lexer *lx, unsigned char q, bool triple)
 		}
 		step(lx);
 	}
+	lx->fields--;
 }
 
 /*
@@ -494,6 +504,12 @@ scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
 	bool triple = peek(lx, 1) == q && peek(lx, 2) == q;
 	bool fmt = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
 	bool raw = flags & CPL_PYSTR_RAW;
+
+	if (fmt && lx->fields >= CPL_PYTOKEN_MAX_FSTRING) {
+		/* Its braces are text from here: no deeper recursion. */
+		lex_error(lx, line, col, "too many nested f-strings");
+		fmt = false;
+	}
 
 	if (triple) {
 		flags |= CPL_PYSTR_TRIPLE;
@@ -600,6 +616,8 @@ scan_name(struct lexer *lx)
 static void
 open_bracket(struct lexer *lx, char c, int line, int col)
 {
+	if (lx->nbr == CPL_PYTOKEN_MAX_NEST)
+		lex_error(lx, line, col, "too many nested parentheses");
 	cpl_xgrow((void **)&lx->br, &lx->capbr, lx->nbr + 1, sizeof(*lx->br));
 	lx->br[lx->nbr].c = c;
 	lx->br[lx->nbr].line = line;

@@ -21,6 +21,14 @@
  * when the last logical line had content and one DEDENT per open INDENT,
  * whatever the input; an error never stops the scan.
  *
+ * Limits, CPython's own: brackets nested deeper than CPL_PYTOKEN_MAX_NEST
+ * are an error ("too many nested parentheses"), and so are f-strings
+ * nested deeper than CPL_PYTOKEN_MAX_FSTRING (replacement fields within
+ * replacement fields, format specs included: "too many nested
+ * f-strings"), whose deeper text is then read as plain string text.  So
+ * the scan's recursion is bounded whatever the input; a file past either
+ * limit does not compile under CPython either.
+ *
  * Ownership: cpl_pytoken_scan() fills a caller-owned struct cpl_pytokens;
  * free its array with cpl_pytoken_clear().  The text is borrowed and must
  * outlive every use of the offsets.
@@ -48,6 +56,11 @@ enum cpl_pytok_kind {
 	CPL_PYTOK_DEDENT,	/* zero length, before the dedented token */
 	CPL_PYTOK_ERRORTOKEN,	/* a character Python does not accept */
 };
+
+/* CPython's MAXLEVEL: brackets open at once. */
+#define CPL_PYTOKEN_MAX_NEST 200
+/* CPython's MAXFSTRINGLEVEL: f-string replacement fields open at once. */
+#define CPL_PYTOKEN_MAX_FSTRING 150
 
 /* Flags of a STRING token (its prefix and quotes). */
 #define CPL_PYSTR_RAW	0x01	/* r or R */

@@ -349,16 +349,63 @@ reads_name(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 	return false;
 }
 
-/* The CPU count of file h at pos, -1. */
+/* A CPU count of a file by its position: the index join_counts() looks
+ * it up in. */
+struct count_pos {
+	int line, column;
+	int i;			/* into the file's cpucounts */
+};
+
+/* Orders count positions by line, column, then index. */
 static int
-count_at(const struct cpl_pyfile *h, const struct cpl_pos *pos)
+cmp_count_pos(const void *a, const void *b)
 {
+	const struct count_pos *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->column != y->column)
+		return x->column < y->column ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The CPU counts of h sorted by position (caller frees). */
+static struct count_pos *
+counts_by_pos(const struct cpl_pyfile *h)
+{
+	struct count_pos *v = cpl_xcalloc(h->ncpucounts + 1, sizeof(*v));
 	size_t i;
 
-	for (i = 0; i < h->ncpucounts; i++)
-		if (h->cpucounts[i].pos.line == pos->line &&
-		    h->cpucounts[i].pos.column == pos->column)
-			return (int)i;
+	for (i = 0; i < h->ncpucounts; i++) {
+		v[i].line = h->cpucounts[i].pos.line;
+		v[i].column = h->cpucounts[i].pos.column;
+		v[i].i = (int)i;
+	}
+	if (h->ncpucounts > 1)
+		qsort(v, h->ncpucounts, sizeof(*v), cmp_count_pos);
+	return v;
+}
+
+/* The first CPU count of h at pos, -1; byp is counts_by_pos(h): a binary
+ * search, not a walk over every count for every sink. */
+static int
+count_at(const struct cpl_pyfile *h, const struct count_pos *byp,
+	 const struct cpl_pos *pos)
+{
+	struct count_pos key = { pos->line, pos->column, -1 };
+	size_t lo = 0, hi = h->ncpucounts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_count_pos(&byp[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < h->ncpucounts && byp[lo].line == pos->line &&
+	    byp[lo].column == pos->column)
+		return byp[lo].i;
 	return -1;
 }
 
@@ -405,6 +452,7 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 {
 	struct cpl_code *code = p->code;
 	unsigned char **seen = cpl_xcalloc(code->nfiles + 1, sizeof(*seen));
+	struct count_pos **byp = cpl_xcalloc(code->nfiles + 1, sizeof(*byp));
 	size_t i, j, capcounts = 0;
 
 	for (i = 0; i < code->nfiles; i++) {
@@ -429,7 +477,9 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			if (hi < 0)
 				continue;
 			h = code->files[hi];
-			n = count_at(h, &v.host);
+			if (byp[hi] == NULL)
+				byp[hi] = counts_by_pos(h);
+			n = count_at(h, byp[hi], &v.host);
 			if (n < 0 || h->cpucounts[n].use == CPL_PYUSE_SIZING)
 				continue;
 			if (seen[hi] == NULL)
@@ -448,9 +498,12 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			cc->at = (size_t)hi;
 		}
 	}
-	for (i = 0; i < code->nfiles; i++)
+	for (i = 0; i < code->nfiles; i++) {
 		free(seen[i]);
+		free(byp[i]);
+	}
 	free(seen);
+	free(byp);
 	group_counts(code);
 }
 

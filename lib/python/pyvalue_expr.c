@@ -12,7 +12,10 @@
  * read further expressions through cpl_pyvalue_eval_range(); each such
  * read charges the budget.  What it does not read (a subscript or
  * attribute of a value, a lambda, implicitly joined strings, escapes) is
- * UNKNOWN, never a guess.
+ * UNKNOWN, never a guess.  Each nested sub-expression (parenthesis,
+ * prefix operator, not, await, the right of ** and of a conditional or
+ * walrus) opens through nest() and closes through unnest(): past
+ * MAX_NEST the parse is abandoned as UNKNOWN (pyvalue_int.h).
  *
  * May include: python/pyvalue_int.h and the C library.
  */
@@ -34,6 +37,25 @@ struct ev {
 };
 
 static struct val expr(struct ev *ev);
+
+/* Opens one level of nesting; false (and the parse bad) past MAX_NEST. */
+static bool
+nest(struct ev *ev)
+{
+	if (ev->cx->nest >= MAX_NEST) {
+		ev->bad = true;
+		return false;
+	}
+	ev->cx->nest++;
+	return true;
+}
+
+/* Closes the level nest() opened. */
+static void
+unnest(struct ev *ev)
+{
+	ev->cx->nest--;
+}
 
 /* ---- tokens ----------------------------------------------------------- */
 
@@ -280,9 +302,10 @@ primary(struct ev *ev)
 				   CPL_PYORIG_CODE, cpl_pyscan_pos(f, k));
 		else if (tok_is(f->text, t, "None"))
 			v.kind = V_NONE;
-		else if (tok_is(f->text, t, "await"))
+		else if (tok_is(f->text, t, "await") && nest(ev)) {
 			v = primary(ev);
-		else
+			unnest(ev);
+		} else
 			ev->bad = true;
 		break;
 	case CPL_PYTOK_NAME:
@@ -298,9 +321,12 @@ primary(struct ev *ev)
 		    cpl_pyvalue_top_comma(f, k + 1, close) == close) {
 			struct ev sub = *ev;
 
+			if (!nest(ev))
+				break;
 			sub.k = k + 1;
 			sub.end = close;
 			v = expr(&sub);
+			unnest(ev);
 			if (sub.bad || at(&sub) < close)
 				v = unknown();
 		}
@@ -329,12 +355,16 @@ static struct val unary(struct ev *ev);
 static struct val
 power(struct ev *ev)
 {
-	struct val a = primary(ev);
+	struct val a = primary(ev), b;
 
 	if (!is_op(ev, "**"))
 		return a;
 	ev->k++;
-	return cpl_pyvalue_binop("**", a, unary(ev));
+	if (!nest(ev))
+		return unknown();
+	b = unary(ev);
+	unnest(ev);
+	return cpl_pyvalue_binop("**", a, b);
 }
 
 /* - + ~ before a power. */
@@ -347,7 +377,10 @@ unary(struct ev *ev)
 		char op = ev->f->text[ev->toks[at(ev)].off];
 
 		ev->k++;
+		if (!nest(ev))
+			return unknown();
 		v = unary(ev);
+		unnest(ev);
 		if (v.kind == V_HOST && op != '+') {
 			v.capk = CAP_NONE;	/* -x: no bounds kept */
 			v.lok = false;
@@ -441,7 +474,10 @@ not_test(struct ev *ev)
 	if (!is_kw(ev, "not"))
 		return binary(ev, 4);
 	ev->k++;
+	if (!nest(ev))
+		return unknown();
 	v = not_test(ev);
+	unnest(ev);
 	if (v.kind == V_HOST)
 		return v;
 	t = cpl_pyvalue_truthy(&v, &known);
@@ -502,7 +538,11 @@ expr(struct ev *ev)
 	v = or_test(ev);
 	if (is_op(ev, ":=")) {
 		ev->k++;
-		return expr(ev);
+		if (!nest(ev))
+			return unknown();
+		v = expr(ev);
+		unnest(ev);
+		return v;
 	}
 	if (!is_kw(ev, "if"))
 		return v;
@@ -513,7 +553,10 @@ expr(struct ev *ev)
 		return unknown();
 	}
 	ev->k++;
+	if (!nest(ev))
+		return unknown();
 	e = expr(ev);
+	unnest(ev);
 	t = cpl_pyvalue_truthy(&c, &known);
 	if (known)
 		return t ? v : e;

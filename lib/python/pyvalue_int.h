@@ -9,8 +9,11 @@
  * (if any) that binds the parameters of one def.
  *
  * Invariant: every recursion goes through enter(), which charges the
- * step budget and the depth limit; once either is spent every answer is
- * UNKNOWN, so no input can make a resolution slow or unbounded.  Values
+ * step budget and the depth limit, or, inside one expression (a
+ * parenthesis, a prefix operator, not, **, a conditional or walrus
+ * chain), through nest(), which charges the nesting limit of the whole
+ * resolution; once any is spent every answer is UNKNOWN, so no input can
+ * make a resolution slow or unbounded, or its stack deep.  Values
  * never own memory: strings are slices of a file's text, of an argv word
  * or of an environment value, all borrowed for the resolution.
  *
@@ -31,6 +34,11 @@
 
 #define MAX_DEPTH 32
 #define MAX_STEPS 4000
+/* Sub-expressions open at once in one resolution (over every expression
+ * it reads): real code nests a few; a parenthesis costs the parser about
+ * 5 KiB of stack (10 KiB under ASan), so this keeps a resolution well
+ * under a thread's stack whatever the text. */
+#define MAX_NEST 64
 
 enum vkind {
 	V_UNKNOWN,
@@ -74,6 +82,7 @@ struct ctx {
 	const struct cpl_pyfile *self[1];
 	int steps;
 	int depth;
+	int nest;		/* sub-expressions open (MAX_NEST) */
 };
 
 /* The file an expression is read in and the site binding one def. */

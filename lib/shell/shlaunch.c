@@ -20,6 +20,12 @@
 #include "shell/shscan.h"
 #include "util.h"
 
+/* Launchers run by launchers (torchrun --no-python python -m
+ * torch.distributed.run ...) followed at most this deep: past it the
+ * script is not looked for, so no command line makes the reading recurse
+ * without bound. */
+#define MAX_NESTED_LAUNCH 4
+
 /* ---- names and option spellings -------------------------------------- */
 
 /* python, python3, python3.11 ...: "python" then digits and dots. */
@@ -258,7 +264,7 @@ static const char *const setup_modules[] = {
 };
 
 static void python_args(const struct sword *w, size_t n, size_t j,
-			struct launchrec *r);
+			struct launchrec *r, int depth);
 
 /* True when the words from ci, whose first has base name base, spell cmd
  * ("accelerate launch" is two words); *next is the word after them. */
@@ -394,10 +400,10 @@ long_opt(size_t n, size_t *j, const char *t, const struct lspec *spec,
 
 /* Reads a launcher's options from word j: the rank count and the other
  * options kept, then the script (or module, or executable with
- * --no-python) and its arguments. */
+ * --no-python) and its arguments; depth: launchers around this one. */
 static void
 launcher_opts(const struct sword *w, size_t n, size_t j,
-	      const struct lspec *spec, struct launchrec *r)
+	      const struct lspec *spec, struct launchrec *r, int depth)
 {
 	bool module = false, nopy = false;
 
@@ -432,11 +438,12 @@ launcher_opts(const struct sword *w, size_t n, size_t j,
 		struct launchrec sub;
 
 		r->a0 = j + 1;
-		if (!cpl_shlaunch_is_python(cpl_shlex_base(wtext(&w[j]))))
+		if (!cpl_shlaunch_is_python(cpl_shlex_base(wtext(&w[j]))) ||
+		    depth >= MAX_NESTED_LAUNCH)
 			return;
 		memset(&sub, 0, sizeof(sub));
 		sub.l = CPL_LAUNCH_PYTHON;
-		python_args(w, n, j + 1, &sub);
+		python_args(w, n, j + 1, &sub, depth + 1);
 		if (sub.l != CPL_LAUNCH_PYTHON)
 			return;
 		r->has_script = sub.has_script;
@@ -457,7 +464,7 @@ launcher_opts(const struct sword *w, size_t n, size_t j,
  * the script itself. */
 static void
 python_module(const struct sword *w, size_t n, size_t vw, size_t vfrom,
-	      struct launchrec *r)
+	      struct launchrec *r, int depth)
 {
 	const char *m = wtext(&w[vw]) + vfrom;
 	const struct launcher *la = by_module(m);
@@ -466,7 +473,7 @@ python_module(const struct sword *w, size_t n, size_t vw, size_t vfrom,
 		r->l = la->l;
 		r->lw = vw;
 		r->lfrom = vfrom;
-		launcher_opts(w, n, vw + 1, la->spec, r);
+		launcher_opts(w, n, vw + 1, la->spec, r, depth);
 		return;
 	}
 	r->has_script = true;
@@ -478,9 +485,11 @@ python_module(const struct sword *w, size_t n, size_t vw, size_t vfrom,
 		   cpl_str_starts(m, "pip.");
 }
 
-/* Reads python's interpreter options from word j, then the script. */
+/* Reads python's interpreter options from word j, then the script;
+ * depth: launchers around it. */
 static void
-python_args(const struct sword *w, size_t n, size_t j, struct launchrec *r)
+python_args(const struct sword *w, size_t n, size_t j, struct launchrec *r,
+	    int depth)
 {
 	r->a0 = n;
 	for (; j < n; j++) {
@@ -522,7 +531,7 @@ python_args(const struct sword *w, size_t n, size_t j, struct launchrec *r)
 				return;
 			}
 			if (t[k] == 'm') {
-				python_module(w, n, vw, vfrom, r);
+				python_module(w, n, vw, vfrom, r, depth);
 				return;
 			}
 			j = vw;
@@ -554,13 +563,13 @@ cpl_shlaunch_recognise(struct launchrec *r, const struct sword *w, size_t n,
 	la = by_command(w, n, ci, &next);
 	if (la != NULL) {
 		r->l = la->l;
-		launcher_opts(w, n, next, la->spec, r);
+		launcher_opts(w, n, next, la->spec, r, 0);
 		return true;
 	}
 	if (!cpl_shlaunch_is_python(cpl_shlex_base(wtext(&w[ci]))))
 		return false;
 	r->l = CPL_LAUNCH_PYTHON;
-	python_args(w, n, ci + 1, r);
+	python_args(w, n, ci + 1, r, 0);
 	return true;
 }
 

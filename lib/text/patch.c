@@ -134,22 +134,25 @@ size_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The start of the line holding off. */
+/* The start of the line holding off (l indexes t: a long line is not
+ * walked back, once per edit). */
 static size_t
-line_start(const char *t, size_t off)
+line_start(const struct cpl_lines *l, size_t off)
 {
-	while (off > 0 && t[off - 1] != '\n')
-		off--;
-	return off;
+	int line, column;
+
+	cpl_lines_pos(l, off, &line, &column);
+	return l->at[line - 1];
 }
 
 /* Just past the '\n' ending the line that holds off, or len. */
 static size_t
-line_end(const char *t, size_t len, size_t off)
+line_end(const struct cpl_lines *l, size_t len, size_t off)
 {
-	const char *nl = off < len ? memchr(t + off, '\n', len - off) : NULL;
+	int line, column;
 
-	return nl ? (size_t)(nl - t) + 1 : len;
+	cpl_lines_pos(l, off, &line, &column);
+	return (size_t)line < l->n ? l->at[line] : len;
 }
 
 /* The length of the line at off (its '\n' included), within end. */
@@ -233,8 +236,8 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 		const struct span *s = &sp[acc[i]];
 		const char *t = edits[s->index].text ? edits[s->index].text :
 				"";
-		size_t tl = strlen(t), os = line_start(text, s->start);
-		size_t oe = line_end(text, len, s->end);
+		size_t tl = strlen(t), os = line_start(&l, s->start);
+		size_t oe = line_end(&l, len, s->end);
 		struct cpl_patch_region *r = out->nregions ?
 			&out->regions[out->nregions - 1] : NULL;
 

@@ -3,7 +3,10 @@
  *
  * Invariant: every node reachable from a document root lives in the
  * stream's arena; aliases point at the anchored node (shared, not copied),
- * so an alias bomb costs one pointer per alias.  Containers are built on a
+ * so an alias bomb costs one pointer per alias.  An alias of a container
+ * that is still open (one that would contain itself) is an error, as it
+ * is for Kubernetes' YAML reader: the tree is a DAG, so a walk down it
+ * always ends.  Containers are built on a
  * stack of frames whose growing item lists live on the heap until the
  * container ends, then move into the arena.
  */
@@ -30,13 +33,14 @@ struct arena {
 	struct chunk *head;
 };
 
+/* n bytes of a, aligned to align (a power of two up to max_align_t's). */
 static void *
-arena_alloc(struct arena *a, size_t n)
+arena_alloc_at(struct arena *a, size_t n, size_t align)
 {
 	struct chunk *c = a->head;
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
-	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	if (c == NULL || c->size - c->used < n) {
+	if (c == NULL || c->size < at || c->size - at < n) {
 		size_t size = n > 65536 ? n : 65536;
 
 		c = cpl_xmalloc(sizeof(*c) + size);
@@ -44,15 +48,26 @@ arena_alloc(struct arena *a, size_t n)
 		c->used = 0;
 		c->next = a->head;
 		a->head = c;
+		at = 0;
 	}
-	c->used += n;
-	return (char *)c->data + c->used - n;
+	c->used = at + n;
+	return (char *)c->data + at;
 }
 
+/* n bytes of a, aligned for any object. */
+static void *
+arena_alloc(struct arena *a, size_t n)
+{
+	return arena_alloc_at(a, n, sizeof(max_align_t));
+}
+
+/* A NUL-terminated copy of s[0, n) in a, unaligned: the strings of a
+ * stream go in an arena of their own, packed (a one-character scalar
+ * takes two bytes, not a max_align_t). */
 static char *
 arena_strndup(struct arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc_at(a, n + 1, 1);
 
 	memcpy(p, s, n);
 	p[n] = '\0';
@@ -140,7 +155,8 @@ anchors_get(const struct anchors *t, const char *name)
 /* ---- stream ----------------------------------------------------------- */
 
 struct cpl_ystream {
-	struct arena arena;
+	struct arena arena;		/* nodes, items, pairs */
+	struct arena text;		/* strings: values, tags, anchors */
 	struct cpl_ynode **docs;
 	size_t ndocs;
 	size_t docs_cap;
@@ -166,12 +182,14 @@ struct builder {
 	struct frame *stack;
 	size_t depth;
 	size_t stack_cap;
+	size_t open_anchored;	/* frames with an anchor */
 	struct cpl_ynode **kids;	/* the open containers' kids, one
 					 * stack for all (no heap array
 					 * per container) */
 	size_t nkids, kids_cap;
 	size_t nodes;
 	size_t merge_work;	/* merge-key pairs examined, whole stream */
+	int fast_r;		/* build_fast()'s, over the batches so far */
 	struct cpl_ynode *root;
 	const char *path;
 	struct cpl_error *err;
@@ -195,9 +213,9 @@ new_node(struct builder *b, enum cpl_ykind kind, const yaml_mark_t *m,
 	n->kind = kind;
 	n->line = (int)m->line + 1;
 	n->column = (int)m->column + 1;
-	n->offset = m->index;
+	n->offset = (uint32_t)m->index;	/* the text is below 4 GiB */
 	if (tag)
-		n->tag = arena_strndup(&b->s->arena, (const char *)tag,
+		n->tag = arena_strndup(&b->s->text, (const char *)tag,
 				       strlen((const char *)tag));
 	return n;
 }
@@ -236,13 +254,15 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 	f->node = n;
 	f->base = b->nkids;
 	if (anchor)
-		f->anchor = arena_strndup(&b->s->arena, (const char *)anchor,
+		f->anchor = arena_strndup(&b->s->text, (const char *)anchor,
 					  strlen((const char *)anchor));
-	/* Registered now so a container may not alias itself into a loop
-	 * before it ends: a self-alias yields the (incomplete) node itself,
-	 * which is still a finite DAG edge, never an expansion. */
-	if (f->anchor)
+	/* Registered now, so that an alias inside names this container
+	 * and is refused (an alias of an open container, below), not taken
+	 * for an earlier anchor of the same name. */
+	if (f->anchor) {
 		anchors_put(&b->anchors, f->anchor, n);
+		b->open_anchored++;
+	}
 	return 0;
 }
 
@@ -460,9 +480,26 @@ pop(struct builder *b)
 		return -1;
 	}
 	b->nkids = f->base;
+	if (f->anchor)
+		b->open_anchored--;
 	b->depth--;
 	attach(b, n);
 	return 0;
+}
+
+/* Whether n is a container still being built (an alias of it would make
+ * it contain itself).  Only anchored frames can be named by an alias. */
+static bool
+is_open(const struct builder *b, const struct cpl_ynode *n)
+{
+	size_t i;
+
+	if (b->open_anchored == 0 || n->kind == CPL_Y_SCALAR)
+		return false;
+	for (i = b->depth; i-- > 0;)
+		if (b->stack[i].node == n)
+			return true;
+	return false;
 }
 
 static void
@@ -550,11 +587,11 @@ on_event(struct builder *b, const struct yev *ev)
 		if (n == NULL)
 			return -1;
 		n->style = ev->style;
-		n->value = arena_strndup(&b->s->arena, ev->value, ev->len);
+		n->value = arena_strndup(&b->s->text, ev->value, ev->len);
 		n->len = ev->len;
 		if (ev->anchor)
 			anchors_put(&b->anchors,
-				    arena_strndup(&b->s->arena,
+				    arena_strndup(&b->s->text,
 					(const char *)ev->anchor,
 					strlen((const char *)ev->anchor)),
 				    n);
@@ -566,6 +603,15 @@ on_event(struct builder *b, const struct yev *ev)
 			cpl_error_set(b->err, b->path, (int)m->line + 1,
 				      (int)m->column + 1,
 				      "alias *%s names no anchor",
+				      (const char *)ev->anchor);
+			return -1;
+		}
+		if (is_open(b, n)) {
+			cpl_error_set(b->err, b->path, (int)m->line + 1,
+				      (int)m->column + 1,
+				      "alias *%s is inside the node it names "
+				      "(a recursive structure, which "
+				      "Kubernetes does not read)",
 				      (const char *)ev->anchor);
 			return -1;
 		}
@@ -673,6 +719,17 @@ build_fast(struct builder *b, const struct cpl_yfast *f)
 	return r;
 }
 
+/* The fast reader's sink: builds each batch of events as it is read
+ * (yamlfast.h), until the stream ends or the builder stops. */
+static void
+fast_sink(void *ctx, const struct cpl_yfast *f)
+{
+	struct builder *b = ctx;
+
+	if (b->fast_r == 0)
+		b->fast_r = build_fast(b, f);
+}
+
 /* Frees what b holds besides its stream. */
 static void
 builder_clear(struct builder *b)
@@ -685,6 +742,7 @@ builder_clear(struct builder *b)
 	b->stack = NULL;
 	b->stack_cap = 0;
 	b->depth = 0;
+	b->open_anchored = 0;
 	memset(&b->anchors, 0, sizeof(b->anchors));
 }
 
@@ -711,23 +769,31 @@ cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
 	int rc = -1, r = 0;
 
 	*out = NULL;
+	if (len > UINT32_MAX) {		/* offsets are 32-bit */
+		cpl_error_set(err, path, 0, 0, "too large for the YAML reader "
+			      "(%zu bytes)", len);
+		return -1;
+	}
 	memset(&b, 0, sizeof(b));
 	b.path = path;
 	b.err = err;
 	builder_start(&b, cpl_xstrndup(buf, len), len);
-	/* The fast reader first; libyaml reads what it refuses, and reads
-	 * again from the start a text whose fast events the builder
-	 * stopped at (its limits), for libyaml's events are the reference
-	 * for every message. */
+	/* The fast reader first, built as it reads (one batch of events
+	 * held at a time); libyaml reads what it refuses, and reads again
+	 * from the start a text whose fast events the builder stopped at
+	 * (its limits), for libyaml's events are the reference for every
+	 * message. */
+	fast.sink = fast_sink;
+	fast.sink_ctx = &b;
 	if (cpl_yfast_read(&fast, b.s->source, len) == 0)
-		r = build_fast(&b, &fast);
+		r = b.fast_r;
 	cpl_yfast_free(&fast);
 	builder_clear(&b);
 	if (r == 1) {
 		*out = b.s;
 		return 0;
 	}
-	if (r < 0)		/* the message the builder left */
+	if (b.fast_r < 0)	/* the message the builder left */
 		cpl_error_clear(err);
 	r = 0;
 	source = b.s->source;
@@ -774,6 +840,7 @@ cpl_ystream_free(struct cpl_ystream *s)
 	if (s == NULL)
 		return;
 	arena_free(&s->arena);
+	arena_free(&s->text);
 	for (i = 0; i < s->nwarnings; i++)
 		cpl_error_clear(&s->warnings[i]);
 	free(s->warnings);

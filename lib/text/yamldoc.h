@@ -4,13 +4,13 @@
  * cpl_yaml_parse() turns a buffer into a stream of documents.  Every node
  * keeps the 1-based line and column where it starts.  Aliases are resolved
  * by reference: an alias is the anchored node itself, never a copy, so the
- * tree is a DAG.  Merge keys (<<) are expanded once, when their mapping
+ * tree is a DAG (an alias inside the node it names is an error: no cycle).  Merge keys (<<) are expanded once, when their mapping
  * ends, so a mapping's pairs already hold the merged keys (own keys first,
  * then each source's in order; "<<" itself is gone).  A key written twice
  * keeps its last value and leaves a warning.  Depth, node count and merge
  * work are capped so hostile input fails cleanly.
  *
- * Ownership: the stream owns every node and string (one arena); all
+ * Ownership: the stream owns every node and string (two arenas); all
  * pointers are borrowed until cpl_ystream_free().  The stream also keeps a
  * copy of the source text for positions inside scalars.
  */
@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -52,13 +53,15 @@ struct cpl_ypair {
 	struct cpl_ynode *value;
 };
 
-/* A node.  For scalars, value is NUL-terminated and len excludes the NUL. */
+/* A node.  For scalars, value is NUL-terminated and len excludes the NUL.
+ * 64 bytes: a large file is millions of them. */
 struct cpl_ynode {
-	enum cpl_ykind kind;
-	enum cpl_ystyle style;	/* scalars only */
+	enum cpl_ykind kind : 8;
+	enum cpl_ystyle style : 8;	/* scalars only */
 	int line;		/* 1-based */
 	int column;		/* 1-based */
-	size_t offset;		/* byte offset of the node in the source */
+	uint32_t offset;	/* byte offset of the node in the source (a
+				 * text past 4 GiB is refused) */
 	const char *tag;	/* explicit tag or NULL */
 	const char *value;	/* scalars */
 	size_t len;

@@ -12,6 +12,7 @@
  */
 #include "text/yamledit.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,18 @@ enum nkind {
 	N_MAP,
 };
 
+/* A node: 64 bytes (a large file is millions of them); offsets and
+ * counts are 32-bit, as a text past 4 GiB is refused. */
 struct cpl_yenode {
-	enum nkind kind;
-	bool flow;			/* [..] or {..} */
-	yaml_scalar_style_t sstyle;	/* scalars */
+	enum nkind kind : 8;
+	bool flow;				/* [..] or {..} */
+	yaml_scalar_style_t sstyle : 8;		/* scalars */
 	int line, column;		/* libyaml's, 1-based (characters) */
-	size_t start;			/* byte offset of the node */
-	size_t end;			/* byte offset after its content */
+	uint32_t start;			/* byte offset of the node */
+	uint32_t end;			/* byte offset after its content */
+	uint32_t n, cap;		/* kids */
 	char *value;			/* scalars; NULL for aliases */
 	struct cpl_yenode **kids;	/* seq items; map key, value, ... */
-	size_t n, cap;
 	struct cpl_yenode *parent;
 	const char *key;		/* a mapping value's key text */
 	char *anchor;			/* &name defined here, or NULL */
@@ -58,29 +61,49 @@ struct cpl_yedit {
 	bool crlf;
 	bool json;			/* the file is JSON: every key and
 					 * string double-quoted */
+	int step, seqoff;		/* block_steps(), found once */
+	struct {			/* mark_offset()'s last answer */
+		size_t line, column, off;
+	} mark;
 };
 
 /* ---- parsing ---------------------------------------------------------- */
 
-/* Byte offset of a libyaml mark (line, then characters into it). */
+static void block_steps(struct cpl_yedit *ed);
+
+/* Byte offset of a libyaml mark (line, then characters into it).  Marks
+ * come mostly in order, so the walk along a line starts from the last
+ * mark's offset when it is on the same line and not past this one: on a
+ * file of one long line (minified JSON) each character is walked once,
+ * not once per node. */
 static size_t
-mark_offset(const struct cpl_yedit *ed, const yaml_mark_t *m)
+mark_offset(struct cpl_yedit *ed, const yaml_mark_t *m)
 {
 	size_t off, col;
 
 	if (m->line >= ed->lines.n)
 		return ed->len;
-	off = ed->lines.at[m->line];
-	if (m->line == 0 && ed->len >= 3 &&
-	    memcmp(ed->src, "\xef\xbb\xbf", 3) == 0)
-		off = 3;
-	for (col = 0; col < m->column && off < ed->len &&
+	if (ed->mark.line == m->line && ed->mark.column <= m->column &&
+	    ed->mark.off > 0) {
+		off = ed->mark.off;
+		col = ed->mark.column;
+	} else {
+		off = ed->lines.at[m->line];
+		if (m->line == 0 && ed->len >= 3 &&
+		    memcmp(ed->src, "\xef\xbb\xbf", 3) == 0)
+			off = 3;
+		col = 0;
+	}
+	for (; col < m->column && off < ed->len &&
 	     ed->src[off] != '\n'; col++) {
 		off++;
 		while (off < ed->len &&
 		       ((unsigned char)ed->src[off] & 0xc0) == 0x80)
 			off++;
 	}
+	ed->mark.line = m->line;
+	ed->mark.column = col;
+	ed->mark.off = off;
 	return off;
 }
 
@@ -94,8 +117,8 @@ new_node(struct cpl_yedit *ed, enum nkind kind, const yaml_mark_t *start,
 	n->kind = kind;
 	n->line = (int)start->line + 1;
 	n->column = (int)start->column + 1;
-	n->start = mark_offset(ed, start);
-	n->end = end;
+	n->start = (uint32_t)mark_offset(ed, start);
+	n->end = (uint32_t)end;
 	cpl_xgrow((void **)&ed->all, &ed->all_cap, ed->nall + 1,
 		  sizeof(*ed->all));
 	ed->all[ed->nall++] = n;
@@ -115,8 +138,13 @@ attach(struct cpl_yedit *ed, struct cpl_yenode *top, struct cpl_yenode *n)
 	if (top->kind == N_MAP && top->n % 2 == 1)
 		n->key = top->kids[top->n - 1]->value;
 	n->parent = top;
-	cpl_xgrow((void **)&top->kids, &top->cap, top->n + 1,
-		  sizeof(*top->kids));
+	if (top->n == top->cap) {
+		size_t cap = top->cap;
+
+		cpl_xgrow((void **)&top->kids, &cap, (size_t)top->n + 1,
+			  sizeof(*top->kids));
+		top->cap = (uint32_t)cap;
+	}
 	top->kids[top->n++] = n;
 }
 
@@ -204,7 +232,7 @@ on_end(struct build *b, size_t end)
 		return;
 	n = b->stack[--b->depth];
 	if (n->flow)
-		n->end = end;
+		n->end = (uint32_t)end;
 	close_block(n);
 }
 
@@ -248,6 +276,32 @@ build_fast(struct build *b, const struct cpl_yfast *f)
 	}
 }
 
+/* The fast reader's sink: builds each batch of events as it is read. */
+static void
+fast_sink(void *ctx, const struct cpl_yfast *f)
+{
+	build_fast(ctx, f);
+}
+
+/* Drops every node built, and b's open collections: the fast reader
+ * refused the text after handing some of it over. */
+static void
+drop_nodes(struct build *b)
+{
+	struct cpl_yedit *ed = b->ed;
+	size_t i;
+
+	for (i = 0; i < ed->nall; i++) {
+		free(ed->all[i]->value);
+		free(ed->all[i]->kids);
+		free(ed->all[i]);
+	}
+	ed->nall = 0;
+	ed->ndocs = 0;
+	memset(&ed->mark, 0, sizeof(ed->mark));
+	b->depth = 0;
+}
+
 int
 cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	       size_t len, struct cpl_error *err)
@@ -261,18 +315,27 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	int rc = -1;
 
 	*out = NULL;
+	if (len > UINT32_MAX) {		/* offsets are 32-bit */
+		cpl_error_set(err, path, 0, 0, "too large to edit");
+		free(ed);
+		return -1;
+	}
 	ed->src = cpl_xstrndup(buf, len);
 	ed->len = len;
 	index_lines(ed);
-	/* libyaml reads what the fast reader refuses (yamlfast.h). */
+	/* libyaml reads what the fast reader refuses (yamlfast.h); what
+	 * the fast one read is built as it reads, a batch at a time. */
+	fast.sink = fast_sink;
+	fast.sink_ctx = &b;
 	if (cpl_yfast_read(&fast, ed->src, len) == 0) {
-		build_fast(&b, &fast);
 		cpl_yfast_free(&fast);
 		free(b.stack);
+		block_steps(ed);
 		*out = ed;
 		return 0;
 	}
 	cpl_yfast_free(&fast);
+	drop_nodes(&b);
 	if (!yaml_parser_initialize(&p)) {
 		cpl_error_set(err, path, 0, 0, "cannot start the YAML parser");
 		goto out;
@@ -341,6 +404,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 		yaml_event_delete(&ev);
 	}
 	rc = 0;
+	block_steps(ed);
 	*out = ed;
 	ed = NULL;
 parsed:
@@ -511,12 +575,17 @@ struct style {
 	const char *jstep;		/* JSON pretty-printing step */
 };
 
+/* The offset where the line holding off starts (from the line index:
+ * a long line is not walked back). */
 static size_t
 line_start(const struct cpl_yedit *ed, size_t off)
 {
-	while (off > 0 && ed->src[off - 1] != '\n')
-		off--;
-	return off;
+	int line, column;
+
+	if (ed->lines.n == 0)
+		return 0;
+	cpl_lines_pos(&ed->lines, off, &line, &column);
+	return ed->lines.at[line - 1];
 }
 
 /* The whitespace that opens the line holding off, copied into buf. */
@@ -547,15 +616,17 @@ dash_of(const struct cpl_yedit *ed, const struct cpl_yenode *n)
 }
 
 /* The indentation step of block mappings and the sequence offset, from
- * the first nesting of each kind in the file (2 and 2 when none). */
+ * the first nesting of each kind in the file (2 and 2 when none): found
+ * once, when the file is opened, since a file of flow collections has
+ * none and would be searched to its end for every insertion. */
 static void
-block_steps(const struct cpl_yedit *ed, int *step, int *seqoff)
+block_steps(struct cpl_yedit *ed)
 {
 	size_t i;
 	bool got_step = false, got_seq = false;
 
-	*step = 2;
-	*seqoff = 2;
+	ed->step = 2;
+	ed->seqoff = 2;
 	for (i = 0; i < ed->nall && !(got_step && got_seq); i++) {
 		const struct cpl_yenode *n = ed->all[i], *p = n->parent;
 		long d;
@@ -564,14 +635,15 @@ block_steps(const struct cpl_yedit *ed, int *step, int *seqoff)
 		    n->key == NULL || n->n == 0)
 			continue;
 		if (n->kind == N_MAP && !got_step && n->column > p->column) {
-			*step = n->column - p->column;
+			ed->step = n->column - p->column;
 			got_step = true;
 		} else if (n->kind == N_SEQ && !got_seq &&
 			   (d = dash_of(ed, n->kids[0])) >= 0) {
-			*seqoff = (int)((size_t)d - line_start(ed, (size_t)d)) -
-				  (p->column - 1);
-			if (*seqoff < 0)
-				*seqoff = 0;
+			ed->seqoff = (int)((size_t)d -
+					   line_start(ed, (size_t)d)) -
+				     (p->column - 1);
+			if (ed->seqoff < 0)
+				ed->seqoff = 0;
 			got_seq = true;
 		}
 	}
@@ -650,7 +722,8 @@ style_for(struct style *st, const struct cpl_yedit *ed,
 	if (st->json)
 		st->q = '"';
 	st->qkeys = st->json || quoted_keys(coll);
-	block_steps(ed, &st->step, &st->seqoff);
+	st->step = ed->step;
+	st->seqoff = ed->seqoff;
 	st->colon = ": ";
 	st->comma = ", ";
 	st->jstep = "  ";

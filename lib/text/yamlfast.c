@@ -167,6 +167,12 @@ emit(struct rd *r, int type, struct mark m)
 	struct cpl_yfast *f = r->f;
 	struct cpl_yfev *e;
 
+	if (f->n == f->cap && f->sink != NULL && f->n >= CPL_YFAST_BATCH) {
+		/* Every event before this one is complete: only the newest
+		 * is ever changed after emit(). */
+		f->sink(f->sink_ctx, f);
+		f->n = 0;
+	}
 	if (f->n == f->cap)
 		cpl_xgrow((void **)&f->ev, &f->cap, f->n + 1, sizeof(*f->ev));
 	e = &f->ev[f->n++];
@@ -953,8 +959,8 @@ cpl_yfast_read(struct cpl_yfast *f, const char *text, size_t len)
 	f->n = 0;
 	f->slen = 0;
 	if (f->cap == 0)
-		cpl_xgrow((void **)&f->ev, &f->cap, len / 8 + 16,
-			  sizeof(*f->ev));
+		cpl_xgrow((void **)&f->ev, &f->cap, f->sink != NULL ?
+			  CPL_YFAST_BATCH : len / 8 + 16, sizeof(*f->ev));
 	if (!plain_ascii(text, len))
 		return -1;
 	skip_to_content(&r);
@@ -988,6 +994,10 @@ cpl_yfast_read(struct cpl_yfast *f, const char *text, size_t len)
 		first = false;
 	}
 	emit(&r, CPL_YFE_STREAM_END, stream_end(&r));
+	if (f->sink != NULL) {
+		f->sink(f->sink_ctx, f);
+		f->n = 0;
+	}
 	return 0;
 }
 

@@ -63,18 +63,30 @@ struct cpl_yfev {
 	size_t len;
 };
 
+/* Events handed to a sink at once (cpl_yfast.sink). */
+#define CPL_YFAST_BATCH 4096
+
 struct cpl_yfast {
 	struct cpl_yfev *ev;
 	size_t n, cap;
 	char *scratch;			/* values that are not slices of the
 					 * text: folded, unescaped */
 	size_t slen, scap;
+	/* Optional, set before reading: the events read so far are handed
+	 * to sink every CPL_YFAST_BATCH events and at the end (the last
+	 * batch ends with STREAM_END), and ev starts over, so a reader that
+	 * builds as it goes holds one batch, not all the text's events
+	 * (56 bytes each: more than the text).  Values in the scratch text
+	 * stay valid to the end of the read.  A refusal may come after
+	 * batches were handed over: the caller drops what it made of them. */
+	void (*sink)(void *ctx, const struct cpl_yfast *f);
+	void *sink_ctx;
 };
 
 /* Reads text (len bytes, and text[len] a NUL the scans stop at) into f's
- * events (f zeroed or reused: its events are replaced).  0: read; -1:
- * not in the subset, f's events are meaningless and libyaml must read
- * the text. */
+ * events (f zeroed or reused: its events are replaced), or through
+ * f->sink.  0: read; -1: not in the subset, f's events (and what a sink
+ * was handed) are meaningless and libyaml must read the text. */
 int cpl_yfast_read(struct cpl_yfast *f, const char *text, size_t len);
 /* The value of scalar event e read from text (not NUL-terminated). */
 const char *cpl_yfast_value(const struct cpl_yfast *f,

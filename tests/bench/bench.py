@@ -24,7 +24,7 @@ Environment (run.sh sets the first three):
   BENCH_QUICK=1 a small run (about a tenth of the sizes): checks the
                 instrument, its figures are not the table's
   BENCH_ROWS    the rows to run, e.g. "1,2,scale" (default: all of
-                1,2,3,4,5,scale)
+                1,2,3,4,5,scale,shapes,mem)
   BENCH_PROJECTS  projects in the tree of rows 1-3 (default 2000)
   BENCH_PODS    Pods in rows 4 and 5 (default 10000)
   BENCH_INSTR=0 no instruction counts beside the scaling line (they
@@ -69,7 +69,9 @@ SCALE_ROUNDS = 2 if QUICK else 5
 TREE_ROUNDS = 1 if QUICK else 5
 
 ROWS = [r.strip() for r in os.environ.get(
-    "BENCH_ROWS", "1,2,3,4,5,scale").split(",") if r.strip()]
+    "BENCH_ROWS", "1,2,3,4,5,scale,shapes,mem").split(",") if r.strip()]
+GOAL_DOUBLING = 2.2     # time per doubling of one file's shapes: linear
+GOAL_MEM_SHARED = 1.5   # peak memory at -j 8 over -j 1 (issue 27)
 TABLE = []      # (what, now, floor, ratio, goal, verdict) for the summary
 
 
@@ -369,6 +371,133 @@ def instructions(binary, trees):
     return got
 
 
+# ---- the shapes of one file, and memory that -j shares (issue 27) ---------
+
+POD_HEAD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+            "  containers:\n  - name: t\n    image: pytorch\n"
+            "    command: [torchrun, --nproc_per_node, '2', train.py]\n"
+            "    resources: {limits: {cpu: '4'}}\n")
+
+
+def gen_shape(kind, n, path):
+    """One input of n items of a shape once quadratic (the shapes of
+    tests/e2e/scaling.sh): a kind: List of one-line Pods whose findings
+    carry edits (a file), or a Pod running a script of n
+    torch.set_num_threads calls or of n DataLoaders sized by
+    os.cpu_count() (a directory)."""
+    if kind == "list":
+        with open(path, "w") as f:
+            f.write("apiVersion: v1\nkind: List\nitems:\n")
+            for i in range(n):
+                f.write("- {apiVersion: v1, kind: Pod, metadata: {name: "
+                        "p%d}, spec: {containers: [{name: t, image: "
+                        "pytorch, command: [torchrun, --nproc_per_node, "
+                        "'2', t.py], resources: {requests: {cpu: '2'}}}]}}"
+                        "\n" % i)
+        return
+    os.makedirs(path)
+    with open(os.path.join(path, "pod.yaml"), "w") as f:
+        f.write(POD_HEAD)
+    with open(os.path.join(path, "train.py"), "w") as f:
+        f.write("import os\nimport torch\n"
+                "from torch.utils.data import DataLoader\n")
+        for i in range(n):
+            f.write("torch.set_num_threads(%d)\n" % (i % 8 + 1)
+                    if kind == "threads" else
+                    "d%d = DataLoader(ds, num_workers=os.cpu_count())\n" % i)
+
+
+def row_shapes(binary, tmp):
+    """CPU time at -j 1 of one input at n, 2n and 4n items, for each shape
+    (in rounds, the least of SCALE_ROUNDS): linear is x2 per doubling."""
+    shapes = [("list", "kind: List of one-line Pods", 4000),
+              ("threads", "set_num_threads calls", 40000),
+              ("loaders", "DataLoader(num_workers=os.cpu_count())", 40000)]
+    cells = []
+    worst = 0.0
+    for kind, what, n in shapes:
+        n = n // 10 if QUICK else n
+        sizes = [n, 2 * n, 4 * n]
+        paths = []
+        for k in sizes:
+            path = os.path.join(tmp, "%s-%d" % (kind, k))
+            gen_shape(kind, k, path)
+            paths.append(path)
+        least = {}
+        for _ in range(SCALE_ROUNDS):
+            for k, path in zip(sizes, paths):
+                cpu = run([binary, "--no-config", "-j", "1", "-o", "json",
+                           path])[3]
+                least[k] = min(least.get(k, cpu), cpu)
+        for path in paths:
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        per = math.sqrt(least[sizes[2]] / max(least[sizes[0]], 1e-6))
+        worst = max(worst, per)
+        print("          %s: %s items: %s CPU (x%.2f per doubling)" % (
+            what, " -> ".join("{:,}".format(k) for k in sizes),
+            " -> ".join(secs(least[k]) for k in sizes), per))
+        cells.append("x%.2f" % per)
+    row("shapes", "one file, CPU time per doubling: List items / "
+        "set_num_threads calls / DataLoaders",
+        " / ".join(cells), "x2 (linear)", "worst x%.2f" % worst,
+        "<= x%.1f" % GOAL_DOUBLING, worst <= GOAL_DOUBLING,
+        ("one file's List items / set_num_threads / DataLoaders, per "
+         "doubling", " / ".join(cells), "x2 (linear)", "x%.2f" % worst,
+         "<= x2.2"))
+
+
+def gen_manifests(path, size):
+    """Block-style Jobs, multi-document, to size bytes."""
+    job = ("---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: "
+           "train-%d\n  labels: {app: train}\nspec:\n  template:\n"
+           "    spec:\n      restartPolicy: Never\n      containers:\n"
+           "      - name: train\n        image: pytorch/pytorch:2.3.0\n"
+           "        command: [torchrun, --nproc_per_node, '4', train.py]\n"
+           "        env:\n        - name: OMP_NUM_THREADS\n"
+           "          value: '8'\n        resources:\n          requests:"
+           "\n            cpu: '4'\n          limits:\n            cpu: "
+           "'8'\n")
+    with open(path, "w") as f:
+        i = done = 0
+        while done < size:
+            text = job % i
+            f.write(text)
+            done += len(text)
+            i += 1
+
+
+def row_memory(binary, tmp):
+    """Peak memory of eight 11 MB manifests in a directory at -j 1 and -j
+    8 (the pipeline's budget, engine.h: one budget that -j shares), and
+    of one file per byte."""
+    size = (11 << 20) // (10 if QUICK else 1)
+    d = os.path.join(tmp, "mem")
+    os.makedirs(d)
+    for i in range(8):
+        gen_manifests(os.path.join(d, "jobs%d.yaml" % i), size)
+    one = best([binary, "--no-config", "-j", "1", os.path.join(d,
+                                                              "jobs0.yaml")])
+    j1 = best([binary, "--no-config", "-j", "1", d])
+    j8 = best([binary, "--no-config", "-j", "8", d])
+    shutil.rmtree(d)
+    ratio = j8[1] / max(j1[1], 1)
+    note("one %.0f MiB file: %s peak (%.1f x its size); eight: -j 1 %s "
+         "(%s), -j 8 %s (%s)" % (size / MIB, mib(one[1]),
+                                 one[1] * 1024 / size, mib(j1[1]),
+                                 secs(j1[0]), mib(j8[1]), secs(j8[0])))
+    row("mem", "peak memory, eight %.0f MiB manifests, -j 8 over -j 1" % (
+            size / MIB),
+        "%s at -j 8, %s at -j 1" % (mib(j8[1]), mib(j1[1])),
+        "-j 1", "%.2f x" % ratio, "<= %.1f x" % GOAL_MEM_SHARED,
+        ratio <= GOAL_MEM_SHARED,
+        ("peak memory, eight 11 MiB manifests, -j 8 / -j 1",
+         "%s / %s" % (mib(j8[1]), mib(j1[1])), "-j 1", "%.2f x" % ratio,
+         "<= 1.5 x"))
+
+
 # ---- row 3: pre-commit -----------------------------------------------------
 
 def row_precommit(binaries, floors, tree):
@@ -629,6 +758,10 @@ def main():
             row_live(binary, tmp)
         if "5" in ROWS:
             row_live_wide(binary, tmp)
+        if "shapes" in ROWS:
+            row_shapes(binary, tmp)
+        if "mem" in ROWS:
+            row_memory(binary, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("load average at the end: %.2f" % os.getloadavg()[0])

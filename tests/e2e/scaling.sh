@@ -2,7 +2,12 @@
 # Linear time on large valid files: for each shape that was once
 # quadratic (many env entries in one container, many documents with
 # findings, many containers, many Polyaxon inputs, one script importing
-# many modules, many scripts importing one module), linting twice the input
+# many modules, many scripts importing one module, a kind: List of
+# one-line Pods whose findings carry edits, many torch.set_num_threads
+# calls in one script, many DataLoaders in one script sized by
+# os.cpu_count(), a minified JSON List of Pods, linted and --diff'ed,
+# print calls nested in print calls: not Python past 200, still linear),
+# linting twice the input
 # must take less than 3.3 times as long (linear is 2, quadratic 4).  A
 # ratio, not a time, so a slow or busy machine does not fail it (see
 # ratio() below for how noise is kept out).
@@ -17,7 +22,8 @@ gen() {	# kind n file
 python3 - "$@" <<'PY'
 import sys
 kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-w = open(out, "w").write if kind not in ("modules", "entries") else None
+w = open(out, "w").write if kind not in ("modules", "entries", "threads",
+                                        "loaders") else None
 job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d}\nspec:\n"
        "  template:\n    spec:\n      restartPolicy: Never\n"
        "      containers:\n      - name: train\n        image: x\n"
@@ -77,6 +83,52 @@ elif kind == "entries":
             "import os\nfrom common import build\n"
             "if __name__ == '__main__':\n"
             "    build('x', os.cpu_count() // %d)\n" % (i % 4 + 1))
+elif kind == "list":
+    # one kind: List, a one-line Pod per item, each finding with edits
+    # (a flow style file: the edit's style is looked up in it)
+    w("apiVersion: v1\nkind: List\nitems:\n")
+    for i in range(n):
+        w("- {apiVersion: v1, kind: Pod, metadata: {name: p%d}, spec: "
+          "{containers: [{name: t, image: pytorch, command: [torchrun, "
+          "--nproc_per_node, '2', t.py], resources: {requests: "
+          "{cpu: '2'}}}]}}\n" % i)
+elif kind == "json":
+    # a minified JSON List on one line: positions along it are found
+    # from the last one, not from the line's start
+    import json
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": ""},
+           "spec": {"containers": [{"name": "t", "image": "pytorch",
+             "command": ["torchrun", "--nproc_per_node", "2", "t.py"],
+             "resources": {"requests": {"cpu": "2"}}}]}}
+    items = []
+    for i in range(n):
+        pod["metadata"]["name"] = "p%d" % i
+        items.append(json.dumps(pod, separators=(",", ":")))
+    w('{"apiVersion":"v1","kind":"List","items":[' + ",".join(items) +
+      "]}")
+elif kind == "prints":
+    # print(print(...(os.cpu_count())...)): each print's arguments hold
+    # the inner ones; they are read once, not once per print
+    w("import os\n" + "print(" * n + "os.cpu_count()" + ")" * n + "\n")
+elif kind in ("threads", "loaders"):
+    # one script of n thread settings (what ran before each is looked
+    # up), or of n DataLoaders sized by a CPU count each (which count
+    # sizes each is looked up), run by one Pod
+    import os
+    os.makedirs(out)
+    open(out + "/pod.yaml", "w").write(
+        head + "  - name: t\n    image: pytorch\n    command: [torchrun, "
+        "--nproc_per_node, '2', train.py]\n    resources: {limits: "
+        "{cpu: '4'}}\n")
+    with open(out + "/train.py", "w") as f:
+        f.write("import os\nimport torch\n"
+                "from torch.utils.data import DataLoader\n")
+        for i in range(n):
+            if kind == "threads":
+                f.write("torch.set_num_threads(%d)\n" % (i % 8 + 1))
+            else:
+                f.write("d%d = DataLoader(ds, num_workers=os.cpu_count())\n"
+                        % i)
 elif kind == "inputs":
     w("version: 1.1\nkind: component\ninputs:\n")
     for i in range(n):
@@ -94,13 +146,14 @@ PY
 # hits both sizes.  Noise only ever adds time, so a quadratic shape (ratio
 # near 4) fails every attempt while a noisy linear one (ratio near 2) passes
 # one of three; the last attempt's figures are printed.
-ratio() {
-	python3 - "$BIN" "$1" "$2" <<'PY'
+ratio() {	# file1 file2 [extra flags]
+	python3 - "$BIN" "$@" <<'PY'
 import resource, subprocess, sys
 def cpu(path):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.argv[1], "--no-config", "-j", "1", "--format",
-                    "json", path], stdout=subprocess.DEVNULL,
+                    "json"] + sys.argv[4:] + [path],
+                   stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + \
@@ -119,13 +172,21 @@ PY
 }
 
 # SCALING_SPECS="kind:n ..." runs only those shapes (when debugging one).
+# jsondiff is the json shape with --unsafe-fixes --diff.
 for spec in ${SCALING_SPECS:-env:25000 docs:2500 fixes:2500 containers:10000 \
-    inputs:10000 modules:1500 entries:1500}; do
-	kind=${spec%%:*} n=${spec#*:}
-	case $kind in modules|entries) ext= ;; *) ext=.yaml ;; esac
-	gen "$kind" "$n" "$tmp/$kind-1$ext"
-	gen "$kind" $((n * 2)) "$tmp/$kind-2$ext"
-	set -- $(ratio "$tmp/$kind-1$ext" "$tmp/$kind-2$ext")
+    inputs:10000 modules:1500 entries:1500 list:3000 threads:40000 \
+    loaders:40000 json:3000 jsondiff:3000 prints:60000}; do
+	kind=${spec%%:*} n=${spec#*:} shape=${spec%%:*} extra=
+	case $kind in
+	modules|entries|threads|loaders) ext= ;;
+	json) ext=.json ;;
+	prints) ext=.py ;;
+	jsondiff) ext=.json shape=json extra="--unsafe-fixes --diff" ;;
+	*) ext=.yaml ;;
+	esac
+	gen "$shape" "$n" "$tmp/$kind-1$ext"
+	gen "$shape" $((n * 2)) "$tmp/$kind-2$ext"
+	set -- $(ratio "$tmp/$kind-1$ext" "$tmp/$kind-2$ext" $extra)
 	a=${1:-0} b=${2:-0} r=${3:-999}
 	echo "scaling: $kind $n -> $((n * 2)): ${a} ms -> ${b} ms"
 	check "$kind: twice the input took $b ms vs $a ms (ratio >= 3.3)" \

@@ -1,7 +1,8 @@
 /*
  * test_shscan.c — the command-line scanner: launchers and their rank flags,
  * scripts and arguments, shell scripts with exports, host-count reads and
- * what they size, positions inside YAML scalars, and hostile input.
+ * what they size, positions inside YAML scalars, and hostile input
+ * (deep nesting, launcher chains, huge scripts).
  *
  * Every test scans into the global L (and may parse YAML into S); the
  * teardown fixture frees both, inside check's fork.
@@ -1098,6 +1099,32 @@ START_TEST(hostile_deep_nesting)
 }
 END_TEST
 
+/* Launchers run by launchers (--no-python python -m ...): the chain is
+ * read as far as MAX_NESTED_LAUNCH, whatever its length, and no script is
+ * taken from it (the outer launcher runs another launcher, not Python). */
+START_TEST(hostile_launcher_chain)
+{
+	char *s;
+
+	SH("torchrun --no-python python -m torch.distributed.run "
+	   "--nproc_per_node 2 t.py");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_assert(!L.has_script);
+	s = repeat("torchrun", " --no-python python -m torch.distributed.run",
+		   100000, " t.py");
+	SH(s);
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_assert(!L.has_script);
+	free(s);
+	s = repeat("python", " -m torch.distributed.run --no-python python",
+		   100000, " t.py");
+	SH(s);
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_assert(!L.has_script);
+	free(s);
+}
+END_TEST
+
 START_TEST(hostile_huge_scripts)
 {
 	struct cpl_buf b;
@@ -1189,6 +1216,7 @@ suite(void)
 	tcase_add_test(tc, launcher_config);
 	tcase_add_test(tc, hostile_unterminated);
 	tcase_add_test(tc, hostile_deep_nesting);
+	tcase_add_test(tc, hostile_launcher_chain);
 	tcase_add_test(tc, hostile_huge_scripts);
 	suite_add_tcase(s, tc);
 	return s;

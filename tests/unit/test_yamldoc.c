@@ -1,10 +1,12 @@
 /* test_yamldoc.c — the node tree: positions, aliases, merges, caps. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "text/yamldoc.h"
+#include "text/yamlfast.h"
 
 static struct cpl_ystream *
 parse(const char *text)
@@ -271,6 +273,88 @@ START_TEST(depth_cap)
 }
 END_TEST
 
+/* An alias inside the node it names would make the tree a cycle, which a
+ * walk down it never leaves: an error at the alias.  An alias of a node
+ * that has ended, inside a node still open, is a plain DAG edge. */
+START_TEST(recursive_alias_is_an_error)
+{
+	static const struct {
+		const char *text;
+		int line, column;
+	} bad[] = {
+		{ "a: &x {b: *x}\n", 1, 11 },
+		{ "- &s [1, *s]\n", 1, 10 },
+		{ "m: &m\n  <<: *m\n  k: 1\n", 2, 7 },
+		{ "a: &o\n  b: &i\n    c: [*o]\n", 3, 9 },
+	};
+	struct cpl_ystream *s;
+	struct cpl_error err = { 0 };
+	const struct cpl_ynode *a;
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(bad); i++) {
+		s = NULL;
+		ck_assert_int_eq(cpl_yaml_parse(&s, "r.yaml", bad[i].text,
+						strlen(bad[i].text), &err), -1);
+		ck_assert_msg(strstr(err.message, "inside the node it names"),
+			      "%s", err.message);
+		ck_assert_int_eq(err.line, bad[i].line);
+		ck_assert_int_eq(err.column, bad[i].column);
+		cpl_error_clear(&err);
+	}
+	s = parse("a: &o {b: &i [1], c: *i, d: {e: *i}}\nf: *o\n");
+	a = cpl_ynode_get(cpl_ystream_doc(s, 0), "a");
+	ck_assert_ptr_eq(cpl_ynode_get(a, "c"), cpl_ynode_get(a, "b"));
+	ck_assert_ptr_eq(cpl_ynode_get(cpl_ystream_doc(s, 0), "f"), a);
+	cpl_ystream_free(s);
+}
+END_TEST
+
+/* The fast reader hands its events over in batches (yamlfast.h): a text
+ * of many batches is built whole, and one it refuses only at its end (an
+ * anchor, past many batches) is read again by libyaml into the same
+ * tree, with nothing left of the batches built before. */
+START_TEST(fast_batches_and_late_refusal)
+{
+	const size_t n = 5 * CPL_YFAST_BATCH;
+	struct cpl_buf b;
+	struct cpl_ystream *s;
+	const struct cpl_ynode *doc;
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		cpl_buf_init(&b, 0);
+		for (i = 0; i < n; i++)
+			cpl_buf_addf(&b, "---\nk%zu: [v%zu, 'q%zu']\n", i, i, i);
+		if (k == 1)	/* refused by the fast reader */
+			cpl_buf_adds(&b, "---\nlast: &a [1]\nagain: *a\n");
+		s = parse(cpl_buf_str(&b));
+		ck_assert_uint_eq(cpl_ystream_count(s), n + k);
+		for (i = 0; i < n; i += CPL_YFAST_BATCH / 3) {
+			char key[32];
+			const struct cpl_ynode *v;
+
+			snprintf(key, sizeof(key), "k%zu", i);
+			doc = cpl_ystream_doc(s, i);
+			ck_assert_uint_eq(doc->count, 1);
+			v = cpl_ynode_get(doc, key);
+			ck_assert_ptr_nonnull(v);
+			ck_assert_uint_eq(v->count, 2);
+			ck_assert_int_eq(v->line, (int)(2 * i + 2));
+			ck_assert_str_eq(cpl_ynode_str(v->items[1]) + 1,
+					 key + 1);
+		}
+		if (k == 1) {
+			doc = cpl_ystream_doc(s, n);
+			ck_assert_ptr_eq(cpl_ynode_get(doc, "again"),
+					 cpl_ynode_get(doc, "last"));
+		}
+		cpl_ystream_free(s);
+		cpl_buf_free(&b);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -288,6 +372,8 @@ suite(void)
 	tcase_add_test(tc, scalars);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, depth_cap);
+	tcase_add_test(tc, recursive_alias_is_an_error);
+	tcase_add_test(tc, fast_batches_and_late_refusal);
 	suite_add_tcase(s, tc);
 	return s;
 }

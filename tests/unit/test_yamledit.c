@@ -2,11 +2,13 @@
  * shapes, flow lists, maps, missing keys, JSON pretty and on one line,
  * CRLF, non-ASCII before the point, comments. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "text/yamledit.h"
+#include "text/yamlfast.h"
 
 static const struct cpl_yval omp_entry[] = {
 	{ .kind = CPL_YV_SCALAR, .key = "name", .text = "OMP_NUM_THREADS" },
@@ -291,6 +293,45 @@ START_TEST(distinct_offsets)
 }
 END_TEST
 
+/* The fast reader's events are built a batch at a time: a text of many
+ * batches, and one it refuses only at its end (an anchor) that libyaml
+ * then reads from the start, give the same nodes, none twice. */
+START_TEST(fast_batches_and_late_refusal)
+{
+	const size_t n = 3 * CPL_YFAST_BATCH;
+	struct cpl_buf b;
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		struct cpl_yedit *ed = NULL;
+		struct cpl_error err = { 0 };
+		const struct cpl_yenode *m, *v;
+
+		cpl_buf_init(&b, 0);
+		for (i = 0; i < n; i++)
+			cpl_buf_addf(&b, "---\nc%zu:\n  image: x%zu\n", i, i);
+		if (k == 1)
+			cpl_buf_adds(&b, "---\nlast: &a 1\n");
+		ck_assert_int_eq(cpl_yedit_open(&ed, "t", b.data, b.len, &err),
+				 0);
+		for (i = 0; i < n; i += CPL_YFAST_BATCH / 2) {
+			char want[32];
+
+			/* document i's "c<i>:" value, a map at line 3i+3 */
+			m = cpl_yedit_find(ed, (int)(3 * i + 3), 3);
+			ck_assert(cpl_yedit_is_map(m));
+			v = cpl_yedit_get(m, "image");
+			snprintf(want, sizeof(want), "x%zu", i);
+			ck_assert_str_eq(cpl_yedit_str(v), want);
+			snprintf(want, sizeof(want), "c%zu", i);
+			ck_assert_str_eq(cpl_yedit_key_of(m), want);
+		}
+		cpl_yedit_free(ed);
+		cpl_buf_free(&b);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -308,6 +349,7 @@ suite(void)
 	tcase_add_test(tc, crlf);
 	tcase_add_test(tc, non_ascii);
 	tcase_add_test(tc, distinct_offsets);
+	tcase_add_test(tc, fast_batches_and_late_refusal);
 	suite_add_tcase(s, tc);
 	return s;
 }
