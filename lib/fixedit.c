@@ -156,16 +156,18 @@ no_edit(struct cpl_finding *f, const char *why)
  * Then the finding gets no edit and its fix says why.
  */
 static bool
-shared(struct cpl_finding *f, const struct cpl_yenode *n)
+shared(struct cpl_check *ck, struct cpl_finding *f, const char *file,
+       const struct cpl_yenode *n)
 {
-	const char *a = cpl_yedit_shared(n);
+	size_t len = 0;
+	const char *a = cpl_yedit_shared(yedit_of(ck, file), n, &len);
 	char *why;
 
 	if (a == NULL)
 		return false;
-	why = cpl_xasprintf("the value is inside &%s, which another place "
-			    "reads (*%s); give that place its own copy "
-			    "first", a, a);
+	why = cpl_xasprintf("the value is inside &%.*s, which another place "
+			    "reads (*%.*s); give that place its own copy "
+			    "first", (int)len, a, (int)len, a);
 	no_edit(f, why);
 	free(why);
 	return true;
@@ -179,7 +181,7 @@ shared_at(struct cpl_check *ck, struct cpl_finding *f, const char *file,
 {
 	const struct cpl_yedit *ed = yedit_of(ck, file);
 
-	return ed != NULL && shared(f, cpl_yedit_at(ed, off));
+	return ed != NULL && shared(ck, f, file, cpl_yedit_at(ed, off));
 }
 
 /*
@@ -232,7 +234,7 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (cn == NULL)
 		cn = trainer_node(ed, c);
-	if (cn == NULL || n == 0 || shared(f, cn))
+	if (cn == NULL || n == 0 || shared(ck, f, c->pos.file, cn))
 		return;
 	pairs = cpl_xcalloc(n, sizeof(*pairs));
 	entries = cpl_xcalloc(2 * n, sizeof(*entries));
@@ -307,8 +309,9 @@ cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 
 	if (cn == NULL || (pod = pod_node(cn)) == NULL ||
-	    !cpl_yedit_is_map(pod) || size == NULL || shared(f, cn) ||
-	    shared(f, pod) ||
+	    !cpl_yedit_is_map(pod) || size == NULL ||
+	    shared(ck, f, c->pos.file, cn) ||
+	    shared(ck, f, c->pos.file, pod) ||
 	    merged(f, cn, "volumeMounts") || merged(f, pod, "volumes") ||
 	    has_item(cpl_yedit_get(pod, "volumes"), "name", "dshm") ||
 	    has_item(cpl_yedit_get(cn, "volumeMounts"), "mountPath",
@@ -337,7 +340,8 @@ cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 	size_t n = 0;
 
-	if (cn == NULL || shared(f, cn) || merged(f, cn, "resources"))
+	if (cn == NULL || shared(ck, f, c->pos.file, cn) ||
+	    merged(f, cn, "resources"))
 		return;
 	if (request)
 		kinds[n++] = (struct cpl_yval){ .kind = CPL_YV_MAP,
@@ -373,7 +377,8 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 		return;
 	v = cpl_yedit_find(ed, c->request_pos.line, c->request_pos.column);
 	in = cpl_yedit_parent(v);
-	if (v == NULL || !cpl_yedit_is_map(in) || shared(f, v))
+	if (v == NULL || !cpl_yedit_is_map(in) ||
+	    shared(ck, f, c->request_pos.file, v))
 		return;
 	if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
 	    cpl_str_eq(cpl_yedit_key_of(in), "requests")) {

@@ -38,6 +38,8 @@ struct cpl_yenode {
 	enum nkind kind : 8;
 	bool flow;				/* [..] or {..} */
 	yaml_scalar_style_t sstyle : 8;		/* scalars */
+	bool aliased;			/* it has an anchor (written at its
+					 * start) that an alias reads */
 	int line, column;		/* libyaml's, 1-based (characters) */
 	uint32_t start;			/* byte offset of the node */
 	uint32_t end;			/* byte offset after its content */
@@ -46,9 +48,9 @@ struct cpl_yenode {
 	struct cpl_yenode **kids;	/* seq items; map key, value, ... */
 	struct cpl_yenode *parent;
 	const char *key;		/* a mapping value's key text */
-	char *anchor;			/* &name defined here, or NULL */
-	bool aliased;			/* an alias (*name) reads it */
 };
+/* A file's edit parse holds a node per value: keep them small. */
+_Static_assert(sizeof(struct cpl_yenode) <= 64, "a yedit node grew");
 
 struct cpl_yedit {
 	char *src;
@@ -178,6 +180,8 @@ struct build {
 	struct cpl_yenode **stack;
 	size_t depth, cap;
 	struct cpl_strmap anchors;	/* name → node, this document */
+	char **names;			/* the keys of anchors (owned) */
+	size_t nnames, names_cap;
 };
 
 /* Records the anchor a node defines (libyaml's events only: the fast
@@ -189,8 +193,10 @@ anchor(struct build *b, const yaml_char_t *name)
 
 	if (name == NULL)
 		return;
-	n->anchor = cpl_xstrdup((const char *)name);
-	cpl_strmap_put(&b->anchors, n->anchor, n);
+	cpl_xgrow((void **)&b->names, &b->names_cap, b->nnames + 1,
+		  sizeof(*b->names));
+	b->names[b->nnames] = cpl_xstrdup((const char *)name);
+	cpl_strmap_put(&b->anchors, b->names[b->nnames++], n);
 }
 
 static void
@@ -307,7 +313,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	       size_t len, struct cpl_error *err)
 {
 	struct cpl_yedit *ed = cpl_xcalloc(1, sizeof(*ed));
-	struct build b = { ed, NULL, 0, 0, { 0 } };
+	struct build b = { ed, NULL, 0, 0, { 0 }, NULL, 0, 0 };
 	struct cpl_yfast fast = { 0 };
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -411,6 +417,9 @@ parsed:
 	yaml_parser_delete(&p);
 out:
 	cpl_strmap_free(&b.anchors);
+	while (b.nnames > 0)
+		free(b.names[--b.nnames]);
+	free(b.names);
 	free(b.stack);
 	cpl_yedit_free(ed);
 	return rc;
@@ -424,7 +433,6 @@ cpl_yedit_free(struct cpl_yedit *ed)
 	if (ed == NULL)
 		return;
 	for (i = 0; i < ed->nall; i++) {
-		free(ed->all[i]->anchor);
 		free(ed->all[i]->value);
 		free(ed->all[i]->kids);
 		free(ed->all[i]);
@@ -552,11 +560,24 @@ cpl_yedit_at(const struct cpl_yedit *ed, size_t off)
 }
 
 const char *
-cpl_yedit_shared(const struct cpl_yenode *n)
+cpl_yedit_shared(const struct cpl_yedit *ed, const struct cpl_yenode *n,
+		 size_t *len)
 {
-	for (; n != NULL; n = n->parent)
-		if (n->aliased)
-			return n->anchor;
+	const char *a, *end;
+
+	for (; n != NULL; n = n->parent) {
+		if (!n->aliased || n->start >= ed->len ||
+		    ed->src[n->start] != '&')
+			continue;
+		/* The anchor is the first thing of the node (libyaml's
+		 * start mark is at its properties). */
+		a = ed->src + n->start + 1;
+		for (end = a; end < ed->src + ed->len &&
+		     !strchr(" \t\r\n,[]{}", *end); end++)
+			;
+		*len = (size_t)(end - a);
+		return a;
+	}
 	return NULL;
 }
 

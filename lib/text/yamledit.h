@@ -107,9 +107,11 @@ size_t cpl_yedit_end(const struct cpl_yenode *n);
 /* The innermost node whose text holds byte offset off, or NULL. */
 const struct cpl_yenode *cpl_yedit_at(const struct cpl_yedit *ed,
 				      size_t off);
-/* The anchor of n or of the nearest collection holding it that an alias
- * reads (an edit there would change the alias's reader too), or NULL. */
-const char *cpl_yedit_shared(const struct cpl_yenode *n);
+/* The anchor (its name, *len bytes, in the source) of n or of the
+ * nearest collection holding it that an alias reads (an edit there would
+ * change the alias's reader too), or NULL. */
+const char *cpl_yedit_shared(const struct cpl_yedit *ed,
+			     const struct cpl_yenode *n, size_t *len);
 
 /*
  * Adds the pairs of val (a CPL_YV_MAP) to mapping map as described above,
