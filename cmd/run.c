@@ -245,10 +245,11 @@ print_loaded(const struct cpl_wlist *wl)
 				w->file ? w->file : "-", w->merged_into);
 		else
 			fprintf(stderr, "kubectl-cpulint: loaded %s %s "
-				"(%zu container(s)) from %s%s\n", w->kind, name,
-				w->ncontainers, w->file ? w->file : "-",
+				"(%zu container(s)) from %s%s%s%s\n", w->kind,
+				name, w->ncontainers, w->file ? w->file : "-",
 				w->template_only ? " (a template: no TrainJob "
-				"here uses it)" : "");
+				"here uses it)" : "", w->note ? "; " : "",
+				w->note ? w->note : "");
 		free(name);
 	}
 	for (i = 0; i < wl->nskipped; i++) {

@@ -74,12 +74,50 @@ training_script(const struct cpl_code *code)
 	return false;
 }
 
+/* The command runs Python: python SCRIPT, -m MODULE, or an inline
+ * script (an Argo script template's source). */
+static bool
+runs_python(const struct cpl_container *c)
+{
+	const char *base;
+
+	if (c->launch.launcher == CPL_LAUNCH_PYTHON)
+		return true;
+	if (c->ncommand == 0)
+		return false;
+	base = strrchr(c->argv[0].text, '/');
+	base = base ? base + 1 : c->argv[0].text;
+	return strncmp(base, "python", 6) == 0 &&
+	       strspn(base + 6, "0123456789.") == strlen(base + 6);
+}
+
+/*
+ * A container of a kind whose containers train only on evidence (the
+ * generic model, Argo and Tekton steps): a training launcher in its
+ * command, linked Python that trains, or GPUs in a kind that runs to
+ * completion with a command that runs Python.  A program the tool
+ * cannot see into is no evidence.
+ */
+static bool
+training_on_evidence(const struct cpl_workload *w,
+		     const struct cpl_container *c)
+{
+	if (c->launch.launcher != CPL_LAUNCH_NONE &&
+	    c->launch.launcher != CPL_LAUNCH_PYTHON)
+		return true;
+	if (training_script(c->code))
+		return true;
+	return w->run_to_completion && c->gpus > 0 && runs_python(c);
+}
+
 bool
 cpl_budget_training(const struct cpl_workload *w,
 		    const struct cpl_container *c)
 {
 	if (c->role != CPL_CROLE_MAIN || c->not_training)
 		return false;
+	if (w->by_evidence && !c->run_container)
+		return training_on_evidence(w, c);
 	if (c->run_container)
 		return true;
 	/* Every launcher shscan knows besides plain python starts training

@@ -352,7 +352,7 @@ cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w)
 	l->items[l->count++] = w;
 }
 
-void
+struct cpl_skip *
 cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line, int column,
 	       const char *why, const char *fmt, ...)
 {
@@ -369,6 +369,19 @@ cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line, int column,
 	k->file = cpl_xstrdup(file);
 	k->line = line;
 	k->column = column;
+	k->kind = NULL;
+	k->containers = false;
+	return k;
+}
+
+size_t
+cpl_wlist_not_judged(const struct cpl_wlist *l)
+{
+	size_t i, n = 0;
+
+	for (i = 0; l != NULL && i < l->nskipped; i++)
+		n += l->skipped[i].containers;
+	return n;
 }
 
 void
@@ -385,6 +398,7 @@ cpl_wlist_free(struct cpl_wlist *l)
 		free(l->skipped[i].what);
 		free(l->skipped[i].why);
 		free(l->skipped[i].file);
+		free(l->skipped[i].kind);
 	}
 	free(l->skipped);
 	memset(l, 0, sizeof(*l));

@@ -1,11 +1,13 @@
 /*
- * loader.c — the small helpers both YAML loaders (manifest.c, polyaxon.c)
- * share: errors at a node, node positions, absent-or-null.
+ * loader.c — the small helpers the YAML loaders share: errors at a node,
+ * node positions, absent-or-null, skipped objects, counts, whether a Pod
+ * runs to completion.
  */
 #include "load/loader.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 cpl_loader_fail(struct cpl_error *err, const char *path,
@@ -45,4 +47,98 @@ cpl_loader_finish(struct cpl_wlist *out, struct cpl_workload *w, int rc)
 	else
 		cpl_wlist_add(out, w);
 	return rc;
+}
+
+void
+cpl_loader_skip(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		const char *kind, const char *why, bool containers)
+{
+	const char *name = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"),
+					  "name");
+	struct cpl_skip *k;
+
+	if (name)
+		k = cpl_wlist_skip(x->out, x->path, obj->line, obj->column, why,
+				   "%s \"%s\"", kind, name);
+	else
+		k = cpl_wlist_skip(x->out, x->path, obj->line, obj->column, why,
+				   "%s", kind);
+	k->kind = cpl_xstrdup(kind);
+	k->containers = containers;
+}
+
+/* Somewhere under n (depth levels down at most) is a containers list. */
+static bool
+holds(const struct cpl_ynode *n, int depth)
+{
+	size_t i;
+
+	if (n == NULL || depth > 10)
+		return false;
+	if (n->kind == CPL_Y_SEQ) {
+		for (i = 0; i < n->count; i++)
+			if (holds(n->items[i], depth + 1))
+				return true;
+		return false;
+	}
+	if (n->kind != CPL_Y_MAP)
+		return false;
+	for (i = 0; i < n->count; i++) {
+		const struct cpl_ynode *k = n->pairs[i].key;
+		const struct cpl_ynode *v = n->pairs[i].value;
+
+		if (cpl_str_eq(cpl_ynode_str(k), "containers") &&
+		    cpl_ynode_is_seq(v))
+			return true;
+		if (!cpl_str_eq(cpl_ynode_str(k), "status") &&
+		    holds(v, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+bool
+cpl_loader_holds_containers(const struct cpl_ynode *n)
+{
+	return holds(n, 0);
+}
+
+long
+cpl_loader_long(const struct cpl_ynode *map, const char *key, long def)
+{
+	long v;
+
+	return cpl_ynode_long(cpl_ynode_get(map, key), &v) == 0 ? v : def;
+}
+
+/* An owner that runs to completion: a Job, CronJob, JobSet or any
+ * operator's *Job (PyTorchJob, MPIJob, TrainJob, RayJob ...). */
+static bool
+owned_by_job(const struct cpl_ynode *obj)
+{
+	const struct cpl_ynode *refs = cpl_ynode_path(obj, "metadata",
+						      "ownerReferences",
+						      NULL);
+	size_t i;
+
+	if (!cpl_ynode_is_seq(refs))
+		return false;
+	for (i = 0; i < refs->count; i++) {
+		const char *k = cpl_ynode_gets(refs->items[i], "kind");
+
+		if (k && (cpl_str_ends(k, "Job") ||
+			  strcmp(k, "JobSet") == 0))
+			return true;
+	}
+	return false;
+}
+
+bool
+cpl_loader_pod_completes(const struct cpl_ynode *obj,
+			 const struct cpl_ynode *spec)
+{
+	const char *rp = cpl_ynode_gets(spec, "restartPolicy");
+
+	return cpl_str_eq(rp, "Never") || cpl_str_eq(rp, "OnFailure") ||
+	       owned_by_job(obj);
 }

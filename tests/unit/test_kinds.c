@@ -184,20 +184,28 @@ START_TEST(skips)
 		  "          containers: [{name: h, image: h}]\n"
 		  "---\n"
 		  "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n"
-		  "spec: {}\n");
+		  "spec: {}\n"
+		  "---\n"
+		  "apiVersion: example.com/v1\nkind: Odd\nmetadata: {name: o}\n"
+		  "spec:\n  containers: [a, b]\n");
 	ck_assert_int_eq(l.rc, 0);
-	ck_assert_int_eq(l.wl.count, 0);
+	/* Ray's head is read, and is no training container. */
+	ck_assert_int_eq(l.wl.count, 1);
+	ck_assert_str_eq(l.wl.items[0]->replica, "head");
+	ck_assert(l.wl.items[0]->containers[0].not_training);
 	ck_assert_int_eq(l.wl.nskipped, 3);
 	ck_assert_str_eq(l.wl.skipped[0].what, "Service \"web\"");
 	ck_assert_str_eq(l.wl.skipped[0].why, "not a workload");
 	ck_assert_str_eq(l.wl.skipped[0].file, "s.yaml");
 	ck_assert_int_eq(l.wl.skipped[0].line, 1);
-	ck_assert_str_eq(l.wl.skipped[1].what, "RayJob \"r\"");
-	ck_assert_str_eq(l.wl.skipped[1].why, "a kind cpulint does not read "
-			 "(it holds containers)");
-	ck_assert_int_eq(l.wl.skipped[1].line, 5);
-	ck_assert_str_eq(l.wl.skipped[2].what, "Job \"j\"");
-	ck_assert_str_eq(l.wl.skipped[2].why, "no Pod template");
+	ck_assert(!l.wl.skipped[0].containers);
+	ck_assert_str_eq(l.wl.skipped[1].what, "Job \"j\"");
+	ck_assert_str_eq(l.wl.skipped[1].why, "no Pod template");
+	/* Containers nobody could read: counted as not judged. */
+	ck_assert_str_eq(l.wl.skipped[2].what, "Odd \"o\"");
+	ck_assert_str_eq(l.wl.skipped[2].kind, "Odd");
+	ck_assert(l.wl.skipped[2].containers);
+	ck_assert_int_eq(cpl_wlist_not_judged(&l.wl), 1);
 	loaded_free(&l);
 }
 END_TEST
