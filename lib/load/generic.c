@@ -189,10 +189,13 @@ visit(struct gwalk *g, const struct cpl_ynode *n, const char *k, int d)
 				return -1;
 		return 0;
 	}
-	/* An object inside (a reference has no spec: not one). */
+	/* An object inside (a reference has no spec: not one; a Pod under
+	 * template is the template itself, as TorchElastic writes it). */
 	if (d > 0 && cpl_manifest_detect(n) &&
 	    (cpl_ynode_get(n, "spec") || cpl_ynode_get(n, "template") ||
-	     cpl_ynode_get(n, "items"))) {
+	     cpl_ynode_get(n, "items")) &&
+	    !(cpl_str_eq(k, "template") &&
+	      cpl_str_eq(cpl_ynode_gets(n, "kind"), "Pod"))) {
 		if (cpl_nested_load(&g->in, n, g->kind) < 0)
 			return -1;
 		g->nested++;
