@@ -286,14 +286,16 @@ print_loaded(const struct cpl_wlist *wl)
 	}
 	for (i = 0; i < wl->nskipped; i++) {
 		const struct cpl_skip *k = &wl->skipped[i];
+		const char *nj = k->containers ? "not judged (it holds "
+				 "containers): " : "";
 
 		if (k->file)
 			fprintf(stderr, "kubectl-cpulint: skipped %s "
-				"(%s:%d): %s\n", k->what, k->file, k->line,
-				k->why);
+				"(%s:%d): %s%s\n", k->what, k->file, k->line,
+				nj, k->why);
 		else
-			fprintf(stderr, "kubectl-cpulint: skipped %s: %s\n",
-				k->what, k->why);
+			fprintf(stderr, "kubectl-cpulint: skipped %s: %s%s\n",
+				k->what, nj, k->why);
 	}
 }
 

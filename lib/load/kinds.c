@@ -626,6 +626,12 @@ on_element(void *ctx, const struct cpl_ynode *el, const char *name)
 		cpl_workload_free(w);
 		return -1;
 	}
+	/* An Argo steps, dag or resource template, a Tekton task of
+	 * custom runs: no Pod of containers. */
+	if (w->ncontainers == 0 && pl->shape != CPL_POD_K8S) {
+		cpl_workload_free(w);
+		return 0;
+	}
 	if (pl->role == KROLE_NEVER)
 		for (i = 0; i < w->ncontainers; i++)
 			w->containers[i].not_training = true;
@@ -698,9 +704,13 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 		memcpy(buf, r->nested + i, n);
 		buf[n] = '\0';
 		in.depth = x->depth + 1;
-		if (in.holder == NULL)
+		if (cpl_ynode_gets(cpl_ynode_get(obj, "metadata"), "name"))
 			in.holder = cpl_ynode_gets(cpl_ynode_get(obj,
 						"metadata"), "name");
+		else if (cpl_ynode_gets(cpl_ynode_get(obj, "metadata"),
+					"generateName"))
+			in.holder = cpl_ynode_gets(cpl_ynode_get(obj,
+						"metadata"), "generateName");
 		rl.x = &in;
 		if (walk_path(&in, obj, buf, NULL, NULL, on_nested, &rl) < 0)
 			return -1;

@@ -53,9 +53,12 @@ void
 cpl_loader_skip(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 		const char *kind, const char *why, bool containers)
 {
-	const char *name = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"),
-					  "name");
+	const struct cpl_ynode *md = cpl_ynode_get(obj, "metadata");
+	const char *name = cpl_ynode_gets(md, "name");
 	struct cpl_skip *k;
+
+	if (name == NULL)
+		name = cpl_ynode_gets(md, "generateName");
 
 	if (name)
 		k = cpl_wlist_skip(x->out, x->path, obj->line, obj->column, why,

@@ -799,6 +799,11 @@ cpl_manifest_workload(const struct cpl_ynode *obj, const char *kind,
 	const char *name = cpl_ynode_gets(md, "name");
 	struct cpl_workload *w = cpl_workload_new(CPL_SRC_MANIFEST, path);
 
+	/* An Argo workflow or a submitted job is often named by its
+	 * prefix alone. */
+	if (name == NULL)
+		name = cpl_ynode_gets(md, "generateName");
+
 	w->kind = cpl_xstrdup(kind);
 	w->name = cpl_xstrdup(name ? name : "");
 	w->namespace = cpl_xstrdup(cpl_ynode_gets(md, "namespace"));

@@ -13,6 +13,10 @@
  * scalar (YAML would read a flow mapping) is quoted before parsing, and
  * every placeholder is an unknown value (manifest.c).
  *
+ * An object in a string that cannot be read (a wrong type where a
+ * placeholder stands for a whole structure) is skipped as not judged,
+ * not an error: what Argo would fill in is unknown.
+ *
  * Invariant: the string's stream lives only while its objects load; what
  * they keep is copied.
  */
@@ -188,7 +192,7 @@ load_string(const struct cpl_lctx *x, const struct cpl_ynode *n,
 	struct cpl_lctx ix = *x;
 	size_t len, i;
 	char *text;
-	int got = 0, rc = 0;
+	int got = 0;
 
 	if (!manifest_like(n->value))
 		return 0;
@@ -213,9 +217,22 @@ load_string(const struct cpl_lctx *x, const struct cpl_ynode *n,
 
 		if (!cpl_manifest_detect(doc))
 			continue;
+		/* Whatever the filled-in text would hold there is unknown:
+		 * an object that cannot be read is not judged, no error. */
 		if (cpl_kinds_load(&ix, doc, NULL, NULL) < 0) {
-			rc = -1;
-			goto out;
+			const char *kind = cpl_ynode_gets(doc, "kind") ?
+					   cpl_ynode_gets(doc, "kind") : "object";
+			char *why = cpl_xasprintf("%s (line %d), until its "
+						  "placeholders are filled in",
+						  x->err->message ?
+						  x->err->message : "unreadable",
+						  x->err->line);
+
+			cpl_loader_skip(&ix, doc, kind, why,
+					cpl_loader_holds_containers(doc));
+			free(why);
+			cpl_error_clear(x->err);
+			continue;
 		}
 		got++;
 	}
@@ -223,7 +240,7 @@ out:
 	cpl_error_clear(&perr);
 	cpl_ystream_free(in);
 	free(text);
-	return rc < 0 ? -1 : got;
+	return got;
 }
 
 int
