@@ -229,7 +229,7 @@ load_string(const struct cpl_lctx *x, const struct cpl_ynode *n,
 						  x->err->line);
 
 			cpl_loader_skip(&ix, doc, kind, why,
-					cpl_loader_holds_containers(doc));
+					strstr(n->value, "containers") != NULL);
 			free(why);
 			cpl_error_clear(x->err);
 			continue;
