@@ -26,6 +26,10 @@
 /* Deeper than this the walk does not look. */
 #define MAX_WALK 16
 
+/* A Pod spec of the generic model: Kubernetes', no run container. */
+static const struct cpl_podread k8s_pod = { CPL_POD_K8S, false, NULL, NULL,
+					    NULL };
+
 /* What the walk of one object found. */
 struct gwalk {
 	const struct cpl_lctx *x;	/* the object's load */
@@ -152,8 +156,8 @@ add_pod(struct gwalk *g, const struct cpl_ynode *spec, int d)
 		  "training on evidence";
 	w->run_to_completion = cpl_str_ends(g->kind, "Job") ||
 			       cpl_loader_pod_completes(g->obj, spec);
-	if (cpl_manifest_pod(w, x->s, spec, CPL_POD_K8S, false, NULL, NULL,
-			     x->path, &g->why) < 0) {
+	if (cpl_manifest_pod(w, x->s, spec, &k8s_pod, x->path,
+			     &g->why) < 0) {
 		cpl_workload_free(w);
 		g->failed = true;
 		return;

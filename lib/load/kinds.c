@@ -81,6 +81,10 @@ struct kind_row {
 	const char *never;	/* KROLE_NEVER: why its Pods do not train
 				 * (-v) */
 	const char *nested;	/* objects it holds ('|' between paths) */
+	const char *volumes;	/* the Pods' volumes, when not in each Pod
+				 * spec (an Argo workflow's) */
+	const char *defaults;	/* what each main container is read over
+				 * (Argo's templateDefaults) */
 	const char *none;	/* why it is skipped when it holds neither
 				 * a Pod template nor an object */
 	/* Per workload, after its containers are read. */
@@ -142,6 +146,51 @@ mpi_job(struct cpl_workload *w, const struct cpl_ynode *obj)
 static int load_lws(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 		    const char *kind);
 
+/*
+ * A ConfigMap holding Katib trial templates (labelled
+ * katib.kubeflow.org/component: trial-templates): each data value is a
+ * trial's manifest, judged as the Experiments that name it would run it.
+ * Any other ConfigMap is configuration.
+ */
+static int
+load_configmap(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	       const char *kind)
+{
+	const struct cpl_ynode *data = cpl_ynode_get(obj, "data");
+	struct cpl_lctx in = *x;
+	size_t i;
+	int got = 0, n;
+
+	if (!cpl_str_eq(cpl_ynode_gets(cpl_ynode_path(obj, "metadata",
+						      "labels", NULL),
+				       "katib.kubeflow.org/component"),
+			"trial-templates") || !cpl_ynode_is_map(data)) {
+		cpl_loader_skip(x, obj, kind, "not a workload", false);
+		return 0;
+	}
+	in.depth = x->depth + 1;
+	in.holder = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"), "name");
+	for (i = 0; i < data->count; i++) {
+		n = cpl_nested_load(&in, data->pairs[i].value, kind);
+		if (n < 0)
+			return -1;
+		got += n;
+	}
+	if (got == 0)
+		cpl_loader_skip(x, obj, kind, "no trial template", false);
+	return 0;
+}
+
+/* A kind whose containers are patterns (a policy's), never Pods. */
+static int
+load_inert(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	   const char *kind)
+{
+	cpl_loader_skip(x, obj, kind, "a policy: its containers are "
+			"patterns, not Pods", false);
+	return 0;
+}
+
 static int
 load_trainjob(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	      const char *kind)
@@ -191,7 +240,12 @@ static const char *const run_mx[] = { "mxnet", NULL };
 /* Argo: the templates of a workflow spec at key. */
 #define ARGO(key) { { key ".templates[]", "", NULL, NULL, NULL, \
 		      CPL_POD_ARGO, KROLE_EVIDENCE } }
-#define ARGO_NESTED(key) key ".templates[].resource.manifest"
+#define ARGO_ROW(key) \
+	.places = ARGO(key), .done = KDONE_COMPLETES, \
+	.nested = key ".templates[].resource.manifest", \
+	.volumes = key ".volumes", \
+	.defaults = key ".templateDefaults.container", \
+	.none = "no container templates", .after = mpi_here
 /* AppWrapper components (v1beta2), GenericItems (before). */
 #define APPWRAPPER_NESTED "spec.components[].template|" \
 			  "spec.resources.GenericItems[].generictemplate"
@@ -235,11 +289,13 @@ static const struct kind_row kinds[] = {
 	  .places = POD("spec.jobTemplate.spec.template.spec"),
 	  .done = KDONE_COMPLETES, .none = "no Pod template",
 	  .after = mpi_here },
+	{ .group = "", .kind = "ConfigMap", .done = KDONE_RUNS,
+	  .load = load_configmap },
 	/* Katib: a trial is an object of its own. */
 	{ .group = "kubeflow.org", .kind = "Experiment",
 	  .done = KDONE_COMPLETES, .nested = "spec.trialTemplate.trialSpec",
-	  .none = "no trialSpec (a trial template in a ConfigMap is not "
-		  "read)" },
+	  .none = "no trialSpec (a trial template in a ConfigMap is "
+		  "judged where the ConfigMap is)" },
 	{ .group = "kubeflow.org", .kind = "Trial", .done = KDONE_COMPLETES,
 	  .nested = "spec.runSpec", .none = "no runSpec" },
 	/* Kubeflow Training Operator v1 */
@@ -311,21 +367,13 @@ static const struct kind_row kinds[] = {
 	  .done = KDONE_RUNS, .omp = RAY_OMP, .never = RAY_NEVER },
 	/* Argo Workflows: container and script templates; resource
 	 * templates hold objects. */
-	{ .group = "argoproj.io", .kind = "Workflow", .places = ARGO("spec"),
-	  .done = KDONE_COMPLETES, .nested = ARGO_NESTED("spec"),
-	  .none = "no container templates", .after = mpi_here },
+	{ .group = "argoproj.io", .kind = "Workflow", ARGO_ROW("spec") },
 	{ .group = "argoproj.io", .kind = "WorkflowTemplate",
-	  .places = ARGO("spec"), .done = KDONE_COMPLETES,
-	  .nested = ARGO_NESTED("spec"), .none = "no container templates",
-	  .after = mpi_here },
+	  ARGO_ROW("spec") },
 	{ .group = "argoproj.io", .kind = "ClusterWorkflowTemplate",
-	  .places = ARGO("spec"), .done = KDONE_COMPLETES,
-	  .nested = ARGO_NESTED("spec"), .none = "no container templates",
-	  .after = mpi_here },
+	  ARGO_ROW("spec") },
 	{ .group = "argoproj.io", .kind = "CronWorkflow",
-	  .places = ARGO("spec.workflowSpec"), .done = KDONE_COMPLETES,
-	  .nested = ARGO_NESTED("spec.workflowSpec"),
-	  .none = "no container templates", .after = mpi_here },
+	  ARGO_ROW("spec.workflowSpec") },
 	/* Tekton: the steps of a task run in one Pod, in order. */
 	{ .group = "tekton.dev", .kind = "Task", .places = TEKTON_TASK("spec"),
 	  .done = KDONE_COMPLETES, .none = "no steps", .after = mpi_here },
@@ -341,6 +389,10 @@ static const struct kind_row kinds[] = {
 	{ .group = "tekton.dev", .kind = "PipelineRun",
 	  .places = TEKTON_PIPELINE("spec.pipelineSpec"),
 	  .done = KDONE_COMPLETES, .none = TEKTON_REF, .after = mpi_here },
+	/* Policies whose containers are patterns */
+	{ .group = "kyverno.io", .done = KDONE_RUNS, .load = load_inert },
+	{ .group = "policies.kyverno.io", .done = KDONE_RUNS,
+	  .load = load_inert },
 };
 
 /* apiVersion api is in group ("" = core: no group prefix). */
@@ -550,6 +602,10 @@ struct rowload {
 	const struct kind_row *row;
 	const struct kplace *place;
 	const struct cpl_ynode *nproc;	/* the row's rank count node */
+	const struct cpl_ynode *volumes;	/* the Pods' volumes where the
+						 * row keeps them apart */
+	const struct cpl_ynode *defaults;	/* what each main container
+						 * is read over */
 	size_t made;			/* workloads made */
 	size_t nested;			/* objects loaded from inside */
 };
@@ -575,6 +631,7 @@ on_element(void *ctx, const struct cpl_ynode *el, const char *name)
 	const struct kplace *pl = rl->place;
 	const struct kind_row *r = rl->row;
 	const struct cpl_ynode *pod = el;
+	struct cpl_podread how;
 	struct cpl_workload *w;
 	size_t i;
 
@@ -619,10 +676,12 @@ on_element(void *ctx, const struct cpl_ynode *el, const char *name)
 		w->note = r->never;
 	if (r->nproc != NULL && !set_nproc(w, rl->nproc) && r->nproc_auto)
 		w->nproc_default_auto = true;
-	if (cpl_manifest_pod(w, x->s, pod, pl->shape, pl->role == KROLE_JOB,
-			     r->run, cpl_ynode_get(cpl_ynode_get(rl->obj,
-					"spec"), "volumes"),
-			     x->path, x->err) < 0) {
+	how.shape = pl->shape;
+	how.job = pl->role == KROLE_JOB;
+	how.run = r->run;
+	how.volumes = rl->volumes;
+	how.defaults = rl->defaults;
+	if (cpl_manifest_pod(w, x->s, pod, &how, x->path, x->err) < 0) {
 		cpl_workload_free(w);
 		return -1;
 	}
@@ -662,7 +721,7 @@ static int
 load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	 const char *kind, const struct kind_row *r)
 {
-	struct rowload rl = { x, obj, kind, r, NULL, NULL, 0, 0 };
+	struct rowload rl = { x, obj, kind, r, NULL, NULL, NULL, NULL, 0, 0 };
 	size_t first = x->out->count, i;
 	char buf[256];
 
@@ -685,6 +744,10 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 			p = bar ? bar + 1 : NULL;
 		}
 	}
+	if (r->volumes != NULL)
+		rl.volumes = get_path(obj, r->volumes);
+	if (r->defaults != NULL)
+		rl.defaults = get_path(obj, r->defaults);
 	for (i = 0; i < CPL_ARRAY_LEN(r->places) && r->places[i].each; i++) {
 		rl.place = &r->places[i];
 		if (walk_path(x, obj, r->places[i].each, NULL,
@@ -730,6 +793,10 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 
 /* ---- LeaderWorkerSet -------------------------------------------------- */
 
+/* A LeaderWorkerSet's Pod spec: Kubernetes', no run container. */
+static const struct cpl_podread lws_pod = { CPL_POD_K8S, false, NULL, NULL,
+					    NULL };
+
 /* One Pod template of a LeaderWorkerSet as a workload. */
 static int
 lws_template(const struct cpl_lctx *x, const struct cpl_ynode *obj,
@@ -747,8 +814,7 @@ lws_template(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	w = cpl_manifest_workload(obj, "LeaderWorkerSet", tmpl, x->path);
 	w->replica = cpl_xstrdup(replica);
 	w->replicas = replicas;
-	if (cpl_manifest_pod(w, x->s, pod, CPL_POD_K8S, false, NULL, NULL,
-			     x->path, x->err) < 0)
+	if (cpl_manifest_pod(w, x->s, pod, &lws_pod, x->path, x->err) < 0)
 		return cpl_loader_finish(x->out, w, -1);
 	cpl_loader_mpi(w, false);
 	return cpl_loader_finish(x->out, w, 0);

@@ -72,17 +72,29 @@ enum cpl_podshape {
 			 * sidecars */
 };
 
-/*
- * Reads a Pod-like spec of shape shape into w: init containers (native
- * sidecars among them), the main containers, sidecars.  volumes: the Pod
- * volumes when spec has none of its own (an Argo workflow's), or NULL.
- * With job, the first main container named one of run_names (else the
- * first) is the run container.
- */
+/* How to read one Pod-like spec (cpl_manifest_pod). */
+struct cpl_podread {
+	enum cpl_podshape shape;
+	bool job;			/* a training job's replica: the first
+					 * main container named one of run
+					 * (else the first) is the run
+					 * container */
+	const char *const *run;
+	const struct cpl_ynode *volumes;	/* the Pod volumes when the
+						 * spec has none of its own
+						 * (an Argo workflow's), or
+						 * NULL */
+	const struct cpl_ynode *defaults;	/* what each main container
+						 * is read over (Argo's
+						 * templateDefaults
+						 * container), or NULL */
+};
+
+/* Reads a Pod-like spec into w as how says: init containers (native
+ * sidecars among them), the main containers, sidecars. */
 int cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
-		     const struct cpl_ynode *spec, enum cpl_podshape shape,
-		     bool job, const char *const *run_names,
-		     const struct cpl_ynode *volumes, const char *path,
+		     const struct cpl_ynode *spec,
+		     const struct cpl_podread *how, const char *path,
 		     struct cpl_error *err);
 
 /* Pieces of the manifest loader that trainer.c builds on. */

@@ -613,21 +613,28 @@ add_containers(struct cpl_workload *w, const struct cpl_ystream *s,
 }
 
 /* Appends the one main container at key of spec (an Argo template's
- * container or script), when there is one. */
+ * container or script), read over tmpl when there is one. */
 static int
 add_single(struct cpl_workload *w, const struct cpl_ystream *s,
-	   const struct cpl_ynode *spec, const char *key, const char *script,
+	   const struct cpl_ynode *spec, const char *key,
+	   const struct cpl_ynode *tmpl, const char *script,
 	   const struct cpl_ynode *volumes, const char *path,
 	   struct cpl_error *err)
 {
 	const struct cpl_ynode *n = cpl_ynode_get(spec, key);
+	struct cpl_container *c;
 
 	if (cpl_loader_absent(n))
 		return 0;
 	if (n->kind != CPL_Y_MAP)
 		return cpl_loader_fail(err, path, n, "%s must be a mapping", key);
-	return read_container(cpl_workload_add_container(w), s, n,
-			      "resources", script, volumes, path, NULL, err);
+	c = cpl_workload_add_container(w);
+	if (cpl_ynode_is_map(tmpl) &&
+	    read_container(c, s, tmpl, "resources", NULL, volumes, path,
+			   NULL, err) < 0)
+		return -1;
+	return read_container(c, s, n, "resources", script, volumes, path,
+			      NULL, err);
 }
 
 /*
@@ -660,12 +667,11 @@ mark_run(struct cpl_workload *w, const char *const *names)
 
 int
 cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
-		 const struct cpl_ynode *spec, enum cpl_podshape shape,
-		 bool job, const char *const *run_names,
-		 const struct cpl_ynode *volumes, const char *path,
-		 struct cpl_error *err)
+		 const struct cpl_ynode *spec, const struct cpl_podread *how,
+		 const char *path, struct cpl_error *err)
 {
 	const struct cpl_ynode *set, *own = cpl_ynode_get(spec, "volumes");
+	const struct cpl_ynode *volumes = how->volumes, *def = how->defaults;
 	int rc = 0;
 
 	if (!cpl_loader_absent(own) || volumes == NULL)
@@ -674,22 +680,22 @@ cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 			   "initContainers", CPL_CROLE_INIT, NULL, NULL,
 			   volumes, path, err) < 0)
 		return -1;
-	switch (shape) {
+	switch (how->shape) {
 	case CPL_POD_K8S:
 		rc = add_containers(w, s, cpl_ynode_get(spec, "containers"),
-				    "containers", CPL_CROLE_MAIN, NULL, NULL,
+				    "containers", CPL_CROLE_MAIN, def, NULL,
 				    volumes, path, err);
 		break;
 	case CPL_POD_ARGO:
 		set = cpl_ynode_get(spec, "containerSet");
-		if (add_single(w, s, spec, "container", NULL, volumes, path,
-			       err) < 0 ||
-		    add_single(w, s, spec, "script", "source", volumes, path,
-			       err) < 0 ||
+		if (add_single(w, s, spec, "container", def, NULL, volumes,
+			       path, err) < 0 ||
+		    add_single(w, s, spec, "script", def, "source", volumes,
+			       path, err) < 0 ||
 		    (cpl_ynode_is_map(set) &&
 		     add_containers(w, s, cpl_ynode_get(set, "containers"),
 				    "containerSet.containers",
-				    CPL_CROLE_MAIN, NULL, NULL, volumes, path,
+				    CPL_CROLE_MAIN, def, NULL, volumes, path,
 				    err) < 0))
 			return -1;
 		rc = add_containers(w, s, cpl_ynode_get(spec, "sidecars"),
@@ -707,8 +713,8 @@ cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 				    "script", volumes, path, err);
 		break;
 	}
-	if (rc == 0 && job)
-		mark_run(w, run_names);
+	if (rc == 0 && how->job)
+		mark_run(w, how->run);
 	return rc;
 }
 
@@ -717,8 +723,10 @@ cpl_manifest_pod_spec(struct cpl_workload *w, const struct cpl_ystream *s,
 		      const struct cpl_ynode *spec, const char *path,
 		      struct cpl_error *err)
 {
-	return cpl_manifest_pod(w, s, spec, CPL_POD_K8S, false, NULL, NULL,
-				path, err);
+	static const struct cpl_podread how = { CPL_POD_K8S, false, NULL,
+						NULL, NULL };
+
+	return cpl_manifest_pod(w, s, spec, &how, path, err);
 }
 
 int

@@ -292,6 +292,11 @@ START_TEST(steps)
 	ck_assert_int_eq(c->argc, 1);
 	ck_assert_str_eq(c->argv[0].text, "python");
 	ck_assert_int_eq(c->cpu_limit, CPL_CPU_ABSENT);
+	/* Argo's templateDefaults under each template's container */
+	c = &find(&l, "defaults", "train")->containers[0];
+	ck_str_eq_env(c, "OMP_NUM_THREADS", "2");
+	ck_assert_str_eq(c->image, "d");
+	ck_assert_int_eq(c->launch.launcher, CPL_LAUNCH_TORCHRUN);
 	loaded_free(&l);
 }
 END_TEST
@@ -322,6 +327,13 @@ START_TEST(generic)
 			   "VerticalPodAutoscaler \"vpa\"") == 0)
 			vpa = strcmp(l.wl.skipped[i].why, "not a workload") == 0;
 	ck_assert(vpa);
+	/* Katib's trial templates in their ConfigMap; a policy's container
+	 * patterns are no Pods. */
+	w = find(&l, "trial-templates", NULL);
+	ck_assert_str_eq(w->kind, "Job");
+	ck_assert_int_eq(w->containers[0].pos.line, 178);
+	for (i = 0; i < l.wl.count; i++)
+		ck_assert_str_ne(l.wl.items[i]->kind, "ClusterPolicy");
 	ck_assert_int_eq(cpl_wlist_not_judged(&l.wl), 0);
 	loaded_free(&l);
 }
