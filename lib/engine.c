@@ -60,6 +60,9 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->ncodes; i++)
 		cpl_pyscan_code_free(e->codes[i]);
 	free(e->codes);
+	for (i = 0; i < e->ninline; i++)
+		cpl_pyfile_free(e->inline_py[i]);
+	free(e->inline_py);
 	cpl_strmap_free(&e->code_of);
 	for (i = 0; i < e->nrefs; i++) {
 		free(e->refs[i]->v);

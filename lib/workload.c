@@ -61,6 +61,7 @@ container_clear(struct cpl_container *c)
 	cpl_envs_free(c->env, c->nenv);
 	cpl_strmap_free(&c->env_at);
 	cpl_launch_clear(&c->launch);
+	free(c->script_py);
 	free(c->throttle_note);
 	free(c->measured_pod);
 	free(c->facts);
@@ -192,6 +193,10 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 		cpl_strmap_put(&dst->env_at, dst->env[i].name,
 			       (void *)(uintptr_t)(i + 1));
 	launch_copy(&dst->launch, &src->launch);
+	if (src->script_py != NULL) {
+		dst->script_py = cpl_xmalloc(src->script_len + 1);
+		memcpy(dst->script_py, src->script_py, src->script_len + 1);
+	}
 	dst->code = NULL;
 	dst->throttle_note = cpl_xstrdup(src->throttle_note);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);

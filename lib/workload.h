@@ -75,6 +75,12 @@ struct cpl_container {
 	bool shm;		/* emptyDir medium Memory mounted at /dev/shm */
 	int64_t shm_bytes;	/* its sizeLimit in bytes, -1 unlimited */
 	struct cpl_launch launch;
+	char *script_py;	/* an inline Python script the command runs
+				 * (an Argo script template's source, a
+				 * Tekton step's script), laid at its lines
+				 * of the file: linked as the code it runs
+				 * when it names no file; NULL */
+	size_t script_len;
 	const struct cpl_code *code;	/* borrowed from the engine */
 	/* Live only: CFS throttling of this container (CPU501). */
 	enum cpl_throttle throttle;

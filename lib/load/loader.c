@@ -145,3 +145,79 @@ cpl_loader_pod_completes(const struct cpl_ynode *obj,
 	return cpl_str_eq(rp, "Never") || cpl_str_eq(rp, "OnFailure") ||
 	       owned_by_job(obj);
 }
+
+/* The length of the line at p (without its newline or a CR before it). */
+static size_t
+line_len(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	return n;
+}
+
+/* Whether the n bytes at p are blanks only. */
+static bool
+blank(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+bool
+cpl_loader_block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
+	    const struct cpl_ynode *n)
+{
+	size_t len, i;
+	const char *src = cpl_ystream_source(s, &len), *end = src + len;
+	const char *p = src, *v = n->value, *vend = n->value + n->len;
+	long indent = -1;
+	int line = 1;
+
+	if (n->style != CPL_YS_LITERAL)
+		return false;
+	while (line < n->line + 1 && p < end) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (p == NULL)
+			return false;
+		p++;
+		line++;
+	}
+	while (v < vend) {
+		size_t sl, vl;
+
+		if (p >= end)
+			return false;
+		sl = line_len(p, end);
+		vl = line_len(v, vend);
+		if (vl == 0) {
+			if (!blank(p, sl))
+				return false;
+		} else {
+			if (sl < vl || memcmp(p + sl - vl, v, vl) != 0 ||
+			    !blank(p, sl - vl))
+				return false;
+			if (indent < 0)
+				indent = (long)(sl - vl);
+			else if ((long)(sl - vl) != indent)
+				return false;
+			for (i = 0; i < sl - vl; i++)
+				if (p[i] != ' ')
+					return false;
+		}
+		v = memchr(v, '\n', (size_t)(vend - v));
+		v = v ? v + 1 : vend;
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : end;
+	}
+	at->line = n->line + 1;
+	at->column = (int)(indent < 0 ? 0 : indent) + 1;
+	at->pinned = false;
+	return true;
+}

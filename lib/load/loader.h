@@ -200,6 +200,15 @@ void cpl_loader_skip(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 /* Somewhere under n (a few levels down, status aside) is a list under a
  * key named containers. */
 bool cpl_loader_holds_containers(const struct cpl_ynode *n);
+/*
+ * Where literal block n's value stands in the source of s: its first line
+ * is the line after the indicator, every line indented alike (checked
+ * line by line).  False when a line does not match or n is no literal
+ * block; *at is then left alone.
+ */
+bool cpl_loader_block_place(struct cpl_yplace *at,
+			    const struct cpl_ystream *s,
+			    const struct cpl_ynode *n);
 /* Integer field key of map, or def when absent or not an integer. */
 long cpl_loader_long(const struct cpl_ynode *map, const char *key,
 		     long def);

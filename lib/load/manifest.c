@@ -437,6 +437,55 @@ shebang(const char *text)
 	return what;
 }
 
+/*
+ * Keeps inline script n as Python laid at its lines of the file: a
+ * literal block's lines as they stand (indentation kept, under an `if 1:`
+ * on the indicator's line), so every position in it is the file's;
+ * another string from the line after its own (columns then relative to
+ * the string).
+ */
+static void
+keep_script_py(struct cpl_container *c, const struct cpl_ystream *s,
+	       const struct cpl_ynode *n)
+{
+	struct cpl_yplace at;
+	struct cpl_buf b;
+	size_t len, i, lines = 0;
+	const char *src = cpl_ystream_source(s, &len), *p;
+	int l;
+
+	cpl_buf_init(&b, (size_t)1 << 30);
+	for (i = 0; i < n->len; i++)
+		lines += n->value[i] == '\n';
+	if (n->len > 0 && n->value[n->len - 1] != '\n')
+		lines++;
+	if (cpl_loader_block_place(&at, s, n) && at.line >= 2) {
+		for (l = 1; l < at.line - 1; l++)
+			cpl_buf_addc(&b, '\n');
+		cpl_buf_adds(&b, "if 1:\n");
+		for (p = src, l = 1; l < at.line && p != NULL; l++) {
+			p = memchr(p, '\n', len - (size_t)(p - src));
+			p = p ? p + 1 : NULL;
+		}
+		for (i = 0; p != NULL && i < lines; i++) {
+			const char *nl = memchr(p, '\n',
+						len - (size_t)(p - src));
+			size_t n_ = nl ? (size_t)(nl - p) + 1 :
+					 len - (size_t)(p - src);
+
+			cpl_buf_add(&b, p, n_);
+			p = nl ? nl + 1 : NULL;
+		}
+	} else {
+		for (l = 0; l < n->line; l++)
+			cpl_buf_addc(&b, '\n');
+		cpl_buf_add(&b, n->value, n->len);
+	}
+	free(c->script_py);
+	c->script_len = b.len;
+	c->script_py = cpl_buf_detach(&b);
+}
+
 /* Appends a word that no scalar of the stream holds (no node). */
 static void
 add_text_word(struct cpl_container *c, struct word_nodes *wn,
@@ -451,12 +500,13 @@ add_text_word(struct cpl_container *c, struct word_nodes *wn,
  * The inline script of an Argo script template (source, run by its
  * command) or a Tekton step (script, run by its #! line): a shell script
  * becomes the command's `sh -c SCRIPT`, so the launchers in it are read
- * with their lines; a Python script makes the command python (what it
- * runs is the script: c->script).
+ * with their lines; a Python script makes the command python and is kept
+ * as the code it runs (c->script_py).
  */
 static void
 read_script(struct cpl_container *c, struct word_nodes *wn,
-	    const struct cpl_ynode *node, const char *key)
+	    const struct cpl_ystream *s, const struct cpl_ynode *node,
+	    const char *key)
 {
 	const struct cpl_ynode *src = cpl_ynode_get(node, key);
 	const char *what;
@@ -480,6 +530,7 @@ read_script(struct cpl_container *c, struct word_nodes *wn,
 			add_text_word(c, wn, "python", at);
 			c->ncommand = c->argc;
 		}
+		keep_script_py(c, s, src);
 		return;
 	}
 	if (c->argc == 0) {
@@ -544,7 +595,7 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 	    read_env(c, cpl_ynode_get(node, "env"), path, ex, err) < 0)
 		goto out;
 	if (script != NULL)
-		read_script(c, &wn, node, script);
+		read_script(c, &wn, s, node, script);
 	if (!cpl_loader_absent(get2(node, "envFrom", "env_from")))
 		c->env_from = true;
 	if (strcmp(res_key, "resources") == 0 &&
@@ -629,6 +680,7 @@ add_single(struct cpl_workload *w, const struct cpl_ystream *s,
 	if (n->kind != CPL_Y_MAP)
 		return cpl_loader_fail(err, path, n, "%s must be a mapping", key);
 	c = cpl_workload_add_container(w);
+	c->name = cpl_xstrdup("main");	/* Argo's name for it */
 	if (cpl_ynode_is_map(tmpl) &&
 	    read_container(c, s, tmpl, "resources", NULL, volumes, path,
 			   NULL, err) < 0)

@@ -37,75 +37,6 @@ line_len(const char *p, const char *end)
 	return n;
 }
 
-/* Whether the n bytes at p are blanks only. */
-static bool
-blank(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\t')
-			return false;
-	return true;
-}
-
-/*
- * Where literal block n's value stands in the source: its first line is
- * the line after the indicator and every line is indented alike.  False
- * when a line does not match (then the positions are pinned).
- */
-static bool
-block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
-	    const struct cpl_ynode *n)
-{
-	size_t len, i;
-	const char *src = cpl_ystream_source(s, &len), *end = src + len;
-	const char *p = src, *v = n->value, *vend = n->value + n->len;
-	long indent = -1;
-	int line = 1;
-
-	if (n->style != CPL_YS_LITERAL)
-		return false;
-	while (line < n->line + 1 && p < end) {
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (p == NULL)
-			return false;
-		p++;
-		line++;
-	}
-	while (v < vend) {
-		size_t sl, vl;
-
-		if (p >= end)
-			return false;
-		sl = line_len(p, end);
-		vl = line_len(v, vend);
-		if (vl == 0) {
-			if (!blank(p, sl))
-				return false;
-		} else {
-			if (sl < vl || memcmp(p + sl - vl, v, vl) != 0 ||
-			    !blank(p, sl - vl))
-				return false;
-			if (indent < 0)
-				indent = (long)(sl - vl);
-			else if ((long)(sl - vl) != indent)
-				return false;
-			for (i = 0; i < sl - vl; i++)
-				if (p[i] != ' ')
-					return false;
-		}
-		v = memchr(v, '\n', (size_t)(vend - v));
-		v = v ? v + 1 : vend;
-		p = memchr(p, '\n', (size_t)(end - p));
-		p = p ? p + 1 : end;
-	}
-	at->line = n->line + 1;
-	at->column = (int)(indent < 0 ? 0 : indent) + 1;
-	at->pinned = false;
-	return true;
-}
-
 /*
  * text with each {{...}} that starts a plain scalar (after "key: ", "- "
  * or at a line's start) quoted with the rest of its line, which YAML
@@ -196,7 +127,7 @@ load_string(const struct cpl_lctx *x, const struct cpl_ynode *n,
 
 	if (!manifest_like(n->value))
 		return 0;
-	block_place(&at, x->s, n);
+	cpl_loader_block_place(&at, x->s, n);
 	text = quote_placeholders(n->value, n->len, &len);
 	if (cpl_yaml_parse_at(&in, x->path, text, len, &at, &perr) < 0) {
 		char *why = cpl_xasprintf("not YAML until its placeholders "
