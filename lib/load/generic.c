@@ -139,9 +139,13 @@ static void
 add_pod(struct gwalk *g, const struct cpl_ynode *spec, int d)
 {
 	const struct cpl_lctx *x = g->x;
-	const struct cpl_ynode *tmpl = d >= 1 && cpl_str_eq(g->key[d], "spec") ?
-				       g->up[d - 1] : NULL;
+	const struct cpl_ynode *tmpl = NULL;
 	struct cpl_workload *w;
+
+	if (d < 1 || d > MAX_WALK)
+		return;
+	if (cpl_str_eq(g->key[d], "spec"))
+		tmpl = g->up[d - 1];
 
 	w = cpl_manifest_workload(g->obj, g->kind, tmpl == g->obj ? NULL : tmpl,
 				  x->path);
