@@ -242,7 +242,7 @@ static const char *const run_mx[] = { "mxnet", NULL };
 		      CPL_POD_ARGO, KROLE_EVIDENCE } }
 #define ARGO_ROW(key) \
 	.places = ARGO(key), .done = KDONE_COMPLETES, \
-	.nested = key ".templates[].resource.manifest", \
+	.nested = key ".templates[].resource", \
 	.volumes = key ".volumes", \
 	.defaults = key ".templateDefaults.container", \
 	.none = "no container templates", .after = mpi_here

@@ -174,9 +174,9 @@ int cpl_kinds_load(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 		   const char *kind_hint, const char *api_hint);
 /*
  * Loads what an object holds at n: an object (a mapping with apiVersion
- * and kind), or a string holding one as YAML or JSON (an Argo manifest),
- * loaded with its positions in the outer file; placeholders in it are
- * unknown values.  A string that is not a manifest is no object; one that
+ * and kind), a string holding one as YAML or JSON, or an Argo resource
+ * template whose action makes its manifest run; a string is loaded with
+ * its positions in the outer file, its placeholders unknown values.  A string that is not a manifest is no object; one that
  * does not parse is skipped with why.  holder is the kind holding it.
  * Returns how many objects it loaded (>= 0), or -1 with x->err set.
  */

@@ -2,7 +2,8 @@
  * nested.c — objects inside objects: a mapping with apiVersion and kind
  * held in another object (a Katib trialSpec, an AppWrapper component),
  * or a string holding one as YAML or JSON (an Argo resource template's
- * manifest), each loaded as a document of its own.
+ * manifest, when its action creates, applies or replaces it), each
+ * loaded as a document of its own.
  *
  * A string's object keeps its positions in the outer file: a literal
  * block's lines are the file's lines (its indentation stripped, which is
@@ -174,12 +175,27 @@ out:
 	return got;
 }
 
+/* An Argo resource template's action makes the object it names run:
+ * create, apply, replace (get, delete and patch run nothing new). */
+static bool
+makes_object(const struct cpl_ynode *resource)
+{
+	const char *a = cpl_ynode_gets(resource, "action");
+
+	return a == NULL || strcmp(a, "create") == 0 ||
+	       strcmp(a, "apply") == 0 || strcmp(a, "replace") == 0;
+}
+
 int
 cpl_nested_load(const struct cpl_lctx *x, const struct cpl_ynode *n,
 		const char *holder)
 {
 	if (cpl_manifest_detect(n))
 		return cpl_kinds_load(x, n, NULL, NULL) < 0 ? -1 : 1;
+	if (cpl_ynode_is_map(n) && cpl_ynode_get(n, "manifest") != NULL)
+		return makes_object(n) ?
+		       cpl_nested_load(x, cpl_ynode_get(n, "manifest"),
+				       holder) : 0;
 	if (cpl_ynode_is_scalar(n) && !cpl_ynode_is_null(n) && n->len > 0)
 		return load_string(x, n, holder);
 	return 0;

@@ -247,6 +247,9 @@ START_TEST(nested)
 	w = find(&l, "pinned", NULL);
 	ck_pos(w->pos, 37, 19);
 	ck_pos(w->containers[0].pos, 37, 19);
+	/* a resource template that deletes runs nothing */
+	for (size_t i = 0; i < l.wl.count; i++)
+		ck_assert_str_ne(l.wl.items[i]->name, "deleted");
 	w = find(&l, "exp", NULL);
 	ck_assert_str_eq(w->kind, "Job");
 	ck_assert(w->run_to_completion);
