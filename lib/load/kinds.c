@@ -98,6 +98,11 @@ struct kind_row {
 
 /* ---- hooks ------------------------------------------------------------ */
 
+#define RAY_OMP "Ray, each worker's to its CPU share"
+#define RAY_NEVER "Ray's head and worker Pods are no training " \
+		  "containers (Ray sets each worker's OMP_NUM_THREADS to its " \
+		  "CPU share)"
+
 /* Any Pod: an mpirun in it keeps its ranks here unless it names other
  * hosts. */
 static void
@@ -181,6 +186,26 @@ load_configmap(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	return 0;
 }
 
+/* Ray's Pods, whatever the kind (a RayCronJob ...): found as the generic
+ * model finds them, no training containers. */
+static int
+load_ray(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	 const char *kind)
+{
+	size_t first = x->out->count, i, j;
+
+	if (cpl_generic_load(x, obj, kind) < 0)
+		return -1;
+	for (i = first; i < x->out->count; i++) {
+		struct cpl_workload *w = x->out->items[i];
+
+		w->note = RAY_NEVER;
+		for (j = 0; j < w->ncontainers; j++)
+			w->containers[j].not_training = true;
+	}
+	return 0;
+}
+
 /* A kind whose containers are patterns (a policy's), never Pods. */
 static int
 load_inert(const struct cpl_lctx *x, const struct cpl_ynode *obj,
@@ -233,10 +258,6 @@ static const char *const run_mx[] = { "mxnet", NULL };
 #define RAY_WORKERS(key) { key ".workerGroupSpecs[]", "template.spec", \
 			   "replicas", NULL, "groupName", CPL_POD_K8S, \
 			   KROLE_NEVER }
-#define RAY_OMP "Ray, each worker's to its CPU share"
-#define RAY_NEVER "Ray's head and worker Pods are no training " \
-		  "containers (Ray sets each worker's OMP_NUM_THREADS to its " \
-		  "CPU share)"
 /* Argo: the templates of a workflow spec at key. */
 #define ARGO(key) { { key ".templates[]", "", NULL, NULL, NULL, \
 		      CPL_POD_ARGO, KROLE_EVIDENCE } }
@@ -365,6 +386,8 @@ static const struct kind_row kinds[] = {
 	  .places = { RAY_HEAD("spec.rayClusterConfig"),
 		      RAY_WORKERS("spec.rayClusterConfig") },
 	  .done = KDONE_RUNS, .omp = RAY_OMP, .never = RAY_NEVER },
+	{ .group = "ray.io", .done = KDONE_RUNS, .omp = RAY_OMP,
+	  .never = RAY_NEVER, .load = load_ray },
 	/* Argo Workflows: container and script templates; resource
 	 * templates hold objects. */
 	{ .group = "argoproj.io", .kind = "Workflow", ARGO_ROW("spec") },

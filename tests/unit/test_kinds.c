@@ -330,6 +330,10 @@ START_TEST(generic)
 			   "VerticalPodAutoscaler \"vpa\"") == 0)
 			vpa = strcmp(l.wl.skipped[i].why, "not a workload") == 0;
 	ck_assert(vpa);
+	/* any kind of Ray's: its Pods do not train */
+	w = find(&l, "nightly", "gpu");
+	ck_assert_int_eq(w->replicas, 2);
+	ck_assert(w->containers[0].not_training);
 	/* Katib's trial templates in their ConfigMap; a policy's container
 	 * patterns are no Pods. */
 	w = find(&l, "trial-templates", NULL);
