@@ -74,21 +74,34 @@ training_script(const struct cpl_code *code)
 	return false;
 }
 
-/* The command runs Python: python SCRIPT, -m MODULE, or an inline
- * script (an Argo script template's source). */
+/* The command runs Python: python SCRIPT, -m MODULE, an inline script
+ * (an Argo script template's source), or python among the words of a
+ * launcher that starts it (mpirun, horovodrun ... python train.py). */
 static bool
 runs_python(const struct cpl_container *c)
 {
-	const char *base;
+	size_t i;
 
 	if (c->launch.launcher == CPL_LAUNCH_PYTHON)
 		return true;
-	if (c->ncommand == 0)
-		return false;
-	base = strrchr(c->argv[0].text, '/');
-	base = base ? base + 1 : c->argv[0].text;
-	return strncmp(base, "python", 6) == 0 &&
-	       strspn(base + 6, "0123456789.") == strlen(base + 6);
+	for (i = 0; i < c->argc; i++) {
+		const char *t = c->argv[i].text, *base = strrchr(t, '/');
+
+		base = base ? base + 1 : t;
+		if (strncmp(base, "python", 6) == 0 &&
+		    strspn(base + 6, "0123456789.") == strlen(base + 6))
+			return true;
+	}
+	return false;
+}
+
+const char *
+cpl_budget_unseen(const struct cpl_container *c)
+{
+	if (c->argc == 0 || c->launch.launcher != CPL_LAUNCH_NONE ||
+	    c->code != NULL || c->has_slots || runs_python(c))
+		return NULL;
+	return c->argv[0].text;
 }
 
 /*
@@ -130,9 +143,7 @@ cpl_budget_training(const struct cpl_workload *w,
 	 * GPUs serve models; only training code makes it training. */
 	if (!w->run_to_completion)
 		return training_script(c->code);
-	if (c->gpus > 0)
-		return true;
-	return cpl_code_imports_torch(c->code);
+	return training_on_evidence(w, c);
 }
 
 int64_t

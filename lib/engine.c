@@ -736,6 +736,21 @@ cpl_check_throttle_threshold(const struct cpl_check *ck)
 	return cpl_config_threshold(ck->e->config);
 }
 
+void
+cpl_check_note(struct cpl_check *ck, const struct cpl_workload *w,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	cpl_engine_note(ck->e, w && w->file ? w->file : "-", "%s: %s",
+			ck->rule->id, msg);
+	free(msg);
+}
+
 bool
 cpl_check_rule_on(const struct cpl_check *ck, const char *id)
 {

@@ -87,10 +87,20 @@ START_TEST(training)
 	struct cpl_workload *w = one(CPL_LAUNCH_NONE, &c);
 
 	ck_assert(!cpl_budget_training(w, c));
-	/* GPUs make a training container of a job, not of a server. */
+	/* GPUs and Python make a training container of a job, not of a
+	 * server; GPUs alone (a burn-in binary, sleep) do not. */
 	c->gpus = 1;
 	ck_assert(!cpl_budget_training(w, c));
 	w->run_to_completion = true;
+	ck_assert(!cpl_budget_training(w, c));
+	c->launch.launcher = CPL_LAUNCH_PYTHON;
+	ck_assert(cpl_budget_training(w, c));
+	w->run_to_completion = false;
+	ck_assert(!cpl_budget_training(w, c));
+	w->run_to_completion = true;
+	c->launch.launcher = CPL_LAUNCH_NONE;
+	cpl_container_add_arg(c, "horovodrun", P);
+	cpl_container_add_arg(c, "/usr/bin/python3.11", P);
 	ck_assert(cpl_budget_training(w, c));
 	c->gpus = 0;
 	c->launch.launcher = CPL_LAUNCH_TORCHRUN;
