@@ -287,6 +287,20 @@ rank_value(struct cpl_amount *out, const struct cpl_container *c,
 	}
 }
 
+/* torchrun's name as the command spells it: hyperpodrun and
+ * torchelastic's launcher are its kin, with its options and defaults. */
+static const char *
+torch_spelling(const struct cpl_launch *l)
+{
+	const char *t = l->launcher_word.text;
+
+	if (t != NULL && strstr(t, "hyperpodrun") != NULL)
+		return "hyperpodrun";
+	if (t != NULL && strstr(t, "torchelastic") != NULL)
+		return "torchelastic.distributed.launch";
+	return cpl_launcher_name(l->launcher);
+}
+
 /* torchrun, python -m torch.distributed.run|launch and tune run: the
  * flag, else PET_NPROC_PER_NODE (torchrun's argparse reads its options'
  * defaults from PET_*), else the job's nprocPerNode, else 1. */
@@ -298,7 +312,12 @@ torch_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 	const struct cpl_env *pet;
 	const char *flag;
 
-	flag = l->launcher == CPL_LAUNCH_TORCHRUN ?
+	flag = l->launcher == CPL_LAUNCH_TORCHRUN &&
+	       strcmp(torch_spelling(l), "torchrun") != 0 ?
+	       (strcmp(torch_spelling(l), "hyperpodrun") == 0 ?
+		"hyperpodrun --nproc-per-node" :
+		"torchelastic.distributed.launch --nproc_per_node") :
+	       l->launcher == CPL_LAUNCH_TORCHRUN ?
 	       "torchrun --nproc_per_node" :
 	       l->launcher == CPL_LAUNCH_TUNE ? "tune run --nproc_per_node" :
 	       "torch.distributed.launch --nproc_per_node";
@@ -735,7 +754,8 @@ cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
 	case CPL_LAUNCH_TORCHRUN:
 	case CPL_LAUNCH_TORCH_LAUNCH:
 	case CPL_LAUNCH_TUNE:
-		torch_omp(out, w, c, cpl_launcher_name(l->launcher));
+		torch_omp(out, w, c, l->launcher == CPL_LAUNCH_TORCHRUN ?
+			  torch_spelling(l) : cpl_launcher_name(l->launcher));
 		return;
 	case CPL_LAUNCH_ACCELERATE:
 		accel_omp(out, forced, w, c);
