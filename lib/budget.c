@@ -98,7 +98,7 @@ runs_python(const struct cpl_container *c)
 const char *
 cpl_budget_unseen(const struct cpl_container *c)
 {
-	if (c->argc == 0 || c->launch.launcher != CPL_LAUNCH_NONE ||
+	if (c->ncommand == 0 || c->launch.launcher != CPL_LAUNCH_NONE ||
 	    c->code != NULL || c->has_slots || runs_python(c))
 		return NULL;
 	return c->argv[0].text;

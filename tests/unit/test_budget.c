@@ -121,6 +121,39 @@ START_TEST(training)
 }
 END_TEST
 
+/* A program the tool cannot see into: only a command written (args
+ * alone run the image's entrypoint), with no launcher, Python or MPI
+ * ranks of another Pod. */
+START_TEST(unseen)
+{
+	struct cpl_container *c;
+	struct cpl_workload *w = one(CPL_LAUNCH_NONE, &c);
+
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_container_add_arg(c, "--job_type=Train", P);
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_workload_free(w);
+
+	w = one(CPL_LAUNCH_NONE, &c);
+	cpl_container_add_arg(c, "./gpu_burn", P);
+	cpl_container_add_arg(c, "300", P);
+	c->ncommand = 1;
+	ck_assert_str_eq(cpl_budget_unseen(c), "./gpu_burn");
+	c->has_slots = true;
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	c->has_slots = false;
+	cpl_container_add_arg(c, "python3", P);
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_workload_free(w);
+
+	w = one(CPL_LAUNCH_TORCHRUN, &c);
+	cpl_container_add_arg(c, "torchrun", P);
+	c->ncommand = 1;
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_workload_free(w);
+}
+END_TEST
+
 START_TEST(ranks)
 {
 	struct cpl_container *c;
@@ -651,6 +684,7 @@ suite(void)
 	tcase_add_test(tc, split);
 	tcase_add_test(tc, cpu_budget);
 	tcase_add_test(tc, training);
+	tcase_add_test(tc, unseen);
 	tcase_add_test(tc, ranks);
 	tcase_add_test(tc, ranks_from_job);
 	tcase_add_test(tc, threads_precedence);
