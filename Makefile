@@ -256,6 +256,10 @@ fuzz:
 	        2>build-fuzz/fuzz_$$t.log || { tail -40 build-fuzz/fuzz_$$t.log; exit 1; }; \
 	    grep -E '^stat::number_of_executed_units|^Done' build-fuzz/fuzz_$$t.log; \
 	done
+	$(Q)$(MAKE) --no-print-directory $(BIN) >/dev/null
+	$(Q)seed=$$(date +%s); echo "== fix property ($${FIXPROP_N:-3000} files, seed $$seed)"; \
+	    BIN=$(BIN) FIXPROP_N=$${FIXPROP_N:-3000} FIXPROP_SEED=$$seed \
+	    sh tests/e2e/fixprop.sh
 
 # The release binary: the same objects, with libyaml, jansson, libgit2 and
 # what libgit2 needs (pkg-config --static; libssh2's own needs too, which

@@ -35,6 +35,7 @@ enum cli_opt {
 	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT, OPT_BUDGET,
 	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
 	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
+	OPT_FORCE,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -71,6 +72,15 @@ void cpl_cli_usage(FILE *out);
 extern const char *const cpl_cli_synopsis[];
 extern const char cpl_cli_exit_status[];
 
+/*
+ * Prints one line on standard error: fmt (the tool's words: no control
+ * character, no final newline) with its arguments, the whole line
+ * escaped (report/escape.h) so that no value from an input ends it,
+ * drives a terminal or commands a CI runner; then '\n'.  The only way
+ * cmd/ writes to stderr (say.c; make lint checks).
+ */
+void cpl_cli_say(const char *fmt, ...) CPL_PRINTF(1, 2);
+
 /* Options, as documented in the flag table and README.md. */
 struct options {
 	const char *format;	/* -o, --output, --format */
@@ -89,6 +99,8 @@ struct options {
 	const char *diff_base;	/* --diff-base REF */
 	bool fix;		/* --fix: apply fixes in place */
 	bool unsafe_fixes;	/* --unsafe-fixes: unsafe ones too */
+	bool force;		/* --force: --fix rewrites read-only,
+				 * hard-linked and others' files too */
 	bool diff;		/* --diff: print what --fix would do */
 	const char **paths;	/* positional paths and -f ("-": stdin) */
 	size_t npaths;
@@ -113,6 +125,14 @@ struct cli_output {
  * temporary file beside path.  -1 after printing one message.
  */
 int cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std);
+/*
+ * Refuses (-1, with the message printed) an --output-file that is one of
+ * the paths given (the same file, by device and inode, also through
+ * another name or a link) or the file standard input reads: the report
+ * would replace the input.  Run before anything is read.
+ */
+int cpl_cli_output_guard(const char *output, const char *const *paths,
+			 size_t n);
 /*
  * Finishes the report: with failed false, flushes, syncs and renames the
  * temporary file over FILE.  failed (writing the report failed, errno

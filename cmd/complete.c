@@ -15,6 +15,7 @@
  * targets (pod/NAME, TYPE NAME, -n NS), the cluster the words already
  * typed point at, read with the live client under a short timeout.
  * Nothing is ever printed on stderr: a failed lookup offers nothing.
+ * A name that cannot be shown as it is (report/escape.h) is not offered.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 #include "cli.h"
 #include "live.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "rule.h"
 #include "util.h"
@@ -44,14 +46,27 @@ struct typed {
 					 * the cursor is on its value */
 };
 
+/* Whether a name from the cluster or the disk may be offered: one that
+ * is not shown as it is (a control character, a C1 control, a byte that
+ * is not UTF-8: report/escape.h) would break the line format or drive
+ * the terminal, and escaped it would complete another word, so it is
+ * left out. */
+static bool
+offerable(const char *s)
+{
+	return cpl_escape_plain(s, strlen(s));
+}
+
 /* Prints prefix + candidate (and desc, when not NULL) if it starts with
- * cur, the word under the cursor. */
+ * cur, the word under the cursor, and can be shown as it is. */
 static void
 offer(const char *cur, const char *prefix, const char *candidate,
       const char *desc)
 {
 	size_t np = strlen(prefix), nc = strlen(cur);
 
+	if (!offerable(prefix) || !offerable(candidate))
+		return;
 	if (nc <= np ? strncmp(prefix, cur, nc) != 0 :
 	    strncmp(cur, prefix, np) != 0 ||
 	    strncmp(cur + np, candidate, nc - np) != 0)
@@ -265,7 +280,8 @@ offer_files(const char *cur)
 		struct stat st;
 
 		if (de->d_name[0] == '.' ||
-		    strncmp(de->d_name, base, strlen(base)) != 0)
+		    strncmp(de->d_name, base, strlen(base)) != 0 ||
+		    !offerable(dir) || !offerable(de->d_name))
 			continue;
 		path = cpl_xasprintf("%s%s", dir, de->d_name);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))

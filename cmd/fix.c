@@ -25,6 +25,7 @@
 #include "atomic.h"
 #include "cli.h"
 #include "engine.h"
+#include "fixcheck.h"
 #include "git/repo.h"
 #include "text/patch.h"
 #include "util.h"
@@ -38,7 +39,34 @@ struct fixrun {
 	struct cpl_strmap at;	/* path (files[i].path) → i + 1 */
 	size_t *nfixed;		/* findings fixed, per file */
 	size_t nfixed_cap;
+	/* Fixes a re-parse refused: "file:line:col: ID not fixed: why",
+	 * each finding once, as first met (a later pass meets it again,
+	 * at the lines of the text fixed so far). */
+	struct cpl_strmap refused_at;
+	char **refused;			/* keys of refused_at, in order */
+	size_t nrefused, refused_cap;
 };
+
+/* Keeps the note that finding f's fix was refused, and why. */
+static void
+note_refusal(struct fixrun *r, const struct cpl_finding *f, const char *why)
+{
+	char *key = cpl_xasprintf("%s\n%s\n%s\n%s\n%s", f->rule->id, f->file,
+				  f->object ? f->object : "",
+				  f->container ? f->container : "",
+				  f->message ? f->message : "");
+
+	if (cpl_strmap_get(&r->refused_at, key) != NULL) {
+		free(key);
+		return;
+	}
+	cpl_xgrow((void **)&r->refused, &r->refused_cap, r->nrefused + 1,
+		  sizeof(*r->refused));
+	r->refused[r->nrefused++] = key;
+	cpl_strmap_put(&r->refused_at, key,
+		       cpl_xasprintf("%s:%d:%d: %s not fixed: %s", f->file,
+				     f->line, f->column, f->rule->id, why));
+}
 
 /* Whether f's edits may be applied. */
 static bool
@@ -81,9 +109,11 @@ static bool
 fix_file(struct fixrun *r, const struct cpl_engine *e, const char *file,
 	 struct cpl_patch_edit *ed, size_t ne, bool *bad, size_t *home)
 {
-	size_t i, idx;
+	size_t i, idx, nf;
 	struct cpl_patch p;
+	struct cpl_fixcheck refused = { 0 };
 	struct cli_fixfile *ff;
+	const struct cpl_finding *f = cpl_engine_findings(e, &nf);
 	const char *text;
 	size_t len;
 	bool changed;
@@ -91,11 +121,17 @@ fix_file(struct fixrun *r, const struct cpl_engine *e, const char *file,
 	text = cpl_engine_source_text(e, file, &len);
 	if (text == NULL)
 		return false;
-	cpl_patch_apply(&p, text, len, ed, ne);
+	cpl_fixcheck_apply(&p, &refused, text, len,
+			   cpl_engine_source_is_yaml(e, file) ?
+			   CPL_FIXCHECK_YAML : CPL_FIXCHECK_PYTHON, ed, ne);
+	for (i = 0; i < refused.n; i++)
+		note_refusal(r, &f[refused.v[i].group], refused.v[i].why);
+	cpl_fixcheck_free(&refused);
 	changed = p.len != len || memcmp(p.text, text, len) != 0;
 	for (i = 0; i < ne; i++)
 		if (!changed || ed[i].state == CPL_PATCH_SKIPPED ||
-		    ed[i].state == CPL_PATCH_INVALID)
+		    ed[i].state == CPL_PATCH_INVALID ||
+		    ed[i].state == CPL_PATCH_REFUSED)
 			bad[ed[i].group] = true;
 	if (changed) {
 		ff = fixfile(r, file, text, len, &idx);
@@ -218,18 +254,36 @@ cpl_cli_fix_hint(const struct cpl_engine *e)
 	size_t safe, unsafe;
 
 	count_fixes(e, &safe, &unsafe);
-	fprintf(stderr, "kubectl-cpulint: %zu fix(es) available with --fix, "
-		"%zu more with --fix --unsafe-fixes\n", safe, unsafe);
+	cpl_cli_say("kubectl-cpulint: %zu fix(es) available with --fix, %zu "
+		    "more with --fix --unsafe-fixes", safe, unsafe);
 }
 
-/* --diff: the diff of every changed file; exit 1 when there is one. */
+/* "kubectl-cpulint: VERB N finding(s) in M file(s)", and the unsafe
+ * fixes --unsafe-fixes would add (unsafe of them). */
+static void
+say_summary(const char *verb, size_t nfixed, size_t nfiles, size_t unsafe)
+{
+	char more[80] = "";
+
+	if (unsafe > 0)
+		snprintf(more, sizeof(more), "; %zu more fix(es) with "
+			 "--unsafe-fixes", unsafe);
+	cpl_cli_say("kubectl-cpulint: %s %zu finding(s) in %zu file(s)%s",
+		    verb, nfixed, nfiles, more);
+}
+
+/* --diff: the diff of every changed file; exit 1 when there is one, 2
+ * when a file could not be named in it (said on stderr; the others are
+ * still printed). */
 static int
 print_diff(const struct fixrun *r)
 {
 	struct cpl_buf b;
 	struct cpl_patch_region whole;
+	struct cpl_error err = { 0 };
 	size_t i;
-	int status = EXIT_CLEAN;
+	int status = EXIT_CLEAN, rc = 0;
+	bool refused = false;
 
 	cpl_buf_init(&b, 0);
 	for (i = 0; i < r->n; i++) {
@@ -243,26 +297,35 @@ print_diff(const struct fixrun *r)
 		 * one region over everything between the first and the
 		 * last line that differ. */
 		if (ff->passes == 1)
-			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
-				       ff->text, ff->len, ff->regions,
-				       ff->nregions);
+			rc = cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+					    ff->text, ff->len, ff->regions,
+					    ff->nregions, &err);
 		else if (cpl_patch_span(&whole, ff->orig, ff->olen, ff->text,
 					ff->len))
-			cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
-				       ff->text, ff->len, &whole, 1);
+			rc = cpl_patch_diff(&b, ff->path, ff->orig, ff->olen,
+					    ff->text, ff->len, &whole, 1,
+					    &err);
+		if (rc < 0) {
+			cpl_cli_say("%s: error: %s", err.path, err.message);
+			cpl_error_clear(&err);
+			refused = true;
+			rc = 0;
+		}
 	}
 	if (fwrite(b.data ? b.data : "", 1, b.len, stdout) != b.len ||
 	    fflush(stdout) != 0) {
-		fprintf(stderr, "kubectl-cpulint: cannot write the diff\n");
+		cpl_cli_say("kubectl-cpulint: cannot write the diff");
 		status = EXIT_TROUBLE;
 	}
+	if (refused)
+		status = EXIT_TROUBLE;
 	cpl_buf_free(&b);
 	return status;
 }
 
 /* Writes every changed file (not standard input); false on trouble. */
 static bool
-write_files(struct fixrun *r, size_t *nfiles, size_t *nfixed)
+write_files(struct fixrun *r, bool force, size_t *nfiles, size_t *nfixed)
 {
 	struct cpl_error err = { 0 };
 	bool ok = true;
@@ -282,16 +345,17 @@ write_files(struct fixrun *r, size_t *nfiles, size_t *nfixed)
 			continue;
 		}
 		rc = cpl_atomic_replace(ff->path, ff->orig, ff->olen,
-					ff->text, ff->len, &err);
+					ff->text, ff->len,
+					force ? CPL_ATOMIC_FORCE : 0, &err);
 		if (rc == 0) {
 			(*nfiles)++;
 			*nfixed += r->nfixed[i];
 			continue;
 		}
 		ok = false;
-		fprintf(stderr, "kubectl-cpulint: %s: %s%s\n", ff->path,
-			rc > 0 ? "" : "cannot write the fixes: ",
-			err.message);
+		cpl_cli_say("kubectl-cpulint: %s: %s%s", ff->path,
+			    rc > 0 ? "" : "cannot write the fixes: ",
+			    err.message);
 		cpl_error_clear(&err);
 	}
 	return ok;
@@ -311,6 +375,24 @@ fixrun_free(struct fixrun *r)
 	free(r->files);
 	cpl_strmap_free(&r->at);
 	free(r->nfixed);
+	for (i = 0; i < r->nrefused; i++) {
+		free(cpl_strmap_get(&r->refused_at, r->refused[i]));
+		free(r->refused[i]);
+	}
+	free(r->refused);
+	cpl_strmap_free(&r->refused_at);
+}
+
+/* Says which fixes were refused, and why. */
+static void
+print_refused(const struct fixrun *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrefused; i++)
+		cpl_cli_say("kubectl-cpulint: %s",
+			    (const char *)cpl_strmap_get(&r->refused_at,
+							 r->refused[i]));
 }
 
 int
@@ -347,18 +429,15 @@ cpl_cli_run_fix(struct cli_static *st)
 		if (r.n > 1)
 			qsort(r.files, r.n, sizeof(*r.files), file_cmp);
 		status = print_diff(&r);
-		fprintf(stderr, "kubectl-cpulint: would fix %zu finding(s) "
-			"in %zu file(s)", nfixed, nfiles);
-		if (unsafe > 0 && !o->unsafe_fixes)
-			fprintf(stderr, "; %zu more fix(es) with "
-				"--unsafe-fixes", unsafe);
-		fputc('\n', stderr);
+		print_refused(&r);
+		say_summary("would fix", nfixed, nfiles,
+			    o->unsafe_fixes ? 0 : unsafe);
 		if (nerr > 0)
 			status = EXIT_TROUBLE;
 		goto out;
 	}
 	cpl_engine_free(e);
-	ok = write_files(&r, &nfiles, &nfixed);
+	ok = write_files(&r, o->force, &nfiles, &nfixed);
 	for (i = 0; i < r.n; i++)
 		if (strcmp(r.files[i].path, CLI_STDIN_NAME) == 0)
 			in = &r.files[i];
@@ -371,8 +450,8 @@ cpl_cli_run_fix(struct cli_static *st)
 		size_t len = in ? in->len : st->stdin_len;
 
 		if (fwrite(t, 1, len, stdout) != len || fflush(stdout)) {
-			fprintf(stderr, "kubectl-cpulint: cannot write the "
-				"fixed standard input\n");
+			cpl_cli_say("kubectl-cpulint: cannot write the fixed "
+				    "standard input");
 			ok = false;
 		}
 	}
@@ -380,12 +459,8 @@ cpl_cli_run_fix(struct cli_static *st)
 				NULL, st->argc, st->argv,
 				st->stdin_text ? stderr : stdout);
 	count_fixes(e, &safe, &unsafe);
-	fprintf(stderr, "kubectl-cpulint: fixed %zu finding(s) in %zu "
-		"file(s)", nfixed, nfiles);
-	if (unsafe > 0 && !o->unsafe_fixes)
-		fprintf(stderr, "; %zu more fix(es) with --unsafe-fixes",
-			unsafe);
-	fputc('\n', stderr);
+	print_refused(&r);
+	say_summary("fixed", nfixed, nfiles, o->unsafe_fixes ? 0 : unsafe);
 	cpl_cli_no_files(e);
 	if (!ok)
 		status = EXIT_TROUBLE;

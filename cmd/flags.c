@@ -33,7 +33,12 @@ static const struct cli_flag flags[] = {
 	  "requests, limits); alone: count them" },
 	{ OPT_DIFF, 0, "diff", NULL, CLI_NONE, NULL,
 	  "print the unified diff --fix would make and\n"
-	  "write nothing (exit 1 when there is one)" },
+	  "write nothing (exit 1 when there is one; names\n"
+	  "quoted as git does)" },
+	{ OPT_FORCE, 0, "force", NULL, CLI_NONE, NULL,
+	  "with --fix: also rewrite read-only files (mode\n"
+	  "kept), and hard-linked files or files whose\n"
+	  "owner a rewrite cannot keep (written in place)" },
 	{ OPT_KUBECONFIG, 0, "kubeconfig", "FILE", CLI_FILE,
 	  "Live (kubectl's flags and KUBECONFIG)",
 	  "use FILE only" },
@@ -112,8 +117,8 @@ const char *const cpl_cli_synopsis[] = {
 const char cpl_cli_exit_status[] =
 	"0 clean, 1 findings at or above --fail-on (--diff: a diff), 2\n"
 	"usage error, unreadable or invalid input, a cluster error\n"
-	"(reported; other files are still linted), or a file --fix could\n"
-	"not write.";
+	"(reported; other files are still linted), a file --fix could\n"
+	"not write, or one --diff could not name for patch -p1.";
 
 const struct cli_flag *
 cpl_cli_flags(size_t *n)

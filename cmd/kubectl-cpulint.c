@@ -8,8 +8,8 @@
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
  * it (--diff: a diff was printed); 2 usage error, unreadable or invalid
- * input, cluster error, or a file --fix could not write (after
- * everything else has been reported).
+ * input, cluster error, a file --fix could not write or --diff could
+ * not name (after everything else has been reported).
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -60,8 +60,8 @@ explain(const char *id)
 	const char *doc;
 
 	if (r == NULL) {
-		fprintf(stderr, "kubectl-cpulint: unknown rule \"%s\" "
-			"(see --list-rules)\n", id);
+		cpl_cli_say("kubectl-cpulint: unknown rule \"%s\" (see "
+			    "--list-rules)", id);
 		return EXIT_TROUBLE;
 	}
 	doc = cpl_rule_doc(r);
@@ -152,11 +152,41 @@ format_ok(const char *format)
 	if (cpl_reporter_find(format) != NULL)
 		return true;
 	list = format_list();
-	fprintf(stderr, "kubectl-cpulint: -o/--output takes %s, not \"%s\"%s\n",
-		list, format, strchr(format, '.') || strchr(format, '/') ?
-		" (to write the report to a file: --output-file FILE)" : "");
+	cpl_cli_say("kubectl-cpulint: -o/--output takes %s, not \"%s\"%s", list,
+		    format, strchr(format, '.') || strchr(format, '/') ?
+		    " (to write the report to a file: --output-file FILE)" :
+		    "");
 	free(list);
 	return false;
+}
+
+/*
+ * Says what getopt found wrong, as getopt would, but through
+ * cpl_cli_say: getopt prints the word raw (so opterr is 0), and a
+ * file name given as an argument may start with '-'.
+ */
+static void
+bad_option(char **argv)
+{
+	const struct cli_flag *all, *f = NULL;
+	size_t n, i;
+
+	all = cpl_cli_flags(&n);
+	for (i = 0; optopt != 0 && i < n; i++)
+		if (all[i].id == optopt)
+			f = &all[i];
+	if (f == NULL && optopt != 0)
+		cpl_cli_say("kubectl-cpulint: invalid option -- '%c'",
+			    (char)optopt);
+	else if (f == NULL)
+		cpl_cli_say("kubectl-cpulint: unrecognized or ambiguous "
+			    "option '%s'", argv[optind - 1]);
+	else if (f->arg)
+		cpl_cli_say("kubectl-cpulint: option '--%s' requires an "
+			    "argument", f->name);
+	else
+		cpl_cli_say("kubectl-cpulint: option '--%s' doesn't allow "
+			    "an argument", f->name);
 }
 
 /* What main does once the flags are read. */
@@ -176,6 +206,7 @@ parse_flags(struct options *o, int argc, char **argv,
 	int c;
 
 	*status = EXIT_TROUBLE;
+	opterr = 0;	/* bad_option() says it, escaped */
 	while ((c = getopt_long(argc, argv, shortopts, longopts,
 				NULL)) != -1) {
 		/* kubectl (pflag) reads "-o=json" as "-o json". */
@@ -202,9 +233,9 @@ parse_flags(struct options *o, int argc, char **argv,
 
 			if (end == optarg || *end != '\0' || n < 1 ||
 			    n > 1024) {
-				fprintf(stderr, "kubectl-cpulint: --jobs "
-					"takes a number from 1 to 1024, not "
-					"\"%s\"\n", optarg);
+				cpl_cli_say("kubectl-cpulint: --jobs takes a "
+					    "number from 1 to 1024, not \"%s\"",
+					    optarg);
 				act = DONE;
 				goto out;
 			}
@@ -221,9 +252,9 @@ parse_flags(struct options *o, int argc, char **argv,
 			goto out;
 		case OPT_FAIL_ON:
 			if (cpl_severity_parse(&o->fail_on, optarg) < 0) {
-				fprintf(stderr, "kubectl-cpulint: --fail-on "
-					"takes error, warning, note or none, "
-					"not \"%s\"\n", optarg);
+				cpl_cli_say("kubectl-cpulint: --fail-on takes "
+					    "error, warning, note or none, not "
+					    "\"%s\"", optarg);
 				act = DONE;
 				goto out;
 			}
@@ -238,8 +269,8 @@ parse_flags(struct options *o, int argc, char **argv,
 			if (strcmp(optarg, "auto") != 0 &&
 			    strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0) {
-				fprintf(stderr, "kubectl-cpulint: --color "
-					"takes auto, always or never\n");
+				cpl_cli_say("kubectl-cpulint: --color takes "
+					    "auto, always or never");
 				act = DONE;
 				goto out;
 			}
@@ -285,9 +316,9 @@ parse_flags(struct options *o, int argc, char **argv,
 			if (cpl_live_parse_duration(&o->lo.sample_seconds,
 						    optarg) < 0 ||
 			    o->lo.sample_seconds > 3600) {
-				fprintf(stderr, "kubectl-cpulint: --sample "
-					"takes a duration such as 30s or 1m "
-					"(at most 1h), not \"%s\"\n", optarg);
+				cpl_cli_say("kubectl-cpulint: --sample takes "
+					    "a duration such as 30s or 1m (at "
+					    "most 1h), not \"%s\"", optarg);
 				act = DONE;
 				goto out;
 			}
@@ -296,10 +327,9 @@ parse_flags(struct options *o, int argc, char **argv,
 		case OPT_LIVE_TIMEOUT:
 			if (cpl_live_parse_duration(&o->lo.run_timeout_seconds,
 						    optarg) < 0) {
-				fprintf(stderr, "kubectl-cpulint: "
-					"--live-timeout takes a duration such "
-					"as 90s or 10m (0: no limit), not "
-					"\"%s\"\n", optarg);
+				cpl_cli_say("kubectl-cpulint: --live-timeout "
+					    "takes a duration such as 90s or 10m "
+					    "(0: no limit), not \"%s\"", optarg);
 				act = DONE;
 				goto out;
 			}
@@ -314,9 +344,9 @@ parse_flags(struct options *o, int argc, char **argv,
 			if (cpl_live_parse_duration(&o->lo.window_seconds,
 						    optarg) < 0 ||
 			    o->lo.window_seconds < 1) {
-				fprintf(stderr, "kubectl-cpulint: --window "
-					"takes a duration such as 1h or 30m, "
-					"not \"%s\"\n", optarg);
+				cpl_cli_say("kubectl-cpulint: --window takes a "
+					    "duration such as 1h or 30m, not "
+					    "\"%s\"", optarg);
 				act = DONE;
 				goto out;
 			}
@@ -352,6 +382,9 @@ parse_flags(struct options *o, int argc, char **argv,
 		case OPT_DIFF:
 			o->diff = true;
 			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case OPT_EXPLAIN:
 			*explain_id = optarg;
 			act = EXPLAIN;
@@ -366,7 +399,8 @@ parse_flags(struct options *o, int argc, char **argv,
 			act = DONE;
 			goto out;
 		default:
-			fprintf(stderr, "Try 'kubectl-cpulint --help'.\n");
+			bad_option(argv);
+			cpl_cli_say("Try 'kubectl-cpulint --help'.");
 			act = DONE;
 			goto out;
 		}
@@ -404,10 +438,9 @@ classify(struct options *o, int first, int argc, char **argv)
 	for (i = first; i < argc; i++) {
 		if (type) {
 			if (strchr(argv[i], '/') != NULL) {
-				fprintf(stderr, "kubectl-cpulint: \"%s %s\": "
-					"after a TYPE come names; use "
-					"TYPE/NAME, or TYPE NAME...\n",
-					type, argv[i]);
+				cpl_cli_say("kubectl-cpulint: \"%s %s\": after "
+					    "a TYPE come names; use TYPE/NAME, "
+					    "or TYPE NAME...", type, argv[i]);
 				return -1;
 			}
 			o->owned[o->nowned] = cpl_xasprintf("%s/%s", type,
@@ -432,36 +465,40 @@ check_targets(const struct options *o)
 	for (i = 0; i < o->npaths; i++)
 		nstdin += strcmp(o->paths[i], CLI_STDIN) == 0;
 	if (o->nlive > 0 && o->npaths > 0) {
-		fprintf(stderr, "kubectl-cpulint: \"%s\" is neither a file nor "
-			"a directory, and live targets (TYPE/NAME) cannot be "
-			"mixed with paths\n", o->live[0]);
+		cpl_cli_say("kubectl-cpulint: \"%s\" is neither a file nor a "
+			    "directory, and live targets (TYPE/NAME) cannot be "
+			    "mixed with paths", o->live[0]);
 		return -1;
 	}
 	if (nstdin > 0 && (o->staged || o->diff_base)) {
-		fprintf(stderr, "kubectl-cpulint: standard input (-) has no "
-			"git history, so %s cannot be used with it\n",
-			o->staged ? "--staged" : "--diff-base");
+		cpl_cli_say("kubectl-cpulint: standard input (-) has no git "
+			    "history, so %s cannot be used with it",
+			    o->staged ? "--staged" : "--diff-base");
+		return -1;
+	}
+	if (o->force && !o->fix) {
+		cpl_cli_say("kubectl-cpulint: --force goes with --fix (it "
+			    "lets --fix rewrite files it otherwise leaves "
+			    "alone)");
 		return -1;
 	}
 	if (o->fix && !o->diff && o->staged) {
-		fprintf(stderr, "kubectl-cpulint: --fix writes the working "
-			"tree and --staged lints the index: fix first, then "
-			"stage (or print the fixes with --diff --staged)\n");
+		cpl_cli_say("kubectl-cpulint: --fix writes the working tree "
+			    "and --staged lints the index: fix first, then "
+			    "stage (or print the fixes with --diff --staged)");
 		return -1;
 	}
 	if ((o->fix || o->diff) && (o->nlive > 0 ||
 				    (o->npaths == 0 && (o->lo.selector ||
 							o->lo.all_namespaces)))) {
-		fprintf(stderr, "kubectl-cpulint: --fix and --diff change "
-			"files; live objects (\"%s\") have none: fix the "
-			"manifests they came from\n",
-			o->nlive ? o->live[0] : "-l/-A");
+		cpl_cli_say("kubectl-cpulint: --fix and --diff change files; "
+			    "live objects (\"%s\") have none: fix the manifests "
+			    "they came from", o->nlive ? o->live[0] : "-l/-A");
 		return -1;
 	}
 	if (o->live_flags && o->npaths > 0) {
-		fprintf(stderr, "kubectl-cpulint: cluster flags (--kubeconfig, "
-			"-n, -l, -A, ...) apply to live targets, not to "
-			"paths\n");
+		cpl_cli_say("kubectl-cpulint: cluster flags (--kubeconfig, -n, "
+			    "-l, -A, ...) apply to live targets, not to paths");
 		return -1;
 	}
 	return 0;
@@ -509,8 +546,8 @@ main(int argc, char **argv)
 	if (act == LIST_RULES) {
 		if (strcmp(o.format, "text") != 0 &&
 		    strcmp(o.format, "json") != 0) {
-			fprintf(stderr, "kubectl-cpulint: --list-rules prints "
-				"text or json (-o json), not %s\n", o.format);
+			cpl_cli_say("kubectl-cpulint: --list-rules prints "
+				    "text or json (-o json), not %s", o.format);
 			goto out;
 		}
 		status = list_rules(o.format);
@@ -521,10 +558,10 @@ main(int argc, char **argv)
 	if (o.nlive > 0 || (o.npaths == 0 && (o.lo.selector ||
 					       o.lo.all_namespaces))) {
 		if (o.staged || o.diff_base) {
-			fprintf(stderr, "kubectl-cpulint: --staged and "
-				"--diff-base work on files, not on live "
-				"objects (\"%s\" is not a file)\n",
-				o.nlive ? o.live[0] : "-l/-A");
+			cpl_cli_say("kubectl-cpulint: --staged and "
+				    "--diff-base work on files, not on live "
+				    "objects (\"%s\" is not a file)",
+				    o.nlive ? o.live[0] : "-l/-A");
 			goto out;
 		}
 		if (o.lo.prometheus.url == NULL &&

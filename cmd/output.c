@@ -12,10 +12,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic.h"
 #include "cli.h"
 #include "util.h"
+
+int
+cpl_cli_output_guard(const char *output, const char *const *paths, size_t n)
+{
+	struct stat out, in;
+	size_t i;
+	int rc;
+
+	if (output == NULL || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
+		return 0;
+	for (i = 0; i < n; i++) {
+		bool std = strcmp(paths[i], CLI_STDIN) == 0;
+
+		rc = std ? fstat(STDIN_FILENO, &in) : stat(paths[i], &in);
+		if (rc < 0 || !S_ISREG(in.st_mode) ||
+		    in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+			continue;
+		cpl_cli_say("kubectl-cpulint: --output-file %s is %s, an input "
+			    "of this run: the report would replace it (write "
+			    "the report elsewhere)", output,
+			    std ? "the file standard input reads" : paths[i]);
+		return -1;
+	}
+	return 0;
+}
 
 int
 cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std)
@@ -29,8 +56,8 @@ cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std)
 	}
 	o->shown = path;
 	if (cpl_atomic_open(&o->file, path, CPL_ATOMIC_NEW_MODE, &err) < 0) {
-		fprintf(stderr, "kubectl-cpulint: cannot write %s: %s\n",
-			o->shown, err.message);
+		cpl_cli_say("kubectl-cpulint: cannot write %s: %s", o->shown,
+			    err.message);
 		cpl_error_clear(&err);
 		memset(o, 0, sizeof(*o));
 		return -1;
@@ -50,8 +77,8 @@ cpl_cli_output_close(struct cli_output *o, bool failed)
 		if (!e && (fflush(o->fp) != 0 || ferror(o->fp)))
 			e = errno ? errno : EIO;
 		if (e)
-			fprintf(stderr, "kubectl-cpulint: cannot write the "
-				"report: %s\n", strerror(e));
+			cpl_cli_say("kubectl-cpulint: cannot write the "
+				    "report: %s", strerror(e));
 		memset(o, 0, sizeof(*o));
 		return e ? -1 : 0;
 	}
@@ -59,9 +86,9 @@ cpl_cli_output_close(struct cli_output *o, bool failed)
 		memset(o, 0, sizeof(*o));
 		return 0;
 	}
-	fprintf(stderr, "kubectl-cpulint: cannot write the report to %s: "
-		"%s%s\n", o->shown, err.message,
-		replacing ? " (the file was left as it was)" : "");
+	cpl_cli_say("kubectl-cpulint: cannot write the report to %s: %s%s",
+		    o->shown, err.message,
+		    replacing ? " (the file was left as it was)" : "");
 	cpl_error_clear(&err);
 	memset(o, 0, sizeof(*o));
 	return -1;

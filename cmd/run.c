@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,12 +45,12 @@ static void
 print_problem(const struct cpl_error *p, const char *what)
 {
 	if (p->path && p->line > 0)
-		fprintf(stderr, "%s:%d:%d: %s: %s\n", p->path, p->line,
-			p->column > 0 ? p->column : 1, what, p->message);
+		cpl_cli_say("%s:%d:%d: %s: %s", p->path, p->line,
+			    p->column > 0 ? p->column : 1, what, p->message);
 	else if (p->path)
-		fprintf(stderr, "%s: %s: %s\n", p->path, what, p->message);
+		cpl_cli_say("%s: %s: %s", p->path, what, p->message);
 	else
-		fprintf(stderr, "kubectl-cpulint: %s: %s\n", what, p->message);
+		cpl_cli_say("kubectl-cpulint: %s: %s", what, p->message);
 }
 
 void
@@ -128,6 +129,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	struct cpl_report_meta meta = { 0 };
 	struct cpl_report_skip *skipped = NULL;
 	struct cli_output out;
+	struct stat ost;
 	char cwd[PATH_MAX];
 	char *cmdline = NULL;
 	void *st;
@@ -140,6 +142,15 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (nerr > 0 && cpl_engine_ntargets(e) == 0 &&
 	    cpl_engine_workloads(e)->count == 0) {
 		cpl_cli_print_errors(e);
+		return EXIT_TROUBLE;
+	}
+	if (o->output_file && stat(o->output_file, &ost) == 0 &&
+	    S_ISREG(ost.st_mode) &&
+	    cpl_engine_judged_file(e, o->output_file, &ost)) {
+		cpl_cli_print_errors(e);
+		cpl_cli_say("kubectl-cpulint: --output-file %s is a file this "
+			    "run linted: the report would replace it (write the "
+			    "report elsewhere)", o->output_file);
 		return EXIT_TROUBLE;
 	}
 	if (cpl_cli_output_open(&out, o->output_file, std) < 0) {
@@ -184,10 +195,10 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (cpl_cli_output_close(&out, failed) < 0)
 		status = EXIT_TROUBLE;
 	if (dropped > 0)
-		fprintf(stderr, "kubectl-cpulint: warning: code scanning "
-			"takes at most %d results per run: the SARIF log "
-			"keeps the most severe and leaves %zu out\n",
-			CPL_REPORT_SARIF_MAX_RESULTS, dropped);
+		cpl_cli_say("kubectl-cpulint: warning: code scanning takes at "
+			    "most %d results per run: the SARIF log keeps the "
+			    "most severe and leaves %zu out",
+			    CPL_REPORT_SARIF_MAX_RESULTS, dropped);
 	cpl_cli_print_errors(e);
 	if (nerr > 0)
 		status = EXIT_TROUBLE;
@@ -216,7 +227,7 @@ static void
 log_line(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "kubectl-cpulint: %s\n", line);
+	cpl_cli_say("kubectl-cpulint: %s", line);
 }
 
 /* Lints live objects; returns the exit status. */
@@ -233,7 +244,7 @@ cpl_cli_run_live(struct options *o, int argc, char **argv)
 	/* libcurl is loaded only now; without it, one line says so before
 	 * anything else (kubeconfig, cluster) can fail. */
 	if (cpl_curlso_load(&cu, &err) < 0) {
-		fprintf(stderr, "kubectl-cpulint: error: %s\n", err.message);
+		cpl_cli_say("kubectl-cpulint: error: %s", err.message);
 		cpl_error_clear(&err);
 		return EXIT_TROUBLE;
 	}
@@ -251,8 +262,7 @@ cpl_cli_run_live(struct options *o, int argc, char **argv)
 		nl = strchr(p, '\n');
 		if (nl == NULL)
 			break;
-		fprintf(stderr, "kubectl-cpulint: note: %.*s\n",
-			(int)(nl - p), p);
+		cpl_cli_say("kubectl-cpulint: note: %.*s", (int)(nl - p), p);
 	}
 	cpl_buf_free(&notes);
 	cpl_engine_free(e);
@@ -272,16 +282,16 @@ print_loaded(const struct cpl_wlist *wl)
 			     cpl_xstrdup(w->name);
 
 		if (w->merged)
-			fprintf(stderr, "kubectl-cpulint: merged %s %s from %s "
-				"%s\n", w->kind, name,
-				w->file ? w->file : "-", w->merged_into);
+			cpl_cli_say("kubectl-cpulint: merged %s %s from %s %s",
+				    w->kind, name, w->file ? w->file : "-",
+				    w->merged_into);
 		else
-			fprintf(stderr, "kubectl-cpulint: loaded %s %s "
-				"(%zu container(s)) from %s%s%s%s\n", w->kind,
-				name, w->ncontainers, w->file ? w->file : "-",
-				w->template_only ? " (a template: no TrainJob "
-				"here uses it)" : "", w->note ? "; " : "",
-				w->note ? w->note : "");
+			cpl_cli_say("kubectl-cpulint: loaded %s %s (%zu "
+				    "container(s)) from %s%s%s%s", w->kind, name,
+				    w->ncontainers, w->file ? w->file : "-",
+				    w->template_only ? " (a template: no "
+				    "TrainJob here uses it)" : "",
+				    w->note ? "; " : "", w->note ? w->note : "");
 		free(name);
 	}
 	for (i = 0; i < wl->nskipped; i++) {
@@ -290,12 +300,11 @@ print_loaded(const struct cpl_wlist *wl)
 				 "containers): " : "";
 
 		if (k->file)
-			fprintf(stderr, "kubectl-cpulint: skipped %s "
-				"(%s:%d): %s%s\n", k->what, k->file, k->line,
-				nj, k->why);
+			cpl_cli_say("kubectl-cpulint: skipped %s (%s:%d): %s%s",
+				    k->what, k->file, k->line, nj, k->why);
 		else
-			fprintf(stderr, "kubectl-cpulint: skipped %s: %s%s\n",
-				k->what, nj, k->why);
+			cpl_cli_say("kubectl-cpulint: skipped %s: %s%s",
+				    k->what, nj, k->why);
 	}
 }
 
@@ -420,10 +429,10 @@ static_open(struct cli_static *st, struct options *o, int argc,
 		break;
 	case 1:
 		if (o->staged || o->diff_base) {
-			fprintf(stderr, "kubectl-cpulint: %s: not in a git "
-				"repository, so %s cannot be used\n",
-				st->first, o->staged ? "--staged" :
-				"--diff-base");
+			cpl_cli_say("kubectl-cpulint: %s: not in a git "
+				    "repository, so %s cannot be used",
+				    st->first, o->staged ? "--staged" :
+				    "--diff-base");
 			return -1;
 		}
 		break;
@@ -441,8 +450,8 @@ static_open(struct cli_static *st, struct options *o, int argc,
 		cpl_engine_set_repo(probe, st->repo, o->staged);
 		if (cpl_engine_set_diff_base(probe, o->diff_base,
 					     &err) < 0) {
-			fprintf(stderr, "kubectl-cpulint: --diff-base %s: "
-				"%s\n", o->diff_base, err.message);
+			cpl_cli_say("kubectl-cpulint: --diff-base %s: %s",
+				    o->diff_base, err.message);
 			cpl_error_clear(&err);
 			cpl_engine_free(probe);
 			return -1;
@@ -476,8 +485,8 @@ cpl_cli_verbose(const struct cpl_engine *e)
 	const struct cpl_error *nt = cpl_engine_notes(e, &nn);
 
 	for (i = 0; i < nn; i++)
-		fprintf(stderr, "kubectl-cpulint: %s: %s\n", nt[i].path,
-			nt[i].message);
+		cpl_cli_say("kubectl-cpulint: %s: %s", nt[i].path,
+			    nt[i].message);
 	print_loaded(cpl_engine_workloads(e));
 }
 
@@ -513,6 +522,8 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	struct cpl_engine *e;
 	int status;
 
+	if (cpl_cli_output_guard(o->output_file, o->paths, o->npaths) < 0)
+		return EXIT_TROUBLE;
 	if (static_open(&st, o, argc, argv) < 0) {
 		cpl_cli_static_close(&st);
 		return EXIT_TROUBLE;
@@ -543,6 +554,6 @@ cpl_cli_no_files(const struct cpl_engine *e)
 	/* Like ruff: an empty walk is not an error, but it is said. */
 	cpl_engine_errors(e, &n);
 	if (cpl_engine_ntargets(e) == 0 && n == 0)
-		fprintf(stderr, "kubectl-cpulint: no files to lint (no YAML, "
-			"JSON or Python file among the paths given)\n");
+		cpl_cli_say("kubectl-cpulint: no files to lint (no YAML, JSON "
+			    "or Python file among the paths given)");
 }

@@ -139,13 +139,73 @@ still_holds(const char *path, const char *expect, size_t elen,
 	return rc;
 }
 
+/* Writes text over the file at path in place (its inode, links, owner
+ * and mode kept), if it still holds expect; as cpl_atomic_replace. */
+static int
+write_in_place(const char *path, const char *expect, size_t elen,
+	       const char *text, size_t len, struct cpl_error *err)
+{
+	size_t done = 0;
+	ssize_t w;
+	int fd, rc;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		set_errno(err, path, errno);
+		return -1;
+	}
+	rc = still_holds(path, expect, elen, err);
+	if (rc != 0)
+		goto out;
+	while (done < len) {
+		w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			set_errno(err, path, w < 0 ? errno : EIO);
+			rc = -1;
+			goto out;
+		}
+		done += (size_t)w;
+	}
+	if (ftruncate(fd, (off_t)len) < 0 ||
+	    (fsync(fd) < 0 && errno != EINVAL)) {
+		set_errno(err, path, errno);
+		rc = -1;
+	}
+out:
+	if (close(fd) < 0 && rc == 0) {
+		set_errno(err, path, errno);
+		rc = -1;
+	}
+	if (rc > 0)
+		cpl_error_set(err, path, 0, 0, "changed since it was read: "
+			      "not written (run again)");
+	return rc;
+}
+
+/* Why path (st) is not rewritten without --force, or NULL. */
+static const char *
+refusal(const char *path, const struct stat *st)
+{
+	if ((st->st_mode & 0222) == 0 || access(path, W_OK) != 0)
+		return "read-only: not fixed (--force rewrites it and keeps "
+		       "its mode)";
+	if (st->st_nlink > 1)
+		return "has more than one hard link: not fixed, as a rewrite "
+		       "would split them (--force writes it in place)";
+	return NULL;
+}
+
 int
 cpl_atomic_replace(const char *path, const char *expect, size_t elen,
-		   const char *text, size_t len, struct cpl_error *err)
+		   const char *text, size_t len, unsigned flags,
+		   struct cpl_error *err)
 {
 	struct cpl_atomic a;
 	struct stat st;
-	bool failed;
+	const char *why;
+	bool failed, force = flags & CPL_ATOMIC_FORCE;
 	int rc;
 
 	if (stat(path, &st) < 0) {
@@ -159,8 +219,28 @@ cpl_atomic_replace(const char *path, const char *expect, size_t elen,
 	rc = still_holds(path, expect, elen, err);
 	if (rc != 0)
 		goto changed;
+	why = refusal(path, &st);
+	if (why != NULL && !force) {
+		cpl_error_set(err, path, 0, 0, "%s", why);
+		return 1;
+	}
+	if (force && st.st_nlink > 1 && access(path, W_OK) == 0)
+		return write_in_place(path, expect, elen, text, len, err);
 	if (cpl_atomic_open(&a, path, (int)(st.st_mode & 07777), err) < 0)
 		return -1;
+	if (a.tmp != NULL && fchown(fileno(a.fp), st.st_uid, st.st_gid) < 0) {
+		/* Another user's file: the rename would make it ours. */
+		cpl_atomic_abort(&a);
+		if (force && access(path, W_OK) == 0)
+			return write_in_place(path, expect, elen, text, len,
+					      err);
+		cpl_error_set(err, path, 0, 0, "owned by user %lu, group %lu,"
+			      " which a rewrite cannot keep: not fixed "
+			      "(--force writes it in place)",
+			      (unsigned long)st.st_uid,
+			      (unsigned long)st.st_gid);
+		return 1;
+	}
 	errno = 0;
 	failed = fwrite(text, 1, len, a.fp) != len;
 	if (!failed && fflush(a.fp) != 0)

@@ -46,14 +46,25 @@ int cpl_atomic_commit(struct cpl_atomic *a, bool failed,
 /* Drops an unfinished file: the file is left as it was.  NULL-safe. */
 void cpl_atomic_abort(struct cpl_atomic *a);
 
+/* cpl_atomic_replace's flags. */
+#define CPL_ATOMIC_FORCE 1u	/* rewrite what is otherwise refused */
+
 /*
  * Replaces the regular file path with text (len bytes), keeping its
- * permission bits, but only if it still holds expect (elen bytes): the
- * bytes it was linted from.  The file is compared before the temporary
- * file is written and again just before the rename.  0 when replaced;
- * 1 when it changed since (left as it is, err says so); -1 with err.
+ * permission bits, owner and group, but only if it still holds expect
+ * (elen bytes): the bytes it was linted from.  The file is compared
+ * before the temporary file is written and again just before the
+ * rename.  Refused unless flags has CPL_ATOMIC_FORCE: a read-only file
+ * (no write bit, or not writable by this user), a file with more than
+ * one hard link (a rename would split them), a file whose owner or group
+ * the new file cannot be given (another user's).  With the flag a
+ * read-only file is replaced (its mode kept) and the other two are
+ * written in place (every link sees the new text; not atomic).  0 when
+ * replaced; 1 when it changed since or was refused (left as it is, err
+ * says why); -1 with err.
  */
 int cpl_atomic_replace(const char *path, const char *expect, size_t elen,
-		       const char *text, size_t len, struct cpl_error *err);
+		       const char *text, size_t len, unsigned flags,
+		       struct cpl_error *err);
 
 #endif

@@ -1195,6 +1195,8 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 		b->source = c->measure_source;
 		b->window_s = c->measure_window;
 		b->since_start = c->since_start;
+		b->window_clamped = c->window_clamped;
+		b->measure_notes = cpl_xstrdup(c->measure_notes);
 		b->m_threads = c->threads_now;
 		b->cpu_used = c->cpu_used;
 		b->throttled_pct = c->throttled_pct;

@@ -82,6 +82,7 @@ cpl_engine_free(struct cpl_engine *e)
 	free(e->files);
 	cpl_strmap_free(&e->by_path);
 	cpl_strmap_free(&e->absent);
+	cpl_strmap_free(&e->code_changed);
 	cpl_strmap_free(&e->listed);
 	for (i = 0; i < e->nlistings; i++) {
 		cpl_strmap_free(e->listings[i]);
@@ -1209,8 +1210,8 @@ cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
 }
 
 /* Whether a file (as the engine names it) changed at all. */
-static bool
-file_changed(const struct cpl_engine *e, const char *file)
+bool
+cpl_engine_file_changed(const struct cpl_engine *e, const char *file)
 {
 	struct cpl_error err = { 0 };
 	char *rel = NULL;
@@ -1225,10 +1226,88 @@ file_changed(const struct cpl_engine *e, const char *file)
 	return yes;
 }
 
-/* --diff-base: the finding's line, a related line, or (for a finding
- * about a container) the code the container runs changed. */
+/* Whether two Python texts hold the same code: the same tokens, but
+ * for comments and line breaks inside brackets and blank lines. */
 static bool
-changed(const struct cpl_engine *e, const struct cpl_finding *f)
+same_code(const char *a, size_t alen, const char *b, size_t blen)
+{
+	struct cpl_pytokens ta = { 0 }, tb = { 0 };
+	struct cpl_error err = { 0 };
+	size_t i = 0, j = 0;
+	bool same = false;
+
+	if (cpl_pytoken_scan(&ta, a, alen, "", &err) < 0 ||
+	    cpl_pytoken_scan(&tb, b, blen, "", &err) < 0)
+		goto out;
+	for (;;) {
+		while (i < ta.count && (ta.toks[i].kind == CPL_PYTOK_COMMENT ||
+					ta.toks[i].kind == CPL_PYTOK_NL))
+			i++;
+		while (j < tb.count && (tb.toks[j].kind == CPL_PYTOK_COMMENT ||
+					tb.toks[j].kind == CPL_PYTOK_NL))
+			j++;
+		if (i >= ta.count || j >= tb.count)
+			break;
+		if (ta.toks[i].kind != tb.toks[j].kind ||
+		    ta.toks[i].len != tb.toks[j].len ||
+		    memcmp(a + ta.toks[i].off, b + tb.toks[j].off,
+			   ta.toks[i].len) != 0)
+			goto out;
+		i++;
+		j++;
+	}
+	same = i >= ta.count && j >= tb.count;
+out:
+	cpl_error_clear(&err);
+	cpl_pytoken_clear(&ta);
+	cpl_pytoken_clear(&tb);
+	return same;
+}
+
+/*
+ * Whether Python file path changed in its code since the diff base: not
+ * only in comments, blank lines or line breaks inside brackets (its
+ * tokens otherwise equal the merge base's).  A file the diff holds no old
+ * content of (new, or unreadable) changed.  Asked once per file per run
+ * (e->code_changed keeps answers).
+ */
+static bool
+code_changed(struct cpl_engine *e, const char *path)
+{
+	struct cpl_error err = { 0 };
+	struct source *src;
+	char *rel = NULL, *old = NULL;
+	size_t olen = 0;
+	void *memo;
+	bool yes = false;
+
+	memo = cpl_strmap_get(&e->code_changed, path);
+	if (memo != NULL)
+		return memo == (void *)2;
+	if (cpl_engine_file_changed(e, path)) {
+		src = cpl_engine_text_source(e, path);
+		yes = src == NULL || src->text == NULL ||
+		      cpl_repo_relpath(&rel, e->repo, path, &err) != 0 ||
+		      cpl_repo_base_text(&old, &olen, e->repo, rel,
+					 MAX_FILE_BYTES) != 0 ||
+		      !same_code(old, olen, src->text, src->len);
+	}
+	cpl_error_clear(&err);
+	free(rel);
+	free(old);
+	cpl_strmap_put(&e->code_changed,
+		       cpl_engine_own_key(e, cpl_xstrdup(path)),
+		       (void *)(uintptr_t)(yes ? 2 : 1));
+	return yes;
+}
+
+/* --diff-base: the finding's line or a related line (a place that is a
+ * cause of it: the budget, the ranks, the thread or worker count)
+ * changed, or, for a finding about a container, the code of the Python
+ * it runs did: not a comment or a blank line, which change nothing the
+ * finding says. */
+static bool
+changed(struct cpl_engine *e, const struct cpl_finding *f)
 {
 	const struct cpl_code *code = f->origin ? f->origin->code : NULL;
 	size_t i;
@@ -1240,7 +1319,7 @@ changed(const struct cpl_engine *e, const struct cpl_finding *f)
 					    f->related[i].line))
 			return true;
 	for (i = 0; code && i < code->nfiles; i++)
-		if (file_changed(e, code->files[i]->path))
+		if (code_changed(e, code->files[i]->path))
 			return true;
 	return false;
 }
@@ -1454,6 +1533,48 @@ cpl_engine_source_text(const struct cpl_engine *e, const char *path,
 	if (len)
 		*len = src->len;
 	return src->text;
+}
+
+/* The part of a path after its last '/'. */
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+bool
+cpl_engine_judged_file(const struct cpl_engine *e, const char *path,
+		       const struct stat *st)
+{
+	const struct cpl_wlist *wl = &e->workloads;
+	const char *base = base_name(path);
+	struct stat sst;
+	size_t i, j;
+
+	for (i = 0; i < e->nfiles; i++) {
+		const struct source *src = e->files[i];
+		bool judged = src->kind == FILE_PYTHON;
+
+		if (strcmp(base_name(src->path), base) != 0 ||
+		    stat(src->path, &sst) < 0 || sst.st_dev != st->st_dev ||
+		    sst.st_ino != st->st_ino)
+			continue;
+		for (j = 0; j < wl->count && !judged; j++)
+			judged = cpl_str_eq(wl->items[j]->file, src->path);
+		if (judged)
+			return true;
+	}
+	return false;
+}
+
+bool
+cpl_engine_source_is_yaml(const struct cpl_engine *e, const char *path)
+{
+	const struct source *src = cpl_engine_find_source(e, path);
+
+	return src != NULL && src->kind == FILE_YAML;
 }
 
 /* Keeps the configuration's new warnings (from the nth on). */

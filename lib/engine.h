@@ -13,6 +13,7 @@
 #define CPL_ENGINE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 
 #include "finding.h"
@@ -129,6 +130,19 @@ const struct cpl_wlist *cpl_engine_workloads(const struct cpl_engine *e);
 /* The text of a file the engine read, or NULL; borrowed. */
 const char *cpl_engine_source_text(const struct cpl_engine *e,
 				   const char *path, size_t *len);
+
+/* Whether the file the engine read at path is YAML or JSON (not
+ * Python). */
+bool cpl_engine_source_is_yaml(const struct cpl_engine *e, const char *path);
+
+/*
+ * Whether the regular file st names (an existing --output-file) is one
+ * this run read and judged: Python, or YAML that held a workload.  A
+ * report written there would replace it.  path: the file as named (its
+ * base name narrows the sources compared).
+ */
+bool cpl_engine_judged_file(const struct cpl_engine *e, const char *path,
+			    const struct stat *st);
 
 /* The configured throttling threshold in percent (default 10). */
 double cpl_engine_throttle_threshold(const struct cpl_engine *e);

@@ -94,6 +94,8 @@ struct cpl_engine {
 	char **keys;			/* owned keys of by_path and absent */
 	size_t nkeys, keys_cap;
 	struct cpl_strmap absent;	/* paths the linker found missing */
+	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
+					 * when its code changed, 1 not */
 	struct cpl_strmap listed;	/* directories a plain walk listed,
 					 * normalised → their entries' map
 					 * (names that may matter to the
@@ -222,6 +224,9 @@ void cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
  * diff base (every line until one is set; live findings always). */
 bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
 			     int line);
+/* Whether a file (as the engine names it) changed at all since the diff
+ * base (false outside the repository). */
+bool cpl_engine_file_changed(const struct cpl_engine *e, const char *file);
 /* Marks f suppressed by a comment at its place, an annotation of its
  * workload or a configured ignore, when one applies. */
 void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);

@@ -86,5 +86,6 @@ cpl_finding_budget_free(struct cpl_budget_entry *b)
 	how_free(&b->how_threads);
 	how_free(&b->how_workers);
 	free(b->measured_pod);
+	free(b->measure_notes);
 	memset(b, 0, sizeof(*b));
 }

@@ -142,6 +142,10 @@ struct cpl_budget_entry {
 	const char *source;		/* "cadvisor", "prometheus" (static) */
 	double window_s;		/* seconds measured over (0 unknown) */
 	bool since_start;		/* the window is the container's life */
+	bool window_clamped;		/* the window is the time it has run,
+					 * shorter than the one asked for */
+	char *measure_notes;		/* what was not measured or is out of
+					 * range, and why: one per line */
 	double m_threads;		/* measured; < 0 unknown */
 	double cpu_used;		/* CPUs over the window; < 0 unknown */
 	double throttled_pct;		/* < 0 unknown */

@@ -136,6 +136,72 @@ has_item(const struct cpl_yenode *seq, const char *key, const char *value)
 	return false;
 }
 
+/* Says on the finding why it carries no edit (the fix sentence stays). */
+static void
+no_edit(struct cpl_finding *f, const char *why)
+{
+	char *s;
+
+	if (f->fix && strstr(f->fix, "(No automatic edit: "))
+		return;		/* one reason is enough */
+	s = cpl_xasprintf("%s (No automatic edit: %s.)", f->fix ? f->fix : "",
+			  why);
+	free(f->fix);
+	f->fix = s;
+}
+
+/*
+ * Whether an edit at node n would change another node too: n, or a
+ * collection holding it, is anchored and read again through an alias.
+ * Then the finding gets no edit and its fix says why.
+ */
+static bool
+shared(struct cpl_finding *f, const struct cpl_yenode *n)
+{
+	const char *a = cpl_yedit_shared(n);
+	char *why;
+
+	if (a == NULL)
+		return false;
+	why = cpl_xasprintf("the value is inside &%s, which another place "
+			    "reads (*%s); give that place its own copy "
+			    "first", a, a);
+	no_edit(f, why);
+	free(why);
+	return true;
+}
+
+/* shared() for the YAML node holding byte off of file (a count inside
+ * a command, a value after its anchor); false for Python. */
+static bool
+shared_at(struct cpl_check *ck, struct cpl_finding *f, const char *file,
+	  size_t off)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, file);
+
+	return ed != NULL && shared(f, cpl_yedit_at(ed, off));
+}
+
+/*
+ * Whether mapping m takes fields from a merge key (<<: *base) and lacks
+ * key: the base may hold key, and a key added to m would hide it.  Then
+ * the finding gets no edit and its fix says why.
+ */
+static bool
+merged(struct cpl_finding *f, const struct cpl_yenode *m, const char *key)
+{
+	char *why;
+
+	if (cpl_yedit_get(m, "<<") == NULL || cpl_yedit_get(m, key) != NULL)
+		return false;
+	why = cpl_xasprintf("the mapping takes its fields from a merge key "
+			    "(<<), which may hold %s; write %s in it first",
+			    key, key);
+	no_edit(f, why);
+	free(why);
+	return true;
+}
+
 /* Moves the insertions onto the finding as edits of file. */
 static void
 add_edits(struct cpl_finding *f, const char *file, struct cpl_yedit_out *o)
@@ -166,7 +232,7 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (cn == NULL)
 		cn = trainer_node(ed, c);
-	if (cn == NULL || n == 0)
+	if (cn == NULL || n == 0 || shared(f, cn))
 		return;
 	pairs = cpl_xcalloc(n, sizeof(*pairs));
 	entries = cpl_xcalloc(2 * n, sizeof(*entries));
@@ -185,6 +251,8 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 	env = simple_env(cn, &into);
 	if (env == NULL)
 		into = cn;
+	if (merged(f, into, "env"))
+		goto out;
 	if (env != NULL && cpl_yedit_is_map(env)) {
 		list = (struct cpl_yval){ .kind = CPL_YV_MAP, .key = "env",
 			.kids = pairs, .nkids = n };
@@ -196,6 +264,7 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 		.nkids = 1 };
 	if (cpl_yedit_merge(ed, into, &top, &out) == 0)
 		add_edits(f, c->pos.file, &out);
+out:
 	cpl_yedit_out_free(&out);
 	free(pairs);
 	free(entries);
@@ -238,7 +307,9 @@ cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 
 	if (cn == NULL || (pod = pod_node(cn)) == NULL ||
-	    !cpl_yedit_is_map(pod) || size == NULL ||
+	    !cpl_yedit_is_map(pod) || size == NULL || shared(f, cn) ||
+	    shared(f, pod) ||
+	    merged(f, cn, "volumeMounts") || merged(f, pod, "volumes") ||
 	    has_item(cpl_yedit_get(pod, "volumes"), "name", "dshm") ||
 	    has_item(cpl_yedit_get(cn, "volumeMounts"), "mountPath",
 		     "/dev/shm"))
@@ -266,7 +337,7 @@ cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 	size_t n = 0;
 
-	if (cn == NULL)
+	if (cn == NULL || shared(f, cn) || merged(f, cn, "resources"))
 		return;
 	if (request)
 		kinds[n++] = (struct cpl_yval){ .kind = CPL_YV_MAP,
@@ -302,7 +373,7 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 		return;
 	v = cpl_yedit_find(ed, c->request_pos.line, c->request_pos.column);
 	in = cpl_yedit_parent(v);
-	if (v == NULL || !cpl_yedit_is_map(in))
+	if (v == NULL || !cpl_yedit_is_map(in) || shared(f, v))
 		return;
 	if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
 	    cpl_str_eq(cpl_yedit_key_of(in), "requests")) {
@@ -382,13 +453,14 @@ replace_bytes(struct cpl_finding *f, const struct source *src,
 }
 
 /*
- * The replacement text in the quoting of the scalar it replaces, which
- * starts with first: a double-quoted simple value ("4", as the rules
- * write it) becomes '4' after a single-quoted one and 4 after a plain
- * number (so an integer stays an integer).  NULL: use text as it is.
+ * The replacement text in the quoting of the scalar it replaces: a
+ * double-quoted simple value ("4", as the rules write it) becomes '4'
+ * after a single-quoted one, and 4 after a plain number (so an integer
+ * stays an integer; a plain string such as 500m keeps the quotes, so it
+ * stays a string).  NULL: use text as it is.
  */
 static char *
-restyle(char first, const char *text)
+restyle(char first, bool plain_number, const char *text)
 {
 	size_t n = strlen(text), i;
 	bool number = n > 2;
@@ -405,9 +477,26 @@ restyle(char first, const char *text)
 	}
 	if (first == '\'')
 		return cpl_xasprintf("'%.*s'", (int)(n - 2), text + 1);
-	if (first != '"' && number)
+	if (first != '"' && number && plain_number)
 		return cpl_xstrndup(text + 1, n - 2);
 	return NULL;
+}
+
+/* Whether [s, e) is a number written plain (digits, one dot). */
+static bool
+plain_number(const char *s, const char *e)
+{
+	bool digit = false;
+
+	if (s < e && (*s == '-' || *s == '+'))
+		s++;
+	for (; s < e; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s != '.')
+			return false;
+	}
+	return digit;
 }
 
 void
@@ -424,11 +513,32 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
 	off = cpl_fixedit_offset(src, pos->line, pos->column);
-	if (off < 0)
+	if (off < 0 || shared_at(ck, f, pos->file, (size_t)off))
 		return;
-	p = start = src->text + off;
+	p = src->text + off;
 	end = src->text + src->len;
-	if (*p == '"' || *p == '\'') {
+	/* An anchor or a tag stays. */
+	while (p < end && (*p == '&' || *p == '!')) {
+		while (p < end && !strchr(" \t\r\n", *p))
+			p++;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+	}
+	start = p;
+	if (p < end && (*p == '|' || *p == '>')) {
+		/* A block scalar is replaced whole by a flow one. */
+		const struct cpl_yedit *ed = yedit_of(ck, pos->file);
+		const struct cpl_yenode *n = cpl_yedit_find(ed, pos->line,
+							    pos->column);
+		size_t e = cpl_yedit_end(n);
+
+		if (cpl_yedit_str(n) == NULL || e <= (size_t)(p - src->text))
+			return;
+		while (e > (size_t)(p - src->text) &&
+		       strchr(" \t\r\n", src->text[e - 1]))
+			e--;
+		p = src->text + e;
+	} else if (p < end && (*p == '"' || *p == '\'')) {
 		char q = *p++;
 
 		while (p < end && *p != '\n') {
@@ -458,8 +568,8 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 		if (p == start)
 			return;
 	}
-	styled = restyle(*start, text);
-	replace_bytes(f, src, pos->file, (size_t)off,
+	styled = restyle(*start, plain_number(start, p), text);
+	replace_bytes(f, src, pos->file, (size_t)(start - src->text),
 		      (size_t)(p - src->text), styled ? styled : text);
 	free(styled);
 }
@@ -496,7 +606,8 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 		num[j - i] = '\0';
 		if (j < src->len && is_word(src->text[j]))
 			return false;
-		if (cpl_parse_long(&v, num) < 0 || v != from)
+		if (cpl_parse_long(&v, num) < 0 || v != from ||
+		    shared_at(ck, f, pos->file, i))
 			return false;
 		text = cpl_xasprintf("%ld", to);
 		replace_bytes(f, src, pos->file, i, j, text);
@@ -565,13 +676,26 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 	const struct source *src = pos && pos->file ?
 		cpl_engine_text_source(ck->e, pos->file) : NULL;
 	long off;
-	size_t i;
+	size_t i, content, had = f->nedits;
 	char q[32];
 
 	if (src == NULL ||
 	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	i = (size_t)off;
+	if (shared_at(ck, f, pos->file, i))
+		return false;
+	/* An anchor or a tag before the value (replace_scalar keeps it). */
+	while (i < src->len && (src->text[i] == '&' || src->text[i] == '!')) {
+		while (i < src->len && !strchr(" \t\r\n", src->text[i]))
+			i++;
+		while (i < src->len && (src->text[i] == ' ' ||
+					src->text[i] == '\t'))
+			i++;
+	}
+	content = i;
+	if (i < src->len && (src->text[i] == '|' || src->text[i] == '>'))
+		goto whole;
 	if (i < src->len && (src->text[i] == '"' || src->text[i] == '\''))
 		i++;
 	while (i < src->len && src->text[i] >= '0' && src->text[i] <= '9')
@@ -580,11 +704,12 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 		i++;
 	/* A scalar that is only the number: replaced whole and quoted, as
 	 * CPU202 and CPU203 replace it, so equal edits dedupe. */
-	if (i > (size_t)off && (i >= src->len ||
-				    strchr(" \t\r\n,]}#", src->text[i]))) {
-		snprintf(q, sizeof(q), "\"%ld\"", to);
-		cpl_check_replace_scalar(ck, f, pos, q);
-		return true;
-	}
+	if (i > content &&
+	    (i >= src->len || strchr(" \t\r\n,]}#", src->text[i])))
+		goto whole;
 	return cpl_check_replace_count(ck, f, pos, from, to);
+whole:
+	snprintf(q, sizeof(q), "\"%ld\"", to);
+	cpl_check_replace_scalar(ck, f, pos, q);
+	return f->nedits > had;
 }

@@ -7,26 +7,24 @@
  * through the same manifest loader as a file, so static and live findings
  * come from the same model.  Caches: one GET per ConfigMap and per owner
  * (an MPIJob is read for its workers' slotsPerWorker), one metrics read
- * per node (per sample), so a 1,000-pod list costs a
+ * per node (per sample, livemeasure.c), so a 1,000-pod list costs a
  * handful of requests beyond the list itself.
  *
  * At scale (livepods.h): a Pod list is read item by item as each page
  * arrives; a Pod whose top owner already has a Pod of the same spec is
  * only counted and recorded for measuring (name, node, start times), so
  * one workload stands for the group and memory follows the distinct
- * workloads, not the Pods.  A group's measured figures are its most
- * throttled Pod's, named (measured_pod).
+ * workloads, not the Pods.  Measuring them is livemeasure.c's: a group's
+ * measured figures are its most throttled Pod's, named (measured_pod).
  */
 #include "live.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "kube/cadvisor.h"
-#include "kube/prometheus.h"
+#include "livemeasure.h"
 #include "livepods.h"
 #include "load/loader.h"
 #include "rule.h"
@@ -464,6 +462,43 @@ judge_pod_role(struct live *l, struct cpl_liveowner *owner, const char *ns,
 }
 
 /*
+ * obj's JSON text for the YAML reader.  jansson writes DEL, the C1
+ * controls U+0080..U+009F and U+FFFE/U+FFFF raw, and libyaml refuses
+ * them anywhere in its input ("control characters are not allowed"), so
+ * an object whose name or env held one was an error instead of being
+ * linted; they are written as \u escapes, which the double-quoted
+ * strings of JSON (and YAML) read back.  Outside strings JSON is ASCII.
+ * NULL when jansson cannot serialise; caller frees.
+ */
+static char *
+object_text(const json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+	const unsigned char *p;
+	struct cpl_buf b;
+
+	if (text == NULL || strpbrk(text, "\x7f\xc2\xef") == NULL)
+		return text;
+	cpl_buf_init(&b, 0);
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == 0x7f) {
+			cpl_buf_adds(&b, "\\u007f");
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			cpl_buf_addf(&b, "\\u%04x", p[1]);
+			p++;
+		} else if (p[0] == 0xef && p[1] == 0xbf &&
+			   (p[2] == 0xbe || p[2] == 0xbf)) {
+			cpl_buf_adds(&b, p[2] == 0xbe ? "\\ufffe" : "\\uffff");
+			p += 2;
+		} else {
+			cpl_buf_addc(&b, (char)*p);
+		}
+	}
+	free(text);
+	return cpl_buf_detach(&b);
+}
+
+/*
  * Loads one object's JSON through the manifest loader and adds its
  * workloads (named after object) to the engine.  For a Pod, the new
  * workload is returned in *pod_w (NULL otherwise).
@@ -475,7 +510,7 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 	struct cpl_wlist wl = { 0 };
 	struct cpl_ystream *s = NULL;
 	struct cpl_error err = { 0 };
-	char *text = json_dumps(obj, JSON_COMPACT);
+	char *text = object_text(obj);
 	size_t i;
 
 	if (pod_w)
@@ -825,428 +860,6 @@ out:
 	free(type);
 }
 
-/* ---- throttling -------------------------------------------------------- */
-
-/* One read of every node's counters: node name → parsed metrics. */
-struct sample {
-	struct cpl_strmap nodes;	/* node → struct cpl_cadvisor * or
-					 * &missing_cm when unreadable */
-	char **names;
-	size_t n, names_cap;
-	struct cpl_buf forbidden;	/* nodes whose proxy RBAC denies */
-};
-
-static void
-sample_free(struct sample *s)
-{
-	size_t i;
-
-	/* Values first, keys after: a lookup probes other slots' keys, so
-	 * no key may be freed while the map is still read. */
-	for (i = 0; i < s->n; i++) {
-		void *m = cpl_strmap_get(&s->nodes, s->names[i]);
-
-		if (m != &missing_cm)
-			cpl_cadvisor_free(m);
-	}
-	cpl_strmap_free(&s->nodes);
-	for (i = 0; i < s->n; i++)
-		free(s->names[i]);
-	free(s->names);
-	cpl_buf_free(&s->forbidden);
-}
-
-/*
- * Reads node's metrics into s unless s has them; why they could not be
- * read goes to the notes, or (RBAC) to forbidden when it is not NULL.
- */
-static void
-sample_node(struct live *l, struct sample *s, const char *node,
-	    struct cpl_buf *forbidden, bool note)
-{
-	struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
-				    "proxy/metrics/cadvisor" };
-	struct cpl_error err = { 0 };
-	struct cpl_cadvisor *m = NULL;
-	char *body = NULL, *origin;
-	size_t len;
-	int rc;
-
-	if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
-		return;
-	cpl_xgrow((void **)&s->names, &s->names_cap, s->n + 1,
-		  sizeof(*s->names));
-	s->names[s->n] = cpl_xstrdup(node);
-	rc = cpl_kubeclient_get_raw(&body, &len, l->client, &ref, &err);
-	origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor", node);
-	if (rc == 0 && cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
-		rc = -1;
-	if (rc < 0 && note) {
-		if (rc == CPL_KUBE_FORBIDDEN)
-			cpl_buf_addf(forbidden, "%s%s",
-				     forbidden->len ? ", " : "", node);
-		else
-			cpl_buf_addf(l->notes, "throttling was not measured "
-				     "on node %s: %s\n", node, err.message);
-	}
-	cpl_strmap_put(&s->nodes, s->names[s->n],
-		       rc == 0 ? (void *)m : (void *)&missing_cm);
-	s->n++;
-	free(origin);
-	free(body);
-	cpl_error_clear(&err);
-}
-
-/* Once, for every node RBAC keeps closed. */
-static void
-note_forbidden(struct live *l, const struct cpl_buf *forbidden)
-{
-	if (forbidden->len)
-		cpl_buf_addf(l->notes, "throttling was not measured on node%s "
-			     "%s: RBAC does not allow `get` on `nodes/proxy` "
-			     "(a ClusterRole rule with resources "
-			     "[\"nodes/proxy\"] and verbs [\"get\"] would); "
-			     "--prometheus URL would measure threads, CPU "
-			     "use and throttling from Prometheus instead\n",
-			     strchr(cpl_buf_str(forbidden), ',') ? "s" : "",
-			     cpl_buf_str(forbidden));
-}
-
-/* An empty sample. */
-static void
-sample_init(struct sample *s)
-{
-	memset(s, 0, sizeof(*s));
-	cpl_buf_init(&s->forbidden, 0);
-}
-
-/* Reads each node's metrics once; notes why a node could not be read. */
-static void
-take_sample(struct live *l, struct sample *s, bool note)
-{
-	size_t i;
-
-	sample_init(s);
-	for (i = 0; i < l->lp.nnodes; i++)
-		sample_node(l, s, l->lp.nodes[i], &s->forbidden, note);
-	if (note)
-		note_forbidden(l, &s->forbidden);
-}
-
-static const struct cpl_cadvisor_counters *
-counters(const struct sample *s, const struct cpl_livepod *p, const char *ns,
-	 const char *c)
-{
-	void *m = p->node ? cpl_strmap_get(&s->nodes, p->node) : NULL;
-
-	if (m == NULL || m == &missing_cm)
-		return NULL;
-	return cpl_cadvisor_find(m, ns, p->name, c);
-}
-
-static void
-sleep_seconds(double s)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static double
-mono_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Threads now, CPUs used and the throttled share of c from one read x
- * (since the container started, at start epoch seconds; 0 unknown) or
- * two, x then y, elapsed seconds apart. */
-static void
-measure_container(struct cpl_container *c, double start,
-		  const struct cpl_cadvisor_counters *x,
-		  const struct cpl_cadvisor_counters *y, double window,
-		  double elapsed, double now)
-{
-	const struct cpl_cadvisor_counters *last = y ? y : x;
-
-	c->measure_source = "cadvisor";
-	if (y) {
-		c->measure_window = window;
-	} else if (start > 0 && now > start) {
-		c->measure_window = now - start;
-		c->since_start = true;
-	} else {
-		c->since_start = true;
-	}
-	if (last->has_threads)
-		c->threads_now = last->threads;
-	if (y && x->has_cpu_seconds && y->has_cpu_seconds && elapsed > 0)
-		c->cpu_used = y->cpu_seconds > x->cpu_seconds ?
-			      (y->cpu_seconds - x->cpu_seconds) / elapsed : 0;
-	else if (!y && x->has_cpu_seconds && c->measure_window > 0)
-		c->cpu_used = x->cpu_seconds / c->measure_window;
-	if (!x->has_periods || (y && !y->has_periods)) {
-		/* No CFS quota (no limit) or no counters: nothing to say
-		 * about throttling. */
-		c->throttle = CPL_THROTTLE_UNAVAILABLE;
-		c->throttle_note = cpl_xstrdup("no cAdvisor counters for it");
-		return;
-	}
-	c->throttle = CPL_THROTTLE_MEASURED;
-	if (y && y->periods >= x->periods) {
-		c->periods = (uint64_t)(y->periods - x->periods);
-		c->throttled_periods = (uint64_t)
-			(y->throttled_periods > x->throttled_periods ?
-			 y->throttled_periods - x->throttled_periods : 0);
-		c->window_seconds = window;
-	} else {
-		c->periods = (uint64_t)x->periods;
-		c->throttled_periods = (uint64_t)x->throttled_periods;
-	}
-	if (c->periods > 0)
-		c->throttled_pct = 100.0 * (double)c->throttled_periods /
-				   (double)c->periods;
-}
-
-/* Whether measured m is worse than what dst holds: more throttled, then
- * more threads, then more CPU used. */
-static bool
-worse(const struct cpl_container *m, const struct cpl_container *dst)
-{
-	if (m->throttle != CPL_THROTTLE_MEASURED)
-		return dst->throttle == CPL_THROTTLE_NONE;
-	if (dst->throttle != CPL_THROTTLE_MEASURED)
-		return true;
-	if (m->throttled_pct != dst->throttled_pct)
-		return m->throttled_pct > dst->throttled_pct;
-	if (m->threads_now != dst->threads_now)
-		return m->threads_now > dst->threads_now;
-	return m->cpu_used > dst->cpu_used;
-}
-
-/*
- * What was measured for container j of Pod p, in m (a scratch container
- * whose note is taken), kept in the group's workload: as it is for a
- * group of one Pod; for several, the worst Pod's figures, named.
- */
-static void
-keep_measure(struct live *l, const struct cpl_livepod *p, size_t j,
-	     struct cpl_container *m)
-{
-	const struct cpl_livegroup *g = &l->lp.groups[p->group];
-	struct cpl_container *dst = &g->w->containers[j];
-
-	if (g->pods > 1 && !worse(m, dst)) {
-		free(m->throttle_note);
-		return;
-	}
-	free(dst->throttle_note);
-	dst->throttle_note = m->throttle_note;
-	dst->throttle = m->throttle;
-	dst->throttled_periods = m->throttled_periods;
-	dst->periods = m->periods;
-	dst->window_seconds = m->window_seconds;
-	dst->measure_source = m->measure_source;
-	dst->measure_window = m->measure_window;
-	dst->since_start = m->since_start;
-	dst->threads_now = m->threads_now;
-	dst->cpu_used = m->cpu_used;
-	dst->throttled_pct = m->throttled_pct;
-	free(dst->measured_pod);
-	dst->measured_pod = g->pods > 1 && m->measure_source ?
-		cpl_xasprintf("pod/%s/%s", g->namespace, p->name) : NULL;
-}
-
-/* A scratch container for one Pod's figures: nothing measured yet. */
-static void
-scratch(struct cpl_container *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->threads_now = -1;
-	m->cpu_used = -1;
-	m->throttled_pct = -1;
-}
-
-/* Threads, CPU use and throttling of every live container from
- * Prometheus over --window; a failure is one engine error. */
-static void
-measure_prometheus(struct live *l)
-{
-	struct cpl_prometheus_pod *pods = cpl_xcalloc(l->lp.npods,
-						      sizeof(*pods));
-	struct cpl_prometheus *pm = NULL;
-	struct cpl_error err = { 0 };
-	double window = l->o->window_seconds > 0 ? l->o->window_seconds :
-			3600;
-	size_t i, j;
-
-	for (i = 0; i < l->lp.npods; i++) {
-		pods[i].namespace = l->lp.groups[l->lp.pods[i].group].namespace;
-		pods[i].name = l->lp.pods[i].name;
-	}
-	if (cpl_prometheus_query(&pm, &l->o->prometheus, pods, l->lp.npods,
-				 window, &err) < 0) {
-		live_error(l, &err);
-		cpl_error_clear(&err);
-		free(pods);
-		return;
-	}
-	for (i = 0; i < l->lp.npods; i++) {
-		const struct cpl_livepod *p = &l->lp.pods[i];
-		const struct cpl_workload *w = l->lp.groups[p->group].w;
-
-		for (j = 0; j < w->ncontainers; j++) {
-			const struct cpl_container *c = &w->containers[j];
-			const struct cpl_prometheus_series *x;
-			struct cpl_container m;
-
-			if (c->role == CPL_CROLE_INIT)
-				continue;
-			scratch(&m);
-			x = cpl_prometheus_find(pm, pods[i].namespace, p->name,
-						c->name);
-			if (x == NULL) {
-				m.throttle = CPL_THROTTLE_UNAVAILABLE;
-				m.throttle_note = cpl_xstrdup("no series in "
-					"Prometheus for it");
-				keep_measure(l, p, j, &m);
-				continue;
-			}
-			m.measure_source = "prometheus";
-			m.measure_window = window;
-			if (x->has_threads)
-				m.threads_now = x->threads;
-			if (x->has_cpu)
-				m.cpu_used = x->cpu;
-			if (x->has_throttled) {
-				m.throttle = CPL_THROTTLE_MEASURED;
-				m.throttled_pct = 100.0 * x->throttled_ratio;
-				m.window_seconds = window;
-			} else {
-				m.throttle = CPL_THROTTLE_UNAVAILABLE;
-				m.throttle_note = cpl_xstrdup("no CFS "
-					"periods in Prometheus for it");
-			}
-			keep_measure(l, p, j, &m);
-		}
-	}
-	cpl_prometheus_free(pm);
-	free(pods);
-}
-
-/* Measures Pod p's containers from sample a (and b, elapsed seconds
- * later, when two). */
-static void
-measure_pod(struct live *l, const struct cpl_livepod *p,
-	    const struct sample *a, const struct sample *b, double elapsed,
-	    double now)
-{
-	const struct cpl_livegroup *g = &l->lp.groups[p->group];
-	size_t j;
-
-	for (j = 0; j < g->w->ncontainers; j++) {
-		const struct cpl_container *c = &g->w->containers[j];
-		const struct cpl_cadvisor_counters *x, *y;
-		struct cpl_container m;
-
-		if (c->role == CPL_CROLE_INIT)
-			continue;
-		scratch(&m);
-		x = counters(a, p, g->namespace, c->name);
-		y = b ? counters(b, p, g->namespace, c->name) : NULL;
-		if (x == NULL || (b && y == NULL)) {
-			m.throttle = CPL_THROTTLE_UNAVAILABLE;
-			m.throttle_note = cpl_xstrdup(p->node == NULL ?
-				"the Pod is not scheduled on a node" :
-				"no cAdvisor counters for it");
-		} else {
-			measure_container(&m, p->started ?
-					  (double)p->started[j] : 0, x, y,
-					  l->o->sample_seconds, elapsed, now);
-		}
-		keep_measure(l, p, j, &m);
-	}
-}
-
-/*
- * One read per node, node after node: each node's metrics are read, its
- * Pods measured, and the metrics freed before the next node, so memory
- * holds one node's metrics, not the cluster's.
- */
-static void
-measure_by_node(struct live *l, double now)
-{
-	size_t *start = cpl_xcalloc(l->lp.nnodes + 2, sizeof(*start));
-	size_t *order = cpl_xcalloc(l->lp.npods, sizeof(*order));
-	struct cpl_buf forbidden;
-	size_t i, k;
-
-	/* The Pods by node (a counting sort; unscheduled ones last). */
-	for (i = 0; i < l->lp.npods; i++) {
-		size_t ix = l->lp.pods[i].node_ix;
-
-		start[(ix == SIZE_MAX ? l->lp.nnodes : ix) + 1]++;
-	}
-	for (k = 1; k <= l->lp.nnodes + 1; k++)
-		start[k] += start[k - 1];
-	for (i = 0; i < l->lp.npods; i++) {
-		size_t ix = l->lp.pods[i].node_ix;
-
-		order[start[ix == SIZE_MAX ? l->lp.nnodes : ix]++] = i;
-	}
-	/* start[k] is now where node k + 1 begins. */
-	cpl_buf_init(&forbidden, 0);
-	for (k = 0, i = 0; k <= l->lp.nnodes; k++) {
-		struct sample a;
-
-		sample_init(&a);
-		if (k < l->lp.nnodes)
-			sample_node(l, &a, l->lp.nodes[k], &forbidden, true);
-		for (; i < start[k]; i++)
-			measure_pod(l, &l->lp.pods[order[i]], &a, NULL, 0, now);
-		sample_free(&a);
-	}
-	note_forbidden(l, &forbidden);
-	cpl_buf_free(&forbidden);
-	free(order);
-	free(start);
-}
-
-static void
-measure(struct live *l)
-{
-	struct sample a, b;
-	size_t i;
-	double t0, t1, now = (double)time(NULL);
-
-	if (l->lp.npods == 0)
-		return;
-	if (l->o->prometheus.url) {
-		measure_prometheus(l);
-		return;
-	}
-	if (l->o->sample_seconds <= 0) {
-		measure_by_node(l, now);
-		return;
-	}
-	/* Two reads of every node, the window apart. */
-	t0 = mono_seconds();
-	take_sample(l, &a, true);
-	sleep_seconds(l->o->sample_seconds);
-	t1 = mono_seconds();
-	take_sample(l, &b, false);
-	for (i = 0; i < l->lp.npods; i++)
-		measure_pod(l, &l->lp.pods[i], &a, &b, t1 - t0, now);
-	sample_free(&a);
-	sample_free(&b);
-}
-
 /* ---- entry points ------------------------------------------------------ */
 
 bool
@@ -1363,21 +976,27 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		 struct cpl_buf *notes)
 {
 	struct live l = { .e = e, .o = o, .notes = notes };
+	struct cpl_livemeasure lm;
 	struct cpl_error err = { 0 };
 	size_t i;
 	int rc = -1;
 
+	/* The client first: its time limit (--live-timeout) bounds the
+	 * exec plugin that the credentials may run, too. */
 	if (cpl_kubeconfig_load(&l.kc, &o->kube, &err) < 0 ||
-	    cpl_kubeconfig_credentials(l.kc, false, &err) < 0 ||
 	    cpl_kubeclient_new(&l.client, l.kc, &err) < 0) {
 		live_error(&l, &err);
 		goto out;
 	}
-	l.info = cpl_kubeconfig_info(l.kc);
 	if (o->run_timeout_set)
 		cpl_kubeclient_set_deadline(l.client,
 					    (long)(o->run_timeout_seconds *
 						   1000));
+	if (cpl_kubeconfig_credentials(l.kc, false, &err) < 0) {
+		live_error(&l, &err);
+		goto out;
+	}
+	l.info = cpl_kubeconfig_info(l.kc);
 	if (o->log)
 		cpl_kubeclient_set_log(l.client, o->log, o->log_ctx);
 	if (ntargets == 0) {
@@ -1405,7 +1024,9 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		add_target(&l, targets[i]);
 	}
 	cpl_livepods_finish(&l.lp);
-	measure(&l);
+	lm = (struct cpl_livemeasure){ e, o, l.client, &l.lp, notes,
+				       (double)time(NULL) };
+	cpl_livemeasure_run(&lm);
 	rc = 0;
 out:
 	cpl_error_clear(&err);

@@ -12,8 +12,10 @@
  * values stay unknown).  A controller is linted as its template and
  * through its live Pods.  Throttling comes from the kubelet's cAdvisor
  * metrics through the API server's node proxy, once per node (twice with
- * a sampling window), or with --prometheus from Prometheus over --window;
- * threads, CPU use and throttling each container measured go into it.
+ * a sampling window), or with --prometheus from Prometheus over --window
+ * (at most the time each container has run); threads, CPU use and
+ * throttling each container measured go into it, a figure out of range
+ * as unknown with a note (livemeasure.h).
  * Without RBAC for nodes/proxy one note says so, which permission would
  * allow it and that --prometheus would measure, never a failure; a
  * Prometheus that fails is one error (the findings are still reported).
@@ -43,9 +45,12 @@ struct cpl_live_opts {
 	const char *selector;		/* -l */
 	double sample_seconds;		/* --sample; 0: lifetime counters */
 	struct cpl_prometheus_opts prometheus;	/* url NULL: cAdvisor */
-	double window_seconds;		/* --window (Prometheus); 0: 1h */
+	double window_seconds;		/* --window (Prometheus); 0: 1h;
+					 * a container that has run less is
+					 * measured over the time it has run */
 	bool run_timeout_set;		/* --live-timeout given: */
-	double run_timeout_seconds;	/* the whole run; 0: no limit
+	double run_timeout_seconds;	/* the whole run (requests, exec
+					 * plugins, Prometheus); 0: no limit
 					 * (unset: 5 minutes) */
 	cpl_kube_log_fn log;		/* -v: one line per request */
 	void *log_ctx;

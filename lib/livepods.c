@@ -7,6 +7,12 @@
  * the text itself, not a hash of it, so no collision can merge two
  * specs).  The canonical text is written from the JSON with lengths
  * before strings, so no two different values write the same text.
+ *
+ * Every field of a Pod the API server may leave out (an owner
+ * reference's controller, kind or name; the Pod's kind in a list; its
+ * status) is read as absent, never assumed present: an absent value
+ * writes its own mark ('-'), and an owner reference's controller is a
+ * boolean, absent meaning false as in Kubernetes.
  */
 #include "livepods.h"
 
@@ -227,12 +233,17 @@ put_array(struct cpl_buf *b, const json_t *a, int depth)
 	cpl_buf_addc(b, ']');
 }
 
+/* Writes v (NULL: absent) with its type first, up to a depth of 64. */
 static void
 put_value(struct cpl_buf *b, const json_t *v, int depth)
 {
 	const char *k;
 	const json_t *x;
 
+	if (v == NULL) {	/* absent: json_typeof() needs a value */
+		cpl_buf_addc(b, '-');
+		return;
+	}
 	if (depth > 64) {
 		cpl_buf_addc(b, '?');
 		return;
@@ -325,8 +336,10 @@ cpl_livepods_key(const struct cpl_liveowner *owner, const json_t *pod)
 	put_labels(&b, json_object_get(meta, "labels"));
 	cpl_buf_adds(&b, "owners[");
 	json_array_foreach(refs, i, v) {
+		/* controller is optional: absent is false. */
 		put_value(&b, json_object_get(v, "kind"), 1);
-		put_value(&b, json_object_get(v, "controller"), 1);
+		cpl_buf_addc(&b, json_is_true(json_object_get(v, "controller")) ?
+			     't' : 'f');
 	}
 	cpl_buf_adds(&b, "]spec{");
 	json_object_foreach((json_t *)spec, k, v) {

@@ -522,7 +522,10 @@ diff_head(struct cpl_engine *e, bool *done)
  * Whether a context finding involves a named file; when its own place is
  * elsewhere, moves it to the first related place in a named file on a
  * changed line (else the first in a named file), and keeps its own place
- * as a related one.
+ * as a related one.  A named file that changed (since HEAD, or the diff
+ * base) must have changed at one of those places: a commit that edits a
+ * comment of train.py does not bring back the old findings of the jobs
+ * that run it.  One that did not change (linted by hand) brings them all.
  */
 static bool
 place(struct cpl_engine *e, struct cpl_finding *f, bool *diffed)
@@ -539,19 +542,21 @@ place(struct cpl_engine *e, struct cpl_finding *f, bool *diffed)
 		n += is_seed(e, f->related[k].file);
 	if (n == 0)
 		return false;
-	if (n > 1)
-		diff_head(e, diffed);
+	diff_head(e, diffed);
 	for (k = 0; k < f->nrelated; k++) {
 		if (!is_seed(e, f->related[k].file))
 			continue;
-		if (best < 0)
-			best = (long)k;
-		if (n > 1 && cpl_engine_line_changed(e, f->related[k].file,
-						     f->related[k].line)) {
+		if (cpl_engine_line_changed(e, f->related[k].file,
+					    f->related[k].line)) {
 			best = (long)k;
 			break;
 		}
+		if (!cpl_engine_file_changed(e, f->related[k].file) &&
+		    best < 0)
+			best = (long)k;
 	}
+	if (best < 0)
+		return false;	/* its named files changed elsewhere */
 	r = &f->related[best];
 	file = f->file;
 	line = f->line;

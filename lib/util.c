@@ -575,6 +575,32 @@ cpl_str_ends(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+void
+cpl_format_duration(char *out, size_t size, double seconds)
+{
+	double s = seconds > 0 ? seconds : 0;
+
+	if (s < 120)
+		cpl_format(out, size, "%ld s", (long)s);
+	else if (s < 7200)
+		cpl_format(out, size, "%ld min", (long)(s / 60));
+	else if (s < 172800)
+		cpl_format(out, size, "%ld h", (long)(s / 3600));
+	else
+		cpl_format(out, size, "%ld days", (long)(s / 86400));
+}
+
+bool
+cpl_has_control(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f)
+			return true;
+	return false;
+}
+
 /* Eight bytes at p as one word (any alignment). */
 static inline uint64_t
 word_at(const unsigned char *p)

@@ -159,6 +159,17 @@ bool cpl_str_eq(const char *a, const char *b);	/* NULL-safe */
  */
 char *cpl_redact(const char *text, const char *const *secrets);
 char *cpl_url_without_userinfo(const char *url);
+/*
+ * Whether s (n bytes; NULL: none) holds a control character: a byte below
+ * 0x20 (CR, LF and tab included) or DEL.  A credential that holds one is
+ * refused wherever it is read: sent in a header, a CR LF in it would end
+ * the header and add others.
+ */
+bool cpl_has_control(const char *s, size_t n);
+
+/* A duration for people, rounded down: "45 s", "10 min", "5 h", "3 days"
+ * (seconds under 2 min, minutes under 2 h, hours under 2 days). */
+void cpl_format_duration(char *out, size_t size, double seconds);
 
 bool cpl_str_starts(const char *s, const char *prefix);
 bool cpl_str_ends(const char *s, const char *suffix);

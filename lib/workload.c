@@ -62,7 +62,7 @@ container_clear(struct cpl_container *c)
 	cpl_strmap_free(&c->env_at);
 	cpl_launch_clear(&c->launch);
 	free(c->script_py);
-	free(c->throttle_note);
+	free(c->measure_notes);
 	free(c->measured_pod);
 	free(c->facts);
 }
@@ -198,7 +198,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 		memcpy(dst->script_py, src->script_py, src->script_len + 1);
 	}
 	dst->code = NULL;
-	dst->throttle_note = cpl_xstrdup(src->throttle_note);
+	dst->measure_notes = cpl_xstrdup(src->measure_notes);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);
 	dst->facts = NULL;	/* gathered for the copy when asked */
 }

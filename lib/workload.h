@@ -87,12 +87,16 @@ struct cpl_container {
 	uint64_t throttled_periods;	/* over the window */
 	uint64_t periods;
 	double window_seconds;		/* 0: lifetime counters */
-	char *throttle_note;		/* why not measured (RBAC, no data) */
+	char *measure_notes;		/* what was not measured and why (no
+					 * data, out of range), a window
+					 * clamped: one per line; owned */
 	/* Live only: what was measured over the window (CPU501-503 and
 	 * the budget); source NULL when nothing was. */
 	const char *measure_source;	/* "cadvisor", "prometheus" */
 	double measure_window;		/* seconds measured over */
 	bool since_start;		/* the window is its whole life */
+	bool window_clamped;		/* the window is the time it has run,
+					 * shorter than the one asked for */
 	double threads_now;		/* threads; < 0 unknown */
 	double cpu_used;		/* CPUs; < 0 unknown */
 	double throttled_pct;		/* percent of CFS periods; < 0 */

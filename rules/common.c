@@ -91,7 +91,12 @@ cpl_facts_window(char *out, size_t size, const char **source,
 	*source = c->measure_source &&
 		  strcmp(c->measure_source, "prometheus") == 0 ?
 		  "Prometheus" : "cAdvisor";
-	if (c->since_start || c->window_seconds <= 0)
+	if (c->window_clamped) {
+		char run[32];
+
+		cpl_format_duration(run, sizeof(run), w);
+		snprintf(out, size, "over the %s it has run", run);
+	} else if (c->since_start || c->window_seconds <= 0)
 		snprintf(out, size, "since it started");
 	else if (s >= 3600 && s % 3600 == 0)
 		snprintf(out, size, "over the last %ldh", s / 3600);

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Static checks: no banned string functions (STYLE.md), then cppcheck over
-# every wing of lib/, cmd/ and rules/.  jansson's iteration macros are
+# Static checks: no banned string functions (STYLE.md), no stderr write in
+# cmd/ around cpl_cli_say (values escaped), the layering of the wings, then
+# cppcheck over every wing of lib/, cmd/ and rules/.  jansson's iteration macros are
 # spelled out for cppcheck in tools/cppcheck/jansson.cfg.
 set -e
 banned=$(grep -nE '\b(sprintf|strcpy|strcat|gets|atoi|strtok)\s*\(' \
@@ -9,6 +10,16 @@ banned=$(grep -nE '\b(sprintf|strcpy|strcat|gets|atoi|strtok)\s*\(' \
 if [ -n "$banned" ]; then
 	echo "banned functions (use cpl_buf / strtol with checks):"
 	echo "$banned"
+	exit 1
+fi
+# Standard error: cmd/ writes its lines through cpl_cli_say (cmd/say.c),
+# which escapes every value (report/escape.h); a direct write could print a
+# file or object name raw, and a CI runner reads stderr for commands.
+raw=$(grep -nE '\b(v?fprintf|fputs|fputc|putc|fwrite)\s*\([^;]*\bstderr\b|\bperror\s*\(|STDERR_FILENO' \
+	$(ls cmd/*.c | grep -v '^cmd/say\.c$') || true)
+if [ -n "$raw" ]; then
+	echo "stderr written around cpl_cli_say (cmd/say.c escapes values):"
+	echo "$raw"
 	exit 1
 fi
 # Layering: each wing includes only the wings below it (lib/*/README.md).

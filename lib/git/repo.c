@@ -48,6 +48,8 @@ struct span {
 struct changed {
 	char *rel;
 	bool whole;
+	bool has_old;		/* old: its content at the merge base */
+	git_oid old;
 	struct span *v;
 	size_t n;
 	size_t cap;
@@ -1040,6 +1042,11 @@ on_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
 	if (d->status == GIT_DELTA_DELETED)
 		return 0;
 	c = changed_get(r, d->new_file.path);
+	if (d->status == GIT_DELTA_MODIFIED || d->status == GIT_DELTA_RENAMED ||
+	    d->status == GIT_DELTA_COPIED) {
+		c->old = d->old_file.id;	/* its content at the base */
+		c->has_old = true;
+	}
 	if (c->whole || h->new_lines <= 0)
 		return 0;
 	cpl_xgrow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
@@ -1169,6 +1176,31 @@ cpl_repo_diff_base(struct cpl_repo *repo, const char *ref, bool staged,
 out:
 	git_diff_free(diff);
 	git_tree_free(tree);
+	return rc;
+}
+
+int
+cpl_repo_base_text(char **out, size_t *len, struct cpl_repo *repo,
+		   const char *rel, size_t max)
+{
+	const struct changed *c = repo->diffed ? changed_find(repo, rel) :
+				  NULL;
+	git_blob *blob = NULL;
+	git_object_size_t size;
+	int rc = 1;
+
+	*out = NULL;
+	*len = 0;
+	if (c == NULL || !c->has_old ||
+	    git_blob_lookup(&blob, repo->git, &c->old) < 0)
+		return 1;
+	size = git_blob_rawsize(blob);
+	if (size <= max) {
+		*out = cpl_xstrndup(git_blob_rawcontent(blob), (size_t)size);
+		*len = (size_t)size;
+		rc = 0;
+	}
+	git_blob_free(blob);
 	return rc;
 }
 

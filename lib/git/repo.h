@@ -133,6 +133,14 @@ int cpl_repo_diff_base(struct cpl_repo *repo, const char *ref, bool staged,
 		       struct cpl_error *err);
 
 /*
+ * The content rel had at the merge base, when the changed set holds it as
+ * edited (or renamed, or copied, from a file there); caller frees *out.
+ * 0; 1 when there is none (new, unchanged, no set, larger than max).
+ */
+int cpl_repo_base_text(char **out, size_t *len, struct cpl_repo *repo,
+		       const char *rel, size_t max);
+
+/*
  * rel differs from the merge base (new, untracked, or edited, including
  * pure deletions; not a rename without edits).  O(1).  true for every file
  * until cpl_repo_diff_base() has succeeded.

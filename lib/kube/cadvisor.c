@@ -1,6 +1,7 @@
 /*
  * cadvisor.c — a one-pass reader of the Prometheus text format that keeps
- * only the two CFS counters, summed per (namespace, pod, container).
+ * only the container metrics live mode reads (CFS counters, CPU time,
+ * threads), summed per (namespace, pod, container), and the node's CPUs.
  *
  * Invariant: each input byte is looked at a bounded number of times: a
  * line is skipped after its metric name unless it is one of the two
@@ -24,6 +25,7 @@ enum metric {
 	M_PERIODS,		/* container_cpu_cfs_periods_total */
 	M_THREADS,		/* container_threads (gauge) */
 	M_USAGE,		/* container_cpu_usage_seconds_total */
+	M_MACHINE_CPUS,		/* machine_cpu_cores (the node's) */
 };
 
 static const struct {
@@ -34,6 +36,7 @@ static const struct {
 	{ "container_cpu_cfs_periods_total", M_PERIODS },
 	{ "container_threads", M_THREADS },
 	{ "container_cpu_usage_seconds_total", M_USAGE },
+	{ "machine_cpu_cores", M_MACHINE_CPUS },
 };
 
 /* One container's entry: its counters and the strings they borrow. */
@@ -50,6 +53,7 @@ struct cpl_cadvisor {
 	size_t n, cap;
 	size_t *slots;			/* index + 1; 0 is empty */
 	size_t nslots;			/* a power of two */
+	double machine_cpus;		/* machine_cpu_cores; 0 unknown */
 };
 
 /* A cursor over the input, for error positions. */
@@ -320,8 +324,20 @@ add_sample(struct cpl_cadvisor *m, struct labels *l, enum metric id,
 	struct cpl_buf key;
 	struct entry *e;
 
+	static const unsigned bad_bit[] = {
+		[M_THROTTLED] = CPL_CADVISOR_BAD_THROTTLED,
+		[M_PERIODS] = CPL_CADVISOR_BAD_PERIODS,
+		[M_THREADS] = CPL_CADVISOR_BAD_THREADS,
+		[M_USAGE] = CPL_CADVISOR_BAD_CPU,
+	};
+
+	if (id == M_MACHINE_CPUS) {	/* one per node, no pod labels */
+		if (isfinite(v) && v >= 1)
+			m->machine_cpus = v;
+		return;
+	}
 	if (!l->has_ns || !(l->has_pod || l->has_pod_name) ||
-	    cpl_buf_str(pod)[0] == '\0' || !isfinite(v))
+	    cpl_buf_str(pod)[0] == '\0')
 		return;
 	cpl_buf_init(&key, 0);
 	cpl_buf_add(&key, cpl_buf_str(&l->ns),
@@ -331,6 +347,12 @@ add_sample(struct cpl_cadvisor *m, struct labels *l, enum metric id,
 	cpl_buf_addc(&key, '\0');
 	e = lookup(m, key.data, key.len);
 	cpl_buf_free(&key);
+	if (!isfinite(v) || v < 0) {
+		/* Left out of the sum, and the metric is not to be trusted
+		 * for this container. */
+		e->c.bad |= bad_bit[id];
+		return;
+	}
 	switch (id) {
 	case M_THROTTLED:
 		e->c.throttled_periods += v;
@@ -356,6 +378,7 @@ add_sample(struct cpl_cadvisor *m, struct labels *l, enum metric id,
 		e->c.has_cpu_seconds = true;
 		break;
 	case M_NONE:
+	case M_MACHINE_CPUS:
 		break;
 	}
 }
@@ -466,6 +489,12 @@ cpl_cadvisor_find(const struct cpl_cadvisor *m, const char *namespace,
 		found = &m->entries[m->slots[s] - 1].c;
 	cpl_buf_free(&key);
 	return found;
+}
+
+double
+cpl_cadvisor_machine_cpus(const struct cpl_cadvisor *m)
+{
+	return m->machine_cpus;
 }
 
 size_t

@@ -7,7 +7,10 @@
  * container_cpu_cfs_periods_total, container_threads and
  * container_cpu_usage_seconds_total (its cpu="total" series, else the sum
  * of per-CPU ones) and sums them per (namespace, pod, container) label
- * set; every other line is skipped unparsed.  The pod
+ * set, and the node's machine_cpu_cores; every other line is skipped
+ * unparsed.  A sample that is not a finite number >= 0 (NaN, +Inf, a
+ * negative count) is left out of its sum and marks the metric bad for
+ * its container: the caller judges it unknown.  The pod
  * and container labels fall back to the pre-1.16 pod_name and
  * container_name.  Samples without a namespace or pod label (node and
  * system cgroups) are ignored.  Container "" is the pod's own cgroup and
@@ -26,6 +29,13 @@
 
 #include "util.h"
 
+/* A metric of a container had a sample that is not a finite number >= 0
+ * (struct cpl_cadvisor_counters, bad). */
+#define CPL_CADVISOR_BAD_THROTTLED 1u
+#define CPL_CADVISOR_BAD_PERIODS 2u
+#define CPL_CADVISOR_BAD_THREADS 4u
+#define CPL_CADVISOR_BAD_CPU 8u
+
 /* One container's counters, summed over its series. */
 struct cpl_cadvisor_counters {
 	const char *namespace;
@@ -39,6 +49,7 @@ struct cpl_cadvisor_counters {
 	bool has_threads;
 	double cpu_seconds;		/* container_cpu_usage_seconds_total */
 	bool has_cpu_seconds;
+	unsigned bad;			/* CPL_CADVISOR_BAD_* */
 };
 
 struct cpl_cadvisor;
@@ -56,6 +67,9 @@ void cpl_cadvisor_free(struct cpl_cadvisor *m);	/* NULL-safe */
 const struct cpl_cadvisor_counters *
 cpl_cadvisor_find(const struct cpl_cadvisor *m, const char *namespace,
 		  const char *pod, const char *container);
+
+/* The node's CPUs (machine_cpu_cores); 0 when the metrics do not say. */
+double cpl_cadvisor_machine_cpus(const struct cpl_cadvisor *m);
 
 /* All containers, in order of first appearance. */
 size_t cpl_cadvisor_count(const struct cpl_cadvisor *m);

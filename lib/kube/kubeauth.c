@@ -6,7 +6,10 @@
  * cpl_kubeconfig_credentials(), which makes them ready before a request.
  *
  * Invariant: no token, password or key data reaches an error message;
- * token file contents are wiped once the token is copied out.
+ * token file contents are wiped once the token is copied out.  No bearer
+ * token holds a control character (CR LF in it would add request
+ * headers), and no path the kubeconfig names for a credential does:
+ * either is one error that names where it came from, not its text.
  *
  * Ownership: fills the handle's cert, key, token and token_file (the
  * handle frees and wipes them); -data fields and inline tokens stay
@@ -19,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads a token file: whitespace trimmed, empty is an error. */
+/* Reads a token file: whitespace trimmed, empty is an error, and so is a
+ * control character (a NUL byte too) inside the token. */
 int
 cpl_kubeconfig_read_token(char **out, const char *path,
 			  const struct cpl_pos *p, struct cpl_error *err)
@@ -38,7 +42,7 @@ cpl_kubeconfig_read_token(char **out, const char *path,
 	}
 	for (s = data; *s == ' ' || *s == '\n' || *s == '\r' || *s == '\t';)
 		s++;
-	end = s + strlen(s);
+	end = data + len;
 	while (end > s && (end[-1] == ' ' || end[-1] == '\n' ||
 			   end[-1] == '\r' || end[-1] == '\t'))
 		end--;
@@ -48,9 +52,29 @@ cpl_kubeconfig_read_token(char **out, const char *path,
 		secret_free(data, len);
 		return -1;
 	}
+	if (cpl_has_control(s, (size_t)(end - s))) {
+		cpl_error_set(err, p->file, p->line, p->column,
+			      "token file %s: %s", path, CTL_TOKEN);
+		secret_free(data, len);
+		return -1;
+	}
 	*out = cpl_xstrndup(s, (size_t)(end - s));
 	secret_free(data, len);
 	return 0;
+}
+
+/* A path the kubeconfig names for field (tokenFile, an exec command) of
+ * owner: -1 with err, the path not shown, when it holds a control
+ * character (PEM paths: cpl_kubeconfig_read_pem()). */
+static int
+check_path(const char *path, const struct cpl_pos *p, const char *field,
+	   const char *owner, struct cpl_error *err)
+{
+	if (path == NULL || !cpl_has_control(path, strlen(path)))
+		return 0;
+	return set_err_at(err, p, "%s: the %s path holds a control "
+			  "character (a line break or another byte below "
+			  "0x20, or DEL); it is not read", owner, field);
 }
 
 /* The user's credentials: validation as kubectl does, files read. */
@@ -125,6 +149,22 @@ cpl_kubeconfig_resolve_user(struct cpl_kubeconfig *kc, struct cpl_error *err)
 				   u->name);
 			goto out;
 		}
+	}
+	if (check_path(u->token_file, &u->token_file_pos, "tokenFile", owner,
+		       err) < 0 ||
+	    (u->exec && check_path(u->exec->command, &u->exec->pos,
+				   "exec command", owner, err) < 0))
+		goto out;
+	/* Sent as a bearer token, as they are written. */
+	if (u->token && cpl_has_control(u->token, strlen(u->token))) {
+		set_err_at(err, &u->pos, "%s: its token %s", owner,
+			   CTL_TOKEN);
+		goto out;
+	}
+	if (u->id_token && cpl_has_control(u->id_token, strlen(u->id_token))) {
+		set_err_at(err, &u->provider_pos, "%s: the id-token of its "
+			   "oidc auth-provider %s", owner, CTL_TOKEN);
+		goto out;
 	}
 	if (u->cert_file &&
 	    cpl_kubeconfig_read_pem(&kc->cert, &kc->cert_len, u->cert_file,

@@ -5,8 +5,9 @@
  *
  * Invariant: credentials reach libcurl only through its auth options
  * (CURLOPT_XOAUTH2_BEARER, CURLOPT_USERNAME/PASSWORD, the SSL blobs),
- * never through a header list, a message or the log hook; libcurl's
- * verbose mode is never turned on.
+ * never through a header list, a message or the log hook; a bearer token
+ * with a control character never reaches it; libcurl's verbose mode is
+ * never turned on.
  *
  * libcurl is reached only through the table kube/curlso.h loads at run
  * time (c->cu), never linked: the program lints files where libcurl is
@@ -51,8 +52,10 @@ struct cpl_kubeclient {
 	struct curl_slist *connect_to;	/* real host, with a tls name */
 	char *host_header;		/* "Host: ..." with a tls name */
 	bool creds_ready;
-	long long deadline;		/* monotonic ms; 0: none */
+	long long deadline;		/* monotonic ms; 0: none (shared with
+					 * the kubeconfig's exec plugins) */
 	long deadline_ms;		/* the limit it came from */
+	long connect_ms;		/* CURLOPT_CONNECTTIMEOUT_MS */
 	cpl_kube_log_fn log;
 	void *log_ctx;
 	char errbuf[CURL_ERROR_SIZE];
@@ -368,37 +371,103 @@ http_failure(struct cpl_kubeclient *c, const struct what *w, long code,
 	return rc;
 }
 
+/* What bounded a try: --request-timeout or the run's time limit. */
+struct bound {
+	long ms;		/* the try's CURLOPT_TIMEOUT_MS; 0: none */
+	bool run;		/* it was what was left of the run's limit */
+};
+
+/* "within 2s (--request-timeout)", "before the run's time limit of 3s
+ * (--live-timeout) ran out" or "within 30s", for a bound of ms that b
+ * set (bounded) or not; caller frees. */
+static char *
+bound_text(const struct cpl_kubeclient *c, long ms, const struct bound *b,
+	   bool bounded)
+{
+	char *t = fmt_ms(bounded && b->run ? c->deadline_ms : ms), *out;
+
+	if (!bounded)
+		out = cpl_xasprintf("within %s", t);
+	else if (b->run)
+		out = cpl_xasprintf("before the run's time limit of %s "
+				    "(--live-timeout) ran out", t);
+	else
+		out = cpl_xasprintf("within %s (--request-timeout)", t);
+	free(t);
+	return out;
+}
+
+/*
+ * A timeout as libcurl tells it: not connected within the connect
+ * timeout (or the try's bound, when shorter); connected, but the TLS
+ * handshake or the answer did not come within the try's bound; or a
+ * server that sent under LOW_SPEED_BYTES a second for LOW_SPEED_SECONDS
+ * (libcurl's low-speed limit, which ends a try before its bound).
+ */
+static int
+timeout_failure(struct cpl_kubeclient *c, const struct what *w,
+		const struct bound *b, struct cpl_error *err)
+{
+	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
+	curl_off_t ready = 0, first = 0, total = 0;
+	long made = 0;
+	bool https = cpl_str_starts(c->base, "https://"), connected;
+	char *t;
+	int r;
+
+	/* What libcurl 7.88 reports: a TCP connection it made counts in
+	 * NUM_CONNECTS (its CONNECT_TIME stays 0 until the TLS handshake
+	 * is done); a reused one has no connect of its own, but was ready
+	 * to send (PRETRANSFER), as any connected one is. */
+	if (c->cu->easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS,
+				&made) != CURLE_OK ||
+	    c->cu->easy_getinfo(c->curl, CURLINFO_PRETRANSFER_TIME_T,
+				&ready) != CURLE_OK ||
+	    c->cu->easy_getinfo(c->curl, CURLINFO_STARTTRANSFER_TIME_T,
+				&first) != CURLE_OK ||
+	    c->cu->easy_getinfo(c->curl, CURLINFO_TOTAL_TIME_T,
+				&total) != CURLE_OK)
+		made = ready = first = total = 0;
+	connected = made > 0 || ready > 0;
+	if (!connected) {
+		bool bounded = b->ms > 0 && b->ms < c->connect_ms;
+
+		t = bound_text(c, bounded ? b->ms : c->connect_ms, b,
+			       bounded || (i->timeout_ms > 0 &&
+					   i->timeout_ms <= c->connect_ms));
+		r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: cannot connect%s "
+			 "%s", i->proxy_url ? " through the proxy" : "", t);
+	} else if (b->ms <= 0 || total / 1000 + 1000 < b->ms) {
+		/* Before the try's bound: the low-speed limit. */
+		r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: connected, but "
+			 "the server sent under %ld bytes a second for %ld s",
+			 LOW_SPEED_BYTES, LOW_SPEED_SECONDS);
+		t = NULL;
+	} else {
+		t = bound_text(c, b->ms, b, b->ms > 0);
+		r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: connected, but "
+			 "%s %s", https && ready == 0 ?
+			 "the TLS handshake did not finish" : first > 0 ?
+			 "the answer did not finish" : "no answer", t);
+	}
+	free(t);
+	return r;
+}
+
 /* The failure for a libcurl error (no HTTP status). */
 static int
 transport_failure(struct cpl_kubeclient *c, const struct what *w,
-		  CURLcode rc, struct cpl_error *err)
+		  CURLcode rc, const struct bound *b, struct cpl_error *err)
 {
 	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
 	const char *detail = c->errbuf[0] ? c->errbuf
 					  : c->cu->easy_strerror(rc);
 	long verify = 0, oserr = 0;
-	curl_off_t connected;
-	char *t;
 	int r;
 
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
-		if (c->cu->easy_getinfo(c->curl, CURLINFO_CONNECT_TIME_T,
-					&connected) != CURLE_OK)
-			connected = 1;
-		if (connected == 0 || i->timeout_ms <= 0) {
-			t = fmt_ms(i->timeout_ms > 0 &&
-				   i->timeout_ms < CONNECT_TIMEOUT_MS
-				   ? i->timeout_ms : CONNECT_TIMEOUT_MS);
-			r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: cannot "
-				 "connect within %s", t);
-		} else {
-			t = fmt_ms(i->timeout_ms);
-			r = fail(err, CPL_KUBE_FAILED, c, w, "timeout: no "
-				 "answer within %s (--request-timeout)", t);
-		}
-		free(t);
-		return r;
+		return timeout_failure(c, w, b, err);
 	case CURLE_COULDNT_CONNECT:
 		if (c->cu->easy_getinfo(c->curl, CURLINFO_OS_ERRNO,
 					&oserr) != CURLE_OK)
@@ -500,6 +569,15 @@ apply_credentials(struct cpl_kubeclient *c, struct cpl_error *err)
 	struct curl_blob key = { (void *)i->key, i->key_len,
 				 CURL_BLOB_COPY };
 
+	/* Every source refuses one already (kubeconfig, token files, exec
+	 * plugins); a header line must never be ended from a credential. */
+	if (i->token && cpl_has_control(i->token, strlen(i->token))) {
+		cpl_error_set(err, NULL, 0, 0, "the bearer token of %s%s%s "
+			      "holds a control character; it is not sent",
+			      *i->user ? "user \"" : "the service account",
+			      i->user, *i->user ? "\"" : "");
+		return -1;
+	}
 	if (i->token) {
 		SETOPT(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
 		SETOPT(c, CURLOPT_XOAUTH2_BEARER, i->token);
@@ -623,6 +701,7 @@ setup(struct cpl_kubeclient *c, struct cpl_error *err)
 		return -1;
 	if (i->timeout_ms > 0 && i->timeout_ms < connect_ms)
 		connect_ms = i->timeout_ms;
+	c->connect_ms = connect_ms;
 	SETOPT(c, CURLOPT_ERRORBUFFER, c->errbuf);
 	SETOPT(c, CURLOPT_NOSIGNAL, 1L);
 	SETOPT(c, CURLOPT_USERAGENT, "kubectl-cpulint/" CPL_VERSION);
@@ -721,6 +800,19 @@ cpl_kubeclient_set_deadline(struct cpl_kubeclient *c, long total_ms)
 {
 	c->deadline_ms = total_ms;
 	c->deadline = total_ms > 0 ? now_ms() + total_ms : 0;
+	/* Exec plugins run within the same limit. */
+	cpl_kubeconfig_set_deadline(c->kc, c->deadline, total_ms);
+}
+
+long
+cpl_kubeclient_time_left(const struct cpl_kubeclient *c)
+{
+	long long left;
+
+	if (c->deadline == 0)
+		return -1;
+	left = c->deadline - now_ms();
+	return left > 0 ? (long)left : 0;
 }
 
 void
@@ -814,9 +906,12 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 		if (start == 0)
 			start = t0;
 		if (c->deadline && left <= 0) {
+			char *t = fmt_ms(c->deadline_ms);
+
 			rc = fail(err, CPL_KUBE_FAILED, c, w, "timeout: the "
-				  "run's time limit of %ld s"
-				  " ran out", c->deadline_ms / 1000);
+				  "run's time limit of %s (--live-timeout) "
+				  "ran out", t);
+			free(t);
 			goto out;
 		}
 		/* Each try gets what is left of the run's time limit. */
@@ -838,7 +933,10 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
 			cr = CURLE_BAD_FUNCTION_ARGUMENT;	/* no status */
 		log_exchange(c, url, cr, code, now_ms() - t0);
 		if (cr != CURLE_OK) {
-			rc = transport_failure(c, w, cr, err);
+			struct bound b = { limit, limit > 0 && limit !=
+					   i->timeout_ms };
+
+			rc = transport_failure(c, w, cr, &b, err);
 			goto out;
 		}
 		i = cpl_kubeconfig_info(c->kc);

@@ -79,10 +79,15 @@ void cpl_kubeclient_free(struct cpl_kubeclient *c);	/* NULL-safe */
 /*
  * Limits every request from now on to total_ms in all (0: no limit; a new
  * client has 5 minutes): requests, retries and pages stop there with a
- * timeout error.  Independent of --request-timeout, which bounds each
- * request (its retries included).
+ * timeout error, and so do the exec plugins of the client's kubeconfig
+ * (cpl_kubeconfig_set_deadline).  Independent of --request-timeout,
+ * which bounds each request (its retries included).
  */
 void cpl_kubeclient_set_deadline(struct cpl_kubeclient *c, long total_ms);
+
+/* Milliseconds left of the run's time limit: 0 when it ran out, -1 when
+ * there is none (for other requests of the run, such as Prometheus's). */
+long cpl_kubeclient_time_left(const struct cpl_kubeclient *c);
 
 /* Sets (or with NULL clears) the verbose hook. */
 void cpl_kubeclient_set_log(struct cpl_kubeclient *c, cpl_kube_log_fn fn,

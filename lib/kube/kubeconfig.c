@@ -137,7 +137,13 @@ load_files(struct cpl_kubeconfig *kc, char **source,
 
 		*source = cpl_xstrdup(o->kubeconfig);
 		add_file(kc, o->kubeconfig);
-		if (cpl_kubeconfig_model_read(&m, &found, o->kubeconfig,
+		/* Positions in the model borrow the path: the handle keeps a
+		 * copy (the caller's string may not outlive the load). */
+		cpl_xgrow((void **)&kc->names, &kc->capnames, kc->nnames + 1,
+			  sizeof(*kc->names));
+		kc->names[kc->nnames++] = cpl_xstrdup(o->kubeconfig);
+		if (cpl_kubeconfig_model_read(&m, &found,
+					      kc->names[kc->nnames - 1],
 					      err) < 0) {
 			cpl_kubeconfig_model_free(&m);
 			return -1;

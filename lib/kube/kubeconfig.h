@@ -54,7 +54,10 @@ struct cpl_kubeconfig_opts {
 					 * the process's own; copied */
 	bool exec_stderr;		/* exec plugins may write to our stderr
 					 * (kubectl's way); false: /dev/null */
-	long exec_timeout_ms;		/* exec plugin run limit; 0: 60 s */
+	long exec_timeout_ms;		/* exec plugin run limit; 0: 60 s
+					 * (--request-timeout when given),
+					 * never past the run's time limit
+					 * (cpl_kubeconfig_set_deadline) */
 };
 
 /*
@@ -116,6 +119,16 @@ cpl_kubeconfig_info(const struct cpl_kubeconfig *kc);
  */
 int cpl_kubeconfig_credentials(struct cpl_kubeconfig *kc, bool refresh,
 			       struct cpl_error *err);
+
+/*
+ * The run's time limit, which exec plugins share with requests: a plugin
+ * gets at most what is left of it (it is killed, with its process group,
+ * when that runs out).  at_ms is a time on CLOCK_MONOTONIC in
+ * milliseconds (0: no limit); total_ms the limit it came from, for
+ * messages.  The kube client sets it (cpl_kubeclient_set_deadline).
+ */
+void cpl_kubeconfig_set_deadline(struct cpl_kubeconfig *kc, long long at_ms,
+				 long total_ms);
 
 /* How many times the exec plugin has run (for tests and -v). */
 unsigned cpl_kubeconfig_exec_runs(const struct cpl_kubeconfig *kc);

@@ -36,6 +36,11 @@
 #include "text/pos.h"
 
 #define PEM_MAX ((size_t)4 << 20)		/* a CA bundle, cert or key */
+/* Why a bearer token with a control character is refused (the token is
+ * never shown). */
+#define CTL_TOKEN "holds a control character (a line break or another " \
+	"byte below 0x20, or DEL), which would end its request header " \
+	"and add others; it is not sent"
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -170,6 +175,8 @@ struct cpl_kubeconfig {
 	struct cpl_pos token_file_pos;
 	bool exec_stderr;
 	long exec_timeout_ms;
+	long long deadline;		/* the run's: CLOCK_MONOTONIC ms; 0 */
+	long deadline_ms;		/* the limit it came from */
 	unsigned exec_runs;
 };
 
@@ -228,7 +235,8 @@ void cpl_kubeconfig_publish(struct cpl_kubeconfig *kc);
 
 /* kubetls.c: the server, its TLS material, the proxy. */
 
-/* Reads a PEM file named by a kubeconfig field, naming both on error. */
+/* Reads a PEM file named by a kubeconfig field, naming both on error; a
+ * path with a control character is refused (not read, not shown). */
 int cpl_kubeconfig_read_pem(char **out, size_t *len, const char *path,
 			    const struct cpl_pos *p, const char *field,
 			    const char *owner, struct cpl_error *err);
@@ -249,7 +257,8 @@ int cpl_kubeconfig_resolve_proxy(struct cpl_kubeconfig *kc,
 
 /* kubeauth.c: the user's credentials. */
 
-/* Reads a token file: whitespace trimmed, empty is an error. */
+/* Reads a token file: whitespace trimmed; empty, or a control character
+ * inside, is an error (naming the file, never the token). */
 int cpl_kubeconfig_read_token(char **out, const char *path,
 			      const struct cpl_pos *p, struct cpl_error *err);
 /* The user's credentials: validation as kubectl does, files read. */

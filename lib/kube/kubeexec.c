@@ -3,11 +3,15 @@
  * and v1beta1), as kubectl runs them: the exec block checked, the plugin
  * spawned with KUBERNETES_EXEC_INFO and exec.env in its environment, its
  * stdout read within a time and size limit, and its ExecCredential taken
- * for a token or a client certificate and key.
+ * for a token or a client certificate and key.  The time limit is its own
+ * (60 s, or --request-timeout) and never past the run's (--live-timeout,
+ * cpl_kubeconfig_set_deadline): when it runs out, the plugin and its
+ * process group are killed and the error names its command only.
  *
  * Invariant: nothing the plugin prints is ever quoted in a message; its
  * output, its environment and the credential strings jansson held are
- * wiped before they are freed.  The plugin gets our terminal only as
+ * wiped before they are freed.  A token with a control character is
+ * refused (CR LF in it would add request headers).  The plugin gets our terminal only as
  * interactiveMode allows, and our stderr only when the options say so.
  *
  * Ownership: replaces the handle's token, cert and key with the plugin's
@@ -325,13 +329,16 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 	char *info = exec_info(kc, interactive);
 	char **env = exec_env(kc, info);
 	/* The run limit: the caller's, else --request-timeout (a plugin that
-	 * hangs must not outlast the timeout the user asked for), else 60 s. */
+	 * hangs must not outlast the timeout the user asked for), else 60 s;
+	 * never past the run's time limit (--live-timeout). */
 	long timeout = kc->exec_timeout_ms > 0 ? kc->exec_timeout_ms :
 		       kc->info.timeout_ms > 0 ? kc->info.timeout_ms :
 		       EXEC_TIMEOUT_MS;
+	long long start = now_ms(), run_left = kc->deadline - start;
+	bool by_deadline = kc->deadline > 0 && run_left < timeout;
 	posix_spawnattr_t attr;
 	bool attr_ready = false;
-	long long deadline = now_ms() + timeout;
+	long long deadline;
 	int fds[2] = { -1, -1 };
 	char *file = NULL;
 	bool fa_ready = false, timed_out = false, too_big = false;
@@ -342,6 +349,9 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 	argv[0] = e->command;
 	for (i = 0; i < e->nargs; i++)
 		argv[i + 1] = e->args[i];
+	if (by_deadline)	/* > 0: cpl_kubeconfig_exec_run() checked */
+		timeout = run_left > 0 ? (long)run_left : 1;
+	deadline = start + timeout;
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		set_err_at(err, &e->pos, "exec plugin for user \"%s\": cannot "
 			   "create a pipe: %s", u->name, strerror(errno));
@@ -439,10 +449,17 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (timed_out && by_deadline) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "did not finish within the run's time limit of %g s "
+			   "(--live-timeout) and was killed", e->command,
+			   u->name, (double)kc->deadline_ms / 1000);
+		goto out;
+	}
 	if (timed_out) {
 		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
-			   "did not finish within %ld ms", e->command,
-			   u->name, timeout);
+			   "did not finish within %ld ms and was killed",
+			   e->command, u->name, timeout);
 		goto out;
 	}
 	if (too_big) {
@@ -554,6 +571,12 @@ exec_parse(struct cpl_kubeconfig *kc, const struct cpl_buf *out,
 			   e->command, u->name);
 		goto out;
 	}
+	if (token && cpl_has_control(token, strlen(token))) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "returned a token that %s", e->command, u->name,
+			   CTL_TOKEN);
+		goto out;
+	}
 	if ((cert != NULL) != (key != NULL)) {
 		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
 			   "returned %s without %s", e->command, u->name,
@@ -601,6 +624,14 @@ cpl_kubeconfig_exec_run(struct cpl_kubeconfig *kc, struct cpl_error *err)
 	cpl_buf_init(&out, EXEC_OUTPUT_MAX);
 	if (exec_interactive(&interactive, kc->user, err) < 0)
 		goto out;
+	if (kc->deadline > 0 && now_ms() >= kc->deadline) {
+		set_err_at(err, &kc->user->exec->pos, "exec plugin \"%s\" for "
+			   "user \"%s\" was not run: the run's time limit of "
+			   "%g s (--live-timeout) ran out",
+			   kc->user->exec->command, kc->user->name,
+			   (double)kc->deadline_ms / 1000);
+		goto out;
+	}
 	kc->exec_runs++;
 	if (exec_spawn(&out, kc, interactive, err) < 0 ||
 	    exec_parse(kc, &out, err) < 0)
@@ -615,6 +646,14 @@ out:
 }
 
 /* ---- public -------------------------------------------------------------- */
+
+void
+cpl_kubeconfig_set_deadline(struct cpl_kubeconfig *kc, long long at_ms,
+			    long total_ms)
+{
+	kc->deadline = at_ms;
+	kc->deadline_ms = total_ms;
+}
 
 unsigned
 cpl_kubeconfig_exec_runs(const struct cpl_kubeconfig *kc)

@@ -6,7 +6,8 @@
  *
  * Invariant: kubectl's checks and messages: a CA given twice, or a CA with
  * insecure-skip-tls-verify, is an error; the --insecure-skip-tls-verify
- * flag drops the CA; a proxy URL is never quoted, it may hold a password.
+ * flag drops the CA; a proxy URL is never quoted, it may hold a password;
+ * a PEM path with a control character is refused, not read or shown.
  *
  * Ownership: fills the handle's server, proxy_url, ca and ca_origin (the
  * handle frees them); certificate-authority-data stays borrowed from the
@@ -19,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads a PEM file named by a kubeconfig field, naming both on error. */
+/* Reads a PEM file named by a kubeconfig field, naming both on error; a
+ * path with a control character is not read (nor shown). */
 int
 cpl_kubeconfig_read_pem(char **out, size_t *len, const char *path,
 			const struct cpl_pos *p, const char *field,
@@ -27,6 +29,11 @@ cpl_kubeconfig_read_pem(char **out, size_t *len, const char *path,
 {
 	struct cpl_error e = { 0 };
 
+	if (cpl_has_control(path, strlen(path)))
+		return set_err_at(err, p, "%s: the %s path holds a control "
+				  "character (a line break or another byte "
+				  "below 0x20, or DEL); it is not read",
+				  owner, field);
 	if (cpl_read_file(out, len, path, PEM_MAX, &e) == 0)
 		return 0;
 	cpl_error_set(err, p->file, p->line, p->column,

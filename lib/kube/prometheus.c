@@ -10,10 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kube/curlso.h"
 
 #define MAX_BODY ((size_t)64 << 20)
+#define TIMEOUT_MS 30000L		/* a query, unless the options say */
+#define CONNECT_TIMEOUT_MS 10000L
 
 struct entry {
 	char *key;			/* "ns/pod/container", owned */
@@ -33,8 +36,19 @@ struct conn {
 	CURL *curl;
 	const struct cpl_prometheus_opts *o;
 	char *where;			/* the URL without userinfo */
+	long long deadline;		/* the run's: monotonic ms; 0: none */
 	char errbuf[CURL_ERROR_SIZE];
 };
+
+/* Milliseconds on the monotonic clock. */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* The URL without "user:password@", for messages. */
 static char *
@@ -84,24 +98,81 @@ add_quoted(struct cpl_buf *b, const char *s, bool regex)
 	}
 }
 
-/* {namespace="ns",pod=~"a|b",container!=""EXTRA} */
+/* One term of a query: Pods (all their containers, or only the named
+ * ones) over one window. */
+struct term {
+	const char *const *pods;
+	size_t npods;
+	const char *const *containers;	/* NULL: every container */
+	size_t ncontainers;
+	long window;			/* seconds */
+};
+
+/* a|b|c, each a regex literal inside a PromQL string */
 static void
-add_matcher(struct cpl_buf *b, const char *ns, const char *const *pods,
-	    size_t n, const char *extra)
+add_alternatives(struct cpl_buf *b, const char *const *v, size_t n)
 {
 	size_t i;
 
-	cpl_buf_adds(b, "{namespace=\"");
-	add_quoted(b, ns, false);
-	cpl_buf_adds(b, "\",pod=~\"");
 	for (i = 0; i < n; i++) {
 		if (i)
 			cpl_buf_addc(b, '|');
-		add_quoted(b, pods[i], true);
+		add_quoted(b, v[i], true);
 	}
+}
+
+/* {namespace="ns",pod=~"a|b",container!="",container!="POD"
+ * [,container=~"x|y"]EXTRA} */
+static void
+add_matcher(struct cpl_buf *b, const char *ns, const struct term *t,
+	    const char *extra)
+{
+	cpl_buf_adds(b, "{namespace=\"");
+	add_quoted(b, ns, false);
+	cpl_buf_adds(b, "\",pod=~\"");
+	add_alternatives(b, t->pods, t->npods);
 	cpl_buf_adds(b, "\",container!=\"\",container!=\"POD\"");
+	if (t->containers) {
+		cpl_buf_adds(b, ",container=~\"");
+		add_alternatives(b, t->containers, t->ncontainers);
+		cpl_buf_addc(b, '"');
+	}
 	cpl_buf_adds(b, extra);
 	cpl_buf_addc(b, '}');
+}
+
+/* The PromQL of one metric for one term. */
+static void
+add_term(struct cpl_buf *b, const char *metric, const char *ns,
+	 const struct term *t)
+{
+	static const char by[] = " by (namespace, pod, container) ";
+
+	if (strcmp(metric, "throttled") == 0) {
+		cpl_buf_addf(b, "sum%s(rate(container_cpu_cfs_throttled_"
+			     "periods_total", by);
+		add_matcher(b, ns, t, "");
+		cpl_buf_addf(b, "[%lds])) / sum%s(rate(container_cpu_cfs_"
+			     "periods_total", t->window, by);
+		add_matcher(b, ns, t, "");
+		cpl_buf_addf(b, "[%lds]))", t->window);
+	} else if (strcmp(metric, "cpu") == 0) {
+		cpl_buf_addf(b, "sum%s(rate(container_cpu_usage_seconds_"
+			     "total", by);
+		add_matcher(b, ns, t, ",cpu=~\"total|\"");
+		cpl_buf_addf(b, "[%lds]))", t->window);
+	} else {
+		cpl_buf_addf(b, "max%s(max_over_time(container_threads", by);
+		add_matcher(b, ns, t, "");
+		cpl_buf_addf(b, "[%lds]))", t->window);
+	}
+}
+
+/* Whole seconds of a window, at least 1. */
+static long
+window_of(double window_s)
+{
+	return window_s >= 1 ? (long)(window_s + 0.5) : 1;
 }
 
 char *
@@ -109,29 +180,26 @@ cpl_prometheus_promql(const char *metric, const char *namespace,
 		      const char *const *pods, size_t n, double window_s)
 {
 	struct cpl_buf b;
-	long w = window_s >= 1 ? (long)(window_s + 0.5) : 1;
-	static const char by[] = " by (namespace, pod, container) ";
+	struct term t = { pods, n, NULL, 0, window_of(window_s) };
 
 	cpl_buf_init(&b, 0);
-	if (strcmp(metric, "throttled") == 0) {
-		cpl_buf_addf(&b, "sum%s(rate(container_cpu_cfs_throttled_"
-			     "periods_total", by);
-		add_matcher(&b, namespace, pods, n, "");
-		cpl_buf_addf(&b, "[%lds])) / sum%s(rate(container_cpu_cfs_"
-			     "periods_total", w, by);
-		add_matcher(&b, namespace, pods, n, "");
-		cpl_buf_addf(&b, "[%lds]))", w);
-	} else if (strcmp(metric, "cpu") == 0) {
-		cpl_buf_addf(&b, "sum%s(rate(container_cpu_usage_seconds_"
-			     "total", by);
-		add_matcher(&b, namespace, pods, n, ",cpu=~\"total|\"");
-		cpl_buf_addf(&b, "[%lds]))", w);
-	} else {
-		cpl_buf_addf(&b, "max%s(max_over_time(container_threads", by);
-		add_matcher(&b, namespace, pods, n, "");
-		cpl_buf_addf(&b, "[%lds]))", w);
-	}
+	add_term(&b, metric, namespace, &t);
 	return cpl_buf_detach(&b);
+}
+
+char *
+cpl_prometheus_expr(const char *metric, double window_s)
+{
+	long w = window_of(window_s);
+
+	if (strcmp(metric, "throttled") == 0)
+		return cpl_xasprintf("rate(container_cpu_cfs_throttled_"
+				     "periods_total[%lds]) / rate(container_"
+				     "cpu_cfs_periods_total[%lds])", w, w);
+	if (strcmp(metric, "cpu") == 0)
+		return cpl_xasprintf("rate(container_cpu_usage_seconds_total"
+				     "[%lds])", w);
+	return cpl_xasprintf("max_over_time(container_threads[%lds])", w);
 }
 
 static size_t
@@ -174,15 +242,15 @@ conn_setup(struct conn *c, struct cpl_error *err)
 	SETOPT(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	SETOPT(c, CURLOPT_FOLLOWLOCATION, 0L);
 	SETOPT(c, CURLOPT_ACCEPT_ENCODING, "");
-	SETOPT(c, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms :
-	       30000L);
-	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
 	SETOPT(c, CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(c, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
 	SETOPT(c, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
 	if (o->ca_file)
 		SETOPT(c, CURLOPT_CAINFO, o->ca_file);
 	if (o->token_file) {
+		char *t;
+
 		if (cpl_read_file(&token, &len, o->token_file, 1 << 16,
 				  err) < 0) {
 			char *m = cpl_xasprintf("--prometheus-token-file: %s",
@@ -192,14 +260,36 @@ conn_setup(struct conn *c, struct cpl_error *err)
 			free(m);
 			return -1;
 		}
+		/* White space around it trimmed, as kubectl trims token
+		 * files; a control character inside it (a NUL byte too) is
+		 * refused: CR LF would end the Authorization header and
+		 * add others. */
 		while (len > 0 && (token[len - 1] == '\n' ||
 				   token[len - 1] == '\r' ||
-				   token[len - 1] == ' '))
+				   token[len - 1] == ' ' ||
+				   token[len - 1] == '\t'))
 			token[--len] = '\0';
+		for (t = token; *t == ' ' || *t == '\t' || *t == '\r' ||
+				*t == '\n'; t++)
+			;
+		if (t == token + len ||
+		    cpl_has_control(t, len - (size_t)(t - token))) {
+			cpl_error_set(err, NULL, 0, 0, "--prometheus-token-file "
+				      "%s: %s", o->token_file, t == token + len ?
+				      "the file holds no token" :
+				      "the token holds a control character (a "
+				      "line break or another byte below 0x20, "
+				      "or DEL), which would end its request "
+				      "header and add others; it is not sent");
+			explicit_bzero(token, len);
+			free(token);
+			return -1;
+		}
 		if (c->cu->easy_setopt(c->curl, CURLOPT_HTTPAUTH,
 				       (long)CURLAUTH_BEARER) != CURLE_OK ||
 		    c->cu->easy_setopt(c->curl, CURLOPT_XOAUTH2_BEARER,
-				       token) != CURLE_OK) {
+				       t) != CURLE_OK) {
+			explicit_bzero(token, len);
 			free(token);
 			cpl_error_set(err, NULL, 0, 0, "prometheus %s: "
 				      "libcurl cannot set the token",
@@ -207,7 +297,7 @@ conn_setup(struct conn *c, struct cpl_error *err)
 			return -1;
 		}
 		/* curl copied it. */
-		memset(token, 0, len);
+		explicit_bzero(token, len);
 		free(token);
 	}
 	return 0;
@@ -237,6 +327,40 @@ answer_error(struct cpl_error *err, const struct conn *c, long code,
 	json_decref(j);
 }
 
+/*
+ * A query that timed out, as libcurl tells it (as kubeclient.c does): no
+ * TCP connection made within the connect timeout (or the query's limit,
+ * when shorter), or connected but no answer within the query's limit of
+ * limit ms (run: what was left of the run's time limit).
+ */
+static void
+timed_out(struct cpl_error *err, const struct conn *c, long limit, bool run)
+{
+	long made = 0;
+	curl_off_t ready = 0;
+	bool connected;
+	long ms;
+
+	if (c->cu->easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS, &made) !=
+	    CURLE_OK ||
+	    c->cu->easy_getinfo(c->curl, CURLINFO_PRETRANSFER_TIME_T,
+				&ready) != CURLE_OK)
+		made = ready = 0;
+	connected = made > 0 || ready > 0;
+	ms = !connected && limit > CONNECT_TIMEOUT_MS ? CONNECT_TIMEOUT_MS :
+	     limit;
+	if (run && ms == limit)
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: timeout: %s "
+			      "before the run's time limit (--live-timeout) "
+			      "ran out", c->where, connected ? "connected, "
+			      "but no answer" : "cannot connect");
+	else
+		cpl_error_set(err, NULL, 0, 0, "prometheus %s: timeout: %s "
+			      "within %g s", c->where, connected ? "connected, "
+			      "but no answer" : "cannot connect",
+			      (double)ms / 1000);
+}
+
 /* GET /api/v1/query?query=q; the vector result in *result. */
 static int
 instant(json_t **result, struct conn *c, const char *q,
@@ -245,7 +369,8 @@ instant(json_t **result, struct conn *c, const char *q,
 	struct cpl_buf url, body;
 	const char *base = c->o->url;
 	size_t blen = strlen(base);
-	long code = 0;
+	long code = 0, limit;
+	bool run = false;
 	CURLcode rc;
 	json_t *j = NULL, *data;
 	int ret = -1;
@@ -258,7 +383,21 @@ instant(json_t **result, struct conn *c, const char *q,
 	cpl_buf_adds(&url, "/api/v1/query?query=");
 	add_escaped(&url, q);
 	c->errbuf[0] = '\0';
-	if (c->cu->easy_setopt(c->curl, CURLOPT_URL, cpl_buf_str(&url)) !=
+	/* Each query: its own limit, within what is left of the run's. */
+	limit = c->o->timeout_ms > 0 ? c->o->timeout_ms : TIMEOUT_MS;
+	if (c->deadline > 0 && c->deadline - now_ms() < limit) {
+		run = true;
+		limit = (long)(c->deadline - now_ms());
+		if (limit <= 0) {
+			cpl_error_set(err, NULL, 0, 0, "prometheus %s: timeout: "
+				      "the run's time limit (--live-timeout) "
+				      "ran out", c->where);
+			goto out;
+		}
+	}
+	if (c->cu->easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, limit) !=
+	    CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_URL, cpl_buf_str(&url)) !=
 	    CURLE_OK ||
 	    c->cu->easy_setopt(c->curl, CURLOPT_WRITEDATA, &body) !=
 	    CURLE_OK) {
@@ -267,6 +406,10 @@ instant(json_t **result, struct conn *c, const char *q,
 		goto out;
 	}
 	rc = c->cu->easy_perform(c->curl);
+	if (rc == CURLE_OPERATION_TIMEDOUT) {
+		timed_out(err, c, limit, run);
+		goto out;
+	}
 	if (rc != CURLE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "prometheus %s: %s", c->where,
 			      c->errbuf[0] ? c->errbuf :
@@ -316,7 +459,12 @@ entry_of(struct cpl_prometheus *p, const char *ns, const char *pod,
 	return e;
 }
 
-/* Stores each sample of a vector result as metric m of its container. */
+/*
+ * Stores each sample of a vector result as metric m of its container, as
+ * Prometheus answered it (+Inf, a negative or a huge figure included: the
+ * caller judges the range).  A throttled share of NaN is 0/0, no CFS
+ * periods in the window: not a share at all.
+ */
 static void
 take(struct cpl_prometheus *p, json_t *result, int m)
 {
@@ -340,8 +488,8 @@ take(struct cpl_prometheus *p, json_t *result, int m)
 		if (ns == NULL || pod == NULL || ct == NULL || v == NULL)
 			continue;
 		d = strtod(v, &end);
-		if (end == v || *end != '\0' || d != d || d < 0)
-			continue;	/* NaN (0/0 periods), junk */
+		if (end == v || *end != '\0' || (m == 0 && d != d))
+			continue;	/* junk; NaN (0/0 periods) */
 		e = entry_of(p, ns, pod, ct);
 		if (m == 0) {
 			e->s.throttled_ratio = d;
@@ -356,23 +504,145 @@ take(struct cpl_prometheus *p, json_t *result, int m)
 	}
 }
 
-/* The three queries for one namespace's pods. */
+/* The entries of one namespace, gathered into the terms of its queries. */
+struct nsq {
+	struct term *terms;
+	size_t nterms, terms_cap;
+	const char **names;		/* every term's pods, then containers */
+	size_t nnames, names_cap;
+};
+
+/* A term over names[from, from + npods) and, when ncontainers, the
+ * containers after them (offsets until nsq_fix()). */
+static void
+nsq_term(struct nsq *q, size_t from, size_t npods, size_t ncontainers,
+	 long window)
+{
+	struct term *t;
+
+	cpl_xgrow((void **)&q->terms, &q->terms_cap, q->nterms + 1,
+		  sizeof(*q->terms));
+	t = &q->terms[q->nterms++];
+	t->pods = (const char *const *)(uintptr_t)from;
+	t->npods = npods;
+	t->containers = ncontainers ? (const char *const *)(uintptr_t)
+				      (from + npods) : NULL;
+	t->ncontainers = ncontainers;
+	t->window = window;
+}
+
+/* Turns the terms' offsets into pointers, once names stops growing. */
+static void
+nsq_fix(struct nsq *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nterms; i++) {
+		struct term *t = &q->terms[i];
+
+		t->pods = q->names + (uintptr_t)t->pods;
+		if (t->containers)
+			t->containers = q->names + (uintptr_t)t->containers;
+	}
+}
+
+static void
+nsq_name(struct nsq *q, const char *name)
+{
+	cpl_xgrow((void **)&q->names, &q->names_cap, q->nnames + 1,
+		  sizeof(*q->names));
+	q->names[q->nnames++] = name;
+}
+
+/*
+ * The terms for the entries at idx (n of them, one namespace): per window
+ * (in order of first appearance), one term for the whole Pods and one per
+ * Pod measured container by container.  Terms never share a container,
+ * so their union ("or") is each container once, over its own window.
+ */
+static void
+nsq_build(struct nsq *q, const struct cpl_prometheus_pod *pods,
+	  const size_t *idx, size_t n, double window_s, bool *used)
+{
+	size_t a, b, k;
+
+	memset(used, 0, n * sizeof(*used));
+	for (a = 0; a < n; a++) {
+		const struct cpl_prometheus_pod *pa = &pods[idx[a]];
+		long w = window_of(pa->window_s > 0 ? pa->window_s : window_s);
+		size_t from = q->nnames;
+
+		if (used[a])
+			continue;
+		/* The whole Pods over window w. */
+		for (b = a; b < n; b++) {
+			const struct cpl_prometheus_pod *pb = &pods[idx[b]];
+
+			if (used[b] || pb->container ||
+			    window_of(pb->window_s > 0 ? pb->window_s :
+				      window_s) != w)
+				continue;
+			used[b] = true;
+			nsq_name(q, pb->name);
+		}
+		if (q->nnames > from)
+			nsq_term(q, from, q->nnames - from, 0, w);
+		/* Pods measured container by container, over window w. */
+		for (b = a; b < n; b++) {
+			const struct cpl_prometheus_pod *pb = &pods[idx[b]];
+
+			if (used[b] || !pb->container ||
+			    window_of(pb->window_s > 0 ? pb->window_s :
+				      window_s) != w)
+				continue;
+			from = q->nnames;
+			nsq_name(q, pb->name);
+			for (k = b; k < n; k++) {
+				const struct cpl_prometheus_pod *pk =
+					&pods[idx[k]];
+
+				if (used[k] || !pk->container ||
+				    strcmp(pk->name, pb->name) != 0 ||
+				    window_of(pk->window_s > 0 ? pk->window_s :
+					      window_s) != w)
+					continue;
+				used[k] = true;
+				nsq_name(q, pk->container);
+			}
+			nsq_term(q, from, 1, q->nnames - from - 1, w);
+		}
+	}
+	nsq_fix(q);
+}
+
+/* The three queries for one namespace's terms (each the union of its
+ * terms), their answers stored in p. */
 static int
 query_ns(struct cpl_prometheus *p, struct conn *c, const char *ns,
-	 const char *const *names, size_t n, double window_s,
-	 struct cpl_error *err)
+	 const struct nsq *q, struct cpl_error *err)
 {
 	static const char *const metrics[] = { "throttled", "cpu",
 					       "threads" };
 	int m;
 
 	for (m = 0; m < 3; m++) {
-		char *q = cpl_prometheus_promql(metrics[m], ns, names, n,
-						window_s);
+		struct cpl_buf b;
 		json_t *result;
-		int rc = instant(&result, c, q, err);
+		size_t i;
+		int rc;
 
-		free(q);
+		cpl_buf_init(&b, 0);
+		for (i = 0; i < q->nterms; i++) {
+			if (i)
+				cpl_buf_adds(&b, " or ");
+			if (q->nterms > 1)
+				cpl_buf_addc(&b, '(');
+			add_term(&b, metrics[m], ns, &q->terms[i]);
+			if (q->nterms > 1)
+				cpl_buf_addc(&b, ')');
+		}
+		rc = instant(&result, c, cpl_buf_str(&b), err);
+		cpl_buf_free(&b);
 		if (rc < 0)
 			return -1;
 		take(p, result, m);
@@ -389,37 +659,44 @@ cpl_prometheus_query(struct cpl_prometheus **out,
 {
 	struct cpl_prometheus *p = cpl_xcalloc(1, sizeof(*p));
 	struct conn c = { 0 };
-	const char **names = cpl_xcalloc(n + 1, sizeof(*names));
+	size_t *idx = cpl_xcalloc(n + 1, sizeof(*idx));
 	bool *done = cpl_xcalloc(n + 1, sizeof(*done));
+	bool *used = cpl_xcalloc(n + 1, sizeof(*used));
 	size_t i, j, k;
 	int rc = 0;
 
 	*out = NULL;
 	c.o = o;
 	c.where = public_url(o->url);
+	c.deadline = o->run_left_ms > 0 ? now_ms() + o->run_left_ms : 0;
 	if (cpl_curlso_load(&c.cu, err) < 0 || conn_setup(&c, err) < 0) {
 		rc = -1;
 		goto out;
 	}
-	/* One round of queries per namespace, for all its pods. */
+	/* One round of queries per namespace, for all its entries. */
 	for (i = 0; i < n && rc == 0; i++) {
+		struct nsq q = { 0 };
+
 		if (done[i])
 			continue;
 		for (j = i, k = 0; j < n; j++)
 			if (!done[j] && strcmp(pods[j].namespace,
 					       pods[i].namespace) == 0) {
-				names[k++] = pods[j].name;
+				idx[k++] = j;
 				done[j] = true;
 			}
-		rc = query_ns(p, &c, pods[i].namespace, names, k, window_s,
-			      err);
+		nsq_build(&q, pods, idx, k, window_s, used);
+		rc = query_ns(p, &c, pods[i].namespace, &q, err);
+		free(q.terms);
+		free(q.names);
 	}
 out:
 	if (c.curl)
 		c.cu->easy_cleanup(c.curl);
 	free(c.where);
-	free(names);
+	free(idx);
 	free(done);
+	free(used);
 	if (rc < 0) {
 		cpl_prometheus_free(p);
 		return -1;

@@ -13,9 +13,19 @@
  *                {cpu=~"total|"}[W]))
  *   threads    max by (...) (max_over_time(container_threads[W]))
  *
+ * A Pod (or one container of it) may ask for a window of its own (the
+ * time it has run, when that is shorter): each query is then the union
+ * ("or") of one such term per window, and per Pod measured container by
+ * container, so it is still three queries per namespace.
+ *
+ * Values are stored as Prometheus answered them (+Inf, negative or huge
+ * figures too): the caller judges their range.  A throttled share of NaN
+ * (0/0: no CFS periods in the window) is left out.
+ *
  * Talks HTTP through libcurl's table (kube/curlso.h) only.  A bearer
- * token is read from a file and never appears in errors; the URL's
- * userinfo is left out of them too.
+ * token is read from a file and never appears in errors; an empty one,
+ * or one with a control character inside, is an error naming the file;
+ * the URL's userinfo is left out of errors too.
  *
  * Ownership: the result is an opaque handle (cpl_prometheus_free); the
  * series and their strings are borrowed from it.
@@ -36,14 +46,17 @@ struct cpl_prometheus_opts {
 	const char *ca_file;		/* PEM CA bundle, or NULL */
 	bool insecure;			/* do not verify the certificate */
 	long timeout_ms;		/* per request; 0: 30 s */
+	long run_left_ms;		/* what is left of the run's time
+					 * limit (--live-timeout) when the
+					 * queries start; 0: none */
 };
 
-/* One container over the window. */
+/* One container over its window, as Prometheus answered. */
 struct cpl_prometheus_series {
 	const char *namespace;
 	const char *pod;
 	const char *container;
-	double throttled_ratio;		/* 0..1 */
+	double throttled_ratio;		/* 0..1 when sane */
 	bool has_throttled;
 	double cpu;			/* CPUs used */
 	bool has_cpu;
@@ -53,16 +66,20 @@ struct cpl_prometheus_series {
 
 struct cpl_prometheus;
 
-/* One Pod to measure. */
+/* One Pod, or one container of it, to measure. */
 struct cpl_prometheus_pod {
 	const char *namespace;
 	const char *name;
+	const char *container;		/* NULL: all the Pod's containers */
+	double window_s;		/* 0: the query's window */
 };
 
 /*
- * Runs the queries for pods (n of them) over window_s seconds.  -1 with
+ * Runs the queries for pods (n of them) over window_s seconds, or each
+ * entry's own window.  -1 with
  * err (one line naming the server, not its credentials) when Prometheus
- * cannot be reached or answers an error.
+ * cannot be reached or answers an error; a timeout says whether it could
+ * not connect or connected and did not answer, and within which limit.
  */
 int cpl_prometheus_query(struct cpl_prometheus **out,
 			 const struct cpl_prometheus_opts *o,
@@ -80,5 +97,10 @@ cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
 char *cpl_prometheus_promql(const char *metric, const char *namespace,
 			    const char *const *pods, size_t n,
 			    double window_s);
+
+/* The expression of one metric without its matchers, to name the query
+ * in notes ("rate(container_cpu_usage_seconds_total[600s])"); caller
+ * frees. */
+char *cpl_prometheus_expr(const char *metric, double window_s);
 
 #endif

@@ -12,14 +12,17 @@
  *
  * Invariant: every value is escaped the way the runner unescapes it: data
  * (after "::") maps % CR LF to %25 %0D %0A; property values also map
- * : and , to %3A and %2C.  Commands go out through one buffered writer
- * (wbuf.h).  The state is freed by end; out is borrowed.
+ * : and , to %3A and %2C; every other control character, DEL, C1 code
+ * point or stray byte is shown as an escape (escape.h), so each command
+ * is one line and holds no terminal escape.  Commands go out through one
+ * buffered writer (wbuf.h).  The state is freed by end; out is borrowed.
  */
 #include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/escape.h"
 #include "report/render.h"
 #include "report/wbuf.h"
 
@@ -30,32 +33,12 @@ struct github {
 	struct cpl_buf cmd;		/* the command being built */
 };
 
-/* Appends s escaped as command data, or as a property value when prop. */
+/* Appends s escaped as command data, or as a property value when prop
+ * (escape.h: GitHub's escapes, every other control shown as \xHH). */
 static void
 add_escaped(struct cpl_buf *b, const char *s, bool prop)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '%':
-			cpl_buf_adds(b, "%25");
-			break;
-		case '\r':
-			cpl_buf_adds(b, "%0D");
-			break;
-		case '\n':
-			cpl_buf_adds(b, "%0A");
-			break;
-		case ':':
-			cpl_buf_adds(b, prop ? "%3A" : ":");
-			break;
-		case ',':
-			cpl_buf_adds(b, prop ? "%2C" : ",");
-			break;
-		default:
-			cpl_buf_addc(b, *s);
-			break;
-		}
-	}
+	cpl_escape_str(b, s, CPL_ESC_GITHUB | (prop ? CPL_ESC_GITHUB_PROP : 0));
 }
 
 /* The command for a severity. */
@@ -120,8 +103,12 @@ github_begin(FILE *out, const struct cpl_report_meta *meta)
 		cpl_buf_adds(&g->cmd, "::error");
 		add_position(&g->cmd, e->path, e->line, e->column);
 		cpl_buf_adds(&g->cmd, "::");
-		if (e->path && strcmp(e->path, CPL_REPORT_STDIN) == 0)
-			cpl_buf_addf(&g->cmd, "%s:%d: ", e->path, e->line);
+		if (e->path && strcmp(e->path, CPL_REPORT_STDIN) == 0) {
+			char *pos = cpl_xasprintf("%s:%d: ", e->path, e->line);
+
+			add_escaped(&g->cmd, pos, false);
+			free(pos);
+		}
 		add_escaped(&g->cmd, e->message ? e->message : "unknown error",
 			    false);
 		flush_command(g);

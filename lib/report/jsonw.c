@@ -38,9 +38,10 @@ cpl_jsonw_init(struct cpl_jsonw *j, struct cpl_wbuf *w, unsigned depth)
 	j->depth = depth;
 }
 
-/* s[0, n) needs no escape: printable ASCII without '"' or '\\'.  Most
- * strings are, so every byte is looked at, in a loop compilers make a
- * vector loop (GCC is asked to at -O2 too). */
+/* s[0, n) needs no escape: printable ASCII without '"', '\\' or DEL,
+ * and without '#' (which may begin "##[").  Most strings are, so every
+ * byte is looked at, in a loop compilers make a vector loop (GCC is asked
+ * to at -O2 too). */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-vectorize")))
 #endif
@@ -54,8 +55,9 @@ plain(const char *text, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char c = s[i];
 
-		bad |= (unsigned char)((unsigned char)(c - 0x20) >= 0x60) |
-		       (unsigned char)(c == '"') | (unsigned char)(c == '\\');
+		bad |= (unsigned char)((unsigned char)(c - 0x20) >= 0x5f) |
+		       (unsigned char)(c == '"') | (unsigned char)(c == '\\') |
+		       (unsigned char)(c == '#');
 	}
 	return bad == 0;
 }
@@ -207,17 +209,25 @@ cpl_jsonw_escape(struct cpl_wbuf *w, const char *s, size_t n)
 		unsigned char c = (unsigned char)s[i];
 		char esc[7] = "\\u00";
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
+		    !(c == '[' && i >= 2 && s[i - 1] == '#' &&
+		      s[i - 2] == '#')) {
 			i++;
 			continue;
 		}
 		cpl_wbuf_add(w, s + run, i - run);
 		if (c >= 0x80) {
-			if (cpl_report_utf8_next(&adv, s + i, n - i) ==
-			    0xfffd)
+			uint32_t cp = cpl_report_utf8_next(&adv, s + i, n - i);
+
+			if (cp == 0xfffd) {
 				cpl_wbuf_add(w, "\xef\xbf\xbd", 3);
-			else
+			} else if (cp <= 0x9f) {	/* C1: \u0080..\u009F */
+				esc[4] = hex[cp >> 4];
+				esc[5] = hex[cp & 15];
+				cpl_wbuf_add(w, esc, 6);
+			} else {
 				cpl_wbuf_add(w, s + i, adv);
+			}
 			i += adv;
 			run = i;
 			continue;

@@ -1,7 +1,7 @@
 /*
  * jsonw.h — JSON written as it is produced, byte for byte as jansson's
  * json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER) would print the same
- * document, without building it first.
+ * document (but for the three escapes below), without building it first.
  *
  * The caller says what comes (object, key, value, close) and the writer
  * puts the separators and indentation: two spaces per level, ": " after
@@ -9,7 +9,12 @@
  * Strings are escaped as jansson does by default (", \ and control
  * characters; \b \f \n \r \t by name, others as \u00XX with capital hex;
  * "/" and non-ASCII kept), after ill-formed UTF-8 is repaired with U+FFFD
- * per maximal invalid subpart (jansson itself refuses such strings).
+ * per maximal invalid subpart (jansson itself refuses such strings), and
+ * three more escapes jansson does not make, so that a report printed on
+ * a terminal or in a CI log holds no raw terminal control and no command
+ * (report/escape.h): DEL as \u007F, the C1 controls U+0080..U+009F as
+ * \u0080..\u009F, and the '[' of "##[" as \u005B.  The value a JSON
+ * reader gets is the same.
  * Integers print as %lld; reals as jansson prints them ("%.17g", with
  * ".0" added when there is neither "." nor "e", no "+" and no leading
  * zeros in the exponent); a real that is not finite prints as null

@@ -5,6 +5,7 @@
 #include "report/render.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "report/jsonw.h"
 
@@ -185,6 +186,20 @@ budget_json(struct cpl_jsonw *j, const struct cpl_budget_entry *b)
 		if (b->measured_pod) {	/* whose figures, of several Pods */
 			cpl_jsonw_key(j, "pod");
 			cpl_jsonw_str(j, b->measured_pod);
+		}
+		if (b->measure_notes) {	/* unknowns and why; a clamp */
+			const char *p = b->measure_notes, *nl;
+
+			cpl_jsonw_key(j, "notes");
+			cpl_jsonw_array(j);
+			for (;; p = nl + 1) {
+				nl = strchr(p, '\n');
+				cpl_jsonw_strn(j, p, nl ? (size_t)(nl - p) :
+					       strlen(p));
+				if (nl == NULL)
+					break;
+			}
+			cpl_jsonw_close(j);
 		}
 		cpl_jsonw_close(j);
 	}

@@ -16,19 +16,21 @@
  * workers) = 12 busy  over by 8  suggest 1 + 0".  Suppressed
  * findings are counted, not shown.  Invariant: every line that does not
  * start a finding is indented, so `grep ': error:'` sees one line per
- * finding: an embedded newline continues the field on a new line indented
- * four columns past the field's own line, and other control characters
- * are shown as \xHH so a file name cannot drive the terminal.  Colour
- * (ANSI SGR) only when meta->color.  Output goes through one buffered
- * writer (wbuf.h): a finding is rendered into a line buffer, then handed
- * to the writer, which writes 64 KiB at a time.  The state owns both
- * buffers; out is borrowed.
+ * finding: every value (path, object, container, message, fix) is
+ * escaped (escape.h: a newline is shown as \n, ESC as \x1b, a C1 code
+ * point as \u009b), and the rendered lines are escaped once more as the
+ * tool's own lines, so none starts with ':' or holds "##[" (commands to
+ * a CI runner).  Colour (ANSI SGR) only when meta->color.  Output goes
+ * through one buffered writer (wbuf.h): a finding is rendered into a
+ * line buffer, then handed to the writer, which writes 64 KiB at a time.
+ * The state owns the buffers; out is borrowed.
  */
 #include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/escape.h"
 #include "report/render.h"
 #include "report/wbuf.h"
 
@@ -45,45 +47,36 @@ struct text {
 	bool failed;			/* a write failed */
 	struct cpl_report_tally tally;
 	struct cpl_buf line;		/* the finding being rendered */
+	struct cpl_buf shown;		/* line, escaped as output lines */
 	const struct cpl_report_meta *meta;	/* borrowed */
 	bool *said;			/* per budget: measured line shown */
 	size_t pending;			/* budget whose findings are being
 					 * written (nbudgets: none) */
 };
 
-/* Appends s, continuing embedded lines at indent and escaping controls. */
+/* Appends the value s escaped (escape.h): it never breaks its line. */
 static void
-add_field(struct cpl_buf *b, const char *s, int indent)
+add_field(struct cpl_buf *b, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\n')
-			cpl_buf_addf(b, "\n%*s", indent + 4, "");
-		else if ((c < 0x20 && c != '\t') || c == 0x7f)
-			cpl_buf_addf(b, "\\x%02x", c);
-		else
-			cpl_buf_addc(b, (char)c);
-	}
+	cpl_escape_str(b, s, 0);
 }
 
 /* Appends text wrapped in sgr when colour is on. */
 static void
-add_styled(struct text *t, const char *sgr, const char *text, int indent)
+add_styled(struct text *t, const char *sgr, const char *text)
 {
 	if (t->color)
 		cpl_buf_adds(&t->line, sgr);
-	add_field(&t->line, text, indent);
+	add_field(&t->line, text);
 	if (t->color)
 		cpl_buf_adds(&t->line, SGR_RESET);
 }
 
 /* Appends "path:line:col:" leaving out the parts that are unknown. */
 static void
-add_position(struct cpl_buf *b, const char *file, int line, int column,
-	     int indent)
+add_position(struct cpl_buf *b, const char *file, int line, int column)
 {
-	add_field(b, file, indent);
+	add_field(b, file);
 	if (line > 0) {
 		cpl_buf_addf(b, ":%d", line);
 		if (column > 0)
@@ -102,12 +95,12 @@ add_location(struct text *t, const struct cpl_finding *f)
 		return;
 	cpl_buf_init(&loc, 0);
 	if (f->file) {
-		add_position(&loc, f->file, f->line, f->column, 0);
+		add_position(&loc, f->file, f->line, f->column);
 	} else {
-		add_field(&loc, f->object, 0);
+		add_field(&loc, f->object);
 		if (f->container) {
 			cpl_buf_addc(&loc, '[');
-			add_field(&loc, f->container, 0);
+			add_field(&loc, f->container);
 			cpl_buf_addc(&loc, ']');
 		}
 		cpl_buf_addc(&loc, ':');
@@ -141,11 +134,18 @@ severity_sgr(enum cpl_severity s)
 static void
 flush_line(struct text *t)
 {
-	if (t->line.overflow)
+	if (t->line.overflow) {
 		t->failed = true;
-	else
-		cpl_wbuf_add(&t->w, t->line.data, t->line.len);
+	} else {
+		cpl_escape(&t->shown, t->line.data, t->line.len, CPL_ESC_NL |
+			   CPL_ESC_RUNNER | (t->color ? CPL_ESC_SGR : 0));
+		if (t->shown.overflow)
+			t->failed = true;
+		else
+			cpl_wbuf_add(&t->w, t->shown.data, t->shown.len);
+	}
 	cpl_buf_reset(&t->line);
+	cpl_buf_reset(&t->shown);
 }
 
 /* "97 threads, 3.9 CPUs used, throttled 42% of periods" of b. */
@@ -154,11 +154,19 @@ add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
 {
 	const char *sep = "";
 
-	cpl_buf_addf(out, "measured (%s, ", b->source ? b->source : "?");
-	if (b->since_start || b->window_s <= 0)
+	cpl_buf_adds(out, "measured (");
+	add_field(out, b->source ? b->source : "?");
+	cpl_buf_adds(out, ", ");
+	if (b->window_clamped) {
+		char run[32];
+
+		cpl_format_duration(run, sizeof(run), b->window_s);
+		cpl_buf_addf(out, "over the %s it has run): ", run);
+	} else if (b->since_start || b->window_s <= 0) {
 		cpl_buf_adds(out, "since start): ");
-	else
+	} else {
 		cpl_buf_addf(out, "%.0f s): ", b->window_s);
+	}
 	if (b->m_threads >= 0) {
 		cpl_buf_addf(out, "%.0f thread%s", b->m_threads,
 			     b->m_threads == 1 ? "" : "s");
@@ -173,9 +181,11 @@ add_measured(struct cpl_buf *out, const struct cpl_budget_entry *b)
 			     b->throttled_pct);
 	else if (*sep == '\0')
 		cpl_buf_adds(out, "nothing");
-	if (b->measured_pod)
-		cpl_buf_addf(out, " (%s, the most throttled of %lu Pods)",
-			     b->measured_pod, b->pods);
+	if (b->measured_pod) {
+		cpl_buf_adds(out, " (");
+		add_field(out, b->measured_pod);
+		cpl_buf_addf(out, ", the most throttled of %lu Pods)", b->pods);
+	}
 }
 
 /* The measured budget entry of a live finding's container, or nbudgets. */
@@ -219,15 +229,15 @@ add_budget_row(struct cpl_buf *out, const struct cpl_budget_entry *b)
 	double c = b->cpu_limit >= 0 ? b->cpu_limit : b->cpu_request;
 
 	if (b->file) {
-		add_field(out, b->file, 0);
+		add_field(out, b->file);
 		cpl_buf_addf(out, ":%d  ", b->line);
 	} else {
-		add_field(out, b->object ? b->object : "?", 0);
+		add_field(out, b->object ? b->object : "?");
 		if (b->pods > 1)
 			cpl_buf_addf(out, " (%lu Pods)", b->pods);
 		cpl_buf_adds(out, "  ");
 	}
-	add_field(out, b->container ? b->container : "(unnamed)", 0);
+	add_field(out, b->container ? b->container : "(unnamed)");
 	if (b->cpu_limit >= 0 && b->cpu_request >= 0)
 		cpl_buf_addf(out, "  limit %g (request %g)", b->cpu_limit,
 			     b->cpu_request);
@@ -278,6 +288,7 @@ text_begin(FILE *out, const struct cpl_report_meta *meta)
 		t->said = cpl_xcalloc(meta->nbudgets, sizeof(*t->said));
 	t->pending = meta ? meta->nbudgets : 0;
 	cpl_buf_init(&t->line, 0);
+	cpl_buf_init(&t->shown, 0);
 	return t;
 }
 
@@ -299,30 +310,30 @@ text_emit(void *state, const struct cpl_finding *f)
 	t->pending = at;
 	add_location(t, f);
 	sev = cpl_xasprintf("%s:", cpl_severity_name(f->severity));
-	add_styled(t, severity_sgr(f->severity), sev, 0);
+	add_styled(t, severity_sgr(f->severity), sev);
 	free(sev);
 	cpl_buf_addc(&t->line, ' ');
-	add_field(&t->line, f->message ? f->message : "", 0);
+	add_field(&t->line, f->message ? f->message : "");
 	if (f->rule)
 		cpl_buf_addf(&t->line, " [%s %s]", f->rule->id,
 			     f->rule->name);
 	cpl_buf_addc(&t->line, '\n');
 	if (f->fix) {
 		cpl_buf_adds(&t->line, "    fix: ");
-		add_field(&t->line, f->fix, 4);
+		add_field(&t->line, f->fix);
 		cpl_buf_addc(&t->line, '\n');
 	}
 	for (i = 0; i < f->nrelated; i++) {
 		const struct cpl_related *r = &f->related[i];
 
 		cpl_buf_adds(&t->line, "    ");
-		add_styled(t, SGR_CYAN, "note:", 4);
+		add_styled(t, SGR_CYAN, "note:");
 		cpl_buf_addc(&t->line, ' ');
 		if (r->file) {
-			add_position(&t->line, r->file, r->line, r->column, 4);
+			add_position(&t->line, r->file, r->line, r->column);
 			cpl_buf_addc(&t->line, ' ');
 		}
-		add_field(&t->line, r->message ? r->message : "", 4);
+		add_field(&t->line, r->message ? r->message : "");
 		cpl_buf_addc(&t->line, '\n');
 	}
 	flush_line(t);
@@ -367,7 +378,7 @@ add_not_judged(struct cpl_buf *b, const struct cpl_report_meta *meta)
 			continue;
 		if (shown++ > 0)
 			cpl_buf_adds(b, ", ");
-		add_field(b, kinds[i], 0);
+		add_field(b, kinds[i]);
 	}
 	if (shown == 0)
 		cpl_buf_adds(b, "unknown");
@@ -392,9 +403,9 @@ text_end(void *state)
 
 		if (!b->measured || t->said[i])
 			continue;
-		add_field(&t->line, b->object ? b->object : "?", 0);
+		add_field(&t->line, b->object ? b->object : "?");
 		cpl_buf_addc(&t->line, '[');
-		add_field(&t->line, b->container ? b->container : "", 0);
+		add_field(&t->line, b->container ? b->container : "");
 		cpl_buf_adds(&t->line, "]: ");
 		add_measured(&t->line, b);
 		cpl_buf_addc(&t->line, '\n');
@@ -425,6 +436,7 @@ text_end(void *state)
 	flush_line(t);
 	rc = cpl_wbuf_finish(&t->w) < 0 || t->failed ? -1 : 0;
 	cpl_buf_free(&t->line);
+	cpl_buf_free(&t->shown);
 	free(t->said);
 	free(t);
 	return rc;

@@ -8,7 +8,9 @@
  * (identical lines at their edges are trimmed), so every hunk is one
  * `patch -p1` and `git apply` accept.  The diff is made from those
  * regions, not by comparing arbitrary texts: the edits say which lines
- * changed.
+ * changed.  A name goes into the "---"/"+++" lines quoted as git quotes
+ * it, never raw: a newline in a directory name cannot end the header and
+ * start a diff of another file.
  *
  * May include: util.h and its own header.
  */
@@ -237,7 +239,11 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 			&out->regions[out->nregions - 1] : NULL;
 
 		cpl_buf_add(&b, text + pos, s->start - pos);
+		edits[s->index].old_off = s->start;
+		edits[s->index].old_end = s->end;
+		edits[s->index].new_off = b.len;
 		cpl_buf_add(&b, t, tl);
+		edits[s->index].new_end = b.len;
 		pos = s->end;
 		if (r == NULL || os > r->old_end) {
 			cpl_xgrow((void **)&out->regions, &rcap,
@@ -377,20 +383,137 @@ put_hunk(struct cpl_buf *b, const struct cpl_lines *ol, const char *old,
 	}
 }
 
-void
+/*
+ * The name path stands for in a diff: its "." and empty components
+ * dropped (the same file), or NULL with err set when patch -p1 and git
+ * apply, run from the current directory, could not take it as that
+ * file.  Caller frees.
+ */
+static char *
+diff_name(const char *path, struct cpl_error *err)
+{
+	struct cpl_buf b;
+	const char *p = path, *end;
+	size_t n;
+
+	if (*path == '/') {
+		cpl_error_set(err, path, 0, 0, "not in the diff: patch -p1 "
+			      "would apply an absolute path to a file under "
+			      "the current directory, and git apply refuses "
+			      "it (name the file relative to the current "
+			      "directory)");
+		return NULL;
+	}
+	cpl_buf_init(&b, 0);
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '/');
+		if (end == NULL)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			continue;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			cpl_error_set(err, path, 0, 0, "not in the diff: "
+				      "patch(1) and git apply refuse a path "
+				      "through \"..\" (run from a directory "
+				      "that holds the file)");
+			cpl_buf_free(&b);
+			return NULL;
+		}
+		if (b.len > 0)
+			cpl_buf_addc(&b, '/');
+		cpl_buf_add(&b, p, n);
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* git's C-style escape of byte c (quote.c's cq_lookup): a letter, or 0
+ * for \ooo; -1 when c needs no quoting (core.quotePath on: every byte
+ * from 0x80 is quoted). */
+static int
+c_escape(unsigned char c)
+{
+	if (c >= 0x07 && c <= 0x0d)
+		return "abtnvfr"[c - 0x07];
+	if (c == '"' || c == '\\')
+		return c;
+	if (c < 0x20 || c >= 0x7f)
+		return 0;
+	return -1;
+}
+
+/* Whether the '[' at p ends "##[" in name, which a GitHub runner obeys
+ * anywhere in a line of a log (its old command form). */
+static bool
+runner_bracket(const char *name, const unsigned char *p)
+{
+	return *p == '[' && p - (const unsigned char *)name >= 2 &&
+	       p[-1] == '#' && p[-2] == '#';
+}
+
+/*
+ * Appends "--- " or "+++ " (head) and prefix + name as git writes them:
+ * in double quotes with C escapes (\n \t \" \\, \ooo for other controls,
+ * DEL and bytes from 0x80) when the name holds any such byte; then a tab
+ * when it holds a space, so that GNU patch, which reads an unquoted name
+ * up to a tab, takes all of it.  One step past git: a name holding "##["
+ * is quoted too, that '[' written \133 (both tools read octal), so a
+ * diff printed in a CI log commands nothing.
+ */
+static void
+put_name(struct cpl_buf *b, const char *head, const char *prefix,
+	 const char *name)
+{
+	const unsigned char *p;
+	bool quote = false;
+	int e;
+
+	for (p = (const unsigned char *)name; *p && !quote; p++)
+		quote = c_escape(*p) >= 0 || runner_bracket(name, p);
+	cpl_buf_adds(b, head);
+	if (quote)
+		cpl_buf_addc(b, '"');
+	cpl_buf_adds(b, prefix);
+	for (p = (const unsigned char *)name; *p; p++) {
+		e = runner_bracket(name, p) ? 0 : c_escape(*p);
+		if (e < 0) {
+			cpl_buf_addc(b, (char)*p);
+		} else if (e > 0) {
+			cpl_buf_addc(b, '\\');
+			cpl_buf_addc(b, (char)e);
+		} else {
+			cpl_buf_addc(b, '\\');
+			cpl_buf_addc(b, (char)('0' + (*p >> 6)));
+			cpl_buf_addc(b, (char)('0' + (*p >> 3 & 7)));
+			cpl_buf_addc(b, (char)('0' + (*p & 7)));
+		}
+	}
+	if (quote)
+		cpl_buf_addc(b, '"');
+	if (strchr(name, ' '))
+		cpl_buf_addc(b, '\t');
+	cpl_buf_addc(b, '\n');
+}
+
+int
 cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
 	       size_t old_len, const char *new_text, size_t new_len,
-	       const struct cpl_patch_region *regions, size_t nregions)
+	       const struct cpl_patch_region *regions, size_t nregions,
+	       struct cpl_error *err)
 {
 	struct cpl_lines ol;
 	struct hunkpart *parts;
 	size_t i, first, oline = 1, nline = 1, opos = 0, npos = 0;
+	char *name;
 
 	if (nregions == 0)
-		return;
-	while (cpl_str_starts(path, "./"))
-		path += 2;
-	cpl_buf_addf(b, "--- a/%s\n+++ b/%s\n", path, path);
+		return 0;
+	name = diff_name(path, err);
+	if (name == NULL)
+		return -1;
+	put_name(b, "--- ", "a/", name);
+	put_name(b, "+++ ", "b/", name);
+	free(name);
 	cpl_lines_index(&ol, old, old_len);
 	parts = cpl_xcalloc(nregions, sizeof(*parts));
 	for (i = 0; i < nregions; i++) {
@@ -416,4 +539,5 @@ cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
 	}
 	free(parts);
 	cpl_lines_free(&ol);
+	return 0;
 }

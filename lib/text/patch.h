@@ -26,6 +26,8 @@ enum cpl_patch_state {
 	CPL_PATCH_SKIPPED,	/* overlaps an applied edit, or one of its
 				 * group could not be applied */
 	CPL_PATCH_INVALID,	/* a position outside the text */
+	CPL_PATCH_REFUSED,	/* its group was proved wrong (fixcheck.h);
+				 * never set by cpl_patch_apply() */
 };
 
 /*
@@ -40,6 +42,10 @@ struct cpl_patch_edit {
 	const char *text;	/* borrowed */
 	size_t group;
 	enum cpl_patch_state state;	/* out */
+	/* out, for an applied edit: bytes [old_off, old_end) of the old
+	 * text became [new_off, new_end) of the new one. */
+	size_t old_off, old_end;
+	size_t new_off, new_end;
 };
 
 /*
@@ -85,13 +91,27 @@ bool cpl_patch_span(struct cpl_patch_region *r, const char *old,
 
 /*
  * Appends the unified diff from old to new to b: "--- a/PATH" and
- * "+++ b/PATH" (path without a leading "./"), then @@ hunks with three
- * lines of context, "\ No newline at end of file" after a last line
- * without one.  regions (from cpl_patch_apply) say which lines differ.
- * Appends nothing when there are no regions.
+ * "+++ b/PATH" (path without its "." and empty components, so without a
+ * leading "./"), then @@ hunks with three lines of context, "\ No newline
+ * at end of file" after a last line without one.  regions (from
+ * cpl_patch_apply) say which lines differ.  Appends nothing and returns
+ * 0 when there are no regions.
+ *
+ * Names are written as git writes them, so that GNU patch (2.7 reads
+ * git's quoting) and git apply take the file and nothing else: a name
+ * holding a control character, '"', '\\', DEL or a byte from 0x80 is
+ * written in double quotes with C escapes (\n \t \" \\, \ooo for the
+ * rest; git's core.quotePath), and a name holding a space is followed by
+ * a tab.  A name holding "##[" (a command to a GitHub runner anywhere in
+ * a log line) is quoted too, its '[' as \133.  A path that cannot be named so that patch -p1 and git apply,
+ * run from the current directory, find that file is refused: -1 with err
+ * set (its path and why) and nothing appended; that is an absolute path
+ * (patch would strip its root and patch a file below the current
+ * directory) and one with a ".." component (both tools refuse it).
  */
-void cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
-		    size_t old_len, const char *new_text, size_t new_len,
-		    const struct cpl_patch_region *regions, size_t nregions);
+int cpl_patch_diff(struct cpl_buf *b, const char *path, const char *old,
+		   size_t old_len, const char *new_text, size_t new_len,
+		   const struct cpl_patch_region *regions, size_t nregions,
+		   struct cpl_error *err);
 
 #endif

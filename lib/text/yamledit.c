@@ -43,6 +43,8 @@ struct cpl_yenode {
 	size_t n, cap;
 	struct cpl_yenode *parent;
 	const char *key;		/* a mapping value's key text */
+	char *anchor;			/* &name defined here, or NULL */
+	bool aliased;			/* an alias (*name) reads it */
 };
 
 struct cpl_yedit {
@@ -147,7 +149,21 @@ struct build {
 	struct cpl_yedit *ed;
 	struct cpl_yenode **stack;
 	size_t depth, cap;
+	struct cpl_strmap anchors;	/* name → node, this document */
 };
+
+/* Records the anchor a node defines (libyaml's events only: the fast
+ * reader refuses anchors). */
+static void
+anchor(struct build *b, const yaml_char_t *name)
+{
+	struct cpl_yenode *n = b->ed->all[b->ed->nall - 1];
+
+	if (name == NULL)
+		return;
+	n->anchor = cpl_xstrdup((const char *)name);
+	cpl_strmap_put(&b->anchors, n->anchor, n);
+}
 
 static void
 on_scalar(struct build *b, const yaml_mark_t *start, size_t end,
@@ -237,7 +253,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	       size_t len, struct cpl_error *err)
 {
 	struct cpl_yedit *ed = cpl_xcalloc(1, sizeof(*ed));
-	struct build b = { ed, NULL, 0, 0 };
+	struct build b = { ed, NULL, 0, 0, { 0 } };
 	struct cpl_yfast fast = { 0 };
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -273,18 +289,29 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 		case YAML_STREAM_END_EVENT:
 			done = true;
 			break;
+		case YAML_DOCUMENT_START_EVENT:
+			cpl_strmap_free(&b.anchors);
+			memset(&b.anchors, 0, sizeof(b.anchors));
+			break;
 		case YAML_SCALAR_EVENT:
 			on_scalar(&b, &ev.start_mark,
 				  mark_offset(ed, &ev.end_mark),
 				  ev.data.scalar.style,
 				  (const char *)ev.data.scalar.value,
 				  ev.data.scalar.length);
+			anchor(&b, ev.data.scalar.anchor);
 			break;
-		case YAML_ALIAS_EVENT:
+		case YAML_ALIAS_EVENT: {
+			struct cpl_yenode *t = cpl_strmap_get(&b.anchors,
+				(const char *)ev.data.alias.anchor);
+
+			if (t != NULL)
+				t->aliased = true;
 			on_scalar(&b, &ev.start_mark,
 				  mark_offset(ed, &ev.end_mark),
 				  YAML_ANY_SCALAR_STYLE, NULL, 0);
 			break;
+		}
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			if (on_start(&b, ev.type == YAML_MAPPING_START_EVENT ?
@@ -300,6 +327,9 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 				yaml_event_delete(&ev);
 				goto parsed;
 			}
+			anchor(&b, ev.type == YAML_MAPPING_START_EVENT ?
+			       ev.data.mapping_start.anchor :
+			       ev.data.sequence_start.anchor);
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
@@ -316,6 +346,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 parsed:
 	yaml_parser_delete(&p);
 out:
+	cpl_strmap_free(&b.anchors);
 	free(b.stack);
 	cpl_yedit_free(ed);
 	return rc;
@@ -329,6 +360,7 @@ cpl_yedit_free(struct cpl_yedit *ed)
 	if (ed == NULL)
 		return;
 	for (i = 0; i < ed->nall; i++) {
+		free(ed->all[i]->anchor);
 		free(ed->all[i]->value);
 		free(ed->all[i]->kids);
 		free(ed->all[i]);
@@ -422,6 +454,46 @@ const char *
 cpl_yedit_str(const struct cpl_yenode *n)
 {
 	return n && n->kind == N_SCALAR ? n->value : NULL;
+}
+
+size_t
+cpl_yedit_end(const struct cpl_yenode *n)
+{
+	return n ? n->end : 0;
+}
+
+const struct cpl_yenode *
+cpl_yedit_at(const struct cpl_yedit *ed, size_t off)
+{
+	size_t lo = 0, hi, i;
+
+	if (ed == NULL)
+		return NULL;
+	hi = ed->nall;
+	/* The last node starting at or before off, then back to the first
+	 * that holds it: nodes start in order, inner ones after outer. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ed->all[mid]->start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;)
+		if (off < ed->all[i]->end || (ed->all[i]->start == off &&
+					      ed->all[i]->end == off))
+			return ed->all[i];
+	return NULL;
+}
+
+const char *
+cpl_yedit_shared(const struct cpl_yenode *n)
+{
+	for (; n != NULL; n = n->parent)
+		if (n->aliased)
+			return n->anchor;
+	return NULL;
 }
 
 /* ---- style ------------------------------------------------------------ */

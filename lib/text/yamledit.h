@@ -101,6 +101,15 @@ const struct cpl_yenode *cpl_yedit_item(const struct cpl_yenode *seq,
 					size_t i);
 /* A scalar's text; NULL for collections and aliases. */
 const char *cpl_yedit_str(const struct cpl_yenode *n);
+/* The byte offset just after n's content (a block scalar's takes in its
+ * last line end); 0 for NULL. */
+size_t cpl_yedit_end(const struct cpl_yenode *n);
+/* The innermost node whose text holds byte offset off, or NULL. */
+const struct cpl_yenode *cpl_yedit_at(const struct cpl_yedit *ed,
+				      size_t off);
+/* The anchor of n or of the nearest collection holding it that an alias
+ * reads (an edit there would change the alias's reader too), or NULL. */
+const char *cpl_yedit_shared(const struct cpl_yenode *n);
 
 /*
  * Adds the pairs of val (a CPL_YV_MAP) to mapping map as described above,

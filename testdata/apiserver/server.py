@@ -105,6 +105,10 @@ def gv_string(group, version):
 def go_float(v):
     """Formats a number as Go's strconv 'g' shortest (Prometheus style)."""
     v = float(v)
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "+Inf" if v > 0 else "-Inf"
     if v == int(v) and abs(v) < 1e6:
         return str(int(v))
     if abs(v) >= 1e6 and v == int(v):
@@ -910,6 +914,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                               cg, meta["namespace"], meta["name"]))
             series["periods"].append((pod_labels, pod_periods))
             series["throttled"].append((pod_labels, pod_throttled))
+        # The node's CPUs, as the kubelet's cAdvisor endpoint says them.
+        machine = []
+        nobj = Config.store.objects.get(("", "v1", "nodes"), {}).get(
+            ("", node))
+        cap = (nobj or {}).get("status", {}).get("capacity", {}).get("cpu")
+        if cap:
+            cores = float(cap[:-1]) / 1000 if cap.endswith("m") else \
+                float(cap)
+            machine.append(('boot_id="%s",machine_id="%s",system_uuid="%s"'
+                            % ((hashlib.md5(node.encode()).hexdigest(),) *
+                               3), cores))
         out = []
 
         def family(name, help_, typ, rows):
@@ -924,6 +939,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                "cadvisor revision.", "gauge",
                [('cadvisorRevision="",cadvisorVersion="",dockerVersion="",'
                  'kernelVersion="6.1.119",osVersion="Amazon Linux 2023"', 1)])
+        if machine:
+            family("machine_cpu_cores", "Number of logical CPU cores.",
+                   "gauge", machine)
         family("container_cpu_cfs_periods_total",
                "Number of elapsed enforcement period intervals.",
                "counter", series["periods"])
@@ -1034,6 +1052,11 @@ def main():
                     help="Retry-After seconds sent with 429 (default 1)")
     ap.add_argument("--delay", action="append", default=[],
                     metavar="PATH=SECONDS", help="sleep before answering")
+    ap.add_argument("--started", action="append", default=[],
+                    metavar="NS/POD=EPOCH",
+                    help="the Pod and its containers started at EPOCH "
+                         "(seconds; status startTime and every "
+                         "containerStatuses[].state.running.startedAt)")
     args = ap.parse_args()
 
     d = os.path.abspath(args.dir)
@@ -1051,6 +1074,18 @@ def main():
     store.generate_pods(args.generate_pods, args.pod_nodes,
                         args.containers_per_pod, args.training)
     store.add_namespaces()
+    for rule in args.started:
+        key, at = parse_pair(rule, "--started")
+        ns, _, name = key.partition("/")
+        pod = store.objects.get(("", "v1", "pods"), {}).get((ns, name))
+        if pod is None:
+            raise SystemExit("--started: no pod %s" % key)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                              time.gmtime(int(float(at))))
+        status = pod.setdefault("status", {})
+        status["startTime"] = stamp
+        for st in status.get("containerStatuses", []):
+            st["state"] = {"running": {"startedAt": stamp}}
     Config.store = store
 
     token = "cpl-" + base64.b32encode(os.urandom(20)).decode().lower()

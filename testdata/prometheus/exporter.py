@@ -12,7 +12,10 @@ cAdvisor exports per container and whose counters move with the clock:
 
 The containers come from --container NS/POD/NAME=THROTTLED,CPUS,THREADS
 (repeatable), so a test knows what Prometheus must answer: the throttled
-share THROTTLED (0..1), CPUS CPUs used, THREADS threads.  A pod-level
+share THROTTLED (0..1, or more for a test of absurd figures), CPUS CPUs
+used, THREADS threads (any number, "inf" too).  A suffix @EPOCH makes a
+container that starts at EPOCH (seconds): no series before, counters from
+zero after, as a container started then has.  A pod-level
 cgroup series (container="") and a sandbox (container="POD") are served
 too, as cAdvisor does, for the queries to leave out.  Exits after
 --timeout seconds.
@@ -24,7 +27,16 @@ import threading
 import time
 
 START = time.time()
-CONTAINERS = []     # (ns, pod, name, throttled, cpus, threads)
+CONTAINERS = []     # (ns, pod, name, throttled, cpus, threads, born)
+
+
+def prom_float(v):
+    """A sample value as Prometheus writes it (+Inf, -Inf, NaN)."""
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "+Inf" if v > 0 else "-Inf"
+    return repr(float(v))
 
 
 def metrics():
@@ -35,13 +47,24 @@ def metrics():
         out.append("# HELP %s cAdvisor-shaped test series." % name)
         out.append("# TYPE %s %s" % (name, typ))
         for labels, value in rows:
-            out.append("%s{%s} %r" % (name, labels, float(value)))
+            out.append("%s{%s} %s" % (name, labels, prom_float(value)))
 
     periods, throttled, usage, threads = [], [], [], []
-    for ns, pod, name, thr, cpus, nthreads in CONTAINERS:
+    for ns, pod, name, thr, cpus, nthreads, born in CONTAINERS:
         base = 'namespace="%s",pod="%s"' % (ns, pod)
         lab = 'container="%s",id="/kubepods/%s/%s",image="x",%s' % (
             name, pod, name, base)
+        if born is not None:
+            # Started at born: nothing before, counters from zero.
+            if time.time() < born:
+                continue
+            p = 10.0 * (time.time() - born)
+            periods.append((lab, p))
+            throttled.append((lab, thr * p))
+            usage.append((lab + ',cpu="total"',
+                          cpus * (time.time() - born)))
+            threads.append((lab, nthreads))
+            continue
         # A history before the exporter started, as a running container
         # has; the rates over the window do not depend on it.
         p = 50000 + 10.0 * t
@@ -89,9 +112,10 @@ def main():
     for spec in args.container:
         key, vals = spec.split("=")
         ns, pod, name = key.split("/")
+        vals, _, born = vals.partition("@")
         thr, cpus, nthreads = vals.split(",")
         CONTAINERS.append((ns, pod, name, float(thr), float(cpus),
-                           int(nthreads)))
+                           float(nthreads), float(born) if born else None))
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:

@@ -273,6 +273,108 @@ if grep -q '^+              value: "1"$' "$tmp/out" &&
 	bad "--diff --diff-base HEAD:"; cat "$tmp/out"
 fi
 
+# An edit that would change another node (here the loader-worker count
+# of an anchored command another container reads) is not offered: the
+# finding's fix says why, and --fix leaves the command as it was.  (The
+# re-parse that refuses such an edit if one were made is tested in
+# tests/unit/test_yamlcheck.c.)
+w=$tmp/refused
+mkdir -p "$w"
+cp testdata/fix-refused/shared-command.yaml "$w/job.yaml"
+(cd "$w" && "$BIN" --no-config -o json job.yaml >"$tmp/out" 2>/dev/null)
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"]
+     if x["rule"] == "CPU401"]
+assert f and all(not x["edits"] for x in f), f
+assert all("No automatic edit: the value is inside &cmd" in x["fix"]
+           for x in f), f
+PY
+then ok; else bad "CPU401 offered an edit of an anchored command"; fi
+(cd "$w" && "$BIN" --no-config --fix --unsafe-fixes job.yaml >/dev/null \
+	2>"$tmp/err")
+if grep -q -- '"--workers=8"\]$' "$w/job.yaml" &&
+	grep -q '^      - name: dshm' "$w/job.yaml"; then ok; else
+	bad "--fix of an anchored command:"; cat "$tmp/err"
+fi
+
+# Files that are not the user's to rewrite.  As another user (nobody)
+# who may write the directory: a read-only file of root's, and a file of
+# root's that nobody may write, are refused (a rename would replace them
+# and make them nobody's); --force writes the second in place, keeping
+# its owner.  A hard-linked file is refused (a rename would split the
+# links); --force writes it in place.  Exit 2 when a file was refused.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	w=$tmp/owners
+	mkdir -p "$w"
+	chmod 777 "$w"
+	src=testdata/fix/pod/pod.yaml
+	cp "$src" "$w/ro.yaml"
+	chmod 644 "$w/ro.yaml"
+	cp "$src" "$w/shared.yaml"
+	chmod 666 "$w/shared.yaml"
+	as_nobody() {
+		(cd "$w" && setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$BIN" --no-config "$@")
+	}
+	as_nobody --fix ro.yaml >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q "^kubectl-cpulint: ro.yaml: read-only: not fixed" "$tmp/err" &&
+		cmp -s "$src" "$w/ro.yaml" &&
+		[ "$(stat -c %u "$w/ro.yaml")" = 0 ]; then ok; else
+		bad "nobody's --fix of root's read-only file: exit $rc"
+		cat "$tmp/err"
+	fi
+	as_nobody --fix shared.yaml >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q "^kubectl-cpulint: shared.yaml: owned by user 0, group 0, which a rewrite cannot keep" "$tmp/err" &&
+		cmp -s "$src" "$w/shared.yaml"; then ok; else
+		bad "nobody's --fix of root's file: exit $rc"; cat "$tmp/err"
+	fi
+	as_nobody --fix --force shared.yaml >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc != 2 ] && cmp -s testdata/fix/pod/expected.after \
+		"$w/shared.yaml" &&
+		[ "$(stat -c %u:%g:%a "$w/shared.yaml")" = 0:0:666 ]; then ok
+	else
+		bad "nobody's --fix --force of root's file: exit $rc"
+		cat "$tmp/err"
+	fi
+	cp "$src" "$w/linked.yaml"
+	ln "$w/linked.yaml" "$w/other-name.yaml"
+	"$BIN" --no-config --fix "$w/linked.yaml" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q "more than one hard link: not fixed" "$tmp/err" &&
+		cmp -s "$src" "$w/linked.yaml"; then ok; else
+		bad "--fix of a hard-linked file: exit $rc"; cat "$tmp/err"
+	fi
+	"$BIN" --no-config --fix --force "$w/linked.yaml" >/dev/null 2>&1
+	if cmp -s testdata/fix/pod/expected.after "$w/other-name.yaml"; then
+		ok; else bad "--fix --force did not write the hard link in place"
+	fi
+	rm -rf "$w"
+else
+	echo "fix: not root (or no setpriv): ownership cases skipped"
+fi
+
+# --output-file naming an input: refused before anything is read, the
+# input left as it was.
+w=$tmp/outfile
+mkdir -p "$w"
+cp testdata/fix/pod/pod.yaml "$w/pod.yaml"
+ln -s pod.yaml "$w/alias.yaml"
+for args in "--output-file pod.yaml pod.yaml" \
+	"--output-file alias.yaml pod.yaml" "--output-file pod.yaml -f -" \
+	"--output-file pod.yaml ." "--fix --output-file pod.yaml pod.yaml"; do
+	(cd "$w" && "$BIN" --no-config $args <pod.yaml >/dev/null \
+		2>"$tmp/err")
+	rc=$?
+	if [ $rc = 2 ] && grep -q "^kubectl-cpulint: --output-file .* the report would replace it" "$tmp/err" &&
+		cmp -s testdata/fix/pod/pod.yaml "$w/pod.yaml"; then ok; else
+		bad "$args: exit $rc"; cat "$tmp/err"
+	fi
+done
+
 # Refusals: live targets, --staged.
 "$BIN" --fix pod/x >/dev/null 2>"$tmp/err"
 rc=$?

@@ -364,5 +364,50 @@ expect changed-since-base 1 "$BIN" --no-config --diff-base HEAD~1 train.py
 has changed-since-base "train.py:6:23: error: 1 rank x (3 intra-op threads + 6 loader workers)"
 cd "$root"
 
+# 11. a comment-only edit of the code a job runs is not a new problem:
+#     neither --diff-base nor the hook (train.py named) brings back the
+#     job's old findings; a real change to the code still does
+r=$tmp/r8
+git init -q "$r" && cd "$r" || exit 1
+cat > job.yaml <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: resnet}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: pytorch/pytorch
+        command: ["torchrun", "--nproc_per_node=4", "train.py"]
+        env: [{name: OMP_NUM_THREADS, value: "4"}]
+        resources: {limits: {cpu: "4"}}
+YAML
+cat > train.py <<'PY'
+import torch
+from torch.utils.data import DataLoader
+
+loader = DataLoader(range(10), num_workers=2)
+PY
+git add . && git commit -qm base && git tag base0
+expect old-findings 1 "$BIN" --no-config .
+has old-findings "job.yaml:12:46: error: OMP_NUM_THREADS=4 x 4 ranks"
+sed -i 's/^import torch$/import torch  # the model/' train.py
+printf '\n# the end\n' >>train.py
+expect comment-diff-base 0 "$BIN" --no-config --diff-base base0 .
+lacks comment-diff-base "CPU202"
+expect comment-hook 0 "$BIN" --no-config train.py
+lacks comment-hook "CPU202"
+lacks comment-hook "CPU401"
+git commit -qam comments
+sed -i 's/num_workers=2/num_workers=3/' train.py
+expect code-diff-base 1 "$BIN" --no-config --diff-base base0 .
+has code-diff-base "CPU401"
+expect code-hook 1 "$BIN" --no-config train.py
+has code-hook "train.py:4:44: error:"
+lacks code-hook "CPU202"
+cd "$root"
+
 echo "git: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -143,6 +143,17 @@ sed -i "s/cluster: fake,/cluster: $cluster,/" "$tmp/first"
 expect merged 1 env KUBECONFIG="$tmp/missing:$tmp/first:$D/kubeconfig" kubectl cpulint pod/train-0
 has merged "pod/ml/train-0[pytorch]"
 grep -q '"auth": "token"' "$D/requests.jsonl" && ok || bad "tokenFile auth not used"
+# 5b. a token file with a CR LF inside (sent, it would add a request
+# header): refused before any request, one line naming the file, never
+# the token
+printf '%s\r\nX-Evil: injected\n' "$TOKEN" > "$tmp/tok-crlf"
+sed "s|tokenFile: tok|tokenFile: tok-crlf|" "$tmp/first" > "$tmp/first-crlf"
+: > "$D/requests.jsonl"
+expect token-crlf 2 env KUBECONFIG="$tmp/first-crlf:$D/kubeconfig" "$BIN" pod/train-0
+lines token-crlf 1
+has token-crlf "token file $tmp/tok-crlf: holds a control character"
+lacks token-crlf "X-Evil"
+[ -s "$D/requests.jsonl" ] && bad "token-crlf: a request was made" || ok
 
 # 6. an exec credential plugin (a script that prints an ExecCredential)
 cat > "$tmp/bin/fake-cred" <<EOF2
@@ -154,6 +165,17 @@ chmod +x "$tmp/bin/fake-cred"
 printf 'apiVersion: v1\nkind: Config\ncurrent-context: ex\ncontexts:\n- name: ex\n  context: {cluster: %s, user: ex, namespace: ml}\nusers:\n- name: ex\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: fake-cred\n      interactiveMode: Never\n' "$cluster" > "$tmp/exec-only"
 expect exec 1 env KUBECONFIG="$tmp/exec-only:$D/kubeconfig" "$BIN" -v pod/train-0
 has exec "pod/ml/train-0[pytorch]"
+# ... and one whose token holds a CR LF: refused, the plugin named
+cat > "$tmp/bin/crlf-cred" <<EOF2
+#!/bin/sh
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s\\\\r\\\\nX-Evil: 1"}}\n' "$TOKEN"
+EOF2
+chmod +x "$tmp/bin/crlf-cred"
+sed 's/command: fake-cred/command: crlf-cred/' "$tmp/exec-only" > "$tmp/exec-crlf"
+expect exec-crlf 2 env KUBECONFIG="$tmp/exec-crlf:$D/kubeconfig" "$BIN" pod/train-0
+lines exec-crlf 1
+has exec-crlf 'exec plugin "crlf-cred" for user "ex" returned a token that holds a control character'
+lacks exec-crlf "X-Evil"
 # A plugin that hangs, with a child of its own: --request-timeout bounds
 # it, and the whole process group goes (no orphan keeps running).
 cat > "$tmp/bin/hang-cred" <<EOF2
@@ -181,6 +203,25 @@ while [ -n "$child" ] && ! gone "$child" && [ $i -lt 20 ]; do
 done
 if [ -n "$child" ] && gone "$child"; then ok; else
 	bad "the plugin's child $child outlived the timeout"
+	[ -n "$child" ] && kill "$child" 2>/dev/null
+fi
+# --live-timeout bounds the plugin too (it had its own 60 s): killed with
+# its children when the run's time limit runs out, the plugin named by its
+# command, never its arguments or environment.
+rm -f "$tmp/hang-child.pid"
+printf '      args: [--secret-arg=SEKRIT-ARG]\n      env: [{name: PLUGIN_ENV, value: SEKRIT-ENV}]\n' >> "$tmp/exec-hang"
+expect exec-live-timeout 2 env KUBECONFIG="$tmp/exec-hang:$D/kubeconfig" "$BIN" --live-timeout 2s pod/train-0
+lines exec-live-timeout 1
+has exec-live-timeout 'exec plugin "hang-cred" for user "ex" did not finish within the run'"'"'s time limit of 2 s (--live-timeout) and was killed'
+lacks exec-live-timeout "SEKRIT"
+child=$(cat "$tmp/hang-child.pid" 2>/dev/null)
+i=0
+while [ -n "$child" ] && ! gone "$child" && [ $i -lt 20 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$child" ] && gone "$child"; then ok; else
+	bad "exec-live-timeout: the plugin's child $child outlived the run"
 	[ -n "$child" ] && kill "$child" 2>/dev/null
 fi
 
@@ -285,6 +326,53 @@ has mpi-denied "its worker Pods' ranks (slotsPerWorker) are unknown"
 lacks mpi-denied 'each of its 1 rank'
 apiserver_stop
 
+# 7b''. Optional fields left out (testdata/apiserver/fixtures/optional):
+# owner references without `controller` (a Job's Pods, and the Job's own
+# reference to an Argo Workflow) are read, grouped and followed, never
+# dereferenced as present (a crash before; make asan runs this too).
+apiserver_start --fixtures default --fixtures optional --timeout 120 || { bad "server optional"; finish; }
+D=$APISERVER_DIR
+expect no-controller 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -v -l app=loose
+has no-controller 'pod/ml/loose-a1b2c is owned by Workflow/ml/loose-wf'
+has no-controller 'workflow/ml/loose-wf[train]: warning: OMP_NUM_THREADS is not set in container "train"'
+has no-controller '(2 Pods) [CPU201 thread-env-missing]'
+has no-controller 'measured (cadvisor, since start): 4 threads'
+expect no-controller-pod 1 kubectl cpulint pod/loose-d3e4f -n ml --kubeconfig "$D/kubeconfig"
+has no-controller-pod 'pod/ml/loose-d3e4f[train]: warning: OMP_NUM_THREADS is not set'
+apiserver_stop
+
+# 7b'''. Out-of-range cAdvisor figures (testdata/apiserver/fixtures/measure)
+# are unknown, never warnings: 5 throttled periods per period, a CPU-time
+# counter at +Inf and 2.5 threads (weird-0); 500 CPUs on a 32-CPU node
+# (machine_cpu_cores) and 1e9 threads (weird-1, whose 30% is sane).  A
+# note names each figure and its source, with -v and in JSON.
+apiserver_start --fixtures default --fixtures measure --timeout 120 || { bad "server measure"; finish; }
+D=$APISERVER_DIR
+expect cadvisor-range 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -v -l app=measure
+lacks cadvisor-range "500.0%"
+lacks cadvisor-range "1000000000 threads"
+lacks cadvisor-range "500.00 CPUs"
+lacks cadvisor-range "pod/ml/weird-0[train]: warning"
+has cadvisor-range "pod/ml/weird-1[train]: warning: throttled in 30.0% of CFS periods since it started"
+has cadvisor-range "kubectl-cpulint: pod/ml/weird-0[train]: measured: throttled share unknown: 5 ("
+has cadvisor-range "of nodes/gpu-node-1/proxy/metrics/cadvisor (a share of periods is 0 to 1)"
+has cadvisor-range "kubectl-cpulint: pod/ml/weird-0[train]: measured: CPU used unknown: a sample of container_cpu_usage_seconds_total from nodes/gpu-node-1/proxy/metrics/cadvisor is not a count"
+has cadvisor-range "kubectl-cpulint: pod/ml/weird-1[train]: measured: CPU used unknown: 500 CPUs from container_cpu_usage_seconds_total of nodes/gpu-node-1/proxy/metrics/cadvisor (more than twice the node's 32 CPUs)"
+has cadvisor-range "    measured (cadvisor, since start): throttled 30% of periods"
+expect cadvisor-range-json 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -o json -l app=measure
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {x["object"]: x["measured"] for x in d["budgets"]}
+w0, w1 = b["pod/ml/weird-0"], b["pod/ml/weird-1"]
+assert w0["throttled_pct"] is None and w0["cpu_used"] is None and w0["threads"] is None, w0
+assert any("container_threads from nodes/gpu-node-1/proxy/metrics/cadvisor is 2.5 (not a whole number of threads)" in n for n in w0["notes"]), w0
+assert w1["cpu_used"] is None and w1["threads"] is None and abs(w1["throttled_pct"] - 30) < 0.5, w1
+assert any("is 1e+09 (above 4194304" in n for n in w1["notes"]), w1
+assert "notes" not in b["pod/ml/young-0"], b
+' && ok || bad "cadvisor-range-json: nulls and notes"
+apiserver_stop
+
 # 7c. a server that echoes the Authorization header, and a password in the
 # server URL: neither is ever shown, in errors or with -v.
 apiserver_start --echo-auth --deny get:pods:ml --timeout 120 || { bad "server 4"; finish; }
@@ -302,13 +390,20 @@ apiserver_stop
 
 # 7d. limits: 429 retries stay within --request-timeout; a server whose
 # lists never end is left after a few empty pages.
-apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --delay /api/v1/namespaces/ml/pods/slow=6 --timeout 120 || { bad "server 5"; finish; }
+apiserver_start --endless-continue --retry-after 10 --too-many /api/v1/namespaces/ml/pods/train-0=10 --delay /api/v1/namespaces/ml/pods/slow=6 --delay /api/v1/query=6 --timeout 120 || { bad "server 5"; finish; }
 D=$APISERVER_DIR
 t0=$(date +%s)
 expect live-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --live-timeout 2s pod/slow
 t1=$(date +%s)
 [ $((t1 - t0)) -lt 5 ] && ok || bad "--live-timeout 2s took $((t1 - t0)) s"
-has live-timeout "time"
+has live-timeout "timeout: connected, but no answer before the run's time limit of 2s (--live-timeout) ran out"
+lacks live-timeout "cannot connect"
+# Prometheus queries are part of the run: within --live-timeout, and a
+# server that connected but does not answer is told from one that does
+# not connect (this one answers the query after 6 s).
+expect prom-live-timeout 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "https://127.0.0.1:$APISERVER_PORT" --prometheus-insecure-skip-tls-verify --live-timeout 3s pod/train-1
+has prom-live-timeout "prometheus https://127.0.0.1:$APISERVER_PORT: timeout: connected, but no answer before the run's time limit (--live-timeout) ran out"
+has prom-live-timeout "pod/ml/train-1[pytorch]: error:"
 expect live-timeout-bad 2 "$BIN" --kubeconfig "$D/kubeconfig" --live-timeout soon pod/slow
 has live-timeout-bad "--live-timeout takes a duration"
 

@@ -31,12 +31,19 @@ if ! command -v prometheus >/dev/null 2>&1; then
 fi
 
 # The exporter: train-0 throttled 42%, 7.9 CPUs, 97 threads; train-1
-# 37%, 3.0 CPUs, 260 threads; a pod in another namespace.
+# 37%, 3.0 CPUs, 260 threads; a pod in another namespace; absurd figures
+# for weird-0 and weird-1 (testdata/apiserver/fixtures/measure); young-0,
+# 4 CPUs from BIRTH, a few seconds after the exporter starts (and the fake
+# API server says it started then).
+BIRTH=$(($(date +%s) + 4))
 python3 testdata/prometheus/exporter.py --port-file "$tmp/exporter.port" \
 	--timeout 240 \
 	--container ml/train-0/pytorch=0.42,7.9,97 \
 	--container ml/train-1/pytorch=0.37,3.0,260 \
-	--container serving/tokenizer-5d8f7c9b6d-q7x2k/tokenizer=0.05,0.5,12 &
+	--container serving/tokenizer-5d8f7c9b6d-q7x2k/tokenizer=0.05,0.5,12 \
+	--container ml/weird-0/train=9.99,1e300,2.5 \
+	--container ml/weird-1/train=0.3,inf,1e9 \
+	--container "ml/young-0/train=0.2,4.0,12@$BIRTH" &
 EXP_PID=$!
 i=0
 while [ ! -s "$tmp/exporter.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -79,7 +86,7 @@ print(r[0]["value"][1] if r else 0)' 2>/dev/null)
 done
 [ "${n:-0}" -ge 14 ] 2>/dev/null && ok || { bad "prometheus has no scrapes after 60 s"; tail -5 "$tmp/prometheus.log"; finish; }
 
-apiserver_start --deny get:nodes/proxy --timeout 200 || { bad "the fake API server"; finish; }
+apiserver_start --deny get:nodes/proxy --fixtures default --fixtures measure --started "ml/young-0=$BIRTH" --timeout 200 || { bad "the fake API server"; finish; }
 trap cleanup EXIT	# apiserver_start set its own EXIT trap
 D=$APISERVER_DIR
 mkdir -p "$tmp/bin" "$tmp/home"
@@ -134,6 +141,52 @@ q1=$(queries)
 d=$((q1 - q0))
 [ "$d" -ge 3 ] && [ "$d" -le 4 ] && ok || bad "two pods in one namespace took $d queries"
 
+# 3b. Out-of-range figures are unknown, never warnings: a throttled share
+# of 9.99, 1e300 CPUs, 2.5 threads (weird-0); NaN CPUs (a counter at
+# +Inf) and 1e9 threads (weird-1), each with a note naming the query, in
+# -v and in the JSON measured notes.
+expect range 1 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 10s -v -o json -n ml -l app=measure
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {x["object"]: x["measured"] for x in d["budgets"]}
+w0, w1 = b["pod/ml/weird-0"], b["pod/ml/weird-1"]
+assert w0["throttled_pct"] is None and w0["cpu_used"] is None, w0
+assert w0["threads"] is None, w0
+n = "\n".join(w0["notes"])
+assert "throttled share unknown: Prometheus answered 9.99 for rate(container_cpu_cfs_throttled_periods_total[10s]) / rate(container_cpu_cfs_periods_total[10s])" in n, n
+assert "for rate(container_cpu_usage_seconds_total[10s]) (above 8192, more CPUs than any machine has)" in n, n
+assert "threads unknown: Prometheus answered 2.5 for max_over_time(container_threads[10s]) (not a whole number of threads)" in n, n
+assert w1["cpu_used"] is None and w1["threads"] is None, w1
+assert abs(w1["throttled_pct"] - 30) < 1, w1
+n = "\n".join(w1["notes"])
+assert "CPU used unknown: Prometheus answered NaN" in n and "above 4194304" in n, n
+rules = {(f["object"], f["rule"]) for f in d["findings"]}
+assert not {r for o, r in rules if o == "pod/ml/weird-0"} & {"CPU501", "CPU502", "CPU503"}, rules
+assert ("pod/ml/weird-1", "CPU501") in rules and ("pod/ml/weird-1", "CPU503") not in rules, rules
+' && ok || bad "range: out-of-range figures from Prometheus"
+has range "kubectl-cpulint: pod/ml/weird-0[train]: measured: throttled share unknown: Prometheus answered 9.99 for rate(container_cpu_cfs_throttled_periods_total[10s])"
+lacks range "999.0%"
+
+# 3c. A container that started moments ago: rate() over --window 1m would
+# dilute it (it has run some 20 s); its window is clamped to the time it
+# has run, and the figures and the text say so.
+expect young 1 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 1m -o json pod/young-0 -n ml
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["budgets"][0]["measured"]
+assert 5 <= m["window_s"] < 60, m
+# (not 4.0 exactly: Prometheus sees a new series a scrape or two late)
+assert 3.0 < m["cpu_used"] < 4.6, m
+assert m["threads"] == 12 and abs(m["throttled_pct"] - 20) < 1, m
+assert any("it has run" in n and "not the 60 s of --window" in n for n in m["notes"]), m
+' && ok || { bad "young: window not clamped to the time it has run"; printf '%s\n' "$out" | grep -A8 '"measured"'; }
+expect young-text 1 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 1m pod/young-0 -n ml
+has young-text "    measured (prometheus, over the "
+has young-text " s it has run): 12 threads, "
+has young-text "s it has run (from Prometheus; threshold 10%) [CPU501 cpu-throttled]"
+
 # 4. Prometheus answers an error (a window it cannot parse cannot happen:
 # ask a path that is not Prometheus): one line, exit 2, findings kept
 expect prom-404 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM/nothing" pod/train-0
@@ -149,4 +202,13 @@ has token "260 threads"
 lacks token "sekrit"
 expect token-missing 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --prometheus-token-file "$tmp/none" pod/train-1
 has token-missing "--prometheus-token-file"
+# A CR LF inside the token would add request headers: refused, one line
+# naming the file, never the token; the findings from the spec stay.
+printf 'sekrit-token\r\nX-Evil: injected\r\n' > "$tmp/token-crlf"
+expect token-crlf 2 "$BIN" --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --prometheus-token-file "$tmp/token-crlf" --window 10s pod/train-1
+[ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && ok || bad "token-crlf: not one line: $err"
+has token-crlf "--prometheus-token-file $tmp/token-crlf: the token holds a control character"
+lacks token-crlf "sekrit"
+lacks token-crlf "X-Evil"
+lacks token-crlf "measured ("
 finish

@@ -2,7 +2,10 @@
  * fuzz_apijson.c — libFuzzer entry: one input is a JSON body as the API
  * server would send it (an object, or a list of them), decoded the way
  * live mode decodes it: jansson, then each object re-read as a YAML
- * document by the manifest loader, then the rules over the workloads.
+ * document by the manifest loader, then the rules over the workloads;
+ * and as a Pod of a live list: its owner reference, its grouping key
+ * and its containers' start times (lib/livepods.c), where no optional
+ * field may be assumed present.
  */
 #include <stdint.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "livepods.h"
 #include "load/loader.h"
 #include "text/yamldoc.h"
 
@@ -23,20 +27,36 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cpl_ystream *s = NULL;
 	struct cpl_wlist wl = { 0 };
 	struct cpl_error err = { 0 };
+	struct cpl_livepods lp = { 0 };
+	char owner[] = "job/fuzz/owner";
+	struct cpl_liveowner o = { .object = owner };
 	char *text;
 	size_t i;
 
 	if (body == NULL)
 		return 0;
 	text = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	if (text == NULL)
-		return 0;
+	(void)cpl_livepods_owner_ref(body);
+	free(cpl_livepods_key(&o, body));
 	e = cpl_engine_new();
-	if (cpl_yaml_parse(&s, "pod/fuzz", text, strlen(text), &err) == 0 &&
+	if (text != NULL &&
+	    cpl_yaml_parse(&s, "pod/fuzz", text, strlen(text), &err) == 0 &&
 	    cpl_ystream_count(s) > 0)
 		(void)cpl_manifest_load(&wl, s, cpl_ystream_doc(s, 0), NULL,
 					&err);
+	if (wl.count > 0) {
+		/* The Pod's record, with its containers' start times. */
+		size_t g = cpl_livepods_add_group(&lp, NULL, &o, "fuzz",
+						  wl.items[0]);
+
+		cpl_livepods_add_pod(&lp, g, "fuzz",
+			json_string_value(json_object_get(json_object_get(
+				body, "spec"), "nodeName")),
+			json_object_get(json_object_get(body, "status"),
+					"containerStatuses"));
+		cpl_livepods_finish(&lp);
+	}
+	json_decref(body);
 	for (i = 0; i < wl.count; i++) {
 		wl.items[i]->source = CPL_SRC_LIVE;
 		cpl_engine_add_workload(e, wl.items[i]);
@@ -45,6 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cpl_wlist_free(&wl);
 	cpl_engine_run(e);
 	cpl_engine_free(e);
+	cpl_livepods_free(&lp);
 	cpl_ystream_free(s);
 	cpl_error_clear(&err);
 	free(text);

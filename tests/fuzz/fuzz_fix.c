@@ -6,7 +6,9 @@
  * and testdata/edits, whose cases carry edits.  Besides crashes, leaks
  * and UB it stops on a broken invariant of the patch: the result must be
  * NUL-terminated at its length, and a patch with nothing applied must
- * leave the text as it was.
+ * leave the text as it was.  The same edits then go through the re-parse
+ * that proves them (fixcheck.h), which must keep a text with no group
+ * refused or deferred equal to the plain patch's.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "engine.h"
 #include "finding.h"
+#include "fixcheck.h"
 #include "text/patch.h"
 #include "util.h"
 
@@ -28,6 +31,7 @@ fix_as(const char *path, const char *text, size_t len)
 	struct cpl_patch_edit *edits = NULL;
 	struct cpl_patch p = { 0 };
 	struct cpl_buf diff;
+	struct cpl_error err = { 0 };
 	size_t n, i, k, nedits = 0, cap = 0;
 
 	cpl_engine_add_buffer(e, path, text, len, true);
@@ -53,8 +57,9 @@ fix_as(const char *path, const char *text, size_t len)
 	    (p.napplied == 0 && (p.len != len || memcmp(p.text, text, len))))
 		abort();
 	cpl_buf_init(&diff, 0);
-	cpl_patch_diff(&diff, path, text, len, p.text, p.len, p.regions,
-		       p.nregions);
+	if (cpl_patch_diff(&diff, path, text, len, p.text, p.len, p.regions,
+			   p.nregions, &err) < 0)
+		abort();	/* the fuzzer's paths are plain relative names */
 	cpl_buf_free(&diff);
 	if (p.napplied > 0) {
 		again = cpl_engine_new();
@@ -63,6 +68,18 @@ fix_as(const char *path, const char *text, size_t len)
 		cpl_engine_free(again);
 	}
 	cpl_patch_free(&p);
+	{
+		struct cpl_fixcheck refused = { 0 };
+		bool py = strstr(path, ".py") != NULL;
+
+		cpl_fixcheck_apply(&p, &refused, text, len,
+				   py ? CPL_FIXCHECK_PYTHON :
+				   CPL_FIXCHECK_YAML, edits, nedits);
+		if (p.text == NULL || p.text[p.len] != '\0')
+			abort();
+		cpl_fixcheck_free(&refused);
+		cpl_patch_free(&p);
+	}
 	free(edits);
 	cpl_engine_free(e);
 }

@@ -181,6 +181,48 @@ START_TEST(format_details)
 }
 END_TEST
 
+START_TEST(out_of_range_samples_and_node_cpus)
+{
+	/* NaN, +Inf and negative samples are left out of their sums and
+	 * mark the metric bad for their container (the caller says it is
+	 * unknown); machine_cpu_cores (with or without labels) is the
+	 * node's CPU count. */
+	const char *text =
+		"machine_cpu_cores{boot_id=\"b\",machine_id=\"m\"} 32\n"
+		"container_threads{namespace=\"ml\",pod=\"p\",container=\"a\"}"
+		" +Inf\n"
+		"container_cpu_usage_seconds_total{namespace=\"ml\",pod=\"p\","
+		"container=\"a\",cpu=\"total\"} -3\n"
+		"container_cpu_cfs_periods_total{namespace=\"ml\",pod=\"p\","
+		"container=\"a\"} 100\n"
+		"container_cpu_cfs_throttled_periods_total{namespace=\"ml\","
+		"pod=\"p\",container=\"a\"} NaN\n"
+		"container_threads{namespace=\"ml\",pod=\"p\",container=\"b\"}"
+		" 12\n";
+	struct cpl_cadvisor *m = parse_ok(text);
+	const struct cpl_cadvisor_counters *a, *b;
+
+	ck_assert_double_eq(cpl_cadvisor_machine_cpus(m), 32);
+	a = cpl_cadvisor_find(m, "ml", "p", "a");
+	b = cpl_cadvisor_find(m, "ml", "p", "b");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a->bad, CPL_CADVISOR_BAD_THREADS |
+			  CPL_CADVISOR_BAD_CPU | CPL_CADVISOR_BAD_THROTTLED);
+	ck_assert(!a->has_threads && !a->has_cpu_seconds);
+	ck_assert(a->has_periods);
+	ck_assert_double_eq(a->periods, 100);
+	ck_assert_uint_eq(b->bad, 0);
+	ck_assert_double_eq(b->threads, 12);
+	cpl_cadvisor_free(m);
+	m = parse_ok("machine_cpu_cores 8\n");
+	ck_assert_double_eq(cpl_cadvisor_machine_cpus(m), 8);
+	cpl_cadvisor_free(m);
+	m = parse_ok("container_threads{namespace=\"ml\",pod=\"p\"} 1\n");
+	ck_assert_double_eq(cpl_cadvisor_machine_cpus(m), 0);
+	cpl_cadvisor_free(m);
+}
+END_TEST
+
 START_TEST(legacy_label_names)
 {
 	/* Kubernetes before 1.16: pod_name and container_name. */
@@ -298,6 +340,7 @@ main(void)
 	tcase_add_test(tc, threads_and_cpu_usage);
 	tcase_add_test(tc, escapes_in_label_values);
 	tcase_add_test(tc, format_details);
+	tcase_add_test(tc, out_of_range_samples_and_node_cpus);
 	tcase_add_test(tc, legacy_label_names);
 	tcase_add_test(tc, empty_input);
 	tcase_add_test(tc, errors_name_line_and_column);

@@ -602,7 +602,9 @@ END_TEST
 
 static const char EXEC_PLUGIN[] =
 	"#!/usr/bin/env python3\n"
-	"import json, os\n"
+	"import json, os, time\n"
+	"if os.environ['MODE'] == 'hang':\n"
+	"    time.sleep(60)\n"
 	"p = os.environ['COUNTER']\n"
 	"n = int(open(p).read()) + 1 if os.path.exists(p) else 1\n"
 	"open(p, 'w').write(str(n))\n"
@@ -843,15 +845,182 @@ START_TEST(timeout)
 	struct cpl_kubeconfig *kc = kc_load("kubeconfig", NULL, "1");
 	struct cpl_kubeclient *c = client_new(kc);
 	struct cpl_kube_ref slow = { "v1", "pods", "ml", "slow", NULL };
+	struct cpl_kube_ref pod = { "v1", "pods", "ml", "train-0", NULL };
+	struct cpl_error err = { 0 };
+	json_t *obj = NULL;
 	char *msg = get_fails(c, &slow, CPL_KUBE_FAILED);
 	char *w = where("fake-token", "/api/v1/namespaces/ml/pods/slow");
-	char *want = cpl_xasprintf("timeout: no answer within 1s "
-				   "(--request-timeout)%s", w);
+	char *want = cpl_xasprintf("timeout: connected, but no answer within "
+				   "1s (--request-timeout)%s", w);
 
 	ck_assert_str_eq(msg, want);
 	free(msg);
 	free(want);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+
+	/* No --request-timeout: the run's time limit bounds the request,
+	 * and a server that connected is not "cannot connect within 30s";
+	 * neither on a connection reused from an earlier request (which
+	 * has no connect time of its own). */
+	kc = kc_load("kubeconfig", NULL, NULL);
+	c = client_new(kc);
+	cpl_kubeclient_set_deadline(c, 1500);
+	msg = get_fails(c, &slow, CPL_KUBE_FAILED);
+	want = cpl_xasprintf("timeout: connected, but no answer before the "
+			     "run's time limit of 1.5s (--live-timeout) ran "
+			     "out%s", w);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	cpl_kubeclient_set_deadline(c, 1500);
+	ck_assert_int_eq(cpl_kubeclient_get(&obj, NULL, c, &pod, &err), 0);
+	json_decref(obj);
+	msg = get_fails(c, &slow, CPL_KUBE_FAILED);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
 	free(w);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+}
+END_TEST
+
+/* A kubeconfig in tmp for https://127.0.0.1:port, token auth. */
+static struct cpl_kubeconfig *
+port_kubeconfig(long port, const char *request_timeout)
+{
+	char *text = cpl_xasprintf("current-context: dead\n"
+				   "clusters:\n"
+				   "- name: dead\n"
+				   "  cluster:\n"
+				   "    server: https://127.0.0.1:%ld\n"
+				   "    certificate-authority: %s/ca.crt\n"
+				   "contexts: [{name: dead, context: {cluster: "
+				   "dead, user: u}}]\n"
+				   "users: [{name: u, user: {token: %s}}]\n",
+				   port, srv_dir, srv_token);
+	char *cfg = put_mode("config", text, 0600);
+	struct cpl_kubeconfig *kc = kc_load(cfg, NULL, request_timeout);
+
+	free(text);
+	free(cfg);
+	return kc;
+}
+
+/* A loopback listener with a backlog of n that never accepts; its port. */
+static int
+listener(int n, long *port)
+{
+	struct sockaddr_in sa = { 0 };
+	socklen_t salen = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, n), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &salen), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+START_TEST(timeouts_tell_connect_from_answer)
+{
+	struct cpl_kube_ref ref = { "v1", "pods", "ml", "train-0", NULL };
+	struct sockaddr_in sa = { 0 };
+	struct cpl_kubeconfig *kc;
+	struct cpl_kubeclient *c;
+	char *msg, *want;
+	long port;
+	int fd, filler;
+
+	/* The kernel completes the TCP handshake (the listener's queue
+	 * has room) but nobody speaks TLS: connected, no handshake. */
+	fd = listener(8, &port);
+	kc = port_kubeconfig(port, "1");
+	c = client_new(kc);
+	msg = get_fails(c, &ref, CPL_KUBE_FAILED);
+	want = cpl_xasprintf("timeout: connected, but the TLS handshake did "
+			     "not finish within 1s (--request-timeout); "
+			     "context \"dead\", server https://127.0.0.1:%ld, "
+			     "request GET /api/v1/namespaces/ml/pods/train-0",
+			     port);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+	close(fd);
+
+	/* A full accept queue: Linux drops the SYN, the connect waits. */
+	fd = listener(0, &port);
+	filler = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((unsigned short)port);
+	ck_assert_int_eq(connect(filler, (struct sockaddr *)&sa,
+				 sizeof(sa)), 0);
+	kc = port_kubeconfig(port, "1");
+	c = client_new(kc);
+	msg = get_fails(c, &ref, CPL_KUBE_FAILED);
+	want = cpl_xasprintf("timeout: cannot connect within 1s "
+			     "(--request-timeout); context \"dead\", server "
+			     "https://127.0.0.1:%ld, request GET /api/v1/"
+			     "namespaces/ml/pods/train-0", port);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+	kc = port_kubeconfig(port, NULL);
+	c = client_new(kc);
+	cpl_kubeclient_set_deadline(c, 1000);
+	msg = get_fails(c, &ref, CPL_KUBE_FAILED);
+	want = cpl_xasprintf("timeout: cannot connect before the run's time "
+			     "limit of 1s (--live-timeout) ran out; context "
+			     "\"dead\", server https://127.0.0.1:%ld, request "
+			     "GET /api/v1/namespaces/ml/pods/train-0", port);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+	close(filler);
+	close(fd);
+}
+END_TEST
+
+START_TEST(exec_plugin_within_the_run_time_limit)
+{
+	/* A plugin that hangs gets what is left of the run's time limit
+	 * (not its own 60 s), is killed, and the error names it. */
+	struct cpl_kubeconfig *kc = exec_kubeconfig("hang");
+	struct cpl_kubeclient *c = client_new(kc);
+	struct cpl_kube_ref pod = { "v1", "pods", "ml", "train-1", NULL };
+	char *msg, *want;
+
+	cpl_kubeclient_set_deadline(c, 1000);
+	msg = get_fails(c, &pod, CPL_KUBE_FAILED);
+	want = cpl_xasprintf("exec plugin \"%s/plugin\" for user \"u\" did "
+			     "not finish within the run's time limit of 1 s "
+			     "(--live-timeout) and was killed", tmp);
+	ck_assert_msg(strstr(msg, want) != NULL, "%s", msg);
+	ck_assert_uint_eq(cpl_kubeconfig_exec_runs(kc), 1);
+	free(msg);
+	free(want);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+	/* Nothing left: the plugin is not run at all. */
+	kc = exec_kubeconfig("hang");
+	c = client_new(kc);
+	cpl_kubeclient_set_deadline(c, 1);
+	usleep(5000);
+	msg = get_fails(c, &pod, CPL_KUBE_FAILED);
+	ck_assert_msg(strstr(msg, "was not run: the run's time limit of "
+			     "0.001 s (--live-timeout) ran out") != NULL,
+		      "%s", msg);
+	ck_assert_uint_eq(cpl_kubeconfig_exec_runs(kc), 0);
+	free(msg);
 	cpl_kubeclient_free(c);
 	cpl_kubeconfig_free(kc);
 }
@@ -1030,6 +1199,8 @@ main(void)
 	tcase_add_test(tc, not_found_404);
 	tcase_add_test(tc, too_many_requests_429);
 	tcase_add_test(tc, timeout);
+	tcase_add_test(tc, timeouts_tell_connect_from_answer);
+	tcase_add_test(tc, exec_plugin_within_the_run_time_limit);
 	tcase_add_test(tc, unreachable_server);
 	tcase_add_test(tc, tls_verification);
 	tcase_add_test(tc, request_paths);

@@ -959,7 +959,8 @@ START_TEST(exec_failures_never_quote_the_plugin)
 		  "'ExecCredential', 'status': {'clientKeyData': "
 		  "'SECRET-PLUGIN-OUTPUT'}}))\n",
 		  "didn't return a token or cert/key pair", 0 },
-		{ "time.sleep(10)\n", "did not finish within 300 ms", 300 },
+		{ "time.sleep(10)\n", "did not finish within 300 ms and was killed",
+		  300 },
 	};
 	size_t k;
 
@@ -976,6 +977,34 @@ START_TEST(exec_failures_never_quote_the_plugin)
 		free(want);
 		free(cfg);
 	}
+}
+END_TEST
+
+START_TEST(positions_outlive_the_kubeconfig_option)
+{
+	/* The --kubeconfig string may be gone when an error at a position
+	 * in that file is made (an exec plugin runs later): the handle
+	 * keeps its own copy of the name. */
+	char *cfg = exec_config("cpl-no-such-plugin",
+				"client.authentication.k8s.io/v1",
+				"      interactiveMode: Never\n");
+	char *copy = cpl_xstrdup(cfg);
+	char **env = base_env(NULL, NULL, NULL);
+	struct cpl_kubeconfig_opts o = { .kubeconfig = copy, .env = env };
+	struct cpl_kubeconfig *kc = load_ok(&o);
+	char *msg, *want;
+
+	memset(copy, 'X', strlen(copy));
+	msg = creds_err(kc, false);
+	want = cpl_xasprintf("%s:22:7: exec plugin \"cpl-no-such-plugin\" "
+			     "for user \"u\" not found", cfg);
+	ck_assert_msg(cpl_str_starts(msg, want), "%s", msg);
+	free(msg);
+	free(want);
+	cpl_kubeconfig_free(kc);
+	envv_free(env);
+	free(copy);
+	free(cfg);
 }
 END_TEST
 
@@ -1160,6 +1189,174 @@ START_TEST(in_cluster_service_account)
 	cpl_kubeconfig_free(kc);
 	envv_free(env);
 	free(sa);
+}
+END_TEST
+
+/* ---- control characters in credentials ----------------------------------- */
+
+/* The message of a load that fails, with none of the secret in it. */
+static char *
+load_err_secret(const struct cpl_kubeconfig_opts *o)
+{
+	char *msg = load_err(o);
+
+	ck_assert_msg(strstr(msg, "SECRET") == NULL, "%s", msg);
+	ck_assert_msg(strstr(msg, "X-Evil") == NULL, "%s", msg);
+	ck_assert_msg(strchr(msg, '\r') == NULL && strchr(msg, '\n') == NULL &&
+		      strchr(msg, '\x01') == NULL, "%s", msg);
+	return msg;
+}
+
+START_TEST(control_characters_in_credentials)
+{
+	/* A CR LF inside a bearer token would end the Authorization header
+	 * and add others: a token file, an inline token, an oidc id-token,
+	 * an exec plugin's token and a service account token with one are
+	 * refused, with one error naming where it came from, never the
+	 * token; so are credential paths with one. */
+	char *cfg = put("config",
+		"current-context: file\n"
+		"clusters:\n"
+		"- {name: k, cluster: {server: https://k.example}}\n"
+		"- name: ca\n"
+		"  cluster: {server: https://k.example, "
+		"certificate-authority: \"ca\\x01.pem\"}\n"
+		"contexts:\n"
+		"- {name: file, context: {cluster: k, user: file}}\n"
+		"- {name: inline, context: {cluster: k, user: inline}}\n"
+		"- {name: oidc, context: {cluster: k, user: oidc}}\n"
+		"- {name: path, context: {cluster: k, user: path}}\n"
+		"- {name: cert, context: {cluster: k, user: cert}}\n"
+		"- {name: ca, context: {cluster: ca}}\n"
+		"users:\n"
+		"- name: file\n"
+		"  user: {tokenFile: t1}\n"
+		"- name: inline\n"
+		"  user: {token: \"SECRET-1\\r\\nX-Evil: 1\"}\n"
+		"- name: oidc\n"
+		"  user:\n"
+		"    auth-provider:\n"
+		"      name: oidc\n"
+		"      config: {id-token: \"SECRET-2\\nX-Evil: 1\"}\n"
+		"- name: path\n"
+		"  user: {tokenFile: \"t1\\nX-Evil\"}\n"
+		"- name: cert\n"
+		"  user: {client-certificate: \"c\\rX-Evil\", "
+		"client-key: k.pem}\n");
+	char **env = base_env(NULL, NULL, NULL);
+	struct cpl_kubeconfig_opts o = { .kubeconfig = cfg, .env = env };
+	struct cpl_kubeconfig *kc;
+	char *msg, *want, *t1;
+
+	t1 = put("t1", "SECRET-3\r\nX-Evil: injected\r\n");
+	msg = load_err_secret(&o);
+	want = cpl_xasprintf("%s:15:21: token file %s: holds a control "
+			     "character (a line break or another byte below "
+			     "0x20, or DEL), which would end its request "
+			     "header and add others; it is not sent", cfg, t1);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+	/* A NUL byte, a tab or a DEL inside are refused too; around the
+	 * token, white space is trimmed as before. */
+	free(put("t1", "SECRET-3\tX-Evil"));
+	free(load_err_secret(&o));
+	free(put("t1", "SECRET-3\x7fX-Evil"));
+	free(load_err_secret(&o));
+	/* Read again after a 401 (a rotated file): refused then too. */
+	free(put("t1", "\t good-token \r\n"));
+	kc = load_ok(&o);
+	ck_assert_str_eq(cpl_kubeconfig_info(kc)->token, "good-token");
+	free(put("t1", "SECRET-4\nX-Evil: 1\n"));
+	msg = creds_err(kc, true);
+	ck_assert_ptr_null(strstr(msg, "SECRET"));
+	ck_assert_ptr_nonnull(strstr(msg, "holds a control character"));
+	free(msg);
+	cpl_kubeconfig_free(kc);
+
+	o.context = "inline";
+	msg = load_err_secret(&o);
+	want = cpl_xasprintf("%s:16:3: user \"inline\": its token holds a "
+			     "control character (a line break or another "
+			     "byte below 0x20, or DEL), which would end its "
+			     "request header and add others; it is not sent",
+			     cfg);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+
+	o.context = "oidc";
+	msg = load_err_secret(&o);
+	ck_assert_ptr_nonnull(strstr(msg, "user \"oidc\": the id-token of its "
+				     "oidc auth-provider holds a control "
+				     "character"));
+	free(msg);
+
+	o.context = "path";
+	msg = load_err_secret(&o);
+	want = cpl_xasprintf("%s:24:21: user \"path\": the tokenFile path "
+			     "holds a control character (a line break or "
+			     "another byte below 0x20, or DEL); it is not "
+			     "read", cfg);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+
+	o.context = "cert";
+	msg = load_err_secret(&o);
+	ck_assert_ptr_nonnull(strstr(msg, "user \"cert\": the client-cert "
+				     "path holds a control character"));
+	free(msg);
+
+	o.context = "ca";
+	msg = load_err_secret(&o);
+	ck_assert_ptr_nonnull(strstr(msg, "cluster \"ca\": the "
+				     "certificate-authority path holds a "
+				     "control character"));
+	free(msg);
+	envv_free(env);
+	free(cfg);
+	free(t1);
+}
+END_TEST
+
+START_TEST(control_characters_in_plugin_and_service_account_tokens)
+{
+	char *sa = at("sa");
+	char **env = base_env("KUBERNETES_SERVICE_HOST=10.96.0.1",
+			      "KUBERNETES_SERVICE_PORT=443", NULL);
+	struct cpl_kubeconfig_opts o = { .env = env,
+					 .serviceaccount_dir = sa };
+	char *cfg, *msg, *want;
+
+	free(put("sa/token", "SECRET-5\r\nX-Evil: 1\n"));
+	msg = load_err_secret(&o);
+	want = cpl_xasprintf("token file %s/token: holds a control character "
+			     "(a line break or another byte below 0x20, or "
+			     "DEL), which would end its request header and "
+			     "add others; it is not sent", sa);
+	ck_assert_str_eq(msg, want);
+	free(msg);
+	free(want);
+	envv_free(env);
+	free(sa);
+
+	msg = exec_failure("print(json.dumps({'apiVersion': "
+			   "'client.authentication.k8s.io/v1', 'kind': "
+			   "'ExecCredential', 'status': {'token': "
+			   "'SECRET-PLUGIN-OUTPUT\\r\\nX-Evil: 1'}}))\n",
+			   "      interactiveMode: Never\n", 0, &cfg);
+	want = cpl_xasprintf("%s:22:7: exec plugin \"%s/cfg/bad-plugin\" for "
+			     "user \"u\" returned a token that holds a "
+			     "control character (a line break or another "
+			     "byte below 0x20, or DEL), which would end its "
+			     "request header and add others; it is not sent",
+			     cfg, tmp);
+	ck_assert_str_eq(msg, want);
+	ck_assert_ptr_null(strstr(msg, "X-Evil"));
+	free(msg);
+	free(want);
+	free(cfg);
 }
 END_TEST
 
@@ -1533,7 +1730,11 @@ main(void)
 	tcase_add_test(tc, exec_v1beta1_client_certificate);
 	tcase_add_test(tc, exec_failures_never_quote_the_plugin);
 	tcase_add_test(tc, exec_not_found_and_bad_configuration);
+	tcase_add_test(tc, positions_outlive_the_kubeconfig_option);
 	tcase_add_test(tc, in_cluster_service_account);
+	tcase_add_test(tc, control_characters_in_credentials);
+	tcase_add_test(tc,
+		       control_characters_in_plugin_and_service_account_tokens);
 	tcase_add_test(tc, real_dupe_context_and_empty_user);
 	tcase_add_test(tc, real_proxy_url_and_tls_server_name);
 	tcase_add_test(tc, real_client_certs_and_basic_auth);

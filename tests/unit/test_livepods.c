@@ -120,6 +120,51 @@ START_TEST(key_keeps_what_the_rules_read)
 }
 END_TEST
 
+START_TEST(key_of_owner_refs_with_optional_fields_left_out)
+{
+	/* ownerReferences[].controller is optional (absent: not the
+	 * controller), and a server may leave out an entry's kind or the
+	 * Pod's own kind: each is read as absent, never dereferenced. */
+	char owner[] = "replicaset/ml/web-abc";
+	struct cpl_liveowner o = { .object = owner };
+	json_t *a = pod("web-abc-1", "n1", "4", "0");
+	json_t *b = pod("web-abc-2", "n1", "4", "0");
+	json_t *ref_a = json_array_get(json_object_get(json_object_get(a,
+		"metadata"), "ownerReferences"), 0);
+	json_t *ref_b = json_array_get(json_object_get(json_object_get(b,
+		"metadata"), "ownerReferences"), 0);
+	char *ka, *kb;
+
+	json_object_del(ref_a, "controller");
+	json_object_set_new(ref_b, "controller", json_false());
+	ka = cpl_livepods_key(&o, a);
+	kb = cpl_livepods_key(&o, b);
+	ck_assert_ptr_nonnull(ka);
+	/* Absent and false are the same: one group. */
+	ck_assert_str_eq(ka, kb);
+	ck_assert_ptr_eq(cpl_livepods_owner_ref(a), ref_a);
+	free(kb);
+	/* ... and neither is the controller true. */
+	json_object_set_new(ref_b, "controller", json_true());
+	kb = cpl_livepods_key(&o, b);
+	ck_assert_str_ne(ka, kb);
+	free(ka);
+	free(kb);
+	/* No kind in the reference, none on the Pod, an entry that is not
+	 * an object: still a key. */
+	json_object_del(ref_a, "kind");
+	json_object_del(a, "kind");
+	json_array_append_new(json_object_get(json_object_get(a, "metadata"),
+					      "ownerReferences"),
+			      json_string("junk"));
+	ka = cpl_livepods_key(&o, a);
+	ck_assert_ptr_nonnull(ka);
+	free(ka);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
 START_TEST(groups_named_after_owner)
 {
 	struct cpl_livepods lp = { 0 };
@@ -169,6 +214,7 @@ suite(void)
 
 	tcase_add_test(tc, key_ignores_what_differs_per_pod);
 	tcase_add_test(tc, key_keeps_what_the_rules_read);
+	tcase_add_test(tc, key_of_owner_refs_with_optional_fields_left_out);
 	tcase_add_test(tc, groups_named_after_owner);
 	suite_add_tcase(s, tc);
 	return s;

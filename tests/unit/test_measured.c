@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "finding.h"
 #include "kube/prometheus.h"
+#include "livemeasure.h"
 #include "rule.h"
 #include "util.h"
 #include "workload.h"
@@ -144,6 +145,65 @@ START_TEST(unmeasured)
 }
 END_TEST
 
+START_TEST(window_clamped_to_the_time_it_has_run)
+{
+	/* A container that has run 10 minutes, measured by Prometheus over
+	 * those 10 minutes, not --window's hour: the messages and the
+	 * budget entry say so. */
+	struct cpl_workload *w = pod("prometheus", 50, 7.7, 38.2, 600);
+	struct cpl_engine *e;
+	const struct cpl_budget_entry *b;
+	size_t n;
+
+	w->containers[0].window_clamped = true;
+	w->containers[0].measure_notes = cpl_xstrdup("first\nsecond");
+	e = run(w);
+	ck_assert_str_eq(message_of(e, "CPU501"),
+		"throttled in 38.2% of CFS periods over the 10 min it has "
+		"run (from Prometheus; threshold 10%)");
+	ck_assert_ptr_nonnull(strstr(message_of(e, "CPU503"),
+				     "of its 8-CPU limit (96%) over the 10 min "
+				     "it has run"));
+	b = cpl_engine_budgets(e, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(b[0].window_clamped);
+	ck_assert_double_eq(b[0].window_s, 600);
+	ck_assert_str_eq(b[0].measure_notes, "first\nsecond");
+	cpl_engine_free(e);
+}
+END_TEST
+
+START_TEST(window_of_a_young_container)
+{
+	double now = 1741684479;	/* 2025-03-11T09:14:39Z */
+	bool clamped;
+
+	/* Run 10 min of a 1 h window: 600 s. */
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 3600, now - 600,
+						   now), 600);
+	ck_assert(clamped);
+	/* Two significant figures, rounded down: 613 s → 610 s, 20.7 s →
+	 * 20 s; at least 1 s. */
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 3600, now - 613,
+						   now), 610);
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 3600,
+						   now - 20.7, now), 20);
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 3600, now - 0.3,
+						   now), 1);
+	ck_assert(clamped);
+	/* Longer than the window, unknown start, a start ahead of our
+	 * clock: the window as asked. */
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 3600,
+						   now - 3600, now), 3600);
+	ck_assert(!clamped);
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 60, 0, now), 60);
+	ck_assert(!clamped);
+	ck_assert_double_eq(cpl_livemeasure_window(&clamped, 60, now + 5,
+						   now), 60);
+	ck_assert(!clamped);
+}
+END_TEST
+
 START_TEST(promql)
 {
 	static const char *const pods[] = { "train-0", "a.b\"c" };
@@ -167,6 +227,15 @@ START_TEST(promql)
 		"(namespace, pod, container) (rate(container_cpu_cfs_periods_"
 		"total{"));
 	free(q);
+	/* What notes name a query by. */
+	q = cpl_prometheus_expr("throttled", 600);
+	ck_assert_str_eq(q, "rate(container_cpu_cfs_throttled_periods_total"
+			 "[600s]) / rate(container_cpu_cfs_periods_total"
+			 "[600s])");
+	free(q);
+	q = cpl_prometheus_expr("threads", 20.2);
+	ck_assert_str_eq(q, "max_over_time(container_threads[20s])");
+	free(q);
 }
 END_TEST
 
@@ -182,6 +251,8 @@ main(void)
 	tcase_add_test(tc, silent_within);
 	tcase_add_test(tc, silent_unthrottled);
 	tcase_add_test(tc, unmeasured);
+	tcase_add_test(tc, window_clamped_to_the_time_it_has_run);
+	tcase_add_test(tc, window_of_a_young_container);
 	tcase_add_test(tc, promql);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

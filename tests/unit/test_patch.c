@@ -8,7 +8,8 @@
 #include "check_main.h"
 #include "text/patch.h"
 
-#define E(l, c, el, ec, t, g) { (l), (c), (el), (ec), (t), (g), 0 }
+#define E(l, c, el, ec, t, g) { .line = (l), .column = (c), .end_line = (el), \
+				.end_column = (ec), .text = (t), .group = (g) }
 
 /* Applies edits to text; the new text, or the diff when diff is set. */
 static char *
@@ -25,8 +26,10 @@ run(const char *text, struct cpl_patch_edit *ed, size_t n, bool diff,
 		s = cpl_xstrdup(p.text);
 	} else {
 		cpl_buf_init(&b, 0);
-		cpl_patch_diff(&b, "./dir/f.yaml", text, strlen(text), p.text,
-			       p.len, p.regions, p.nregions);
+		ck_assert_int_eq(cpl_patch_diff(&b, "./dir/f.yaml", text,
+						strlen(text), p.text, p.len,
+						p.regions, p.nregions, NULL),
+				 0);
 		s = cpl_buf_detach(&b);
 	}
 	if (keep)
@@ -258,6 +261,87 @@ START_TEST(span_of_two_texts)
 }
 END_TEST
 
+/* The "---" and "+++" lines of a one-line change in a file called path
+ * (NULL when the diff refused the name: err set); caller frees. */
+static char *
+headers(const char *path, struct cpl_error *err)
+{
+	struct cpl_patch_edit ed[] = { E(1, 4, 1, 5, "2", 0) };
+	struct cpl_patch p;
+	struct cpl_buf b;
+	char *s, *hunk;
+
+	cpl_patch_apply(&p, "a: 1\n", 5, ed, 1);
+	cpl_buf_init(&b, 0);
+	if (cpl_patch_diff(&b, path, "a: 1\n", 5, p.text, p.len, p.regions,
+			   p.nregions, err) < 0) {
+		ck_assert_uint_eq(b.len, 0);
+		cpl_buf_free(&b);
+		cpl_patch_free(&p);
+		return NULL;
+	}
+	s = cpl_buf_detach(&b);
+	hunk = strstr(s, "@@ -1 +1 @@\n-a: 1\n+a: 2\n");
+	ck_assert_msg(hunk != NULL, "%s", s);
+	*hunk = '\0';
+	cpl_patch_free(&p);
+	return s;
+}
+
+/* Names as git writes them: C-quoted when they hold a control character,
+ * a quote, a backslash, DEL or a byte from 0x80 (octal), a tab after a
+ * name with a space, "." and empty components dropped. */
+START_TEST(diff_names_quoted_as_git)
+{
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+		{ "./dir/f.yaml", "--- a/dir/f.yaml\n+++ b/dir/f.yaml\n" },
+		{ "d\n::add-mask::x/f.yaml",
+		  "--- \"a/d\\n::add-mask::x/f.yaml\"\n"
+		  "+++ \"b/d\\n::add-mask::x/f.yaml\"\n" },
+		{ "t\tab\r.yaml",
+		  "--- \"a/t\\tab\\r.yaml\"\n+++ \"b/t\\tab\\r.yaml\"\n" },
+		{ "q\"\\.yaml",
+		  "--- \"a/q\\\"\\\\.yaml\"\n+++ \"b/q\\\"\\\\.yaml\"\n" },
+		{ "sp ace.yaml",
+		  "--- a/sp ace.yaml\t\n+++ b/sp ace.yaml\t\n" },
+		{ "sp ace\a.yaml",
+		  "--- \"a/sp ace\\a.yaml\"\t\n+++ \"b/sp ace\\a.yaml\"\t\n" },
+		{ "\xc3\xa9\x1b\x7f\x01.yaml",
+		  "--- \"a/\\303\\251\\033\\177\\001.yaml\"\n"
+		  "+++ \"b/\\303\\251\\033\\177\\001.yaml\"\n" },
+		{ "sub/./f.yaml", "--- a/sub/f.yaml\n+++ b/sub/f.yaml\n" },
+		{ "sub//f.yaml", "--- a/sub/f.yaml\n+++ b/sub/f.yaml\n" },
+		{ ".../..x", "--- a/.../..x\n+++ b/.../..x\n" },
+		{ "<stdin>", "--- a/<stdin>\n+++ b/<stdin>\n" },
+		/* past git: "##[" commands a CI runner; "#[" does not */
+		{ "##[add-mask]s/#[x]",
+		  "--- \"a/##\\133add-mask]s/#[x]\"\n"
+		  "+++ \"b/##\\133add-mask]s/#[x]\"\n" },
+	};
+	static const char *const refused[] = {
+		"/abs/f.yaml", "../up.yaml", "sub/../f.yaml", "sub/..",
+	};
+	struct cpl_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(cases); i++) {
+		char *got = headers(cases[i].path, &err);
+
+		ck_assert_ptr_nonnull(got);
+		ck_assert_str_eq(got, cases[i].want);
+		free(got);
+	}
+	for (i = 0; i < CPL_ARRAY_LEN(refused); i++) {
+		ck_assert_ptr_null(headers(refused[i], &err));
+		ck_assert_str_eq(err.path, refused[i]);
+		ck_assert(strstr(err.message, i == 0 ? "absolute" : "\"..\""));
+		cpl_error_clear(&err);
+	}
+}
+END_TEST
+
 static Suite *
 patch_suite(void)
 {
@@ -278,6 +362,7 @@ patch_suite(void)
 	tcase_add_test(tc, diff_trims_unchanged_lines);
 	tcase_add_test(tc, empty_text);
 	tcase_add_test(tc, span_of_two_texts);
+	tcase_add_test(tc, diff_names_quoted_as_git);
 	suite_add_tcase(s, tc);
 	return s;
 }

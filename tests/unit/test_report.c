@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "finding.h"
+#include "jsonw_ref.h"
 #include "report/report.h"
 #include "rule.h"
 #include "util.h"
@@ -398,12 +399,10 @@ START_TEST(test_text_special)
 	add_related(&f, "x.py", 3, 4, "why\nbecause");
 	out = render_ok("text", &m, &f, 1);
 	ck_assert_str_eq(out,
-		"dir with space/tr\xc3\xa4nk.yaml:1:2: error: line one\n"
-		"    line \"two\"\tend\\x1b[31m [CPU901 test-oversubscribed]\n"
-		"    fix: first\n"
-		"        second\n"
-		"    note: x.py:3:4: why\n"
-		"        because\n"
+		"dir with space/tr\xc3\xa4nk.yaml:1:2: error: line one\\n"
+		"line \"two\"\\tend\\x1b[31m [CPU901 test-oversubscribed]\n"
+		"    fix: first\\nsecond\n"
+		"    note: x.py:3:4: why\\nbecause\n"
 		"1 finding (1 error, 0 warnings, 0 notes)\n");
 	free(out);
 	cpl_finding_free(&f);
@@ -1589,12 +1588,15 @@ mk_budget(struct cpl_budget_entry *b, bool live)
 	b->m_threads = 97;
 	b->cpu_used = 3.9004;
 	b->throttled_pct = -1;
+	b->measure_notes = live ? cpl_xstrdup("throttled share unknown: "
+					      "9.99\nsecond \x01 note") : NULL;
 }
 
 /*
  * Fails unless text is byte for byte what jansson prints for the document
  * it holds (JSON_INDENT(2) | JSON_PRESERVE_ORDER, then a newline): the
- * reporters' bytes before they streamed.
+ * reporters' bytes before they streamed, but for the escapes of DEL, C1
+ * controls and "##[" (jsonw.h).
  */
 static void
 assert_jansson_bytes(const char *format, const char *text)
@@ -1604,6 +1606,7 @@ assert_jansson_bytes(const char *format, const char *text)
 	size_t n;
 
 	ck_assert_ptr_nonnull(dump);
+	dump = extra_escapes(dump);
 	n = strlen(dump);
 	ck_assert_msg(strlen(text) == n + 1 && memcmp(text, dump, n) == 0 &&
 		      text[n] == '\n', "%s: streamed output differs from "
@@ -1656,6 +1659,32 @@ START_TEST(test_streamed_like_jansson)
 	free_all(fs, NSTD + 3);
 	for (i = 0; i < 2; i++)
 		cpl_finding_budget_free(&budgets[i]);
+}
+END_TEST
+
+START_TEST(test_json_measured_notes)
+{
+	/* A live entry's measured notes: one string per line. */
+	struct cpl_budget_entry b;
+	struct cpl_report_meta m = std_meta();
+	json_t *root, *notes;
+	char *out;
+
+	mk_budget(&b, true);
+	m.budgets = &b;
+	m.nbudgets = 1;
+	out = render_ok("json", &m, NULL, 0);
+	root = parse(out);
+	notes = json_object_get(json_object_get(json_array_get(
+		json_object_get(root, "budgets"), 0), "measured"), "notes");
+	ck_assert_uint_eq(json_array_size(notes), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(notes, 0)),
+			 "throttled share unknown: 9.99");
+	ck_assert_str_eq(json_string_value(json_array_get(notes, 1)),
+			 "second \x01 note");
+	json_decref(root);
+	free(out);
+	cpl_finding_budget_free(&b);
 }
 END_TEST
 
@@ -1822,6 +1851,7 @@ report_suite(void)
 	tc = tcase_create("streamed");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_streamed_like_jansson);
+	tcase_add_test(tc, test_json_measured_notes);
 	tcase_add_test(tc, test_json_budgets_threaded);
 	tcase_add_test(tc, test_sarif_limit_mixed);
 	suite_add_tcase(s, tc);

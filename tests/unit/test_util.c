@@ -216,6 +216,38 @@ START_TEST(parse_long)
 }
 END_TEST
 
+START_TEST(control_characters)
+{
+	ck_assert(!cpl_has_control("eyJhbGciOi.abc-_~+/=", 20));
+	ck_assert(!cpl_has_control(NULL, 4));
+	ck_assert(!cpl_has_control("", 0));
+	ck_assert(cpl_has_control("a\r\nX-Evil: 1", 14));
+	ck_assert(cpl_has_control("a\tb", 3));
+	ck_assert(cpl_has_control("a\x7f", 2));
+	ck_assert(cpl_has_control("a\0b", 3));	/* by length, not NUL */
+	ck_assert(!cpl_has_control("caf\xc3\xa9", 5));	/* UTF-8 */
+}
+END_TEST
+
+START_TEST(durations)
+{
+	char t[32];
+
+	cpl_format_duration(t, sizeof(t), 20.7);
+	ck_assert_str_eq(t, "20 s");
+	cpl_format_duration(t, sizeof(t), 600);
+	ck_assert_str_eq(t, "10 min");
+	cpl_format_duration(t, sizeof(t), 7199);
+	ck_assert_str_eq(t, "119 min");
+	cpl_format_duration(t, sizeof(t), 7200);
+	ck_assert_str_eq(t, "2 h");
+	cpl_format_duration(t, sizeof(t), 3 * 86400 + 5);
+	ck_assert_str_eq(t, "3 days");
+	cpl_format_duration(t, sizeof(t), -4);
+	ck_assert_str_eq(t, "0 s");
+}
+END_TEST
+
 START_TEST(redaction)
 {
 	const char *const secrets[] = { "s3cr3t-token", "hunter22", "", "ab",
@@ -255,6 +287,8 @@ suite(void)
 	tcase_add_test(tc, strmap);
 	tcase_add_test(tc, parse_long);
 	tcase_add_test(tc, redaction);
+	tcase_add_test(tc, control_characters);
+	tcase_add_test(tc, durations);
 	tcase_add_test(tc, format_like_snprintf);
 	suite_add_tcase(s, tc);
 	return s;
