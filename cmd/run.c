@@ -82,6 +82,34 @@ join_argv(int argc, char **argv)
 	return cpl_buf_detach(&b);
 }
 
+/* The documents of wl that hold containers and were not judged, for the
+ * report (strings borrowed from wl); caller frees the array. */
+static struct cpl_report_skip *
+not_judged(const struct cpl_wlist *wl, size_t *n)
+{
+	struct cpl_report_skip *v;
+	size_t i;
+
+	*n = 0;
+	if (wl == NULL || cpl_wlist_not_judged(wl) == 0)
+		return NULL;
+	v = cpl_xcalloc(cpl_wlist_not_judged(wl), sizeof(*v));
+	for (i = 0; i < wl->nskipped; i++) {
+		const struct cpl_skip *k = &wl->skipped[i];
+
+		if (!k->containers)
+			continue;
+		v[*n].file = k->file;
+		v[*n].line = k->line;
+		v[*n].column = k->column;
+		v[*n].kind = k->kind;
+		v[*n].what = k->what;
+		v[*n].reason = k->why;
+		(*n)++;
+	}
+	return v;
+}
+
 /*
  * Renders the findings with the chosen reporter (to std, or to
  * --output-file), prints input errors to stderr, and maps the result to
@@ -99,6 +127,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	const struct cpl_finding *f;
 	const struct cpl_error *errs;
 	struct cpl_report_meta meta = { 0 };
+	struct cpl_report_skip *skipped = NULL;
 	struct cli_output out;
 	struct stat ost;
 	char cwd[PATH_MAX];
@@ -146,6 +175,8 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.budgets = cpl_engine_budgets(e, &meta.nbudgets);
 	meta.budget_table = o->budget;
 	meta.jobs = cpl_engine_threads(e, meta.nbudgets);
+	skipped = not_judged(cpl_engine_workloads(e), &meta.nskipped);
+	meta.skipped = skipped;
 	st = rep->begin(out.fp, &meta);
 	for (i = 0; i < n; i++) {
 		struct cpl_finding view;
@@ -172,6 +203,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (nerr > 0)
 		status = EXIT_TROUBLE;
 	free(cmdline);
+	free(skipped);
 	return status;
 }
 
@@ -255,21 +287,24 @@ print_loaded(const struct cpl_wlist *wl)
 				    w->merged_into);
 		else
 			cpl_cli_say("kubectl-cpulint: loaded %s %s (%zu "
-				    "container(s)) from %s%s", w->kind, name,
+				    "container(s)) from %s%s%s%s", w->kind, name,
 				    w->ncontainers, w->file ? w->file : "-",
 				    w->template_only ? " (a template: no "
-				    "TrainJob here uses it)" : "");
+				    "TrainJob here uses it)" : "",
+				    w->note ? "; " : "", w->note ? w->note : "");
 		free(name);
 	}
 	for (i = 0; i < wl->nskipped; i++) {
 		const struct cpl_skip *k = &wl->skipped[i];
+		const char *nj = k->containers ? "not judged (it holds "
+				 "containers): " : "";
 
 		if (k->file)
-			cpl_cli_say("kubectl-cpulint: skipped %s (%s:%d): %s",
-				    k->what, k->file, k->line, k->why);
+			cpl_cli_say("kubectl-cpulint: skipped %s (%s:%d): %s%s",
+				    k->what, k->file, k->line, nj, k->why);
 		else
-			cpl_cli_say("kubectl-cpulint: skipped %s: %s",
-				    k->what, k->why);
+			cpl_cli_say("kubectl-cpulint: skipped %s: %s%s",
+				    k->what, nj, k->why);
 	}
 }
 

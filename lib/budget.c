@@ -74,12 +74,63 @@ training_script(const struct cpl_code *code)
 	return false;
 }
 
+/* The command runs Python: python SCRIPT, -m MODULE, an inline script
+ * (an Argo script template's source), or python among the words of a
+ * launcher that starts it (mpirun, horovodrun ... python train.py). */
+static bool
+runs_python(const struct cpl_container *c)
+{
+	size_t i;
+
+	if (c->launch.launcher == CPL_LAUNCH_PYTHON)
+		return true;
+	for (i = 0; i < c->argc; i++) {
+		const char *t = c->argv[i].text, *base = strrchr(t, '/');
+
+		base = base ? base + 1 : t;
+		if (strncmp(base, "python", 6) == 0 &&
+		    strspn(base + 6, "0123456789.") == strlen(base + 6))
+			return true;
+	}
+	return false;
+}
+
+const char *
+cpl_budget_unseen(const struct cpl_container *c)
+{
+	if (c->ncommand == 0 || c->launch.launcher != CPL_LAUNCH_NONE ||
+	    c->code != NULL || c->has_slots || runs_python(c))
+		return NULL;
+	return c->argv[0].text;
+}
+
+/*
+ * A container of a kind whose containers train only on evidence (the
+ * generic model, Argo and Tekton steps): a training launcher in its
+ * command, linked Python that trains, or GPUs in a kind that runs to
+ * completion with a command that runs Python.  A program the tool
+ * cannot see into is no evidence.
+ */
+static bool
+training_on_evidence(const struct cpl_workload *w,
+		     const struct cpl_container *c)
+{
+	if (c->launch.launcher != CPL_LAUNCH_NONE &&
+	    c->launch.launcher != CPL_LAUNCH_PYTHON)
+		return true;
+	if (training_script(c->code))
+		return true;
+	return w->run_to_completion && c->gpus > 0 && runs_python(c);
+}
+
 bool
 cpl_budget_training(const struct cpl_workload *w,
 		    const struct cpl_container *c)
 {
 	if (c->role != CPL_CROLE_MAIN || c->not_training)
 		return false;
+	if (w->by_evidence && !c->run_container)
+		return training_on_evidence(w, c);
 	if (c->run_container)
 		return true;
 	/* Every launcher shscan knows besides plain python starts training
@@ -92,9 +143,7 @@ cpl_budget_training(const struct cpl_workload *w,
 	 * GPUs serve models; only training code makes it training. */
 	if (!w->run_to_completion)
 		return training_script(c->code);
-	if (c->gpus > 0)
-		return true;
-	return cpl_code_imports_torch(c->code);
+	return training_on_evidence(w, c);
 }
 
 int64_t
@@ -238,6 +287,20 @@ rank_value(struct cpl_amount *out, const struct cpl_container *c,
 	}
 }
 
+/* torchrun's name as the command spells it: hyperpodrun and
+ * torchelastic's launcher are its kin, with its options and defaults. */
+static const char *
+torch_spelling(const struct cpl_launch *l)
+{
+	const char *t = l->launcher_word.text;
+
+	if (t != NULL && strstr(t, "hyperpodrun") != NULL)
+		return "hyperpodrun";
+	if (t != NULL && strstr(t, "torchelastic") != NULL)
+		return "torchelastic.distributed.launch";
+	return cpl_launcher_name(l->launcher);
+}
+
 /* torchrun, python -m torch.distributed.run|launch and tune run: the
  * flag, else PET_NPROC_PER_NODE (torchrun's argparse reads its options'
  * defaults from PET_*), else the job's nprocPerNode, else 1. */
@@ -249,7 +312,12 @@ torch_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 	const struct cpl_env *pet;
 	const char *flag;
 
-	flag = l->launcher == CPL_LAUNCH_TORCHRUN ?
+	flag = l->launcher == CPL_LAUNCH_TORCHRUN &&
+	       strcmp(torch_spelling(l), "torchrun") != 0 ?
+	       (strcmp(torch_spelling(l), "hyperpodrun") == 0 ?
+		"hyperpodrun --nproc-per-node" :
+		"torchelastic.distributed.launch --nproc_per_node") :
+	       l->launcher == CPL_LAUNCH_TORCHRUN ?
 	       "torchrun --nproc_per_node" :
 	       l->launcher == CPL_LAUNCH_TUNE ? "tune run --nproc_per_node" :
 	       "torch.distributed.launch --nproc_per_node";
@@ -686,7 +754,8 @@ cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
 	case CPL_LAUNCH_TORCHRUN:
 	case CPL_LAUNCH_TORCH_LAUNCH:
 	case CPL_LAUNCH_TUNE:
-		torch_omp(out, w, c, cpl_launcher_name(l->launcher));
+		torch_omp(out, w, c, l->launcher == CPL_LAUNCH_TORCHRUN ?
+			  torch_spelling(l) : cpl_launcher_name(l->launcher));
 		return;
 	case CPL_LAUNCH_ACCELERATE:
 		accel_omp(out, forced, w, c);

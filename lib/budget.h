@@ -62,6 +62,15 @@ struct cpl_amount {
  */
 bool cpl_budget_training(const struct cpl_workload *w,
 			 const struct cpl_container *c);
+/*
+ * The program c's command runs when it is one cpulint cannot see into: a
+ * command written (args alone run the image's entrypoint, which is not
+ * known), no launcher, no Python (nor python among its words, nor linked
+ * code), no MPI ranks another Pod starts here: a CUDA burn-in binary,
+ * lmp, sleep, a shell script that starts none of them.  Its first word
+ * (borrowed), or NULL.  No evidence of an OpenMP pool.
+ */
+const char *cpl_budget_unseen(const struct cpl_container *c);
 
 /* C in millicores: the limit, else the request; -1 when neither is known.
  * *pos receives where it is written (may be NULL). */

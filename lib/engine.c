@@ -60,6 +60,9 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->ncodes; i++)
 		cpl_pyscan_code_free(e->codes[i]);
 	free(e->codes);
+	for (i = 0; i < e->ninline; i++)
+		cpl_pyfile_free(e->inline_py[i]);
+	free(e->inline_py);
 	cpl_strmap_free(&e->code_of);
 	for (i = 0; i < e->nrefs; i++) {
 		free(e->refs[i]->v);
@@ -732,6 +735,21 @@ double
 cpl_check_throttle_threshold(const struct cpl_check *ck)
 {
 	return cpl_config_threshold(ck->e->config);
+}
+
+void
+cpl_check_note(struct cpl_check *ck, const struct cpl_workload *w,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+	cpl_engine_note(ck->e, w && w->file ? w->file : "-", "%s: %s",
+			ck->rule->id, msg);
+	free(msg);
 }
 
 bool

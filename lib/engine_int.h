@@ -111,6 +111,9 @@ struct cpl_engine {
 	size_t missing_count;
 	struct cpl_code **codes;	/* linked code, owned */
 	size_t ncodes, codes_cap;
+	struct cpl_pyfile **inline_py;	/* inline scripts containers run
+					 * (group.c), scanned; owned */
+	size_t ninline, inline_cap;
 	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
 	struct coderefs **refs;		/* the values of code_of, owned */
 	size_t nrefs, refs_cap;

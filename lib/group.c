@@ -434,6 +434,35 @@ is_linked_entry(const struct cpl_engine *e, const char *path)
 	return false;
 }
 
+/*
+ * The code of an inline Python script container c runs (an Argo script
+ * template's source, a Tekton step's script) when its command names no
+ * file: the script scanned as a file at the workload file's path, laid
+ * at its lines there, and the local modules it imports; NULL when there
+ * is none.  Its findings are the container's (the code rules judge the
+ * files linted, not these).
+ */
+static struct cpl_code *
+inline_code(struct cpl_engine *e, const struct cpl_linker *lk,
+	    const struct cpl_workload *w, const struct cpl_container *c)
+{
+	struct cpl_error err = { 0 };
+	struct cpl_pyfile *py = NULL;
+
+	if (c->script_py == NULL || w->file == NULL)
+		return NULL;
+	/* A tokenizer error leaves the facts read before it. */
+	(void)cpl_pyscan_file(&py, w->file, c->script_py, c->script_len,
+			      &err);
+	cpl_error_clear(&err);
+	if (py == NULL)
+		return NULL;
+	cpl_xgrow((void **)&e->inline_py, &e->inline_cap, e->ninline + 1,
+		  sizeof(*e->inline_py));
+	e->inline_py[e->ninline++] = py;
+	return cpl_link_script(lk, py);
+}
+
 /* Links the group's containers, then its lone scripts (as a run links
  * every container, then every lone script). */
 static void
@@ -454,6 +483,9 @@ link_group(struct cpl_engine *e, const struct graph *g,
 			struct cpl_code *code;
 
 			code = cpl_link_code(lk, w, &w->containers[j]);
+			if (code == NULL)
+				code = inline_code(e, lk, w,
+						   &w->containers[j]);
 			if (code != NULL)
 				cpl_engine_keep_code(e, &w->containers[j],
 						     code);

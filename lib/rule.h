@@ -88,6 +88,11 @@ size_t cpl_check_codes_of(const struct cpl_check *ck,
 			  const struct cpl_pyfile *f,
 			  const struct cpl_code_ref **out);
 
+/* Says why the running rule is silent where a reader would expect it
+ * (shown with -v, after the workload's file and the rule's id). */
+void cpl_check_note(struct cpl_check *ck, const struct cpl_workload *w,
+		    const char *fmt, ...) CPL_PRINTF(3, 4);
+
 /* Whether rule id runs in this lint (not turned off in the
  * configuration): a rule leaves a problem to another only when that one
  * runs. */

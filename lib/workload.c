@@ -61,6 +61,7 @@ container_clear(struct cpl_container *c)
 	cpl_envs_free(c->env, c->nenv);
 	cpl_strmap_free(&c->env_at);
 	cpl_launch_clear(&c->launch);
+	free(c->script_py);
 	free(c->measure_notes);
 	free(c->measured_pod);
 	free(c->facts);
@@ -192,6 +193,10 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 		cpl_strmap_put(&dst->env_at, dst->env[i].name,
 			       (void *)(uintptr_t)(i + 1));
 	launch_copy(&dst->launch, &src->launch);
+	if (src->script_py != NULL) {
+		dst->script_py = cpl_xmalloc(src->script_len + 1);
+		memcpy(dst->script_py, src->script_py, src->script_len + 1);
+	}
 	dst->code = NULL;
 	dst->measure_notes = cpl_xstrdup(src->measure_notes);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);
@@ -352,7 +357,7 @@ cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w)
 	l->items[l->count++] = w;
 }
 
-void
+struct cpl_skip *
 cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line, int column,
 	       const char *why, const char *fmt, ...)
 {
@@ -369,6 +374,19 @@ cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line, int column,
 	k->file = cpl_xstrdup(file);
 	k->line = line;
 	k->column = column;
+	k->kind = NULL;
+	k->containers = false;
+	return k;
+}
+
+size_t
+cpl_wlist_not_judged(const struct cpl_wlist *l)
+{
+	size_t i, n = 0;
+
+	for (i = 0; l != NULL && i < l->nskipped; i++)
+		n += l->skipped[i].containers;
+	return n;
 }
 
 void
@@ -385,6 +403,7 @@ cpl_wlist_free(struct cpl_wlist *l)
 		free(l->skipped[i].what);
 		free(l->skipped[i].why);
 		free(l->skipped[i].file);
+		free(l->skipped[i].kind);
 	}
 	free(l->skipped);
 	memset(l, 0, sizeof(*l));

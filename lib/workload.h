@@ -75,6 +75,12 @@ struct cpl_container {
 	bool shm;		/* emptyDir medium Memory mounted at /dev/shm */
 	int64_t shm_bytes;	/* its sizeLimit in bytes, -1 unlimited */
 	struct cpl_launch launch;
+	char *script_py;	/* an inline Python script the command runs
+				 * (an Argo script template's source, a
+				 * Tekton step's script), laid at its lines
+				 * of the file: linked as the code it runs
+				 * when it names no file; NULL */
+	size_t script_len;
 	const struct cpl_code *code;	/* borrowed from the engine */
 	/* Live only: CFS throttling of this container (CPU501). */
 	enum cpl_throttle throttle;
@@ -217,6 +223,13 @@ struct cpl_workload {
 	bool context;		/* loaded only because it runs a named
 				 * Python file: findings are kept only
 				 * where they involve that file */
+	bool by_evidence;	/* a kind whose containers train only on
+				 * evidence (cpl_budget_training): one the
+				 * kinds table has no row for (the generic
+				 * model), Argo or Tekton steps */
+	const char *note;	/* static text for -v: how the kind was
+				 * read ("the generic model"), why its
+				 * containers do not train (Ray); NULL */
 };
 
 /* A document read but not turned into workloads, and why (for -v). */
@@ -226,6 +239,10 @@ struct cpl_skip {
 	char *file;		/* NULL for live objects */
 	int line;
 	int column;
+	char *kind;		/* the object's kind; NULL when not known */
+	bool containers;	/* it holds containers nobody judged: the
+				 * summary counts it (not judged, not
+				 * clean) */
 };
 
 /* A growable list of owned workloads, and the documents skipped. */
@@ -281,10 +298,13 @@ const struct cpl_env *cpl_container_env_effective(
 
 void cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w);
 /* Records a skipped document: what (printf) at file:line:column, and why
- * (copied). */
-void cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line,
-		    int column, const char *why, const char *fmt, ...)
-	CPL_PRINTF(6, 7);
+ * (copied); returns the record (borrowed until the next skip), whose kind
+ * and containers the caller may set. */
+struct cpl_skip *cpl_wlist_skip(struct cpl_wlist *l, const char *file,
+				int line, int column, const char *why,
+				const char *fmt, ...) CPL_PRINTF(6, 7);
+/* How many skipped documents of l hold containers (not judged). */
+size_t cpl_wlist_not_judged(const struct cpl_wlist *l);
 void cpl_wlist_free(struct cpl_wlist *l);	/* frees the workloads too */
 
 /* Duplicates a word (text copied, pos shared). */

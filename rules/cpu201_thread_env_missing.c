@@ -4,7 +4,9 @@
  * when they start more than one rank; accelerate launch sets 1 for any
  * rank count) nor the command, so every rank's OpenMP pool sizes to the
  * node.  When the launcher may set it (an unknown rank count, a config
- * file not read) the rule stays silent.
+ * file not read) the rule stays silent, and so it does on a program it
+ * cannot see into (a CUDA burn-in binary, lmp, sleep: no evidence of an
+ * OpenMP pool; -v says so).
  */
 #include "common.h"
 
@@ -122,6 +124,14 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
 	    code_sets_threads(c->code) || no_openmp(w, c))
 		return;
+	/* A native program it cannot see into is no evidence of a pool. */
+	if (cpl_budget_unseen(c) != NULL) {
+		cpl_check_note(ck, w, "silent on container \"%s\": it runs "
+			       "%s, a program cpulint cannot see into (no "
+			       "evidence of an OpenMP pool)",
+			       cpl_facts_cname(c), cpl_budget_unseen(c));
+		return;
+	}
 	/* The launcher sets it (whatever MKL_NUM_THREADS says), or may:
 	 * only a count sized from the node is no better than unset. */
 	cpl_budget_launcher_threads(&lt, &forced, w, c);

@@ -1,11 +1,13 @@
 /*
- * loader.c — the small helpers both YAML loaders (manifest.c, polyaxon.c)
- * share: errors at a node, node positions, absent-or-null.
+ * loader.c — the small helpers the YAML loaders share: errors at a node,
+ * node positions, absent-or-null, skipped objects, counts, whether a Pod
+ * runs to completion.
  */
 #include "load/loader.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 cpl_loader_fail(struct cpl_error *err, const char *path,
@@ -45,4 +47,177 @@ cpl_loader_finish(struct cpl_wlist *out, struct cpl_workload *w, int rc)
 	else
 		cpl_wlist_add(out, w);
 	return rc;
+}
+
+void
+cpl_loader_skip(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		const char *kind, const char *why, bool containers)
+{
+	const struct cpl_ynode *md = cpl_ynode_get(obj, "metadata");
+	const char *name = cpl_ynode_gets(md, "name");
+	struct cpl_skip *k;
+
+	if (name == NULL)
+		name = cpl_ynode_gets(md, "generateName");
+
+	if (name)
+		k = cpl_wlist_skip(x->out, x->path, obj->line, obj->column, why,
+				   "%s \"%s\"", kind, name);
+	else
+		k = cpl_wlist_skip(x->out, x->path, obj->line, obj->column, why,
+				   "%s", kind);
+	k->kind = cpl_xstrdup(kind);
+	k->containers = containers;
+}
+
+/* Somewhere under n (depth levels down at most) is a containers list. */
+static bool
+holds(const struct cpl_ynode *n, int depth)
+{
+	size_t i;
+
+	if (n == NULL || depth > 10)
+		return false;
+	if (n->kind == CPL_Y_SEQ) {
+		for (i = 0; i < n->count; i++)
+			if (holds(n->items[i], depth + 1))
+				return true;
+		return false;
+	}
+	if (n->kind != CPL_Y_MAP)
+		return false;
+	for (i = 0; i < n->count; i++) {
+		const struct cpl_ynode *k = n->pairs[i].key;
+		const struct cpl_ynode *v = n->pairs[i].value;
+
+		if (cpl_str_eq(cpl_ynode_str(k), "containers") &&
+		    cpl_ynode_is_seq(v))
+			return true;
+		if (!cpl_str_eq(cpl_ynode_str(k), "status") &&
+		    holds(v, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+bool
+cpl_loader_holds_containers(const struct cpl_ynode *n)
+{
+	return holds(n, 0);
+}
+
+long
+cpl_loader_long(const struct cpl_ynode *map, const char *key, long def)
+{
+	long v;
+
+	return cpl_ynode_long(cpl_ynode_get(map, key), &v) == 0 ? v : def;
+}
+
+/* An owner that runs to completion: a Job, CronJob, JobSet or any
+ * operator's *Job (PyTorchJob, MPIJob, TrainJob, RayJob ...). */
+static bool
+owned_by_job(const struct cpl_ynode *obj)
+{
+	const struct cpl_ynode *refs = cpl_ynode_path(obj, "metadata",
+						      "ownerReferences",
+						      NULL);
+	size_t i;
+
+	if (!cpl_ynode_is_seq(refs))
+		return false;
+	for (i = 0; i < refs->count; i++) {
+		const char *k = cpl_ynode_gets(refs->items[i], "kind");
+
+		if (k && (cpl_str_ends(k, "Job") ||
+			  strcmp(k, "JobSet") == 0))
+			return true;
+	}
+	return false;
+}
+
+bool
+cpl_loader_pod_completes(const struct cpl_ynode *obj,
+			 const struct cpl_ynode *spec)
+{
+	const char *rp = cpl_ynode_gets(spec, "restartPolicy");
+
+	return cpl_str_eq(rp, "Never") || cpl_str_eq(rp, "OnFailure") ||
+	       owned_by_job(obj);
+}
+
+/* The length of the line at p (without its newline or a CR before it). */
+static size_t
+line_len(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	return n;
+}
+
+/* Whether the n bytes at p are blanks only. */
+static bool
+blank(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+bool
+cpl_loader_block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
+	    const struct cpl_ynode *n)
+{
+	size_t len, i;
+	const char *src = cpl_ystream_source(s, &len), *end = src + len;
+	const char *p = src, *v = n->value, *vend = n->value + n->len;
+	long indent = -1;
+	int line = 1;
+
+	if (n->style != CPL_YS_LITERAL)
+		return false;
+	while (line < n->line + 1 && p < end) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (p == NULL)
+			return false;
+		p++;
+		line++;
+	}
+	while (v < vend) {
+		size_t sl, vl;
+
+		if (p >= end)
+			return false;
+		sl = line_len(p, end);
+		vl = line_len(v, vend);
+		if (vl == 0) {
+			if (!blank(p, sl))
+				return false;
+		} else {
+			if (sl < vl || memcmp(p + sl - vl, v, vl) != 0 ||
+			    !blank(p, sl - vl))
+				return false;
+			if (indent < 0)
+				indent = (long)(sl - vl);
+			else if ((long)(sl - vl) != indent)
+				return false;
+			for (i = 0; i < sl - vl; i++)
+				if (p[i] != ' ')
+					return false;
+		}
+		v = memchr(v, '\n', (size_t)(vend - v));
+		v = v ? v + 1 : vend;
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : end;
+	}
+	at->line = n->line + 1;
+	at->column = (int)(indent < 0 ? 0 : indent) + 1;
+	at->pinned = false;
+	return true;
 }

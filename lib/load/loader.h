@@ -61,6 +61,42 @@ int cpl_manifest_container(struct cpl_container *c,
 			   const struct cpl_ynode *volumes, const char *path,
 			   const struct cpl_expand *ex, struct cpl_error *err);
 
+/* How a Pod-like spec lists its containers. */
+enum cpl_podshape {
+	CPL_POD_K8S,	/* a Pod spec: initContainers, containers */
+	CPL_POD_ARGO,	/* an Argo template: initContainers; container,
+			 * script (its source run by its command) or
+			 * containerSet.containers; sidecars */
+	CPL_POD_TEKTON,	/* a Tekton task spec: steps (each over the
+			 * stepTemplate, its script run by its #! line),
+			 * sidecars */
+};
+
+/* How to read one Pod-like spec (cpl_manifest_pod). */
+struct cpl_podread {
+	enum cpl_podshape shape;
+	bool job;			/* a training job's replica: the first
+					 * main container named one of run
+					 * (else the first) is the run
+					 * container */
+	const char *const *run;
+	const struct cpl_ynode *volumes;	/* the Pod volumes when the
+						 * spec has none of its own
+						 * (an Argo workflow's), or
+						 * NULL */
+	const struct cpl_ynode *defaults;	/* what each main container
+						 * is read over (Argo's
+						 * templateDefaults
+						 * container), or NULL */
+};
+
+/* Reads a Pod-like spec into w as how says: init containers (native
+ * sidecars among them), the main containers, sidecars. */
+int cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
+		     const struct cpl_ynode *spec,
+		     const struct cpl_podread *how, const char *path,
+		     struct cpl_error *err);
+
 /* Pieces of the manifest loader that trainer.c builds on. */
 
 /* A new workload for object obj of kind kind, named from its metadata,
@@ -111,6 +147,75 @@ void cpl_loader_mpi_slots(struct cpl_workload *w, const char *text,
  * it come down to it.
  */
 void cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first);
+
+/* ---- objects: the kinds table (kinds.c), the rest (generic.c) ---- */
+
+/* Objects held in objects or lists deeper than this are not followed. */
+#define CPL_LOADER_MAX_DEPTH 8
+
+/* One document being loaded: what every reader of its objects needs. */
+struct cpl_lctx {
+	struct cpl_wlist *out;
+	const struct cpl_ystream *s;	/* the stream the nodes are in */
+	const char *path;
+	int depth;		/* objects inside objects and lists */
+	const char *holder;	/* the name of the object holding this one,
+				 * for one that has none (a Katib trial),
+				 * or NULL */
+	struct cpl_error *err;
+};
+
+/*
+ * Loads one object (or a list of objects) by its apiVersion and kind
+ * (kind_hint, api_hint: a typed list's items may omit them): a kind of
+ * the kinds table as its row says, any other by the generic model.
+ */
+int cpl_kinds_load(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		   const char *kind_hint, const char *api_hint);
+/*
+ * Loads what an object holds at n: an object (a mapping with apiVersion
+ * and kind), a string holding one as YAML or JSON, or an Argo resource
+ * template whose action makes its manifest run; a string is loaded with
+ * its positions in the outer file, its placeholders unknown values.  A string that is not a manifest is no object; one that
+ * does not parse is skipped with why.  holder is the kind holding it.
+ * Returns how many objects it loaded (>= 0), or -1 with x->err set.
+ */
+int cpl_nested_load(const struct cpl_lctx *x, const struct cpl_ynode *n,
+		    const char *holder);
+/*
+ * The generic model, for an object of a kind the table has no row for
+ * (or a row whose places held nothing): every Pod template in it (a
+ * mapping with a containers list of container mappings, at any depth) is
+ * a workload judged on evidence (w->by_evidence), the objects inside it
+ * are loaded on their own, and a document of neither is skipped with
+ * why.  Reading errors skip the document (it was a guess), counted as
+ * not judged.
+ */
+int cpl_generic_load(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		     const char *kind);
+/* Records that object obj of kind kind was skipped, and why; with
+ * containers, it holds containers nobody judged. */
+void cpl_loader_skip(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		     const char *kind, const char *why, bool containers);
+/* Somewhere under n (a few levels down, status aside) is a list under a
+ * key named containers. */
+bool cpl_loader_holds_containers(const struct cpl_ynode *n);
+/*
+ * Where literal block n's value stands in the source of s: its first line
+ * is the line after the indicator, every line indented alike (checked
+ * line by line).  False when a line does not match or n is no literal
+ * block; *at is then left alone.
+ */
+bool cpl_loader_block_place(struct cpl_yplace *at,
+			    const struct cpl_ystream *s,
+			    const struct cpl_ynode *n);
+/* Integer field key of map, or def when absent or not an integer. */
+long cpl_loader_long(const struct cpl_ynode *map, const char *key,
+		     long def);
+/* Whether a Pod (spec: its spec) runs to completion: restartPolicy Never
+ * or OnFailure, or a job owns the object. */
+bool cpl_loader_pod_completes(const struct cpl_ynode *obj,
+			      const struct cpl_ynode *spec);
 
 /* Kubeflow Trainer v2 (trainer.c). */
 

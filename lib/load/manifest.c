@@ -1,20 +1,18 @@
 /*
- * manifest.c — Kubernetes objects (YAML or JSON) → workloads.
+ * manifest.c — the pieces of Kubernetes objects every kind is made of:
+ * containers, Pod specs (Kubernetes', an Argo template's, a Tekton task
+ * spec's) and the workload an object starts.  Which kinds hold Pod specs,
+ * where, and what their containers are is the kinds table's (kinds.c);
+ * kinds it has no row for are read by the generic model (generic.c).
+ * The container reader is shared with the Polyaxon loader
+ * (cpl_manifest_container).
  *
- * One workload per Pod template: a Pod, a controller's template, each
- * replica type of a Kubeflow job, each replicated job of a JobSet, each
- * task of a Volcano Job, a LeaderWorkerSet's leader and workers, the
- * objects an AppWrapper wraps; Kubeflow Trainer kinds are read by
- * trainer.c with the pieces exported here.  Every object that gives no
- * workload is recorded as skipped, with why.  The container reader is
- * shared with the Polyaxon loader (cpl_manifest_container).
- *
- * Invariant: a workload enters the caller's list only once it is complete;
- * when reading it fails it is freed here, so the list never holds a
- * half-read object.  Every string taken from the tree is copied (the
- * stream may be freed before the workloads); positions borrow the owning
- * workload's file name.  Unknown fields are ignored; only a wrong type
- * where a structure is required, or an invalid CPU quantity, is an error.
+ * Invariant: every string taken from the tree is copied (the stream may
+ * be freed before the workloads); positions borrow the owning workload's
+ * file name.  Unknown fields are ignored; only a wrong type where a
+ * structure is required, or an invalid CPU quantity, is an error.  A
+ * placeholder another system fills in (Argo's {{...}}, Katib's
+ * ${trialParameters.x}, Tekton's $(params.x)) is an unknown value.
  */
 #include "load/loader.h"
 
@@ -25,9 +23,6 @@
 #include "text/quantity.h"
 #include "shell/shscan.h"
 
-/* Lists of objects nested deeper than this are not followed. */
-#define MAX_LIST_DEPTH 8
-
 /* The value of the first of two spellings of a key (camelCase first). */
 static const struct cpl_ynode *
 get2(const struct cpl_ynode *map, const char *key, const char *alt)
@@ -37,13 +32,44 @@ get2(const struct cpl_ynode *map, const char *key, const char *alt)
 	return n ? n : cpl_ynode_get(map, alt);
 }
 
-/* text through the hook, as a new string; *unknown when unresolved. */
+/*
+ * A value the system that runs the object fills in before Kubernetes sees
+ * it: Argo's {{inputs.parameters.x}} (and Katib's old {{.Name}}), Katib's
+ * ${trialParameters.x}, Tekton's $(params.x).  Unknown, never an error.
+ * A plain $(VAR) or ${VAR} is no placeholder (Kubernetes or the shell
+ * expands it; the budget reads it).
+ */
+static bool
+placeholder(const char *t)
+{
+	const char *p;
+
+	if ((p = strstr(t, "{{")) != NULL && strstr(p + 2, "}}") != NULL)
+		return true;
+	for (p = t; (p = strchr(p, '$')) != NULL; p++) {
+		const char *end;
+		char close;
+
+		if (p[1] != '{' && p[1] != '(')
+			continue;
+		close = p[1] == '{' ? '}' : ')';
+		end = strchr(p + 2, close);
+		if (end != NULL && memchr(p + 2, '.', (size_t)(end - p - 2)))
+			return true;
+	}
+	return false;
+}
+
+/* text through the hook, as a new string; *unknown when unresolved (a
+ * placeholder, without a hook). */
 static char *
 expand(const struct cpl_expand *ex, const char *text, bool *unknown)
 {
 	*unknown = false;
-	if (ex == NULL || ex->expand == NULL)
+	if (ex == NULL || ex->expand == NULL) {
+		*unknown = placeholder(text);
 		return cpl_xstrdup(text);
+	}
 	return ex->expand(ex->ctx, text, unknown);
 }
 
@@ -328,19 +354,213 @@ read_shm(struct cpl_container *c, const struct cpl_ynode *node,
 		read_shm_mount(c, mounts->items[i], volumes);
 }
 
+/* base names python, python3, python3.11 ... */
+static bool
+is_python(const char *base)
+{
+	if (strncmp(base, "python", 6) != 0)
+		return false;
+	base += 6;
+	while (*base == '.' || (*base >= '0' && *base <= '9'))
+		base++;
+	return *base == '\0';
+}
+
+/* The last path component of a word of n bytes, as a new string. */
+static char *
+base_of(const char *w, size_t n)
+{
+	size_t i, from = 0;
+
+	for (i = 0; i < n; i++)
+		if (w[i] == '/')
+			from = i + 1;
+	return cpl_xstrndup(w + from, n - from);
+}
+
+/* What interpreter a program's base name is: "python", "sh" (a POSIX
+ * shell or bash), or NULL. */
+static const char *
+interpreter(const char *base)
+{
+	static const char *const shells[] = { "sh", "bash", "ash", "dash",
+					      "zsh", "ksh", NULL };
+	const char *const *p;
+
+	if (is_python(base))
+		return "python";
+	for (p = shells; *p; p++)
+		if (strcmp(base, *p) == 0)
+			return "sh";
+	return NULL;
+}
+
+/* The interpreter a script's first line names (#!/usr/bin/env python3,
+ * #!/bin/bash); a script without one runs under sh (Tekton's default). */
+static const char *
+shebang(const char *text)
+{
+	const char *p = text + 2, *w;
+	const char *what = NULL;
+	bool first = true;
+
+	if (strncmp(text, "#!", 2) != 0)
+		return "sh";
+	/* The program, or env's first word that is no option or
+	 * assignment. */
+	while (*p != '\0' && *p != '\n') {
+		char *base;
+		size_t n;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (w = p; *p != '\0' && *p != '\n' && *p != ' ' &&
+			    *p != '\t'; p++)
+			;
+		n = (size_t)(p - w);
+		if (n == 0)
+			break;
+		base = base_of(w, n);
+		if (first && strcmp(base, "env") == 0) {
+			first = false;
+			free(base);
+			continue;
+		}
+		if (!first && (w[0] == '-' || memchr(w, '=', n) != NULL)) {
+			free(base);
+			continue;
+		}
+		what = interpreter(base);
+		free(base);
+		break;
+	}
+	return what;
+}
+
+/*
+ * Keeps inline script n as Python laid at its lines of the file: a
+ * literal block's lines as they stand (indentation kept, under an `if 1:`
+ * on the indicator's line), so every position in it is the file's;
+ * another string from the line after its own (columns then relative to
+ * the string).
+ */
+static void
+keep_script_py(struct cpl_container *c, const struct cpl_ystream *s,
+	       const struct cpl_ynode *n)
+{
+	struct cpl_yplace at;
+	struct cpl_buf b;
+	size_t len, i, lines = 0;
+	const char *src = cpl_ystream_source(s, &len), *p;
+	int l;
+
+	cpl_buf_init(&b, (size_t)1 << 30);
+	for (i = 0; i < n->len; i++)
+		lines += n->value[i] == '\n';
+	if (n->len > 0 && n->value[n->len - 1] != '\n')
+		lines++;
+	if (cpl_loader_block_place(&at, s, n) && at.line >= 2) {
+		for (l = 1; l < at.line - 1; l++)
+			cpl_buf_addc(&b, '\n');
+		cpl_buf_adds(&b, "if 1:\n");
+		for (p = src, l = 1; l < at.line && p != NULL; l++) {
+			p = memchr(p, '\n', len - (size_t)(p - src));
+			p = p ? p + 1 : NULL;
+		}
+		for (i = 0; p != NULL && i < lines; i++) {
+			const char *nl = memchr(p, '\n',
+						len - (size_t)(p - src));
+			size_t n_ = nl ? (size_t)(nl - p) + 1 :
+					 len - (size_t)(p - src);
+
+			cpl_buf_add(&b, p, n_);
+			p = nl ? nl + 1 : NULL;
+		}
+	} else {
+		for (l = 0; l < n->line; l++)
+			cpl_buf_addc(&b, '\n');
+		cpl_buf_add(&b, n->value, n->len);
+	}
+	free(c->script_py);
+	c->script_len = b.len;
+	c->script_py = cpl_buf_detach(&b);
+}
+
+/* Appends a word that no scalar of the stream holds (no node). */
+static void
+add_text_word(struct cpl_container *c, struct word_nodes *wn,
+	      const char *text, struct cpl_pos pos)
+{
+	cpl_xgrow((void **)&wn->v, &wn->cap, c->argc + 1, sizeof(*wn->v));
+	wn->v[c->argc] = NULL;
+	cpl_container_add_arg(c, text, pos);
+}
+
+/*
+ * The inline script of an Argo script template (source, run by its
+ * command) or a Tekton step (script, run by its #! line): a shell script
+ * becomes the command's `sh -c SCRIPT`, so the launchers in it are read
+ * with their lines; a Python script makes the command python and is kept
+ * as the code it runs (c->script_py).
+ */
+static void
+read_script(struct cpl_container *c, struct word_nodes *wn,
+	    const struct cpl_ystream *s, const struct cpl_ynode *node,
+	    const char *key)
+{
+	const struct cpl_ynode *src = cpl_ynode_get(node, key);
+	const char *what;
+	struct cpl_pos at;
+	char *base = NULL;
+
+	if (!cpl_ynode_is_scalar(src) || cpl_ynode_is_null(src))
+		return;
+	at = cpl_loader_pos(c->pos.file, src);
+	if (c->ncommand > 0) {
+		base = base_of(c->argv[0].text, strlen(c->argv[0].text));
+		what = interpreter(base);
+		free(base);
+	} else {
+		what = shebang(src->value);
+	}
+	if (what == NULL)
+		return;
+	if (strcmp(what, "python") == 0) {
+		if (c->argc == 0) {
+			add_text_word(c, wn, "python", at);
+			c->ncommand = c->argc;
+		}
+		keep_script_py(c, s, src);
+		return;
+	}
+	if (c->argc == 0) {
+		add_text_word(c, wn, "sh", at);
+		c->ncommand = c->argc;
+	}
+	add_text_word(c, wn, "-c", at);
+	cpl_xgrow((void **)&wn->v, &wn->cap, c->argc + 1, sizeof(*wn->v));
+	wn->v[c->argc] = src;
+	cpl_container_add_arg(c, src->value, at);
+}
+
 /*
  * Reads a container mapping whose resources sit under res_key ("resources"
- * for a container, "resourcesPerNode" for a TrainJob trainer).  A name
- * already set in c is kept when the mapping has none.
+ * for a container, "resourcesPerNode" for a TrainJob trainer; a Tekton
+ * step's computeResources when it has them), and its inline script under
+ * script (NULL: none).  A name already set in c is kept when the mapping
+ * has none; what c already holds (a Tekton stepTemplate) stays where the
+ * mapping says nothing, but its command is the mapping's.
  */
 static int
 read_container(struct cpl_container *c, const struct cpl_ystream *s,
 	       const struct cpl_ynode *node, const char *res_key,
-	       const struct cpl_ynode *volumes, const char *path,
-	       const struct cpl_expand *ex, struct cpl_error *err)
+	       const char *script, const struct cpl_ynode *volumes,
+	       const char *path, const struct cpl_expand *ex,
+	       struct cpl_error *err)
 {
 	struct word_nodes wn = { NULL, 0 };
 	const char *name, *image;
+	long gpus = c->gpus;
 	bool unknown;
 	int rc = -1;
 
@@ -363,6 +583,9 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 			c->image = cpl_xstrdup(image);
 		}
 	}
+	cpl_words_free(c->argv, c->argc);
+	c->argv = NULL;
+	c->argc = c->argv_cap = c->ncommand = 0;
 	if (read_words(c, &wn, cpl_ynode_get(node, "command"), "command",
 		       path, ex, err) < 0)
 		goto out;
@@ -371,10 +594,17 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 		       err) < 0 ||
 	    read_env(c, cpl_ynode_get(node, "env"), path, ex, err) < 0)
 		goto out;
+	if (script != NULL)
+		read_script(c, &wn, s, node, script);
 	if (!cpl_loader_absent(get2(node, "envFrom", "env_from")))
 		c->env_from = true;
+	if (strcmp(res_key, "resources") == 0 &&
+	    !cpl_loader_absent(cpl_ynode_get(node, "computeResources")))
+		res_key = "computeResources";
 	if (read_resources(c, node, res_key, path, ex, err) < 0)
 		goto out;
+	if (c->gpus == 0)
+		c->gpus = gpus;
 	read_shm(c, node, volumes);
 	cpl_launch_clear(&c->launch);
 	cpl_shscan(&c->launch, c->argv, c->argc, wn.v, s);
@@ -390,17 +620,22 @@ cpl_manifest_container(struct cpl_container *c, const struct cpl_ystream *s,
 		       const struct cpl_ynode *volumes, const char *path,
 		       const struct cpl_expand *ex, struct cpl_error *err)
 {
-	return read_container(c, s, node, "resources", volumes, path, ex,
-			      err);
+	return read_container(c, s, node, "resources", NULL, volumes, path,
+			      ex, err);
 }
 
 /* ---- Pod specs -------------------------------------------------------- */
 
-/* Appends the containers of one list of a Pod spec with role role. */
+/*
+ * Appends the containers of one list of a Pod spec with role role, each
+ * read over the template tmpl first when there is one (Tekton's
+ * stepTemplate) and with its inline script under script (NULL: none).
+ */
 static int
 add_containers(struct cpl_workload *w, const struct cpl_ystream *s,
 	       const struct cpl_ynode *list, const char *field,
-	       enum cpl_crole role, const struct cpl_ynode *volumes,
+	       enum cpl_crole role, const struct cpl_ynode *tmpl,
+	       const char *script, const struct cpl_ynode *volumes,
 	       const char *path, struct cpl_error *err)
 {
 	size_t i;
@@ -417,11 +652,41 @@ add_containers(struct cpl_workload *w, const struct cpl_ystream *s,
 		if (role == CPL_CROLE_INIT &&
 		    cpl_str_eq(cpl_ynode_gets(n, "restartPolicy"), "Always"))
 			c->role = CPL_CROLE_SIDECAR;
-		if (read_container(c, s, n, "resources", volumes, path, NULL,
-				   err) < 0)
+		if (cpl_ynode_is_map(tmpl) &&
+		    read_container(c, s, tmpl, "resources", NULL, volumes,
+				   path, NULL, err) < 0)
+			return -1;
+		if (read_container(c, s, n, "resources", script, volumes, path,
+				   NULL, err) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* Appends the one main container at key of spec (an Argo template's
+ * container or script), read over tmpl when there is one. */
+static int
+add_single(struct cpl_workload *w, const struct cpl_ystream *s,
+	   const struct cpl_ynode *spec, const char *key,
+	   const struct cpl_ynode *tmpl, const char *script,
+	   const struct cpl_ynode *volumes, const char *path,
+	   struct cpl_error *err)
+{
+	const struct cpl_ynode *n = cpl_ynode_get(spec, key);
+	struct cpl_container *c;
+
+	if (cpl_loader_absent(n))
+		return 0;
+	if (n->kind != CPL_Y_MAP)
+		return cpl_loader_fail(err, path, n, "%s must be a mapping", key);
+	c = cpl_workload_add_container(w);
+	c->name = cpl_xstrdup("main");	/* Argo's name for it */
+	if (cpl_ynode_is_map(tmpl) &&
+	    read_container(c, s, tmpl, "resources", NULL, volumes, path,
+			   NULL, err) < 0)
+		return -1;
+	return read_container(c, s, n, "resources", script, volumes, path,
+			      NULL, err);
 }
 
 /*
@@ -452,28 +717,57 @@ mark_run(struct cpl_workload *w, const char *const *names)
 	}
 }
 
-/*
- * Reads a Pod spec into w: init containers (native sidecars among them)
- * then containers.  For a job, run_names picks the run container.
- */
-static int
-load_pod_spec(struct cpl_workload *w, const struct cpl_ystream *s,
-	      const struct cpl_ynode *spec, bool job,
-	      const char *const *run_names, const char *path,
-	      struct cpl_error *err)
+int
+cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
+		 const struct cpl_ynode *spec, const struct cpl_podread *how,
+		 const char *path, struct cpl_error *err)
 {
-	const struct cpl_ynode *volumes = cpl_ynode_get(spec, "volumes");
+	const struct cpl_ynode *set, *own = cpl_ynode_get(spec, "volumes");
+	const struct cpl_ynode *volumes = how->volumes, *def = how->defaults;
+	int rc = 0;
 
+	if (!cpl_loader_absent(own) || volumes == NULL)
+		volumes = own;
 	if (add_containers(w, s, cpl_ynode_get(spec, "initContainers"),
-			   "initContainers", CPL_CROLE_INIT, volumes, path,
-			   err) < 0 ||
-	    add_containers(w, s, cpl_ynode_get(spec, "containers"),
-			   "containers", CPL_CROLE_MAIN, volumes, path,
-			   err) < 0)
+			   "initContainers", CPL_CROLE_INIT, NULL, NULL,
+			   volumes, path, err) < 0)
 		return -1;
-	if (job)
-		mark_run(w, run_names);
-	return 0;
+	switch (how->shape) {
+	case CPL_POD_K8S:
+		rc = add_containers(w, s, cpl_ynode_get(spec, "containers"),
+				    "containers", CPL_CROLE_MAIN, def, NULL,
+				    volumes, path, err);
+		break;
+	case CPL_POD_ARGO:
+		set = cpl_ynode_get(spec, "containerSet");
+		if (add_single(w, s, spec, "container", def, NULL, volumes,
+			       path, err) < 0 ||
+		    add_single(w, s, spec, "script", def, "source", volumes,
+			       path, err) < 0 ||
+		    (cpl_ynode_is_map(set) &&
+		     add_containers(w, s, cpl_ynode_get(set, "containers"),
+				    "containerSet.containers",
+				    CPL_CROLE_MAIN, def, NULL, volumes, path,
+				    err) < 0))
+			return -1;
+		rc = add_containers(w, s, cpl_ynode_get(spec, "sidecars"),
+				    "sidecars", CPL_CROLE_SIDECAR, NULL, NULL,
+				    volumes, path, err);
+		break;
+	case CPL_POD_TEKTON:
+		if (add_containers(w, s, cpl_ynode_get(spec, "steps"), "steps",
+				   CPL_CROLE_MAIN,
+				   cpl_ynode_get(spec, "stepTemplate"),
+				   "script", volumes, path, err) < 0)
+			return -1;
+		rc = add_containers(w, s, cpl_ynode_get(spec, "sidecars"),
+				    "sidecars", CPL_CROLE_SIDECAR, NULL,
+				    "script", volumes, path, err);
+		break;
+	}
+	if (rc == 0 && how->job)
+		mark_run(w, how->run);
+	return rc;
 }
 
 int
@@ -481,7 +775,10 @@ cpl_manifest_pod_spec(struct cpl_workload *w, const struct cpl_ystream *s,
 		      const struct cpl_ynode *spec, const char *path,
 		      struct cpl_error *err)
 {
-	return load_pod_spec(w, s, spec, false, NULL, path, err);
+	static const struct cpl_podread how = { CPL_POD_K8S, false, NULL,
+						NULL, NULL };
+
+	return cpl_manifest_pod(w, s, spec, &how, path, err);
 }
 
 int
@@ -489,8 +786,8 @@ cpl_manifest_trainer(struct cpl_container *c, const struct cpl_ystream *s,
 		     const struct cpl_ynode *node, const char *path,
 		     struct cpl_error *err)
 {
-	return read_container(c, s, node, "resourcesPerNode", NULL, path,
-			      NULL, err);
+	return read_container(c, s, node, "resourcesPerNode", NULL, NULL,
+			      path, NULL, err);
 }
 
 /*
@@ -562,686 +859,15 @@ cpl_manifest_workload(const struct cpl_ynode *obj, const char *kind,
 	const char *name = cpl_ynode_gets(md, "name");
 	struct cpl_workload *w = cpl_workload_new(CPL_SRC_MANIFEST, path);
 
+	/* An Argo workflow or a submitted job is often named by its
+	 * prefix alone. */
+	if (name == NULL)
+		name = cpl_ynode_gets(md, "generateName");
+
 	w->kind = cpl_xstrdup(kind);
 	w->name = cpl_xstrdup(name ? name : "");
 	w->namespace = cpl_xstrdup(cpl_ynode_gets(md, "namespace"));
 	w->pos = cpl_loader_pos(w->file, obj);
 	read_annotations(w, obj, tmpl != obj ? tmpl : NULL);
 	return w;
-}
-
-/* The Pod template on the way to a Pod spec (keys without the last), or
- * NULL when the Pod spec is the object's own (a Pod). */
-static const struct cpl_ynode *
-template_of(const struct cpl_ynode *obj, const char *const *keys)
-{
-	const struct cpl_ynode *n = obj;
-
-	if (keys[0] == NULL || keys[1] == NULL)
-		return NULL;
-	for (; keys[1] != NULL && n != NULL; keys++)
-		n = cpl_ynode_get(n, *keys);
-	return n;
-}
-
-/* Integer field key of map, or def when absent or not an integer. */
-static long
-get_long(const struct cpl_ynode *map, const char *key, long def)
-{
-	long v;
-
-	return cpl_ynode_long(cpl_ynode_get(map, key), &v) == 0 ? v : def;
-}
-
-/* Records a rank-count node (nprocPerNode ...) on w; false when absent. */
-static bool
-set_nproc(struct cpl_workload *w, const struct cpl_ynode *n)
-{
-	if (!cpl_ynode_is_scalar(n) || cpl_ynode_is_null(n))
-		return false;
-	w->has_nproc = true;
-	w->nproc.text = cpl_xstrdup(n->value);
-	w->nproc.pos = cpl_loader_pos(w->file, n);
-	return true;
-}
-
-
-/* Records that object obj of kind kind was skipped, and why. */
-static void
-skip(struct cpl_wlist *out, const struct cpl_ynode *obj, const char *kind,
-     const char *path, const char *why)
-{
-	const char *name = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"),
-					  "name");
-
-	if (name)
-		cpl_wlist_skip(out, path, obj->line, obj->column, why,
-			       "%s \"%s\"", kind, name);
-	else
-		cpl_wlist_skip(out, path, obj->line, obj->column, why, "%s",
-			       kind);
-}
-
-/* Somewhere under n (a few levels down) is a list of containers. */
-static bool
-holds_containers(const struct cpl_ynode *n, int depth)
-{
-	size_t i;
-
-	if (n == NULL || depth > 10)
-		return false;
-	if (n->kind == CPL_Y_SEQ) {
-		for (i = 0; i < n->count; i++)
-			if (holds_containers(n->items[i], depth + 1))
-				return true;
-		return false;
-	}
-	if (n->kind != CPL_Y_MAP)
-		return false;
-	for (i = 0; i < n->count; i++) {
-		const struct cpl_ynode *k = n->pairs[i].key;
-		const struct cpl_ynode *v = n->pairs[i].value;
-
-		if (cpl_str_eq(cpl_ynode_str(k), "containers") &&
-		    cpl_ynode_is_seq(v))
-			return true;
-		if (!cpl_str_eq(cpl_ynode_str(k), "status") &&
-		    holds_containers(v, depth + 1))
-			return true;
-	}
-	return false;
-}
-
-/* Skips an object no loader reads, saying whether it holds Pods. */
-static int
-skip_unknown(struct cpl_wlist *out, const struct cpl_ynode *obj,
-	     const char *kind, const char *path)
-{
-	skip(out, obj, kind, path,
-	     holds_containers(cpl_ynode_get(obj, "spec"), 0) ?
-	     "a kind cpulint does not read (it holds containers)" :
-	     "not a workload");
-	return 0;
-}
-
-/* Where the Pod spec sits in a core kind. */
-static const char *const k_pod[] = { "spec", NULL };
-static const char *const k_tmpl[] = { "spec", "template", "spec", NULL };
-static const char *const k_podtmpl[] = { "template", "spec", NULL };
-static const char *const k_cron[] = { "spec", "jobTemplate", "spec",
-				      "template", "spec", NULL };
-
-/* A built-in kind that holds one Pod template. */
-struct core_kind {
-	const char *kind;
-	const char *group;	/* API group, "" for the core group */
-	const char *old_group;	/* an older group that served it, or NULL */
-	const char *const *keys;	/* path to the Pod spec */
-	bool scaled;			/* spec.replicas counts its Pods */
-	bool completes;			/* runs to completion (a Pod and a
-					 * PodTemplate: by restartPolicy) */
-};
-
-static const struct core_kind core_kinds[] = {
-	{ "Pod", "", NULL, k_pod, false, false },
-	{ "Deployment", "apps", "extensions", k_tmpl, true, false },
-	{ "StatefulSet", "apps", NULL, k_tmpl, true, false },
-	{ "DaemonSet", "apps", "extensions", k_tmpl, false, false },
-	{ "ReplicaSet", "apps", "extensions", k_tmpl, true, false },
-	{ "ReplicationController", "", NULL, k_tmpl, true, false },
-	{ "PodTemplate", "", NULL, k_podtmpl, false, false },
-	{ "Job", "batch", NULL, k_tmpl, false, true },
-	{ "CronJob", "batch", NULL, k_cron, false, true },
-};
-
-/* apiVersion api is in group ("" = core: no group prefix). */
-static bool
-in_group(const char *api, const char *group)
-{
-	size_t n;
-
-	if (group == NULL)
-		return false;
-	if (*group == '\0')
-		return strchr(api, '/') == NULL;
-	n = strlen(group);
-	return strncmp(api, group, n) == 0 && api[n] == '/';
-}
-
-/* An owner that runs to completion: a Job, CronJob, JobSet or any
- * operator's *Job (PyTorchJob, MPIJob, TrainJob, RayJob ...). */
-static bool
-owned_by_job(const struct cpl_ynode *obj)
-{
-	const struct cpl_ynode *refs = cpl_ynode_path(obj, "metadata",
-						      "ownerReferences",
-						      NULL);
-	size_t i;
-
-	if (!cpl_ynode_is_seq(refs))
-		return false;
-	for (i = 0; i < refs->count; i++) {
-		const char *k = cpl_ynode_gets(refs->items[i], "kind");
-
-		if (k && (cpl_str_ends(k, "Job") ||
-			  strcmp(k, "JobSet") == 0))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Whether a Pod (spec: its spec) runs to completion: restartPolicy Never
- * or OnFailure, or a job owns it.  A bare Pod's default is Always: it is
- * restarted like a server's.
- */
-static bool
-pod_completes(const struct cpl_ynode *obj, const struct cpl_ynode *spec)
-{
-	const char *rp = cpl_ynode_gets(spec, "restartPolicy");
-
-	return cpl_str_eq(rp, "Never") || cpl_str_eq(rp, "OnFailure") ||
-	       owned_by_job(obj);
-}
-
-/* Loads a built-in kind: one workload, when it has a Pod spec. */
-static int
-load_core(struct cpl_wlist *out, const struct cpl_ystream *s,
-	  const struct cpl_ynode *obj, const struct core_kind *k,
-	  const char *path, struct cpl_error *err)
-{
-	const struct cpl_ynode *spec;
-	struct cpl_workload *w;
-
-	if (walk(&spec, obj, k->keys, path, err) < 0)
-		return -1;
-	if (spec == NULL) {
-		skip(out, obj, k->kind, path, "no Pod template");
-		return 0;
-	}
-	w = cpl_manifest_workload(obj, k->kind, template_of(obj, k->keys),
-				  path);
-	if (k->scaled)
-		w->replicas = get_long(cpl_ynode_get(obj, "spec"), "replicas",
-				       1);
-	w->run_to_completion = k->completes ||
-		((k->keys == k_pod || k->keys == k_podtmpl) &&
-		 pod_completes(obj, spec));
-	if (load_pod_spec(w, s, spec, false, NULL, path, err) < 0)
-		return cpl_loader_finish(out, w, -1);
-	cpl_loader_mpi(w, false);
-	return cpl_loader_finish(out, w, 0);
-}
-
-/* The main container names of the Kubeflow v1 frameworks. */
-struct kf_kind {
-	const char *kind;
-	const char *const names[5];
-};
-
-static const struct kf_kind kf_kinds[] = {
-	{ "PyTorchJob", { "pytorch", NULL } },
-	{ "TFJob", { "tensorflow", NULL } },
-	{ "MPIJob", { "mpi", "launcher", "mpi-launcher", "worker", NULL } },
-	{ "XGBoostJob", { "xgboost", NULL } },
-	{ "PaddleJob", { "paddle", NULL } },
-	{ "JAXJob", { "jax", NULL } },
-	{ "MXJob", { "mxnet", NULL } },
-};
-
-/* The run container names for a Kubeflow kind, or NULL (first one). */
-static const char *const *
-kf_names(const char *kind)
-{
-	size_t i;
-
-	for (i = 0; i < CPL_ARRAY_LEN(kf_kinds); i++)
-		if (strcmp(kf_kinds[i].kind, kind) == 0)
-			return kf_kinds[i].names;
-	return NULL;
-}
-
-/* The spec's "*ReplicaSpecs" mapping (first one), NULL when none. */
-static int
-find_replica_specs(const struct cpl_ynode **out, const struct cpl_ynode *spec,
-		   const char *path, struct cpl_error *err)
-{
-	size_t i;
-
-	*out = NULL;
-	for (i = 0; i < spec->count; i++) {
-		const struct cpl_ypair *p = &spec->pairs[i];
-
-		if (p->key->kind != CPL_Y_SCALAR ||
-		    !cpl_str_ends(p->key->value, "ReplicaSpecs") ||
-		    cpl_loader_absent(p->value))
-			continue;
-		if (p->value->kind != CPL_Y_MAP)
-			return cpl_loader_fail(err, path, p->value,
-				       "%s must be a mapping", p->key->value);
-		*out = p->value;
-		return 0;
-	}
-	return 0;
-}
-
-/* Gives every run container of w the MPI slots node n says (text def
- * when n is absent). */
-static void
-set_slots(struct cpl_workload *w, const struct cpl_ynode *n,
-	  const char *def, const char *from, const char *def_from)
-{
-	struct cpl_pos pos;
-
-	if (cpl_ynode_is_scalar(n) && !cpl_ynode_is_null(n)) {
-		pos = cpl_loader_pos(w->file, n);
-		cpl_loader_mpi_slots(w, n->value, &pos, from);
-	} else {
-		cpl_loader_mpi_slots(w, def, NULL, def_from);
-	}
-}
-
-/*
- * An MPIJob replica (kubeflow.org v1 and v2beta1): the workers are the
- * nodes, slotsPerWorker ranks each; the launcher only starts them with
- * mpirun unless runLauncherAsNode puts it in the hostfile too.
- */
-static void
-mpijob_replica(struct cpl_workload *w, const struct cpl_ynode *spec)
-{
-	const struct cpl_ynode *slots = cpl_ynode_get(spec, "slotsPerWorker");
-	bool launcher = cpl_str_eq(w->replica, "Launcher") ||
-			cpl_str_eq(w->replica, "launcher");
-
-	if (launcher && cpl_ynode_bool(cpl_ynode_get(spec,
-						     "runLauncherAsNode")) != 1) {
-		cpl_loader_mpi(w, true);
-		return;
-	}
-	set_slots(w, slots, "1", "slotsPerWorker",
-		  "slotsPerWorker (default)");
-}
-
-/*
- * A Kubeflow v1 job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
- * JAXJob ...): one workload per replica type of spec.*ReplicaSpecs.
- */
-static int
-load_kubeflow(struct cpl_wlist *out, const struct cpl_ystream *s,
-	      const struct cpl_ynode *obj, const char *kind, const char *path,
-	      struct cpl_error *err)
-{
-	static const char *const k_spec[] = { "spec", NULL };
-	static const char *const k_rtmpl[] = { "template", "spec", NULL };
-	const struct cpl_ynode *spec, *specs, *nproc;
-	bool pytorch = strcmp(kind, "PyTorchJob") == 0;
-	bool mpi = strcmp(kind, "MPIJob") == 0;
-	size_t i, first = out->count;
-
-	if (walk(&spec, obj, k_spec, path, err) < 0)
-		return -1;
-	if (spec != NULL && find_replica_specs(&specs, spec, path, err) < 0)
-		return -1;
-	if (spec == NULL || specs == NULL)
-		return skip_unknown(out, obj, kind, path);
-	nproc = cpl_ynode_get(spec, "nprocPerNode");
-	if (cpl_loader_absent(nproc))
-		nproc = cpl_ynode_path(spec, "elasticPolicy", "nProcPerNode",
-				       NULL);
-	for (i = 0; i < specs->count; i++) {
-		const struct cpl_ynode *key = specs->pairs[i].key;
-		const struct cpl_ynode *rs = specs->pairs[i].value;
-		const struct cpl_ynode *pod;
-		struct cpl_workload *w;
-
-		if (cpl_loader_absent(rs))
-			continue;
-		if (rs->kind != CPL_Y_MAP)
-			return cpl_loader_fail(err, path, rs,
-				       "a replica spec must be a mapping");
-		if (walk(&pod, rs, k_rtmpl, path, err) < 0)
-			return -1;
-		if (pod == NULL)
-			continue;
-		w = cpl_manifest_workload(obj, kind,
-					  cpl_ynode_get(rs, "template"), path);
-		w->replica = cpl_xstrdup(cpl_ynode_str(key));
-		w->replicas = get_long(rs, "replicas", 1);
-		w->training_job = true;
-		w->run_to_completion = true;
-		if (pytorch && !set_nproc(w, nproc))
-			w->nproc_default_auto = true;
-		if (load_pod_spec(w, s, pod, true, kf_names(kind), path,
-				  err) < 0)
-			return cpl_loader_finish(out, w, -1);
-		if (mpi)
-			mpijob_replica(w, spec);
-		cpl_loader_finish(out, w, 0);
-	}
-	if (mpi)
-		cpl_loader_mpi_cap(out, first);
-	return 0;
-}
-
-/* ---- JobSet, Volcano Job, LeaderWorkerSet ----------------------------- */
-
-/*
- * A JobSet (jobset.x-k8s.io): one workload per replicated job, whose
- * template is a Job template; replicas x parallelism Pods.
- */
-static int
-load_jobset(struct cpl_wlist *out, const struct cpl_ystream *s,
-	    const struct cpl_ynode *obj, const char *path,
-	    struct cpl_error *err)
-{
-	static const char *const k_jpod[] = { "template", "spec", "template",
-					      "spec", NULL };
-	const struct cpl_ynode *jobs = cpl_ynode_path(obj, "spec",
-						      "replicatedJobs", NULL);
-	size_t i;
-
-	if (cpl_loader_absent(jobs)) {
-		skip(out, obj, "JobSet", path, "no replicatedJobs");
-		return 0;
-	}
-	if (jobs->kind != CPL_Y_SEQ)
-		return cpl_loader_fail(err, path, jobs,
-			       "replicatedJobs must be a list");
-	for (i = 0; i < jobs->count; i++) {
-		const struct cpl_ynode *job = jobs->items[i], *pod;
-		struct cpl_workload *w;
-
-		if (job->kind != CPL_Y_MAP)
-			return cpl_loader_fail(err, path, job,
-				       "a replicated job must be a mapping");
-		if (walk(&pod, job, k_jpod, path, err) < 0)
-			return -1;
-		if (pod == NULL)
-			continue;
-		w = cpl_manifest_workload(obj, "JobSet",
-					  cpl_ynode_path(job, "template",
-							 "spec", "template",
-							 NULL), path);
-		w->replica = cpl_xstrdup(cpl_ynode_gets(job, "name"));
-		w->replicas = get_long(job, "replicas", 1) *
-			      get_long(cpl_ynode_path(job, "template", "spec",
-						      NULL), "parallelism", 1);
-		w->run_to_completion = true;
-		if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
-			return cpl_loader_finish(out, w, -1);
-		cpl_loader_mpi(w, false);
-		cpl_loader_finish(out, w, 0);
-	}
-	return 0;
-}
-
-/*
- * A Volcano Job (batch.volcano.sh): one workload per task.  With the mpi
- * plugin, Volcano hands the master the workers' host list.
- */
-static int
-load_volcano(struct cpl_wlist *out, const struct cpl_ystream *s,
-	     const struct cpl_ynode *obj, const char *path,
-	     struct cpl_error *err)
-{
-	static const char *const k_tpod[] = { "template", "spec", NULL };
-	const struct cpl_ynode *tasks = cpl_ynode_path(obj, "spec", "tasks",
-						       NULL);
-	bool mpi = cpl_ynode_path(obj, "spec", "plugins", "mpi", NULL) !=
-		   NULL;
-	size_t i;
-
-	if (cpl_loader_absent(tasks)) {
-		skip(out, obj, "Volcano Job", path, "no tasks");
-		return 0;
-	}
-	if (tasks->kind != CPL_Y_SEQ)
-		return cpl_loader_fail(err, path, tasks,
-			       "tasks must be a list");
-	for (i = 0; i < tasks->count; i++) {
-		const struct cpl_ynode *task = tasks->items[i], *pod;
-		struct cpl_workload *w;
-
-		if (task->kind != CPL_Y_MAP)
-			return cpl_loader_fail(err, path, task,
-				       "a task must be a mapping");
-		if (walk(&pod, task, k_tpod, path, err) < 0)
-			return -1;
-		if (pod == NULL)
-			continue;
-		w = cpl_manifest_workload(obj, "Job",
-					  cpl_ynode_get(task, "template"),
-					  path);
-		w->replica = cpl_xstrdup(cpl_ynode_gets(task, "name"));
-		w->replicas = get_long(task, "replicas", 1);
-		w->run_to_completion = true;
-		if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
-			return cpl_loader_finish(out, w, -1);
-		cpl_loader_mpi(w, mpi);
-		cpl_loader_finish(out, w, 0);
-	}
-	return 0;
-}
-
-/* One Pod template of a LeaderWorkerSet as a workload. */
-static int
-lws_template(struct cpl_wlist *out, const struct cpl_ystream *s,
-	     const struct cpl_ynode *obj, const struct cpl_ynode *tmpl,
-	     const char *replica, long replicas, const char *path,
-	     struct cpl_error *err)
-{
-	static const char *const k_spec[] = { "spec", NULL };
-	const struct cpl_ynode *pod;
-	struct cpl_workload *w;
-
-	if (walk(&pod, tmpl, k_spec, path, err) < 0)
-		return -1;
-	if (pod == NULL)
-		return 0;
-	w = cpl_manifest_workload(obj, "LeaderWorkerSet", tmpl, path);
-	w->replica = cpl_xstrdup(replica);
-	w->replicas = replicas;
-	if (load_pod_spec(w, s, pod, false, NULL, path, err) < 0)
-		return cpl_loader_finish(out, w, -1);
-	cpl_loader_mpi(w, false);
-	return cpl_loader_finish(out, w, 0);
-}
-
-/*
- * A LeaderWorkerSet (leaderworkerset.x-k8s.io): replicas groups of size
- * Pods, one leader each.  Without a leaderTemplate the leader is made
- * from the workerTemplate too.  It keeps its Pods running: a server.
- */
-static int
-load_lws(struct cpl_wlist *out, const struct cpl_ystream *s,
-	 const struct cpl_ynode *obj, const char *path,
-	 struct cpl_error *err)
-{
-	static const char *const k_lwt[] = { "spec", "leaderWorkerTemplate",
-					     NULL };
-	const struct cpl_ynode *lwt, *leader, *worker;
-	long groups = get_long(cpl_ynode_get(obj, "spec"), "replicas", 1);
-	long size;
-
-	if (walk(&lwt, obj, k_lwt, path, err) < 0)
-		return -1;
-	leader = cpl_ynode_get(lwt, "leaderTemplate");
-	worker = cpl_ynode_get(lwt, "workerTemplate");
-	size = get_long(lwt, "size", 1);
-	if (cpl_loader_absent(worker)) {
-		skip(out, obj, "LeaderWorkerSet", path, "no workerTemplate");
-		return 0;
-	}
-	if (cpl_loader_absent(leader))
-		return lws_template(out, s, obj, worker, "worker",
-				    groups * size, path, err);
-	if (lws_template(out, s, obj, leader, "leader", groups, path,
-			 err) < 0)
-		return -1;
-	if (size < 2)
-		return 0;
-	return lws_template(out, s, obj, worker, "worker",
-			    groups * (size - 1), path, err);
-}
-
-static int load_object(struct cpl_wlist *out, const struct cpl_ystream *s,
-		       const struct cpl_ynode *obj, const char *kind_hint,
-		       const char *api_hint, int depth, const char *path,
-		       struct cpl_error *err);
-
-/*
- * A Kueue/CodeFlare AppWrapper: the objects it wraps, each loaded as if
- * it stood alone (spec.components[].template in v1beta2,
- * spec.resources.GenericItems[].generictemplate before).
- */
-static int
-load_appwrapper(struct cpl_wlist *out, const struct cpl_ystream *s,
-		const struct cpl_ynode *obj, int depth, const char *path,
-		struct cpl_error *err)
-{
-	const struct cpl_ynode *comps = cpl_ynode_path(obj, "spec",
-						       "components", NULL);
-	const char *key = "template";
-	size_t i, n = 0;
-
-	if (!cpl_ynode_is_seq(comps)) {
-		comps = cpl_ynode_path(obj, "spec", "resources",
-				       "GenericItems", NULL);
-		key = "generictemplate";
-	}
-	for (i = 0; cpl_ynode_is_seq(comps) && i < comps->count; i++) {
-		const struct cpl_ynode *t = cpl_ynode_get(comps->items[i],
-							  key);
-
-		if (!cpl_ynode_is_map(t))
-			continue;
-		n++;
-		if (load_object(out, s, t, NULL, NULL, depth + 1, path,
-				err) < 0)
-			return -1;
-	}
-	if (n == 0)
-		skip(out, obj, "AppWrapper", path, "no wrapped objects");
-	return 0;
-}
-
-/*
- * A List (kubectl get -o yaml) or a typed list (PodList, whose items may
- * omit apiVersion and kind): each item is an object.
- */
-static int
-load_list(struct cpl_wlist *out, const struct cpl_ystream *s,
-	  const struct cpl_ynode *obj, const char *kind, const char *api,
-	  int depth, const char *path, struct cpl_error *err)
-{
-	const struct cpl_ynode *items = cpl_ynode_get(obj, "items");
-	char *item_kind = NULL;
-	size_t i;
-	int rc = 0;
-
-	if (cpl_loader_absent(items))
-		return 0;
-	if (items->kind != CPL_Y_SEQ)
-		return cpl_loader_fail(err, path, items, "items must be a list");
-	if (strcmp(kind, "List") != 0)
-		item_kind = cpl_xstrndup(kind, strlen(kind) - 4);
-	for (i = 0; i < items->count && rc == 0; i++) {
-		if (items->items[i]->kind != CPL_Y_MAP) {
-			rc = cpl_loader_fail(err, path, items->items[i],
-				     "list items must be mappings");
-			break;
-		}
-		/* Nothing may vanish silently: an item of a plain List must
-		 * name its own kind and apiVersion (a typed list implies
-		 * them). */
-		if ((item_kind == NULL &&
-		     !cpl_ynode_gets(items->items[i], "kind")) ||
-		    (api == NULL &&
-		     !cpl_ynode_gets(items->items[i], "apiVersion"))) {
-			rc = cpl_loader_fail(err, path, items->items[i],
-				"list item without kind or apiVersion: "
-				"neither it nor the %s names one", kind);
-			break;
-		}
-		rc = load_object(out, s, items->items[i], item_kind, api,
-				 depth + 1, path, err);
-	}
-	free(item_kind);
-	return rc;
-}
-
-/* Loads one object (or list of objects) by its apiVersion and kind. */
-static int
-load_object(struct cpl_wlist *out, const struct cpl_ystream *s,
-	    const struct cpl_ynode *obj, const char *kind_hint,
-	    const char *api_hint, int depth, const char *path,
-	    struct cpl_error *err)
-{
-	const char *kind = cpl_ynode_gets(obj, "kind");
-	const char *api = cpl_ynode_gets(obj, "apiVersion");
-	size_t i;
-
-	if (kind == NULL)
-		kind = kind_hint;
-	if (api == NULL)
-		api = api_hint;
-	if (kind == NULL || api == NULL) {
-		cpl_wlist_skip(out, path, obj->line, obj->column,
-			       "no apiVersion or kind", "an object");
-		return 0;
-	}
-	if (depth > MAX_LIST_DEPTH) {
-		skip(out, obj, kind, path, "nested too deep");
-		return 0;
-	}
-	if (strcmp(kind, "List") == 0 ||
-	    (cpl_str_ends(kind, "List") &&
-	     cpl_ynode_is_seq(cpl_ynode_get(obj, "items"))))
-		return load_list(out, s, obj, kind, api, depth, path, err);
-	for (i = 0; i < CPL_ARRAY_LEN(core_kinds); i++) {
-		const struct core_kind *k = &core_kinds[i];
-
-		if (strcmp(k->kind, kind) == 0 &&
-		    (in_group(api, k->group) || in_group(api, k->old_group)))
-			return load_core(out, s, obj, k, path, err);
-	}
-	if (in_group(api, "kubeflow.org"))
-		return load_kubeflow(out, s, obj, kind, path, err);
-	if (in_group(api, "trainer.kubeflow.org")) {
-		if (strcmp(kind, "TrainJob") == 0)
-			return cpl_trainer_load_job(out, s, obj, path, err);
-		if (strcmp(kind, "TrainingRuntime") == 0 ||
-		    strcmp(kind, "ClusterTrainingRuntime") == 0)
-			return cpl_trainer_load_runtime(out, s, obj, kind,
-							path, err);
-	}
-	if (in_group(api, "jobset.x-k8s.io") && strcmp(kind, "JobSet") == 0)
-		return load_jobset(out, s, obj, path, err);
-	if (in_group(api, "batch.volcano.sh") && strcmp(kind, "Job") == 0)
-		return load_volcano(out, s, obj, path, err);
-	if (in_group(api, "leaderworkerset.x-k8s.io") &&
-	    strcmp(kind, "LeaderWorkerSet") == 0)
-		return load_lws(out, s, obj, path, err);
-	if ((in_group(api, "workload.codeflare.dev") ||
-	     in_group(api, "mcad.ibm.com")) && strcmp(kind, "AppWrapper") == 0)
-		return load_appwrapper(out, s, obj, depth, path, err);
-	return skip_unknown(out, obj, kind, path);
-}
-
-bool
-cpl_manifest_detect(const struct cpl_ynode *doc)
-{
-	return cpl_ynode_is_map(doc) &&
-	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "apiVersion")) &&
-	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "kind"));
-}
-
-int
-cpl_manifest_load(struct cpl_wlist *out, const struct cpl_ystream *s,
-		  const struct cpl_ynode *doc, const char *path,
-		  struct cpl_error *err)
-{
-	if (!cpl_manifest_detect(doc))
-		return 0;
-	return load_object(out, s, doc, NULL, NULL, 0, path, err);
 }

@@ -2,7 +2,7 @@
  * json.c — the machine format: one JSON document for the whole run.
  *
  *   {"version":1,"findings":[...],"budgets":[...],"summary":{...},
- *    "errors":[...]}
+ *    "skipped":[...],"errors":[...]}
  *
  * Each finding carries rule, name, severity, file, line, column, object,
  * container, message, fix, related and edits, in that order, then
@@ -11,7 +11,8 @@
  * one); absent strings are null, unknown lines and columns 0.
  * Suppressed findings are left out of "findings" and counted in
  * summary.suppressed.  "budgets" holds one entry per training container
- * (render.h).
+ * (render.h).  "skipped" lists each document that holds containers and
+ * was not judged: file, line, kind, object, reason.
  *
  * Invariant: the document is streamed (jsonw.h): the head at begin, each
  * finding as it is emitted, the rest at end, so memory does not grow
@@ -216,6 +217,38 @@ errors_json(struct cpl_jsonw *j, const struct cpl_report_meta *meta)
 	cpl_jsonw_close(j);
 }
 
+/* "skipped": the documents holding containers that were not judged. */
+static void
+skipped_json(struct cpl_jsonw *j, const struct cpl_report_meta *meta)
+{
+	size_t i;
+
+	cpl_jsonw_array(j);
+	for (i = 0; meta && i < meta->nskipped; i++) {
+		const struct cpl_report_skip *k = &meta->skipped[i];
+
+		cpl_jsonw_object(j);
+		cpl_jsonw_key(j, "file");
+		if (k->file)
+			cpl_jsonw_str(j, k->file);
+		else
+			cpl_jsonw_null(j);
+		cpl_jsonw_key(j, "line");
+		cpl_jsonw_int(j, k->line);
+		cpl_jsonw_key(j, "kind");
+		if (k->kind)
+			cpl_jsonw_str(j, k->kind);
+		else
+			cpl_jsonw_null(j);
+		cpl_jsonw_key(j, "object");
+		cpl_jsonw_str(j, k->what ? k->what : "");
+		cpl_jsonw_key(j, "reason");
+		cpl_jsonw_str(j, k->reason ? k->reason : "");
+		cpl_jsonw_close(j);
+	}
+	cpl_jsonw_close(j);
+}
+
 /* Writes the rest of the document and frees the state. */
 static int
 json_end(void *state)
@@ -246,6 +279,8 @@ json_end(void *state)
 	cpl_jsonw_key(j, "suppressed");
 	cpl_jsonw_int(j, (long long)r->tally.suppressed);
 	cpl_jsonw_close(j);
+	cpl_jsonw_key(j, "skipped");
+	skipped_json(j, meta);
 	cpl_jsonw_key(j, "errors");
 	errors_json(j, meta);
 	cpl_jsonw_close(j);			/* the document */

@@ -21,6 +21,19 @@
 #include "rule.h"
 #include "util.h"
 
+/*
+ * A document the run skipped although it holds containers: not judged,
+ * which is not clean.  Strings borrowed.
+ */
+struct cpl_report_skip {
+	const char *file;		/* NULL: a live object */
+	int line;
+	int column;
+	const char *kind;		/* the object's kind, or NULL */
+	const char *what;		/* "Workflow \"train\"" */
+	const char *reason;
+};
+
 struct cpl_report_meta {
 	const char *version;		/* tool version */
 	const char *srcroot;		/* absolute directory that relative
@@ -46,6 +59,11 @@ struct cpl_report_meta {
 	const struct cpl_budget_entry *budgets;
 	size_t nbudgets;
 	bool budget_table;		/* text: --budget */
+	/* Documents holding containers that were not judged (text: the
+	 * summary counts them and names their kinds; JSON "skipped";
+	 * SARIF a note notification each), borrowed. */
+	const struct cpl_report_skip *skipped;
+	size_t nskipped;
 	/* Threads the report may use, the calling one included (-j); 0 or
 	 * 1: the caller's alone.  JSON renders "budgets" on a second one
 	 * while the findings are written. */

@@ -4,7 +4,8 @@
  * One log, one run: tool.driver with every rule of the registry (results
  * point at them by ruleId and ruleIndex; a rule outside the registry gets
  * a ruleId only), one invocation carrying the input errors as
- * notifications, %SRCROOT% in originalUriBaseIds, and one result per
+ * notifications (and, as notes, the documents holding containers that
+ * were not judged), %SRCROOT% in originalUriBaseIds, and one result per
  * finding, suppressed ones included with a suppression: kind inSource
  * for a comment or an annotation, external for the configuration, the
  * reason as its justification.
@@ -437,14 +438,16 @@ driver_json(struct cpl_jsonw *j, const struct sarif *s)
 }
 
 /*
- * The invocation: success, command line, one notification per error and
- * one saying how many results were left out (dropped > 0).
+ * The invocation: success, command line, one notification per error, one
+ * saying how many results were left out (dropped > 0), and a note per
+ * document holding containers that was not judged.
  */
 static void
 invocation_json(struct cpl_jsonw *j, const struct sarif *s, size_t dropped)
 {
 	const struct cpl_report_meta *meta = s->meta;
 	size_t nerrors = meta ? meta->nerrors : 0, i;
+	size_t nskipped = meta ? meta->nskipped : 0;
 
 	cpl_jsonw_object(j);
 	cpl_jsonw_key(j, "executionSuccessful");
@@ -453,7 +456,7 @@ invocation_json(struct cpl_jsonw *j, const struct sarif *s, size_t dropped)
 		cpl_jsonw_key(j, "commandLine");
 		cpl_jsonw_str(j, meta->command_line);
 	}
-	if (nerrors > 0 || dropped > 0) {
+	if (nerrors > 0 || dropped > 0 || nskipped > 0) {
 		cpl_jsonw_key(j, "toolExecutionNotifications");
 		cpl_jsonw_array(j);
 		if (dropped > 0) {
@@ -486,6 +489,31 @@ invocation_json(struct cpl_jsonw *j, const struct sarif *s, size_t dropped)
 				cpl_jsonw_key(j, "physicalLocation");
 				physical_location(j, s, e->path, e->line,
 						  e->column);
+				cpl_jsonw_close(j);
+				cpl_jsonw_close(j);
+			}
+			cpl_jsonw_close(j);
+		}
+		for (i = 0; i < nskipped; i++) {
+			const struct cpl_report_skip *k = &meta->skipped[i];
+			char *text = cpl_xasprintf("%s not judged: it holds "
+				"containers, but %s", k->what ? k->what :
+				"a document", k->reason ? k->reason :
+				"cpulint could not read them");
+
+			cpl_jsonw_object(j);
+			cpl_jsonw_key(j, "level");
+			cpl_jsonw_str(j, "note");
+			cpl_jsonw_key(j, "message");
+			message(j, text);
+			free(text);
+			if (k->file) {
+				cpl_jsonw_key(j, "locations");
+				cpl_jsonw_array(j);
+				cpl_jsonw_object(j);
+				cpl_jsonw_key(j, "physicalLocation");
+				physical_location(j, s, k->file, k->line,
+						  k->column);
 				cpl_jsonw_close(j);
 				cpl_jsonw_close(j);
 			}

@@ -346,6 +346,46 @@ add_count(struct cpl_buf *b, size_t n, const char *noun)
 	cpl_buf_addf(b, "%zu %s%s", n, noun, n == 1 ? "" : "s");
 }
 
+/* Orders kind names (NULL last). */
+static int
+kind_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a;
+	const char *y = *(const char *const *)b;
+
+	if (x == NULL || y == NULL)
+		return (x == NULL) - (y == NULL);
+	return strcmp(x, y);
+}
+
+/* ", N documents with containers not judged (kinds: X, Y); -v lists
+ * them": what was not read is not clean. */
+static void
+add_not_judged(struct cpl_buf *b, const struct cpl_report_meta *meta)
+{
+	size_t n = meta->nskipped, i, shown = 0;
+	const char **kinds = cpl_xcalloc(n, sizeof(*kinds));
+
+	for (i = 0; i < n; i++)
+		kinds[i] = meta->skipped[i].kind;
+	qsort(kinds, n, sizeof(*kinds), kind_cmp);
+	cpl_buf_adds(b, ", ");
+	add_count(b, n, "document");
+	cpl_buf_adds(b, " with containers not judged (kinds: ");
+	for (i = 0; i < n; i++) {
+		if (kinds[i] == NULL ||
+		    (i > 0 && cpl_str_eq(kinds[i], kinds[i - 1])))
+			continue;
+		if (shown++ > 0)
+			cpl_buf_adds(b, ", ");
+		add_field(b, kinds[i]);
+	}
+	if (shown == 0)
+		cpl_buf_adds(b, "unknown");
+	cpl_buf_adds(b, "); -v lists them");
+	free(kinds);
+}
+
 /* Writes the summary line and frees the state. */
 static int
 text_end(void *state)
@@ -390,6 +430,8 @@ text_end(void *state)
 	}
 	if (c->suppressed)
 		cpl_buf_addf(&t->line, ", %zu suppressed", c->suppressed);
+	if (t->meta && t->meta->nskipped > 0)
+		add_not_judged(&t->line, t->meta);
 	cpl_buf_addc(&t->line, '\n');
 	flush_line(t);
 	rc = cpl_wbuf_finish(&t->w) < 0 || t->failed ? -1 : 0;

@@ -228,6 +228,21 @@ static const struct launcher launchers[] = {
 		.spec = &torch_spec,
 	},
 	{
+		/* SageMaker HyperPod's torchrun: its options, its OpenMP
+		 * default (hyperpodrun runs torch.distributed.run's agent). */
+		.l = CPL_LAUNCH_TORCHRUN,
+		.name = "hyperpodrun",
+		.commands = { "hyperpodrun" },
+		.spec = &torch_spec,
+	},
+	{
+		/* TorchElastic's launcher, which torchrun grew from. */
+		.l = CPL_LAUNCH_TORCHRUN,
+		.name = "torchelastic.distributed.launch",
+		.module = "torchelastic.distributed.launch",
+		.spec = &torch_spec,
+	},
+	{
 		.l = CPL_LAUNCH_TORCH_LAUNCH,
 		.name = "torch.distributed.launch",
 		.module = "torch.distributed.launch",

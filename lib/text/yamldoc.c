@@ -166,6 +166,10 @@ struct cpl_ystream {
 	size_t nwarnings;
 	size_t warnings_cap;
 	size_t warnings_dropped;	/* past CPL_YAML_MAX_WARNINGS */
+	/* cpl_yaml_parse_at(): lines and columns added to the text's own,
+	 * or every node pinned at (dline, dcol). */
+	int dline, dcol;
+	bool pinned;
 };
 
 /* A container under construction: its kids (seq items, or key, value,
@@ -193,6 +197,7 @@ struct builder {
 	struct cpl_ynode *root;
 	const char *path;
 	struct cpl_error *err;
+	const struct cpl_yplace *at;	/* cpl_yaml_parse_at(), or NULL */
 };
 
 static struct cpl_ynode *
@@ -213,6 +218,13 @@ new_node(struct builder *b, enum cpl_ykind kind, const yaml_mark_t *m,
 	n->kind = kind;
 	n->line = (int)m->line + 1;
 	n->column = (int)m->column + 1;
+	if (b->at != NULL && b->at->pinned) {
+		n->line = b->at->line;
+		n->column = b->at->column;
+	} else if (b->at != NULL) {
+		n->line += b->at->line - 1;
+		n->column += b->at->column - 1;
+	}
 	n->offset = (uint32_t)m->index;	/* the text is below 4 GiB */
 	if (tag)
 		n->tag = arena_strndup(&b->s->text, (const char *)tag,
@@ -753,14 +765,21 @@ builder_start(struct builder *b, char *source, size_t len)
 	b->s = cpl_xcalloc(1, sizeof(*b->s));
 	b->s->source = source;
 	b->s->source_len = len;
+	if (b->at != NULL) {
+		b->s->pinned = b->at->pinned;
+		b->s->dline = b->at->pinned ? b->at->line : b->at->line - 1;
+		b->s->dcol = b->at->pinned ? b->at->column :
+			     b->at->column - 1;
+	}
 	b->nodes = 0;
 	b->merge_work = 0;
 	b->root = NULL;
 }
 
-int
-cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
-	       size_t len, struct cpl_error *err)
+/* cpl_yaml_parse(), with the nodes placed by at (NULL: as they are). */
+static int
+parse(struct cpl_ystream **out, const char *path, const char *buf,
+      size_t len, const struct cpl_yplace *at, struct cpl_error *err)
 {
 	yaml_parser_t parser;
 	struct builder b;
@@ -777,6 +796,7 @@ cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
 	memset(&b, 0, sizeof(b));
 	b.path = path;
 	b.err = err;
+	b.at = at;
 	builder_start(&b, cpl_xstrndup(buf, len), len);
 	/* The fast reader first, built as it reads (one batch of events
 	 * held at a time); libyaml reads what it refuses, and reads again
@@ -830,6 +850,21 @@ out:
 	builder_clear(&b);
 	cpl_ystream_free(b.s);
 	return rc;
+}
+
+int
+cpl_yaml_parse(struct cpl_ystream **out, const char *path, const char *buf,
+	       size_t len, struct cpl_error *err)
+{
+	return parse(out, path, buf, len, NULL, err);
+}
+
+int
+cpl_yaml_parse_at(struct cpl_ystream **out, const char *path,
+		  const char *buf, size_t len, const struct cpl_yplace *at,
+		  struct cpl_error *err)
+{
+	return parse(out, path, buf, len, at, err);
 }
 
 void
@@ -1025,7 +1060,7 @@ cpl_ynode_offset_pos(const struct cpl_ystream *s, const struct cpl_ynode *n,
 
 	*line = n->line;
 	*column = n->column;
-	if (n->kind != CPL_Y_SCALAR || off > n->len)
+	if (n->kind != CPL_Y_SCALAR || off > n->len || s->pinned)
 		return;
 	switch (n->style) {
 	case CPL_YS_PLAIN:
@@ -1048,7 +1083,8 @@ cpl_ynode_offset_pos(const struct cpl_ystream *s, const struct cpl_ynode *n,
 		for (i = 0; i < off; i++)
 			if (n->value[i] == '\n')
 				l++;
-		ls = line_start(s->source, s->source_len, n->line + 1);
+		ls = line_start(s->source, s->source_len,
+				n->line - s->dline + 1);
 		indent = 0;
 		for (k = ls; k < s->source_len && s->source[k] == ' '; k++)
 			indent++;
@@ -1056,7 +1092,7 @@ cpl_ynode_offset_pos(const struct cpl_ystream *s, const struct cpl_ynode *n,
 		while (k > 0 && n->value[k - 1] != '\n')
 			k--;
 		*line = l;
-		*column = indent + (int)(off - k) + 1;
+		*column = s->dcol + indent + (int)(off - k) + 1;
 		return;
 	default:
 		return;

@@ -79,6 +79,25 @@ struct cpl_ystream;
  */
 int cpl_yaml_parse(struct cpl_ystream **out, const char *path,
 		   const char *buf, size_t len, struct cpl_error *err);
+/*
+ * Where a text parsed by cpl_yaml_parse_at() stands in another file: a
+ * YAML document held in a string of that file (an Argo resource
+ * template's manifest).  A literal block's lines are the file's lines, its
+ * indentation stripped: line 1 of the text is the file's line `line` and
+ * every column moves right by column - 1.  A quoted string's lines do not
+ * map: pinned puts every node at line:column (the string's own place).
+ */
+struct cpl_yplace {
+	int line;
+	int column;
+	bool pinned;
+};
+/* As cpl_yaml_parse(), with every node placed by at (positions inside
+ * scalars too: cpl_ynode_offset_pos()); errors keep the text's own
+ * positions. */
+int cpl_yaml_parse_at(struct cpl_ystream **out, const char *path,
+		      const char *buf, size_t len,
+		      const struct cpl_yplace *at, struct cpl_error *err);
 void cpl_ystream_free(struct cpl_ystream *s);	/* NULL-safe */
 
 size_t cpl_ystream_count(const struct cpl_ystream *s);

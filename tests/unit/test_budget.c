@@ -87,10 +87,20 @@ START_TEST(training)
 	struct cpl_workload *w = one(CPL_LAUNCH_NONE, &c);
 
 	ck_assert(!cpl_budget_training(w, c));
-	/* GPUs make a training container of a job, not of a server. */
+	/* GPUs and Python make a training container of a job, not of a
+	 * server; GPUs alone (a burn-in binary, sleep) do not. */
 	c->gpus = 1;
 	ck_assert(!cpl_budget_training(w, c));
 	w->run_to_completion = true;
+	ck_assert(!cpl_budget_training(w, c));
+	c->launch.launcher = CPL_LAUNCH_PYTHON;
+	ck_assert(cpl_budget_training(w, c));
+	w->run_to_completion = false;
+	ck_assert(!cpl_budget_training(w, c));
+	w->run_to_completion = true;
+	c->launch.launcher = CPL_LAUNCH_NONE;
+	cpl_container_add_arg(c, "horovodrun", P);
+	cpl_container_add_arg(c, "/usr/bin/python3.11", P);
 	ck_assert(cpl_budget_training(w, c));
 	c->gpus = 0;
 	c->launch.launcher = CPL_LAUNCH_TORCHRUN;
@@ -107,6 +117,39 @@ START_TEST(training)
 	/* An initializer or an MPI launcher never is. */
 	c->not_training = true;
 	ck_assert(!cpl_budget_training(w, c));
+	cpl_workload_free(w);
+}
+END_TEST
+
+/* A program the tool cannot see into: only a command written (args
+ * alone run the image's entrypoint), with no launcher, Python or MPI
+ * ranks of another Pod. */
+START_TEST(unseen)
+{
+	struct cpl_container *c;
+	struct cpl_workload *w = one(CPL_LAUNCH_NONE, &c);
+
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_container_add_arg(c, "--job_type=Train", P);
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_workload_free(w);
+
+	w = one(CPL_LAUNCH_NONE, &c);
+	cpl_container_add_arg(c, "./gpu_burn", P);
+	cpl_container_add_arg(c, "300", P);
+	c->ncommand = 1;
+	ck_assert_str_eq(cpl_budget_unseen(c), "./gpu_burn");
+	c->has_slots = true;
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	c->has_slots = false;
+	cpl_container_add_arg(c, "python3", P);
+	ck_assert_ptr_null(cpl_budget_unseen(c));
+	cpl_workload_free(w);
+
+	w = one(CPL_LAUNCH_TORCHRUN, &c);
+	cpl_container_add_arg(c, "torchrun", P);
+	c->ncommand = 1;
+	ck_assert_ptr_null(cpl_budget_unseen(c));
 	cpl_workload_free(w);
 }
 END_TEST
@@ -641,6 +684,7 @@ suite(void)
 	tcase_add_test(tc, split);
 	tcase_add_test(tc, cpu_budget);
 	tcase_add_test(tc, training);
+	tcase_add_test(tc, unseen);
 	tcase_add_test(tc, ranks);
 	tcase_add_test(tc, ranks_from_job);
 	tcase_add_test(tc, threads_precedence);

@@ -1,8 +1,9 @@
 /*
  * test_kinds.c — the kinds read beyond Pods, controllers and Kubeflow v1
- * jobs (JobSet, Volcano Job, LeaderWorkerSet, AppWrapper), whether a
- * workload runs to completion, MPI launchers in commands, and the record
- * of skipped documents.
+ * jobs (JobSet, Volcano Job, LeaderWorkerSet, AppWrapper, Argo, Tekton,
+ * Ray), objects inside objects, the generic model, whether a workload
+ * runs to completion, MPI launchers in commands, and the record of
+ * skipped documents.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -18,6 +19,14 @@ static const struct loader_under_test LOADER = {
 	.require_detect = false,
 	.stop_on_error = false,
 };
+
+/* Fails unless container c's env has name set to want. */
+#define ck_str_eq_env(c, name, want)					\
+	do {								\
+		const struct cpl_env *e_ = cpl_container_env((c), (name)); \
+		ck_assert_ptr_nonnull(e_);				\
+		ck_assert_str_eq(e_->value, (want));			\
+	} while (0)
 
 /* The workload of l named name (and replica, when not NULL). */
 static const struct cpl_workload *
@@ -184,20 +193,181 @@ START_TEST(skips)
 		  "          containers: [{name: h, image: h}]\n"
 		  "---\n"
 		  "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n"
-		  "spec: {}\n");
+		  "spec: {}\n"
+		  "---\n"
+		  "apiVersion: example.com/v1\nkind: Odd\nmetadata: {name: o}\n"
+		  "spec:\n  containers: [a, b]\n");
 	ck_assert_int_eq(l.rc, 0);
-	ck_assert_int_eq(l.wl.count, 0);
+	/* Ray's head is read, and is no training container. */
+	ck_assert_int_eq(l.wl.count, 1);
+	ck_assert_str_eq(l.wl.items[0]->replica, "head");
+	ck_assert(l.wl.items[0]->containers[0].not_training);
 	ck_assert_int_eq(l.wl.nskipped, 3);
 	ck_assert_str_eq(l.wl.skipped[0].what, "Service \"web\"");
 	ck_assert_str_eq(l.wl.skipped[0].why, "not a workload");
 	ck_assert_str_eq(l.wl.skipped[0].file, "s.yaml");
 	ck_assert_int_eq(l.wl.skipped[0].line, 1);
-	ck_assert_str_eq(l.wl.skipped[1].what, "RayJob \"r\"");
-	ck_assert_str_eq(l.wl.skipped[1].why, "a kind cpulint does not read "
-			 "(it holds containers)");
-	ck_assert_int_eq(l.wl.skipped[1].line, 5);
-	ck_assert_str_eq(l.wl.skipped[2].what, "Job \"j\"");
-	ck_assert_str_eq(l.wl.skipped[2].why, "no Pod template");
+	ck_assert(!l.wl.skipped[0].containers);
+	ck_assert_str_eq(l.wl.skipped[1].what, "Job \"j\"");
+	ck_assert_str_eq(l.wl.skipped[1].why, "no Pod template");
+	/* Containers nobody could read: counted as not judged. */
+	ck_assert_str_eq(l.wl.skipped[2].what, "Odd \"o\"");
+	ck_assert_str_eq(l.wl.skipped[2].kind, "Odd");
+	ck_assert(l.wl.skipped[2].containers);
+	ck_assert_int_eq(cpl_wlist_not_judged(&l.wl), 1);
+	loaded_free(&l);
+}
+END_TEST
+
+/* Objects in objects: a manifest string at the outer file's lines, one
+ * whose lines do not map pinned at its own place, a Katib trial named
+ * after its Experiment; placeholders are unknown. */
+START_TEST(nested)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	const struct cpl_container *c;
+
+	load_file(&l, "k8s-nested.yaml");
+	ck_assert_int_eq(l.rc, 0);
+	/* named as written: Argo names it when it creates it */
+	w = find(&l, "{{workflow.name}}", "Worker");
+	ck_assert_str_eq(w->kind, "PyTorchJob");
+	ck_assert(w->training_job);
+	ck_assert_int_eq(w->replicas, 2);
+	ck_pos(w->pos, 14, 11);
+	c = container(w, "pytorch");
+	ck_pos(c->pos, 25, 25);
+	ck_word(c, 1, "--nproc_per_node=2", 27, 47);
+	ck_pos(cpl_container_env(c, "OMP_NUM_THREADS")->pos, 30, 36);
+	ck_str_eq_env(c, "OMP_NUM_THREADS", "3");
+	/* {{...}} starting a plain scalar: quoted, unknown. */
+	ck_assert_int_eq(c->cpu_limit, CPL_CPU_UNKNOWN);
+	ck_pos(c->limit_pos, 33, 34);
+	w = find(&l, "pinned", NULL);
+	ck_pos(w->pos, 37, 19);
+	ck_pos(w->containers[0].pos, 37, 19);
+	/* a resource template that deletes runs nothing */
+	for (size_t i = 0; i < l.wl.count; i++)
+		ck_assert_str_ne(l.wl.items[i]->name, "deleted");
+	w = find(&l, "exp", NULL);
+	ck_assert_str_eq(w->kind, "Job");
+	ck_assert(w->run_to_completion);
+	c = container(w, "training-container");
+	ck_assert_ptr_null(cpl_container_env(c, "OMP_NUM_THREADS")->value);
+	ck_assert_int_eq(c->cpu_limit, CPL_CPU_UNKNOWN);
+	loaded_free(&l);
+}
+END_TEST
+
+/* Argo templates and Tekton steps: their containers, their inline
+ * scripts as commands, the stepTemplate under each step. */
+START_TEST(steps)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	const struct cpl_container *c;
+
+	load_file(&l, "k8s-nested.yaml");
+	/* a steps template and a resource template make no workload */
+	ck_assert(find(&l, "wf-", "shell") != NULL);
+	w = find(&l, "wf-", "shell");
+	ck_assert(w->by_evidence);
+	ck_assert(w->run_to_completion);
+	c = &w->containers[0];
+	ck_assert_int_eq(c->argc, 3);
+	ck_assert_str_eq(c->argv[1].text, "-c");
+	ck_assert_int_eq(c->launch.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_pos(c->launch.launcher_word.pos, 44, 11);
+	c = &find(&l, "wf-", "py")->containers[0];
+	ck_assert_int_eq(c->argc, 1);
+	ck_assert_str_eq(c->argv[0].text, "python3");
+	w = find(&l, "task", NULL);
+	ck_assert_int_eq(w->ncontainers, 2);
+	c = container(w, "sh");
+	ck_assert_str_eq(c->argv[0].text, "sh");
+	ck_assert_int_eq(c->launch.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_str_eq_env(c, "OMP_NUM_THREADS", "1");
+	ck_str_eq_env(c, "MKL_NUM_THREADS", "2");
+	ck_assert_int_eq(c->cpu_limit, 4000);
+	ck_assert_int_eq(c->gpus, 1);
+	c = container(w, "py");
+	ck_assert_int_eq(c->argc, 1);
+	ck_assert_str_eq(c->argv[0].text, "python");
+	ck_assert_int_eq(c->cpu_limit, CPL_CPU_ABSENT);
+	/* Argo's templateDefaults under each template's container */
+	c = &find(&l, "defaults", "train")->containers[0];
+	ck_str_eq_env(c, "OMP_NUM_THREADS", "2");
+	ck_assert_str_eq(c->image, "d");
+	ck_assert_int_eq(c->launch.launcher, CPL_LAUNCH_TORCHRUN);
+	loaded_free(&l);
+}
+END_TEST
+
+/* Kinds without a row: their Pod templates wherever they are, named and
+ * counted from where they sit; a reference to an object is no object. */
+START_TEST(generic)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	size_t i;
+	bool vpa = false;
+
+	load_file(&l, "k8s-nested.yaml");
+	w = find(&l, "elastic", "Worker");
+	ck_assert_str_eq(w->kind, "ElasticJob");
+	ck_assert_int_eq(w->replicas, 3);
+	ck_assert(w->by_evidence);
+	ck_assert(w->run_to_completion);
+	ck_assert_ptr_nonnull(w->note);
+	w = find(&l, "hp", "pod");
+	ck_assert_int_eq(w->replicas, 4);
+	ck_assert(!w->training_job);
+	for (i = 0; i < l.wl.count; i++)
+		ck_assert_str_ne(l.wl.items[i]->kind, "Deployment");
+	for (i = 0; i < l.wl.nskipped; i++)
+		if (strcmp(l.wl.skipped[i].what,
+			   "VerticalPodAutoscaler \"vpa\"") == 0)
+			vpa = strcmp(l.wl.skipped[i].why, "not a workload") == 0;
+	ck_assert(vpa);
+	/* any kind of Ray's: its Pods do not train */
+	w = find(&l, "nightly", "gpu");
+	ck_assert_int_eq(w->replicas, 2);
+	ck_assert(w->containers[0].not_training);
+	/* Katib's trial templates in their ConfigMap; a policy's container
+	 * patterns are no Pods. */
+	w = find(&l, "trial-templates", NULL);
+	ck_assert_str_eq(w->kind, "Job");
+	ck_assert_int_eq(w->containers[0].pos.line, 178);
+	for (i = 0; i < l.wl.count; i++)
+		ck_assert_str_ne(l.wl.items[i]->kind, "ClusterPolicy");
+	ck_assert_int_eq(cpl_wlist_not_judged(&l.wl), 0);
+	loaded_free(&l);
+}
+END_TEST
+
+/* A manifest that cannot be read until it is filled in, or objects held
+ * too deep: not judged, counted, never an error. */
+START_TEST(not_judged)
+{
+	struct loaded l;
+
+	load_text(&l, "n.yaml",
+		  "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\n"
+		  "metadata: {name: w}\nspec:\n  templates:\n"
+		  "  - name: a\n    resource:\n      manifest: |\n"
+		  "        apiVersion: v1\n        kind: Pod\n"
+		  "        spec:\n          containers: {{x}}\n"
+		  "  - name: b\n    resource:\n      manifest: |\n"
+		  "        apiVersion: v1\n        kind: Pod\n"
+		  "        spec:\n          containers: [\n");
+	ck_assert_int_eq(l.rc, 0);
+	ck_assert_int_eq(l.wl.count, 0);
+	ck_assert_int_eq(cpl_wlist_not_judged(&l.wl), 2);
+	ck_assert_str_eq(l.wl.skipped[0].kind, "Pod");
+	ck_assert_int_eq(l.wl.skipped[0].line, 9);
+	ck_assert_str_eq(l.wl.skipped[1].kind, "Workflow");
+	ck_assert_int_eq(l.wl.skipped[1].line, 15);
 	loaded_free(&l);
 }
 END_TEST
@@ -215,6 +385,10 @@ kinds_suite(void)
 	tcase_add_test(tc, run_to_completion);
 	tcase_add_test(tc, mpi_launchers);
 	tcase_add_test(tc, skips);
+	tcase_add_test(tc, nested);
+	tcase_add_test(tc, steps);
+	tcase_add_test(tc, generic);
+	tcase_add_test(tc, not_judged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -442,8 +442,10 @@ START_TEST(kubeflow_jobs)
 	load_file(&l, "kf-jobs.yaml");
 	ck_assert_int_eq(l.rc, 0);
 	/* TFJob Chief+PS, MPIJob Launcher+Worker, JAXJob Worker; the
-	 * kubeflow.org Notebook has no replica specs and is skipped. */
-	ck_assert_int_eq(l.wl.count, 5);
+	 * kubeflow.org Notebook has no replica specs: the generic model
+	 * reads its Pod template, its container training only on
+	 * evidence. */
+	ck_assert_int_eq(l.wl.count, 6);
 	w = l.wl.items[0];
 	ck_assert_str_eq(w->kind, "TFJob");
 	ck_assert_str_eq(w->replica, "Chief");
@@ -472,6 +474,14 @@ START_TEST(kubeflow_jobs)
 	ck_assert_str_eq(w->kind, "JAXJob");
 	ck_assert(!container(w, "sidecar")->run_container);
 	ck_assert(container(w, "jax")->run_container);
+	w = l.wl.items[5];
+	ck_assert_str_eq(w->kind, "Notebook");
+	ck_assert_str_eq(w->name, "nb");
+	ck_assert_ptr_null(w->replica);
+	ck_assert(w->by_evidence);
+	ck_assert(!w->training_job);
+	ck_assert(!w->run_to_completion);
+	ck_assert(!container(w, "nb")->run_container);
 	loaded_free(&l);
 }
 END_TEST

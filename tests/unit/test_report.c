@@ -442,7 +442,8 @@ END_TEST
 START_TEST(test_json_std)
 {
 	static const char *const root_keys[] = { "version", "findings",
-						 "budgets", "summary", "errors" };
+						 "budgets", "summary", "skipped",
+						 "errors" };
 	static const char *const finding_keys[] = {
 		"rule", "name", "severity", "file", "line", "column",
 		"object", "container", "message", "fix", "related", "edits",
@@ -475,7 +476,7 @@ START_TEST(test_json_std)
 				 "[\n    {\n      \"rule\": \"CPU901\",\n"));
 	ck_assert(len > 2 && out[len - 1] == '\n' && out[len - 2] == '}');
 	root = parse(out);
-	assert_keys(root, root_keys, 5);
+	assert_keys(root, root_keys, 6);
 	ck_assert_int_eq(jint(root, "version"), 1);
 	arr = json_object_get(root, "findings");
 	/* The suppressed finding is left out. */
@@ -602,6 +603,7 @@ START_TEST(test_json_clean)
 		"    \"notes\": 0,\n"
 		"    \"suppressed\": 0\n"
 		"  },\n"
+		"  \"skipped\": [],\n"
 		"  \"errors\": []\n"
 		"}\n");
 	free(out);
@@ -1099,6 +1101,78 @@ START_TEST(test_sarif_live)
 	json_decref(log);
 	free(out);
 	free_all(fs, 2);
+}
+END_TEST
+
+/* Documents holding containers that were not judged: the text summary
+ * counts them and names their kinds, JSON lists them, SARIF notes each;
+ * a run with none says nothing of them. */
+START_TEST(test_not_judged)
+{
+	static const struct cpl_report_skip sk[3] = {
+		{ "wf.yaml", 12, 7, "Workflow", "a manifest in Workflow",
+		  "not YAML until its placeholders are filled in" },
+		{ "odd.yaml", 1, 1, "Odd", "Odd \"o\"",
+		  "its containers are not in Pod templates cpulint can read" },
+		{ "odd.yaml", 9, 1, "Odd", "Odd \"p\"", "nested too deep" },
+	};
+	struct cpl_report_meta m = std_meta();
+	json_t *root, *arr, *k, *inv, *n, *loc;
+	char *out;
+
+	out = render_ok("text", &m, NULL, 0);
+	ck_assert_str_eq(out, "no findings\n");
+	free(out);
+	m.skipped = sk;
+	m.nskipped = 3;
+	out = render_ok("text", &m, NULL, 0);
+	ck_assert_str_eq(out, "no findings, 3 documents with containers not "
+			 "judged (kinds: Odd, Workflow); -v lists them\n");
+	free(out);
+	m.nskipped = 1;
+	out = render_ok("text", &m, NULL, 0);
+	ck_assert_str_eq(out, "no findings, 1 document with containers not "
+			 "judged (kinds: Workflow); -v lists them\n");
+	free(out);
+
+	m.nskipped = 3;
+	out = render_ok("json", &m, NULL, 0);
+	root = parse(out);
+	arr = json_object_get(root, "skipped");
+	ck_assert_uint_eq(json_array_size(arr), 3);
+	k = json_array_get(arr, 1);
+	ck_assert_str_eq(jstr(k, "file"), "odd.yaml");
+	ck_assert_int_eq(jint(k, "line"), 1);
+	ck_assert_str_eq(jstr(k, "kind"), "Odd");
+	ck_assert_str_eq(jstr(k, "object"), "Odd \"o\"");
+	ck_assert_str_eq(jstr(k, "reason"), "its containers are not in Pod "
+			 "templates cpulint can read");
+	json_decref(root);
+	free(out);
+
+	out = render_ok("sarif", &m, NULL, 0);
+	ck_assert_int_eq(validate(out), 0);
+	root = parse(out);
+	inv = json_array_get(json_object_get(sarif_run(root), "invocations"),
+			     0);
+	ck_assert(json_is_true(json_object_get(inv, "executionSuccessful")));
+	ck_assert_uint_eq(json_array_size(json_object_get(inv,
+		"toolExecutionNotifications")), 3);
+	n = json_array_get(json_object_get(inv, "toolExecutionNotifications"),
+			   0);
+	ck_assert_str_eq(jstr(n, "level"), "note");
+	ck_assert_str_eq(jstr(json_object_get(n, "message"), "text"),
+			 "a manifest in Workflow not judged: it holds "
+			 "containers, but not YAML until its placeholders are "
+			 "filled in");
+	loc = json_object_get(json_array_get(json_object_get(n, "locations"),
+					     0), "physicalLocation");
+	ck_assert_str_eq(jstr(json_object_get(loc, "artifactLocation"), "uri"),
+			 "wf.yaml");
+	ck_assert_int_eq(jint(json_object_get(loc, "region"), "startLine"),
+			 12);
+	json_decref(root);
+	free(out);
 }
 END_TEST
 
@@ -1770,6 +1844,7 @@ report_suite(void)
 	tcase_add_test(tc, test_sarif_stdin);
 	tcase_add_test(tc, test_sarif_result_limit);
 	tcase_add_test(tc, test_sarif_errors_and_clean);
+	tcase_add_test(tc, test_not_judged);
 	tcase_add_test(tc, test_validator_rejects);
 	suite_add_tcase(s, tc);
 

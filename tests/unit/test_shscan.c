@@ -298,6 +298,25 @@ START_TEST(torchrun_module_script)
 }
 END_TEST
 
+/* torchrun's kin: SageMaker HyperPod's hyperpodrun and TorchElastic's
+ * launcher take its options and set its OpenMP default. */
+START_TEST(torchrun_kin)
+{
+	SCAN("hyperpodrun", "--nproc-per-node=8", "--max-restarts", "3",
+	     "train.py");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_assert_str_eq(L.launcher_word.text, "hyperpodrun");
+	ck_assert_str_eq(L.nproc.text, "8");
+	ck_assert_str_eq(L.script.text, "train.py");
+
+	SCAN("python", "-m", "torchelastic.distributed.launch",
+	     "--nproc_per_node=2", "/workspace/main.py");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_assert_str_eq(L.nproc.text, "2");
+	ck_assert_str_eq(L.script.text, "/workspace/main.py");
+}
+END_TEST
+
 START_TEST(torchrun_no_python)
 {
 	SCAN("torchrun", "--no-python", "python3", "-c", "import os\n");
@@ -1180,6 +1199,7 @@ suite(void)
 	tcase_add_test(tc, torchrun_options_with_values);
 	tcase_add_test(tc, torchrun_booleans_and_unknowns);
 	tcase_add_test(tc, torchrun_module_script);
+	tcase_add_test(tc, torchrun_kin);
 	tcase_add_test(tc, torchrun_no_python);
 	tcase_add_test(tc, trainjob_example);
 	tcase_add_test(tc, python_m_torch_distributed);

@@ -69,6 +69,62 @@ START_TEST(offset_positions)
 }
 END_TEST
 
+/* A text that stands in another file: shifted to its lines and columns
+ * (positions inside its scalars too), or pinned at one place; the fast
+ * reader and libyaml alike (a flow mapping sends the text to libyaml). */
+START_TEST(placed)
+{
+	static const char *const texts[] = {
+		"kind: Job\nspec:\n  cmd: |\n    export A=1\n"
+		"    python x.py\n  q: \"ab cd\"\n",
+		"kind: Job\nspec:\n  cmd: |\n    export A=1\n"
+		"    python x.py\n  q: \"ab cd\"\n  f: {a: 1}\n",
+	};
+	struct cpl_yplace at = { 10, 5, false };
+	struct cpl_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct cpl_ystream *s = NULL;
+		const struct cpl_ynode *doc, *n;
+		int line, col;
+
+		at.pinned = false;
+		ck_assert_int_eq(cpl_yaml_parse_at(&s, "t.yaml", texts[i],
+						   strlen(texts[i]), &at,
+						   &err), 0);
+		doc = cpl_ystream_doc(s, 0);
+		ck_assert_int_eq(doc->line, 10);
+		ck_assert_int_eq(doc->column, 5);
+		n = cpl_ynode_path(doc, "spec", "cmd", NULL);
+		ck_assert_int_eq(n->line, 12);
+		ck_assert_int_eq(n->column, 12);
+		cpl_ynode_offset_pos(s, n, strlen("export A=1\npy"), &line,
+				     &col);
+		ck_assert_int_eq(line, 14);
+		ck_assert_int_eq(col, 11);
+		n = cpl_ynode_path(doc, "spec", "q", NULL);
+		cpl_ynode_offset_pos(s, n, 3, &line, &col);
+		ck_assert_int_eq(line, 15);
+		ck_assert_int_eq(col, 14);
+		cpl_ystream_free(s);
+
+		at.pinned = true;
+		ck_assert_int_eq(cpl_yaml_parse_at(&s, "t.yaml", texts[i],
+						   strlen(texts[i]), &at,
+						   &err), 0);
+		n = cpl_ynode_path(cpl_ystream_doc(s, 0), "spec", "cmd", NULL);
+		ck_assert_int_eq(n->line, 10);
+		ck_assert_int_eq(n->column, 5);
+		cpl_ynode_offset_pos(s, n, strlen("export A=1\npy"), &line,
+				     &col);
+		ck_assert_int_eq(line, 10);
+		ck_assert_int_eq(col, 5);
+		cpl_ystream_free(s);
+	}
+}
+END_TEST
+
 START_TEST(aliases_are_shared)
 {
 	struct cpl_ystream *s = parse("base: &b {cpu: 2, mem: 1}\n"
@@ -363,6 +419,7 @@ suite(void)
 
 	tcase_add_test(tc, positions);
 	tcase_add_test(tc, offset_positions);
+	tcase_add_test(tc, placed);
 	tcase_add_test(tc, aliases_are_shared);
 	tcase_add_test(tc, alias_bomb_is_cheap);
 	tcase_add_test(tc, merge_bomb_is_expanded_once);

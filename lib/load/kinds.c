@@ -1,0 +1,978 @@
+/*
+ * kinds.c — the kinds table: every kind cpulint knows, one row each, and
+ * the one loader that reads an object as its row says.
+ *
+ * A row says where the kind keeps its Pod templates (places: a path to
+ * each element, then from the element to its Pod spec, how many Pods it
+ * makes and what names it), what its containers are (the run container
+ * of a job, training only on evidence, never training), whether it runs
+ * to completion, what sets its ranks and OMP_NUM_THREADS, and where it
+ * holds other objects (Katib's trialSpec, Argo's manifests, AppWrapper
+ * components), which are loaded as documents of their own.  Adding a kind
+ * is one row; a kind with no row, or a row whose places hold nothing,
+ * goes to the generic model (generic.c).  What a row cannot say is a
+ * hook: MPI slots, LeaderWorkerSet's group arithmetic, Kubeflow Trainer.
+ *
+ * Invariant: a workload enters the caller's list only once it is
+ * complete; when reading it fails it is freed here.  Every object that
+ * gives no workload is recorded as skipped, with why.
+ */
+#include "load/loader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What a place's main containers are. */
+enum krole {
+	KROLE_PLAIN,	/* as the workload model says for any Pod: a
+			 * launcher, GPUs in a job, Python that trains */
+	KROLE_JOB,	/* a training job's replica: its run container
+			 * trains */
+	KROLE_EVIDENCE,	/* training only on evidence (w->by_evidence) */
+	KROLE_NEVER,	/* never training (the row's omp says why) */
+};
+
+/* Whether a kind's Pods run to completion. */
+enum kdone {
+	KDONE_RUNS,	/* long-running: a server until code says not */
+	KDONE_COMPLETES,
+	KDONE_BY_POD,	/* by the Pod's restartPolicy or owner */
+};
+
+/*
+ * Where a kind keeps one sort of Pod template.  Paths are keys joined by
+ * '.': `key[]` is each item of a list (an element, named by its name_key
+ * field), `*` each value of a mapping (an element, named by its key),
+ * `*Suffix` the first key ending in Suffix.
+ */
+struct kplace {
+	const char *each;	/* from the object to each element; "" the
+				 * object itself */
+	const char *pod;	/* from the element to its Pod spec; "" the
+				 * element */
+	const char *replicas;	/* from the element, counts multiplied
+				 * (',' between); NULL: 1 */
+	const char *replica;	/* the name when the path gives none */
+	const char *name_key;	/* the field naming a list item; NULL:
+				 * "name" */
+	enum cpl_podshape shape;
+	enum krole role;
+};
+
+/* One kind. */
+struct kind_row {
+	const char *group;	/* API group, "" for the core group */
+	const char *old_group;	/* an older group that served it, or NULL */
+	const char *kind;	/* NULL: any kind of the group */
+	struct kplace places[3];	/* each == NULL ends them */
+	enum kdone done;
+	const char *const *run;	/* KROLE_JOB: run container names, by
+				 * preference; NULL: the first */
+	const char *nproc;	/* from the object: the rank count per Pod
+				 * the loader reads ('|' between
+				 * spellings) */
+	bool nproc_auto;	/* without it, torchrun's default auto
+				 * (PET_NPROC_PER_NODE unset) */
+	const char *ranks;	/* what else sets the ranks per Pod (read
+				 * by a hook); NULL: the command's
+				 * launcher alone */
+	const char *omp;	/* what sets OMP_NUM_THREADS besides the
+				 * container's env and its launcher */
+	const char *never;	/* KROLE_NEVER: why its Pods do not train
+				 * (-v) */
+	const char *nested;	/* objects it holds ('|' between paths) */
+	const char *volumes;	/* the Pods' volumes, when not in each Pod
+				 * spec (an Argo workflow's) */
+	const char *defaults;	/* what each main container is read over
+				 * (Argo's templateDefaults) */
+	const char *none;	/* why it is skipped when it holds neither
+				 * a Pod template nor an object */
+	/* Per workload, after its containers are read. */
+	void (*after)(struct cpl_workload *w, const struct cpl_ynode *obj);
+	/* After all its workloads (from first in the list). */
+	void (*after_all)(struct cpl_wlist *l, size_t first);
+	/* A kind a row cannot say (its places then unused). */
+	int (*load)(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		    const char *kind);
+};
+
+/* ---- hooks ------------------------------------------------------------ */
+
+#define RAY_OMP "Ray, each worker's to its CPU share"
+#define RAY_NEVER "Ray's head and worker Pods are no training " \
+		  "containers (Ray sets each worker's OMP_NUM_THREADS to its " \
+		  "CPU share)"
+
+/* Any Pod: an mpirun in it keeps its ranks here unless it names other
+ * hosts. */
+static void
+mpi_here(struct cpl_workload *w, const struct cpl_ynode *obj)
+{
+	(void)obj;
+	cpl_loader_mpi(w, false);
+}
+
+/* A Volcano task: with the mpi plugin, Volcano hands the master the
+ * workers' host list. */
+static void
+mpi_volcano(struct cpl_workload *w, const struct cpl_ynode *obj)
+{
+	cpl_loader_mpi(w, cpl_ynode_path(obj, "spec", "plugins", "mpi",
+					 NULL) != NULL);
+}
+
+/*
+ * An MPIJob replica (kubeflow.org v1 and v2beta1): the workers are the
+ * nodes, slotsPerWorker ranks each; the launcher only starts them with
+ * mpirun unless runLauncherAsNode puts it in the hostfile too.
+ */
+static void
+mpi_job(struct cpl_workload *w, const struct cpl_ynode *obj)
+{
+	const struct cpl_ynode *spec = cpl_ynode_get(obj, "spec");
+	const struct cpl_ynode *n = cpl_ynode_get(spec, "slotsPerWorker");
+	bool launcher = cpl_str_eq(w->replica, "Launcher") ||
+			cpl_str_eq(w->replica, "launcher");
+	struct cpl_pos pos;
+
+	if (launcher && cpl_ynode_bool(cpl_ynode_get(spec,
+						     "runLauncherAsNode")) != 1) {
+		cpl_loader_mpi(w, true);
+		return;
+	}
+	if (cpl_ynode_is_scalar(n) && !cpl_ynode_is_null(n)) {
+		pos = cpl_loader_pos(w->file, n);
+		cpl_loader_mpi_slots(w, n->value, &pos, "slotsPerWorker");
+	} else {
+		cpl_loader_mpi_slots(w, "1", NULL, "slotsPerWorker (default)");
+	}
+}
+
+static int load_lws(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		    const char *kind);
+
+/*
+ * A ConfigMap holding Katib trial templates (labelled
+ * katib.kubeflow.org/component: trial-templates): each data value is a
+ * trial's manifest, judged as the Experiments that name it would run it.
+ * Any other ConfigMap is configuration.
+ */
+static int
+load_configmap(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	       const char *kind)
+{
+	const struct cpl_ynode *data = cpl_ynode_get(obj, "data");
+	struct cpl_lctx in = *x;
+	size_t i;
+	int got = 0, n;
+
+	if (!cpl_str_eq(cpl_ynode_gets(cpl_ynode_path(obj, "metadata",
+						      "labels", NULL),
+				       "katib.kubeflow.org/component"),
+			"trial-templates") || !cpl_ynode_is_map(data)) {
+		cpl_loader_skip(x, obj, kind, "not a workload", false);
+		return 0;
+	}
+	in.depth = x->depth + 1;
+	in.holder = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"), "name");
+	for (i = 0; i < data->count; i++) {
+		n = cpl_nested_load(&in, data->pairs[i].value, kind);
+		if (n < 0)
+			return -1;
+		got += n;
+	}
+	if (got == 0)
+		cpl_loader_skip(x, obj, kind, "no trial template", false);
+	return 0;
+}
+
+/* Ray's Pods, whatever the kind (a RayCronJob ...): found as the generic
+ * model finds them, no training containers. */
+static int
+load_ray(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	 const char *kind)
+{
+	size_t first = x->out->count, i, j;
+
+	if (cpl_generic_load(x, obj, kind) < 0)
+		return -1;
+	for (i = first; i < x->out->count; i++) {
+		struct cpl_workload *w = x->out->items[i];
+
+		w->note = RAY_NEVER;
+		for (j = 0; j < w->ncontainers; j++)
+			w->containers[j].not_training = true;
+	}
+	return 0;
+}
+
+/* A kind whose containers are patterns (a policy's), never Pods. */
+static int
+load_inert(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	   const char *kind)
+{
+	cpl_loader_skip(x, obj, kind, "a policy: its containers are "
+			"patterns, not Pods", false);
+	return 0;
+}
+
+static int
+load_trainjob(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	      const char *kind)
+{
+	(void)kind;
+	return cpl_trainer_load_job(x->out, x->s, obj, x->path, x->err);
+}
+
+static int
+load_runtime(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	     const char *kind)
+{
+	return cpl_trainer_load_runtime(x->out, x->s, obj, kind, x->path,
+					x->err);
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+/* Run container names of the Kubeflow v1 frameworks. */
+static const char *const run_pytorch[] = { "pytorch", NULL };
+static const char *const run_tf[] = { "tensorflow", NULL };
+static const char *const run_mpi[] = { "mpi", "launcher", "mpi-launcher",
+				       "worker", NULL };
+static const char *const run_xgb[] = { "xgboost", NULL };
+static const char *const run_paddle[] = { "paddle", NULL };
+static const char *const run_jax[] = { "jax", NULL };
+static const char *const run_mx[] = { "mxnet", NULL };
+
+/* One Pod spec: the object's own, or its template's. */
+#define POD(path) { { "", path, NULL, NULL, NULL, CPL_POD_K8S, KROLE_PLAIN } }
+#define SCALED(path) { { "", path, "spec.replicas", NULL, NULL, \
+			 CPL_POD_K8S, KROLE_PLAIN } }
+/* A Kubeflow v1 job: one workload per replica type. */
+#define KF_REPLICAS { { "spec.*ReplicaSpecs.*", "template.spec", \
+			"replicas", NULL, NULL, CPL_POD_K8S, KROLE_JOB } }
+#define KF_OMP "torchrun, when it starts more than one rank"
+/* Ray: the head, the worker groups, under key. */
+#define RAY_HEAD(key) { "", key ".headGroupSpec.template.spec", NULL, \
+			"head", NULL, CPL_POD_K8S, KROLE_NEVER }
+#define RAY_WORKERS(key) { key ".workerGroupSpecs[]", "template.spec", \
+			   "replicas", NULL, "groupName", CPL_POD_K8S, \
+			   KROLE_NEVER }
+/* Argo: the templates of a workflow spec at key. */
+#define ARGO(key) { { key ".templates[]", "", NULL, NULL, NULL, \
+		      CPL_POD_ARGO, KROLE_EVIDENCE } }
+#define ARGO_ROW(key) \
+	.places = ARGO(key), .done = KDONE_COMPLETES, \
+	.nested = key ".templates[].resource", \
+	.volumes = key ".volumes", \
+	.defaults = key ".templateDefaults.container", \
+	.none = "no container templates", .after = mpi_here
+/* AppWrapper components (v1beta2), GenericItems (before). */
+#define APPWRAPPER_NESTED "spec.components[].template|" \
+			  "spec.resources.GenericItems[].generictemplate"
+/* Tekton: a task spec, or the tasks of a pipeline spec at key. */
+#define TEKTON_REF "no taskSpec (a taskRef is read where its Task is)"
+#define TEKTON_TASK(path) { { "", path, NULL, NULL, NULL, CPL_POD_TEKTON, \
+			      KROLE_EVIDENCE } }
+#define TEKTON_PIPELINE(key) { \
+	{ key ".tasks[]", "taskSpec", NULL, NULL, NULL, CPL_POD_TEKTON, \
+	  KROLE_EVIDENCE }, \
+	{ key ".finally[]", "taskSpec", NULL, NULL, NULL, CPL_POD_TEKTON, \
+	  KROLE_EVIDENCE } }
+
+static const struct kind_row kinds[] = {
+	/* Kubernetes */
+	{ .group = "", .kind = "Pod", .places = POD("spec"),
+	  .done = KDONE_BY_POD, .none = "no Pod template",
+	  .after = mpi_here },
+	{ .group = "apps", .old_group = "extensions", .kind = "Deployment",
+	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .group = "apps", .kind = "StatefulSet",
+	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .group = "apps", .old_group = "extensions", .kind = "DaemonSet",
+	  .places = POD("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .group = "apps", .old_group = "extensions", .kind = "ReplicaSet",
+	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .group = "", .kind = "ReplicationController",
+	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .group = "", .kind = "PodTemplate", .places = POD("template.spec"),
+	  .done = KDONE_BY_POD, .none = "no Pod template",
+	  .after = mpi_here },
+	{ .group = "batch", .kind = "Job", .places = POD("spec.template.spec"),
+	  .done = KDONE_COMPLETES, .none = "no Pod template",
+	  .after = mpi_here },
+	{ .group = "batch", .kind = "CronJob",
+	  .places = POD("spec.jobTemplate.spec.template.spec"),
+	  .done = KDONE_COMPLETES, .none = "no Pod template",
+	  .after = mpi_here },
+	{ .group = "", .kind = "ConfigMap", .done = KDONE_RUNS,
+	  .load = load_configmap },
+	/* Katib: a trial is an object of its own. */
+	{ .group = "kubeflow.org", .kind = "Experiment",
+	  .done = KDONE_COMPLETES, .nested = "spec.trialTemplate.trialSpec",
+	  .none = "no trialSpec (a trial template in a ConfigMap is "
+		  "judged where the ConfigMap is)" },
+	{ .group = "kubeflow.org", .kind = "Trial", .done = KDONE_COMPLETES,
+	  .nested = "spec.runSpec", .none = "no runSpec" },
+	/* Kubeflow Training Operator v1 */
+	{ .group = "kubeflow.org", .kind = "PyTorchJob",
+	  .places = KF_REPLICAS, .done = KDONE_COMPLETES, .run = run_pytorch,
+	  .nproc = "spec.nprocPerNode|spec.elasticPolicy.nProcPerNode",
+	  .nproc_auto = true, .omp = KF_OMP },
+	{ .group = "kubeflow.org", .kind = "TFJob", .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .run = run_tf },
+	{ .group = "kubeflow.org", .kind = "MPIJob", .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .run = run_mpi,
+	  .ranks = "slotsPerWorker", .after = mpi_job,
+	  .after_all = cpl_loader_mpi_cap },
+	{ .group = "kubeflow.org", .kind = "XGBoostJob",
+	  .places = KF_REPLICAS, .done = KDONE_COMPLETES, .run = run_xgb },
+	{ .group = "kubeflow.org", .kind = "PaddleJob",
+	  .places = KF_REPLICAS, .done = KDONE_COMPLETES,
+	  .run = run_paddle },
+	{ .group = "kubeflow.org", .kind = "JAXJob", .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .run = run_jax },
+	{ .group = "kubeflow.org", .kind = "MXJob", .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .run = run_mx },
+	{ .group = "kubeflow.org", .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES },
+	/* Kubeflow Trainer v2: a TrainJob is merged with its runtime. */
+	{ .group = "trainer.kubeflow.org", .kind = "TrainJob",
+	  .done = KDONE_COMPLETES, .ranks = "numProcPerNode, the runtime's",
+	  .omp = KF_OMP, .load = load_trainjob },
+	{ .group = "trainer.kubeflow.org", .kind = "TrainingRuntime",
+	  .done = KDONE_COMPLETES, .ranks = "mlPolicy numProcPerNode",
+	  .omp = KF_OMP, .load = load_runtime },
+	{ .group = "trainer.kubeflow.org", .kind = "ClusterTrainingRuntime",
+	  .done = KDONE_COMPLETES, .ranks = "mlPolicy numProcPerNode",
+	  .omp = KF_OMP, .load = load_runtime },
+	/* Batch kinds */
+	{ .group = "jobset.x-k8s.io", .kind = "JobSet",
+	  .places = { { "spec.replicatedJobs[]",
+			"template.spec.template.spec",
+			"replicas,template.spec.parallelism", NULL, NULL,
+			CPL_POD_K8S, KROLE_PLAIN } },
+	  .done = KDONE_COMPLETES, .none = "no replicatedJobs",
+	  .after = mpi_here },
+	{ .group = "batch.volcano.sh", .kind = "Job",
+	  .places = { { "spec.tasks[]", "template.spec", "replicas", NULL,
+			NULL, CPL_POD_K8S, KROLE_PLAIN } },
+	  .done = KDONE_COMPLETES, .none = "no tasks",
+	  .after = mpi_volcano },
+	{ .group = "leaderworkerset.x-k8s.io", .kind = "LeaderWorkerSet",
+	  .done = KDONE_RUNS, .load = load_lws },
+	{ .group = "workload.codeflare.dev", .kind = "AppWrapper",
+	  .done = KDONE_COMPLETES, .nested = APPWRAPPER_NESTED,
+	  .none = "no wrapped objects" },
+	{ .group = "mcad.ibm.com", .kind = "AppWrapper",
+	  .done = KDONE_COMPLETES, .nested = APPWRAPPER_NESTED,
+	  .none = "no wrapped objects" },
+	/* Ray (KubeRay) */
+	{ .group = "ray.io", .kind = "RayCluster",
+	  .places = { RAY_HEAD("spec"), RAY_WORKERS("spec") },
+	  .done = KDONE_RUNS, .omp = RAY_OMP, .never = RAY_NEVER },
+	{ .group = "ray.io", .kind = "RayJob",
+	  .places = { RAY_HEAD("spec.rayClusterSpec"),
+		      RAY_WORKERS("spec.rayClusterSpec"),
+		      { "", "spec.submitterPodTemplate.spec", NULL,
+			"submitter", NULL, CPL_POD_K8S, KROLE_NEVER } },
+	  .done = KDONE_COMPLETES, .omp = RAY_OMP, .never = RAY_NEVER },
+	{ .group = "ray.io", .kind = "RayService",
+	  .places = { RAY_HEAD("spec.rayClusterConfig"),
+		      RAY_WORKERS("spec.rayClusterConfig") },
+	  .done = KDONE_RUNS, .omp = RAY_OMP, .never = RAY_NEVER },
+	{ .group = "ray.io", .done = KDONE_RUNS, .omp = RAY_OMP,
+	  .never = RAY_NEVER, .load = load_ray },
+	/* Argo Workflows: container and script templates; resource
+	 * templates hold objects. */
+	{ .group = "argoproj.io", .kind = "Workflow", ARGO_ROW("spec") },
+	{ .group = "argoproj.io", .kind = "WorkflowTemplate",
+	  ARGO_ROW("spec") },
+	{ .group = "argoproj.io", .kind = "ClusterWorkflowTemplate",
+	  ARGO_ROW("spec") },
+	{ .group = "argoproj.io", .kind = "CronWorkflow",
+	  ARGO_ROW("spec.workflowSpec") },
+	/* Tekton: the steps of a task run in one Pod, in order. */
+	{ .group = "tekton.dev", .kind = "Task", .places = TEKTON_TASK("spec"),
+	  .done = KDONE_COMPLETES, .none = "no steps", .after = mpi_here },
+	{ .group = "tekton.dev", .kind = "ClusterTask",
+	  .places = TEKTON_TASK("spec"), .done = KDONE_COMPLETES,
+	  .none = "no steps", .after = mpi_here },
+	{ .group = "tekton.dev", .kind = "TaskRun",
+	  .places = TEKTON_TASK("spec.taskSpec"), .done = KDONE_COMPLETES,
+	  .none = TEKTON_REF, .after = mpi_here },
+	{ .group = "tekton.dev", .kind = "Pipeline",
+	  .places = TEKTON_PIPELINE("spec"), .done = KDONE_COMPLETES,
+	  .none = TEKTON_REF, .after = mpi_here },
+	{ .group = "tekton.dev", .kind = "PipelineRun",
+	  .places = TEKTON_PIPELINE("spec.pipelineSpec"),
+	  .done = KDONE_COMPLETES, .none = TEKTON_REF, .after = mpi_here },
+	/* Policies whose containers are patterns */
+	{ .group = "kyverno.io", .done = KDONE_RUNS, .load = load_inert },
+	{ .group = "policies.kyverno.io", .done = KDONE_RUNS,
+	  .load = load_inert },
+};
+
+/* apiVersion api is in group ("" = core: no group prefix). */
+static bool
+in_group(const char *api, const char *group)
+{
+	size_t n;
+
+	if (group == NULL)
+		return false;
+	if (*group == '\0')
+		return strchr(api, '/') == NULL;
+	n = strlen(group);
+	return strncmp(api, group, n) == 0 && api[n] == '/';
+}
+
+/* The row for kind in api, or NULL. */
+static const struct kind_row *
+find_row(const char *api, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++) {
+		const struct kind_row *r = &kinds[i];
+
+		if ((r->kind == NULL || strcmp(r->kind, kind) == 0) &&
+		    (in_group(api, r->group) || in_group(api, r->old_group)))
+			return r;
+	}
+	return NULL;
+}
+
+/* ---- paths ------------------------------------------------------------ */
+
+/* Called on each element a path reaches, with the name it gives. */
+typedef int (*each_fn)(void *ctx, const struct cpl_ynode *el,
+		       const char *name);
+
+/*
+ * Follows path (see struct kplace) from n, calling fn on each element it
+ * ends at; name is the element name so far.  An absent key ends the walk
+ * there; a wrong type where a mapping or list must be is an error.
+ */
+static int
+walk_path(const struct cpl_lctx *x, const struct cpl_ynode *n,
+	  const char *path, const char *name, const char *name_key,
+	  each_fn fn, void *ctx)
+{
+	char seg[64];
+	const char *dot = strchr(path, '.');
+	const char *rest = dot ? dot + 1 : "";
+	size_t len = dot ? (size_t)(dot - path) : strlen(path), i;
+	const struct cpl_ynode *v;
+
+	if (*path == '\0')
+		return fn(ctx, n, name);
+	if (len >= sizeof(seg))
+		return 0;
+	memcpy(seg, path, len);
+	seg[len] = '\0';
+	if (seg[0] == '*' && n->kind != CPL_Y_MAP)
+		return 0;
+	if (strcmp(seg, "*") == 0) {
+		for (i = 0; i < n->count; i++) {
+			const struct cpl_ypair *p = &n->pairs[i];
+
+			if (cpl_loader_absent(p->value))
+				continue;
+			if (p->value->kind != CPL_Y_MAP)
+				return cpl_loader_fail(x->err, x->path, p->value,
+					"%s must be a mapping",
+					cpl_ynode_str(p->key) ?
+					cpl_ynode_str(p->key) : "a value");
+			if (walk_path(x, p->value, rest,
+				      cpl_ynode_str(p->key), name_key, fn,
+				      ctx) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (seg[0] == '*') {
+		for (i = 0; i < n->count; i++) {
+			const struct cpl_ypair *p = &n->pairs[i];
+			const char *k = cpl_ynode_str(p->key);
+
+			if (k == NULL || !cpl_str_ends(k, seg + 1) ||
+			    cpl_loader_absent(p->value))
+				continue;
+			if (p->value->kind != CPL_Y_MAP)
+				return cpl_loader_fail(x->err, x->path, p->value,
+					"%s must be a mapping", k);
+			return walk_path(x, p->value, rest, name, name_key,
+					 fn, ctx);
+		}
+		return 0;
+	}
+	if (len > 2 && strcmp(seg + len - 2, "[]") == 0) {
+		seg[len - 2] = '\0';
+		v = cpl_ynode_get(n, seg);
+		if (cpl_loader_absent(v))
+			return 0;
+		if (v->kind != CPL_Y_SEQ)
+			return cpl_loader_fail(x->err, x->path, v,
+				       "%s must be a list", seg);
+		for (i = 0; i < v->count; i++) {
+			const struct cpl_ynode *it = v->items[i];
+
+			if (it->kind != CPL_Y_MAP)
+				return cpl_loader_fail(x->err, x->path, it,
+					"%s items must be mappings", seg);
+			if (walk_path(x, it, rest, cpl_ynode_gets(it,
+				      name_key ? name_key : "name"),
+				      name_key, fn, ctx) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	v = cpl_ynode_get(n, seg);
+	if (cpl_loader_absent(v))
+		return 0;
+	if (v->kind != CPL_Y_MAP && *rest != '\0')
+		return cpl_loader_fail(x->err, x->path, v, "%s must be a mapping",
+			       seg);
+	return walk_path(x, v, rest, name, name_key, fn, ctx);
+}
+
+/* The node at a plain dotted path from n, or NULL. */
+static const struct cpl_ynode *
+get_path(const struct cpl_ynode *n, const char *path)
+{
+	char seg[64];
+
+	while (n != NULL && *path != '\0') {
+		const char *dot = strchr(path, '.');
+		size_t len = dot ? (size_t)(dot - path) : strlen(path);
+
+		if (len >= sizeof(seg))
+			return NULL;
+		memcpy(seg, path, len);
+		seg[len] = '\0';
+		n = cpl_ynode_get(n, seg);
+		path += len + (dot != NULL);
+	}
+	return n;
+}
+
+/* The Pod template holding the Pod spec at pod from el (its metadata
+ * carries annotations): el itself when pod is "", else the path without
+ * its last key; NULL when that is the object. */
+static const struct cpl_ynode *
+template_at(const struct cpl_ynode *el, const char *pod)
+{
+	const char *last = strrchr(pod, '.');
+	char buf[128];
+	size_t n;
+
+	if (*pod == '\0')
+		return el;
+	if (last == NULL)
+		return NULL;
+	n = (size_t)(last - pod);
+	if (n >= sizeof(buf))
+		return NULL;
+	memcpy(buf, pod, n);
+	buf[n] = '\0';
+	return get_path(el, buf);
+}
+
+/* The product of the counts at paths (',' between) from el. */
+static long
+count_at(const struct cpl_ynode *el, const char *paths)
+{
+	char buf[128];
+	const char *p = paths;
+	long total = 1;
+
+	while (p != NULL && *p != '\0') {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		const char *dot;
+		const struct cpl_ynode *m;
+
+		if (n >= sizeof(buf))
+			break;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		dot = strrchr(buf, '.');
+		if (dot != NULL) {
+			buf[dot - buf] = '\0';
+			m = get_path(el, buf);
+			total *= cpl_loader_long(m, dot + 1, 1);
+		} else {
+			total *= cpl_loader_long(el, buf, 1);
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return total;
+}
+
+/* ---- loading a row ---------------------------------------------------- */
+
+/* One object being read by its row. */
+struct rowload {
+	const struct cpl_lctx *x;
+	const struct cpl_ynode *obj;
+	const char *kind;
+	const struct kind_row *row;
+	const struct kplace *place;
+	const struct cpl_ynode *nproc;	/* the row's rank count node */
+	const struct cpl_ynode *volumes;	/* the Pods' volumes where the
+						 * row keeps them apart */
+	const struct cpl_ynode *defaults;	/* what each main container
+						 * is read over */
+	size_t made;			/* workloads made */
+	size_t nested;			/* objects loaded from inside */
+};
+
+/* Records the row's rank count on w; false when there is none. */
+static bool
+set_nproc(struct cpl_workload *w, const struct cpl_ynode *n)
+{
+	if (!cpl_ynode_is_scalar(n) || cpl_ynode_is_null(n))
+		return false;
+	w->has_nproc = true;
+	w->nproc.text = cpl_xstrdup(n->value);
+	w->nproc.pos = cpl_loader_pos(w->file, n);
+	return true;
+}
+
+/* One element of a place: a workload from its Pod spec, if it has one. */
+static int
+on_element(void *ctx, const struct cpl_ynode *el, const char *name)
+{
+	struct rowload *rl = ctx;
+	const struct cpl_lctx *x = rl->x;
+	const struct kplace *pl = rl->place;
+	const struct kind_row *r = rl->row;
+	const struct cpl_ynode *pod = el;
+	struct cpl_podread how;
+	struct cpl_workload *w;
+	size_t i;
+
+	if (*pl->pod != '\0') {
+		char buf[128];
+		const char *keys[9];
+		size_t n = 0;
+		char *p, *dot;
+
+		if (strlen(pl->pod) >= sizeof(buf))
+			return 0;
+		memcpy(buf, pl->pod, strlen(pl->pod) + 1);
+		for (p = buf; p != NULL && n + 1 < CPL_ARRAY_LEN(keys);
+		     p = dot ? dot + 1 : NULL) {
+			dot = strchr(p, '.');
+			if (dot)
+				*dot = '\0';
+			keys[n++] = p;
+		}
+		keys[n] = NULL;
+		if (cpl_manifest_walk(&pod, el, keys, x->path, x->err) < 0)
+			return -1;
+	}
+	if (pod == NULL)
+		return 0;
+	w = cpl_manifest_workload(rl->obj, rl->kind,
+				  template_at(el, pl->pod), x->path);
+	if (*w->name == '\0' && x->holder != NULL) {
+		free(w->name);
+		w->name = cpl_xstrdup(x->holder);
+	}
+	if (name == NULL)
+		name = pl->replica;
+	w->replica = cpl_xstrdup(name);
+	w->replicas = count_at(el, pl->replicas);
+	w->training_job = pl->role == KROLE_JOB;
+	w->by_evidence = pl->role == KROLE_EVIDENCE;
+	w->run_to_completion = r->done == KDONE_COMPLETES ||
+		(r->done == KDONE_BY_POD &&
+		 cpl_loader_pod_completes(rl->obj, pod));
+	if (pl->role == KROLE_NEVER)
+		w->note = r->never;
+	if (r->nproc != NULL && !set_nproc(w, rl->nproc) && r->nproc_auto)
+		w->nproc_default_auto = true;
+	how.shape = pl->shape;
+	how.job = pl->role == KROLE_JOB;
+	how.run = r->run;
+	how.volumes = rl->volumes;
+	how.defaults = rl->defaults;
+	if (cpl_manifest_pod(w, x->s, pod, &how, x->path, x->err) < 0) {
+		cpl_workload_free(w);
+		return -1;
+	}
+	/* An Argo steps, dag or resource template, a Tekton task of
+	 * custom runs: no Pod of containers. */
+	if (w->ncontainers == 0 && pl->shape != CPL_POD_K8S) {
+		cpl_workload_free(w);
+		return 0;
+	}
+	if (pl->role == KROLE_NEVER)
+		for (i = 0; i < w->ncontainers; i++)
+			w->containers[i].not_training = true;
+	if (r->after != NULL)
+		r->after(w, rl->obj);
+	cpl_wlist_add(x->out, w);
+	rl->made++;
+	return 0;
+}
+
+/* What an element of a nested path holds: an object, or a string. */
+static int
+on_nested(void *ctx, const struct cpl_ynode *n, const char *name)
+{
+	struct rowload *rl = ctx;
+	int got;
+
+	(void)name;
+	got = cpl_nested_load(rl->x, n, rl->kind);
+	if (got < 0)
+		return -1;
+	rl->nested += (size_t)got;
+	return 0;
+}
+
+/* Loads obj as its row says. */
+static int
+load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	 const char *kind, const struct kind_row *r)
+{
+	struct rowload rl = { x, obj, kind, r, NULL, NULL, NULL, NULL, 0, 0 };
+	size_t first = x->out->count, i;
+	char buf[256];
+
+	if (r->load != NULL)
+		return r->load(x, obj, kind);
+	if (r->nproc != NULL) {
+		const char *p = r->nproc;
+
+		while (rl.nproc == NULL && p != NULL) {
+			const char *bar = strchr(p, '|');
+			size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+			if (n < sizeof(buf)) {
+				memcpy(buf, p, n);
+				buf[n] = '\0';
+				rl.nproc = get_path(obj, buf);
+				if (cpl_loader_absent(rl.nproc))
+					rl.nproc = NULL;
+			}
+			p = bar ? bar + 1 : NULL;
+		}
+	}
+	if (r->volumes != NULL)
+		rl.volumes = get_path(obj, r->volumes);
+	if (r->defaults != NULL)
+		rl.defaults = get_path(obj, r->defaults);
+	for (i = 0; i < CPL_ARRAY_LEN(r->places) && r->places[i].each; i++) {
+		rl.place = &r->places[i];
+		if (walk_path(x, obj, r->places[i].each, NULL,
+			      r->places[i].name_key, on_element, &rl) < 0)
+			return -1;
+	}
+	if (r->after_all != NULL)
+		r->after_all(x->out, first);
+	for (i = 0; r->nested != NULL && r->nested[i] != '\0';) {
+		const char *bar = strchr(r->nested + i, '|');
+		size_t n = bar ? (size_t)(bar - r->nested - i) :
+				 strlen(r->nested + i);
+		struct cpl_lctx in = *x;
+
+		if (n >= sizeof(buf))
+			break;
+		memcpy(buf, r->nested + i, n);
+		buf[n] = '\0';
+		in.depth = x->depth + 1;
+		if (cpl_ynode_gets(cpl_ynode_get(obj, "metadata"), "name"))
+			in.holder = cpl_ynode_gets(cpl_ynode_get(obj,
+						"metadata"), "name");
+		else if (cpl_ynode_gets(cpl_ynode_get(obj, "metadata"),
+					"generateName"))
+			in.holder = cpl_ynode_gets(cpl_ynode_get(obj,
+						"metadata"), "generateName");
+		rl.x = &in;
+		if (walk_path(&in, obj, buf, NULL, NULL, on_nested, &rl) < 0)
+			return -1;
+		rl.x = x;
+		i += n + (bar != NULL);
+	}
+	if (rl.made > 0 || rl.nested > 0)
+		return 0;
+	/* Nothing where the row looks: another shape of the kind, read as
+	 * any object is. */
+	if (cpl_loader_holds_containers(cpl_ynode_get(obj, "spec")))
+		return cpl_generic_load(x, obj, kind);
+	cpl_loader_skip(x, obj, kind, r->none ? r->none : "not a workload",
+			false);
+	return 0;
+}
+
+/* ---- LeaderWorkerSet -------------------------------------------------- */
+
+/* A LeaderWorkerSet's Pod spec: Kubernetes', no run container. */
+static const struct cpl_podread lws_pod = { CPL_POD_K8S, false, NULL, NULL,
+					    NULL };
+
+/* One Pod template of a LeaderWorkerSet as a workload. */
+static int
+lws_template(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	     const struct cpl_ynode *tmpl, const char *replica,
+	     long replicas)
+{
+	static const char *const k_spec[] = { "spec", NULL };
+	const struct cpl_ynode *pod;
+	struct cpl_workload *w;
+
+	if (cpl_manifest_walk(&pod, tmpl, k_spec, x->path, x->err) < 0)
+		return -1;
+	if (pod == NULL)
+		return 0;
+	w = cpl_manifest_workload(obj, "LeaderWorkerSet", tmpl, x->path);
+	w->replica = cpl_xstrdup(replica);
+	w->replicas = replicas;
+	if (cpl_manifest_pod(w, x->s, pod, &lws_pod, x->path, x->err) < 0)
+		return cpl_loader_finish(x->out, w, -1);
+	cpl_loader_mpi(w, false);
+	return cpl_loader_finish(x->out, w, 0);
+}
+
+/*
+ * A LeaderWorkerSet (leaderworkerset.x-k8s.io): replicas groups of size
+ * Pods, one leader each.  Without a leaderTemplate the leader is made
+ * from the workerTemplate too.  It keeps its Pods running: a server.
+ */
+static int
+load_lws(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	 const char *kind)
+{
+	static const char *const k_lwt[] = { "spec", "leaderWorkerTemplate",
+					     NULL };
+	const struct cpl_ynode *lwt, *leader, *worker;
+	long groups = cpl_loader_long(cpl_ynode_get(obj, "spec"), "replicas",
+				      1);
+	long size;
+
+	if (cpl_manifest_walk(&lwt, obj, k_lwt, x->path, x->err) < 0)
+		return -1;
+	leader = cpl_ynode_get(lwt, "leaderTemplate");
+	worker = cpl_ynode_get(lwt, "workerTemplate");
+	size = cpl_loader_long(lwt, "size", 1);
+	if (cpl_loader_absent(worker)) {
+		cpl_loader_skip(x, obj, kind, "no workerTemplate", false);
+		return 0;
+	}
+	if (cpl_loader_absent(leader))
+		return lws_template(x, obj, worker, "worker", groups * size);
+	if (lws_template(x, obj, leader, "leader", groups) < 0)
+		return -1;
+	if (size < 2)
+		return 0;
+	return lws_template(x, obj, worker, "worker", groups * (size - 1));
+}
+
+/* ---- lists and the entry point ---------------------------------------- */
+
+/*
+ * A List (kubectl get -o yaml) or a typed list (PodList, whose items may
+ * omit apiVersion and kind): each item is an object.
+ */
+static int
+load_list(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	  const char *kind, const char *api)
+{
+	const struct cpl_ynode *items = cpl_ynode_get(obj, "items");
+	struct cpl_lctx in = *x;
+	char *item_kind = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (cpl_loader_absent(items))
+		return 0;
+	if (items->kind != CPL_Y_SEQ)
+		return cpl_loader_fail(x->err, x->path, items,
+				       "items must be a list");
+	if (strcmp(kind, "List") != 0)
+		item_kind = cpl_xstrndup(kind, strlen(kind) - 4);
+	in.depth = x->depth + 1;
+	for (i = 0; i < items->count && rc == 0; i++) {
+		if (items->items[i]->kind != CPL_Y_MAP) {
+			rc = cpl_loader_fail(x->err, x->path, items->items[i],
+				     "list items must be mappings");
+			break;
+		}
+		/* Nothing may vanish silently: an item of a plain List must
+		 * name its own kind and apiVersion (a typed list implies
+		 * them). */
+		if ((item_kind == NULL &&
+		     !cpl_ynode_gets(items->items[i], "kind")) ||
+		    (api == NULL &&
+		     !cpl_ynode_gets(items->items[i], "apiVersion"))) {
+			rc = cpl_loader_fail(x->err, x->path, items->items[i],
+				"list item without kind or apiVersion: "
+				"neither it nor the %s names one", kind);
+			break;
+		}
+		rc = cpl_kinds_load(&in, items->items[i], item_kind, api);
+	}
+	free(item_kind);
+	return rc;
+}
+
+int
+cpl_kinds_load(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+	       const char *kind_hint, const char *api_hint)
+{
+	const char *kind = cpl_ynode_gets(obj, "kind");
+	const char *api = cpl_ynode_gets(obj, "apiVersion");
+	const struct kind_row *r;
+
+	if (kind == NULL)
+		kind = kind_hint;
+	if (api == NULL)
+		api = api_hint;
+	if (kind == NULL || api == NULL) {
+		cpl_wlist_skip(x->out, x->path, obj->line, obj->column,
+			       "no apiVersion or kind", "an object");
+		return 0;
+	}
+	if (x->depth > CPL_LOADER_MAX_DEPTH) {
+		cpl_loader_skip(x, obj, kind, "nested too deep",
+				cpl_loader_holds_containers(obj));
+		return 0;
+	}
+	if (strcmp(kind, "List") == 0 ||
+	    (cpl_str_ends(kind, "List") &&
+	     cpl_ynode_is_seq(cpl_ynode_get(obj, "items"))))
+		return load_list(x, obj, kind, api);
+	r = find_row(api, kind);
+	if (r != NULL)
+		return load_row(x, obj, kind, r);
+	return cpl_generic_load(x, obj, kind);
+}
+
+bool
+cpl_manifest_detect(const struct cpl_ynode *doc)
+{
+	return cpl_ynode_is_map(doc) &&
+	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "apiVersion")) &&
+	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "kind"));
+}
+
+int
+cpl_manifest_load(struct cpl_wlist *out, const struct cpl_ystream *s,
+		  const struct cpl_ynode *doc, const char *path,
+		  struct cpl_error *err)
+{
+	struct cpl_lctx x = { out, s, path, 0, NULL, err };
+
+	if (!cpl_manifest_detect(doc))
+		return 0;
+	return cpl_kinds_load(&x, doc, NULL, NULL);
+}
