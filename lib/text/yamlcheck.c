@@ -69,24 +69,46 @@ struct ytree {
 	size_t *docs;
 	size_t ndocs, docs_cap;
 	char *error;		/* why it does not parse, or NULL */
+	bool c_valid;		/* offset_of()'s last mark: */
+	size_t c_line, c_col, c_off;
 };
 
 /* ---- parsing ---------------------------------------------------------- */
 
+/*
+ * The byte offset of a libyaml mark (a line, and characters into it).
+ * Marks come in order, so a mark on the line of the last one is walked
+ * to from there, not from the line's start: a one-line JSON file of
+ * thousands of nodes stays linear.
+ */
 static size_t
-offset_of(const struct ytree *t, const yaml_mark_t *m)
+offset_of(struct ytree *t, const yaml_mark_t *m)
 {
-	long off;
+	size_t off, col;
 
 	if (m->line >= t->lines.n)
 		return t->len;
-	off = cpl_lines_offset(&t->lines, t->text, t->len, (int)m->line + 1,
-			       (int)m->column + 1, true);
-	if (off < 0)
-		return t->len;
-	if (m->line == 0 && t->bom)
-		off += 3;
-	return (size_t)off > t->len ? t->len : (size_t)off;
+	if (m->line == t->c_line && m->column >= t->c_col && t->c_valid) {
+		off = t->c_off;
+		col = t->c_col;
+	} else {
+		off = t->lines.at[m->line];
+		if (m->line == 0 && t->bom)
+			off = 3;
+		col = 0;
+	}
+	for (; col < m->column && off < t->len && t->text[off] != '\n';
+	     col++) {
+		off++;
+		while (off < t->len && ((unsigned char)t->text[off] & 0xc0) ==
+		       0x80)
+			off++;
+	}
+	t->c_valid = true;
+	t->c_line = m->line;
+	t->c_col = col;
+	t->c_off = off;
+	return off;
 }
 
 /* Whether s (n bytes) is one of the words, '|'-separated. */
