@@ -4,6 +4,7 @@
  * runs to completion.
  */
 #include "load/loader.h"
+#include "text/lines.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -146,18 +147,6 @@ cpl_loader_pod_completes(const struct cpl_ynode *obj,
 	       owned_by_job(obj);
 }
 
-/* The length of the line at p (without its newline or a CR before it). */
-static size_t
-line_len(const char *p, const char *end)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-	if (n > 0 && p[n - 1] == '\r')
-		n--;
-	return n;
-}
-
 /* Whether the n bytes at p are blanks only. */
 static bool
 blank(const char *p, size_t n)
@@ -194,8 +183,8 @@ cpl_loader_block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
 
 		if (p >= end)
 			return false;
-		sl = line_len(p, end);
-		vl = line_len(v, vend);
+		sl = cpl_lines_len(p, end);
+		vl = cpl_lines_len(v, vend);
 		if (vl == 0) {
 			if (!blank(p, sl))
 				return false;

@@ -22,21 +22,10 @@
  * they keep is copied.
  */
 #include "load/loader.h"
+#include "text/lines.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The length of the line at p (without its newline or a CR before it). */
-static size_t
-line_len(const char *p, const char *end)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-	if (n > 0 && p[n - 1] == '\r')
-		n--;
-	return n;
-}
 
 /*
  * text with each {{...}} that starts a plain scalar (after "key: ", "- "
@@ -53,7 +42,7 @@ quote_placeholders(const char *text, size_t len, size_t *outlen)
 
 	cpl_buf_init(&b, 4 * len + 64);
 	while (p < end) {
-		size_t n = line_len(p, end), i = 0, j, stop;
+		size_t n = cpl_lines_len(p, end), i = 0, j, stop;
 		const char *nl;
 		char q;
 

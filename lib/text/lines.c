@@ -76,3 +76,14 @@ cpl_lines_pos(const struct cpl_lines *l, size_t off, int *line,
 	*line = (int)lo + 1;
 	*column = l->n ? (int)(off - l->at[lo]) + 1 : 1;
 }
+
+size_t
+cpl_lines_len(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	return n;
+}

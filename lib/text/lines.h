@@ -36,6 +36,10 @@ void cpl_lines_free(struct cpl_lines *l);
 long cpl_lines_offset(const struct cpl_lines *l, const char *text,
 		      size_t len, int line, int column, bool chars);
 
+/* The length of the line at p, up to end: without its '\n' or a '\r'
+ * before it. */
+size_t cpl_lines_len(const char *p, const char *end);
+
 /* The line and byte column of offset off. */
 void cpl_lines_pos(const struct cpl_lines *l, size_t off, int *line,
 		   int *column);
