@@ -2,8 +2,8 @@
  * engine_int.h — what the parts of the engine share and nothing else may
  * see: the run's state and the few functions one part calls in another.
  * The public interface is engine.h; only lib/engine.c, lib/reach.c,
- * lib/overlay.c, lib/pipeline.c, lib/group.c and lib/fixedit.c include
- * this file.
+ * lib/overlay.c, lib/pipeline.c, lib/group.c, lib/fixedit.c and
+ * lib/changed.c include this file.
  *
  * The parts:
  *   engine.c  sources, loading, rules, suppressions, the final filter and
@@ -21,6 +21,7 @@
  *             a time, the next groups' Python loaded on other threads.
  *   fixedit.c the edits rules attach that insert into a source (env
  *             entries, the /dev/shm volume, CPU resources).
+ *   changed.c what --diff-base keeps: the findings a change caused.
  *
  * Includes: engine.h and the core headers it needs.
  */
@@ -227,6 +228,9 @@ bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
 /* Whether a file (as the engine names it) changed at all since the diff
  * base (false outside the repository). */
 bool cpl_engine_file_changed(const struct cpl_engine *e, const char *file);
+/* --diff-base: whether f is one the change caused (changed.c). */
+bool cpl_engine_finding_changed(struct cpl_engine *e,
+				const struct cpl_finding *f);
 /* Marks f suppressed by a comment at its place, an annotation of its
  * workload or a configured ignore, when one applies. */
 void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
