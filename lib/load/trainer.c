@@ -434,8 +434,17 @@ torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,
 		val = src->text;
 	fb = src ? src->pos : (tj->set_rpn ? tc->resources_pos : tc->pos);
 	*pos = fb;
-	if (!tj->set_rpn)
-		return cpl_xstrdup(val);
+	if (!tj->set_rpn) {
+		/* Without resourcesPerNode, v2.0 hands "auto" or "cpu" to
+		 * torchrun (one rank per host CPU on a node with no GPU),
+		 * while v2.1 and later set max(1, the runtime node's CPU
+		 * request, else limit) when there is no GPU: only a number,
+		 * or "auto" on GPUs, is the same in every release. */
+		if (strcmp(val, "auto") != 0 && strcmp(val, "cpu") != 0)
+			return cpl_xstrdup(val);
+		return gpus > 0 && strcmp(val, "auto") == 0 ?
+		       cpl_xstrdup(val) : NULL;
+	}
 	mode = strcmp(val, "auto") == 0 ? MODE_AUTO :
 	       strcmp(val, "cpu") == 0 ? MODE_CPU : MODE_NUM;
 	fallback = cpl_xstrdup(mode == MODE_AUTO ? "auto" :
