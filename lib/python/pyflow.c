@@ -403,6 +403,9 @@ struct fitem {
 struct flow {
 	struct cpl_pyfile *f;
 	struct nmap seen;	/* (ns, name) reached */
+	struct nmap pseen;	/* (scope, name): a parameter reached by a
+				 * use no assignment dominates */
+	bool *adone;		/* assignment → its value followed */
 	struct nmap nspaces;	/* (0, name) assigned from parse_args() */
 	struct fitem *q;
 	size_t nq, capq, head;
@@ -540,6 +543,91 @@ add_sink(struct cpl_pyfile *f, const char *what,
 	return (int)f->nsinks++;
 }
 
+static void flow_expr(struct flow *fl, const struct cpl_pyexpr *e, int sink);
+
+/* Parameter p of def scope sizes sink: its default and the values its
+ * call sites in the file pass. */
+static void
+flow_param(struct flow *fl, int scope, size_t p, int sink)
+{
+	const struct cpl_pyfile *f = fl->f;
+	const struct cpl_pyindex *ix = f->index;
+	size_t j;
+
+	flow_expr(fl, &f->scopes[scope].params[p].def, sink);
+	for (j = ix->callers_off[scope]; j < ix->callers_off[scope + 1];
+	     j++) {
+		const struct cpl_pycall *c = &f->calls[ix->callers[j]];
+		const struct cpl_pyarg *a;
+		bool spread;
+
+		a = cpl_pyscan_call_arg(f, c, f, scope, p, &spread);
+		if (a)
+			flow_expr(fl, &a->value, sink);
+	}
+}
+
+/* Follows assignment a's value for sink, once per run of the flow. */
+static void
+flow_assign(struct flow *fl, int a, int sink)
+{
+	const struct cpl_pyassign *as = &fl->f->assigns[a];
+
+	if (fl->adone[a])
+		return;
+	fl->adone[a] = true;
+	if (!as->opaque)
+		flow_expr(fl, &as->value, sink);
+}
+
+/*
+ * Name use at token k of e: the values that reach it, in the code's
+ * order.  A use in the scope that binds the name reads the assignments
+ * before it, back to one in a block the use is within (it replaces every
+ * earlier value: `n = os.cpu_count(); n = 4` sizes with 4), then the
+ * parameter when none is; a use of a module's name from a def reads the
+ * module's last assignment at its top level and any after it.  Other uses
+ * (enclosing defs' names) read every assignment (flow_key).
+ */
+static void
+flow_use(struct flow *fl, const struct cpl_pyexpr *e, size_t k,
+	 const char *name, size_t len, int sink)
+{
+	const struct cpl_pyfile *f = fl->f;
+	int ns = var_scope(f, e->scope, name, len), a, p;
+	size_t use = k;
+	int block = e->block;
+
+	if (ns != e->scope && ns != 0) {
+		flow_key(fl, ns, name, len, sink);
+		return;
+	}
+	if (ns != e->scope) {
+		use = (size_t)-1;	/* after the module ran */
+		block = f->scopes[0].block;
+	}
+	for (a = cpl_pyscan_nmap_get(&f->index->assigns, ns, name, len);
+	     a >= 0; a = f->assigns[a].prev) {
+		const struct cpl_pyassign *as = &f->assigns[a];
+
+		/* After the use, or the use is in its own value. */
+		if (as->tok >= use ||
+		    (use >= as->value.first && use < as->value.last))
+			continue;
+		flow_assign(fl, a, sink);
+		if (block >= 0 && !as->opaque && as->op[0] == '=' &&
+		    as->op[1] == '\0' &&
+		    cpl_pyscan_block_within(f, block, as->block))
+			return;
+	}
+	if (ns <= 0 || f->scopes[ns].kind != CPL_PYSCOPE_FUNC ||
+	    (p = cpl_pyscan_param_n(f, ns, name, len)) < 0 ||
+	    cpl_pyscan_nmap_get(&fl->pseen, ns, name, len) >= 0)
+		return;
+	cpl_pyscan_nmap_put(&fl->pseen, ns, name, len, 1);
+	flow_param(fl, ns, (size_t)p, sink);
+}
+
 /*
  * Calls visit(fl, ns, name, len) for each name expression e reads:
  * plain names by the scope that binds them, self.X by class, args.X of
@@ -580,8 +668,11 @@ expr_names(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 			k += 2;
 			continue;
 		}
-		flow_key(fl, var_scope(f, e->scope, name, len), name, len,
-			 sink);
+		if (sink < 0)	/* printed(): every value it reads */
+			flow_key(fl, var_scope(f, e->scope, name, len), name,
+				 len, sink);
+		else
+			flow_use(fl, e, k, name, len, sink);
 	}
 }
 
@@ -611,12 +702,8 @@ flow_expr(struct flow *fl, const struct cpl_pyexpr *e, int sink)
 static void
 flow_assigns(struct flow *fl, int a, const struct fitem *it)
 {
-	for (; a >= 0; a = fl->f->assigns[a].prev) {
-		const struct cpl_pyassign *as = &fl->f->assigns[a];
-
-		if (!as->opaque)
-			flow_expr(fl, &as->value, it->sink);
-	}
+	for (; a >= 0; a = fl->f->assigns[a].prev)
+		flow_assign(fl, a, it->sink);
 }
 
 /* Follows everything queued until nothing new is reached. */
@@ -629,7 +716,6 @@ flow_drain(struct flow *fl)
 	while (fl->head < fl->nq) {
 		struct fitem it = fl->q[fl->head++];
 		int p;
-		size_t j;
 
 		if (it.ns == ARGS_NS) {
 			int d = cpl_pyscan_nmap_get(&ix->argdefs, ARGS_NS,
@@ -651,18 +737,7 @@ flow_drain(struct flow *fl)
 		if (it.ns <= 0 || f->scopes[it.ns].kind != CPL_PYSCOPE_FUNC ||
 		    (p = cpl_pyscan_param_n(f, it.ns, it.name, it.len)) < 0)
 			continue;
-		flow_expr(fl, &f->scopes[it.ns].params[p].def, it.sink);
-		for (j = ix->callers_off[it.ns]; j < ix->callers_off[it.ns + 1];
-		     j++) {
-			const struct cpl_pycall *c = &f->calls[ix->callers[j]];
-			const struct cpl_pyarg *a;
-			bool spread;
-
-			a = cpl_pyscan_call_arg(f, c, f, it.ns, (size_t)p,
-						&spread);
-			if (a)
-				flow_expr(fl, &a->value, it.sink);
-		}
+		flow_param(fl, it.ns, (size_t)p, it.sink);
 	}
 }
 
@@ -778,6 +853,65 @@ printed(struct flow *fl)
 	}
 }
 
+/* Tokens a dead-value check reads before it gives up (then: not dead). */
+#define KILL_SCAN 20000
+
+/* Whether token k of f reads name (plain, or self.X as three tokens). */
+static bool
+reads_name(const struct cpl_pyfile *f, size_t k, const char *name,
+	   size_t len)
+{
+	const struct cpl_pytoken *t = cpl_pyfile_toks(f);
+	const char *x = f->text;
+
+	if (len > 5 && memcmp(name, "self.", 5) == 0)
+		return t[k].kind == CPL_PYTOK_NAME && t[k].len == 4 &&
+		       memcmp(x + t[k].off, "self", 4) == 0 &&
+		       k + 2 < f->ntoks && tok_is(x, &t[k + 1], ".") &&
+		       t[k + 2].len == len - 5 &&
+		       memcmp(x + t[k + 2].off, name + 5, len - 5) == 0;
+	return t[k].kind == CPL_PYTOK_NAME && t[k].len == len &&
+	       memcmp(x + t[k].off, name, len) == 0 &&
+	       !(k > 0 && tok_is(x, &t[k - 1], "."));
+}
+
+/*
+ * Whether the value name holds after token from (in scope, block) is
+ * replaced before anything reads it: a plain assignment of the name later
+ * in the same scope, in a block that holds from's (so it runs whenever
+ * from's does), with no read of the name in between or in its own value.
+ * `workers = os.cpu_count(); workers = 4` sizes nothing with the count.
+ */
+static bool
+dead_value(const struct cpl_pyfile *f, int ns, int scope, int block,
+	   const char *name, size_t from)
+{
+	const struct cpl_pyassign *kill = NULL;
+	size_t k, n = strlen(name);
+	int a;
+
+	if (block < 0)
+		return false;
+	for (a = cpl_pyscan_nmap_get(&f->index->assigns, ns, name, n); a >= 0;
+	     a = f->assigns[a].prev) {
+		const struct cpl_pyassign *b = &f->assigns[a];
+
+		if (b->tok <= from || b->scope != scope || b->opaque ||
+		    strcmp(b->op, "=") != 0 || b->index >= 0 ||
+		    !cpl_pyscan_block_within(f, block, b->block))
+			continue;
+		if (kill == NULL || b->tok < kill->tok)
+			kill = b;
+	}
+	if (kill == NULL || kill->value.last < from ||
+	    kill->value.last - from > KILL_SCAN)
+		return false;
+	for (k = from + 1; k < kill->value.last && k < f->ntoks; k++)
+		if (k != kill->tok && reads_name(f, k, name, n))
+			return false;
+	return true;
+}
+
 /*
  * Starts the flow at a sink: records it (what, the value a resolver reads,
  * where) and follows start, the expression the flow reads from.
@@ -809,6 +943,7 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 	memset(&fl, 0, sizeof(fl));
 	fl.f = f;
 	fl.count_of = cpl_xmalloc((f->ncalls + 1) * sizeof(*fl.count_of));
+	fl.adone = cpl_xcalloc(f->nassigns + 1, sizeof(*fl.adone));
 	for (i = 0; i < f->ncalls; i++)
 		fl.count_of[i] = -1;
 	for (i = 0; i < f->ncpucounts; i++)
@@ -873,7 +1008,12 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 
 		if (cpl_str_starts(n, "self."))
 			n += 5;
-		if (!a->opaque && sizing_name(n, strlen(n)))
+		if (!a->opaque && sizing_name(n, strlen(n)) &&
+		    !dead_value(f, n == a->name ? a->scope :
+				f->scopes[a->scope].cls >= 0 ?
+				CLASS_NS(f->scopes[a->scope].cls) : a->scope,
+				a->scope, a->block, a->name,
+				a->value.last - 1))
 			flow_sink(&fl, n, &a->value, &a->value, a->pos);
 	}
 	for (i = 0; i < f->nscopes; i++)
@@ -881,7 +1021,9 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 			const struct cpl_pyparam *p = &f->scopes[i].params[j];
 			struct cpl_pyexpr name;
 
-			if (p->star || !sizing_name(p->name, strlen(p->name)))
+			if (p->star || !sizing_name(p->name, strlen(p->name)) ||
+			    dead_value(f, (int)i, (int)i, f->scopes[i].block,
+				       p->name, p->tok))
 				continue;
 			/* The parameter as its body reads it: the call
 			 * sites' values, else the default. */
@@ -895,8 +1037,10 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 	flow_drain(&fl);
 	printed(&fl);
 	cpl_pyscan_nmap_free(&fl.seen);
+	cpl_pyscan_nmap_free(&fl.pseen);
 	cpl_pyscan_nmap_free(&fl.nspaces);
 	free(fl.q);
 	free(fl.count_of);
+	free(fl.adone);
 }
 
