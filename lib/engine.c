@@ -971,8 +971,8 @@ cpl_engine_link_load(void *ctx, const char *path)
  * runs in it, and container c (NULL for a script linted on its own) runs
  * it. */
 void
-cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
-		     struct cpl_code *code)
+cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
+		     struct cpl_container *c, struct cpl_code *code)
 {
 	size_t k;
 
@@ -995,6 +995,8 @@ cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
 		}
 		cpl_xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
 		r->v[r->n].code = code;
+		r->v[r->n].w = c != NULL ? w : NULL;
+		r->v[r->n].c = c;
 		r->v[r->n++].file = k;
 	}
 }

@@ -217,10 +217,10 @@ const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
  * names[0, n). */
 bool cpl_engine_link_missing(void *ctx, const char *dir,
 			     const char *const *names, size_t n);
-/* Keeps a linked process (the engine takes code); container c, NULL for a
- * script linted on its own, runs it. */
-void cpl_engine_keep_code(struct cpl_engine *e, struct cpl_container *c,
-			  struct cpl_code *code);
+/* Keeps a linked process (the engine takes code); container c of w, NULL
+ * for a script linted on its own, runs it. */
+void cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
+			  struct cpl_container *c, struct cpl_code *code);
 /* Whether a line of a file (as a finding names it) changed since the
  * diff base (every line until one is set; live findings always). */
 bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,

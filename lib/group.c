@@ -487,7 +487,7 @@ link_group(struct cpl_engine *e, const struct graph *g,
 				code = inline_code(e, lk, w,
 						   &w->containers[j]);
 			if (code != NULL)
-				cpl_engine_keep_code(e, &w->containers[j],
+				cpl_engine_keep_code(e, w, &w->containers[j],
 						     code);
 			cpl_pytokcache_trim(e->tokcache);
 		}
@@ -506,7 +506,7 @@ link_group(struct cpl_engine *e, const struct graph *g,
 		py = cpl_engine_python(e, e->files[f]);
 		if (!py->entry || is_linked_entry(e, py->path))
 			continue;
-		cpl_engine_keep_code(e, NULL, cpl_link_script(lk, py));
+		cpl_engine_keep_code(e, NULL, NULL, cpl_link_script(lk, py));
 		cpl_pytokcache_trim(e->tokcache);
 	}
 }

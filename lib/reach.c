@@ -388,7 +388,7 @@ link_context(struct reach *rc, struct cpl_workload *w, const char **seed)
 						      &w->containers[j]);
 
 		if (code != NULL)
-			cpl_engine_keep_code(rc->e, &w->containers[j], code);
+			cpl_engine_keep_code(rc->e, w, &w->containers[j], code);
 	}
 	w->context = true;
 	return true;

@@ -74,6 +74,9 @@ void cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 struct cpl_code_ref {
 	const struct cpl_code *code;
 	size_t file;		/* code->files[file] is the file */
+	const struct cpl_workload *w;	/* the container that runs the */
+	const struct cpl_container *c;	/* process; NULL: a script linted
+					 * on its own */
 };
 
 /*

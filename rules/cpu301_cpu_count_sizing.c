@@ -3,13 +3,21 @@
  * pools or threads: they count the node's CPUs (or the cpuset), never the
  * CFS quota.  Printing or logging a CPU count is fine, and
  * torch.multiprocessing is not the stdlib (pyscan tells them apart).  A
- * count bounded by a setting (min(8, os.cpu_count())) is that setting on
- * any node big enough, so not this rule's (CPU401 weighs the setting
- * against the budget); a count passed into another module of the same
- * process that sizes a pool there is.
+ * count passed into another module of the same process that sizes a pool
+ * there is this rule's too.
+ *
+ * A cap is not a budget: min(8, os.cpu_count()) is the node's CPU count on
+ * any node smaller than 8 and 8 on the rest, whatever the container's
+ * limit.  It is left alone only when the cap is known to fit the per-rank
+ * budget of every container that runs the file (CPU401 and CPU305 then
+ * weigh the whole split); a script no manifest runs has no known budget,
+ * so it is reported.  A cap the text does not fix (min(args.workers,
+ * os.cpu_count()) with no value known for args.workers) is the user's
+ * setting: no guess, no finding.
  */
 #include "common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +25,18 @@
 #include "python/pyvalue.h"
 
 /* Reports CPU count cc of f, which sizes what at sink. */
+/* A capped count's finding: the cap (N) and why it is not known to fit
+ * (a sentence), with where the budget is written. */
+struct cap {
+	long n;			/* 0: not capped */
+	char why[200];
+	struct cpl_pos budget;	/* the CPU limit that N exceeds, or none */
+};
+
 static void
 report(struct cpl_check *ck, const struct cpl_pyfile *f,
        const struct cpl_pycpucount *cc, const char *what_sized,
-       const struct cpl_pos *sink)
+       const struct cpl_pos *sink, const struct cap *cap)
 {
 	const struct cpl_pycall *call = &f->calls[cc->call];
 	struct cpl_finding *fd;
@@ -29,12 +45,24 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 	/* len(os.sched_getaffinity(0)) is reported at the len call. */
 	if (cpl_str_eq(what, "len"))
 		what = "len(os.sched_getaffinity(...))";
-	fd = cpl_check_report(ck, NULL, NULL, &cc->pos,
-		"%s%s sizes %s: it counts the node's CPUs, not the "
-		"container's CPU limit (a CFS quota), so the pool "
-		"grows with the node and is throttled",
-		what, cpl_str_eq(what, call->callee) ? "()" : "",
-		what_sized ? what_sized : "a pool");
+	if (cap != NULL && cap->n > 0)
+		fd = cpl_check_report(ck, NULL, NULL, &cc->pos,
+			"%s%s sizes %s up to a cap of %ld, and a cap is not "
+			"a budget: %s; on a node with fewer than %ld CPUs "
+			"the pool follows the node's CPU count, not the "
+			"container's CPU limit (a CFS quota)",
+			what, cpl_str_eq(what, call->callee) ? "()" : "",
+			what_sized ? what_sized : "a pool", cap->n, cap->why,
+			cap->n);
+	else
+		fd = cpl_check_report(ck, NULL, NULL, &cc->pos,
+			"%s%s sizes %s: it counts the node's CPUs, not the "
+			"container's CPU limit (a CFS quota), so the pool "
+			"grows with the node and is throttled",
+			what, cpl_str_eq(what, call->callee) ? "()" : "",
+			what_sized ? what_sized : "a pool");
+	if (cap != NULL && cap->budget.line > 0)
+		cpl_finding_add_related(fd, &cap->budget, "the CPU limit");
 	if (sink->line > 0 && (sink->line != cc->pos.line ||
 			       sink->column != cc->pos.column ||
 			       !cpl_str_eq(sink->file, cc->pos.file)))
@@ -56,10 +84,9 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 /*
  * Whether the value cc reaches its first sink with is bounded by a
  * setting: min(8, os.cpu_count()), min(args.workers, os.cpu_count()).
- * The pool is then the setting's size on any node big enough; whether
- * that fits the budget is CPU401's question.
+ * Returns 0 when it is not, the bound when the text fixes it, else -1.
  */
-static bool
+static long
 capped(const struct cpl_pyfile *f, const struct cpl_pycpucount *cc)
 {
 	static const char *const wrap[] = {
@@ -87,13 +114,70 @@ capped(const struct cpl_pyfile *f, const struct cpl_pycpucount *cc)
 		e.pos = f->calls[c].pos;
 		cpl_pyvalue_expr(&v, f, &e, NULL, NULL);
 		if (v.kind == CPL_PYVAL_HOST && v.capped)
-			return true;
+			return v.cap > 0 ? v.cap : -1;
 	}
 	/* Where it goes: the first place it sizes. */
 	if (cc->sink_index < 0 || (size_t)cc->sink_index >= f->nsinks)
-		return false;
+		return 0;
 	cpl_pyvalue_expr(&v, f, &f->sinks[cc->sink_index].value, NULL, NULL);
-	return v.kind == CPL_PYVAL_HOST && v.capped;
+	if (v.kind != CPL_PYVAL_HOST || !v.capped)
+		return 0;
+	return v.cap > 0 ? v.cap : -1;
+}
+
+/*
+ * Whether cap n is known to fit the per-rank budget of every container
+ * that runs f (refs, nrefs); when it is not, cap->why says why and
+ * cap->budget is the limit it exceeds.
+ */
+static bool
+cap_fits(struct cap *cap, const struct cpl_code_ref *refs, size_t nrefs)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < nrefs; i++) {
+		const struct cpl_code_ref *r = &refs[i];
+		struct cpl_facts fa;
+
+		if (r->c == NULL)
+			continue;
+		any = true;
+		cpl_facts_gather(&fa, r->w, r->c);
+		if (fa.cpu < 0) {
+			snprintf(cap->why, sizeof(cap->why),
+				 "container \"%s\" has no CPU limit, so no "
+				 "budget bounds it",
+				 cpl_facts_cname(r->c));
+			cap->budget = *cpl_facts_where(r->w, r->c);
+			return false;
+		}
+		if (!fa.ranks_known) {
+			snprintf(cap->why, sizeof(cap->why),
+				 "the rank count of container \"%s\" is %s, "
+				 "so its per-rank "
+				 "budget of %s CPUs is not known",
+				 cpl_facts_cname(r->c), fa.ranks_why,
+				 fa.cpus);
+			cap->budget = fa.cpu_pos;
+			return false;
+		}
+		if (cap->n > fa.per_rank) {
+			snprintf(cap->why, sizeof(cap->why),
+				 "%ld is over the per-rank budget of %ld "
+				 "(container \"%s\": %s CPUs, %s)", cap->n,
+				 fa.per_rank,
+				 cpl_facts_cname(r->c), fa.cpus,
+				 fa.rank_phrase);
+			cap->budget = fa.cpu_pos;
+			return false;
+		}
+	}
+	if (!any)
+		snprintf(cap->why, sizeof(cap->why),
+			 "no manifest in this run runs this file, so no CPU "
+			 "budget is known");
+	return any;
 }
 
 static void
@@ -108,10 +192,14 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 	done = cpl_xcalloc(f->ncpucounts, sizeof(*done));
 	for (i = 0; i < f->ncpucounts; i++) {
 		const struct cpl_pycpucount *cc = &f->cpucounts[i];
+		struct cap cap = { 0 };
 
-		if (cc->use != CPL_PYUSE_SIZING || capped(f, cc))
+		if (cc->use != CPL_PYUSE_SIZING)
 			continue;
-		report(ck, f, cc, cc->sink, &cc->sink_pos);
+		cap.n = capped(f, cc);
+		if (cap.n < 0 || (cap.n > 0 && cap_fits(&cap, refs, nrefs)))
+			continue;
+		report(ck, f, cc, cc->sink, &cc->sink_pos, &cap);
 		done[i] = true;
 	}
 	/* Counts that size a pool in another file of a process. */
@@ -126,7 +214,7 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 				continue;
 			done[cc->index] = true;
 			report(ck, f, &f->cpucounts[cc->index], cc->what,
-			       &cc->sink);
+			       &cc->sink, NULL);
 		}
 	}
 	free(done);
