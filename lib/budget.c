@@ -560,6 +560,47 @@ ds_ranks(struct cpl_amount *out, const struct cpl_container *c)
 	}
 }
 
+/* paddle.distributed.launch (and fleetrun): --nproc_per_node, else a
+ * process per device listed (--devices 0,1,2,3, --gpus, --xpus), else
+ * one per visible GPU; on a container with no GPU its default depends on
+ * the release and the node, so unknown. */
+static void
+paddle_ranks(struct cpl_amount *out, const struct cpl_container *c)
+{
+	const struct cpl_launch *l = &c->launch;
+	const struct cpl_word *dev = &l->opt[CPL_LOPT_DEVICES];
+	const char *name = strstr(l->launcher_word.text ?
+				  l->launcher_word.text : "", "fleet") ?
+			   "fleetrun" : "paddle.distributed.launch";
+
+	if (l->has_nproc) {
+		char flag[64];
+
+		snprintf(flag, sizeof(flag), "%s --nproc_per_node", name);
+		rank_value(out, c, l->nproc.text, &l->nproc.pos, flag);
+	} else if (dev->text != NULL) {
+		const char *p = dev->text;
+		long n = 1;
+		bool plain = *p != '\0';
+
+		for (; *p; p++) {
+			if (*p == ',')
+				n++;
+			else if (!(*p >= '0' && *p <= '9') && *p != ' ')
+				plain = false;
+		}
+		amount(out, plain ? CPL_AMT_KNOWN : CPL_AMT_UNKNOWN,
+		       plain ? n : 1, &dev->pos, "%s: a process per device "
+		       "listed (%s)", name, dev->text);
+	} else if (c->gpus > 0) {
+		amount(out, CPL_AMT_KNOWN, c->gpus, &l->launcher_word.pos,
+		       "%s (one rank per GPU: %ld)", name, c->gpus);
+	} else {
+		amount(out, CPL_AMT_UNKNOWN, 1, &l->launcher_word.pos,
+		       "%s (a process per device of the node)", name);
+	}
+}
+
 void
 cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		 const struct cpl_container *c)
@@ -578,6 +619,9 @@ cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
 		return;
 	case CPL_LAUNCH_DEEPSPEED:
 		ds_ranks(out, c);
+		return;
+	case CPL_LAUNCH_PADDLE:
+		paddle_ranks(out, c);
 		return;
 	default:
 		if (c->has_slots) {

@@ -23,6 +23,8 @@ enum cpl_launcher {
 	CPL_LAUNCH_ACCELERATE,	/* accelerate launch */
 	CPL_LAUNCH_DEEPSPEED,	/* deepspeed */
 	CPL_LAUNCH_TUNE,	/* tune run (torchtune) */
+	CPL_LAUNCH_PADDLE,	/* python -m paddle.distributed.launch,
+				 * fleetrun */
 };
 
 /* Launcher options with a value that the record keeps besides the rank
@@ -37,6 +39,8 @@ enum cpl_lopt {
 	CPL_LOPT_HOSTFILE,	/* deepspeed --hostfile / -H, accelerate
 				 * --mpirun_hostfile */
 	CPL_LOPT_CORES,		/* deepspeed --bind_core_list */
+	CPL_LOPT_DEVICES,	/* paddle --devices / --gpus / --xpus and
+				 * their selected_ aliases: "0,1,2,3" */
 	CPL_LOPT_COUNT
 };
 

@@ -206,6 +206,22 @@ static const struct lspec ds_spec = {
 	ds_values, ds_flags, ds_bools, "", false,
 };
 
+/* paddle.distributed.launch: each option takes a value (2.2 and 2.3+). */
+static const struct lvalue paddle_values[] = {
+	{ "nproc_per_node", 0, SLOT_RANKS },
+	{ "nnodes", 0, CPL_LOPT_NODES },
+	{ "devices", 0, CPL_LOPT_DEVICES },
+	{ "gpus", 0, CPL_LOPT_DEVICES },
+	{ "selected_gpus", 0, CPL_LOPT_DEVICES },
+	{ "xpus", 0, CPL_LOPT_DEVICES },
+	{ "selected_xpus", 0, CPL_LOPT_DEVICES },
+	{ NULL, 0, 0 },
+};
+static const char *const paddle_bools[] = { "help", NULL };
+static const struct lspec paddle_spec = {
+	paddle_values, no_flags, paddle_bools, "", false,
+};
+
 /* One launcher: its name and how a command line spells it. */
 struct launcher {
 	enum cpl_launcher l;
@@ -268,6 +284,21 @@ static const struct launcher launchers[] = {
 		.name = "tune run",
 		.commands = { "tune run" },
 		.spec = &torch_spec,
+	},
+	{
+		/* PaddlePaddle's launcher: a process per device. */
+		.l = CPL_LAUNCH_PADDLE,
+		.name = "paddle.distributed.launch",
+		.module = "paddle.distributed.launch",
+		.spec = &paddle_spec,
+	},
+	{
+		/* Its fleet entry point, and that one's console script. */
+		.l = CPL_LAUNCH_PADDLE,
+		.name = "paddle.distributed.fleet.launch",
+		.commands = { "fleetrun" },
+		.module = "paddle.distributed.fleet.launch",
+		.spec = &paddle_spec,
 	},
 };
 
