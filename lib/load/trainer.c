@@ -13,7 +13,10 @@
  * upserted by name, resourcesPerNode is merged onto the resources name by
  * name.  Then
  * the plugins: torch sets PET_NPROC_PER_NODE (torch_nproc below), MPI
- * makes numProcPerNode the slots of every node.  Initializer jobs never
+ * makes numProcPerNode the slots of every node (the GPUs of a node when
+ * only the runtime's 1 says it), and with runLauncherAsNode gives the
+ * node job the trainer's resourcesPerNode and env too, so a problem both
+ * share is one finding at the TrainJob's trainer.  Initializer jobs never
  * train.
  *
  * Loading records what each side writes; cpl_trainer_join() merges once
@@ -181,18 +184,22 @@ any_labelled(const struct cpl_ynode *jobs)
 }
 
 /*
- * The MPI slots of node container c: numProcPerNode (the TrainJob's, else
- * the runtime's, whose default is 1); when that is 1, the GPUs of a node
- * (gpus) if more than one, as the MPI plugin does.
+ * The MPI slots of node container c, as the MPI plugin decides them:
+ * numProcPerNode (the TrainJob's, else the runtime's, whose default is
+ * 1); when the runtime's is 1 and the TrainJob sets none (own false), the
+ * GPUs of a node (gpus: the TrainJob's resourcesPerNode when it has one,
+ * else the runtime's) if more than one.  A TrainJob's own 1 stays 1.
  */
 static void
-mpi_slots(struct cpl_container *c, const struct cpl_word *nproc,
+mpi_slots(struct cpl_container *c, const struct cpl_word *nproc, bool own,
 	  const char *from, long gpus)
 {
 	long v;
 
 	free(c->slots.text);
 	c->has_slots = true;
+	if (own)
+		gpus = 0;
 	if (nproc != NULL && nproc->text != NULL &&
 	    !(cpl_parse_long(&v, nproc->text) == 0 && v == 1 && gpus > 1)) {
 		c->slots = cpl_word_dup(nproc);
@@ -272,7 +279,7 @@ mark_job(struct cpl_workload *w, const char *name)
 			return;
 		if (t->launcher_as_node && node)
 			mpi_slots(node, t->set_policy_nproc ?
-				  &t->policy_nproc : NULL,
+				  &t->policy_nproc : NULL, false,
 				  "numProcPerNode", node->gpus);
 		else
 			cpl_loader_mpi(w, true);
@@ -282,7 +289,7 @@ mark_job(struct cpl_workload *w, const char *name)
 	    node) {
 		node->run_container = true;
 		mpi_slots(node, t->set_policy_nproc ? &t->policy_nproc : NULL,
-			  "numProcPerNode", node->gpus);
+			  false, "numProcPerNode", node->gpus);
 		w->replicas = mpi_node_pods(t->set_policy_nodes ?
 					    t->policy_nodes : 1,
 					    t->launcher_as_node);
@@ -612,25 +619,24 @@ merge_argv(struct cpl_container *m, const struct cpl_container *tc,
 	cpl_shscan(&m->launch, m->argv, m->argc, NULL, NULL);
 }
 
-/* The TrainJob's trainer over the runtime's node container m. */
+/*
+ * What the TrainJob's trainer gives every node container m it reaches:
+ * resourcesPerNode and env (the trainer job's, and with MPI's
+ * runLauncherAsNode the node job's too, as Trainer's runtime builds
+ * them).  The container as its user writes it is then the TrainJob's
+ * trainer, so a problem both jobs share is one finding there.
+ */
 static void
-apply_trainer(struct cpl_container *m, const struct cpl_container *tc,
-	      const struct cpl_trainer *tj)
+apply_node_side(struct cpl_container *m, const struct cpl_container *tc,
+		const struct cpl_trainer *tj)
 {
 	size_t i;
 
-	/* The container as its user writes it is the TrainJob's trainer;
-	 * resources neither side writes belong there too. */
+	/* Resources neither side writes belong at the trainer too. */
 	m->pos = tc->pos;
 	if (!tj->set_resources && m->cpu_request == CPL_CPU_ABSENT &&
 	    m->cpu_limit == CPL_CPU_ABSENT)
 		m->resources_pos = tc->pos;
-
-	if (tj->set_image) {
-		free(m->image);
-		m->image = cpl_xstrdup(tc->image);
-	}
-	merge_argv(m, tc, tj);
 	/* resourcesPerNode is merged onto the runtime's resources, name by
 	 * name, as Trainer does since it stopped replacing them whole. */
 	if (tj->set_rpn)
@@ -648,6 +654,20 @@ apply_trainer(struct cpl_container *m, const struct cpl_container *tc,
 	for (i = 0; i < tc->nenv; i++)
 		cpl_container_set_env(m, tc->env[i].name, tc->env[i].value,
 				      tc->env[i].pos);
+}
+
+/* The TrainJob's trainer over the runtime's trainer container m: image,
+ * command and args too. */
+static void
+apply_trainer(struct cpl_container *m, const struct cpl_container *tc,
+	      const struct cpl_trainer *tj)
+{
+	if (tj->set_image) {
+		free(m->image);
+		m->image = cpl_xstrdup(tc->image);
+	}
+	merge_argv(m, tc, tj);
+	apply_node_side(m, tc, tj);
 }
 
 /* One runtime job r made into TrainJob t's: a new workload. */
@@ -689,7 +709,8 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 		} else if (rt->launcher_as_node) {
 			mpi_slots(node, tj->set_nproc ? &tj->nproc :
 				  rt->set_policy_nproc ? &rt->policy_nproc :
-				  NULL, "numProcPerNode", node->gpus);
+				  NULL, tj->set_nproc, "numProcPerNode",
+				  tj->set_rpn ? tc->gpus : node->gpus);
 		} else {
 			node->not_training = false;
 			node->run_container = true;
@@ -702,10 +723,15 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 		}
 	} else if (rt->policy == CPL_TPOLICY_MPI && node != NULL &&
 		   node->has_slots) {
+		/* With runLauncherAsNode the node job is the trainer's too:
+		 * Trainer gives it resourcesPerNode and env (not the image
+		 * or command: it runs the runtime's sshd). */
+		if (rt->launcher_as_node)
+			apply_node_side(node, tc, tj);
 		mpi_slots(node, tj->set_nproc ? &tj->nproc :
 			  rt->set_policy_nproc ? &rt->policy_nproc : NULL,
-			  "numProcPerNode", tj->set_rpn ? tc->gpus :
-			  node->gpus);
+			  tj->set_nproc, "numProcPerNode",
+			  tj->set_rpn ? tc->gpus : node->gpus);
 		m->replicas = mpi_node_pods(nodes, rt->launcher_as_node);
 	}
 	return m;
