@@ -208,6 +208,12 @@ int cpl_engine_read_source(struct cpl_engine *e, const char *path,
 /* The source at path, however the path is spelled ("./a/../b.py"). */
 const struct source *cpl_engine_find_source(const struct cpl_engine *e,
 					    const char *path);
+/* ---- entrypoint.c ------------------------------------------------------- */
+
+/* Reads the wrapper script or the Dockerfile command each static container
+ * runs when its own command launches nothing (before the group graph). */
+void cpl_engine_entrypoints(struct cpl_engine *e);
+
 /* Records what the run skipped or read and why (shown with -v). */
 void cpl_engine_note(struct cpl_engine *e, const char *path,
 		     const char *fmt, ...) CPL_PRINTF(3, 4);

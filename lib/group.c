@@ -684,6 +684,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct pool pool = { 0 };
 	size_t gi, end, i;
 
+	cpl_engine_entrypoints(e);
 	walk_graph(e, &g);
 	make_groups(e, &g);
 	count_pending(e, &g);

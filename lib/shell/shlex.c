@@ -97,6 +97,11 @@ cpl_shlex_index_lines(struct scan *sc, const struct cpl_ynode *node,
 		sc->lines = p;
 		sc->lines[sc->nlines++] = k + 1;
 	}
+	if (node == NULL) {	/* a whole file (sc->file) */
+		sc->line0 = 1;
+		sc->col0 = 1;
+		return true;
+	}
 	cpl_ynode_offset_pos(sc->ys, node, 0, &sc->line0, &sc->col0);
 	cpl_ynode_offset_pos(sc->ys, node, len, &le, &ce);
 	return le == sc->line0 + (int)(sc->nlines - 1) &&

@@ -145,7 +145,8 @@ size_t cpl_shlex_assign_len(const struct sword *w);
 /* ---- positions -------------------------------------------------------- */
 
 /*
- * Indexes the lines of the script t (len bytes, the value of scalar node)
+ * Indexes the lines of the script t (len bytes, the value of scalar node,
+ * or with node NULL a whole file from line 1, column 1)
  * into sc; true when offsets map to positions linearly, so that
  * cpl_shlex_pos() can use the index.
  */

@@ -717,10 +717,12 @@ scan_script(struct scan *sc, size_t si)
 	struct src src = { t, len, si, false, NO_IDX };
 	struct frame fr = { 0, false };
 
-	if (node != NULL && sc->ys != NULL && node->kind == CPL_Y_SCALAR &&
-	    node->value != NULL && node->len == len &&
-	    memcmp(node->value, t, len) == 0)
-		src.exact = cpl_shlex_index_lines(sc, node, t, len);
+	if (sc->file ||
+	    (node != NULL && sc->ys != NULL && node->kind == CPL_Y_SCALAR &&
+	     node->value != NULL && node->len == len &&
+	     memcmp(node->value, t, len) == 0))
+		src.exact = cpl_shlex_index_lines(sc, sc->file ? NULL : node,
+						  t, len);
 	sc->top = &src;
 	cpl_shlex_list(sc, &src, &i, &fr, false);
 	if (sc->nheredocs > 0)
@@ -880,6 +882,30 @@ cpl_shscan(struct cpl_launch *out, const struct cpl_word *argv, size_t argc,
 	} else {
 		scan_argv(&sc);
 	}
+	settle(&sc);
+	scan_free(&sc);
+}
+
+void
+cpl_shscan_file(struct cpl_launch *out, const char *path, const char *text)
+{
+	struct cpl_word w;
+	struct scan sc;
+
+	memset(out, 0, sizeof(*out));
+	if (text == NULL || *text == '\0')
+		return;
+	w.text = (char *)text;	/* read only */
+	w.pos.file = path;
+	w.pos.line = 1;
+	w.pos.column = 1;
+	memset(&sc, 0, sizeof(sc));
+	sc.out = out;
+	sc.argv = &w;
+	sc.argc = 1;
+	sc.file = true;
+	out->is_shell = true;
+	scan_script(&sc, 0);
 	settle(&sc);
 	scan_free(&sc);
 }

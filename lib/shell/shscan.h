@@ -43,6 +43,16 @@ void cpl_shscan(struct cpl_launch *out, const struct cpl_word *argv,
 		size_t argc, const struct cpl_ynode *const *nodes,
 		const struct cpl_ystream *s);
 
+/*
+ * Scans text, the whole of a shell script file at path (a wrapper a
+ * container runs: `bash scripts/train.sh`), as cpl_shscan() scans sh -c
+ * SCRIPT; positions are the file's lines and columns.  path and text are
+ * borrowed for the call; path is copied into out's positions by pointer,
+ * so it must outlive out.
+ */
+void cpl_shscan_file(struct cpl_launch *out, const char *path,
+		     const char *text);
+
 /* Human name of a launcher: "torchrun", "accelerate launch" ... */
 const char *cpl_launcher_name(enum cpl_launcher l);
 

@@ -41,6 +41,8 @@ struct scan {
 	const struct cpl_ynode *const *nodes;
 	const struct cpl_ystream *ys;
 	const struct src *top;	/* the script, when there is one */
+	bool file;		/* argv[0] is a whole script file's text,
+				 * at line 1, column 1 */
 	/* Line index of the script word (exact positions); the lexer's. */
 	size_t *lines;
 	size_t nlines;
