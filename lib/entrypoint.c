@@ -122,61 +122,67 @@ find_near(struct pass *p, const char *file, const char *rel)
 	return got != NULL;
 }
 
-/* A shell that runs a script file given as its first operand. */
-static bool
-is_shell(const char *base)
+/* Wrapper scripts followed from one command: a script whose only
+ * command is another script is read too, this deep. */
+#define MAX_HOPS 3
+
+/* Puts the exports of from (a calling script) before to's own. */
+static void
+carry_exports(struct cpl_launch *to, const struct cpl_launch *from)
 {
-	static const char *const shells[] = {
-		"sh", "bash", "dash", "ash", "zsh", "ksh",
-	};
-	size_t k;
+	struct cpl_env *v;
+	size_t i;
 
-	for (k = 0; k < CPL_ARRAY_LEN(shells); k++)
-		if (strcmp(base, shells[k]) == 0)
-			return true;
-	return false;
-}
-
-/* The word of argv (n words) that names a wrapper script file, or NULL:
- * `bash [-opts] FILE ...` (not -c), or FILE.sh run itself. */
-static const struct cpl_word *
-wrapper_word(const struct cpl_word *argv, size_t n)
-{
-	const char *base;
-	size_t k = 0;
-
-	if (n == 0 || argv[0].text == NULL)
-		return NULL;
-	base = cpl_shlex_base(argv[0].text);
-	if (strcmp(base, "env") == 0 || strcmp(base, "exec") == 0)
-		return n > 1 ? wrapper_word(argv + 1, n - 1) : NULL;
-	if (is_shell(base)) {
-		for (k = 1; k < n && argv[k].text[0] == '-'; k++)
-			if (strchr(argv[k].text + 1, 'c') != NULL &&
-			    argv[k].text[1] != '-')
-				return NULL;	/* sh -c SCRIPT */
-		if (k >= n)
-			return NULL;
-	} else if (!cpl_str_ends(argv[0].text, ".sh")) {
-		return NULL;
+	if (from->nexports == 0)
+		return;
+	v = cpl_xcalloc(from->nexports + to->nexports, sizeof(*v));
+	for (i = 0; i < from->nexports; i++) {
+		v[i].name = cpl_xstrdup(from->exports[i].name);
+		v[i].value = from->exports[i].value ?
+			     cpl_xstrdup(from->exports[i].value) : NULL;
+		v[i].pos = from->exports[i].pos;
 	}
-	if (strchr(argv[k].text, '$') != NULL || argv[k].text[0] == '\0')
-		return NULL;
-	return &argv[k];
+	if (to->nexports > 0)
+		memcpy(v + from->nexports, to->exports,
+		       to->nexports * sizeof(*v));
+	free(to->exports);
+	to->exports = v;
+	to->nexports += from->nexports;
 }
 
-/* Scans the script that w names (found near file) into out; true when it
- * launches something.  *path receives the script's path. */
+/*
+ * Follows the wrapper script l names (found near file: the manifest, or
+ * the Dockerfile) into out, and the script that one names, up to
+ * MAX_HOPS; true when one launches something.  *via receives the path of
+ * the script read last.
+ */
 static bool
-scan_wrapper(struct pass *p, const char *file, const struct cpl_word *w,
-	     struct cpl_launch *out, const char **path)
+follow(struct pass *p, const char *file, const struct cpl_launch *l,
+       struct cpl_launch *out, const char **via)
 {
-	if (!find_near(p, file, w->text))
+	struct cpl_launch cur;
+	int hop;
+
+	memset(out, 0, sizeof(*out));
+	if (!l->has_wrapper)
 		return false;
-	*path = p->found_path;
-	cpl_shscan_file(out, p->found_path, p->found_text);
-	if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
-		return true;
+	for (hop = 0; hop < MAX_HOPS; hop++) {
+		const struct cpl_launch *from = hop == 0 ? l : out;
+
+		if (!from->has_wrapper || !find_near(p, file,
+						     from->wrapper.text))
+			break;
+		file = p->found_path;
+		*via = p->found_path;
+		cpl_shscan_file(&cur, p->found_path, p->found_text);
+		/* What the calling script exports reaches this one's
+		 * commands, before its own exports. */
+		carry_exports(&cur, from);
+		cpl_launch_clear(out);
+		*out = cur;
+		if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
+			return true;
+	}
 	cpl_launch_clear(out);
 	return false;
 }
@@ -421,7 +427,6 @@ from_dockerfile(struct pass *p, const char *file,
 {
 	struct dockerfile d = { 0 };
 	struct cpl_word *argv;
-	const struct cpl_word *w;
 	const char *path, *text;
 	size_t n = 0, i;
 	bool ok = false;
@@ -449,13 +454,15 @@ from_dockerfile(struct pass *p, const char *file,
 				argv[n++] = d.cmd.v[i];
 	}
 	*via = path;
-	if ((w = wrapper_word(argv, n)) != NULL) {
-		ok = scan_wrapper(p, path, w, out, via);
-	} else if (n > 0) {
+	if (n > 0) {
 		cpl_shscan(out, argv, n, NULL, NULL);
 		ok = out->launcher != CPL_LAUNCH_NONE || out->has_script;
-		if (!ok)
-			cpl_launch_clear(out);
+		if (!ok) {
+			struct cpl_launch first = *out;
+
+			ok = follow(p, path, &first, out, via);
+			cpl_launch_clear(&first);
+		}
 	}
 	free(argv);
 	dockerfile_free(&d);
@@ -470,9 +477,8 @@ static void
 resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 {
 	struct cpl_launch l;
-	const struct cpl_word *wr;
 	const char *via = NULL;
-	bool ok = false;
+	bool ok;
 
 	if (c->launch.launcher != CPL_LAUNCH_NONE || c->launch.has_script ||
 	    c->role != CPL_CROLE_MAIN)
@@ -480,8 +486,8 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 	/* No command: the image's ENTRYPOINT runs, with the args. */
 	if (c->ncommand == 0)
 		ok = from_dockerfile(p, w->file, c, &l, &via);
-	else if ((wr = wrapper_word(c->argv, c->argc)) != NULL)
-		ok = scan_wrapper(p, w->file, wr, &l, &via);
+	else
+		ok = follow(p, w->file, &c->launch, &l, &via);
 	if (!ok)
 		return;
 	cpl_engine_note(p->e, w->file, "container \"%s\" runs %s: its %s "

@@ -158,6 +158,13 @@ launch_copy(struct cpl_launch *dst, const struct cpl_launch *src)
 	dst->launcher_word = word_copy(&src->launcher_word);
 	dst->nproc = word_copy(&src->nproc);
 	dst->script = word_copy(&src->script);
+	dst->wrapper = word_copy(&src->wrapper);
+	for (i = 0; i < CPL_LOPT_COUNT; i++)
+		dst->opt[i] = word_copy(&src->opt[i]);
+	dst->cfg.nproc = word_copy(&src->cfg.nproc);
+	dst->cfg.machines = word_copy(&src->cfg.machines);
+	dst->cfg.dtype = word_copy(&src->cfg.dtype);
+	dst->cfg.env = word_copy(&src->cfg.env);
 	dst->args = words_dup(src->args, src->nargs);
 	dst->exports = envs_dup(src->exports, src->nexports);
 	dst->hostcounts = NULL;

@@ -30,6 +30,7 @@ cpl_launch_clear(struct cpl_launch *l)
 	free(l->launcher_word.text);
 	free(l->nproc.text);
 	free(l->script.text);
+	free(l->wrapper.text);
 	for (i = 0; i < CPL_LOPT_COUNT; i++)
 		free(l->opt[i].text);
 	word_clear(&l->cfg.nproc);

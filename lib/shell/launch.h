@@ -96,6 +96,10 @@ struct cpl_launch {
 	struct cpl_hostcount *hostcounts;
 	size_t nhostcounts;
 	bool is_shell;			/* came from sh -c / a string command */
+	bool has_wrapper;		/* no launcher, but a command runs a
+					 * shell script file: */
+	struct cpl_word wrapper;	/* its path as written (bash FILE,
+					 * ./FILE.sh), the first one */
 };
 
 /* Frees what l holds and zeroes it (a cleared launch is "nothing"). */

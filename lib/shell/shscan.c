@@ -569,6 +569,38 @@ wrappers(struct cmd *c, size_t i, bool *quiet)
 }
 
 /*
+ * Notes the shell script file command c (its command word at ci) runs:
+ * `bash [-opts] FILE`, `sh FILE` (not -c), or `./FILE.sh` itself; the
+ * first such command is kept (cpl_launch.wrapper), for the engine to read
+ * when nothing else launches (entrypoint.c).
+ */
+static void
+wrapper_command(struct scan *sc, struct cmd *c, size_t ci)
+{
+	static const char *const shells[] = {
+		"sh", "bash", "dash", "ash", "zsh", "ksh", NULL,
+	};
+	const char *t = wtext(&c->w[ci]);
+	size_t k = ci;
+
+	if (cpl_shlex_oneof(cpl_shlex_base(t), shells)) {
+		for (k = ci + 1; k < c->n && wtext(&c->w[k])[0] == '-'; k++)
+			if (wtext(&c->w[k])[1] != '-' &&
+			    strchr(wtext(&c->w[k]), 'c') != NULL)
+				return;		/* sh -c SCRIPT */
+		if (k >= c->n)
+			return;
+	} else if (!cpl_str_ends(t, ".sh")) {
+		return;
+	}
+	t = wtext(&c->w[k]);
+	if (*t == '\0' || strchr(t, '$') != NULL || c->w[k].unknown)
+		return;
+	sc->out->has_wrapper = true;
+	sc->out->wrapper = word_out(sc, &c->w[k], 0);
+}
+
+/*
  * A finished top-level command: assignments and exports update the
  * variables, a launcher becomes the launch, and every host-count read in
  * it is reported with what it sizes.
@@ -629,6 +661,8 @@ top_command(struct scan *sc, struct cmd *c)
 		quiet = true;
 	if (!quiet && sc->launched < 2)
 		launch_command(sc, c, ci);
+	if (!quiet && !sc->out->has_wrapper)
+		wrapper_command(sc, c, ci);
 	for (k = ci + 1; k < c->n && !quiet; k++)
 		flag_sizes(c->w, k, ci);
 emit:
