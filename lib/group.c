@@ -550,6 +550,34 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 /* The rules that are on over the group's linted files, then over its
  * containers; each part's findings keyed in a run's order. */
+/*
+ * The code rules over the inline script container c of w runs (an Argo
+ * script template's source, a Tekton step's script): no linted file holds
+ * it, so they run here, in the container's turn; their findings sit at
+ * the script's lines in the workload's file.
+ */
+static void
+inline_rules(struct cpl_engine *e, struct cpl_check *ck,
+	     const struct cpl_workload *w, const struct cpl_container *c)
+{
+	const struct cpl_rule *const *rules;
+	size_t nrules, r;
+
+	if (c->script_py == NULL || c->code == NULL ||
+	    c->code->entry == NULL || w->file == NULL ||
+	    !cpl_str_eq(c->code->entry->path, w->file))
+		return;
+	rules = cpl_rules_all(&nrules);
+	for (r = 0; r < nrules; r++) {
+		if (rules[r]->check_code == NULL ||
+		    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
+			continue;
+		ck->rule = rules[r];
+		ck->index = r;
+		rules[r]->check_code(ck, c->code->entry);
+	}
+}
+
 static void
 rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 	    size_t to)
@@ -586,6 +614,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		w = e->workloads.items[g->members[k]];
 		e->order = ORDER_PART(1, g->members[k]);
 		for (j = 0; j < w->ncontainers && !w->merged; j++) {
+			inline_rules(e, &ck, w, &w->containers[j]);
 			for (r = 0; r < nrules; r++) {
 				if (rules[r]->check_container == NULL ||
 				    cpl_config_severity(e->config, r) ==
