@@ -208,6 +208,12 @@ int cpl_engine_read_source(struct cpl_engine *e, const char *path,
 /* The source at path, however the path is spelled ("./a/../b.py"). */
 const struct source *cpl_engine_find_source(const struct cpl_engine *e,
 					    const char *path);
+/* ---- kustomize.c -------------------------------------------------------- */
+
+/* Takes the documents of kustomize patch files out of the run, recorded as
+ * skipped (before the group graph). */
+void cpl_engine_kustomize(struct cpl_engine *e);
+
 /* ---- entrypoint.c ------------------------------------------------------- */
 
 /* Reads the wrapper script or the Dockerfile command each static container

@@ -713,6 +713,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct pool pool = { 0 };
 	size_t gi, end, i;
 
+	cpl_engine_kustomize(e);
 	cpl_engine_entrypoints(e);
 	walk_graph(e, &g);
 	make_groups(e, &g);
