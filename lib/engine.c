@@ -311,6 +311,9 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 		} else if (cpl_polyaxon_detect(doc)) {
 			rc = cpl_polyaxon_load(&e->workloads, s, doc,
 					       src->path, &err);
+		} else if (cpl_kfp_detect(doc)) {
+			rc = cpl_kfp_load(&e->workloads, s, doc, src->path,
+					  &err);
 		} else {
 			if (!cpl_ynode_is_null(doc))
 				cpl_wlist_skip(&e->workloads, src->path,

@@ -550,6 +550,43 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 /* The rules that are on over the group's linted files, then over its
  * containers; each part's findings keyed in a run's order. */
+/* A position laid in a quoted inline script of w (past its file's end)
+ * moves to the string; file and line are the finding's or a related
+ * location's. */
+static void
+unlay(const struct cpl_workload *w, char *file, int *line, int *column)
+{
+	size_t j;
+
+	if (file == NULL || w->file == NULL || !cpl_str_eq(file, w->file))
+		return;
+	for (j = 0; j < w->ncontainers; j++) {
+		const struct cpl_container *c = &w->containers[j];
+
+		if (c->script_base > 0 && *line >= c->script_base) {
+			*line = c->script_at.line;
+			*column = c->script_at.column;
+			return;
+		}
+	}
+}
+
+/* unlay() over the findings reported since from. */
+static void
+unlay_since(struct cpl_engine *e, const struct cpl_workload *w, size_t from)
+{
+	size_t i, k;
+
+	for (i = from; i < e->nfindings; i++) {
+		struct cpl_finding *f = &e->findings[i];
+
+		unlay(w, f->file, &f->line, &f->column);
+		for (k = 0; k < f->nrelated; k++)
+			unlay(w, f->related[k].file, &f->related[k].line,
+			      &f->related[k].column);
+	}
+}
+
 /*
  * The code rules over the inline script container c of w runs (an Argo
  * script template's source, a Tekton step's script): no linted file holds
@@ -614,6 +651,8 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		w = e->workloads.items[g->members[k]];
 		e->order = ORDER_PART(1, g->members[k]);
 		for (j = 0; j < w->ncontainers && !w->merged; j++) {
+			size_t first = e->nfindings;
+
 			inline_rules(e, &ck, w, &w->containers[j]);
 			for (r = 0; r < nrules; r++) {
 				if (rules[r]->check_container == NULL ||
@@ -625,6 +664,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 				rules[r]->check_container(&ck, w,
 							  &w->containers[j]);
 			}
+			unlay_since(e, w, first);
 			/* Its rules asked for its facts; no one else will. */
 			cpl_facts_forget(&w->containers[j]);
 			cpl_pytokcache_trim(e->tokcache);

@@ -81,6 +81,11 @@ struct cpl_container {
 				 * of the file: linked as the code it runs
 				 * when it names no file; NULL */
 	size_t script_len;
+	int script_base;	/* > 0: a quoted string's script, whose lines
+				 * are not the file's, laid from this line
+				 * past the file's end; positions there are
+				 * reported at script_at, the string */
+	struct cpl_pos script_at;
 	const struct cpl_code *code;	/* borrowed from the engine */
 	/* Live only: CFS throttling of this container (CPU501). */
 	enum cpl_throttle throttle;

@@ -33,6 +33,18 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	if (in_code)
 		cpl_finding_add_related(fd, &wk.pos, "the DataLoader workers: "
 					"%s", wk.how);
+	/* A Kubeflow Pipelines spec has no volumes of its own: the
+	 * pipeline's source mounts one through kfp-kubernetes, which
+	 * compiles it into the platform spec. */
+	if (cpl_str_eq(w->kind, "PipelineSpec")) {
+		cpl_finding_set_fix(fd,
+			"mount a memory-backed emptyDir at /dev/shm from the "
+			"pipeline's source with kfp-kubernetes: "
+			"kubernetes.empty_dir_mount(task, volume_name=\"dshm\", "
+			"mount_path=\"/dev/shm\", medium=\"Memory\", "
+			"size_limit=\"2Gi\"), then compile it again");
+		return;
+	}
 	cpl_finding_set_fix(fd,
 		"mount a memory-backed emptyDir at /dev/shm: add volume "
 		"{name: dshm, emptyDir: {medium: Memory, sizeLimit: 2Gi}} and "

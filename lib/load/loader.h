@@ -61,6 +61,17 @@ int cpl_manifest_container(struct cpl_container *c,
 			   const struct cpl_ynode *volumes, const char *path,
 			   const struct cpl_expand *ex, struct cpl_error *err);
 
+/*
+ * Reads a Kubeflow Pipelines v2 executor's container mapping (image,
+ * command, args, env) into c; its resources are KFP's own fields, read by
+ * the caller.  A lightweight component's Python (the last command word,
+ * which KFP's executor runs as a module) is kept as c's inline script.
+ */
+int cpl_manifest_kfp_container(struct cpl_container *c,
+			       const struct cpl_ystream *s,
+			       const struct cpl_ynode *node, const char *path,
+			       struct cpl_error *err);
+
 /* How a Pod-like spec lists its containers. */
 enum cpl_podshape {
 	CPL_POD_K8S,	/* a Pod spec: initContainers, containers */
@@ -244,6 +255,12 @@ void cpl_trainer_join(struct cpl_wlist *l);
 
 /* The document is a Polyaxonfile (version and kind component, operation,
  * experiment, group, job). */
+/* A Kubeflow Pipelines v2 pipeline spec (kfp.c): its executors. */
+bool cpl_kfp_detect(const struct cpl_ynode *doc);
+int cpl_kfp_load(struct cpl_wlist *out, const struct cpl_ystream *s,
+		 const struct cpl_ynode *doc, const char *path,
+		 struct cpl_error *err);
+
 bool cpl_polyaxon_detect(const struct cpl_ynode *doc);
 int cpl_polyaxon_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 		      const struct cpl_ynode *doc, const char *path,

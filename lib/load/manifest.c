@@ -477,7 +477,16 @@ keep_script_py(struct cpl_container *c, const struct cpl_ystream *s,
 			p = nl ? nl + 1 : NULL;
 		}
 	} else {
-		for (l = 0; l < n->line; l++)
+		/* A quoted string: escapes and folding make its lines
+		 * other than the file's, so it is laid past the file's
+		 * end and its positions are reported at the string. */
+		int last = 1;
+
+		for (i = 0; i < len; i++)
+			last += src[i] == '\n';
+		c->script_base = last + 1;
+		c->script_at = cpl_loader_pos(c->pos.file, n);
+		for (l = 0; l < last; l++)
 			cpl_buf_addc(&b, '\n');
 		cpl_buf_add(&b, n->value, n->len);
 	}
@@ -612,6 +621,38 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 out:
 	free(wn.v);
 	return rc;
+}
+
+int
+cpl_manifest_kfp_container(struct cpl_container *c,
+			   const struct cpl_ystream *s,
+			   const struct cpl_ynode *node, const char *path,
+			   struct cpl_error *err)
+{
+	const struct cpl_ynode *cmd = cpl_ynode_get(node, "command"), *code;
+	bool lightweight = false;
+	size_t i;
+
+	/* KFP's resources are its own (the caller's); none here. */
+	if (read_container(c, s, node, "", NULL, NULL, path, NULL, err) < 0)
+		return -1;
+	if (!cpl_ynode_is_seq(cmd) || cmd->count < 2)
+		return 0;
+	/* A lightweight component: sh -ec writes "$0" to a module and runs
+	 * kfp's executor on it; "$0" is the last word, the function's
+	 * Python. */
+	for (i = 0; i + 1 < cmd->count; i++) {
+		const char *t = cpl_ynode_str(cmd->items[i]);
+
+		if (t && (strstr(t, "kfp.dsl.executor_main") ||
+			  strstr(t, "ephemeral_component.py")))
+			lightweight = true;
+	}
+	code = cmd->items[cmd->count - 1];
+	if (lightweight && cpl_ynode_is_scalar(code) &&
+	    !cpl_ynode_is_null(code))
+		keep_script_py(c, s, code);
+	return 0;
 }
 
 int
