@@ -187,6 +187,62 @@ follow(struct pass *p, const char *file, const struct cpl_launch *l,
 	return false;
 }
 
+/* Whether a script runs its arguments as a command: a line that is
+ * `exec "$@"` or `"$@"` (an entrypoint that prepares, then hands over). */
+static bool
+runs_args(const char *text)
+{
+	const char *s = text;
+
+	while (*s) {
+		const char *eol = strchrnul(s, '\n');
+
+		while (s < eol && (*s == ' ' || *s == '\t'))
+			s++;
+		if (eol - s >= 5 && strncmp(s, "exec ", 5) == 0)
+			for (s += 5; s < eol && *s == ' '; s++)
+				;
+		if ((eol - s >= 4 && strncmp(s, "\"$@\"", 4) == 0) ||
+		    (eol - s >= 2 && strncmp(s, "$@", 2) == 0 &&
+		     (eol - s == 2 || s[2] == ' ' || s[2] == ';')))
+			return true;
+		s = *eol ? eol + 1 : eol;
+	}
+	return false;
+}
+
+/*
+ * A wrapper that prepares and then runs its arguments (`exec "$@"`):
+ * the words after it in c's argv are the command.  Scanned into out,
+ * after the wrapper's own exports; true when they launch something.
+ */
+static bool
+passed_on(struct pass *p, const char *file, const struct cpl_container *c,
+	  struct cpl_launch *out, const char **via)
+{
+	const struct cpl_launch *l = &c->launch;
+	struct cpl_launch script;
+	size_t k;
+
+	if (!l->has_wrapper || !find_near(p, file, l->wrapper.text) ||
+	    !runs_args(p->found_text))
+		return false;
+	for (k = 0; k < c->argc; k++)
+		if (cpl_str_eq(c->argv[k].text, l->wrapper.text))
+			break;
+	if (k + 1 >= c->argc)
+		return false;
+	*via = p->found_path;
+	cpl_shscan_file(&script, p->found_path, p->found_text);
+	cpl_shscan(out, c->argv + k + 1, c->argc - k - 1, NULL, NULL);
+	carry_exports(out, &script);
+	cpl_launch_clear(&script);
+	if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
+		return true;
+	cpl_launch_clear(out);
+	return false;
+}
+
 /* ---- Dockerfiles ------------------------------------------------------- */
 
 /* A command of a Dockerfile: its words with positions (engine-owned
@@ -487,7 +543,8 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 	if (c->ncommand == 0)
 		ok = from_dockerfile(p, w->file, c, &l, &via);
 	else
-		ok = follow(p, w->file, &c->launch, &l, &via);
+		ok = follow(p, w->file, &c->launch, &l, &via) ||
+		     passed_on(p, w->file, c, &l, &via);
 	if (!ok)
 		return;
 	cpl_engine_note(p->e, w->file, "container \"%s\" runs %s: its %s "
