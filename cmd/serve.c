@@ -166,6 +166,17 @@ handle(void *ctx, const struct cpl_http_request *rq,
 	}
 }
 
+/* Says err (with its file, when it has one) and clears it. */
+static void
+say_error(struct cpl_error *err)
+{
+	char *line = cpl_error_format(err);
+
+	cpl_cli_say("kubectl-cpulint serve: error: %s", line);
+	free(line);
+	cpl_error_clear(err);
+}
+
 /* Waits for signals; reloads the pair every second and on SIGHUP. */
 static void
 wait_loop(struct cpl_httpd *h, const sigset_t *set)
@@ -186,11 +197,8 @@ wait_loop(struct cpl_httpd *h, const sigset_t *set)
 		if (rc > 0)
 			cpl_cli_say("kubectl-cpulint serve: certificate and "
 				    "key reloaded");
-		if (rc < 0) {
-			cpl_cli_say("kubectl-cpulint serve: error: %s",
-				    err.message);
-			cpl_error_clear(&err);
-		}
+		if (rc < 0)
+			say_error(&err);
 	}
 }
 
@@ -247,8 +255,7 @@ cpl_cli_serve(struct options *o)
 	cpl_audit_stop(s.audit);
 	return EXIT_CLEAN;
 fail:
-	cpl_cli_say("kubectl-cpulint serve: error: %s", err.message);
-	cpl_error_clear(&err);
+	say_error(&err);
 	cpl_audit_stop(s.audit);
 	return status;
 }

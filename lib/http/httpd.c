@@ -1,10 +1,12 @@
 /*
  * httpd.c — libmicrohttpd behind one handler (see httpd.h).
  *
- * Invariant: the listening socket is made here and only lent to a
- * daemon; every daemon is quiesced (gives the socket back) before it is
- * stopped, so a reload never closes it and never leaves a moment when
- * nothing listens.  A request's state (struct req) lives from the first
+ * Invariant: the listening socket is made here and kept; each daemon
+ * gets a descriptor of its own for it (dup), which libmicrohttpd may
+ * close when the daemon fails to start (a pair that does not load), and
+ * which quiescing gives back to be closed here; so a reload never closes
+ * the socket and never leaves a moment when nothing listens (the new
+ * daemon accepts before the old one stops).  A request's state (struct req) lives from the first
  * call of the access handler to libmicrohttpd's completion callback,
  * which frees it and counts it out of active.
  */
@@ -12,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -233,15 +236,21 @@ read_pair(char **cert, char **key, const struct cpl_httpd *h,
 	return 0;
 }
 
-/* A daemon on h's socket with the pair; NULL when it will not start. */
+/* A daemon on h's socket (a descriptor of its own) with the pair; NULL
+ * when it will not start. */
 static struct MHD_Daemon *
 start_daemon(struct cpl_httpd *h, const char *cert, const char *key)
 {
 	unsigned flags = MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD |
 			 MHD_USE_ITC | MHD_USE_AUTO;
+	int fd = fcntl(h->fd, F_DUPFD_CLOEXEC, 0);
 
+	if (fd < 0)
+		return NULL;
+	/* On failure the library may have closed fd or not: left alone
+	 * (closing it could close a descriptor another thread just got). */
 	return h->mhd->start_daemon(flags, 0, NULL, NULL, on_request, h,
-		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
+		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 		MHD_OPTION_HTTPS_MEM_CERT, cert,
 		MHD_OPTION_HTTPS_MEM_KEY, key,
 		MHD_OPTION_THREAD_POOL_SIZE, h->o.threads,
@@ -249,6 +258,19 @@ start_daemon(struct cpl_httpd *h, const char *cert, const char *key)
 		MHD_OPTION_CONNECTION_TIMEOUT, h->o.timeout_s,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_END);
+}
+
+/* Stops d from accepting; its descriptor of the socket is closed. */
+static void
+quiesce(struct cpl_httpd *h, struct MHD_Daemon *d)
+{
+	MHD_socket fd;
+
+	if (d == NULL)
+		return;
+	fd = h->mhd->quiesce_daemon(d);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
 }
 
 /* The socket, bound and listening; -1 with err. */
@@ -364,25 +386,18 @@ cpl_httpd_reload(struct cpl_httpd *h, struct cpl_error *err)
 	h->skey = sk;
 	if (read_pair(&cert, &key, h, err) < 0)
 		return -1;
-	if (h->mhd->quiesce_daemon(h->daemon) == MHD_INVALID_SOCKET) {
-		cpl_error_set(err, NULL, 0, 0, "cannot hand the socket over "
-			      "to a new certificate");
-		goto fail;
-	}
 	d = start_daemon(h, cert, key);
 	if (d == NULL) {
-		/* The old pair again, on a daemon of its own. */
-		d = start_daemon(h, h->cert, h->key);
 		cpl_error_set(err, NULL, 0, 0, "new %s and %s refused (not a "
 			      "PEM certificate and its private key); still "
 			      "serving the previous pair", h->cert_file,
 			      h->key_file);
-		h->retired = h->daemon;
-		h->rcert = cpl_xstrdup(h->cert);
-		h->rkey = cpl_xstrdup(h->key);
-		h->daemon = d;
-		goto fail;
+		free(cert);
+		free(key);
+		return -1;
 	}
+	/* Both accept for a moment; then only the new one. */
+	quiesce(h, h->daemon);
 	h->retired = h->daemon;
 	h->rcert = h->cert;
 	h->rkey = h->key;
@@ -390,10 +405,6 @@ cpl_httpd_reload(struct cpl_httpd *h, struct cpl_error *err)
 	h->cert = cert;
 	h->key = key;
 	return 1;
-fail:
-	free(cert);
-	free(key);
-	return -1;
 }
 
 void
@@ -404,8 +415,7 @@ cpl_httpd_stop(struct cpl_httpd *h, long grace_ms)
 
 	if (h == NULL)
 		return;
-	if (h->daemon)
-		(void)h->mhd->quiesce_daemon(h->daemon);
+	quiesce(h, h->daemon);
 	if (h->fd >= 0)
 		close(h->fd);
 	h->fd = -1;
