@@ -18,6 +18,36 @@
  */
 #define ADMIT_PATH "/<admission-review>/o/b/j/e/c/t.json"
 
+/*
+ * The containers of every Pod template in v (arrays named containers,
+ * initContainers or ephemeralContainers, at any depth), counting on
+ * from n and stopping past max.
+ */
+static size_t
+count_containers(const json_t *v, size_t n, size_t max)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, m) {
+			if (n > max)
+				break;
+			if (json_is_array(m) &&
+			    (strcmp(key, "containers") == 0 ||
+			     strcmp(key, "initContainers") == 0 ||
+			     strcmp(key, "ephemeralContainers") == 0))
+				n += json_array_size(m);
+			n = count_containers(m, n, max);
+		}
+	} else if (json_is_array(v)) {
+		for (i = 0; i < json_array_size(v) && n <= max; i++)
+			n = count_containers(json_array_get(v, i), n, max);
+	}
+	return n;
+}
+
 /* The string member name of o, or NULL. */
 static const char *
 str_of(const json_t *o, const char *name)
@@ -110,6 +140,15 @@ cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 	text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (text == NULL) {
 		a->skipped = cpl_xstrdup("the object cannot be written out");
+		goto out;
+	}
+	if (count_containers(obj, 0, CPL_ADMIT_MAX_CONTAINERS) >
+	    CPL_ADMIT_MAX_CONTAINERS) {
+		a->skipped = cpl_xasprintf("the object has more than %d "
+					   "containers, the most judged per "
+					   "review (lint its manifest with "
+					   "kubectl-cpulint)",
+					   CPL_ADMIT_MAX_CONTAINERS);
 		goto out;
 	}
 	tlen = strlen(text);

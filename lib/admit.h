@@ -8,9 +8,9 @@
  * Bounded work per review: the review text is at most the server's body
  * cap (jansson refuses nesting past 2048 levels), the object judged is
  * at most CPL_ADMIT_MAX_OBJECT bytes once written compact (the API
- * server's own limit on a request body is 3 MiB), and the linting is
- * linear in it.  An object over the cap is admitted without judgement,
- * and says so.  The object's text never names a file on this machine:
+ * server's own limit on a request body is 3 MiB) with at most
+ * CPL_ADMIT_MAX_CONTAINERS containers.  An object over either cap is
+ * admitted without judgement, and says so.  The object's text never names a file on this machine:
  * it is judged under a path no directory has, so the code linker never
  * reads a file of the server (only a repository has the code).
  *
@@ -27,6 +27,10 @@
 #include "util.h"
 
 #define CPL_ADMIT_MAX_OBJECT ((size_t)3 << 20)
+/* The most containers (of all its Pod templates) an object judged may
+ * have: the linting of one Pod template grows faster than linearly with
+ * its containers (400 take seconds), and real ones have a handful. */
+#define CPL_ADMIT_MAX_CONTAINERS 128
 
 /* One review, read and (when there was something to judge) judged. */
 struct cpl_admit {

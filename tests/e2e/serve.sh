@@ -148,6 +148,20 @@ PY
 expect "big object" 0 client req "$CA" POST "$URL/validate" "$tmp/big.json"
 has "big object" "not judged: the object is"
 
+# More containers than judged per review: admitted unjudged, at once.
+python3 - "$tmp/wide.yaml" <<'PY'
+import sys, yaml
+cs = [{"name": "c%03d" % i, "image": "pytorch/pytorch:2.4.0",
+       "command": ["torchrun", "--nproc_per_node=4", "train.py"]}
+      for i in range(400)]
+yaml.safe_dump({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "wide", "namespace": "ml"},
+                "spec": {"containers": cs}}, open(sys.argv[1], "w"))
+PY
+client review "$tmp/wide.yaml" CREATE > "$tmp/wide.json"
+expect "wide object" 0 client req "$CA" POST "$URL/validate" "$tmp/wide.json"
+has "wide object" "not judged: the object has more than 128 containers"
+
 # The API server's limits: 30 bad containers make about 90 findings.
 python3 - "$tmp/many.yaml" <<'PY'
 import sys, yaml
