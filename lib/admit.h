@@ -10,9 +10,10 @@
  * at most CPL_ADMIT_MAX_OBJECT bytes once written compact (the API
  * server's own limit on a request body is 3 MiB) with at most
  * CPL_ADMIT_MAX_CONTAINERS containers.  An object over either cap is
- * admitted without judgement, and says so.  The object's text never names a file on this machine:
- * it is judged under a path no directory has, so the code linker never
- * reads a file of the server (only a repository has the code).
+ * admitted without judgement, and says so.  The object's text never
+ * names a file on this machine: it is judged under a path no directory
+ * has, so the code linker never reads a file of the server (only a
+ * repository has the code).
  *
  * Ownership: struct cpl_admit owns its strings and engine; free with
  * cpl_admit_clear().

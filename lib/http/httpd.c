@@ -6,9 +6,10 @@
  * close when the daemon fails to start (a pair that does not load), and
  * which quiescing gives back to be closed here; so a reload never closes
  * the socket and never leaves a moment when nothing listens (the new
- * daemon accepts before the old one stops).  A request's state (struct req) lives from the first
- * call of the access handler to libmicrohttpd's completion callback,
- * which frees it and counts it out of active.
+ * daemon accepts before the old one stops).  A request's state (struct
+ * req) lives from the first call of the access handler to
+ * libmicrohttpd's completion callback, which frees it and counts it out
+ * of active.
  */
 #include "http/httpd.h"
 
