@@ -21,10 +21,11 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= cc
-PKGS    := yaml-0.1 libcurl jansson libgit2
+PKGS    := yaml-0.1 libcurl jansson libgit2 libmicrohttpd
 # Linked libraries: libcurl is not one of them.  Its headers are used, but
 # lib/kube/curlso.c loads libcurl.so.4 with dlopen when live mode needs it,
-# in every build (normal, asan, release).
+# in every build (normal, asan, release).  Nor is libmicrohttpd: `serve`
+# loads libmicrohttpd.so.12 the same way (lib/http/mhdso.c).
 LINK_PKGS := yaml-0.1 jansson libgit2
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -33,6 +34,7 @@ pkg_yaml-0.1 := libyaml-dev
 pkg_libcurl  := libcurl4-openssl-dev
 pkg_jansson  := libjansson-dev
 pkg_libgit2  := libgit2-dev
+pkg_libmicrohttpd := libmicrohttpd-dev
 pkg_check    := check
 
 ifeq ($(filter clean install-deps help,$(MAKECMDGOALS)),)

@@ -35,7 +35,8 @@ enum cli_opt {
 	OPT_INSECURE, OPT_SAMPLE, OPT_LIVE_TIMEOUT, OPT_BUDGET,
 	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
 	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
-	OPT_FORCE,
+	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
+	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -110,6 +111,14 @@ struct options {
 	size_t nowned;
 	struct cpl_live_opts lo;	/* live flags (kubectl's) */
 	bool live_flags;	/* one of them was given */
+	bool serve;		/* the serve subcommand (serve.c) */
+	bool serve_flags;	/* one of its flags was given */
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *tls_cert;	/* --tls-cert-file */
+	const char *tls_key;	/* --tls-private-key-file */
+	enum cpl_severity deny_on;	/* --deny-on; OFF: never deny */
+	bool no_audit;		/* --no-audit */
+	double audit_interval;	/* --audit-interval seconds; 0: 60 */
 };
 
 /* Where the report goes (output.c): stdout or --output-file. */
@@ -195,6 +204,8 @@ void cpl_cli_no_files(const struct cpl_engine *e);
 int cpl_cli_run_fix(struct cli_static *st);
 /* --unsafe-fixes without --fix: how many fixes --fix would apply. */
 void cpl_cli_fix_hint(const struct cpl_engine *e);
+/* Runs `serve` with o (serve.c); returns the exit status. */
+int cpl_cli_serve(struct options *o);
 /* Lints the live targets in o; returns the exit status. */
 int cpl_cli_run_live(struct options *o, int argc, char **argv);
 

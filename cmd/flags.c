@@ -75,6 +75,20 @@ static const struct cli_flag flags[] = {
 	{ OPT_PROM_INSECURE, 0, "prometheus-insecure-skip-tls-verify", NULL,
 	  CLI_NONE, NULL,
 	  "Prometheus: do not verify its certificate" },
+	{ OPT_LISTEN, 0, "listen", "ADDR:PORT", CLI_TEXT,
+	  "Serve (kubectl-cpulint serve; docs/serve.md)",
+	  "serve HTTPS here (default 0.0.0.0:8443)" },
+	{ OPT_TLS_CERT, 0, "tls-cert-file", "FILE", CLI_FILE, NULL,
+	  "serve: PEM certificate (reloaded when it changes)" },
+	{ OPT_TLS_KEY, 0, "tls-private-key-file", "FILE", CLI_FILE, NULL,
+	  "serve: PEM private key (reloaded when it changes)" },
+	{ OPT_DENY_ON, 0, "deny-on", "SEV", CLI_SEVERITY, NULL,
+	  "serve: refuse objects with findings at or above\n"
+	  "SEV (default: never refuse, only warn)" },
+	{ OPT_NO_AUDIT, 0, "no-audit", NULL, CLI_NONE, NULL,
+	  "serve: the webhook only (no audit, no cluster reads)" },
+	{ OPT_AUDIT_INTERVAL, 0, "audit-interval", "DURATION", CLI_TEXT, NULL,
+	  "serve: time between audit passes (default 1m)" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
 	  "text (default), json, sarif or github" },
 	{ OPT_FORMAT, 0, "format", "FORMAT", CLI_FORMAT, NULL,
@@ -112,6 +126,8 @@ const char *const cpl_cli_synopsis[] = {
 	"lint files, directories, - (stdin)",
 	"kubectl cpulint [flags] TYPE/NAME...",
 	"lint live objects (or TYPE NAME...)",
+	"kubectl-cpulint serve [flags]",
+	"admission webhook and /metrics",
 	NULL,
 };
 
@@ -180,9 +196,10 @@ cpl_cli_usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "usage: %-36s %s\n       %-36s %s\n",
+	fprintf(out, "usage: %-36s %s\n       %-36s %s\n       %-36s %s\n",
 		cpl_cli_synopsis[0], cpl_cli_synopsis[1],
-		cpl_cli_synopsis[2], cpl_cli_synopsis[3]);
+		cpl_cli_synopsis[2], cpl_cli_synopsis[3],
+		cpl_cli_synopsis[4], cpl_cli_synopsis[5]);
 	fputs("  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj),\n"
 	      "  pytorchjob, trainjob, mpijob; a bare NAME is a Pod.  -l SEL "
 	      "or -A\n  alone lint Pods.\n\n", out);

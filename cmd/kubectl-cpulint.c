@@ -367,6 +367,44 @@ parse_flags(struct options *o, int argc, char **argv,
 		case OPT_STAGED:
 			o->staged = true;
 			break;
+		case OPT_LISTEN:
+			o->listen = optarg;
+			o->serve_flags = true;
+			break;
+		case OPT_TLS_CERT:
+			o->tls_cert = optarg;
+			o->serve_flags = true;
+			break;
+		case OPT_TLS_KEY:
+			o->tls_key = optarg;
+			o->serve_flags = true;
+			break;
+		case OPT_DENY_ON:
+			if (cpl_severity_parse(&o->deny_on, optarg) < 0) {
+				cpl_cli_say("kubectl-cpulint: --deny-on takes "
+					    "error, warning, note or none, not "
+					    "\"%s\"", optarg);
+				act = DONE;
+				goto out;
+			}
+			o->serve_flags = true;
+			break;
+		case OPT_NO_AUDIT:
+			o->no_audit = true;
+			o->serve_flags = true;
+			break;
+		case OPT_AUDIT_INTERVAL:
+			if (cpl_live_parse_duration(&o->audit_interval,
+						    optarg) < 0 ||
+			    o->audit_interval < 1) {
+				cpl_cli_say("kubectl-cpulint: --audit-interval "
+					    "takes a duration such as 30s or "
+					    "5m, not \"%s\"", optarg);
+				act = DONE;
+				goto out;
+			}
+			o->serve_flags = true;
+			break;
 		case OPT_IGNORE_UNKNOWN:
 			o->ignore_unknown = true;
 			break;
@@ -533,6 +571,12 @@ main(int argc, char **argv)
 	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
 	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
 	o.owned = cpl_xcalloc((size_t)argc + 1, sizeof(*o.owned));
+	/* `serve` comes first; the flags after it are read as usual. */
+	o.serve = argc > 1 && strcmp(argv[1], "serve") == 0;
+	if (o.serve) {
+		argc--;
+		argv++;
+	}
 	act = parse_flags(&o, argc, argv, &explain_id, &status);
 	if (act == DONE)
 		goto out;
@@ -551,6 +595,22 @@ main(int argc, char **argv)
 			goto out;
 		}
 		status = list_rules(o.format);
+		goto out;
+	}
+	if (o.serve && optind < argc) {
+		cpl_cli_say("kubectl-cpulint serve: takes flags only, not "
+			    "\"%s\"", argv[optind]);
+		goto out;
+	}
+	if (o.serve) {
+		status = cpl_cli_serve(&o);
+		goto out;
+	}
+	if (o.serve_flags) {
+		cpl_cli_say("kubectl-cpulint: --listen, --tls-cert-file, "
+			    "--tls-private-key-file, --deny-on, --no-audit and "
+			    "--audit-interval go with serve "
+			    "(kubectl-cpulint serve ...)");
 		goto out;
 	}
 	if (classify(&o, optind, argc, argv) < 0 || check_targets(&o) < 0)

@@ -116,7 +116,8 @@ main(void)
 	puts(".SH SYNOPSIS");
 	printf(".B kubectl\\-cpulint\n[\\fIflags\\fR] \\fIPATH\\fR...\n"
 	       ".br\n.B kubectl cpulint\n[\\fIflags\\fR] "
-	       "\\fITYPE\\fR/\\fINAME\\fR... | \\fITYPE\\fR \\fINAME\\fR...\n");
+	       "\\fITYPE\\fR/\\fINAME\\fR... | \\fITYPE\\fR \\fINAME\\fR...\n"
+	       ".br\n.B kubectl\\-cpulint serve\n[\\fIflags\\fR]\n");
 	puts(".SH DESCRIPTION");
 	para("A container's CPU limit is a CFS quota, not reserved cores: "
 	     "every rank's OpenMP/MKL threads and every rank's DataLoader "

@@ -31,11 +31,13 @@ if [ "$os" = unknown ] || ! command -v apt-get >/dev/null 2>&1; then
 install-deps: this script knows Debian and Ubuntu (apt-get).  Elsewhere,
 install the equivalents of:
   build:    a C11 compiler, make, pkg-config, and the development files of
-            libyaml, jansson, libgit2 and libcurl (7.85.0 or later), and
+            libyaml, jansson, libgit2, libcurl (7.85.0 or later) and
+            libmicrohttpd (with GnuTLS; serve loads it at run time), and
             the check unit-test framework; jemalloc's, optional (the
             build uses the C library's malloc without it)
             (Fedora: gcc make pkgconf libyaml-devel jansson-devel
-             libgit2-devel libcurl-devel check-devel jemalloc-devel)
+             libgit2-devel libcurl-devel libmicrohttpd-devel check-devel
+             jemalloc-devel)
   tests:    python3 with jsonschema and PyYAML, openssl, git, pre-commit,
             kubectl; ripgrep for make bench
   make dist (the release tarball): static archives of libyaml, jansson,
@@ -48,7 +50,7 @@ fi
 need=""
 for p in yaml-0.1:libyaml-dev libcurl:libcurl4-openssl-dev \
          jansson:libjansson-dev libgit2:libgit2-dev check:check \
-         jemalloc:libjemalloc-dev; do
+         jemalloc:libjemalloc-dev libmicrohttpd:libmicrohttpd-dev; do
 	mod=${p%%:*}
 	deb=${p#*:}
 	pkg-config --exists "$mod" 2>/dev/null || need="$need $deb"

@@ -30,6 +30,7 @@ allowed() {
 	shell)  echo "util.h text/ shell/" ;;
 	git)    echo "util.h git/" ;;
 	kube)   echo "util.h text/ kube/" ;;
+	http)   echo "util.h http/" ;;
 	load)   echo "util.h workload.h text/ shell/ load/" ;;
 	report) echo "util.h finding.h rule.h report/" ;;
 	esac

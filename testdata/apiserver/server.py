@@ -45,6 +45,8 @@ import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
+import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -486,6 +488,35 @@ def status_body(code, reason, message, details=None):
     return body
 
 
+# The API server's limits on the warnings of one request
+# (k8s.io/apiserver endpoints/filters/warning.go): past 4096 runes in all,
+# every warning is cut to 256 runes; one with a control character is
+# dropped.  The server here applies them as the recorder does.
+WARN_TOTAL_RUNES = 4 * 1024
+WARN_ITEM_RUNES = 256
+
+
+def warning_header(text):
+    """The Warning header the API server sends for a warning: code 299,
+    agent "-", the text quoted with \\ and \" escaped."""
+    return '299 - "%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def recorded_warnings(texts):
+    """The warnings as the API server's recorder keeps them: deduplicated,
+    control characters dropped, cut to WARN_ITEM_RUNES each once they pass
+    WARN_TOTAL_RUNES in all."""
+    out = []
+    for t in texts:
+        if not t or t in out or any(ord(c) < 32 or ord(c) == 127
+                                    for c in t):
+            continue
+        out.append(t)
+    if sum(len(t) for t in out) > WARN_TOTAL_RUNES:
+        out = [t[:WARN_ITEM_RUNES] for t in out]
+    return out
+
+
 class Config:
     """Everything the handlers read; set once in main()."""
     store = None
@@ -503,6 +534,11 @@ class Config:
     scrapes = {}        # node -> reads so far
     conn_ids = itertools.count(1)
     started = time.time()
+    store_lock = threading.Lock()
+    # A validating admission webhook, called as the API server's
+    # admission chain calls one (see call_webhook): None, or a dict with
+    # url, ca (file), name, resources (plurals), timeout (s).
+    webhook = None
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -618,12 +654,218 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_POST(self):
+        self.write("create")
+
+    def do_PUT(self):
+        self.write("update")
+
+    def do_DELETE(self):
+        self.write("delete")
+
+    def do_PATCH(self):
         self.auth_kind, self.user = "none", None
         self.authenticate()
+        self.read_body()
         self.send(405, status_body(405, "MethodNotAllowed",
-                                   "the fake API server is read-only"))
+                                   "the fake API server does not patch: "
+                                   "create (kubectl apply of a new "
+                                   "object, kubectl create), replace "
+                                   "and delete"))
 
-    do_PUT = do_PATCH = do_DELETE = do_POST
+    # -- writes --
+
+    def read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def write(self, verb):
+        """POST (create), PUT (replace) and DELETE of one object, with
+        the validating webhook called on create and update, its warnings
+        sent back in Warning headers, and its denial as the API server
+        words it."""
+        self.auth_kind, self.user = "none", None
+        body = self.read_body()
+        if not self.authenticate():
+            self.send(401, status_body(401, "Unauthorized", "Unauthorized"))
+            return
+        url = urllib.parse.urlsplit(self.path)
+        parts = url.path.strip("/").split("/")
+        if parts[0] == "api" and len(parts) >= 3:
+            group, version, rest = "", parts[1], parts[2:]
+        elif parts[0] == "apis" and len(parts) >= 4:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            self.not_found_resource()
+            return
+        ns = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            ns, rest = rest[1], rest[2:]
+        info = RES_INDEX.get((group, version, rest[0]))
+        if info is None or len(rest) > 2 or (verb == "create") != \
+                (len(rest) == 1) or (ns is not None and not info[4]):
+            self.not_found_resource()
+            return
+        plural, kind = info[2], info[3]
+        if self.denied(verb, group, plural, ns, rest[1] if len(rest) > 1
+                       else None):
+            return
+        key = (group, version, plural)
+        if verb == "delete":
+            with Config.store_lock:
+                obj = Config.store.objects.get(key, {}).pop(
+                    (ns or "", rest[1]), None)
+                Config.store.rv += 1
+            if obj is None:
+                self.send_not_found(group, plural, rest[1])
+                return
+            self.send(200, obj)
+            return
+        try:
+            obj = json.loads(body)
+            if not isinstance(obj, dict):
+                raise ValueError("not an object")
+        except ValueError as e:
+            self.send(400, status_body(400, "BadRequest",
+                                       "the body is not JSON: %s" % e))
+            return
+        if obj.get("kind") != kind or obj.get("apiVersion") != \
+                gv_string(group, version):
+            self.send(400, status_body(400, "BadRequest",
+                                       "the object is not a %s %s" %
+                                       (gv_string(group, version), kind)))
+            return
+        meta = obj.setdefault("metadata", {})
+        if info[4]:
+            meta.setdefault("namespace", ns)
+        name = meta.get("name")
+        if verb == "update" and name != rest[1]:
+            self.send(400, status_body(400, "BadRequest",
+                                       "the name in the body is not the "
+                                       "name in the path"))
+            return
+        if not name:
+            self.send(422, status_body(422, "Invalid",
+                                       "%s is invalid: metadata.name: "
+                                       "Required value" % kind))
+            return
+        with Config.store_lock:
+            old = Config.store.objects.get(key, {}).get((ns or "", name))
+        if verb == "create" and old is not None:
+            qual = plural if not group else plural + "." + group
+            self.send(409, status_body(409, "AlreadyExists",
+                                       '%s "%s" already exists' %
+                                       (qual, name),
+                                       {"name": name, "kind": plural}))
+            return
+        if verb == "update" and old is None:
+            self.send_not_found(group, plural, name)
+            return
+        dry = "All" in urllib.parse.parse_qs(url.query).get("dryRun", [])
+        warnings, refusal = self.call_webhook(
+            group, version, plural, kind, ns, name,
+            "CREATE" if verb == "create" else "UPDATE", obj, old, dry)
+        # Go sends a header's UTF-8 bytes as they are; http.server
+        # encodes headers as Latin-1, so the bytes go through that way.
+        headers = [("Warning", warning_header(w).encode().decode("latin-1"))
+                   for w in recorded_warnings(warnings)]
+        if refusal is not None:
+            code, msg = refusal
+            self.send(code, status_body(code, {403: "Forbidden"}.get(
+                code, "BadRequest"), msg), headers=headers)
+            return
+        with Config.store_lock:
+            Config.store.rv += 1
+            if old is not None:
+                meta["uid"] = old["metadata"].get("uid")
+                meta["creationTimestamp"] = old["metadata"].get(
+                    "creationTimestamp")
+            else:
+                meta["uid"] = str(uuid.uuid4())
+                meta["creationTimestamp"] = time.strftime(
+                    "%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            meta["resourceVersion"] = str(Config.store.rv)
+            meta["generation"] = (old or {}).get("metadata", {}).get(
+                "generation", 0) + 1
+            if not dry:
+                Config.store.objects.setdefault(key, {})[
+                    (ns or "", name)] = obj
+        self.send(201 if verb == "create" else 200, obj, headers=headers)
+
+    def send_not_found(self, group, plural, name):
+        qual = plural if not group else plural + "." + group
+        details = {"name": name, "kind": plural}
+        if group:
+            details["group"] = group
+        self.send(404, status_body(404, "NotFound", '%s "%s" not found'
+                                   % (qual, name), details))
+
+    def call_webhook(self, group, version, plural, kind, ns, name, op, obj,
+                     old, dry):
+        """Calls the webhook as the API server's admission chain does
+        (admission.k8s.io/v1 AdmissionReview over HTTPS, verified with
+        its CA bundle, within its timeout; failurePolicy Ignore: an
+        error or a timeout admits).  Returns (warnings, refusal), refusal
+        None or (code, message)."""
+        hook = Config.webhook
+        if hook is None or plural not in hook["resources"]:
+            return [], None
+        review = {"apiVersion": "admission.k8s.io/v1",
+                  "kind": "AdmissionReview",
+                  "request": {
+                      "uid": str(uuid.uuid4()),
+                      "kind": {"group": group, "version": version,
+                               "kind": kind},
+                      "resource": {"group": group, "version": version,
+                                   "resource": plural},
+                      "requestKind": {"group": group, "version": version,
+                                      "kind": kind},
+                      "requestResource": {"group": group,
+                                          "version": version,
+                                          "resource": plural},
+                      "name": name, "namespace": ns or "",
+                      "operation": op,
+                      "userInfo": {"username": self.user or "",
+                                   "groups": ["system:authenticated"]},
+                      "object": obj, "oldObject": old, "dryRun": dry,
+                      "options": {"apiVersion": "meta.k8s.io/v1",
+                                  "kind": "CreateOptions" if op == "CREATE"
+                                  else "UpdateOptions"}}}
+        ctx = ssl.create_default_context(cafile=hook["ca"])
+        req = urllib.request.Request(
+            hook["url"], data=json.dumps(review).encode(), method="POST",
+            headers={"Content-Type": "application/json",
+                     "Accept": "application/json, */*"})
+        event = {"time": round(time.time() - Config.started, 3),
+                 "event": "webhook", "operation": op, "resource": plural,
+                 "name": name}
+        try:
+            with urllib.request.urlopen(req, context=ctx,
+                                        timeout=hook["timeout"]) as r:
+                answer = json.loads(r.read())
+            resp = answer["response"]
+            if resp.get("uid") != review["request"]["uid"]:
+                raise ValueError("expected response.uid %r, got %r" % (
+                    review["request"]["uid"], resp.get("uid")))
+            allowed = resp["allowed"]
+            warnings = resp.get("warnings") or []
+            event.update(allowed=allowed, warnings=len(warnings))
+        except Exception as e:      # failurePolicy: Ignore
+            event.update(error="%s: %s" % (type(e).__name__, e))
+            with Config.log_lock:
+                Config.log.write(json.dumps(event) + "\n")
+                Config.log.flush()
+            return [], None
+        with Config.log_lock:
+            Config.log.write(json.dumps(event) + "\n")
+            Config.log.flush()
+        if allowed:
+            return warnings, None
+        st = resp.get("status") or {}
+        code = st.get("code") or 403
+        msg = 'admission webhook "%s" denied the request' % hook["name"]
+        if st.get("message"):
+            msg += ": " + st["message"]
+        return warnings, (code, msg)
 
     # -- routing --
 
@@ -649,6 +891,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if path == "/apis":
             self.send(200, self.group_list())
+            return
+        if path == "/openapi/v3" or path.startswith("/openapi/v3/"):
+            self.openapi_v3(path[len("/openapi/v3"):].strip("/"))
             return
         parts = path.strip("/").split("/")
         if parts[0] == "api" and len(parts) >= 2:
@@ -697,8 +942,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if name is None:
             self.list_objects(info, ns, params)
             return
-        obj = Config.store.objects.get((group, version, plural), {}).get(
-            (ns or "", name))
+        with Config.store_lock:
+            obj = Config.store.objects.get((group, version, plural),
+                                           {}).get((ns or "", name))
         if obj is None:
             qual = plural if group == "" else plural + "." + group
             details = {"name": name, "kind": plural}
@@ -789,6 +1035,62 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return {"kind": "APIResourceList", "apiVersion": "v1",
                 "groupVersion": gv_string(group, version), "resources": out}
 
+    # -- OpenAPI v3: only what kubectl reads to learn that the server
+    # validates fields (the fieldValidation query parameter of each
+    # kind's PATCH), so `kubectl apply` validates on the server and
+    # needs no schema --
+
+    def openapi_v3(self, gv):
+        gvs = []
+        for g, v, *_ in RESOURCES:
+            if (g, v) not in gvs:
+                gvs.append((g, v))
+
+        def gv_path(g, v):
+            return "api/" + v if not g else "apis/%s/%s" % (g, v)
+        if not gv:
+            self.send(200, {"paths": {
+                gv_path(g, v): {"serverRelativeURL": "/openapi/v3/%s?hash="
+                                "%s" % (gv_path(g, v), hashlib.sha256(
+                                    gv_path(g, v).encode()).hexdigest()
+                                    [:16].upper())}
+                for g, v in gvs}})
+            return
+        match = [(g, v) for g, v in gvs if gv_path(g, v) == gv]
+        if not match:
+            self.send(404, "404 page not found\n",
+                      "text/plain; charset=utf-8")
+            return
+        g, v = match[0]
+        paths = {}
+        for rg, rv, plural, kind, namespaced, *_ in RESOURCES:
+            if (rg, rv) != (g, v):
+                continue
+            where = "/" + gv_path(g, v) + (
+                "/namespaces/{namespace}" if namespaced else "")
+            gvk = {"group": g, "version": v, "kind": kind}
+            param = [{"name": "fieldValidation", "in": "query",
+                      "schema": {"type": "string", "uniqueItems": True}}]
+            ok = {"200": {"description": "OK"}}
+            paths[where + "/" + plural + "/{name}"] = {
+                "patch": {"operationId": "patch" + kind,
+                          "x-kubernetes-action": "patch",
+                          "x-kubernetes-group-version-kind": gvk,
+                          "parameters": param, "responses": ok},
+                "put": {"operationId": "replace" + kind,
+                        "x-kubernetes-action": "put",
+                        "x-kubernetes-group-version-kind": gvk,
+                        "parameters": param, "responses": ok}}
+            paths[where + "/" + plural] = {
+                "post": {"operationId": "create" + kind,
+                         "x-kubernetes-action": "post",
+                         "x-kubernetes-group-version-kind": gvk,
+                         "parameters": param, "responses": ok}}
+        self.send(200, {"openapi": "3.0.0",
+                        "info": {"title": "Kubernetes",
+                                 "version": "v1.31.4"},
+                        "paths": paths, "components": {}})
+
     # -- lists --
 
     def list_objects(self, info, ns, params):
@@ -800,7 +1102,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(400, status_body(400, "BadRequest",
                                        "unable to parse requirement: %s" % e))
             return
-        bucket = Config.store.objects.get((group, version, plural), {})
+        with Config.store_lock:
+            bucket = dict(Config.store.objects.get((group, version, plural),
+                                                   {}))
         items = [bucket[k] for k in sorted(bucket)
                  if (ns is None or k[0] == ns)
                  and labels(bucket[k]["metadata"].get("labels", {}))
@@ -1057,6 +1361,19 @@ def main():
                     help="the Pod and its containers started at EPOCH "
                          "(seconds; status startTime and every "
                          "containerStatuses[].state.running.startedAt)")
+    ap.add_argument("--webhook", metavar="URL",
+                    help="call this validating admission webhook on "
+                    "create and update (as a ValidatingWebhookConfiguration "
+                    "with failurePolicy Ignore would)")
+    ap.add_argument("--webhook-ca", metavar="FILE",
+                    help="the webhook's CA bundle (its caBundle)")
+    ap.add_argument("--webhook-name", default="validate.cpulint.io",
+                    help="the webhook's name, as denials quote it")
+    ap.add_argument("--webhook-resources",
+                    default="pytorchjobs,tfjobs,mpijobs,trainjobs,jobs,pods",
+                    help="plurals the webhook's rules match")
+    ap.add_argument("--webhook-timeout", type=float, default=5,
+                    help="timeoutSeconds (default 5)")
     args = ap.parse_args()
 
     d = os.path.abspath(args.dir)
@@ -1109,6 +1426,12 @@ def main():
         p, s = parse_pair(rule, "--delay")
         Config.delay[p.rstrip("/")] = float(s)
     Config.retry_after = args.retry_after
+    if args.webhook:
+        Config.webhook = {"url": args.webhook, "ca": args.webhook_ca,
+                          "name": args.webhook_name,
+                          "resources": set(args.webhook_resources.split(
+                              ",")),
+                          "timeout": args.webhook_timeout}
     Config.echo_auth = args.echo_auth
     Config.endless_continue = args.endless_continue
     Config.items_first = args.items_first

@@ -81,6 +81,10 @@ has kubectl-files ":0"
 # Names from the cluster the command line points at.
 apiserver_start || { bad "the fake API server"; finish; }
 K=$APISERVER_DIR/kubeconfig
+# Live words from a directory that holds none of the same name: a path
+# that exists wins over a resource type ("deploy" is also the repository's
+# deploy/ folder).
+mkdir -p "$tmp/cwd" && cd "$tmp/cwd" || exit 1
 all=$(kc --kubeconfig "$K" -n ml pod/)
 has names-slash "pod/train-0"
 has names-slash2 "pod/train-1"

@@ -4,8 +4,9 @@
 # the libraries ldd lists, testdata/example) printing the example's golden
 # findings; there, without libcurl, live mode fails with one line naming
 # libcurl 4 and exit 2, as it does with a libcurl that is too old or
-# lacks a function.  On this machine, with libcurl, the same binary talks
-# to the fake API server.  The tarball holds LICENSE, two builds
+# lacks a function; so does `serve` without libmicrohttpd (or with one
+# that lacks a function).  On this machine, with libcurl, the same binary
+# talks to the fake API server, and with libmicrohttpd it serves HTTPS.  The tarball holds LICENSE, two builds
 # give one sha256, the rendered krew manifest carries that sha256, and
 # the newest GLIBC_x.y symbol version the binary references is the one
 # the README states.  The chroot part needs root; without it, it says SKIP.
@@ -127,6 +128,36 @@ rc=$?
 	grep -qF 'the installed one has no curl_easy_cleanup' "$tmp/err" &&
 	ok || bad "partial libcurl: exit $rc: $(cat "$tmp/err")"
 
+# 7b. serve from the release binary: libmicrohttpd loaded at run time
+# serves HTTPS here; a libmicrohttpd.so.12 that lacks a function is one
+# line and exit 2
+CPL_CERT_SANS="IP:127.0.0.1" sh deploy/make-cert.sh "$tmp/certs" >/dev/null
+"$bin" serve --no-audit --listen 127.0.0.1:0 --tls-cert-file \
+	"$tmp/certs/tls.crt" --tls-private-key-file "$tmp/certs/tls.key" \
+	2>"$tmp/serve.err" &
+spid=$!
+i=0
+until grep -q "listening on port" "$tmp/serve.err" || [ $i -ge 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sport=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$tmp/serve.err")
+python3 tests/serve-client.py req "$tmp/certs/ca.crt" GET \
+	"https://127.0.0.1:${sport:-1}/healthz" 2>/dev/null | head -1 |
+	grep -qx 200 && ok || bad "serve from the release binary: $(cat "$tmp/serve.err")"
+kill -TERM $spid
+wait $spid && ok || bad "serve from the release binary: SIGTERM"
+mkdir -p "$tmp/mhd"
+printf 'const char *MHD_get_version(void) { return "0.9.0"; }\n' \
+	> "$tmp/mhd/fake.c"
+cc -shared -fPIC -o "$tmp/mhd/libmicrohttpd.so.12" "$tmp/mhd/fake.c"
+LD_LIBRARY_PATH=$tmp/mhd "$bin" serve --no-audit --tls-cert-file x \
+	--tls-private-key-file y >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c '' "$tmp/err")" = 1 ] &&
+	grep -qF 'the installed one has no MHD_is_feature_supported' "$tmp/err" &&
+	ok || bad "partial libmicrohttpd: exit $rc: $(cat "$tmp/err")"
+
 # 8. an empty root: the binary, its libraries, the example
 if [ "$(id -u)" != 0 ] || ! command -v chroot >/dev/null 2>&1; then
 	echo "SKIP dist: the empty-root run needs root and chroot (CI runs it as root)"
@@ -164,5 +195,12 @@ rc=$?
 grep -qF 'needs libcurl 4 (libcurl.so.4)' "$tmp/err" && ok ||
 	bad "live without libcurl: $(cat "$tmp/err")"
 [ -s "$tmp/out" ] && bad "live without libcurl: stdout: $(cat "$tmp/out")" || ok
+# serve without libmicrohttpd: one line naming it, exit 2.
+chroot "$r" /kubectl-cpulint serve --no-audit --tls-cert-file /c \
+	--tls-private-key-file /k >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c '' "$tmp/err")" = 1 ] &&
+	grep -qF 'serve needs libmicrohttpd (libmicrohttpd.so.12), which cannot be loaded' "$tmp/err" &&
+	ok || bad "serve without libmicrohttpd: exit $rc: $(cat "$tmp/err")"
 cd "$root" || exit 1
 finish
