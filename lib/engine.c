@@ -288,6 +288,18 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 	if (cpl_yaml_parse(&s, src->path, src->text, src->len, &err) < 0) {
 		if (cpl_tmpl_in_text(src->text, src->len, &line, &col))
 			template_met(e, src->path, explicit, line, col);
+		else if (!explicit &&
+			 !cpl_loader_looks_ours(src->text, src->len))
+			/* Not ours (no apiVersion or version beside a
+			 * kind): a tsconfig.json with comments, a broken
+			 * docker-compose.yaml.  Ours that do not parse
+			 * stay errors. */
+			cpl_engine_note(e, src->path, "skipped: does not "
+					"parse (%d:%d: %s) and names no kind "
+					"with apiVersion or version, so it is "
+					"neither a Kubernetes object nor a "
+					"Polyaxonfile", err.line, err.column,
+					err.message);
 		else
 			cpl_engine_add_error(e, &err);
 		goto out;
