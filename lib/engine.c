@@ -1211,14 +1211,15 @@ cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f)
 {
 	const struct source *src = cpl_engine_find_source(e, f->file);
 	const struct cpl_workload *w = f->workload;
-	const char *why = NULL;
+	const char *why = NULL, *reason = NULL;
 	size_t i;
 	int at;
 
-	at = src ? cpl_suppress_match(src->sup, f->rule->id, f->line) : 0;
+	at = src ? cpl_suppress_match_why(src->sup, f->rule->id, f->line,
+					  &reason) : 0;
 	if (at != 0) {
 		f->suppressed = true;
-		f->suppression = at < 0 ?
+		f->suppression = reason ? cpl_xstrdup(reason) : at < 0 ?
 			cpl_xstrdup("cpulint: disable-file comment") :
 			cpl_xasprintf("cpulint: disable comment at line %d",
 				      at);

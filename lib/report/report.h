@@ -68,6 +68,14 @@ struct cpl_report_meta {
 	 * 1: the caller's alone.  JSON renders "budgets" on a second one
 	 * while the findings are written. */
 	size_t jobs;
+	/* SARIF automationDetails.id: "CATEGORY/" or "CATEGORY/RUN";
+	 * NULL: "kubectl-cpulint/". */
+	const char *category;
+	/* Text: the finding lines only (-q: no fix, notes or summary). */
+	bool quiet;
+	/* Findings left out because the baseline holds them (counted in
+	 * the summaries of text, github and markdown). */
+	size_t baselined;
 };
 
 /*
