@@ -734,8 +734,11 @@ START_TEST(test_sarif_std)
 	ck_assert_int_eq(jint(json_object_get(loc, "region"), "startLine"), 12);
 	ck_assert_int_eq(jint(json_object_get(loc, "region"), "startColumn"),
 			 9);
-	/* No source text in meta: no fingerprint. */
-	ck_assert_ptr_null(json_object_get(r, "partialFingerprints"));
+	/* No source text in meta: no line hash, only its own print. */
+	ck_assert_ptr_null(json_object_get(json_object_get(r,
+		"partialFingerprints"), "primaryLocationLineHash"));
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(r,
+		"partialFingerprints"), "cpulint/v1"));
 	ck_assert_ptr_null(json_object_get(r, "suppressions"));
 
 	rel = json_object_get(r, "relatedLocations");
@@ -1092,8 +1095,8 @@ START_TEST(test_sarif_live)
 	ck_assert_str_eq(jstr(json_object_get(sarif_result(log, 0),
 					      "message"), "text"),
 			 "throttled 42%\n\nFix: Raise the limit.");
-	ck_assert_ptr_null(json_object_get(sarif_result(log, 0),
-					   "partialFingerprints"));
+	ck_assert_ptr_null(json_object_get(json_object_get(sarif_result(log,
+		0), "partialFingerprints"), "primaryLocationLineHash"));
 	l = json_array_get(json_object_get(json_array_get(json_object_get(
 		sarif_result(log, 1), "locations"), 0), "logicalLocations"), 0);
 	ck_assert_str_eq(jstr(l, "fullyQualifiedName"), "pod/ml/train-1");
@@ -1451,6 +1454,48 @@ START_TEST(test_fingerprint_stable)
 }
 END_TEST
 
+/* Two results on one line (same rule, other containers; same rule and
+ * container twice) have distinct prints of their own; the line hash is
+ * the line's. */
+START_TEST(test_fingerprint_one_line)
+{
+	struct cpl_finding fs[4];
+	struct source src = { "known.yaml", "a: 1\nb: 2\n" };
+	struct cpl_report_meta m = std_meta();
+	const char *p[4];
+	json_t *log;
+	char *out;
+	int i, k;
+
+	m.source_text = source_text;
+	m.source_ctx = &src;
+	mk(&fs[0], &rule_env, CPL_SEV_WARNING, "known.yaml", 2, 1, "m", NULL);
+	mk(&fs[1], &rule_env, CPL_SEV_WARNING, "known.yaml", 2, 4, "m", NULL);
+	mk(&fs[2], &rule_env, CPL_SEV_WARNING, "known.yaml", 2, 4, "m", NULL);
+	mk(&fs[3], &rule_limit, CPL_SEV_NOTE, "known.yaml", 2, 4, "m", NULL);
+	fs[0].container = cpl_xstrdup("a");
+	fs[1].container = cpl_xstrdup("b");
+	out = render_ok("sarif", &m, fs, 4);
+	ck_assert_int_eq(validate(out), 0);
+	log = parse(out);
+	for (i = 0; i < 4; i++) {
+		json_t *pf = json_object_get(sarif_result(log, (size_t)i),
+					     "partialFingerprints");
+
+		p[i] = jstr(pf, "cpulint/v1");
+		ck_assert_str_eq(jstr(pf, "primaryLocationLineHash"),
+				 jstr(json_object_get(sarif_result(log, 0),
+				      "partialFingerprints"),
+				      "primaryLocationLineHash"));
+		for (k = 0; k < i; k++)
+			ck_assert_str_ne(p[i], p[k]);
+	}
+	json_decref(log);
+	free(out);
+	free_all(fs, 4);
+}
+END_TEST
+
 START_TEST(test_fingerprint_absent)
 {
 	struct cpl_finding fs[3];
@@ -1470,11 +1515,11 @@ START_TEST(test_fingerprint_absent)
 	ck_assert_str_eq(jstr(json_object_get(sarif_result(log, 0),
 		"partialFingerprints"), "primaryLocationLineHash"),
 		"8e00d41f0ebba6bf:1");
-	/* Past the end of the text, and text unknown: no fingerprint. */
-	ck_assert_ptr_null(json_object_get(sarif_result(log, 1),
-					   "partialFingerprints"));
-	ck_assert_ptr_null(json_object_get(sarif_result(log, 2),
-					   "partialFingerprints"));
+	/* Past the end of the text, and text unknown: no line hash. */
+	ck_assert_ptr_null(json_object_get(json_object_get(sarif_result(log,
+		1), "partialFingerprints"), "primaryLocationLineHash"));
+	ck_assert_ptr_null(json_object_get(json_object_get(sarif_result(log,
+		2), "partialFingerprints"), "primaryLocationLineHash"));
 	json_decref(log);
 	free(out);
 	free_all(fs, 3);
@@ -1862,6 +1907,7 @@ report_suite(void)
 	tcase_add_test(tc, test_fingerprint_unicode);
 	tcase_add_test(tc, test_fingerprint_stable);
 	tcase_add_test(tc, test_fingerprint_absent);
+	tcase_add_test(tc, test_fingerprint_one_line);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("github");
