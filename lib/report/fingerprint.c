@@ -27,6 +27,9 @@ struct linehash {
 	uint64_t *hash;
 	unsigned *count;
 	size_t nlines;
+	uint64_t *own;			/* the line's own text (own_hashes) */
+	unsigned *own_count;
+	size_t nown;
 };
 
 struct cpl_report_prints {
@@ -162,14 +165,63 @@ cmp_hash_line(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
+/* The n-th of n hashes equal to h[i] (in order) gets n; caller frees. */
+static unsigned *
+occurrences(const uint64_t *h, size_t n)
+{
+	unsigned *count = cpl_xcalloc(n ? n : 1, sizeof(*count));
+	uint64_t (*pairs)[2] = cpl_xcalloc(n ? n : 1, sizeof(*pairs));
+	unsigned run = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		pairs[i][0] = h[i];
+		pairs[i][1] = i;
+	}
+	qsort(pairs, n, sizeof(*pairs), cmp_hash_line);
+	for (i = 0; i < n; i++) {
+		run = i > 0 && pairs[i][0] == pairs[i - 1][0] ? run + 1 : 1;
+		count[pairs[i][1]] = run;
+	}
+	free(pairs);
+	return count;
+}
+
+/*
+ * The findings' own line hashes: FNV-1a over the line's bytes but
+ * spaces, tabs and CR (so re-indenting keeps it), and the occurrence of
+ * each among the file's lines.  Unlike GitHub's, which reads 100
+ * characters on past the line's end, an edit to the next line leaves it.
+ */
+static void
+own_hashes(struct linehash *lh, const char *text, size_t len)
+{
+	size_t i, cap = 0;
+	uint64_t h = FNV_OFFSET;
+
+	for (i = 0; i <= len; i++) {
+		unsigned char c = i < len ? (unsigned char)text[i] : '\n';
+
+		if (c == '\n') {
+			if (i == len && (len == 0 || text[len - 1] == '\n'))
+				break;	/* no line after the last LF */
+			cpl_xgrow((void **)&lh->own, &cap, lh->nown + 1,
+				  sizeof(*lh->own));
+			lh->own[lh->nown++] = h;
+			h = FNV_OFFSET;
+		} else if (c != ' ' && c != '\t' && c != '\r') {
+			h = (h ^ c) * FNV_PRIME;
+		}
+	}
+	lh->own_count = occurrences(lh->own, lh->nown);
+}
+
 /* Fills lh with the hash and occurrence count of every line of text. */
 static void
 line_hashes(struct linehash *lh, const char *text, size_t len)
 {
 	struct roller *r = cpl_xcalloc(1, sizeof(*r));
-	uint64_t (*pairs)[2];
 	size_t i = 0, adv;
-	unsigned run = 0;
 
 	r->lh = lh;
 	r->line_start = true;
@@ -194,19 +246,8 @@ line_hashes(struct linehash *lh, const char *text, size_t len)
 		roll_update(r, 0);
 	}
 	free(r);
-	/* The n-th line with a given hash (in file order) gets n. */
-	lh->count = cpl_xcalloc(lh->nlines, sizeof(*lh->count));
-	pairs = cpl_xcalloc(lh->nlines, sizeof(*pairs));
-	for (i = 0; i < lh->nlines; i++) {
-		pairs[i][0] = lh->hash[i];
-		pairs[i][1] = i;
-	}
-	qsort(pairs, lh->nlines, sizeof(*pairs), cmp_hash_line);
-	for (i = 0; i < lh->nlines; i++) {
-		run = i > 0 && pairs[i][0] == pairs[i - 1][0] ? run + 1 : 1;
-		lh->count[pairs[i][1]] = run;
-	}
-	free(pairs);
+	lh->count = occurrences(lh->hash, lh->nlines);
+	own_hashes(lh, text, len);
 }
 
 /* Forgets the cached line hashes. */
@@ -216,18 +257,19 @@ linehash_clear(struct linehash *lh)
 	free(lh->file);
 	free(lh->hash);
 	free(lh->count);
+	free(lh->own);
+	free(lh->own_count);
 	memset(lh, 0, sizeof(*lh));
 }
 
-char *
-cpl_report_prints_line(struct cpl_report_prints *p, const char *file,
-		       int line)
+/* The cached hashes of file: false when its text is unknown. */
+static bool
+load(struct cpl_report_prints *p, const char *file)
 {
 	struct linehash *lh = &p->lines;
 
-	if (p->meta == NULL || p->meta->source_text == NULL || line <= 0 ||
-	    file == NULL)
-		return NULL;
+	if (p->meta == NULL || p->meta->source_text == NULL || file == NULL)
+		return false;
 	if (!cpl_str_eq(lh->file, file)) {
 		const char *text;
 		size_t len = 0;
@@ -241,13 +283,32 @@ cpl_report_prints_line(struct cpl_report_prints *p, const char *file,
 			line_hashes(lh, text, len);
 		}
 	}
-	if (!lh->ok || (size_t)line > lh->nlines)
+	return lh->ok;
+}
+
+char *
+cpl_report_prints_line(struct cpl_report_prints *p, const char *file,
+		       int line)
+{
+	struct linehash *lh = &p->lines;
+
+	if (line <= 0 || !load(p, file) || (size_t)line > lh->nlines)
 		return NULL;
 	return cpl_xasprintf("%" PRIx64 ":%u", lh->hash[line - 1],
 			     lh->count[line - 1]);
 }
 
+/* "hex:n" of the line's own text, or NULL.  Caller frees. */
+static char *
+own_line(struct cpl_report_prints *p, const char *file, int line)
+{
+	struct linehash *lh = &p->lines;
 
+	if (line <= 0 || !load(p, file) || (size_t)line > lh->nown)
+		return NULL;
+	return cpl_xasprintf("%" PRIx64 ":%u", lh->own[line - 1],
+			     lh->own_count[line - 1]);
+}
 
 /* Feeds s and its terminating NUL into the FNV-1a hash h. */
 static uint64_t
@@ -326,7 +387,7 @@ cpl_report_prints_finding(struct cpl_report_prints *p,
 		where = rel ? rel :
 			cpl_report_path_absolute(p->cwd ? p->cwd : p->root,
 						 f->file);
-		lh = cpl_report_prints_line(p, f->file, f->line);
+		lh = own_line(p, f->file, f->line);
 	} else if (f->file) {
 		where = cpl_xstrdup(f->file);
 	}
@@ -351,4 +412,10 @@ cpl_report_prints_finding(struct cpl_report_prints *p,
 	free(where);
 	free(lh);
 	return cpl_xasprintf("%016" PRIx64 ":%u", h, k);
+}
+
+const char *
+cpl_report_prints_root(const struct cpl_report_prints *p)
+{
+	return p->root;
 }

@@ -14,11 +14,15 @@
  *
  * The finding's fingerprint is FNV-1a (64 bits, a fixed published hash,
  * so a baseline written on one machine matches on another) over the rule
- * id, the file's path relative to meta->srcroot, the line hash (the line
- * number only when the text is unknown), the object and the container;
+ * id, the file's path relative to meta->srcroot, a hash of the line's
+ * own text without blanks and its occurrence among the file's lines (the
+ * line number only when the text is unknown), the object and the
+ * container;
  * then ":k", k counting the findings with the same key at the same place
  * (from 1), so two results on one line differ.  It is stable under moved
- * lines and unrelated edits; it changes when the line itself changes.
+ * lines, re-indenting and edits to other lines (even the next one,
+ * which GitHub's line hash reads); it changes when the line itself
+ * does.
  * Findings must be fingerprinted in report order (file, line, column,
  * rule) for k to be stable.
  *
@@ -41,6 +45,9 @@ void cpl_report_prints_free(struct cpl_report_prints *p);	/* NULL-safe */
  * frees. */
 char *cpl_report_prints_line(struct cpl_report_prints *p, const char *file,
 			     int line);
+
+/* The absolute source root paths are made relative to (borrowed). */
+const char *cpl_report_prints_root(const struct cpl_report_prints *p);
 
 /* The fingerprint of f (the next in report order).  Caller frees. */
 char *cpl_report_prints_finding(struct cpl_report_prints *p,
