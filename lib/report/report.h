@@ -93,7 +93,7 @@ struct cpl_report_meta {
 #define CPL_REPORT_STDIN "<stdin>"
 
 struct cpl_reporter {
-	const char *name;		/* "text", "json", "sarif", "github" */
+	const char *name;		/* "text", "json", "sarif", ... */
 	/* Returns the reporter's state, passed back to emit and end. */
 	void *(*begin)(FILE *out, const struct cpl_report_meta *meta);
 	void (*emit)(void *state, const struct cpl_finding *f);
@@ -103,7 +103,7 @@ struct cpl_reporter {
 
 /* The reporter called name, or NULL. */
 const struct cpl_reporter *cpl_reporter_find(const char *name);
-/* "text|json|sarif|github" for usage messages. */
+/* "text|json|sarif|github|junit|gitlab|markdown" for usage messages. */
 const char *cpl_reporter_names(void);
 /* The i-th reporter (from 0), or NULL past the last: to list them. */
 const struct cpl_reporter *cpl_reporter_at(size_t i);

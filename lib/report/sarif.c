@@ -57,8 +57,8 @@
 
 #define SARIF_SCHEMA	"https://json.schemastore.org/sarif-2.1.0.json"
 #define TOOL_NAME	"kubectl-cpulint"
-#define TOOL_URI	"https://github.com/kubectl-cpulint/kubectl-cpulint"
-#define HELP_URI	TOOL_URI "/blob/main/rules/"
+#define TOOL_URI	CPL_REPORT_TOOL_URI
+#define HELP_URI	CPL_REPORT_HELP_URI
 #define SRCROOT		"%SRCROOT%"
 /* partialFingerprints key of the finding's own fingerprint. */
 #define FINGERPRINT_KEY	"cpulint/v1"
