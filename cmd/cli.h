@@ -132,13 +132,14 @@ struct cli_output {
  */
 int cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std);
 /*
- * Refuses (-1, with the message printed) an --output-file that is one of
+ * Refuses (-1, with the message printed) a file to write (flag: its
+ * flag without "--", "output-file" or "write-baseline") that is one of
  * the paths given (the same file, by device and inode, also through
  * another name or a link) or the file standard input reads: the report
  * would replace the input.  Run before anything is read.
  */
-int cpl_cli_output_guard(const char *output, const char *const *paths,
-			 size_t n);
+int cpl_cli_output_guard(const char *flag, const char *output,
+			 const char *const *paths, size_t n);
 /*
  * Finishes the report: with failed false, flushes, syncs and renames the
  * temporary file over FILE.  failed (writing the report failed, errno

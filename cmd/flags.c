@@ -83,8 +83,9 @@ static const struct cli_flag flags[] = {
 	  CLI_NONE, NULL,
 	  "Prometheus: do not verify its certificate" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
-	  "text (default), json, sarif, github, junit,\n"
-	  "gitlab or markdown" },
+	  "the format: text (default), json, sarif\n"
+	  "(code scanning), github (annotations), junit,\n"
+	  "gitlab (Code Quality) or markdown" },
 	{ OPT_FORMAT, 0, "format", "FORMAT", CLI_FORMAT, NULL,
 	  "the same as -o" },
 	{ OPT_OUTPUT_FILE, 0, "output-file", "FILE", CLI_FILE, NULL,

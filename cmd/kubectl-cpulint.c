@@ -125,7 +125,7 @@ make_getopt(char **shortopts)
 	return longopts;
 }
 
-/* "text, json, sarif or github": the formats, for messages. */
+/* "text, json, ... or markdown": the formats, for messages. */
 static char *
 format_list(void)
 {

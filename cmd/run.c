@@ -589,7 +589,10 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	struct cpl_engine *e;
 	int status;
 
-	if (cpl_cli_output_guard(o->output_file, o->paths, o->npaths) < 0)
+	if (cpl_cli_output_guard("output-file", o->output_file, o->paths,
+				 o->npaths) < 0 ||
+	    cpl_cli_output_guard("write-baseline", o->write_baseline,
+				 o->paths, o->npaths) < 0)
 		return EXIT_TROUBLE;
 	if (static_open(&st, o, argc, argv) < 0) {
 		cpl_cli_static_close(&st);
