@@ -71,6 +71,8 @@ assert {f["file"] for f in fs} == {"deploy/train.yaml", "deploy/eval.yaml",
 PY
 expect baseline-clean 0 "$BIN" --no-config --baseline base.json .
 has baseline-clean-summary "no findings, 7 in the baseline"
+expect baseline-json-summary 0 "$BIN" --no-config -o json --baseline base.json .
+check baseline-json-count python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["findings"] == [] and d["summary"]["baselined"] == 7, d["summary"]' "$out"
 # Moved lines: a comment above, every finding two lines lower.
 { printf '# moved\n# down\n'; cat deploy/train.yaml; } > t && mv t deploy/train.yaml
 { printf '# one more line\n'; cat polyaxonfile.yaml; } > t && mv t polyaxonfile.yaml
