@@ -15,7 +15,9 @@
 #include "atomic.h"
 #include "finding.h"
 #include "live.h"
+#include "report/jsonw.h"
 #include "report/report.h"
+#include "report/wbuf.h"
 #include "text/patch.h"
 
 #define EXIT_CLEAN 0
@@ -36,7 +38,7 @@ enum cli_opt {
 	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
 	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
-	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL,
+	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_BASELINE, OPT_WRITE_BASELINE,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -91,6 +93,10 @@ struct options {
 	bool no_config;		/* --no-config */
 	const char *color;	/* --color auto|always|never */
 	bool verbose;		/* -v */
+	bool quiet;		/* -q: text, the finding lines only */
+	const char *baseline;	/* --baseline FILE */
+	const char *write_baseline;	/* --write-baseline FILE */
+	struct cli_baseline *known;	/* --baseline's fingerprints */
 	int jobs;		/* -j, --jobs: threads; 0 = the CPUs we may
 				 * use */
 	bool budget;		/* --budget: the budget table (text) */
@@ -135,13 +141,14 @@ struct cli_output {
  */
 int cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std);
 /*
- * Refuses (-1, with the message printed) an --output-file that is one of
+ * Refuses (-1, with the message printed) a file to write (flag: its
+ * flag without "--", "output-file" or "write-baseline") that is one of
  * the paths given (the same file, by device and inode, also through
  * another name or a link) or the file standard input reads: the report
  * would replace the input.  Run before anything is read.
  */
-int cpl_cli_output_guard(const char *output, const char *const *paths,
-			 size_t n);
+int cpl_cli_output_guard(const char *flag, const char *output,
+			 const char *const *paths, size_t n);
 /*
  * Finishes the report: with failed false, flushes, syncs and renames the
  * temporary file over FILE.  failed (writing the report failed, errno
@@ -151,6 +158,38 @@ int cpl_cli_output_guard(const char *output, const char *const *paths,
 int cpl_cli_output_close(struct cli_output *o, bool failed);
 /* Drops an unfinished report: FILE is left as it was. */
 void cpl_cli_output_abort(struct cli_output *o);
+
+/* The fingerprints of a --baseline file (baseline.c). */
+struct cli_baseline;
+
+/*
+ * Reads path (our baseline JSON, or a SARIF log the tool wrote); -1
+ * after one message naming the file (and line:col when it is not JSON).
+ */
+int cpl_cli_baseline_load(struct cli_baseline **out, const char *path);
+/* Whether the baseline holds fingerprint; false for a NULL baseline. */
+bool cpl_cli_baseline_has(const struct cli_baseline *b,
+			  const char *fingerprint);
+size_t cpl_cli_baseline_size(const struct cli_baseline *b);
+void cpl_cli_baseline_free(struct cli_baseline *b);	/* NULL-safe */
+
+/* A --write-baseline file being written (complete or absent). */
+struct cli_baseline_out {
+	const char *path;	/* NULL: not writing */
+	struct cli_output out;
+	struct cpl_wbuf w;
+	struct cpl_jsonw j;
+	size_t n;		/* findings written */
+};
+
+/* Starts writing path; -1 after a message. */
+int cpl_cli_baseline_begin(struct cli_baseline_out *b, const char *path);
+/* Adds one finding (nothing when b is not writing). */
+void cpl_cli_baseline_add(struct cli_baseline_out *b, const char *rule,
+			  const char *file, int line,
+			  const char *fingerprint, const char *message);
+/* Finishes (abort: drops it, the old file stays); -1 after a message. */
+int cpl_cli_baseline_end(struct cli_baseline_out *b, bool abort);
 
 /* Lints the paths in o; returns the exit status. */
 int cpl_cli_run_static(struct options *o, int argc, char **argv);

@@ -25,6 +25,13 @@ static const struct cli_flag flags[] = {
 	{ OPT_DIFF_BASE, 0, "diff-base", "REF", CLI_TEXT, NULL,
 	  "report only findings on lines changed since the\n"
 	  "merge base of HEAD and REF" },
+	{ OPT_BASELINE, 0, "baseline", "FILE", CLI_FILE, NULL,
+	  "report only findings not in FILE (written by\n"
+	  "--write-baseline, or a SARIF log of this tool;\n"
+	  "matched by fingerprint, so moved lines match)" },
+	{ OPT_WRITE_BASELINE, 0, "write-baseline", "FILE", CLI_FILE, NULL,
+	  "write every finding to FILE as the baseline; the\n"
+	  "findings then do not fail the run (exit 0)" },
 	{ OPT_FIX, 0, "fix", NULL, CLI_NONE, "Fixing",
 	  "apply the safe fixes in place, then report\n"
 	  "what is left (with -f -: the fixed text to stdout)" },
@@ -90,7 +97,9 @@ static const struct cli_flag flags[] = {
 	{ OPT_AUDIT_INTERVAL, 0, "audit-interval", "DURATION", CLI_TEXT, NULL,
 	  "serve: time between audit passes (default 1m)" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
-	  "text (default), json, sarif or github" },
+	  "the format: text (default), json, sarif\n"
+	  "(code scanning), github (annotations), junit,\n"
+	  "gitlab (Code Quality) or markdown" },
 	{ OPT_FORMAT, 0, "format", "FORMAT", CLI_FORMAT, NULL,
 	  "the same as -o" },
 	{ OPT_OUTPUT_FILE, 0, "output-file", "FILE", CLI_FILE, NULL,
@@ -109,6 +118,9 @@ static const struct cli_flag flags[] = {
 	  "read and parse files on N threads (default: the\n"
 	  "CPUs this process may use, cgroup quota included);\n"
 	  "at most 32 MiB of files are parsed at once, for any N" },
+	{ 'q', 'q', "quiet", NULL, CLI_NONE, NULL,
+	  "text: the finding lines only (no fix lines,\n"
+	  "notes or summary)" },
 	{ 'v', 'v', "verbose", NULL, CLI_NONE, NULL,
 	  "say what was read, loaded, merged and skipped (stderr)" },
 	{ OPT_EXPLAIN, 0, "explain", "ID", CLI_RULE, "Information",

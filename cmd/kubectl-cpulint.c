@@ -125,7 +125,7 @@ make_getopt(char **shortopts)
 	return longopts;
 }
 
-/* "text, json, sarif or github": the formats, for messages. */
+/* "text, json, ... or markdown": the formats, for messages. */
 static char *
 format_list(void)
 {
@@ -226,6 +226,15 @@ parse_flags(struct options *o, int argc, char **argv,
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_BASELINE:
+			o->baseline = optarg;
+			break;
+		case OPT_WRITE_BASELINE:
+			o->write_baseline = optarg;
 			break;
 		case 'j': {
 			char *end;
@@ -514,6 +523,18 @@ check_targets(const struct options *o)
 			    o->staged ? "--staged" : "--diff-base");
 		return -1;
 	}
+	if (o->write_baseline && (o->diff_base || o->fix || o->diff)) {
+		cpl_cli_say("kubectl-cpulint: --write-baseline records every "
+			    "finding of the tree as it is; it does not go with "
+			    "%s", o->diff_base ? "--diff-base (which keeps only "
+			    "changed lines)" : o->fix ? "--fix" : "--diff");
+		return -1;
+	}
+	if (o->baseline && (o->fix || o->diff)) {
+		cpl_cli_say("kubectl-cpulint: --baseline filters the report; "
+			    "--fix and --diff change files whatever it holds");
+		return -1;
+	}
 	if (o->force && !o->fix) {
 		cpl_cli_say("kubectl-cpulint: --force goes with --fix (it "
 			    "lets --fix rewrite files it otherwise leaves "
@@ -615,6 +636,9 @@ main(int argc, char **argv)
 	}
 	if (classify(&o, optind, argc, argv) < 0 || check_targets(&o) < 0)
 		goto out;
+	/* A bad baseline is one clear error before anything is read. */
+	if (o.baseline && cpl_cli_baseline_load(&o.known, o.baseline) < 0)
+		goto out;
 	if (o.nlive > 0 || (o.npaths == 0 && (o.lo.selector ||
 					       o.lo.all_namespaces))) {
 		if (o.staged || o.diff_base) {
@@ -639,6 +663,7 @@ main(int argc, char **argv)
 	}
 	status = cpl_cli_run_static(&o, argc, argv);
 out:
+	cpl_cli_baseline_free(o.known);
 	for (i = 0; i < o.nowned; i++)
 		free(o.owned[i]);
 	free(o.owned);

@@ -20,7 +20,8 @@
 #include "util.h"
 
 int
-cpl_cli_output_guard(const char *output, const char *const *paths, size_t n)
+cpl_cli_output_guard(const char *flag, const char *output,
+		     const char *const *paths, size_t n)
 {
 	struct stat out, in;
 	size_t i;
@@ -35,10 +36,13 @@ cpl_cli_output_guard(const char *output, const char *const *paths, size_t n)
 		if (rc < 0 || !S_ISREG(in.st_mode) ||
 		    in.st_dev != out.st_dev || in.st_ino != out.st_ino)
 			continue;
-		cpl_cli_say("kubectl-cpulint: --output-file %s is %s, an input "
-			    "of this run: the report would replace it (write "
-			    "the report elsewhere)", output,
-			    std ? "the file standard input reads" : paths[i]);
+		cpl_cli_say("kubectl-cpulint: --%s %s is %s, an input of this "
+			    "run: the %s would replace it (write the %s "
+			    "elsewhere)", flag, output,
+			    std ? "the file standard input reads" : paths[i],
+			    strcmp(flag, "output-file") == 0 ? "report" :
+			    "baseline", strcmp(flag, "output-file") == 0 ?
+			    "report" : "baseline");
 		return -1;
 	}
 	return 0;

@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "git/repo.h"
 #include "kube/curlso.h"
+#include "report/fingerprint.h"
 #include "report/report.h"
 #include "util.h"
 
@@ -110,6 +111,24 @@ not_judged(const struct cpl_wlist *wl, size_t *n)
 	return v;
 }
 
+/* Adds f to the baseline being written: its path from the source root. */
+static void
+baseline_add(struct cli_baseline_out *b, struct cpl_report_prints *p,
+	     const struct cpl_finding *f)
+{
+	char *rel = NULL;
+
+	if (b->path == NULL)
+		return;
+	if (f->file)
+		rel = cpl_report_relpath(NULL, cpl_report_prints_root(p),
+					 f->file);
+	cpl_cli_baseline_add(b, f->rule ? f->rule->id : NULL,
+			     rel ? rel : f->file, f->line, f->fingerprint,
+			     f->message);
+	free(rel);
+}
+
 /*
  * Renders the findings with the chosen reporter (to std, or to
  * --output-file), prints input errors to stderr, and maps the result to
@@ -129,6 +148,8 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	struct cpl_report_meta meta = { 0 };
 	struct cpl_report_skip *skipped = NULL;
 	struct cli_output out;
+	struct cli_baseline_out base = { 0 };
+	struct cpl_report_prints *prints;
 	struct stat ost;
 	char cwd[PATH_MAX];
 	char *cmdline = NULL;
@@ -153,7 +174,22 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 			    "report elsewhere)", o->output_file);
 		return EXIT_TROUBLE;
 	}
+	if (o->write_baseline && stat(o->write_baseline, &ost) == 0 &&
+	    S_ISREG(ost.st_mode) &&
+	    cpl_engine_judged_file(e, o->write_baseline, &ost)) {
+		cpl_cli_print_errors(e);
+		cpl_cli_say("kubectl-cpulint: --write-baseline %s is a file "
+			    "this run linted: the baseline would replace it",
+			    o->write_baseline);
+		return EXIT_TROUBLE;
+	}
 	if (cpl_cli_output_open(&out, o->output_file, std) < 0) {
+		cpl_cli_print_errors(e);
+		return EXIT_TROUBLE;
+	}
+	if (o->write_baseline &&
+	    cpl_cli_baseline_begin(&base, o->write_baseline) < 0) {
+		cpl_cli_output_abort(&out);
 		cpl_cli_print_errors(e);
 		return EXIT_TROUBLE;
 	}
@@ -177,23 +213,52 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.jobs = cpl_engine_threads(e, meta.nbudgets);
 	skipped = not_judged(cpl_engine_workloads(e), &meta.nskipped);
 	meta.skipped = skipped;
+	meta.quiet = o->quiet;
+	meta.category = o->npaths == 0 ? "kubectl-cpulint/live/" : NULL;
+	/* -o github: annotations attach to paths from the workspace. */
+	if (strcmp(o->format, "github") == 0 && getenv("GITHUB_WORKSPACE") &&
+	    *getenv("GITHUB_WORKSPACE"))
+		meta.srcroot = getenv("GITHUB_WORKSPACE");
+	prints = cpl_report_prints_new(&meta);
 	st = rep->begin(out.fp, &meta);
 	for (i = 0; i < n; i++) {
-		struct cpl_finding view;
-		char *msg;
+		struct cpl_finding view, shown;
+		char *msg, *fp;
+		bool counts;
 
 		/* A live finding shared by the Pods of one owner is
 		 * reported once, with their count. */
-		rep->emit(st, cpl_live_finding_view(&view, &msg, &f[i]));
+		shown = *cpl_live_finding_view(&view, &msg, &f[i]);
+		/* Every finding is fingerprinted, in order, whether shown
+		 * or not: the prints do not depend on the baseline. */
+		fp = cpl_report_prints_finding(prints, &shown);
+		shown.fingerprint = fp;
+		counts = !f[i].suppressed && f[i].severity != CPL_SEV_OFF;
+		if (counts)
+			baseline_add(&base, prints, &shown);
+		if (counts && cpl_cli_baseline_has(o->known, fp)) {
+			meta.baselined++;
+		} else {
+			rep->emit(st, &shown);
+			if (counts && o->fail_on != CPL_SEV_OFF &&
+			    f[i].severity >= o->fail_on)
+				status = EXIT_FINDINGS;
+		}
+		free(fp);
 		free(msg);
-		if (!f[i].suppressed && o->fail_on != CPL_SEV_OFF &&
-		    f[i].severity >= o->fail_on)
-			status = EXIT_FINDINGS;
 	}
+	/* Writing the baseline accepts the findings: they do not fail. */
+	if (o->write_baseline)
+		status = EXIT_CLEAN;
 	errno = 0;
 	failed = rep->end(st) < 0;
-	if (cpl_cli_output_close(&out, failed) < 0)
+	cpl_report_prints_free(prints);
+	if (cpl_cli_output_close(&out, failed) < 0) {
 		status = EXIT_TROUBLE;
+		cpl_cli_baseline_end(&base, true);
+	} else if (cpl_cli_baseline_end(&base, false) < 0) {
+		status = EXIT_TROUBLE;
+	}
 	if (dropped > 0)
 		cpl_cli_say("kubectl-cpulint: warning: code scanning takes at "
 			    "most %d results per run: the SARIF log keeps the "
@@ -375,7 +440,9 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 	cpl_engine_set_jobs(e, o->jobs);
 	/* Only SARIF (line fingerprints) and fixes read texts again once
 	 * files are judged. */
-	if (!o->fix && !o->diff && strcmp(o->format, "sarif") != 0)
+	if (!o->fix && !o->diff && strcmp(o->format, "sarif") != 0 &&
+	    strcmp(o->format, "gitlab") != 0 && !o->baseline &&
+	    !o->write_baseline)
 		cpl_engine_drop_texts(e);
 	if (o->diff_base && cpl_engine_set_diff_base(e, o->diff_base,
 						     &err) < 0) {
@@ -522,7 +589,10 @@ cpl_cli_run_static(struct options *o, int argc, char **argv)
 	struct cpl_engine *e;
 	int status;
 
-	if (cpl_cli_output_guard(o->output_file, o->paths, o->npaths) < 0)
+	if (cpl_cli_output_guard("output-file", o->output_file, o->paths,
+				 o->npaths) < 0 ||
+	    cpl_cli_output_guard("write-baseline", o->write_baseline,
+				 o->paths, o->npaths) < 0)
 		return EXIT_TROUBLE;
 	if (static_open(&st, o, argc, argv) < 0) {
 		cpl_cli_static_close(&st);

@@ -288,6 +288,18 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 	if (cpl_yaml_parse(&s, src->path, src->text, src->len, &err) < 0) {
 		if (cpl_tmpl_in_text(src->text, src->len, &line, &col))
 			template_met(e, src->path, explicit, line, col);
+		else if (!explicit &&
+			 !cpl_loader_looks_ours(src->text, src->len))
+			/* Not ours (no apiVersion or version beside a
+			 * kind): a tsconfig.json with comments, a broken
+			 * docker-compose.yaml.  Ours that do not parse
+			 * stay errors. */
+			cpl_engine_note(e, src->path, "skipped: does not "
+					"parse (%d:%d: %s) and names no kind "
+					"with apiVersion or version, so it is "
+					"neither a Kubernetes object nor a "
+					"Polyaxonfile", err.line, err.column,
+					err.message);
 		else
 			cpl_engine_add_error(e, &err);
 		goto out;
@@ -1204,14 +1216,15 @@ cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f)
 {
 	const struct source *src = cpl_engine_find_source(e, f->file);
 	const struct cpl_workload *w = f->workload;
-	const char *why = NULL;
+	const char *why = NULL, *reason = NULL;
 	size_t i;
 	int at;
 
-	at = src ? cpl_suppress_match(src->sup, f->rule->id, f->line) : 0;
+	at = src ? cpl_suppress_match_why(src->sup, f->rule->id, f->line,
+					  &reason) : 0;
 	if (at != 0) {
 		f->suppressed = true;
-		f->suppression = at < 0 ?
+		f->suppression = reason ? cpl_xstrdup(reason) : at < 0 ?
 			cpl_xstrdup("cpulint: disable-file comment") :
 			cpl_xasprintf("cpulint: disable comment at line %d",
 				      at);

@@ -101,6 +101,10 @@ struct cpl_finding {
 	/* The engine's last sort key: the order it was reported in, so
 	 * that findings equal in every other key keep that order. */
 	uint64_t order;
+	/* What identifies it across runs (report/fingerprint.h), set by
+	 * the command on the copy it hands the reporters; borrowed, never
+	 * freed with the finding.  NULL: the reporter computes it. */
+	const char *fingerprint;
 };
 
 void cpl_finding_free(struct cpl_finding *f);	/* frees members, not f */

@@ -16,6 +16,7 @@
 struct entry {
 	int line;	/* -1: whole file */
 	char *rules;	/* ",CPU301,CPU102," upper-cased, or ",ALL," */
+	char *reason;	/* the words after the list, or NULL */
 };
 
 struct cpl_suppress {
@@ -23,6 +24,7 @@ struct cpl_suppress {
 	size_t n;
 	size_t cap;
 	char *file_rules;	/* disable-file lists, concatenated */
+	char *file_reason;	/* the first disable-file comment's reason */
 	struct cpl_suppress_unknown *unknown;	/* words naming no rule */
 	size_t nunknown;
 };
@@ -56,13 +58,30 @@ prose(const char *word)
 }
 
 /*
+ * The reason written after a rule list ("disable=CPU202 by policy",
+ * "disable=CPU202 -- sized on purpose"): the rest of the line without
+ * leading blanks and separators ('-', ':', ';', '#', '(') nor trailing
+ * blanks; NULL when nothing is left.  Caller frees.
+ */
+static char *
+reason_of(const char *p, const char *end)
+{
+	while (p < end && strchr(" \t-:;#(", *p))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' ||
+			   end[-1] == '\r' || end[-1] == ')'))
+		end--;
+	return p < end ? cpl_xstrndup(p, (size_t)(end - p)) : NULL;
+}
+
+/*
  * Parses the rule list after '=' up to the end of the line (which starts
  * at bol, line number line).  Words naming no rule (nor `all`) are
  * recorded as unknown.
  */
 static char *
 parse_list(struct cpl_suppress **s, const char *p, const char *end,
-	   const char *bol, int line)
+	   const char *bol, int line, char **reason)
 {
 	struct cpl_buf b;
 	bool first = true;
@@ -103,11 +122,12 @@ parse_list(struct cpl_suppress **s, const char *p, const char *end,
 			q++;
 		p = q;
 	}
+	*reason = reason_of(p, end);
 	return cpl_buf_detach(&b);
 }
 
 static void
-add(struct cpl_suppress **s, int line, char *rules)
+add(struct cpl_suppress **s, int line, char *rules, char *reason)
 {
 	if (*s == NULL)
 		*s = cpl_xcalloc(1, sizeof(**s));
@@ -118,12 +138,17 @@ add(struct cpl_suppress **s, int line, char *rules)
 		free((*s)->file_rules);
 		free(rules);
 		(*s)->file_rules = all;
+		if ((*s)->file_reason == NULL)
+			(*s)->file_reason = reason;
+		else
+			free(reason);
 		return;
 	}
 	cpl_xgrow((void **)&(*s)->v, &(*s)->cap, (*s)->n + 1,
 		  sizeof(*(*s)->v));
 	(*s)->v[(*s)->n].line = line;
 	(*s)->v[(*s)->n].rules = rules;
+	(*s)->v[(*s)->n].reason = reason;
 	(*s)->n++;
 }
 
@@ -133,6 +158,7 @@ static void
 scan_line(struct cpl_suppress **s, const char *p, const char *eol, int line)
 {
 	const char *q, *hit;
+	char *reason = NULL, *rules;
 
 	for (q = p; q < eol; q++) {
 		if (*q != '#' || (q > p && q[-1] != ' ' && q[-1] != '\t'))
@@ -144,11 +170,14 @@ scan_line(struct cpl_suppress **s, const char *p, const char *eol, int line)
 		while (hit < eol && *hit == ' ')
 			hit++;
 		if ((size_t)(eol - hit) > 13 &&
-		    strncmp(hit, "disable-file=", 13) == 0)
-			add(s, -1, parse_list(s, hit + 13, eol, p, line));
-		else if ((size_t)(eol - hit) > 8 &&
-			 strncmp(hit, "disable=", 8) == 0)
-			add(s, line, parse_list(s, hit + 8, eol, p, line));
+		    strncmp(hit, "disable-file=", 13) == 0) {
+			rules = parse_list(s, hit + 13, eol, p, line, &reason);
+			add(s, -1, rules, reason);
+		} else if ((size_t)(eol - hit) > 8 &&
+			   strncmp(hit, "disable=", 8) == 0) {
+			rules = parse_list(s, hit + 8, eol, p, line, &reason);
+			add(s, line, rules, reason);
+		}
 		return;
 	}
 }
@@ -189,10 +218,13 @@ cpl_suppress_free(struct cpl_suppress *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		free(s->v[i].rules);
+		free(s->v[i].reason);
+	}
 	free(s->v);
 	free(s->file_rules);
+	free(s->file_reason);
 	for (i = 0; i < s->nunknown; i++)
 		free(s->unknown[i].word);
 	free(s->unknown);
@@ -232,12 +264,24 @@ int
 cpl_suppress_match(const struct cpl_suppress *s, const char *rule_id,
 		   int line)
 {
+	return cpl_suppress_match_why(s, rule_id, line, NULL);
+}
+
+int
+cpl_suppress_match_why(const struct cpl_suppress *s, const char *rule_id,
+		       int line, const char **reason)
+{
 	size_t i, lo = 0, hi;
 
+	if (reason)
+		*reason = NULL;
 	if (s == NULL)
 		return 0;
-	if (names(s->file_rules, rule_id))
+	if (names(s->file_rules, rule_id)) {
+		if (reason)
+			*reason = s->file_reason;
 		return -1;
+	}
 	/* Comments on line-1 and line: find the first entry >= line-1. */
 	hi = s->n;
 	while (lo < hi) {
@@ -249,7 +293,11 @@ cpl_suppress_match(const struct cpl_suppress *s, const char *rule_id,
 			hi = mid;
 	}
 	for (i = lo; i < s->n && s->v[i].line <= line; i++)
-		if (s->v[i].line >= line - 1 && names(s->v[i].rules, rule_id))
+		if (s->v[i].line >= line - 1 &&
+		    names(s->v[i].rules, rule_id)) {
+			if (reason)
+				*reason = s->v[i].reason;
 			return s->v[i].line;
+		}
 	return 0;
 }

@@ -4,6 +4,8 @@
  *   # cpulint: disable=CPU301,CPU102     this line and the next
  *   # cpulint: disable-file=CPU201       the whole file
  *   # cpulint: disable=all               every rule
+ *   # cpulint: disable=CPU202 by policy  with the reason (SARIF's
+ *                                        justification)
  *
  * A comment is a '#' at the start of a line or after white space (as in
  * YAML; close enough for Python, where '#' in a string after a space is
@@ -28,6 +30,15 @@ void cpl_suppress_free(struct cpl_suppress *s);	/* NULL-safe */
  */
 int cpl_suppress_match(const struct cpl_suppress *s, const char *rule_id,
 		       int line);
+
+/*
+ * The same, and *reason (borrowed until s is freed; NULL when none) the
+ * words written after the comment's rule list ("disable=CPU202 by
+ * policy": "by policy"); for a file-wide match, the first disable-file
+ * comment's.
+ */
+int cpl_suppress_match_why(const struct cpl_suppress *s, const char *rule_id,
+			   int line, const char **reason);
 
 /* A word in a comment's rule list that names no rule (nor `all`). */
 struct cpl_suppress_unknown {

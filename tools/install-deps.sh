@@ -5,8 +5,9 @@
 # allocator the command links when it is there: Makefile, MALLOC),
 # pkg-config, a C compiler, and the tools the tests drive for real
 # (python3 with jsonschema for the SARIF schema, openssl for test
-# certificates, git, pre-commit, kubectl, prometheus (run by the tests on
-# loopback, never as a service); cppcheck for make lint, groff for the
+# certificates, xmllint for the JUnit schema, git, pre-commit, kubectl,
+# prometheus (run by the tests on loopback, never as a service);
+# cppcheck for make lint, groff for the
 # manual page, bash and zsh for the completion scripts; ripgrep, the peer
 # make bench measures against).  Installs only what is missing, so it is
 # quick on a machine that has everything.  Other systems: it prints what
@@ -78,6 +79,7 @@ if ! command -v kubectl >/dev/null 2>&1; then
 	fi
 fi
 command -v groff >/dev/null 2>&1 || need="$need groff-base"
+command -v xmllint >/dev/null 2>&1 || need="$need libxml2-utils"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
 need_prom=""
 command -v prometheus >/dev/null 2>&1 || need_prom=y

@@ -266,4 +266,13 @@ int cpl_polyaxon_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 		      const struct cpl_ynode *doc, const char *path,
 		      struct cpl_error *err);
 
+/*
+ * Whether a text that did not parse still looks like one of ours (sniff.c):
+ * it names a kind key together with apiVersion (a Kubernetes object) or
+ * version (a Polyaxonfile), as YAML keys or JSON members, anywhere in the
+ * text.  Generous on purpose: a file that only may be a manifest is an
+ * error to report, never a file to skip.
+ */
+bool cpl_loader_looks_ours(const char *text, size_t len);
+
 #endif

@@ -69,12 +69,47 @@ decode(const char *s, size_t n, size_t *adv)
 	return cp;
 }
 
+/* What a printable ASCII character becomes in XML (md false) or in a
+ * Markdown table cell; NULL: itself. */
+static const char *
+markup(unsigned char c, bool md)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return md ? NULL : "&quot;";
+	case '\'':
+		return md ? NULL : "&apos;";
+	case '@':
+		return md ? "&#64;" : NULL;
+	}
+	if (md) {
+		static const char *const punct[] = {
+			"\\\\", "\\`", "\\*", "\\_", "\\[", "\\]", "\\(",
+			"\\)", "\\~", "\\|", "\\!", "\\#",
+		};
+		static const char chars[] = "\\`*_[]()~|!#";
+		const char *at = strchr(chars, c);
+
+		if (at)
+			return punct[at - chars];
+	}
+	return NULL;
+}
+
 void
 cpl_escape(struct cpl_buf *b, const char *s, size_t n, unsigned how)
 {
 	bool runner = (how & CPL_ESC_RUNNER) != 0;
 	bool github = (how & CPL_ESC_GITHUB) != 0;
 	bool prop = github && (how & CPL_ESC_GITHUB_PROP) != 0;
+	bool xml = (how & CPL_ESC_XML) != 0;
+	bool md = (how & CPL_ESC_MARKDOWN) != 0;
 	bool at_start = runner;	/* only blanks since the line began */
 	unsigned hashes = 0;	/* '#' just written */
 	size_t i = 0, run = 0, adv, k;
@@ -87,8 +122,11 @@ cpl_escape(struct cpl_buf *b, const char *s, size_t n, unsigned how)
 		if (c >= 0x20 && c < 0x7f) {
 			if (runner && c == ':' && at_start)
 				rep = "\\x3a";
-			else if ((runner || github) && c == '[' && hashes >= 2)
+			else if ((runner || github || xml || md) && c == '[' &&
+				 hashes >= 2)
 				rep = "\\x5b";
+			else if (xml || md)
+				rep = markup(c, md);
 			else if (github && c == '%')
 				rep = "%25";
 			else if (prop && c == ':')

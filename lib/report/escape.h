@@ -25,7 +25,8 @@
  *
  * A backslash is left as it is: "\n" in the output is either a newline
  * or those two characters in the input (the output is for reading, and
- * JSON or SARIF hold the exact value).
+ * JSON or SARIF hold the exact value); Markdown alone doubles it, since
+ * there a backslash would escape what follows.
  *
  * Nothing here prints or allocates but the caller's buffer.
  */
@@ -53,6 +54,14 @@ enum {
 	CPL_ESC_GITHUB = 1 << 3,
 	/* A property value of one (with CPL_ESC_GITHUB): : and , too. */
 	CPL_ESC_GITHUB_PROP = 1 << 4,
+	/* XML character data or an attribute value (-o junit): & < > "
+	 * ' as entities, and the '[' of "##[" as \x5b. */
+	CPL_ESC_XML = 1 << 5,
+	/* A Markdown table cell (-o markdown, GitHub-flavoured): HTML's
+	 * & < > as entities, '@' as &#64; (no mention pings anyone), the
+	 * inline syntax (\ ` * _ [ ] ( ) ~ | ! #) backslash-escaped, and
+	 * the '[' of "##[" as \x5b. */
+	CPL_ESC_MARKDOWN = 1 << 6,
 };
 
 /* Appends s[0, n) to b escaped as how says (see above). */

@@ -278,6 +278,10 @@ json_end(void *state)
 	cpl_jsonw_int(j, (long long)r->tally.notes);
 	cpl_jsonw_key(j, "suppressed");
 	cpl_jsonw_int(j, (long long)r->tally.suppressed);
+	if (meta && meta->baselined > 0) {	/* --baseline left them out */
+		cpl_jsonw_key(j, "baselined");
+		cpl_jsonw_int(j, (long long)meta->baselined);
+	}
 	cpl_jsonw_close(j);
 	cpl_jsonw_key(j, "skipped");
 	skipped_json(j, meta);

@@ -16,6 +16,11 @@
 
 #include "finding.h"
 
+/* Where the tool and each rule's documentation live (SARIF helpUri,
+ * the links of -o markdown). */
+#define CPL_REPORT_TOOL_URI "https://github.com/kubectl-cpulint/kubectl-cpulint"
+#define CPL_REPORT_HELP_URI CPL_REPORT_TOOL_URI "/blob/main/rules/"
+
 /* Counts of rendered findings by severity, and of suppressed ones. */
 struct cpl_report_tally {
 	size_t errors;

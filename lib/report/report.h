@@ -68,6 +68,14 @@ struct cpl_report_meta {
 	 * 1: the caller's alone.  JSON renders "budgets" on a second one
 	 * while the findings are written. */
 	size_t jobs;
+	/* SARIF automationDetails.id: "CATEGORY/" or "CATEGORY/RUN";
+	 * NULL: "kubectl-cpulint/". */
+	const char *category;
+	/* Text: the finding lines only (-q: no fix, notes or summary). */
+	bool quiet;
+	/* Findings left out because the baseline holds them (counted in
+	 * the summaries of text, github and markdown). */
+	size_t baselined;
 };
 
 /*
@@ -85,7 +93,7 @@ struct cpl_report_meta {
 #define CPL_REPORT_STDIN "<stdin>"
 
 struct cpl_reporter {
-	const char *name;		/* "text", "json", "sarif", "github" */
+	const char *name;		/* "text", "json", "sarif", ... */
 	/* Returns the reporter's state, passed back to emit and end. */
 	void *(*begin)(FILE *out, const struct cpl_report_meta *meta);
 	void (*emit)(void *state, const struct cpl_finding *f);
@@ -95,7 +103,7 @@ struct cpl_reporter {
 
 /* The reporter called name, or NULL. */
 const struct cpl_reporter *cpl_reporter_find(const char *name);
-/* "text|json|sarif|github" for usage messages. */
+/* "text|json|sarif|github|junit|gitlab|markdown" for usage messages. */
 const char *cpl_reporter_names(void);
 /* The i-th reporter (from 0), or NULL past the last: to list them. */
 const struct cpl_reporter *cpl_reporter_at(size_t i);

@@ -27,11 +27,10 @@
  * out; meta->dropped gets that number.
  *
  * partialFingerprints.primaryLocationLineHash is the value GitHub's
- * upload action (codeql-action, src/fingerprints.ts) would compute: a
- * polynomial rolling hash (base 37, modulo 2^64) over the next 100
- * characters from the start of the line, spaces and tabs skipped, line
- * endings folded to LF, the text read as UTF-16 code units; then
- * "hex:n", n being the occurrence of that hash in the file, from 1.
+ * upload action would compute, and "cpulint/v1" the finding's own
+ * fingerprint, distinct for two results on one line (fingerprint.h).
+ * The run has automationDetails.id (meta->category, default
+ * "kubectl-cpulint/": a category) and the driver a fullName.
  *
  * Invariant: the log is streamed (jsonw.h), never built as a tree: each
  * result is serialised when its finding is emitted and kept as text only
@@ -51,28 +50,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/fingerprint.h"
 #include "report/jsonw.h"
 #include "report/render.h"
 #include "report/wbuf.h"
 
 #define SARIF_SCHEMA	"https://json.schemastore.org/sarif-2.1.0.json"
 #define TOOL_NAME	"kubectl-cpulint"
-#define TOOL_URI	"https://github.com/kubectl-cpulint/kubectl-cpulint"
-#define HELP_URI	TOOL_URI "/blob/main/rules/"
+#define TOOL_URI	CPL_REPORT_TOOL_URI
+#define HELP_URI	CPL_REPORT_HELP_URI
 #define SRCROOT		"%SRCROOT%"
+/* partialFingerprints key of the finding's own fingerprint. */
+#define FINGERPRINT_KEY	"cpulint/v1"
 
-#define HASH_BLOCK	100	/* characters each line hash covers */
-#define HASH_BASE	37
-#define HASH_EOF	0xffff	/* the end-of-text marker code unit */
-
-/* The line hashes of one file: hash[i] and count[i] are for line i+1. */
-struct linehash {
-	char *file;			/* which file; NULL: none yet */
-	bool ok;			/* the text was available */
-	uint64_t *hash;
-	unsigned *count;
-	size_t nlines;
-};
 
 
 /* Past the last rank a result can have (suppressed 0, else 1 + severity). */
@@ -107,60 +97,8 @@ struct sarif {
 					 * first when there are too many */
 	size_t nkept;
 	size_t nresults;		/* results emitted, kept or not */
-	struct linehash lines;		/* cache: findings come by file */
+	struct cpl_report_prints *prints;	/* line hashes, fingerprints */
 };
-
-/*
- * Normalises an absolute path lexically: no "." or ".." segments, no
- * doubled or trailing slashes ("/" stays "/").  Caller frees.
- */
-static char *
-path_normalise(const char *path)
-{
-	struct cpl_buf b;
-	const char *p = path, *seg;
-	size_t n;
-
-	cpl_buf_init(&b, 0);
-	while (*p) {
-		while (*p == '/')
-			p++;
-		seg = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - seg);
-		if (n == 0 || (n == 1 && seg[0] == '.'))
-			continue;
-		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-			while (b.len > 0 && b.data[b.len - 1] != '/')
-				b.len--;
-			if (b.len > 0)
-				b.len--;	/* the slash before it */
-			if (b.data)
-				b.data[b.len] = '\0';
-			continue;
-		}
-		cpl_buf_addc(&b, '/');
-		cpl_buf_add(&b, seg, n);
-	}
-	if (b.len == 0)
-		cpl_buf_addc(&b, '/');
-	return cpl_buf_detach(&b);
-}
-
-/* path made absolute against base (when relative) and normalised. */
-static char *
-path_absolute(const char *base, const char *path)
-{
-	char *joined, *norm;
-
-	if (path[0] == '/' || base == NULL)
-		return path_normalise(path);
-	joined = cpl_xasprintf("%s/%s", base, path);
-	norm = path_normalise(joined);
-	free(joined);
-	return norm;
-}
 
 /* Appends s percent-encoded: all but unreserved characters and '/'. */
 static void
@@ -230,7 +168,7 @@ artifact_location(struct cpl_jsonw *j, const struct sarif *s,
 		cpl_jsonw_close(j);
 		return;
 	}
-	abs = path_absolute(s->cwd ? s->cwd : s->root, file);
+	abs = cpl_report_path_absolute(s->cwd ? s->cwd : s->root, file);
 	if (strcmp(s->root, "/") == 0 && abs[1] != '\0')
 		rel = abs + 1;
 	else if (strncmp(abs, s->root, n) == 0 && abs[n] == '/' &&
@@ -416,11 +354,16 @@ driver_json(struct cpl_jsonw *j, const struct sarif *s)
 {
 	const char *version = s->meta && s->meta->version ?
 		s->meta->version : "unknown";
+	char *full;
 	size_t i;
 
 	cpl_jsonw_object(j);
 	cpl_jsonw_key(j, "name");
 	cpl_jsonw_str(j, TOOL_NAME);
+	full = cpl_xasprintf("%s %s", TOOL_NAME, version);
+	cpl_jsonw_key(j, "fullName");	/* Azure DevOps asks for it */
+	cpl_jsonw_str(j, full);
+	free(full);
 	cpl_jsonw_key(j, "version");
 	cpl_jsonw_str(j, version);
 	cpl_jsonw_key(j, "informationUri");
@@ -523,160 +466,6 @@ invocation_json(struct cpl_jsonw *j, const struct sarif *s, size_t dropped)
 	}
 	cpl_jsonw_close(j);
 }
-
-/* The rolling hash over a window of code units (fingerprints.ts). */
-struct roller {
-	uint16_t window[HASH_BLOCK];
-	int start[HASH_BLOCK];	/* line starting at this slot; 0: none */
-	uint64_t hash;
-	uint64_t first_mod;		/* HASH_BASE ^ HASH_BLOCK */
-	size_t index;
-	int line;
-	bool line_start;
-	bool prev_cr;
-	struct linehash *lh;
-	size_t cap;
-};
-
-/* Records the current hash as the hash of the line that starts here. */
-static void
-roll_output(struct roller *r)
-{
-	struct linehash *lh = r->lh;
-
-	cpl_xgrow((void **)&lh->hash, &r->cap, lh->nlines + 1,
-		  sizeof(*lh->hash));
-	lh->hash[lh->nlines++] = r->hash;
-	r->start[r->index] = 0;
-}
-
-/* Shifts c into the window. */
-static void
-roll_update(struct roller *r, uint16_t c)
-{
-	uint16_t old = r->window[r->index];
-
-	r->window[r->index] = c;
-	r->hash = HASH_BASE * r->hash + c - r->first_mod * old;
-	r->index = (r->index + 1) % HASH_BLOCK;
-}
-
-/* Feeds one UTF-16 code unit of the text. */
-static void
-roll_char(struct roller *r, uint16_t c)
-{
-	if (c == ' ' || c == '\t' || (r->prev_cr && c == '\n')) {
-		r->prev_cr = false;
-		return;
-	}
-	r->prev_cr = c == '\r';
-	if (c == '\r')
-		c = '\n';
-	if (r->start[r->index])
-		roll_output(r);
-	if (r->line_start) {
-		r->line_start = false;
-		r->start[r->index] = ++r->line;
-	}
-	if (c == '\n')
-		r->line_start = true;
-	roll_update(r, c);
-}
-
-/* Orders (hash, line index) pairs by hash, then by line. */
-static int
-cmp_hash_line(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-/* Fills lh with the hash and occurrence count of every line of text. */
-static void
-line_hashes(struct linehash *lh, const char *text, size_t len)
-{
-	struct roller *r = cpl_xcalloc(1, sizeof(*r));
-	uint64_t (*pairs)[2];
-	size_t i = 0, adv;
-	unsigned run = 0;
-
-	r->lh = lh;
-	r->line_start = true;
-	r->first_mod = 1;
-	for (i = 0; i < HASH_BLOCK; i++)
-		r->first_mod *= HASH_BASE;
-	for (i = 0; i < len; i += adv) {
-		uint32_t cp = cpl_report_utf8_next(&adv, text + i, len - i);
-
-		if (cp >= 0x10000) {
-			cp -= 0x10000;
-			roll_char(r, (uint16_t)(0xd800 + (cp >> 10)));
-			roll_char(r, (uint16_t)(0xdc00 + (cp & 0x3ff)));
-		} else {
-			roll_char(r, (uint16_t)cp);
-		}
-	}
-	roll_char(r, HASH_EOF);
-	for (i = 0; i < HASH_BLOCK; i++) {
-		if (r->start[r->index])
-			roll_output(r);
-		roll_update(r, 0);
-	}
-	free(r);
-	/* The n-th line with a given hash (in file order) gets n. */
-	lh->count = cpl_xcalloc(lh->nlines, sizeof(*lh->count));
-	pairs = cpl_xcalloc(lh->nlines, sizeof(*pairs));
-	for (i = 0; i < lh->nlines; i++) {
-		pairs[i][0] = lh->hash[i];
-		pairs[i][1] = i;
-	}
-	qsort(pairs, lh->nlines, sizeof(*pairs), cmp_hash_line);
-	for (i = 0; i < lh->nlines; i++) {
-		run = i > 0 && pairs[i][0] == pairs[i - 1][0] ? run + 1 : 1;
-		lh->count[pairs[i][1]] = run;
-	}
-	free(pairs);
-}
-
-/* Forgets the cached line hashes. */
-static void
-linehash_clear(struct linehash *lh)
-{
-	free(lh->file);
-	free(lh->hash);
-	free(lh->count);
-	memset(lh, 0, sizeof(*lh));
-}
-
-/* "hex:n" for line of file, or NULL when its text is unknown.  Caller frees. */
-static char *
-line_fingerprint(struct sarif *s, const char *file, int line)
-{
-	struct linehash *lh = &s->lines;
-
-	if (s->meta == NULL || s->meta->source_text == NULL || line <= 0)
-		return NULL;
-	if (!cpl_str_eq(lh->file, file)) {
-		const char *text;
-		size_t len = 0;
-
-		linehash_clear(lh);
-		lh->file = cpl_xstrdup(file);
-		text = s->meta->source_text(s->meta->source_ctx, file, &len);
-		if (text) {
-			lh->ok = true;
-			line_hashes(lh, text, len);
-		}
-	}
-	if (!lh->ok || (size_t)line > lh->nlines)
-		return NULL;
-	return cpl_xasprintf("%" PRIx64 ":%u", lh->hash[line - 1],
-			     lh->count[line - 1]);
-}
-
 
 /* The primary location of a finding: physical, or logical when live. */
 static void
@@ -851,7 +640,8 @@ rule_index(const struct sarif *s, const struct cpl_finding *f)
 
 /* Writes the result object of a finding. */
 static void
-result_json(struct cpl_jsonw *j, struct sarif *s, const struct cpl_finding *f)
+result_json(struct cpl_jsonw *j, struct sarif *s, const struct cpl_finding *f,
+	    const char *own)
 {
 	long long index = rule_index(s, f);
 	struct cpl_buf text;
@@ -889,15 +679,18 @@ result_json(struct cpl_jsonw *j, struct sarif *s, const struct cpl_finding *f)
 	}
 	fixes_json(j, s, f);
 	if (f->file)
-		print = line_fingerprint(s, f->file, f->line);
+		print = cpl_report_prints_line(s->prints, f->file, f->line);
+	cpl_jsonw_key(j, "partialFingerprints");
+	cpl_jsonw_object(j);
 	if (print) {
-		cpl_jsonw_key(j, "partialFingerprints");
-		cpl_jsonw_object(j);
 		cpl_jsonw_key(j, "primaryLocationLineHash");
 		cpl_jsonw_str(j, print);
-		cpl_jsonw_close(j);
 		free(print);
 	}
+	/* The finding's own: distinct for two results on one line. */
+	cpl_jsonw_key(j, FINGERPRINT_KEY);
+	cpl_jsonw_str(j, own);
+	cpl_jsonw_close(j);
 	if (f->suppressed) {
 		cpl_jsonw_key(j, "suppressions");
 		cpl_jsonw_array(j);
@@ -934,14 +727,15 @@ sarif_begin(FILE *out, const struct cpl_report_meta *meta)
 	s->out = out;
 	s->meta = meta;
 	if (cwd) {
-		s->cwd = path_normalise(cwd);
+		s->cwd = cpl_report_path_absolute(NULL, cwd);
 		free(cwd);
 	}
 	if (meta && meta->srcroot)
-		s->root = path_absolute(s->cwd, meta->srcroot);
+		s->root = cpl_report_path_absolute(s->cwd, meta->srcroot);
 	else
 		s->root = cpl_xstrdup(s->cwd ? s->cwd : "/");
 	s->rules = cpl_rules_all(&s->nrules);
+	s->prints = cpl_report_prints_new(meta);
 	cpl_wbuf_init(&s->scratch, NULL);
 	return s;
 }
@@ -960,22 +754,30 @@ sarif_emit(void *state, const struct cpl_finding *f)
 	struct keptlist *kl;
 	struct kept *k;
 	unsigned rank, low;
+	char *made = NULL;
 
 	if (f->severity == CPL_SEV_OFF)
 		return;
+	/* Every result is fingerprinted in order, kept or not (k counts
+	 * the results before it at its place). */
+	if (f->fingerprint == NULL)
+		made = cpl_report_prints_finding(s->prints, f);
 	rank = f->suppressed ? 0 : 1 + (unsigned)f->severity;
 	s->nresults++;
 	if (s->nkept == CPL_REPORT_SARIF_MAX_RESULTS) {
 		for (low = 0; s->kept[low].n == 0; low++)
 			;
-		if (rank <= low)
+		if (rank <= low) {
+			free(made);
 			return;
+		}
 		kl = &s->kept[low];
 		free(kl->v[--kl->n].text);
 		s->nkept--;
 	}
 	cpl_jsonw_init(&j, &s->scratch, RESULT_DEPTH);
-	result_json(&j, s, f);
+	result_json(&j, s, f, made ? made : f->fingerprint);
+	free(made);
 	kl = &s->kept[rank];
 	cpl_xgrow((void **)&kl->v, &kl->cap, kl->n + 1, sizeof(*kl->v));
 	k = &kl->v[kl->n++];
@@ -1024,7 +826,7 @@ sarif_free(struct sarif *s)
 		free(s->kept[r].v);
 	}
 	cpl_wbuf_free(&s->scratch);
-	linehash_clear(&s->lines);
+	cpl_report_prints_free(s->prints);
 	free(s->cwd);
 	free(s->root);
 	free(s);
@@ -1058,6 +860,14 @@ sarif_end(void *state)
 	cpl_jsonw_object(&j);
 	cpl_jsonw_key(&j, "driver");
 	driver_json(&j, s);
+	cpl_jsonw_close(&j);
+	/* The category code scanning files the run under (the trailing
+	 * slash: a category, no run id); live runs are a category apart. */
+	cpl_jsonw_key(&j, "automationDetails");
+	cpl_jsonw_object(&j);
+	cpl_jsonw_key(&j, "id");
+	cpl_jsonw_str(&j, meta && meta->category ? meta->category :
+		      TOOL_NAME "/");
 	cpl_jsonw_close(&j);
 	cpl_jsonw_key(&j, "invocations");
 	cpl_jsonw_array(&j);

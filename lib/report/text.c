@@ -7,6 +7,12 @@
  *       note: path:line:col: message
  *   N findings (E errors, W warnings, N notes), S suppressed
  *
+ * From BYRULE_FROM findings on, a "by rule:" table (count, id, name; the
+ * most frequent first) comes before the summary; findings left out by
+ * --baseline are counted in it ("B in the baseline").  With meta->quiet
+ * (-q) only the finding lines are written: no fix, note, measured or
+ * budget line, no summary.
+ *
  * Live findings put OBJECT[container] where the path goes; a measured
  * live container gets "    measured (cadvisor, 30 s): 97 threads, 3.9
  * CPUs used, throttled 42% of periods" under its findings (its own
@@ -40,6 +46,15 @@
 #define SGR_CYAN	"\033[36m"
 #define SGR_RESET	"\033[0m"
 
+/* From this many findings on, the summary counts them per rule too. */
+#define BYRULE_FROM	10
+
+/* Findings of one rule, for the summary's table. */
+struct rulecount {
+	const struct cpl_rule *rule;	/* borrowed from the registry */
+	size_t n;
+};
+
 /* The reporter's state between begin and end. */
 struct text {
 	struct cpl_wbuf w;		/* the report's buffered writer */
@@ -50,6 +65,10 @@ struct text {
 	struct cpl_buf shown;		/* line, escaped as output lines */
 	const struct cpl_report_meta *meta;	/* borrowed */
 	bool *said;			/* per budget: measured line shown */
+	bool quiet;			/* -q: finding lines only */
+	struct rulecount *byrule;	/* findings shown per rule */
+	size_t nbyrule;
+	size_t byrule_cap;
 	size_t pending;			/* budget whose findings are being
 					 * written (nbudgets: none) */
 };
@@ -275,6 +294,52 @@ add_budget_row(struct cpl_buf *out, const struct cpl_budget_entry *b)
 	cpl_buf_addc(out, '\n');
 }
 
+/* Counts a shown finding of rule r. */
+static void
+count_rule(struct text *t, const struct cpl_rule *r)
+{
+	size_t i;
+
+	for (i = 0; i < t->nbyrule; i++)
+		if (t->byrule[i].rule == r) {
+			t->byrule[i].n++;
+			return;
+		}
+	cpl_xgrow((void **)&t->byrule, &t->byrule_cap, t->nbyrule + 1,
+		  sizeof(*t->byrule));
+	t->byrule[t->nbyrule].rule = r;
+	t->byrule[t->nbyrule++].n = 1;
+}
+
+/* Most findings first, then by rule id. */
+static int
+rulecount_cmp(const void *a, const void *b)
+{
+	const struct rulecount *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->rule->id, y->rule->id);
+}
+
+/* "by rule:" and one indented line per rule: count, id, name. */
+static void
+add_byrule(struct text *t)
+{
+	size_t i;
+
+	qsort(t->byrule, t->nbyrule, sizeof(*t->byrule), rulecount_cmp);
+	cpl_buf_adds(&t->line, "by rule:\n");
+	for (i = 0; i < t->nbyrule; i++) {
+		cpl_buf_addf(&t->line, "  %6zu  ", t->byrule[i].n);
+		add_field(&t->line, t->byrule[i].rule->id);
+		cpl_buf_addc(&t->line, ' ');
+		add_field(&t->line, t->byrule[i].rule->name);
+		cpl_buf_addc(&t->line, '\n');
+	}
+	flush_line(t);
+}
+
 /* Starts a report: nothing is written until the first finding. */
 static void *
 text_begin(FILE *out, const struct cpl_report_meta *meta)
@@ -283,6 +348,7 @@ text_begin(FILE *out, const struct cpl_report_meta *meta)
 
 	cpl_wbuf_init(&t->w, out);
 	t->color = meta && meta->color;
+	t->quiet = meta && meta->quiet;
 	t->meta = meta;
 	if (meta && meta->nbudgets > 0)
 		t->said = cpl_xcalloc(meta->nbudgets, sizeof(*t->said));
@@ -318,6 +384,12 @@ text_emit(void *state, const struct cpl_finding *f)
 		cpl_buf_addf(&t->line, " [%s %s]", f->rule->id,
 			     f->rule->name);
 	cpl_buf_addc(&t->line, '\n');
+	if (f->rule && !t->quiet)
+		count_rule(t, f->rule);
+	if (t->quiet) {
+		flush_line(t);
+		return;
+	}
 	if (f->fix) {
 		cpl_buf_adds(&t->line, "    fix: ");
 		add_field(&t->line, f->fix);
@@ -396,6 +468,8 @@ text_end(void *state)
 	size_t i, n = t->meta ? t->meta->nbudgets : 0;
 	int rc;
 
+	if (t->quiet)
+		goto done;
 	flush_pending(t);
 	/* Measured containers without findings: their own line. */
 	for (i = 0; i < n; i++) {
@@ -416,6 +490,8 @@ text_end(void *state)
 			add_budget_row(&t->line, &t->meta->budgets[i]);
 			flush_line(t);
 		}
+	if (total >= BYRULE_FROM)
+		add_byrule(t);
 	if (total == 0) {
 		cpl_buf_adds(&t->line, "no findings");
 	} else {
@@ -430,11 +506,16 @@ text_end(void *state)
 	}
 	if (c->suppressed)
 		cpl_buf_addf(&t->line, ", %zu suppressed", c->suppressed);
+	if (t->meta && t->meta->baselined)
+		cpl_buf_addf(&t->line, ", %zu in the baseline",
+			     t->meta->baselined);
 	if (t->meta && t->meta->nskipped > 0)
 		add_not_judged(&t->line, t->meta);
 	cpl_buf_addc(&t->line, '\n');
 	flush_line(t);
+done:
 	rc = cpl_wbuf_finish(&t->w) < 0 || t->failed ? -1 : 0;
+	free(t->byrule);
 	cpl_buf_free(&t->line);
 	cpl_buf_free(&t->shown);
 	free(t->said);

@@ -59,7 +59,7 @@ has kubectl-types2 "pytorchjob/"
 has kubectl-types3 "mpijob/"
 has kubectl-types-nospace ":2"
 all=$(kc --out)
-has kubectl-flags "--output	text (default), json, sarif or github"
+has kubectl-flags "--output	the format: text (default), json, sarif"
 has kubectl-flags2 "--output-file"
 lacks kubectl-flags3 "--staged"
 all=$(kc -o "")

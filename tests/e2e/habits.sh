@@ -46,7 +46,7 @@ has o-long '"version": "2.1.0"'
 expect format-alias 1 "$BIN" --no-config --format github "$tmp/p.yaml"
 has format-alias "::error file="
 expect o-bad 2 "$BIN" --no-config -o yaml "$tmp/p.yaml"
-has o-bad '-o/--output takes text, json, sarif or github, not "yaml"'
+has o-bad '-o/--output takes text, json, sarif, github, junit, gitlab or markdown, not "yaml"'
 check o-bad-stdout [ -z "$out" ]
 expect o-file-habit 2 "$BIN" --no-config -o "$tmp/report.txt" "$tmp/p.yaml"
 has o-file-habit "to write the report to a file: --output-file FILE"

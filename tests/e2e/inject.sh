@@ -111,13 +111,13 @@ for d in "d${NL}::add-mask::x" "${ESC}[31mred${ESC}]8;;http://e/${BEL}l${ESC}]8;
 	mkdir -p "$w/$d"
 	job > "$w/$d/job.yaml"
 done
-# A file that does not parse, named like a command: its error line on
-# stderr starts with the name.
-printf 'a: [1\n' > "$w/::stop-commands::tok.yaml"
+# A file that does not parse (and is one of ours: apiVersion and kind),
+# named like a command: its error line on stderr starts with the name.
+printf 'apiVersion: v1\nkind: Pod\na: [1\n' > "$w/::stop-commands::tok.yaml"
 
 # 1. every format, with -v and --budget: stdout and stderr
 cd "$w"
-for fmt in text json sarif github; do
+for fmt in text json sarif github junit gitlab markdown; do
 	"$BIN" --no-config -v --budget -o "$fmt" . >"$tmp/$fmt.out" \
 		2>"$tmp/$fmt.err"
 	rc=$?
@@ -129,7 +129,7 @@ grep -q 'CPU202' "$tmp/text.out" && ok || bad "no CPU202 in the text report"
 [ "$(grep -c ': error: OMP_NUM_THREADS=8' "$tmp/text.out")" = 11 ] && ok ||
 	bad "text: not one line per finding"
 # the file that does not parse is named on stderr, its ':' escaped
-grep -qF '\x3a:stop-commands::tok.yaml:2:1: error:' "$tmp/github.err" && ok ||
+grep -qF '\x3a:stop-commands::tok.yaml:4:1: error:' "$tmp/github.err" && ok ||
 	bad "-o github: the bad file's error line"
 # colour on: SGR only
 "$BIN" --no-config --color always . >"$tmp/color.out" 2>/dev/null
@@ -269,7 +269,7 @@ PY
 if apiserver_start --fixtures default --fixtures "$tmp/fx" --timeout 120; then
 	trap 'apiserver_stop; rm -rf "$tmp"' EXIT
 	D=$APISERVER_DIR
-	for fmt in text json sarif github; do
+	for fmt in text json sarif github junit gitlab markdown; do
 		"$BIN" --kubeconfig "$D/kubeconfig" -n ml -l app=evil -v \
 			--budget -o "$fmt" >"$tmp/live-$fmt.out" \
 			2>"$tmp/live-$fmt.err"

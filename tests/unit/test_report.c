@@ -261,30 +261,33 @@ assert_keys(const json_t *obj, const char *const *keys, size_t n)
 START_TEST(test_table)
 {
 	static const char *const names[] = { "text", "json", "sarif",
-					     "github" };
+					     "github", "junit", "gitlab",
+					     "markdown" };
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 7; i++) {
 		const struct cpl_reporter *r = cpl_reporter_find(names[i]);
 
 		ck_assert_ptr_nonnull(r);
 		ck_assert_str_eq(r->name, names[i]);
 	}
 	ck_assert_ptr_null(cpl_reporter_find("xml"));
-	ck_assert_str_eq(cpl_reporter_names(), "text|json|sarif|github");
+	ck_assert_str_eq(cpl_reporter_names(),
+			 "text|json|sarif|github|junit|gitlab|markdown");
 }
 END_TEST
 
 START_TEST(test_write_failure)
 {
 	static const char *const names[] = { "text", "json", "sarif",
-					     "github" };
+					     "github", "junit", "gitlab",
+					     "markdown" };
 	struct cpl_finding fs[NSTD];
 	struct cpl_report_meta m = std_meta();
 	size_t i, k;
 
 	mk_std(fs);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 7; i++) {
 		const struct cpl_reporter *r = cpl_reporter_find(names[i]);
 		FILE *fp = fopen("/dev/full", "w");
 		void *st;
@@ -734,8 +737,11 @@ START_TEST(test_sarif_std)
 	ck_assert_int_eq(jint(json_object_get(loc, "region"), "startLine"), 12);
 	ck_assert_int_eq(jint(json_object_get(loc, "region"), "startColumn"),
 			 9);
-	/* No source text in meta: no fingerprint. */
-	ck_assert_ptr_null(json_object_get(r, "partialFingerprints"));
+	/* No source text in meta: no line hash, only its own print. */
+	ck_assert_ptr_null(json_object_get(json_object_get(r,
+		"partialFingerprints"), "primaryLocationLineHash"));
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(r,
+		"partialFingerprints"), "cpulint/v1"));
 	ck_assert_ptr_null(json_object_get(r, "suppressions"));
 
 	rel = json_object_get(r, "relatedLocations");
@@ -1007,7 +1013,9 @@ START_TEST(test_sarif_stdin)
 	free(out);
 	out = render_ok("github", &m, &f, 1);
 	ck_assert_str_eq(out, "::error title=CPU901 test-oversubscribed::"
-			 "<stdin>:7:3: m\n");
+			 "<stdin>:7:3: m\n"
+			 "kubectl-cpulint: 1 finding (1 error, 0 warnings, "
+			 "0 notes)\n");
 	free(out);
 	free_all(&f, 1);
 }
@@ -1092,8 +1100,8 @@ START_TEST(test_sarif_live)
 	ck_assert_str_eq(jstr(json_object_get(sarif_result(log, 0),
 					      "message"), "text"),
 			 "throttled 42%\n\nFix: Raise the limit.");
-	ck_assert_ptr_null(json_object_get(sarif_result(log, 0),
-					   "partialFingerprints"));
+	ck_assert_ptr_null(json_object_get(json_object_get(sarif_result(log,
+		0), "partialFingerprints"), "primaryLocationLineHash"));
 	l = json_array_get(json_object_get(json_array_get(json_object_get(
 		sarif_result(log, 1), "locations"), 0), "logicalLocations"), 0);
 	ck_assert_str_eq(jstr(l, "fullyQualifiedName"), "pod/ml/train-1");
@@ -1451,6 +1459,48 @@ START_TEST(test_fingerprint_stable)
 }
 END_TEST
 
+/* Two results on one line (same rule, other containers; same rule and
+ * container twice) have distinct prints of their own; the line hash is
+ * the line's. */
+START_TEST(test_fingerprint_one_line)
+{
+	struct cpl_finding fs[4];
+	struct source src = { "known.yaml", "a: 1\nb: 2\n" };
+	struct cpl_report_meta m = std_meta();
+	const char *p[4];
+	json_t *log;
+	char *out;
+	int i, k;
+
+	m.source_text = source_text;
+	m.source_ctx = &src;
+	mk(&fs[0], &rule_env, CPL_SEV_WARNING, "known.yaml", 2, 1, "m", NULL);
+	mk(&fs[1], &rule_env, CPL_SEV_WARNING, "known.yaml", 2, 4, "m", NULL);
+	mk(&fs[2], &rule_env, CPL_SEV_WARNING, "known.yaml", 2, 4, "m", NULL);
+	mk(&fs[3], &rule_limit, CPL_SEV_NOTE, "known.yaml", 2, 4, "m", NULL);
+	fs[0].container = cpl_xstrdup("a");
+	fs[1].container = cpl_xstrdup("b");
+	out = render_ok("sarif", &m, fs, 4);
+	ck_assert_int_eq(validate(out), 0);
+	log = parse(out);
+	for (i = 0; i < 4; i++) {
+		json_t *pf = json_object_get(sarif_result(log, (size_t)i),
+					     "partialFingerprints");
+
+		p[i] = jstr(pf, "cpulint/v1");
+		ck_assert_str_eq(jstr(pf, "primaryLocationLineHash"),
+				 jstr(json_object_get(sarif_result(log, 0),
+				      "partialFingerprints"),
+				      "primaryLocationLineHash"));
+		for (k = 0; k < i; k++)
+			ck_assert_str_ne(p[i], p[k]);
+	}
+	json_decref(log);
+	free(out);
+	free_all(fs, 4);
+}
+END_TEST
+
 START_TEST(test_fingerprint_absent)
 {
 	struct cpl_finding fs[3];
@@ -1470,11 +1520,11 @@ START_TEST(test_fingerprint_absent)
 	ck_assert_str_eq(jstr(json_object_get(sarif_result(log, 0),
 		"partialFingerprints"), "primaryLocationLineHash"),
 		"8e00d41f0ebba6bf:1");
-	/* Past the end of the text, and text unknown: no fingerprint. */
-	ck_assert_ptr_null(json_object_get(sarif_result(log, 1),
-					   "partialFingerprints"));
-	ck_assert_ptr_null(json_object_get(sarif_result(log, 2),
-					   "partialFingerprints"));
+	/* Past the end of the text, and text unknown: no line hash. */
+	ck_assert_ptr_null(json_object_get(json_object_get(sarif_result(log,
+		1), "partialFingerprints"), "primaryLocationLineHash"));
+	ck_assert_ptr_null(json_object_get(json_object_get(sarif_result(log,
+		2), "partialFingerprints"), "primaryLocationLineHash"));
 	json_decref(log);
 	free(out);
 	free_all(fs, 3);
@@ -1502,7 +1552,9 @@ START_TEST(test_github_std)
 		"title=CPU902 test-env-missing::OMP_NUM_THREADS is not set\n"
 		"::notice file=train/train.py,line=5,col=1,title=CPU903 "
 		"test-limit-missing::cpu limit \"none\", 100%25 used: a,b:c"
-		"%0Afix: Add a limit.\n");
+		"%0Afix: Add a limit.\n"
+		"kubectl-cpulint: 3 findings (1 error, 1 warning, 1 note), "
+		"1 suppressed\n");
 	free(out);
 	free_all(fs, NSTD);
 }
@@ -1521,7 +1573,8 @@ START_TEST(test_github_escape)
 	ck_assert_str_eq(out,
 		"::warning file=a%2Cb%3Ac%25d e.yaml,line=3,"
 		"title=CPU905 odd%3Aname%2Cx::50%25%0D%0Ax: y, z%0Afix: p%25q\n"
-		"::error file=f.yaml,title=CPU905 odd%3Aname%2Cx::m\n");
+		"::error file=f.yaml,title=CPU905 odd%3Aname%2Cx::m\n"
+		"kubectl-cpulint: 2 findings (1 error, 1 warning, 0 notes)\n");
 	free(out);
 	free_all(fs, 2);
 }
@@ -1552,9 +1605,44 @@ START_TEST(test_github_live_and_errors)
 		"::warning title=CPU904 test-throttled "
 		"(pod/ml/train-0[trainer])"
 		"::throttled 42%25%0Afix: Raise the limit.\n"
-		"::notice title=CPU904 test-throttled (pod/ml/train-1)::m\n");
+		"::notice title=CPU904 test-throttled (pod/ml/train-1)::m\n"
+		"kubectl-cpulint: 2 findings (0 errors, 1 warning, 1 note)\n");
 	free(out);
 	free_all(fs, 2);
+}
+END_TEST
+
+/* Past 10 annotations of a level: plain lines, counted in the summary;
+ * paths from the source root, not from the working directory. */
+START_TEST(test_github_limit)
+{
+	struct cpl_finding fs[13];
+	struct cpl_report_meta m = std_meta();
+	char *out, *root, *line;
+	size_t i, cmds = 0;
+
+	root = cpl_xasprintf("%s/..", cwd_buf);
+	m.srcroot = root;
+	for (i = 0; i < 12; i++)
+		mk(&fs[i], &rule_env, CPL_SEV_WARNING, "a.yaml", (int)i + 1, 1,
+		   "m", NULL);
+	mk(&fs[12], &rule_over, CPL_SEV_ERROR, "a.yaml", 20, 1, "e", NULL);
+	out = render_ok("github", &m, fs, 13);
+	for (line = out; (line = strstr(line, "::warning ")) != NULL; line++)
+		cmds++;
+	ck_assert_uint_eq(cmds, 10);
+	ck_assert_ptr_nonnull(strstr(out, "::error file="));
+	line = cpl_xasprintf("file=%s/a.yaml,line=1,", strrchr(cwd_buf, '/') + 1);
+	ck_assert_ptr_nonnull(strstr(out, line));
+	free(line);
+	ck_assert_ptr_nonnull(strstr(out, "\na.yaml:11:1: warning: m [CPU902 "
+				      "test-env-missing]\na.yaml:12:1: "));
+	ck_assert_ptr_nonnull(strstr(out, "kubectl-cpulint: 13 findings (1 "
+		"error, 12 warnings, 0 notes); 2 not annotated (GitHub shows "
+		"10 annotations of each level per step): listed above\n"));
+	free(out);
+	free(root);
+	free_all(fs, 13);
 }
 END_TEST
 
@@ -1862,11 +1950,13 @@ report_suite(void)
 	tcase_add_test(tc, test_fingerprint_unicode);
 	tcase_add_test(tc, test_fingerprint_stable);
 	tcase_add_test(tc, test_fingerprint_absent);
+	tcase_add_test(tc, test_fingerprint_one_line);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("github");
 	tcase_add_test(tc, test_github_std);
 	tcase_add_test(tc, test_github_escape);
+	tcase_add_test(tc, test_github_limit);
 	tcase_add_test(tc, test_github_live_and_errors);
 	suite_add_tcase(s, tc);
 	return s;

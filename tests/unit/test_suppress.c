@@ -32,6 +32,30 @@ START_TEST(line_and_next_line)
 }
 END_TEST
 
+/* The words after the rule list are the reason (SARIF's justification). */
+START_TEST(reasons)
+{
+	struct cpl_suppress *s = scan(
+		"a: 1  # cpulint: disable=CPU202 by policy\n"
+		"b: 2  # cpulint: disable=CPU201,CPU101 -- sized on purpose  \r\n"
+		"c: 3  # cpulint: disable=CPU301\n"
+		"# cpulint: disable-file=CPU401 (reviewed)\n");
+	const char *why = "x";
+
+	ck_assert_int_eq(cpl_suppress_match_why(s, "CPU202", 1, &why), 1);
+	ck_assert_str_eq(why, "by policy");
+	ck_assert_int_eq(cpl_suppress_match_why(s, "CPU101", 2, &why), 2);
+	ck_assert_str_eq(why, "sized on purpose");
+	ck_assert_int_eq(cpl_suppress_match_why(s, "CPU301", 3, &why), 3);
+	ck_assert_ptr_null(why);
+	ck_assert_int_eq(cpl_suppress_match_why(s, "CPU401", 9, &why), -1);
+	ck_assert_str_eq(why, "reviewed");
+	ck_assert_int_eq(cpl_suppress_match_why(s, "CPU402", 9, &why), 0);
+	ck_assert_ptr_null(why);
+	cpl_suppress_free(s);
+}
+END_TEST
+
 START_TEST(file_wide_and_all)
 {
 	struct cpl_suppress *s = scan(
@@ -129,6 +153,7 @@ suite(void)
 	tcase_add_test(tc, not_comments);
 	tcase_add_test(tc, lines_found_by_search);
 	tcase_add_test(tc, unknown_rules);
+	tcase_add_test(tc, reasons);
 	suite_add_tcase(s, tc);
 	return s;
 }
