@@ -10,7 +10,8 @@ usage="usage: krew-manifest.sh TARBALL URL [TARBALL URL]..."
 top=$(dirname "$0")/..
 version=$(cat "$top/VERSION")
 tmpl=$top/krew/cpulint.yaml
-sed -e "s|@VERSION@|$version|" -e '/^  platforms:$/q' "$tmpl"
+echo "# krew manifest of kubectl-cpulint v$version (tools/krew-manifest.sh)"
+sed -e '/^#/d' -e "s|@VERSION@|$version|" -e '/^  platforms:$/q' "$tmpl"
 while [ $# -gt 0 ]; do
 	tarball=$1 url=$2
 	shift 2
