@@ -12,8 +12,11 @@
 #   make lint       banned functions, cppcheck
 #   make bench      benchmarks that print figures
 #   make fuzz       libFuzzer over the whole engine (clang)
-#   make dist       release tarball for krew (static libraries, needs only
-#                   the C library; tools/install-deps.sh installs them)
+#   make dist       release tarballs for krew, linux-amd64 and (cross-built)
+#                   linux-arm64, their krew manifest cpulint.yaml and
+#                   SHA256SUMS (static libraries, needs only the C
+#                   library; tools/install-deps.sh installs what it needs;
+#                   DIST_ARCHES=amd64 for one)
 #   make install PREFIX=/usr/local   (binary, kubectl completion hook,
 #                   bash/zsh completion, manual page)
 #   V=1 for loud builds, WERROR=1 (set by CI) for -Werror.
@@ -21,6 +24,9 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= cc
+# make dist runs this make again with a cross compiler, a sysroot's
+# pkg-config and NEED_PKGS without check (the unit-test framework).
+PKG_CONFIG ?= pkg-config
 PKGS    := yaml-0.1 libcurl jansson libgit2 libmicrohttpd
 # Linked libraries: libcurl is not one of them.  Its headers are used, but
 # lib/kube/curlso.c loads libcurl.so.4 with dlopen when live mode needs it,
@@ -38,7 +44,8 @@ pkg_libmicrohttpd := libmicrohttpd-dev
 pkg_check    := check
 
 ifeq ($(filter clean install-deps help,$(MAKECMDGOALS)),)
-missing := $(strip $(foreach p,$(PKGS) check,$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
+NEED_PKGS ?= $(PKGS) check
+missing := $(strip $(foreach p,$(NEED_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(missing),)
 $(error missing libraries: $(missing); install with: apt-get install -y $(foreach p,$(missing),$(pkg_$(p))) pkg-config   (or run tools/install-deps.sh))
 endif
@@ -53,7 +60,7 @@ SAN     ?=
 # -ffile-prefix-map: no absolute path in the objects, so a release built
 # in another checkout is the same bytes.
 override CFLAGS += $(SAN) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror) -MMD -MP \
-           -pthread -Ilib -Irules -I$(BUILD) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+           -pthread -Ilib -Irules -I$(BUILD) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
            -ffile-prefix-map=$(CURDIR)=. -DCPL_VERSION='"$(VERSION)"'
 override LDFLAGS += $(SAN)
 # The allocator of the command (and the release binary): jemalloc when it
@@ -62,12 +69,12 @@ override LDFLAGS += $(SAN)
 # takes about 15% less CPU than glibc's malloc for the same output (make
 # bench; README, Performance).  Sanitizer builds and the unit tests (which
 # make valgrind runs) keep the C library's, which those tools interpose.
-MALLOC  ?= $(if $(shell pkg-config --exists jemalloc 2>/dev/null && echo y),jemalloc,libc)
+MALLOC  ?= $(if $(shell $(PKG_CONFIG) --exists jemalloc 2>/dev/null && echo y),jemalloc,libc)
 ALLOC_PKG  := $(if $(SAN),,$(filter jemalloc,$(MALLOC)))
-ALLOC_LIBS := $(if $(ALLOC_PKG),$(shell pkg-config --libs $(ALLOC_PKG)))
+ALLOC_LIBS := $(if $(ALLOC_PKG),$(shell $(PKG_CONFIG) --libs $(ALLOC_PKG)))
 # -ldl: dlopen is in libc from glibc 2.34 on, in libdl before.
 # -pthread: files are read and parsed on a few threads (lib/pipeline.c).
-LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl -pthread
+LDLIBS  += $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -273,12 +280,26 @@ fuzz:
 # lib/unwind_stub.c).  libcurl is loaded at run time, as in every build.
 # The system libraries pkg-config names stay dynamic: they are libc's.
 SYS_LIBS    := -lm -ldl -lpthread -lrt -pthread
-STATIC_LIBS  = $(filter-out $(SYS_LIBS),$(shell pkg-config --static --libs-only-l $(LINK_PKGS) libssh2 $(ALLOC_PKG)))
+STATIC_LIBS  = $(filter-out $(SYS_LIBS),$(shell $(PKG_CONFIG) --static --libs-only-l $(LINK_PKGS) libssh2 $(ALLOC_PKG)))
 DIST_BIN    := $(BUILD)/release/$(BIN)
-DIST_TAR    := kubectl-cpulint-v$(VERSION)-linux-amd64.tar.gz
-DIST_FILES  := $(sort $(BIN) LICENSE NOTICE THIRD-PARTY-LICENSES)
-# Fixed metadata, so two builds of one commit are the same bytes: the
-# commit's time (or SOURCE_DATE_EPOCH), owner 0, names sorted, gzip -n.
+# The release is built for each of DIST_ARCHES (Debian's names): natively
+# for this machine's, with Debian's cross compiler (TRIPLET-gcc) against
+# a sysroot of that architecture's packages (tools/cross-sysroot.sh, in
+# build-ARCH/sysroot) for the others, each in its own build-ARCH.
+DIST_ARCHES ?= amd64 arm64
+HOST_ARCH   := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+triplet_amd64 := x86_64-linux-gnu
+triplet_arm64 := aarch64-linux-gnu
+dist_tar     = kubectl-cpulint-v$(VERSION)-linux-$(1).tar.gz
+dist_bin     = $(if $(filter $(HOST_ARCH),$(1)),$(DIST_BIN),build-$(1)/release/$(BIN))
+dist_strip   = $(if $(filter $(HOST_ARCH),$(1)),strip,$(triplet_$(1))-strip)
+dist_sysroot = $(if $(filter $(HOST_ARCH),$(1)),,build-$(1)/sysroot)
+# Where a release's tarballs are downloaded from (the manifest's uri).
+DIST_URL    ?= https://github.com/kubectl-cpulint/kubectl-cpulint/releases/download/v$(VERSION)
+# What each tarball holds (kubectl_complete-cpulint: completion/).
+DIST_FILES  := $(sort $(BIN) kubectl_complete-cpulint kubectl-cpulint.1 \
+               LICENSE NOTICE THIRD-PARTY-LICENSES \
+               completion/kubectl-cpulint.bash completion/_kubectl-cpulint)
 DIST_EPOCH   = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
 
 $(BUILD)/release/gss_stub.o: $(GSS_STUB)
@@ -304,17 +325,53 @@ $(DIST_BIN): $(CMD_OBJ) $(BUILD)/libcpulint.a $(DIST_STUBS)
 	    -Wl,-Bdynamic -Wl,--as-needed -lm -ldl -lpthread -lrt \
 	    -Wl,-Map=$@.map
 
-# A release tarball for krew (tools/krew-manifest.sh renders the manifest).
-dist: $(DIST_BIN)
-	$(Q)rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist
-	$(Q)install -m 0755 $(DIST_BIN) $(BUILD)/dist/$(BIN) && strip $(BUILD)/dist/$(BIN)
-	$(Q)install -m 0644 LICENSE NOTICE $(BUILD)/dist/
-	$(Q)sh tools/third-party-licenses.sh $(DIST_BIN).map > $(BUILD)/dist/THIRD-PARTY-LICENSES
-	$(Q)chmod 0644 $(BUILD)/dist/THIRD-PARTY-LICENSES
-	$(Q)tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
+# A foreign architecture's release binary: this make again, in
+# build-ARCH, with the cross compiler and the sysroot's pkg-config.
+# libmicrohttpd is only its header there (serve loads the library at run
+# time), found in the sysroot's /usr/include: its .pc would want GnuTLS's
+# and their own .pc files in the sysroot too.
+CROSS_PKGS := $(filter-out libmicrohttpd,$(PKGS))
+.PHONY: FORCE
+FORCE:
+.PRECIOUS: build-%/release/$(BIN)
+build-%/release/$(BIN): FORCE
+	$(Q)command -v $(triplet_$*)-gcc >/dev/null 2>&1 || { echo "make dist:" \
+	    "no $(triplet_$*)-gcc for linux-$*; run tools/install-deps.sh," \
+	    "or make dist DIST_ARCHES=$(HOST_ARCH)" >&2; exit 1; }
+	$(Q)sh tools/cross-sysroot.sh $* build-$*/sysroot
+	$(Q)$(MAKE) --no-print-directory BUILD=build-$* \
+	    PKGS='$(CROSS_PKGS)' NEED_PKGS='$(CROSS_PKGS)' \
+	    CC='$(triplet_$*)-gcc --sysroot=$(CURDIR)/build-$*/sysroot' \
+	    PKG_CONFIG='env PKG_CONFIG_LIBDIR=$(CURDIR)/build-$*/sysroot/usr/lib/$(triplet_$*)/pkgconfig:$(CURDIR)/build-$*/sysroot/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/build-$*/sysroot pkg-config' \
+	    $@
+
+# One release tarball: kubectl-cpulint-vVERSION-linux-ARCH.tar.gz.
+.SECONDEXPANSION:
+dist-tar-%: $$(call dist_bin,$$*) $(MAN)
+	$(Q)rm -rf $(BUILD)/dist-$* && mkdir -p $(BUILD)/dist-$*/completion
+	$(Q)install -m 0755 $(call dist_bin,$*) $(BUILD)/dist-$*/$(BIN)
+	$(Q)$(call dist_strip,$*) $(BUILD)/dist-$*/$(BIN)
+	$(Q)install -m 0755 completion/kubectl_complete-cpulint $(BUILD)/dist-$*/
+	$(Q)install -m 0644 LICENSE NOTICE $(MAN) $(BUILD)/dist-$*/
+	$(Q)install -m 0644 completion/kubectl-cpulint.bash \
+	    completion/_kubectl-cpulint $(BUILD)/dist-$*/completion/
+	$(Q)sh tools/third-party-licenses.sh $(call dist_bin,$*).map \
+	    $(call dist_sysroot,$*) > $(BUILD)/dist-$*/THIRD-PARTY-LICENSES
+	$(Q)chmod 0644 $(BUILD)/dist-$*/THIRD-PARTY-LICENSES
+	$(Q)tar -C $(BUILD)/dist-$* --sort=name --owner=0 --group=0 --numeric-owner \
 	    --mtime=@$(DIST_EPOCH) --format=gnu -cf - $(DIST_FILES) | \
-	    gzip -9 -n > $(DIST_TAR).tmp && mv $(DIST_TAR).tmp $(DIST_TAR)
-	@echo "  DIST    $(DIST_TAR)"
+	    gzip -9 -n > $(call dist_tar,$*).tmp && mv $(call dist_tar,$*).tmp $(call dist_tar,$*)
+	@echo "  DIST    $(call dist_tar,$*)"
+
+# The tarballs, their krew manifest (tools/krew-manifest.sh) and their
+# sums, beside them: what a release publishes.
+dist: $(addprefix dist-tar-,$(DIST_ARCHES))
+	$(Q)sh tools/krew-manifest.sh $(foreach a,$(DIST_ARCHES),\
+	    $(call dist_tar,$(a)) $(DIST_URL)/$(call dist_tar,$(a))) > cpulint.yaml.tmp
+	$(Q)mv cpulint.yaml.tmp cpulint.yaml
+	$(Q)sha256sum $(foreach a,$(DIST_ARCHES),$(call dist_tar,$(a))) > SHA256SUMS.tmp
+	$(Q)mv SHA256SUMS.tmp SHA256SUMS
+	@echo "  DIST    cpulint.yaml SHA256SUMS"
 
 # kubectl_complete-cpulint is the hook kubectl (1.26+) runs to complete
 # `kubectl cpulint ...`: a link to the binary, which answers under that name.
@@ -344,6 +401,6 @@ help:
 	@sed -n 's/^#   //p' Makefile
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz $(BIN)
+	rm -rf build build-asan build-tsan build-fuzz build-arm64 $(BIN)
 
--include $(shell find $(BUILD) build-asan build-tsan -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) build-asan build-tsan -name sysroot -prune -o -name '*.d' -type f -print 2>/dev/null)

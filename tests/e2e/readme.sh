@@ -2,8 +2,8 @@
 # The README tells the truth: its rule table is the registry's, every flag
 # in --help has a row in a flag table, every table renders (a header and a
 # separator line), the pre-commit rev and the workflow pin the release
-# tag of VERSION, the workflow runs on push and pull requests with
-# --diff-base on pull requests only and its commands work, and the
+# tag of VERSION, the workflow runs the action (action.yml) at that tag
+# with inputs it has, on push and pull requests, and the
 # bundled example it names produces findings with fixes and exit 1.
 BIN=${BIN:?}
 pass=0 fail=0
@@ -52,21 +52,17 @@ assert {h["id"] for h in pc["repos"][0]["hooks"]} <= hooks
 wf = [yaml.safe_load(b) for b in blocks if "workflows" in b][0]
 on = wf.get("on", wf.get(True))
 assert "push" in on and "pull_request" in on, on
-job = wf["jobs"]["cpulint"]
-assert job["env"]["CPULINT_VERSION"] == tag, job["env"]
-runs = [s for s in job["steps"] if "kubectl-cpulint " in s.get("run", "")
-        and "make" not in s["run"]]
-assert len(runs) == 2, runs
-for s in runs:
-    pr = s["if"] == "github.event_name == 'pull_request'"
-    assert pr == ("--diff-base" in s["run"]), s
-    assert "--output-file cpulint.sarif" in s["run"] and "-o sarif" in s["run"]
-    if not pr:
-        cmd = s["run"].replace("kubectl-cpulint", binary, 1).replace(
-            "cpulint.sarif", tmp + "/cpulint.sarif").replace(" .", " testdata/example")
-        rc = subprocess.call(cmd + " --no-config", shell=True)
-        assert rc == 1, rc
-        assert '"version": "2.1.0"' in open(tmp + "/cpulint.sarif").read()
+assert wf["permissions"]["security-events"] == "write", wf["permissions"]
+steps = wf["jobs"]["cpulint"]["steps"]
+co = [s for s in steps if s.get("uses", "").startswith("actions/checkout@")][0]
+assert co["with"]["fetch-depth"] == 0, co
+# the action (tests/e2e/action.sh runs it), pinned to the release tag,
+# with inputs it has
+act = [s for s in steps if s.get("uses", "").startswith("kubectl-cpulint/kubectl-cpulint@")]
+assert len(act) == 1, steps
+assert act[0]["uses"].split("@")[1] == tag, act[0]["uses"]
+inputs = yaml.safe_load(open("action.yml"))["inputs"]
+assert set(act[0].get("with", {})) <= set(inputs), act[0]["with"]
 PY
 rm -rf "$tmpd"
 
