@@ -1249,7 +1249,11 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	f->ntoks = 0;
 	free(sc.ss);
 	cpl_buf_free(&sc.tmp);
-	f->entry = true;	/* not known until loaded: may be */
+	/* Not known until loaded: may be, unless the text lacks both words
+	 * an entry needs (is_entry(): the string "__main__" of a main
+	 * guard; a call whose name ends in DataLoader). */
+	f->entry = memmem(f->text, f->len, "__main__", 8) != NULL ||
+		   memmem(f->text, f->len, "DataLoader", 10) != NULL;
 	cpl_pyfile_unload(f);
 	return rc < 0 ? 1 : 0;
 }
