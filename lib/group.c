@@ -149,65 +149,77 @@ edge(struct graph *g, size_t a, size_t b)
 	g->edges[g->nedges++] = b;
 }
 
+/* The batch's edge hook: joins the two files. */
+static void
+file_edge(void *ctx, const struct cpl_pyfile *from,
+	  const struct cpl_pyfile *to)
+{
+	struct graph *g = ctx;
+
+	edge(g, file_node(g, from), file_node(g, to));
+}
+
 /*
  * Walks every static container and lone script as the linker would, with
  * the files held unloaded (the engine's loader then loads no facts), and
- * records which nodes belong together.
+ * records which nodes belong together: a workload with the entry script
+ * of each of its containers, each file with the files its imports lead
+ * to on those walks (cpl_link_batch_run(): joined along them, every file
+ * a walk reaches is in its asker's group, as if joined to it).
  */
 static void
 walk_graph(struct cpl_engine *e, struct graph *g)
 {
 	struct cpl_linker lk;
-	const struct cpl_pyfile **files;
+	struct cpl_link_batch *b;
 	size_t *entries = NULL, nentries = 0, entries_cap = 0;
 	bool *entry_of;		/* [file]: some container's entry script */
-	size_t i, j, k, n;
+	size_t i, j, k;
 
 	cpl_engine_linker(e, &lk);
 	lk.ready = NULL;
-	lk.walks = cpl_link_walks_new();	/* replicas walked once */
 	g->nw = e->workloads.count;
 	e->light = true;
+	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nw; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
 		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
-			n = cpl_link_code_files(&lk, w, &w->containers[j],
-						&files);
-			for (k = 0; k < n; k++)
-				edge(g, i, file_node(g, files[k]));
-			if (n > 0) {	/* the entry script */
-				cpl_xgrow((void **)&entries, &entries_cap,
-					  nentries + 1, sizeof(*entries));
-				entries[nentries++] =
-					file_node(g, files[0]) - g->nw;
-			}
-			free(files);
+			const struct cpl_pyfile *entry;
+
+			entry = cpl_link_batch_code(b, w, &w->containers[j]);
+			if (entry == NULL)
+				continue;
+			edge(g, i, file_node(g, entry));
+			cpl_xgrow((void **)&entries, &entries_cap,
+				  nentries + 1, sizeof(*entries));
+			entries[nentries++] = file_node(g, entry) - g->nw;
 		}
-		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
+	cpl_link_batch_run(b, file_edge, g);
+	cpl_link_batch_free(b);
+	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	/* Lone scripts: only files read before them, as linking does. */
 	g->nlinked = e->nfiles;
 	entry_of = cpl_xcalloc(g->nlinked + 1, sizeof(*entry_of));
 	for (k = 0; k < nentries; k++)
 		entry_of[entries[k]] = true;
 	free(entries);
+	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nlinked; i++) {
 		const struct source *src = e->files[i];
 
 		if (!src->linted || src->py == NULL || !src->py->entry ||
 		    entry_of[i])
 			continue;
-		n = cpl_link_script_files(&lk, src->py, &files);
-		for (k = 0; k < n; k++)
-			edge(g, g->nw + i, file_node(g, files[k]));
-		free(files);
-		cpl_link_memo_bound(lk.memo, MEMO_MAX);
+		cpl_link_batch_script(b, src->py);
 	}
+	cpl_link_batch_run(b, file_edge, g);
+	cpl_link_batch_free(b);
+	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	free(entry_of);
-	cpl_link_walks_free(lk.walks);
 	e->light = false;
 	g->nf = e->nfiles;
 }
