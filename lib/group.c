@@ -108,6 +108,10 @@ struct graph {
 	size_t *wsrc;		/* [workload]: its source's index, or
 				 * SIZE_MAX */
 	size_t *pending;	/* [file]: its workloads not judged yet */
+	bool *quiet;		/* [file]: alone in its group and bare
+				 * (pyscan.h): no walk takes it and no code
+				 * rule can report on it, so it is neither
+				 * loaded again nor judged */
 };
 
 static size_t
@@ -258,6 +262,21 @@ make_groups(struct cpl_engine *e, struct graph *g)
 	g->members = cpl_xcalloc(n + 1, sizeof(*g->members));
 	for (i = 0; i < n; i++)
 		g->members[slot[find(parent, i)]++] = i;
+	g->quiet = cpl_xcalloc(g->nf + 1, sizeof(*g->quiet));
+	for (gi = 0; gi < g->ngroups; gi++) {
+		const struct source *src;
+
+		if (g->start[gi + 1] - g->start[gi] != 1 ||
+		    g->members[g->start[gi]] < g->nw)
+			continue;
+		src = e->files[g->members[g->start[gi]] - g->nw];
+		/* (A scan error held for it is reported when it is
+		 * loaded: cpl_engine_python().) */
+		g->quiet[src->index] = src->py != NULL && src->py->bare &&
+				       !cpl_pyfile_loaded(src->py) &&
+				       src->scan_err.message == NULL &&
+				       e->nseeds == 0;
+	}
 	g->pyfiles = cpl_xcalloc(g->ngroups + 1, sizeof(*g->pyfiles));
 	for (gi = 0; gi < g->ngroups; gi++)
 		for (i = g->start[gi]; i < g->start[gi + 1]; i++)
@@ -361,7 +380,8 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 		if (g->members[k] < g->nw)
 			continue;
 		src = e->files[g->members[k] - g->nw];
-		if (src->py == NULL || cpl_pyfile_loaded(src->py))
+		if (src->py == NULL || cpl_pyfile_loaded(src->py) ||
+		    g->quiet[src->index])
 			continue;
 		cpl_engine_text_back(e, src);	/* (never let go yet) */
 		src->inflight = true;
@@ -512,7 +532,9 @@ link_group(struct cpl_engine *e, const struct graph *g,
 		if (g->members[k] < g->nw || f >= g->nlinked)
 			continue;
 		src = e->files[f];
-		if (!src->linted || src->py == NULL)
+		/* Not even maybe an entry (the light scan's screen): no
+		 * need to load it to know. */
+		if (!src->linted || src->py == NULL || !src->py->entry)
 			continue;
 		/* Loaded: entry is known only then. */
 		py = cpl_engine_python(e, e->files[f]);
@@ -576,7 +598,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		const struct cpl_pyfile *py;
 
 		if (g->members[k] < g->nw || !e->files[f]->linted ||
-		    e->files[f]->py == NULL)
+		    e->files[f]->py == NULL || g->quiet[f])
 			continue;
 		py = cpl_engine_python(e, e->files[f]);
 		e->order = ORDER_PART(0, f);
@@ -732,6 +754,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	free(g.pyfiles);
 	free(g.wsrc);
 	free(g.pending);
+	free(g.quiet);
 }
 
 void

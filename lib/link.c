@@ -223,11 +223,88 @@ find_entry(const struct cpl_linker *lk, const char *start,
 	return f;
 }
 
+/* A map from pointers (files) to indices, open addressing: what a walk
+ * asks per import, so no string is hashed. */
+struct ptrmap {
+	struct ptrslot {
+		const void *key;
+		size_t value;
+	} *slots;
+	size_t cap, count;
+};
+
+static size_t
+ptr_hash(const void *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p;
+
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDULL;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* The slot of key: where it is, or the empty slot where it would go. */
+static struct ptrslot *
+ptr_slot(const struct ptrmap *m, const void *key)
+{
+	size_t i;
+
+	for (i = ptr_hash(key) & (m->cap - 1); m->slots[i].key;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			break;
+	return &m->slots[i];
+}
+
+/* key's value, or SIZE_MAX when it has none. */
+static size_t
+ptr_get(const struct ptrmap *m, const void *key)
+{
+	const struct ptrslot *s;
+
+	if (m->cap == 0)
+		return SIZE_MAX;
+	s = ptr_slot(m, key);
+	return s->key ? s->value : SIZE_MAX;
+}
+
+/* Sets key (not there yet) to value. */
+static void
+ptr_put(struct ptrmap *m, const void *key, size_t value)
+{
+	struct ptrslot *s;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		struct ptrmap n = { .cap = m->cap ? m->cap * 2 : 64 };
+		size_t i;
+
+		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*ptr_slot(&n, m->slots[i].key) = m->slots[i];
+		n.count = m->count;
+		free(m->slots);
+		*m = n;
+	}
+	s = ptr_slot(m, key);
+	s->key = key;
+	s->value = value;
+	m->count++;
+}
+
+static void
+ptr_free(struct ptrmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
 struct walk {
 	const struct cpl_linker *lk;
 	const struct cpl_pyfile **files;	/* entry first */
 	size_t nfiles, files_cap;
-	struct cpl_strmap seen;		/* file path → file */
+	struct ptrmap seen;		/* file → its index in files */
 	const char *entry_dir;		/* sys.path[0] */
 	char *pkg_root;			/* the directory above the package
 					 * the entry script is in (what
@@ -248,22 +325,21 @@ struct walk {
 };
 
 /* Adds f to the walk (once); its index in wk->files, or SIZE_MAX when it
- * is NULL or past the cap.  seen maps a path to its index + 1. */
+ * is NULL or past the cap.  (The loader hands out one file per path.) */
 static size_t
 add_file(struct walk *wk, const struct cpl_pyfile *f)
 {
-	void *v;
+	size_t at;
 
 	if (f == NULL)
 		return SIZE_MAX;
-	if ((v = cpl_strmap_get(&wk->seen, f->path)) != NULL)
-		return (size_t)((uintptr_t)v - 1);
+	if ((at = ptr_get(&wk->seen, f)) != SIZE_MAX)
+		return at;
 	if (wk->nfiles >= MAX_FILES && !wk->files_only)
 		return SIZE_MAX;
 	if (wk->lk->ready && !wk->files_only)
 		wk->lk->ready(wk->lk->ctx, f);
-	cpl_strmap_put(&wk->seen, f->path,
-		       (void *)(uintptr_t)(wk->nfiles + 1));
+	ptr_put(&wk->seen, f, wk->nfiles);
 	cpl_xgrow((void **)&wk->files, &wk->files_cap, wk->nfiles + 1,
 		  sizeof(*wk->files));
 	wk->files[wk->nfiles++] = f;
@@ -673,7 +749,7 @@ link_process(struct walk *wk, const struct cpl_pyfile *entry,
 	env->getenv = getenv_cb;
 	env->ctx = wk;
 	cpl_pyvalue_code(&code, wk->files, wk->nfiles, env);
-	cpl_strmap_free(&wk->seen);
+	ptr_free(&wk->seen);
 	free(wk->files);
 	free(wk->pkg_root);
 	return code;
@@ -750,7 +826,7 @@ walk_files(const struct cpl_linker *lk, const struct cpl_container *c,
 
 	wk.entry_dir = edir;
 	walk_imports(&wk, entry);
-	cpl_strmap_free(&wk.seen);
+	ptr_free(&wk.seen);
 	free(wk.pkg_root);
 	free(edir);
 	*files = wk.files;
@@ -943,7 +1019,7 @@ report_from(const struct walk *wk, const size_t *from, size_t n,
 static void
 walk_done(struct walk *wk)
 {
-	cpl_strmap_free(&wk->seen);
+	ptr_free(&wk->seen);
 	free(wk->files);
 	free(wk->adj);
 	free(wk->adj_at);

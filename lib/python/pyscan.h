@@ -354,6 +354,15 @@ struct cpl_pyfile {
 	bool entry;			/* an entry script: main_guard, or a
 					 * DataLoader built at module level
 					 * (cpl_link_is_entry()) */
+	bool bare;			/* set by the light scan: the text
+					 * holds none of the words a CPU fact
+					 * is made from (cpu_count,
+					 * sched_getaffinity, set_num_,
+					 * setNumThreads, cv2, DataLoader,
+					 * __main__), so its facts have no
+					 * CPU counts, thread calls, cv2
+					 * calls or loaders, and it is no
+					 * entry script */
 	struct cpl_pyimport *imports;
 	size_t nimports;
 	struct cpl_pyscope *scopes;	/* [0] is the module */

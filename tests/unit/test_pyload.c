@@ -87,6 +87,9 @@ same_import(const struct cpl_pyimport *a, const struct cpl_pyimport *b,
 
 /* ---- the light scan ---------------------------------------------------- */
 
+static size_t nbare, nfacts;	/* texts light_vs_full() saw bare, with
+				 * CPU counts or thread calls */
+
 static void
 light_vs_full(const char *name, const char *text, size_t len)
 {
@@ -106,6 +109,18 @@ light_vs_full(const char *name, const char *text, size_t len)
 	ck_assert(light->entry || !full->entry);
 	ck_assert(light->entry == (memmem(text, len, "__main__", 8) ||
 				   memmem(text, len, "DataLoader", 10)));
+	/* Bare: none of the facts a code rule reads. */
+	if (light->bare) {
+		ck_assert_msg(!full->entry && full->ncpucounts == 0 &&
+			      full->nthreads == 0 && full->nloaders == 0,
+			      "%s: bare, with CPU facts", name);
+		for (i = 0; i < full->ncalls; i++)
+			ck_assert_msg(strncmp(full->calls[i].target, "cv2.",
+					      4) != 0, "%s: bare, a cv2 call",
+				      name);
+	}
+	nbare += light->bare;
+	nfacts += full->ncpucounts + full->nthreads > 0;
 	ck_assert_msg(full->nimports == light->nimports,
 		      "%s: %zu imports, light %zu", name, full->nimports,
 		      light->nimports);
@@ -130,6 +145,8 @@ START_TEST(light_scan_reads_the_imports)
 	size_t i;
 
 	each_text(light_vs_full);
+	ck_assert_uint_gt(nbare, 5);	/* both kinds were seen */
+	ck_assert_uint_gt(nfacts, 5);
 	/* And what it reads is what this text holds. */
 	ck_assert_int_eq(cpl_pyscan_file_light(&f, "odd.py", odd[0],
 					       strlen(odd[0]), &err), 0);
