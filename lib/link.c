@@ -322,6 +322,11 @@ struct walk {
 	size_t adj_at_cap;
 	struct cpl_strmap *firsts;	/* NULL, or every first component
 					 * of an absolute import walked */
+	struct follow_ctx *fc;		/* the memo's lists for this walk's
+					 * (sys.path[0], root), or NULL */
+	const struct cpl_pyfile **got;	/* what a file's imports led to */
+	size_t ngot, got_cap;
+	bool getting;			/* keep them in got */
 };
 
 /* Adds f to the walk (once); its index in wk->files, or SIZE_MAX when it
@@ -351,8 +356,14 @@ add_file(struct walk *wk, const struct cpl_pyfile *f)
 static void
 add_edge(struct walk *wk, const struct cpl_pyfile *f)
 {
-	size_t to = add_file(wk, f);
+	size_t to;
 
+	if (wk->getting && f != NULL) {
+		cpl_xgrow((void **)&wk->got, &wk->got_cap, wk->ngot + 1,
+			  sizeof(*wk->got));
+		wk->got[wk->ngot++] = f;
+	}
+	to = add_file(wk, f);
 	if (!wk->record || to == SIZE_MAX)
 		return;
 	cpl_xgrow((void **)&wk->adj, &wk->adj_cap, wk->nadj + 1,
@@ -360,12 +371,53 @@ add_edge(struct walk *wk, const struct cpl_pyfile *f)
 	wk->adj[wk->nadj++] = to;
 }
 
+/* The files one file's imports lead to, in the order a walk takes them,
+ * under one (sys.path[0], package root). */
+struct follows {
+	size_t n;
+	const struct cpl_pyfile *to[];
+};
+
+/* The imports resolved under one (sys.path[0], package root). */
+struct follow_ctx {
+	char *key;		/* memo_key(sys.path[0], root) */
+	struct ptrmap of;	/* file → index in lists */
+	struct follows **lists;
+	size_t n, cap;
+};
+
 struct cpl_link_memo {
 	struct cpl_strmap map;	/* key → file, or &memo_none */
 	char **keys;		/* owned keys of map */
 	size_t nkeys, cap;
 	struct cpl_buf scratch;	/* the key being looked up */
+	struct cpl_strmap ctx_of;	/* key → its follow_ctx */
+	struct follow_ctx **ctxs;	/* owned */
+	size_t nctxs, ctxs_cap;
+	size_t nfollows;	/* lists in all of them */
 };
+
+/* Forgets every context's lists. */
+static void
+follows_clear(struct cpl_link_memo *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nctxs; i++) {
+		struct follow_ctx *c = m->ctxs[i];
+
+		for (k = 0; k < c->n; k++)
+			free(c->lists[k]);
+		free(c->lists);
+		ptr_free(&c->of);
+		free(c->key);
+		free(c);
+	}
+	free(m->ctxs);
+	m->ctxs = NULL;
+	m->nctxs = m->ctxs_cap = m->nfollows = 0;
+	cpl_strmap_free(&m->ctx_of);
+}
 
 /* The memo's value for "no such module". */
 static char memo_none;
@@ -388,6 +440,7 @@ cpl_link_memo_free(struct cpl_link_memo *m)
 	free(m->keys);
 	cpl_strmap_free(&m->map);
 	cpl_buf_free(&m->scratch);
+	follows_clear(m);
 	free(m);
 }
 
@@ -396,8 +449,9 @@ cpl_link_memo_bound(struct cpl_link_memo *m, size_t max)
 {
 	size_t i;
 
-	if (m == NULL || m->nkeys <= max)
+	if (m == NULL || m->nkeys + m->nfollows <= max)
 		return;
+	follows_clear(m);
 	for (i = 0; i < m->nkeys; i++)
 		free(m->keys[i]);
 	m->nkeys = 0;
@@ -699,6 +753,72 @@ import_root(const struct cpl_pyfile *entry, const struct cpl_launch *l)
 	return dir;
 }
 
+/* The memo's lists for wk's (sys.path[0], root), made when new. */
+static struct follow_ctx *
+follow_ctx(struct walk *wk)
+{
+	struct cpl_link_memo *m = wk->lk->memo;
+	struct follow_ctx *c;
+
+	cpl_buf_reset(&m->scratch);
+	memo_key(&m->scratch, wk->entry_dir ? wk->entry_dir : "", "");
+	memo_key(&m->scratch, wk->pkg_root ? wk->pkg_root : "", "");
+	/* (a NULL directory is no "": joined paths are never empty) */
+	c = cpl_strmap_get(&m->ctx_of, cpl_buf_str(&m->scratch));
+	if (c != NULL)
+		return c;
+	c = cpl_xcalloc(1, sizeof(*c));
+	c->key = cpl_xstrdup(cpl_buf_str(&m->scratch));
+	cpl_xgrow((void **)&m->ctxs, &m->ctxs_cap, m->nctxs + 1,
+		  sizeof(*m->ctxs));
+	m->ctxs[m->nctxs++] = c;
+	cpl_strmap_put(&m->ctx_of, c->key, c);
+	return c;
+}
+
+/* walk_on() through the memo: each file's imports are resolved once per
+ * (sys.path[0], root), and the walks after the first take the files they
+ * led to, in the same order, without a string looked up.  (What the
+ * loader answers for a path does not change while the memo lives.) */
+static void
+walk_on_memo(struct walk *wk, size_t i)
+{
+	struct cpl_link_memo *m = wk->lk->memo;
+	size_t j, at;
+
+	if (wk->fc == NULL)
+		wk->fc = follow_ctx(wk);
+	for (; i < wk->nfiles; i++) {
+		const struct cpl_pyfile *f = wk->files[i];
+		struct follow_ctx *c = wk->fc;
+		struct follows *fl;
+
+		if ((at = ptr_get(&c->of, f)) != SIZE_MAX) {
+			fl = c->lists[at];
+			for (j = 0; j < fl->n; j++)
+				add_file(wk, fl->to[j]);
+			continue;
+		}
+		wk->getting = true;
+		wk->ngot = 0;
+		for (j = 0; j < f->nimports; j++)
+			follow_import(wk, f, &f->imports[j]);
+		wk->getting = false;
+		fl = cpl_xmalloc(sizeof(*fl) + wk->ngot * sizeof(fl->to[0]));
+		fl->n = wk->ngot;
+		if (wk->ngot > 0)
+			memcpy(fl->to, wk->got, wk->ngot * sizeof(fl->to[0]));
+		cpl_xgrow((void **)&c->lists, &c->cap, c->n + 1,
+			  sizeof(*c->lists));
+		ptr_put(&c->of, f, c->n);
+		c->lists[c->n++] = fl;
+		m->nfollows++;
+	}
+	free(wk->got);
+	wk->got = NULL;
+	wk->ngot = wk->got_cap = 0;
+}
+
 /* Walks the imports of wk->files from the i-th on (breadth-first:
  * wk->files grows while it is walked); a batch's walk keeps the edges of
  * each file. */
@@ -707,6 +827,10 @@ walk_on(struct walk *wk, size_t i)
 {
 	size_t j;
 
+	if (!wk->record && wk->lk->memo != NULL) {
+		walk_on_memo(wk, i);
+		return;
+	}
 	for (; i < wk->nfiles; i++) {
 		const struct cpl_pyfile *f = wk->files[i];
 
