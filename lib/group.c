@@ -7,11 +7,14 @@
  * unloaded (pyscan.h): path, text and imports.  Here:
  *
  *  1. The graph: each static container's command is resolved to its entry
- *     script and the local modules it imports (cpl_link_code_files(): the
- *     linker's own walk, over unloaded files, without evaluating), and so
- *     is each linted entry script no container runs.  A workload and
- *     every file its containers reach form one group, and so do a lone
- *     script and its modules; union-find joins groups that share a file.
+ *     script and the local modules it imports (the linker's own walks,
+ *     over unloaded files, without evaluating, made as one batch:
+ *     cpl_link_batch_run()), and so is each linted file that may be an
+ *     entry script (the light scan's screen) no container runs.  A
+ *     workload and every file its containers reach form one group, and
+ *     so do a lone script and its modules; union-find joins groups that
+ *     share a file.  A bare file alone in its group (pyscan.h) is quiet:
+ *     no code rule can report on it, so it is not loaded again.
  *     So every process that runs a file is linked in that file's group,
  *     and a code rule asking for a file's processes (cpl_check_codes_of())
  *     sees them all.  With Python files named on their own (reach.c) the

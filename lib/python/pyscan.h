@@ -436,8 +436,10 @@ void cpl_pyfile_unload(struct cpl_pyfile *f);
 /*
  * A file scanned light, born unloaded: tokenized (its tokenizer error
  * returned as cpl_pyscan_file_borrowed() returns it) and its import
- * statements read, nothing else; entry is true (unknown until loaded),
- * the other scalar facts unset.  text is borrowed as there.  Its first
+ * statements read, nothing else; entry is "may be" (true unless the
+ * text lacks both "__main__" and "DataLoader", the words is_entry()
+ * needs; known once loaded), bare is set (see above), the other scalar
+ * facts unset.  text is borrowed as there.  Its first
  * cpl_pyfile_reload() makes the facts a full scan makes.
  */
 int cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
