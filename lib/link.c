@@ -3,10 +3,20 @@
  *
  * Invariant: every file of a linked process appears once, entry first,
  * then the local modules in breadth-first import order; the walk visits
- * each path at most once, so cyclic imports terminate and the cost is
- * linear in the imports read.  The pool sizes are then resolved, and the
- * files joined, by pyvalue with the container's command-line arguments
- * and environment (none for a script linted on its own).
+ * each file at most once (the loader hands out one file per path), so
+ * cyclic imports terminate and the cost is linear in the imports read.
+ * The pool sizes are then resolved, and the files joined, by pyvalue
+ * with the container's command-line arguments and environment (none for
+ * a script linted on its own).
+ *
+ * What an import resolves to depends only on the importing file, the
+ * walk's sys.path[0] and its package root: the memo keeps, per such
+ * pair, the files each file's imports led to (so a package a hundred
+ * scripts import is resolved once, and walked by pointers after), and a
+ * batch of files-only walks (the run's graph) resolves each file once
+ * per package root where the directories allow (cpl_link_batch_run()).
+ * The sections: joining paths, finding entry scripts, the walk and its
+ * memo, linking a process, batches.
  */
 #include "link.h"
 
