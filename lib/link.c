@@ -286,7 +286,7 @@ ptr_put(struct ptrmap *m, const void *key, size_t value)
 	struct ptrslot *s;
 
 	if ((m->count + 1) * 2 > m->cap) {
-		struct ptrmap n = { .cap = m->cap ? m->cap * 2 : 64 };
+		struct ptrmap n = { .cap = m->cap ? m->cap * 2 : 16 };
 		size_t i;
 
 		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
@@ -1088,9 +1088,28 @@ cpl_link_batch_script(struct cpl_link_batch *b,
 		batch_add(b, entry, dir_of(entry->path));
 }
 
+/* Whether directory dir may hold a module whose first component is
+ * name[0, n) (a directory name or name.py): unknown counts as may. */
+static bool
+may_hold(const struct cpl_linker *lk, const char *dir, const char *name,
+	 size_t n)
+{
+	char first[256], file[256];
+	const char *names[2] = { first, file };
+
+	if (lk->missing == NULL || n == 0 ||
+	    n + sizeof(".py") > sizeof(file))
+		return true;
+	memcpy(first, name, n);
+	first[n] = '\0';
+	memcpy(file, name, n);
+	memcpy(file + n, ".py", sizeof(".py"));
+	return !lk->missing(lk->ctx, dir, names, 2);
+}
+
 /* Whether directory dir may hold a module that an absolute import of
  * one of firsts' names would find there first (so that the walks from it
- * are not those of its package root alone): unknown counts as may. */
+ * are not those of its package root alone). */
 static bool
 dir_may_hold(const struct cpl_linker *lk, const char *dir,
 	     const struct cpl_strmap *firsts)
@@ -1101,18 +1120,32 @@ dir_may_hold(const struct cpl_linker *lk, const char *dir,
 		return true;
 	for (i = 0; i < firsts->cap; i++) {
 		const char *name = firsts->slots[i].key;
-		char file[256];
-		const char *names[2] = { name, file };
-		size_t n;
 
-		if (name == NULL)
-			continue;
-		n = strlen(name);
-		if (n == 0 || n + sizeof(".py") > sizeof(file))
+		if (name != NULL && may_hold(lk, dir, name, strlen(name)))
 			return true;
-		memcpy(file, name, n);
-		memcpy(file + n, ".py", sizeof(".py"));
-		if (!lk->missing(lk->ctx, dir, names, 2))
+	}
+	return false;
+}
+
+/* Whether directory dir may hold a module that one of f's own absolute
+ * imports names: then the walks from f in dir are not those of its
+ * package root alone, which need not be walked for them first. */
+static bool
+imports_from(const struct cpl_linker *lk, const char *dir,
+	     const struct cpl_pyfile *f)
+{
+	size_t j;
+
+	for (j = 0; j < f->nimports; j++) {
+		const struct cpl_pyimport *imp = &f->imports[j];
+		const char *mod = imp->module ? imp->module : "";
+
+		if (imp->level > 0)
+			continue;
+		if (*mod == '\0')
+			mod = imp->name ? imp->name : "";
+		if (*mod != '\0' &&
+		    may_hold(lk, dir, mod, strcspn(mod, ".")))
 			return true;
 	}
 	return false;
@@ -1173,18 +1206,26 @@ batch_class(struct cpl_link_batch *b, const char *root, bool *done,
 	size_t *from = cpl_xmalloc((b->nreqs + 1) * sizeof(*from));
 	size_t i, d, n = 0;
 
-	for (d = 0; d < b->ndirs; d++)
+	for (d = 0; d < b->ndirs; d++) {
 		plain[d] = !done[d] && cpl_str_eq(b->dirs[d].root, root);
+		done[d] = done[d] || plain[d];
+	}
+	/* A directory that holds what its own scripts import (a project's
+	 * train.py and data.py) is walked on its own, not first with the
+	 * others too. */
+	for (i = 0; i < b->nreqs; i++)
+		if (plain[b->reqs[i].dir] &&
+		    imports_from(b->lk, b->dirs[b->reqs[i].dir].path,
+				 b->reqs[i].entry))
+			plain[b->reqs[i].dir] = false;
 	for (i = 0; i < b->nreqs; i++)
 		if (plain[b->reqs[i].dir])
 			add_file(&wk, b->reqs[i].entry);
 	walk_on(&wk, 0);
 	for (d = 0; d < b->ndirs; d++)
-		if (plain[d]) {
-			done[d] = true;
+		if (plain[d])
 			plain[d] = !dir_may_hold(b->lk, b->dirs[d].path,
 						 &firsts);
-		}
 	for (i = 0; i < b->nreqs; i++)
 		if (plain[b->reqs[i].dir])
 			from[n++] = add_file(&wk, b->reqs[i].entry);
