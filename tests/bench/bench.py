@@ -742,6 +742,12 @@ def vs_floors(binary, floors, tree, report, exts):
     return got["tool"], got["yaml"], got.get("rg"), len(yamls)
 
 
+def cpu_ratio(tool, ty, trg):
+    """The tool's CPU time over its floors' (for information: on a busy
+    machine wall times of a threaded run suffer most)."""
+    return tool[3] / max(ty[3] + (trg[3] if trg else 0.0), 1e-6)
+
+
 def floor_cells(ty, trg, nyaml):
     total = ty[0] + (trg[0] if trg else 0.0)
     text = "libyaml parse of the %d YAML files %s + %s = %s" % (
@@ -767,7 +773,9 @@ def row_big(binary, floors, tmp):
         "%s, CPU %s, %s (%d findings)" % (
             secs(tool[0]), secs(tool[3]), mib(tool[1]),
             count_findings(report)[0]),
-        ftext, "%.2f x" % ratio, "<= %.1f x the floor" % GOAL_TIME_RATIO,
+        ftext, "%.2f x (on CPU time: %.2f x)" % (
+            ratio, cpu_ratio(tool, ty, trg)),
+        "<= %.1f x the floor" % GOAL_TIME_RATIO,
         ratio <= GOAL_TIME_RATIO,
         ("realistic-size tree (%d files, %.0f MiB)" % (files, size / MIB),
          secs(tool[0]), fcell, "%.1f x" % ratio, "<= 1.5 x"))
@@ -902,7 +910,9 @@ def rows_repos(binary, floors, tmp):
         "%s, CPU %s, %s (%d findings)" % (
             secs(tool[0]), secs(tool[3]), mib(tool[1]),
             count_findings(report)[0]),
-        ftext, "%.2f x" % ratio, "<= %.1f x the floor" % GOAL_REPOS,
+        ftext, "%.2f x (on CPU time: %.2f x)" % (
+            ratio, cpu_ratio(tool, ty, trg)),
+        "<= %.1f x the floor" % GOAL_REPOS,
         ratio <= GOAL_REPOS,
         ("%d public repositories (%d files)" % (len(laid), files),
          secs(tool[0]), fcell, "%.1f x" % ratio, "<= 3 x"))
