@@ -7,11 +7,14 @@
  * unloaded (pyscan.h): path, text and imports.  Here:
  *
  *  1. The graph: each static container's command is resolved to its entry
- *     script and the local modules it imports (cpl_link_code_files(): the
- *     linker's own walk, over unloaded files, without evaluating), and so
- *     is each linted entry script no container runs.  A workload and
- *     every file its containers reach form one group, and so do a lone
- *     script and its modules; union-find joins groups that share a file.
+ *     script and the local modules it imports (the linker's own walks,
+ *     over unloaded files, without evaluating, made as one batch:
+ *     cpl_link_batch_run()), and so is each linted file that may be an
+ *     entry script (the light scan's screen) no container runs.  A
+ *     workload and every file its containers reach form one group, and
+ *     so do a lone script and its modules; union-find joins groups that
+ *     share a file.  A bare file alone in its group (pyscan.h) is quiet:
+ *     no code rule can report on it, so it is not loaded again.
  *     So every process that runs a file is linked in that file's group,
  *     and a code rule asking for a file's processes (cpl_check_codes_of())
  *     sees them all.  With Python files named on their own (reach.c) the
@@ -108,6 +111,10 @@ struct graph {
 	size_t *wsrc;		/* [workload]: its source's index, or
 				 * SIZE_MAX */
 	size_t *pending;	/* [file]: its workloads not judged yet */
+	bool *quiet;		/* [file]: alone in its group and bare
+				 * (pyscan.h): no walk takes it and no code
+				 * rule can report on it, so it is neither
+				 * loaded again nor judged */
 };
 
 static size_t
@@ -149,65 +156,77 @@ edge(struct graph *g, size_t a, size_t b)
 	g->edges[g->nedges++] = b;
 }
 
+/* The batch's edge hook: joins the two files. */
+static void
+file_edge(void *ctx, const struct cpl_pyfile *from,
+	  const struct cpl_pyfile *to)
+{
+	struct graph *g = ctx;
+
+	edge(g, file_node(g, from), file_node(g, to));
+}
+
 /*
  * Walks every static container and lone script as the linker would, with
  * the files held unloaded (the engine's loader then loads no facts), and
- * records which nodes belong together.
+ * records which nodes belong together: a workload with the entry script
+ * of each of its containers, each file with the files its imports lead
+ * to on those walks (cpl_link_batch_run(): joined along them, every file
+ * a walk reaches is in its asker's group, as if joined to it).
  */
 static void
 walk_graph(struct cpl_engine *e, struct graph *g)
 {
 	struct cpl_linker lk;
-	const struct cpl_pyfile **files;
+	struct cpl_link_batch *b;
 	size_t *entries = NULL, nentries = 0, entries_cap = 0;
 	bool *entry_of;		/* [file]: some container's entry script */
-	size_t i, j, k, n;
+	size_t i, j, k;
 
 	cpl_engine_linker(e, &lk);
 	lk.ready = NULL;
-	lk.walks = cpl_link_walks_new();	/* replicas walked once */
 	g->nw = e->workloads.count;
 	e->light = true;
+	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nw; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
 		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
-			n = cpl_link_code_files(&lk, w, &w->containers[j],
-						&files);
-			for (k = 0; k < n; k++)
-				edge(g, i, file_node(g, files[k]));
-			if (n > 0) {	/* the entry script */
-				cpl_xgrow((void **)&entries, &entries_cap,
-					  nentries + 1, sizeof(*entries));
-				entries[nentries++] =
-					file_node(g, files[0]) - g->nw;
-			}
-			free(files);
+			const struct cpl_pyfile *entry;
+
+			entry = cpl_link_batch_code(b, w, &w->containers[j]);
+			if (entry == NULL)
+				continue;
+			edge(g, i, file_node(g, entry));
+			cpl_xgrow((void **)&entries, &entries_cap,
+				  nentries + 1, sizeof(*entries));
+			entries[nentries++] = file_node(g, entry) - g->nw;
 		}
-		cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	}
+	cpl_link_batch_run(b, file_edge, g);
+	cpl_link_batch_free(b);
+	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	/* Lone scripts: only files read before them, as linking does. */
 	g->nlinked = e->nfiles;
 	entry_of = cpl_xcalloc(g->nlinked + 1, sizeof(*entry_of));
 	for (k = 0; k < nentries; k++)
 		entry_of[entries[k]] = true;
 	free(entries);
+	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nlinked; i++) {
 		const struct source *src = e->files[i];
 
 		if (!src->linted || src->py == NULL || !src->py->entry ||
 		    entry_of[i])
 			continue;
-		n = cpl_link_script_files(&lk, src->py, &files);
-		for (k = 0; k < n; k++)
-			edge(g, g->nw + i, file_node(g, files[k]));
-		free(files);
-		cpl_link_memo_bound(lk.memo, MEMO_MAX);
+		cpl_link_batch_script(b, src->py);
 	}
+	cpl_link_batch_run(b, file_edge, g);
+	cpl_link_batch_free(b);
+	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	free(entry_of);
-	cpl_link_walks_free(lk.walks);
 	e->light = false;
 	g->nf = e->nfiles;
 }
@@ -246,6 +265,21 @@ make_groups(struct cpl_engine *e, struct graph *g)
 	g->members = cpl_xcalloc(n + 1, sizeof(*g->members));
 	for (i = 0; i < n; i++)
 		g->members[slot[find(parent, i)]++] = i;
+	g->quiet = cpl_xcalloc(g->nf + 1, sizeof(*g->quiet));
+	for (gi = 0; gi < g->ngroups; gi++) {
+		const struct source *src;
+
+		if (g->start[gi + 1] - g->start[gi] != 1 ||
+		    g->members[g->start[gi]] < g->nw)
+			continue;
+		src = e->files[g->members[g->start[gi]] - g->nw];
+		/* (A scan error held for it is reported when it is
+		 * loaded: cpl_engine_python().) */
+		g->quiet[src->index] = src->py != NULL && src->py->bare &&
+				       !cpl_pyfile_loaded(src->py) &&
+				       src->scan_err.message == NULL &&
+				       e->nseeds == 0;
+	}
 	g->pyfiles = cpl_xcalloc(g->ngroups + 1, sizeof(*g->pyfiles));
 	for (gi = 0; gi < g->ngroups; gi++)
 		for (i = g->start[gi]; i < g->start[gi + 1]; i++)
@@ -349,7 +383,8 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 		if (g->members[k] < g->nw)
 			continue;
 		src = e->files[g->members[k] - g->nw];
-		if (src->py == NULL || cpl_pyfile_loaded(src->py))
+		if (src->py == NULL || cpl_pyfile_loaded(src->py) ||
+		    g->quiet[src->index])
 			continue;
 		cpl_engine_text_back(e, src);	/* (never let go yet) */
 		src->inflight = true;
@@ -500,7 +535,9 @@ link_group(struct cpl_engine *e, const struct graph *g,
 		if (g->members[k] < g->nw || f >= g->nlinked)
 			continue;
 		src = e->files[f];
-		if (!src->linted || src->py == NULL)
+		/* Not even maybe an entry (the light scan's screen): no
+		 * need to load it to know. */
+		if (!src->linted || src->py == NULL || !src->py->entry)
 			continue;
 		/* Loaded: entry is known only then. */
 		py = cpl_engine_python(e, e->files[f]);
@@ -629,7 +666,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		const struct cpl_pyfile *py;
 
 		if (g->members[k] < g->nw || !e->files[f]->linted ||
-		    e->files[f]->py == NULL)
+		    e->files[f]->py == NULL || g->quiet[f])
 			continue;
 		py = cpl_engine_python(e, e->files[f]);
 		e->order = ORDER_PART(0, f);
@@ -791,6 +828,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	free(g.pyfiles);
 	free(g.wsrc);
 	free(g.pending);
+	free(g.quiet);
 }
 
 void

@@ -3,13 +3,24 @@
  *
  * Invariant: every file of a linked process appears once, entry first,
  * then the local modules in breadth-first import order; the walk visits
- * each path at most once, so cyclic imports terminate and the cost is
- * linear in the imports read.  The pool sizes are then resolved, and the
- * files joined, by pyvalue with the container's command-line arguments
- * and environment (none for a script linted on its own).
+ * each file at most once (the loader hands out one file per path), so
+ * cyclic imports terminate and the cost is linear in the imports read.
+ * The pool sizes are then resolved, and the files joined, by pyvalue
+ * with the container's command-line arguments and environment (none for
+ * a script linted on its own).
+ *
+ * What an import resolves to depends only on the importing file, the
+ * walk's sys.path[0] and its package root: the memo keeps, per such
+ * pair, the files each file's imports led to (so a package a hundred
+ * scripts import is resolved once, and walked by pointers after), and a
+ * batch of files-only walks (the run's graph) resolves each file once
+ * per package root where the directories allow (cpl_link_batch_run()).
+ * The sections: joining paths, finding entry scripts, the walk and its
+ * memo, linking a process, batches.
  */
 #include "link.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,11 +233,88 @@ find_entry(const struct cpl_linker *lk, const char *start,
 	return f;
 }
 
+/* A map from pointers (files) to indices, open addressing: what a walk
+ * asks per import, so no string is hashed. */
+struct ptrmap {
+	struct ptrslot {
+		const void *key;
+		size_t value;
+	} *slots;
+	size_t cap, count;
+};
+
+static size_t
+ptr_hash(const void *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p;
+
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDULL;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* The slot of key: where it is, or the empty slot where it would go. */
+static struct ptrslot *
+ptr_slot(const struct ptrmap *m, const void *key)
+{
+	size_t i;
+
+	for (i = ptr_hash(key) & (m->cap - 1); m->slots[i].key;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			break;
+	return &m->slots[i];
+}
+
+/* key's value, or SIZE_MAX when it has none. */
+static size_t
+ptr_get(const struct ptrmap *m, const void *key)
+{
+	const struct ptrslot *s;
+
+	if (m->cap == 0)
+		return SIZE_MAX;
+	s = ptr_slot(m, key);
+	return s->key ? s->value : SIZE_MAX;
+}
+
+/* Sets key (not there yet) to value. */
+static void
+ptr_put(struct ptrmap *m, const void *key, size_t value)
+{
+	struct ptrslot *s;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		struct ptrmap n = { .cap = m->cap ? m->cap * 2 : 16 };
+		size_t i;
+
+		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*ptr_slot(&n, m->slots[i].key) = m->slots[i];
+		n.count = m->count;
+		free(m->slots);
+		*m = n;
+	}
+	s = ptr_slot(m, key);
+	s->key = key;
+	s->value = value;
+	m->count++;
+}
+
+static void
+ptr_free(struct ptrmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
 struct walk {
 	const struct cpl_linker *lk;
 	const struct cpl_pyfile **files;	/* entry first */
 	size_t nfiles, files_cap;
-	struct cpl_strmap seen;		/* file path → file */
+	struct ptrmap seen;		/* file → its index in files */
 	const char *entry_dir;		/* sys.path[0] */
 	char *pkg_root;			/* the directory above the package
 					 * the entry script is in (what
@@ -235,28 +323,111 @@ struct walk {
 	const struct cpl_container *c;	/* NULL: a script on its own */
 	bool files_only;		/* cpl_link_*_files(): no cap, no
 					 * ready hook */
+	bool record;			/* a batch's walk: keep the edges */
+	size_t *adj;			/* the edges from files[i]: targets
+					 * adj[adj_at[i], adj_at[i + 1]),
+					 * indices into files */
+	size_t nadj, adj_cap;
+	size_t *adj_at;			/* [file], filled as it is walked */
+	size_t adj_at_cap;
+	struct cpl_strmap *firsts;	/* NULL, or every first component
+					 * of an absolute import walked */
+	struct follow_ctx *fc;		/* the memo's lists for this walk's
+					 * (sys.path[0], root), or NULL */
+	const struct cpl_pyfile **got;	/* what a file's imports led to */
+	size_t ngot, got_cap;
+	bool getting;			/* keep them in got */
 };
 
-static void
+/* Adds f to the walk (once); its index in wk->files, or SIZE_MAX when it
+ * is NULL or past the cap.  (The loader hands out one file per path.) */
+static size_t
 add_file(struct walk *wk, const struct cpl_pyfile *f)
 {
-	if (f == NULL || cpl_strmap_get(&wk->seen, f->path) != NULL ||
-	    (wk->nfiles >= MAX_FILES && !wk->files_only))
-		return;
+	size_t at;
+
+	if (f == NULL)
+		return SIZE_MAX;
+	if ((at = ptr_get(&wk->seen, f)) != SIZE_MAX)
+		return at;
+	if (wk->nfiles >= MAX_FILES && !wk->files_only)
+		return SIZE_MAX;
 	if (wk->lk->ready && !wk->files_only)
 		wk->lk->ready(wk->lk->ctx, f);
-	cpl_strmap_put(&wk->seen, f->path, (void *)f);
+	ptr_put(&wk->seen, f, wk->nfiles);
 	cpl_xgrow((void **)&wk->files, &wk->files_cap, wk->nfiles + 1,
 		  sizeof(*wk->files));
 	wk->files[wk->nfiles++] = f;
+	return wk->nfiles - 1;
 }
+
+/* add_file(), and in a batch's walk the edge to the file from the one
+ * being walked. */
+static void
+add_edge(struct walk *wk, const struct cpl_pyfile *f)
+{
+	size_t to;
+
+	if (wk->getting && f != NULL) {
+		cpl_xgrow((void **)&wk->got, &wk->got_cap, wk->ngot + 1,
+			  sizeof(*wk->got));
+		wk->got[wk->ngot++] = f;
+	}
+	to = add_file(wk, f);
+	if (!wk->record || to == SIZE_MAX)
+		return;
+	cpl_xgrow((void **)&wk->adj, &wk->adj_cap, wk->nadj + 1,
+		  sizeof(*wk->adj));
+	wk->adj[wk->nadj++] = to;
+}
+
+/* The files one file's imports lead to, in the order a walk takes them,
+ * under one (sys.path[0], package root). */
+struct follows {
+	size_t n;
+	const struct cpl_pyfile *to[];
+};
+
+/* The imports resolved under one (sys.path[0], package root). */
+struct follow_ctx {
+	char *key;		/* memo_key(sys.path[0], root) */
+	struct ptrmap of;	/* file → index in lists */
+	struct follows **lists;
+	size_t n, cap;
+};
 
 struct cpl_link_memo {
 	struct cpl_strmap map;	/* key → file, or &memo_none */
 	char **keys;		/* owned keys of map */
 	size_t nkeys, cap;
 	struct cpl_buf scratch;	/* the key being looked up */
+	struct cpl_strmap ctx_of;	/* key → its follow_ctx */
+	struct follow_ctx **ctxs;	/* owned */
+	size_t nctxs, ctxs_cap;
+	size_t nfollows;	/* lists in all of them */
 };
+
+/* Forgets every context's lists. */
+static void
+follows_clear(struct cpl_link_memo *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nctxs; i++) {
+		struct follow_ctx *c = m->ctxs[i];
+
+		for (k = 0; k < c->n; k++)
+			free(c->lists[k]);
+		free(c->lists);
+		ptr_free(&c->of);
+		free(c->key);
+		free(c);
+	}
+	free(m->ctxs);
+	m->ctxs = NULL;
+	m->nctxs = m->ctxs_cap = m->nfollows = 0;
+	cpl_strmap_free(&m->ctx_of);
+}
 
 /* The memo's value for "no such module". */
 static char memo_none;
@@ -279,6 +450,7 @@ cpl_link_memo_free(struct cpl_link_memo *m)
 	free(m->keys);
 	cpl_strmap_free(&m->map);
 	cpl_buf_free(&m->scratch);
+	follows_clear(m);
 	free(m);
 }
 
@@ -287,50 +459,13 @@ cpl_link_memo_bound(struct cpl_link_memo *m, size_t max)
 {
 	size_t i;
 
-	if (m == NULL || m->nkeys <= max)
+	if (m == NULL || m->nkeys + m->nfollows <= max)
 		return;
+	follows_clear(m);
 	for (i = 0; i < m->nkeys; i++)
 		free(m->keys[i]);
 	m->nkeys = 0;
 	cpl_strmap_free(&m->map);
-}
-
-/* A walk remembered: its key, the files it reached, entry first. */
-struct walked {
-	char *key;		/* memo_key(sys.path[0], entry path) */
-	const struct cpl_pyfile **files;
-	size_t n;
-};
-
-struct cpl_link_walks {
-	struct cpl_strmap map;	/* key → its walk */
-	struct walked **walks;	/* owned, with their keys */
-	size_t n, cap;
-	struct cpl_buf scratch;	/* the key being looked up */
-};
-
-struct cpl_link_walks *
-cpl_link_walks_new(void)
-{
-	return cpl_xcalloc(1, sizeof(struct cpl_link_walks));
-}
-
-void
-cpl_link_walks_free(struct cpl_link_walks *w)
-{
-	size_t i;
-
-	if (w == NULL)
-		return;
-	for (i = 0; i < w->n; i++) {
-		free(w->walks[i]->key);
-		free(w->walks[i]->files);
-		free(w->walks[i]);
-	}
-	free(w->walks);
-	cpl_strmap_free(&w->map);
-	cpl_buf_free(&w->scratch);
-	free(w);
 }
 
 /* Loads base/mod.py, else base/mod/__init__.py (mod '/'-separated),
@@ -426,7 +561,10 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 static const struct cpl_pyfile *
 load_absolute(const struct walk *wk, const char *mod)
 {
-	const struct cpl_pyfile *f = load_module(wk, wk->entry_dir, mod);
+	/* A batch's walk without sys.path[0]: the directory is known to
+	 * hold none of the modules (cpl_link_batch_run()). */
+	const struct cpl_pyfile *f = wk->entry_dir == NULL ? NULL :
+				     load_module(wk, wk->entry_dir, mod);
 
 	if (f == NULL && wk->pkg_root)
 		f = load_module(wk, wk->pkg_root, mod);
@@ -496,6 +634,24 @@ module_path(const char *module)
 	return mod;
 }
 
+/* Notes the first component of mod ('/'-separated, absolute) in the
+ * walk's firsts, when it keeps them; the keys are the walk's own. */
+static void
+note_first(struct walk *wk, const char *mod)
+{
+	size_t n = strcspn(mod, "/");
+	char *key;
+
+	if (wk->firsts == NULL)
+		return;
+	key = cpl_xstrndup(mod, n);
+	if (cpl_strmap_get(wk->firsts, key) != NULL) {
+		free(key);
+		return;
+	}
+	cpl_strmap_put(wk->firsts, key, key);
+}
+
 /* The local module an import names (and, for `from pkg import mod`, the
  * submodule it may name). */
 static void
@@ -511,13 +667,18 @@ follow_import(struct walk *wk, const struct cpl_pyfile *from,
 		char *sub = cpl_xasprintf("%s%s%s", mod, *mod ? "/" : "",
 					  imp->name);
 
-		add_file(wk, imp->level > 0 ? load_module(wk, base, sub) :
+		if (imp->level <= 0)
+			note_first(wk, sub);
+		add_edge(wk, imp->level > 0 ? load_module(wk, base, sub) :
 					      load_absolute(wk, sub));
 		free(sub);
 	}
-	if (*mod)
-		add_file(wk, imp->level > 0 ? load_module(wk, base, mod) :
+	if (*mod) {
+		if (imp->level <= 0)
+			note_first(wk, mod);
+		add_edge(wk, imp->level > 0 ? load_module(wk, base, mod) :
 					      load_absolute(wk, mod));
+	}
 	free(mod);
 	free(base);
 }
@@ -602,21 +763,107 @@ import_root(const struct cpl_pyfile *entry, const struct cpl_launch *l)
 	return dir;
 }
 
+/* The memo's lists for wk's (sys.path[0], root), made when new. */
+static struct follow_ctx *
+follow_ctx(struct walk *wk)
+{
+	struct cpl_link_memo *m = wk->lk->memo;
+	struct follow_ctx *c;
+
+	cpl_buf_reset(&m->scratch);
+	memo_key(&m->scratch, wk->entry_dir ? wk->entry_dir : "", "");
+	memo_key(&m->scratch, wk->pkg_root ? wk->pkg_root : "", "");
+	/* (a NULL directory is no "": joined paths are never empty) */
+	c = cpl_strmap_get(&m->ctx_of, cpl_buf_str(&m->scratch));
+	if (c != NULL)
+		return c;
+	c = cpl_xcalloc(1, sizeof(*c));
+	c->key = cpl_xstrdup(cpl_buf_str(&m->scratch));
+	cpl_xgrow((void **)&m->ctxs, &m->ctxs_cap, m->nctxs + 1,
+		  sizeof(*m->ctxs));
+	m->ctxs[m->nctxs++] = c;
+	cpl_strmap_put(&m->ctx_of, c->key, c);
+	return c;
+}
+
+/* walk_on() through the memo: each file's imports are resolved once per
+ * (sys.path[0], root), and the walks after the first take the files they
+ * led to, in the same order, without a string looked up.  (What the
+ * loader answers for a path does not change while the memo lives.) */
+static void
+walk_on_memo(struct walk *wk, size_t i)
+{
+	struct cpl_link_memo *m = wk->lk->memo;
+	size_t j, at;
+
+	if (wk->fc == NULL)
+		wk->fc = follow_ctx(wk);
+	for (; i < wk->nfiles; i++) {
+		const struct cpl_pyfile *f = wk->files[i];
+		struct follow_ctx *c = wk->fc;
+		struct follows *fl;
+
+		if ((at = ptr_get(&c->of, f)) != SIZE_MAX) {
+			fl = c->lists[at];
+			for (j = 0; j < fl->n; j++)
+				add_file(wk, fl->to[j]);
+			continue;
+		}
+		wk->getting = true;
+		wk->ngot = 0;
+		for (j = 0; j < f->nimports; j++)
+			follow_import(wk, f, &f->imports[j]);
+		wk->getting = false;
+		fl = cpl_xmalloc(sizeof(*fl) + wk->ngot * sizeof(fl->to[0]));
+		fl->n = wk->ngot;
+		if (wk->ngot > 0)
+			memcpy(fl->to, wk->got, wk->ngot * sizeof(fl->to[0]));
+		cpl_xgrow((void **)&c->lists, &c->cap, c->n + 1,
+			  sizeof(*c->lists));
+		ptr_put(&c->of, f, c->n);
+		c->lists[c->n++] = fl;
+		m->nfollows++;
+	}
+	free(wk->got);
+	wk->got = NULL;
+	wk->ngot = wk->got_cap = 0;
+}
+
+/* Walks the imports of wk->files from the i-th on (breadth-first:
+ * wk->files grows while it is walked); a batch's walk keeps the edges of
+ * each file. */
+static void
+walk_on(struct walk *wk, size_t i)
+{
+	size_t j;
+
+	if (!wk->record && wk->lk->memo != NULL) {
+		walk_on_memo(wk, i);
+		return;
+	}
+	for (; i < wk->nfiles; i++) {
+		const struct cpl_pyfile *f = wk->files[i];
+
+		if (wk->record) {
+			cpl_xgrow((void **)&wk->adj_at, &wk->adj_at_cap,
+				  i + 2, sizeof(*wk->adj_at));
+			wk->adj_at[i] = wk->nadj;
+		}
+		for (j = 0; j < f->nimports; j++)
+			follow_import(wk, f, &f->imports[j]);
+		if (wk->record)
+			wk->adj_at[i + 1] = wk->nadj;
+	}
+}
+
 /* Walks the local imports from entry (breadth-first: wk->files grows
  * while it is walked). */
 static void
 walk_imports(struct walk *wk, const struct cpl_pyfile *entry)
 {
-	size_t i, j;
-
 	wk->pkg_root = package_root(wk, wk->entry_dir);
 	add_file(wk, entry);
-	for (i = 0; i < wk->nfiles; i++) {
-		const struct cpl_pyfile *f = wk->files[i];
-
-		for (j = 0; j < f->nimports; j++)
-			follow_import(wk, f, &f->imports[j]);
-	}
+	walk_on(wk, 0);
 }
 
 /*
@@ -636,7 +883,7 @@ link_process(struct walk *wk, const struct cpl_pyfile *entry,
 	env->getenv = getenv_cb;
 	env->ctx = wk;
 	cpl_pyvalue_code(&code, wk->files, wk->nfiles, env);
-	cpl_strmap_free(&wk->seen);
+	ptr_free(&wk->seen);
 	free(wk->files);
 	free(wk->pkg_root);
 	return code;
@@ -710,37 +957,13 @@ walk_files(const struct cpl_linker *lk, const struct cpl_container *c,
 	   const struct cpl_pyfile ***files)
 {
 	struct walk wk = { .lk = lk, .c = c, .files_only = true };
-	struct cpl_link_walks *ws = lk->walks;
-	struct walked *done = NULL;
 
-	if (ws != NULL) {	/* "<length of edir>:<edir><entry path>" */
-		cpl_buf_reset(&ws->scratch);
-		memo_key(&ws->scratch, edir, entry->path);
-		done = cpl_strmap_get(&ws->map, cpl_buf_str(&ws->scratch));
-	}
-	if (done != NULL) {
-		free(edir);
-		*files = cpl_xmalloc(done->n * sizeof(**files));
-		memcpy(*files, done->files, done->n * sizeof(**files));
-		return done->n;
-	}
 	wk.entry_dir = edir;
 	walk_imports(&wk, entry);
-	cpl_strmap_free(&wk.seen);
+	ptr_free(&wk.seen);
 	free(wk.pkg_root);
 	free(edir);
 	*files = wk.files;
-	if (ws != NULL) {
-		done = cpl_xmalloc(sizeof(*done));
-		done->key = cpl_xstrdup(cpl_buf_str(&ws->scratch));
-		done->n = wk.nfiles;
-		done->files = cpl_xmalloc(wk.nfiles * sizeof(*done->files));
-		memcpy(done->files, wk.files, wk.nfiles * sizeof(*wk.files));
-		cpl_xgrow((void **)&ws->walks, &ws->cap, ws->n + 1,
-			  sizeof(*ws->walks));
-		ws->walks[ws->n++] = done;
-		cpl_strmap_put(&ws->map, done->key, done);
-	}
 	return wk.nfiles;
 }
 
@@ -768,6 +991,281 @@ cpl_link_script_files(const struct cpl_linker *lk,
 	if (entry == NULL)
 		return 0;
 	return walk_files(lk, NULL, entry, dir_of(entry->path), files);
+}
+
+/* ---- batches: the files-only walks of a run, for what they join ---- */
+
+/* One walk asked for: from entry, with sys.path[0] at dirs[dir]. */
+struct breq {
+	const struct cpl_pyfile *entry;
+	size_t dir;
+};
+
+/* A sys.path[0] of the batch, with the package root above it. */
+struct bdir {
+	char *path;
+	char *root;		/* package_root(), or NULL */
+};
+
+struct cpl_link_batch {
+	const struct cpl_linker *lk;
+	struct breq *reqs;
+	size_t nreqs, reqs_cap;
+	struct bdir *dirs;
+	size_t ndirs, dirs_cap;
+	struct cpl_strmap dir_index;	/* path → its index + 1 */
+};
+
+struct cpl_link_batch *
+cpl_link_batch_new(const struct cpl_linker *lk)
+{
+	struct cpl_link_batch *b = cpl_xcalloc(1, sizeof(*b));
+
+	b->lk = lk;
+	return b;
+}
+
+void
+cpl_link_batch_free(struct cpl_link_batch *b)
+{
+	size_t i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->ndirs; i++) {
+		free(b->dirs[i].path);
+		free(b->dirs[i].root);
+	}
+	free(b->dirs);
+	free(b->reqs);
+	cpl_strmap_free(&b->dir_index);
+	free(b);
+}
+
+/* Asks for the walk from entry with sys.path[0] at edir (taken). */
+static void
+batch_add(struct cpl_link_batch *b, const struct cpl_pyfile *entry,
+	  char *edir)
+{
+	void *v = cpl_strmap_get(&b->dir_index, edir);
+	size_t d;
+
+	if (v != NULL) {
+		d = (size_t)((uintptr_t)v - 1);
+		free(edir);
+	} else {
+		struct walk wk = { .lk = b->lk };
+
+		cpl_xgrow((void **)&b->dirs, &b->dirs_cap, b->ndirs + 1,
+			  sizeof(*b->dirs));
+		d = b->ndirs++;
+		b->dirs[d].path = edir;
+		b->dirs[d].root = package_root(&wk, edir);
+		cpl_strmap_put(&b->dir_index, edir, (void *)(uintptr_t)(d + 1));
+	}
+	cpl_xgrow((void **)&b->reqs, &b->reqs_cap, b->nreqs + 1,
+		  sizeof(*b->reqs));
+	b->reqs[b->nreqs].entry = entry;
+	b->reqs[b->nreqs++].dir = d;
+}
+
+const struct cpl_pyfile *
+cpl_link_batch_code(struct cpl_link_batch *b, const struct cpl_workload *w,
+		    const struct cpl_container *c)
+{
+	const struct cpl_pyfile *entry = container_entry(b->lk, w, c);
+
+	if (entry != NULL)
+		batch_add(b, entry, import_root(entry, &c->launch));
+	return entry;
+}
+
+void
+cpl_link_batch_script(struct cpl_link_batch *b,
+		      const struct cpl_pyfile *entry)
+{
+	if (entry != NULL)
+		batch_add(b, entry, dir_of(entry->path));
+}
+
+/* Whether directory dir may hold a module whose first component is
+ * name[0, n) (a directory name or name.py): unknown counts as may. */
+static bool
+may_hold(const struct cpl_linker *lk, const char *dir, const char *name,
+	 size_t n)
+{
+	char first[256], file[256];
+	const char *names[2] = { first, file };
+
+	if (lk->missing == NULL || n == 0 ||
+	    n + sizeof(".py") > sizeof(file))
+		return true;
+	memcpy(first, name, n);
+	first[n] = '\0';
+	memcpy(file, name, n);
+	memcpy(file + n, ".py", sizeof(".py"));
+	return !lk->missing(lk->ctx, dir, names, 2);
+}
+
+/* Whether directory dir may hold a module that an absolute import of
+ * one of firsts' names would find there first (so that the walks from it
+ * are not those of its package root alone). */
+static bool
+dir_may_hold(const struct cpl_linker *lk, const char *dir,
+	     const struct cpl_strmap *firsts)
+{
+	size_t i;
+
+	if (lk->missing == NULL)
+		return true;
+	for (i = 0; i < firsts->cap; i++) {
+		const char *name = firsts->slots[i].key;
+
+		if (name != NULL && may_hold(lk, dir, name, strlen(name)))
+			return true;
+	}
+	return false;
+}
+
+/* Whether directory dir may hold a module that one of f's own absolute
+ * imports names: then the walks from f in dir are not those of its
+ * package root alone, which need not be walked for them first. */
+static bool
+imports_from(const struct cpl_linker *lk, const char *dir,
+	     const struct cpl_pyfile *f)
+{
+	size_t j;
+
+	for (j = 0; j < f->nimports; j++) {
+		const struct cpl_pyimport *imp = &f->imports[j];
+		const char *mod = imp->module ? imp->module : "";
+
+		if (imp->level > 0)
+			continue;
+		if (*mod == '\0')
+			mod = imp->name ? imp->name : "";
+		if (*mod != '\0' &&
+		    may_hold(lk, dir, mod, strcspn(mod, ".")))
+			return true;
+	}
+	return false;
+}
+
+/* Reports the edges of wk's files reachable from files[from[0, n)]
+ * (integers only: the walk has resolved them). */
+static void
+report_from(const struct walk *wk, const size_t *from, size_t n,
+	    cpl_link_edge_fn edge, void *ctx)
+{
+	bool *seen = cpl_xcalloc(wk->nfiles + 1, sizeof(*seen));
+	size_t *queue = cpl_xmalloc((wk->nfiles + 1) * sizeof(*queue));
+	size_t head = 0, tail = 0, i, k;
+
+	for (i = 0; i < n; i++)
+		if (!seen[from[i]]) {
+			seen[from[i]] = true;
+			queue[tail++] = from[i];
+		}
+	while (head < tail) {
+		i = queue[head++];
+		for (k = wk->adj_at[i]; k < wk->adj_at[i + 1]; k++) {
+			size_t t = wk->adj[k];
+
+			edge(ctx, wk->files[i], wk->files[t]);
+			if (!seen[t]) {
+				seen[t] = true;
+				queue[tail++] = t;
+			}
+		}
+	}
+	free(queue);
+	free(seen);
+}
+
+/* Frees what a batch's walk holds. */
+static void
+walk_done(struct walk *wk)
+{
+	ptr_free(&wk->seen);
+	free(wk->files);
+	free(wk->adj);
+	free(wk->adj_at);
+}
+
+/* The batch's walks whose package root is root (NULL: none): walked once
+ * without sys.path[0] for every directory that provably adds nothing to
+ * it, once with it for each of the others. */
+static void
+batch_class(struct cpl_link_batch *b, const char *root, bool *done,
+	    cpl_link_edge_fn edge, void *ctx)
+{
+	struct cpl_strmap firsts = { 0 };
+	struct walk wk = { .lk = b->lk, .files_only = true, .record = true,
+			   .pkg_root = (char *)root, .firsts = &firsts };
+	bool *plain = cpl_xcalloc(b->ndirs + 1, sizeof(*plain));
+	size_t *from = cpl_xmalloc((b->nreqs + 1) * sizeof(*from));
+	size_t i, d, n = 0;
+
+	for (d = 0; d < b->ndirs; d++) {
+		plain[d] = !done[d] && cpl_str_eq(b->dirs[d].root, root);
+		done[d] = done[d] || plain[d];
+	}
+	/* A directory that holds what its own scripts import (a project's
+	 * train.py and data.py) is walked on its own, not first with the
+	 * others too. */
+	for (i = 0; i < b->nreqs; i++)
+		if (plain[b->reqs[i].dir] &&
+		    imports_from(b->lk, b->dirs[b->reqs[i].dir].path,
+				 b->reqs[i].entry))
+			plain[b->reqs[i].dir] = false;
+	for (i = 0; i < b->nreqs; i++)
+		if (plain[b->reqs[i].dir])
+			add_file(&wk, b->reqs[i].entry);
+	walk_on(&wk, 0);
+	for (d = 0; d < b->ndirs; d++)
+		if (plain[d])
+			plain[d] = !dir_may_hold(b->lk, b->dirs[d].path,
+						 &firsts);
+	for (i = 0; i < b->nreqs; i++)
+		if (plain[b->reqs[i].dir])
+			from[n++] = add_file(&wk, b->reqs[i].entry);
+	report_from(&wk, from, n, edge, ctx);
+	walk_done(&wk);
+	for (i = 0; i < firsts.cap; i++)
+		free((char *)firsts.slots[i].key);
+	cpl_strmap_free(&firsts);
+	/* The others: each directory walked as linking walks it. */
+	for (d = 0; d < b->ndirs; d++) {
+		struct walk one = { .lk = b->lk, .files_only = true,
+				    .record = true,
+				    .entry_dir = b->dirs[d].path,
+				    .pkg_root = (char *)root };
+
+		if (plain[d] || !cpl_str_eq(b->dirs[d].root, root))
+			continue;
+		n = 0;
+		for (i = 0; i < b->nreqs; i++)
+			if (b->reqs[i].dir == d)
+				from[n++] = add_file(&one, b->reqs[i].entry);
+		walk_on(&one, 0);
+		report_from(&one, from, n, edge, ctx);
+		walk_done(&one);
+	}
+	free(from);
+	free(plain);
+}
+
+void
+cpl_link_batch_run(struct cpl_link_batch *b, cpl_link_edge_fn edge,
+		   void *ctx)
+{
+	bool *done = cpl_xcalloc(b->ndirs + 1, sizeof(*done));
+	size_t d;
+
+	for (d = 0; d < b->ndirs; d++)
+		if (!done[d])
+			batch_class(b, b->dirs[d].root, done, edge, ctx);
+	free(done);
 }
 
 bool

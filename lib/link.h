@@ -28,8 +28,6 @@ typedef const struct cpl_pyfile *(*cpl_link_load_fn)(void *ctx,
 
 /* A memo of module lookups (see cpl_link_memo_new()); opaque. */
 struct cpl_link_memo;
-/* A cache of files-only walks (see cpl_link_walks_new()); opaque. */
-struct cpl_link_walks;
 
 struct cpl_linker {
 	cpl_link_load_fn load;
@@ -45,9 +43,6 @@ struct cpl_linker {
 	 * or memo may hand out an unloaded file (pyscan.h), the hook loads
 	 * it again. */
 	void (*ready)(void *ctx, const struct cpl_pyfile *f);
-	/* NULL: none; else cpl_link_code_files() and cpl_link_script_files()
-	 * walk each (entry script, sys.path[0]) once */
-	struct cpl_link_walks *walks;
 	/* NULL, or true when directory dir (a path as the linker joins
 	 * them) is known to hold no entry called any of names[0, n), which
 	 * load would then also answer for every path below them: `import
@@ -71,16 +66,6 @@ void cpl_link_memo_free(struct cpl_link_memo *m);
 /* Forgets every look-up once m holds more than max (a bound on what a
  * run keeps: look-ups are local to a directory, walked together). */
 void cpl_link_memo_bound(struct cpl_link_memo *m, size_t max);
-
-/*
- * A cache for cpl_linker.walks: the files each walk of
- * cpl_link_code_files() or cpl_link_script_files() reached, by its entry
- * script and sys.path[0] (all a files-only walk depends on), so the
- * replicas of a job that run one script are walked once.  Valid as long
- * as the memo is.  Free with cpl_link_walks_free() (NULL is fine).
- */
-struct cpl_link_walks *cpl_link_walks_new(void);
-void cpl_link_walks_free(struct cpl_link_walks *w);
 
 /*
  * The code a container runs: NULL when its command names no script, or
@@ -118,6 +103,38 @@ size_t cpl_link_code_files(const struct cpl_linker *lk,
 size_t cpl_link_script_files(const struct cpl_linker *lk,
 			     const struct cpl_pyfile *entry,
 			     const struct cpl_pyfile ***files);
+
+/*
+ * A batch of files-only walks for what they join, not their order: the
+ * graph of a run (group.c), where a file and everything a walk from it
+ * reaches belong together.  Each walk asked for is the one
+ * cpl_link_code_files() or cpl_link_script_files() makes; running the
+ * batch reports, for every file those walks reach, an edge to each file
+ * its imports lead to, so that joining the files along the edges (and
+ * each walk's asker with its entry script) joins what joining each
+ * asker with every file of its walk would.  Each file's imports are
+ * resolved once per package root, not once per walk: the walks from
+ * directories that provably hold none of the modules imported
+ * absolutely (their listing, cpl_linker.missing) are those of their
+ * package root alone, and are made together; the others once per
+ * directory.  The order of the edges is unspecified.
+ *
+ * cpl_link_batch_code() returns the container's entry script (NULL: it
+ * runs none, and no walk is asked for).  The batch borrows lk until
+ * freed; free with cpl_link_batch_free() (NULL is fine).
+ */
+struct cpl_link_batch;
+typedef void (*cpl_link_edge_fn)(void *ctx, const struct cpl_pyfile *from,
+				 const struct cpl_pyfile *to);
+struct cpl_link_batch *cpl_link_batch_new(const struct cpl_linker *lk);
+const struct cpl_pyfile *cpl_link_batch_code(struct cpl_link_batch *b,
+					     const struct cpl_workload *w,
+					     const struct cpl_container *c);
+void cpl_link_batch_script(struct cpl_link_batch *b,
+			   const struct cpl_pyfile *entry);
+void cpl_link_batch_run(struct cpl_link_batch *b, cpl_link_edge_fn edge,
+			void *ctx);
+void cpl_link_batch_free(struct cpl_link_batch *b);
 
 /*
  * Whether f is an entry script: it has `if __name__ == "__main__":` or

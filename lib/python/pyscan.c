@@ -1225,6 +1225,23 @@ light_line(void *ctx, struct cpl_pytokens *line)
 	}
 }
 
+/* Whether text holds a word some CPU fact is made from (pyscan.h,
+ * bare): the names of the CPU-count calls, of the thread calls, and cv2. */
+static bool
+has_cpu_word(const char *text, size_t len)
+{
+	static const char *const words[] = {
+		"cpu_count", "sched_getaffinity", "set_num_", "setNumThreads",
+		"cv2",
+	};
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(words); i++)
+		if (memmem(text, len, words[i], strlen(words[i])) != NULL)
+			return true;
+	return false;
+}
+
 int
 cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 		      const char *text, size_t len, struct cpl_error *err)
@@ -1249,7 +1266,12 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	f->ntoks = 0;
 	free(sc.ss);
 	cpl_buf_free(&sc.tmp);
-	f->entry = true;	/* not known until loaded: may be */
+	/* Not known until loaded: may be, unless the text lacks both words
+	 * an entry needs (is_entry(): the string "__main__" of a main
+	 * guard; a call whose name ends in DataLoader). */
+	f->entry = memmem(f->text, f->len, "__main__", 8) != NULL ||
+		   memmem(f->text, f->len, "DataLoader", 10) != NULL;
+	f->bare = !f->entry && !has_cpu_word(f->text, f->len);
 	cpl_pyfile_unload(f);
 	return rc < 0 ? 1 : 0;
 }

@@ -354,6 +354,15 @@ struct cpl_pyfile {
 	bool entry;			/* an entry script: main_guard, or a
 					 * DataLoader built at module level
 					 * (cpl_link_is_entry()) */
+	bool bare;			/* set by the light scan: the text
+					 * holds none of the words a CPU fact
+					 * is made from (cpu_count,
+					 * sched_getaffinity, set_num_,
+					 * setNumThreads, cv2, DataLoader,
+					 * __main__), so its facts have no
+					 * CPU counts, thread calls, cv2
+					 * calls or loaders, and it is no
+					 * entry script */
 	struct cpl_pyimport *imports;
 	size_t nimports;
 	struct cpl_pyscope *scopes;	/* [0] is the module */
@@ -427,8 +436,10 @@ void cpl_pyfile_unload(struct cpl_pyfile *f);
 /*
  * A file scanned light, born unloaded: tokenized (its tokenizer error
  * returned as cpl_pyscan_file_borrowed() returns it) and its import
- * statements read, nothing else; entry is true (unknown until loaded),
- * the other scalar facts unset.  text is borrowed as there.  Its first
+ * statements read, nothing else; entry is "may be" (true unless the
+ * text lacks both "__main__" and "DataLoader", the words is_entry()
+ * needs; known once loaded), bare is set (see above), the other scalar
+ * facts unset.  text is borrowed as there.  Its first
  * cpl_pyfile_reload() makes the facts a full scan makes.
  */
 int cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,

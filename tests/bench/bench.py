@@ -24,7 +24,11 @@ Environment (run.sh sets the first three):
   BENCH_QUICK=1 a small run (about a tenth of the sizes): checks the
                 instrument, its figures are not the table's
   BENCH_ROWS    the rows to run, e.g. "1,2,scale" (default: all of
-                1,2,3,4,5,scale,shapes,mem)
+                1,2,3,4,5,scale,shapes,mem,big,repos)
+  CPULINT_BENCH_REPOS  a folder of local snapshots of the repositories
+                tests/bench/repos.txt lists (git directories): the
+                real-repository rows lay their commits out from it; unset,
+                those rows are skipped with a message
   BENCH_PROJECTS  projects in the tree of rows 1-3 (default 2000)
   BENCH_PODS    Pods in rows 4 and 5 (default 10000)
   BENCH_INSTR=0 no instruction counts beside the scaling line (they
@@ -69,7 +73,12 @@ SCALE_ROUNDS = 2 if QUICK else 5
 TREE_ROUNDS = 1 if QUICK else 5
 
 ROWS = [r.strip() for r in os.environ.get(
-    "BENCH_ROWS", "1,2,3,4,5,scale,shapes,mem").split(",") if r.strip()]
+    "BENCH_ROWS", "1,2,3,4,5,scale,shapes,mem,big,repos").split(",")
+    if r.strip()]
+REPOS = os.environ.get("CPULINT_BENCH_REPOS", "")
+GOAL_REPOS = 3.0        # public repositories over the floors (issue 28)
+GOAL_AST = 0.25         # the Python-heavy one over CPython's ast.parse
+PAD = 20                # gen-monorepo.py --pad: files of a real size
 GOAL_DOUBLING = 2.2     # time per doubling of one file's shapes: linear
 GOAL_MEM_SHARED = 1.5   # peak memory at -j 8 over -j 1 (issue 27)
 TABLE = []      # (what, now, floor, ratio, goal, verdict) for the summary
@@ -143,18 +152,19 @@ def note(text):
     sys.stdout.flush()
 
 
-def generate(tree, projects):
+def generate(tree, projects, pad=0):
     out = subprocess.run([sys.executable, os.path.join(HERE,
                                                        "gen-monorepo.py"),
-                          tree, str(projects)], check=True,
+                          tree, str(projects), "--pad", str(pad)],
+                         check=True,
                          capture_output=True, text=True).stdout.split()
     return int(out[2]), int(out[4])      # files, bytes
 
 
-def yaml_files(tree):
+def yaml_files(tree, exts=(".yaml",)):
     found = []
     for d, _, names in os.walk(tree):
-        found += [os.path.join(d, n) for n in names if n.endswith(".yaml")]
+        found += [os.path.join(d, n) for n in names if n.endswith(exts)]
     return sorted(found)
 
 
@@ -689,6 +699,275 @@ def row_live_wide(binary, tmp):
 
 # ---- the summary ---------------------------------------------------------
 
+# -- issue 28: trees of a real size, public repositories ---------------------
+
+
+def in_rounds(cmds, n):
+    """Runs each (key, argv, out) of cmds once a round for n rounds (a slow
+    spell of the machine then slows them all); returns, per key, the least
+    wall time, the largest peak, the last status, the least CPU time."""
+    got = {}
+    for _ in range(n):
+        for key, argv, out in cmds:
+            r = run(argv, out=out)
+            w0, m0, _, c0 = got.get(key, r)
+            got[key] = (min(w0, r[0]), max(m0, r[1]), r[2], min(c0, r[3]))
+    return got
+
+
+def tree_size(tree):
+    files = py = size = 0
+    for d, _, names in os.walk(tree):
+        for n in names:
+            files += 1
+            py += n.endswith(".py")
+            size += os.path.getsize(os.path.join(d, n))
+    return files, py, size
+
+
+def vs_floors(binary, floors, tree, report, exts):
+    """The tool on tree (-o json, -j as it comes) and its floors (libyaml
+    over its YAML files, ripgrep over the tree), in rounds; returns
+    (tool, yaml, ripgrep or None, number of YAML files)."""
+    yamls = yaml_files(tree, exts)
+    rg = shutil.which("rg")
+    cmds = [("tool", [binary, "--no-config", "-o", "json", tree], report),
+            ("yaml", [os.path.join(floors, "yaml-parse-floor")] + yamls,
+             None)]
+    if rg:
+        cmds.append(("rg", [rg, "-c", "torch", tree], None))
+    got = in_rounds(cmds, TREE_ROUNDS)
+    if got["tool"][2] not in (0, 1):
+        print("bench: %s exited %d on %s" % (binary, got["tool"][2], tree))
+    return got["tool"], got["yaml"], got.get("rg"), len(yamls)
+
+
+def cpu_ratio(tool, ty, trg):
+    """The tool's CPU time over its floors' (for information: on a busy
+    machine wall times of a threaded run suffer most)."""
+    return tool[3] / max(ty[3] + (trg[3] if trg else 0.0), 1e-6)
+
+
+def floor_cells(ty, trg, nyaml):
+    total = ty[0] + (trg[0] if trg else 0.0)
+    text = "libyaml parse of the %d YAML files %s + %s = %s" % (
+        nyaml, secs(ty[0]), "ripgrep %s" % secs(trg[0]) if trg else
+        "no ripgrep", secs(total))
+    return total, text, "libyaml %s + ripgrep %s" % (
+        secs(ty[0]), secs(trg[0]) if trg else "-")
+
+
+def row_big(binary, floors, tmp):
+    """Row 1's tree with files of a real repository's size (about 5.5 KB,
+    gen-monorepo.py --pad): the floors grow with the bytes, so this is
+    where per-byte work shows."""
+    tree = os.path.join(tmp, "big-%d" % PROJECTS)
+    files, size = generate(tree, PROJECTS, PAD)
+    report = os.path.join(tmp, "big.json")
+    tool, ty, trg, nyaml = vs_floors(binary, floors, tree, report,
+                                     (".yaml",))
+    floor, ftext, fcell = floor_cells(ty, trg, nyaml)
+    ratio = tool[0] / floor
+    row("big", "realistic-size tree, `-o json` (%d files, %.0f MiB, "
+        "--pad %d)" % (files, size / MIB, PAD),
+        "%s, CPU %s, %s (%d findings)" % (
+            secs(tool[0]), secs(tool[3]), mib(tool[1]),
+            count_findings(report)[0]),
+        ftext, "%.2f x (on CPU time: %.2f x)" % (
+            ratio, cpu_ratio(tool, ty, trg)),
+        "<= %.1f x the floor" % GOAL_TIME_RATIO,
+        ratio <= GOAL_TIME_RATIO,
+        ("realistic-size tree (%d files, %.0f MiB)" % (files, size / MIB),
+         secs(tool[0]), fcell, "%.1f x" % ratio, "<= 1.5 x"))
+    shutil.rmtree(tree)
+
+
+def read_repos():
+    """[(owner/name, commit, package or None)] from repos.txt."""
+    out = []
+    with open(os.path.join(HERE, "repos.txt")) as f:
+        for line in f:
+            w = line.split("#", 1)[0].split()
+            if len(w) >= 2:
+                out.append((w[0], w[1], w[2] if len(w) > 2 else None))
+    return out
+
+
+def snapshot(folder, repo, commit):
+    """The git directory of repo in the snapshot folder that holds
+    commit, or None."""
+    owner, name = repo.split("/")
+    for c in (os.path.join(folder, owner + "+" + name, "repo"),
+              os.path.join(folder, owner + "+" + name),
+              os.path.join(folder, owner, name, ".git"),
+              os.path.join(folder, owner, name)):
+        if os.path.isdir(c) and subprocess.run(
+                ["git", "--git-dir", c, "cat-file", "-e",
+                 commit + "^{commit}"], capture_output=True).returncode == 0:
+            return c
+    return None
+
+
+def lay_out(gitdir, commit, dest):
+    """Writes commit's regular files under dest; returns how many blobs
+    the snapshot lacks (left out)."""
+    ls = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "-z",
+                         commit], capture_output=True, check=True).stdout
+    want = []
+    for rec in ls.split(b"\0"):
+        if not rec:
+            continue
+        meta, path = rec.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode in (b"100644", b"100755"):
+            want.append((mode, sha, path.decode("utf-8", "replace")))
+    cat = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file",
+                            "--batch"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE)
+    import threading
+
+    def feed():
+        for _, sha, _ in want:
+            cat.stdin.write(sha + b"\n")
+        cat.stdin.close()
+    t = threading.Thread(target=feed)
+    t.start()
+    lacking = 0
+    for mode, sha, path in want:
+        head = cat.stdout.readline().split()
+        if len(head) < 3 or head[1] != b"blob":
+            lacking += 1
+            continue
+        data = cat.stdout.read(int(head[2]))
+        cat.stdout.read(1)
+        out = os.path.join(dest, path)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            f.write(data)
+        if mode == b"100755":
+            os.chmod(out, 0o755)
+    t.join()
+    cat.wait()
+    return lacking
+
+
+def copy_package(src, dest, k):
+    """Package src copied k times under dest as NAME, NAME_2, ... (each
+    copy's text naming NAME renamed to its own name, so each imports
+    itself): the package-size line's trees."""
+    name = os.path.basename(src)
+    for i in range(k):
+        new = name if i == 0 else "%s_%d" % (name, i + 1)
+        for d, _, names in os.walk(src):
+            out = os.path.join(dest, new, os.path.relpath(d, src))
+            os.makedirs(out, exist_ok=True)
+            for n in names:
+                with open(os.path.join(d, n), "rb") as f:
+                    data = f.read()
+                if i and n.endswith(".py"):
+                    data = data.replace(name.encode(), new.encode())
+                with open(os.path.join(out, n), "wb") as f:
+                    f.write(data)
+
+
+def rows_repos(binary, floors, tmp):
+    """The public repositories of repos.txt together against the floors;
+    the first (Python-heavy) alone against CPython's ast.parse of its
+    files; its package copied 1, 2 and 4 times: CPU time per file."""
+    if not REPOS:
+        print("row repos: skipped: CPULINT_BENCH_REPOS is not set (a folder "
+              "of local snapshots of the repositories in tests/bench/"
+              "repos.txt)")
+        return
+    tree = os.path.join(tmp, "repos")
+    laid = []
+    for repo, commit, pkg in read_repos():
+        gitdir = snapshot(REPOS, repo, commit)
+        if gitdir is None:
+            print("row repos: %s at %s is not in %s: left out" % (
+                repo, commit[:12], REPOS))
+            continue
+        dest = os.path.join(tree, repo.replace("/", "+"))
+        lacking = lay_out(gitdir, commit, dest)
+        if lacking:
+            note("%s: %d blobs not in the snapshot, left out" % (
+                repo, lacking))
+        laid.append((repo, dest, pkg))
+    if not laid:
+        print("row repos: skipped: none of the repositories is in %s" %
+              REPOS)
+        return
+    files, py, size = tree_size(tree)
+    print("repositories: %s (%d files, %d Python, %.0f MiB)" % (
+        ", ".join(r for r, _, _ in laid), files, py, size / MIB))
+    report = os.path.join(tmp, "repos.json")
+    tool, ty, trg, nyaml = vs_floors(binary, floors, tree, report,
+                                     (".yaml", ".yml"))
+    floor, ftext, fcell = floor_cells(ty, trg, nyaml)
+    ratio = tool[0] / floor
+    row("repos", "%d public repositories, `-o json` (%d files, %.0f MiB)" %
+        (len(laid), files, size / MIB),
+        "%s, CPU %s, %s (%d findings)" % (
+            secs(tool[0]), secs(tool[3]), mib(tool[1]),
+            count_findings(report)[0]),
+        ftext, "%.2f x (on CPU time: %.2f x)" % (
+            ratio, cpu_ratio(tool, ty, trg)),
+        "<= %.1f x the floor" % GOAL_REPOS,
+        ratio <= GOAL_REPOS,
+        ("%d public repositories (%d files)" % (len(laid), files),
+         secs(tool[0]), fcell, "%.1f x" % ratio, "<= 3 x"))
+    repo, heavy, pkg = laid[0]
+    hfiles, hpy, hsize = tree_size(heavy)
+    got = in_rounds([
+        ("tool", [binary, "--no-config", "-o", "json", heavy],
+         os.path.join(tmp, "heavy.json")),
+        ("ast", [sys.executable, os.path.join(HERE, "ast-parse-floor.py"),
+                 heavy], None)], TREE_ROUNDS)
+    t, ta = got["tool"][0], got["ast"][0]
+    row("py", "%s alone (%d Python files, %.0f MiB)" % (
+            repo, hpy, hsize / MIB),
+        "%s, CPU %s, %s" % (secs(t), secs(got["tool"][3]),
+                            mib(got["tool"][1])),
+        "CPython's ast.parse of its %d Python files %s" % (hpy, secs(ta)),
+        "%.2f x" % (t / ta), "<= %.2f x ast.parse" % GOAL_AST,
+        t / ta <= GOAL_AST,
+        ("%s (%d Python files)" % (repo.split("/")[1], hpy), secs(t),
+         "ast.parse %s" % secs(ta), "%.2f x" % (t / ta), "<= 0.25 x"))
+    if pkg is None or not os.path.isdir(os.path.join(heavy, pkg)):
+        return
+    trees = []
+    for k in (1, 2, 4):
+        d = os.path.join(tmp, "pkg-%d" % k)
+        copy_package(os.path.join(heavy, pkg), d, k)
+        trees.append((k, tree_size(d)[1], d))
+    least = in_rounds([(k, [binary, "--no-config", "-j", "1", "-o", "json",
+                            d], os.path.join(tmp, "pkg.json"))
+                       for k, _, d in trees], SCALE_ROUNDS)
+    per = []
+    for k, n, d in trees:
+        w, _, _, cpu = least[k]
+        per.append(cpu / n)
+        print("          %s x %d, %5d Python files: %s wall, %s CPU, %.0f "
+              "us CPU per file" % (pkg, k, n, secs(w), secs(cpu),
+                                   cpu / n * 1e6))
+        shutil.rmtree(d)
+    # The goal is on growth (x4 over x1: a walk per script over the whole
+    # package grew with it); a process's fixed start, spread over fewer
+    # files, makes the smallest tree's figure the largest, so max/min is
+    # printed beside it for information.
+    r = per[-1] / per[0]
+    print("          per file, max/min %.2f (for information)" % (
+        max(per) / min(per)))
+    row("pkg", "package size, %s copied 1, 2, 4 times (-j 1)" % pkg,
+        "CPU time per file %s us" % " / ".join("%.0f" % (x * 1e6)
+                                               for x in per),
+        "the same at x1", "x4 / x1 %.2f" % r,
+        "<= %.2f (flat)" % GOAL_SCALE, r <= GOAL_SCALE,
+        ("time per file, %s x1 -> x4" % pkg,
+         " / ".join("%.0f us" % (x * 1e6) for x in per), "-",
+         "x4/x1 %.2f" % r, "<= 1.2"))
+
+
 def machine():
     cpus = os.cpu_count()
     model = ""
@@ -762,6 +1041,10 @@ def main():
             row_shapes(binary, tmp)
         if "mem" in ROWS:
             row_memory(binary, tmp)
+        if "big" in ROWS:
+            row_big(binary, floors, tmp)
+        if "repos" in ROWS:
+            rows_repos(binary, floors, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("load average at the end: %.2f" % os.getloadavg()[0])

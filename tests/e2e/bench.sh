@@ -50,6 +50,54 @@ assert not loud, "clean projects with findings: %s" % loud
 rules = set().union(*by.values())
 assert len(rules) >= 4, rules
 PY
+# --pad (issue 28's realistic-size tree): bigger files, the same
+# findings per project and rule, lower down.
+expect "generate 20 padded" 0 python3 $gen "$tmp/p" 20 --pad 20
+check "padded files are bigger" [ "$(du -sk "$tmp/p" | cut -f1)" -gt \
+	"$(du -sk "$tmp/c" | cut -f1)" ]
+expect "lint the padded tree" 1 "$BIN" --no-config -o json "$tmp/p"
+printf '%s' "$out" > "$tmp/p.json"
+python3 - "$tmp/c.json" "$tmp/p.json" <<'PY' && ok || bad "padded: same findings"
+import collections, json, sys
+def rules(path):
+    c = collections.Counter()
+    for f in json.load(open(path))["findings"]:
+        c[(f["file"].split("/")[-2], f["file"].split("/")[-1], f["rule"])] += 1
+    return c
+a, b = rules(sys.argv[1]), rules(sys.argv[2])
+assert a == b and a, (a - b, b - a)
+PY
+# The real-repository rows' instrument: a commit laid out from a git
+# directory (what a snapshot folder holds), a package copied under other
+# names.
+mkdir -p "$tmp/snap/o+r"
+git init -q "$tmp/w" && (cd "$tmp/w" && mkdir -p pkg/sub &&
+	printf 'from pkg.sub import a\n' > pkg/__init__.py &&
+	printf 'import pkg\n' > pkg/sub/a.py && printf '#!/bin/sh\n' > run.sh &&
+	chmod +x run.sh && git add -A &&
+	git -c user.name=b -c user.email=b@x commit -qm c) ||
+	bad "a repository to lay out"
+cp -r "$tmp/w/.git" "$tmp/snap/o+r/repo"
+python3 - "$tmp" "$(git -C "$tmp/w" rev-parse HEAD)" <<'PY' && ok || bad "lay_out, copy_package"
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("bench",
+                                              "tests/bench/bench.py")
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+tmp, commit = sys.argv[1], sys.argv[2]
+git = bench.snapshot(os.path.join(tmp, "snap"), "o/r", commit)
+assert git and git.endswith("repo"), git
+assert bench.snapshot(os.path.join(tmp, "snap"), "o/r", "0" * 40) is None
+assert bench.lay_out(git, commit, os.path.join(tmp, "out")) == 0
+assert open(os.path.join(tmp, "out/pkg/sub/a.py")).read() == "import pkg\n"
+assert os.access(os.path.join(tmp, "out/run.sh"), os.X_OK)
+bench.copy_package(os.path.join(tmp, "out/pkg"), os.path.join(tmp, "cp"), 2)
+assert open(os.path.join(tmp, "cp/pkg_2/__init__.py")).read() == \
+    "from pkg_2.sub import a\n"
+assert open(os.path.join(tmp, "cp/pkg/sub/a.py")).read() == "import pkg\n"
+assert bench.tree_size(os.path.join(tmp, "cp")) == (4, 4, 70)
+assert [r[0] for r in bench.read_repos()][0] == "pyg-team/pytorch_geometric"
+PY
 # The bench's report reader against the report itself.
 python3 - "$tmp/c.json" <<'PY' && ok || bad "bench.py counts the report"
 import importlib.util, json, sys

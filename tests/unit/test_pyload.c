@@ -87,6 +87,9 @@ same_import(const struct cpl_pyimport *a, const struct cpl_pyimport *b,
 
 /* ---- the light scan ---------------------------------------------------- */
 
+static size_t nbare, nfacts;	/* texts light_vs_full() saw bare, with
+				 * CPU counts or thread calls */
+
 static void
 light_vs_full(const char *name, const char *text, size_t len)
 {
@@ -101,7 +104,23 @@ light_vs_full(const char *name, const char *text, size_t len)
 	ck_assert_int_eq(e1.line, e2.line);
 	ck_assert_int_eq(e1.column, e2.column);
 	ck_assert(!cpl_pyfile_loaded(light));
-	ck_assert(light->entry);	/* not known yet */
+	/* Not known yet: "may be" covers every entry (a text without
+	 * "__main__" and "DataLoader" is none). */
+	ck_assert(light->entry || !full->entry);
+	ck_assert(light->entry == (memmem(text, len, "__main__", 8) ||
+				   memmem(text, len, "DataLoader", 10)));
+	/* Bare: none of the facts a code rule reads. */
+	if (light->bare) {
+		ck_assert_msg(!full->entry && full->ncpucounts == 0 &&
+			      full->nthreads == 0 && full->nloaders == 0,
+			      "%s: bare, with CPU facts", name);
+		for (i = 0; i < full->ncalls; i++)
+			ck_assert_msg(strncmp(full->calls[i].target, "cv2.",
+					      4) != 0, "%s: bare, a cv2 call",
+				      name);
+	}
+	nbare += light->bare;
+	nfacts += full->ncpucounts + full->nthreads > 0;
 	ck_assert_msg(full->nimports == light->nimports,
 		      "%s: %zu imports, light %zu", name, full->nimports,
 		      light->nimports);
@@ -126,6 +145,8 @@ START_TEST(light_scan_reads_the_imports)
 	size_t i;
 
 	each_text(light_vs_full);
+	ck_assert_uint_gt(nbare, 5);	/* both kinds were seen */
+	ck_assert_uint_gt(nfacts, 5);
 	/* And what it reads is what this text holds. */
 	ck_assert_int_eq(cpl_pyscan_file_light(&f, "odd.py", odd[0],
 					       strlen(odd[0]), &err), 0);
@@ -263,8 +284,8 @@ END_TEST
 
 /* Files by path for the loader. */
 struct tree {
-	const char *path[8];
-	struct cpl_pyfile *file[8];
+	const char *path[16];
+	struct cpl_pyfile *file[16];
 	size_t n;
 };
 
@@ -385,32 +406,7 @@ START_TEST(file_walk_is_the_linked_files)
 	}
 	cpl_link_memo_free(lk.memo);
 	lk.memo = NULL;
-	/* Through a walk cache: the same files; walked again, the loader is
-	 * not asked; another entry script is walked on its own. */
-	lk.walks = cpl_link_walks_new();
 	lk.load = counted_load;
-	for (i = 0; i < 2; i++) {
-		size_t k;
-
-		loads = 0;
-		n = cpl_link_script_files(&lk, t.file[0], &files);
-		ck_assert_uint_eq(n, code->nfiles);
-		for (k = 0; k < n; k++)
-			ck_assert_ptr_eq(files[k], code->files[k]);
-		free(files);
-		if (i == 0)
-			ck_assert_int_gt(loads, 0);
-		else
-			ck_assert_int_eq(loads, 0);
-	}
-	n = cpl_link_script_files(&lk, t.file[5], &files);	/* unused.py */
-	ck_assert_uint_eq(n, 2);
-	ck_assert_ptr_eq(files[0], t.file[5]);
-	ck_assert_ptr_eq(files[1], t.file[4]);
-	free(files);
-	cpl_link_walks_free(lk.walks);
-	cpl_link_walks_free(NULL);
-	lk.walks = NULL;
 	/* With the missing hook: the same files, and `import torch`,
 	 * `import missing` and the rest answered without the loader. */
 	loads = 0;
@@ -432,6 +428,180 @@ START_TEST(file_walk_is_the_linked_files)
 }
 END_TEST
 
+/* ---- a batch joins what the walks join ------------------------------- */
+
+/* Union-find over the tree's files. */
+static size_t
+uf_find(size_t *up, size_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+static void
+uf_join(size_t *up, size_t a, size_t b)
+{
+	a = uf_find(up, a);
+	b = uf_find(up, b);
+	if (a != b)
+		up[a < b ? b : a] = a < b ? a : b;
+}
+
+static size_t
+tree_index(const struct tree *t, const struct cpl_pyfile *f)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->file[i] == f)
+			return i;
+	ck_abort_msg("a file not in the tree");
+	return 0;
+}
+
+struct joins {
+	const struct tree *t;
+	size_t up[16];
+	bool touched[16];	/* an edge from or to it */
+};
+
+static void
+join_edge(void *ctx, const struct cpl_pyfile *from,
+	  const struct cpl_pyfile *to)
+{
+	struct joins *j = ctx;
+	size_t a = tree_index(j->t, from), b = tree_index(j->t, to);
+
+	j->touched[a] = j->touched[b] = true;
+	uf_join(j->up, a, b);
+}
+
+/* The batch over the scripts mask picks joins the tree's files as the
+ * walks from each of them do (each script joined with all it reaches):
+ * alone, each script's group is exactly its walk's files. */
+static void
+batch_vs_walks(struct cpl_linker *lk, struct tree *t, unsigned picks)
+{
+	struct joins by_batch = { .t = t }, by_walks = { .t = t };
+	struct cpl_link_batch *b = cpl_link_batch_new(lk);
+	size_t i, k, n;
+
+	for (i = 0; i < t->n; i++)
+		by_batch.up[i] = by_walks.up[i] = i;
+	for (i = 0; i < t->n; i++) {
+		const struct cpl_pyfile **files;
+
+		if (!(picks & (1u << i)))
+			continue;
+		cpl_link_batch_script(b, t->file[i]);
+		n = cpl_link_script_files(lk, t->file[i], &files);
+		for (k = 0; k < n; k++)
+			uf_join(by_walks.up, i, tree_index(t, files[k]));
+		if (picks == (1u << i)) {	/* alone: the same files */
+			struct joins one = { .t = t };
+			struct cpl_link_batch *b1 = cpl_link_batch_new(lk);
+
+			for (k = 0; k < t->n; k++)
+				one.up[k] = k;
+			cpl_link_batch_script(b1, t->file[i]);
+			cpl_link_batch_run(b1, join_edge, &one);
+			cpl_link_batch_free(b1);
+			one.touched[i] = true;
+			for (k = 0; k < t->n; k++) {
+				size_t w, in_walk = 0;
+
+				for (w = 0; w < n; w++)
+					in_walk += files[w] == t->file[k];
+				ck_assert_msg(one.touched[k] == (in_walk > 0),
+					      "%s from %s", t->path[k],
+					      t->path[i]);
+			}
+		}
+		free(files);
+	}
+	cpl_link_batch_run(b, join_edge, &by_batch);
+	cpl_link_batch_free(b);
+	for (i = 0; i < t->n; i++)
+		if (picks & (1u << i))
+			by_batch.touched[i] = true;
+	for (i = 0; i < t->n; i++)
+		for (k = 0; k < t->n; k++)
+			ck_assert_msg((uf_find(by_batch.up, i) ==
+				       uf_find(by_batch.up, k)) ==
+				      (uf_find(by_walks.up, i) ==
+				       uf_find(by_walks.up, k)),
+				      "%s and %s, scripts %#x", t->path[i],
+				      t->path[k], picks);
+}
+
+START_TEST(batch_joins_what_walks_join)
+{
+	/* app/pkg/sub/util.py shadows app/util.py for the scripts in
+	 * app/pkg/sub (sys.path[0] first): their walks are not those of
+	 * the package root app alone. */
+	static const char *const texts[][2] = {
+		{ "app/train.py", "import torch\nfrom pkg import data\n"
+				  "import util\n" },
+		{ "app/pkg/__init__.py", "from .data import run\n" },
+		{ "app/pkg/data.py", "from ..util import helper\n"
+				     "from . import model\n" },
+		{ "app/pkg/model.py", "import pkg.data\n" },
+		{ "app/util.py", "def helper():\n    return 1\n" },
+		{ "app/pkg/tool.py", "import util\n" },
+		{ "app/pkg/sub/__init__.py", "" },
+		{ "app/pkg/sub/run.py", "from pkg import tool\n" },
+		{ "app/pkg/sub/util.py", "import json\nimport shadow\n" },
+		{ "app/pkg/sub/shadow.py", "" },
+		{ "app/pkg/sub/plain.py", "import pkg.model\n" },
+		{ "lib/x.py", "import y\n" },
+		{ "lib/y.py", "from pkg import data\n" },
+	};
+	struct tree t = { .n = CPL_ARRAY_LEN(texts) };
+	struct cpl_linker lk = { .load = tree_load, .ctx = &t };
+	unsigned picks;
+	size_t i;
+	int missing;
+
+	for (i = 0; i < t.n; i++) {
+		struct cpl_error err = { 0 };
+
+		t.path[i] = texts[i][0];
+		ck_assert_int_eq(cpl_pyscan_file_light(&t.file[i],
+						       texts[i][0],
+						       texts[i][1],
+						       strlen(texts[i][1]),
+						       &err), 0);
+	}
+	for (missing = 0; missing < 2; missing++) {
+		lk.missing = missing ? tree_missing : NULL;
+		lk.memo = missing ? cpl_link_memo_new() : NULL;
+		for (i = 0; i < t.n; i++)
+			batch_vs_walks(&lk, &t, 1u << i);
+		/* Scripts in twos, and all of them. */
+		for (picks = 3; picks < (1u << t.n); picks += 0x1111)
+			batch_vs_walks(&lk, &t, picks);
+		batch_vs_walks(&lk, &t, (1u << t.n) - 1);
+		cpl_link_memo_free(lk.memo);
+		lk.memo = NULL;
+	}
+	/* run.py reaches the util.py beside it, plain.py no util.py. */
+	{
+		const struct cpl_pyfile **files;
+		size_t n = cpl_link_script_files(&lk, t.file[7], &files);
+		bool shadowed = false;
+
+		for (i = 0; i < n; i++)
+			shadowed |= files[i] == t.file[8];
+		ck_assert(shadowed);
+		free(files);
+	}
+	cpl_link_batch_free(NULL);
+	for (i = 0; i < t.n; i++)
+		cpl_pyfile_free(t.file[i]);
+}
+END_TEST
+
 static Suite *
 pyload_suite(void)
 {
@@ -442,6 +612,7 @@ pyload_suite(void)
 	tcase_add_test(tc, light_scan_reads_the_imports);
 	tcase_add_test(tc, loaded_again_the_same_facts);
 	tcase_add_test(tc, file_walk_is_the_linked_files);
+	tcase_add_test(tc, batch_joins_what_walks_join);
 	suite_add_tcase(s, tc);
 	return s;
 }
