@@ -97,6 +97,13 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 		     "less than one CPU per rank): set one first");
 		goto out;
 	}
+	if (cpl_plan_command_sets_threads(doc, names, n)) {
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object,
+		     "the command sets OMP_NUM_THREADS or MKL_NUM_THREADS "
+		     "itself, over the plan's environment: remove that "
+		     "assignment first (the linter's fix), then plan");
+		goto out;
+	}
 	in.per_rank = m->per_rank;
 	in.threads = m->suggested_threads;
 	in.workers = m->suggested_workers;

@@ -68,6 +68,42 @@ cpl_plan_can_set_workers(const json_t *doc, const char *const *names,
 	return ok;
 }
 
+/* Whether one of v's strings assigns a thread variable (NAME=). */
+static bool
+assigns_threads(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	json_t *x;
+	size_t i;
+
+	if (s)
+		return strstr(s, "OMP_NUM_THREADS=") != NULL ||
+		       strstr(s, "MKL_NUM_THREADS=") != NULL;
+	json_array_foreach(v, i, x)
+		if (assigns_threads(x))
+			return true;
+	return false;
+}
+
+bool
+cpl_plan_command_sets_threads(const json_t *doc, const char *const *names,
+			      size_t n)
+{
+	json_t *copy = json_deep_copy(doc);
+	json_t **t;
+	size_t nt, i;
+	bool found = false;
+
+	t = cpl_plan_targets(&nt, copy, names, n);
+	for (i = 0; i < nt; i++)
+		found = found ||
+			assigns_threads(json_object_get(t[i], "command")) ||
+			assigns_threads(json_object_get(t[i], "args"));
+	free(t);
+	json_decref(copy);
+	return found;
+}
+
 /* "{{ name }}" → name (a new string), or NULL. */
 static char *
 template_input(const char *v)

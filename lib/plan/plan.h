@@ -63,6 +63,12 @@ enum cpl_plan_engine cpl_plan_engine_of(const json_t *doc,
 bool cpl_plan_can_set_workers(const json_t *doc, const char *const *names,
 			      size_t n);
 
+/* Whether a training container's command assigns OMP_NUM_THREADS or
+ * MKL_NUM_THREADS itself ("export OMP_NUM_THREADS=$(nproc)"): the
+ * plan's environment would not reach the process. */
+bool cpl_plan_command_sets_threads(const json_t *doc,
+				   const char *const *names, size_t n);
+
 /* Writers: 0, or -1 with err (its message only) when the document
  * cannot take the plan (a --segment input it lacks...). */
 int cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
