@@ -137,7 +137,7 @@ text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 		cell(ex, sizeof(ex), "%.1f", r->r.throughput);
 		cell(wt, sizeof(wt), "%.0f%%", r->r.wait < 0 ? -1 :
 		     r->r.wait * 100);
-		cell(used, sizeof(used), "%.2g", r->r.cpu_used);
+		cell(used, sizeof(used), "%.1f", r->r.cpu_used);
 		cell(bud, sizeof(bud), "%g", r->r.cpu_budget);
 		cpl_format(cpu, sizeof(cpu), "%s of %s", used, bud);
 		cell(thr, sizeof(thr), "%.0f%%", r->r.throttled);

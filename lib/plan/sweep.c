@@ -66,7 +66,9 @@ cpl_sweep_make(struct cpl_sweep_setting *out, const struct cpl_sweep_in *in)
 	out[n].workers = w;
 	out[n].knob = CPL_SWEEP_BASE;
 	name(&out[n++]);
-	tmax = in->per_rank - (w > 0 ? w : 0);
+	/* the workers' share is kept for them even when the plan cannot
+	 * set them: the code runs some */
+	tmax = in->per_rank - (w >= 0 ? w : in->workers > 0 ? in->workers : 0);
 	if (in->max > 0 && tmax > in->max)
 		tmax = in->max;
 	k = values(v, 1, tmax, t);

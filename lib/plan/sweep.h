@@ -7,7 +7,8 @@
  *   workers  W' over 0, 1, 2, 4, ... up to B - T, with the threads at T;
  *
  * each list also holds its bound and the suggestion, so the suggested
- * setting (T, W) is in both (and listed once).  Every setting stays
+ * setting (T, W) is in both (and listed once); the threads stop at B - W
+ * even when the plan cannot set the workers (the code runs some).  Every setting stays
  * inside the budget (T' + W' <= B per rank), so the linter finds nothing
  * new in any of them; --max caps each knob further.  When the workers
  * cannot be set from the spec (the code fixes them), only the threads

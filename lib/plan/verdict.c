@@ -131,7 +131,7 @@ storage_rule(struct cpl_verdict *v, const struct cpl_verdict_row *r,
 		    r[i].cpu_used >= LOW_CPU * r[i].cpu_budget)
 			continue;
 		k = knobs(&r[i]);
-		say(v, "storage", cpl_xasprintf("%s (%s): CPU use %.2g of %g "
+		say(v, "storage", cpl_xasprintf("%s (%s): CPU use %.1f of %g "
 			"while loading waits %.0f%%: look at storage and "
 			"decoding before adding threads", r[i].setting, k,
 			r[i].cpu_used, r[i].cpu_budget, r[i].wait * 100));
@@ -159,15 +159,32 @@ cpl_verdict_judge(struct cpl_verdict *v, const struct cpl_verdict_row *rows,
 		const struct cpl_verdict_row *b = &rows[v->best];
 
 		k = knobs(b);
-		if (v->by_throughput)
-			say(v, "best", cpl_xasprintf("best: %s (%s): %.4g "
-				"examples/s%s", b->setting, k, b->throughput,
-				n > 1 ? " (within 2% ties go to fewer threads)"
-				: ""));
+		if (v->by_throughput) {
+			long tie = -1;
+
+			for (i = 0; i < n; i++)
+				if ((long)i != v->best && rows[i].throughput >= 0 &&
+				    rows[i].throughput >= b->throughput *
+				    (1 - TIE) && rows[i].throughput <=
+				    b->throughput * (1 + TIE) && (tie < 0 ||
+				    rows[i].throughput > rows[tie].throughput))
+					tie = (long)i;
+			if (tie >= 0)
+				say(v, "best", cpl_xasprintf("best: %s (%s): "
+					"%.4g examples/s, a tie with %s (%.4g, "
+					"within 2%%) that goes to fewer threads, "
+					"then fewer workers", b->setting, k,
+					b->throughput, rows[tie].setting,
+					rows[tie].throughput));
+			else
+				say(v, "best", cpl_xasprintf("best: %s (%s): "
+					"%.4g examples/s", b->setting, k,
+					b->throughput));
+		}
 		else
 			say(v, "best", cpl_xasprintf("best: %s (%s), ranked by "
 				"throttling, then CPU use (no --throughput "
-				"figure): throttled %.0f%%, %.2g CPUs used",
+				"figure): throttled %.0f%%, %.1f CPUs used",
 				b->setting, k, b->throttled, b->cpu_used));
 		free(k);
 	}
