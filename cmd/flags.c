@@ -304,6 +304,10 @@ cpl_cli_usage(FILE *out)
 	fprintf(out, "usage: %-36s %s\n       %-36s %s\n",
 		cpl_cli_synopsis[0], cpl_cli_synopsis[1],
 		cpl_cli_synopsis[2], cpl_cli_synopsis[3]);
+	fputs("       kubectl cpulint plan [flags] FILE... write a sweep (plan "
+	      "--help)\n"
+	      "       kubectl cpulint compare [flags] ...  judge its runs "
+	      "(compare --help)\n", out);
 	fputs("  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj),\n"
 	      "  pytorchjob, trainjob, mpijob; a bare NAME is a Pod.  -l SEL "
 	      "or -A\n  alone lint Pods.\n\n", out);

@@ -73,6 +73,39 @@ options(void)
 	}
 }
 
+/* The subcommands and their own flags (the shared ones are above). */
+static void
+subcommands(void)
+{
+	size_t n, i, k;
+
+	puts(".SH SUBCOMMANDS");
+	for (k = 0; cpl_cli_subs[k]; k++) {
+		const struct cli_flag *f = cpl_cli_sub_flags(cpl_cli_subs[k],
+							     &n);
+
+		fputs(".SS ", stdout);
+		roff(cpl_cli_sub_synopsis(cpl_cli_subs[k]), true);
+		putchar('\n');
+		for (i = 0; i < n; i++) {
+			puts(".TP");
+			fputs("\\fB\\-\\-", stdout);
+			roff(f[i].name, true);
+			fputs("\\fR", stdout);
+			if (f[i].arg) {
+				fputs(" \\fI", stdout);
+				roff(f[i].arg, false);
+				fputs("\\fR", stdout);
+			}
+			putchar('\n');
+			roff(f[i].help, false);
+			putchar('\n');
+		}
+	}
+	para("See docs/experiment.md for the walkthrough: plan, run, "
+	     "compare.");
+}
+
 static void
 rules(void)
 {
@@ -133,6 +166,7 @@ main(void)
 	     "kubectl's configuration.  Static and live targets may not be "
 	     "mixed in one run.");
 	options();
+	subcommands();
 	rules();
 	puts(".SH EXIT STATUS");
 	para(cpl_cli_exit_status);

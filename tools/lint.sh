@@ -32,6 +32,7 @@ allowed() {
 	kube)   echo "util.h text/ kube/" ;;
 	load)   echo "util.h workload.h text/ shell/ load/" ;;
 	report) echo "util.h finding.h rule.h report/" ;;
+	plan)   echo "util.h budget.h plan/" ;;
 	esac
 }
 bad=""
