@@ -196,7 +196,7 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 	int rc = -1;
 
 	if (cpl_str_eq(kind, "operation")) {
-		comp = json_object_get(src, "component");
+		comp = json_incref(json_object_get(src, "component"));
 		if (!json_is_object(comp)) {
 			cpl_error_set(err, NULL, 0, 0, "the operation runs a "
 				      "component it does not hold (pathRef, "
@@ -210,7 +210,6 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 			goto out;
 		}
 		op = json_incref(src);
-		json_incref(comp);
 	} else {
 		comp = json_incref(src);
 		json_object_del(comp, "version");
