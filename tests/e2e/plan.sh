@@ -84,6 +84,37 @@ assert "--workers={{ workers }}" in c["args"], c["args"]
 assert {"name": "OMP_NUM_THREADS", "value": "{{ cpulint_threads }}"} in c["env"]
 PY
 
+# A v1.1 operation holding its component: its own fields are kept; one
+# that runs a component by reference, or has a matrix, is refused.
+cat > "$tmp/op.yaml" <<'YML'
+version: 1.1
+kind: operation
+name: tune
+queue: gpu-pool
+component:
+  inputs:
+  - {name: steps, type: int, value: 1000}
+  run:
+    kind: job
+    container:
+      image: pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime
+      command: ["python", "train.py", "--num-workers", "2", "--steps", "{{ steps }}"]
+      resources: {limits: {cpu: 4}}
+YML
+expect op 0 "$BIN" plan --segment steps=50 --output-file "$tmp/op-plan.yaml" "$tmp/op.yaml"
+[ -z "$out" ] && ok || bad "op: --output-file: the plan went to stdout"
+python3 tests/plan-check.py polyaxon "$tmp/op-plan.yaml" && ok || bad "op: plan invalid"
+grep -q '^queue: gpu-pool$' "$tmp/op-plan.yaml" && grep -q -- '- --num-workers$' "$tmp/op-plan.yaml" &&
+	grep -q -- "- '{{ cpulint_workers }}'$" "$tmp/op-plan.yaml" && ok || bad "op: fields or workers input"
+sed 's/^queue: gpu-pool$/matrix: {kind: mapping, values: [{steps: 1}]}/' "$tmp/op.yaml" > "$tmp/op-matrix.yaml"
+expect op-matrix 2 "$BIN" plan "$tmp/op-matrix.yaml"
+has op-matrix "the operation has a matrix already: plan its component"
+# (an operation that runs its component by pathRef holds no container:
+# nothing to plan in it; plan the component's file)
+printf 'version: 1.1\nkind: operation\npathRef: ./component.yaml\n' > "$tmp/op-ref.yaml"
+expect op-ref 2 "$BIN" plan "$tmp/op-ref.yaml"
+has op-ref "no training container in the files named: nothing to plan"
+
 # The checker is not vacuous: a trialParameter nothing uses is refused.
 sed 's/reference: workers/reference: nothing/' "$tmp/pytorchjob-katib.yaml" > "$tmp/broken.yaml"
 if python3 tests/plan-check.py katib "$tmp/broken.yaml" >/dev/null; then bad "the checker took a broken plan"; else ok; fi
