@@ -43,6 +43,26 @@ para(const char *text)
 	putchar('\n');
 }
 
+/* One flag: ".TP", its forms and value in bold and italic, its help. */
+static void
+flag_entry(const struct cli_flag *f)
+{
+	puts(".TP");
+	if (f->letter)
+		printf("\\fB\\-%c\\fR, ", f->letter);
+	fputs("\\fB\\-\\-", stdout);
+	roff(f->name, true);
+	fputs("\\fR", stdout);
+	if (f->arg) {
+		fputs(" \\fI", stdout);
+		roff(f->arg, false);
+		fputs("\\fR", stdout);
+	}
+	putchar('\n');
+	roff(f->help, false);
+	putchar('\n');
+}
+
 static void
 options(void)
 {
@@ -56,20 +76,7 @@ options(void)
 			roff(f[i].group, false);
 			putchar('\n');
 		}
-		puts(".TP");
-		if (f[i].letter)
-			printf("\\fB\\-%c\\fR, ", f[i].letter);
-		fputs("\\fB\\-\\-", stdout);
-		roff(f[i].name, true);
-		fputs("\\fR", stdout);
-		if (f[i].arg) {
-			fputs(" \\fI", stdout);
-			roff(f[i].arg, false);
-			fputs("\\fR", stdout);
-		}
-		putchar('\n');
-		roff(f[i].help, false);
-		putchar('\n');
+		flag_entry(&f[i]);
 	}
 }
 
@@ -87,20 +94,8 @@ subcommands(void)
 		fputs(".SS ", stdout);
 		roff(cpl_cli_sub_synopsis(cpl_cli_subs[k]), true);
 		putchar('\n');
-		for (i = 0; i < n; i++) {
-			puts(".TP");
-			fputs("\\fB\\-\\-", stdout);
-			roff(f[i].name, true);
-			fputs("\\fR", stdout);
-			if (f[i].arg) {
-				fputs(" \\fI", stdout);
-				roff(f[i].arg, false);
-				fputs("\\fR", stdout);
-			}
-			putchar('\n');
-			roff(f[i].help, false);
-			putchar('\n');
-		}
+		for (i = 0; i < n; i++)
+			flag_entry(&f[i]);
 	}
 	para("See docs/experiment.md for the walkthrough: plan, run, "
 	     "compare.");

@@ -14,7 +14,6 @@
 #include "plan/knobs.h"
 #include "plan/plan.h"
 #include "plan/targets.h"
-#include "plan/ydoc.h"
 
 /* The distinct values of one knob over the settings, ascending. */
 static json_t *
@@ -151,11 +150,8 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 		"maxFailedTrialCount", (int)(nthreads * nworkers),
 		"metricsCollectorSpec", "collector", "kind", "None",
 		"parameters", params, "trialTemplate", tt));
-	if (cpl_ydoc_emit(out, exp, false) < 0) {
-		cpl_error_set(err, NULL, 0, 0, "the plan cannot be written as "
-			      "YAML");
+	if (cpl_plan_emit(out, exp, false, err) < 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	free(t);

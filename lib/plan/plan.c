@@ -10,7 +10,6 @@
 #include "plan/knobs.h"
 #include "plan/plan.h"
 #include "plan/targets.h"
-#include "plan/ydoc.h"
 
 enum cpl_plan_engine
 cpl_plan_engine_of(const json_t *doc, const char **why)
@@ -46,26 +45,39 @@ cpl_plan_engine_of(const json_t *doc, const char **why)
 	return CPL_PLAN_NONE;
 }
 
-bool
-cpl_plan_can_set_workers(const json_t *doc, const char *const *names,
-			 size_t n)
+/* Whether every (all) or any (!all) training container of doc passes
+ * test; false when there is none. */
+static bool
+each_target(const json_t *doc, const char *const *names, size_t n,
+	    bool (*test)(const json_t *c), bool all)
 {
 	json_t *copy = json_deep_copy(doc);
 	json_t **t;
 	size_t nt, i;
-	bool ok;
+	bool ok = all;
 
 	t = cpl_plan_targets(&nt, copy, names, n);
-	ok = nt > 0;
-	for (i = 0; i < nt; i++) {
-		char *v = cpl_knob_flag(t[i], NULL);
-
-		ok = ok && v != NULL;
-		free(v);
-	}
+	for (i = 0; i < nt; i++)
+		ok = all ? ok && test(t[i]) : ok || test(t[i]);
 	free(t);
 	json_decref(copy);
-	return ok;
+	return nt > 0 && ok;
+}
+
+static bool
+has_worker_flag(const json_t *c)
+{
+	char *v = cpl_knob_flag(c, NULL);
+
+	free(v);
+	return v != NULL;
+}
+
+bool
+cpl_plan_can_set_workers(const json_t *doc, const char *const *names,
+			 size_t n)
+{
+	return each_target(doc, names, n, has_worker_flag, true);
 }
 
 /* Whether one of v's strings assigns a thread variable (NAME=). */
@@ -85,23 +97,18 @@ assigns_threads(const json_t *v)
 	return false;
 }
 
+static bool
+command_assigns_threads(const json_t *c)
+{
+	return assigns_threads(json_object_get(c, "command")) ||
+	       assigns_threads(json_object_get(c, "args"));
+}
+
 bool
 cpl_plan_command_sets_threads(const json_t *doc, const char *const *names,
 			      size_t n)
 {
-	json_t *copy = json_deep_copy(doc);
-	json_t **t;
-	size_t nt, i;
-	bool found = false;
-
-	t = cpl_plan_targets(&nt, copy, names, n);
-	for (i = 0; i < nt; i++)
-		found = found ||
-			assigns_threads(json_object_get(t[i], "command")) ||
-			assigns_threads(json_object_get(t[i], "args"));
-	free(t);
-	json_decref(copy);
-	return found;
+	return each_target(doc, names, n, command_assigns_threads, false);
 }
 
 /* "{{ name }}" → name (a new string), or NULL. */
@@ -309,11 +316,8 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 		json_decref(op);
 		op = o;
 	}
-	if (cpl_ydoc_emit(out, op, false) < 0) {
-		cpl_error_set(err, NULL, 0, 0, "the plan cannot be written as "
-			      "YAML");
+	if (cpl_plan_emit(out, op, false, err) < 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	free(t);
@@ -416,11 +420,8 @@ cpl_plan_jobs(struct cpl_buf *out, const struct cpl_plan *p,
 		}
 		if (p->segment && set_segment(t, nt, p->segment, err) < 0)
 			rc = -1;
-		if (rc == 0 && cpl_ydoc_emit(out, d, true) < 0) {
-			cpl_error_set(err, NULL, 0, 0, "the plan cannot be "
-				      "written as YAML");
-			rc = -1;
-		}
+		if (rc == 0)
+			rc = cpl_plan_emit(out, d, true, err);
 		free(t);
 		json_decref(d);
 	}

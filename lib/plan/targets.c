@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan/targets.h"
+#include "plan/ydoc.h"
 #include "util.h"
 
 struct found {
@@ -158,4 +159,14 @@ cpl_plan_label(json_t *doc, const char *key, const char *value)
 {
 	label_in(doc, key, value);
 	label_templates(json_object_get(doc, "spec"), key, value, 0);
+}
+
+int
+cpl_plan_emit(struct cpl_buf *out, const json_t *v, bool start,
+	      struct cpl_error *err)
+{
+	if (cpl_ydoc_emit(out, v, start) == 0)
+		return 0;
+	cpl_error_set(err, NULL, 0, 0, "the plan cannot be written as YAML");
+	return -1;
 }

@@ -14,6 +14,7 @@
 #define CPL_PLAN_TARGETS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -25,6 +26,9 @@ json_t **cpl_plan_targets(size_t *n, json_t *doc, const char *const *names,
 /* Adds label key=value to doc's metadata and every Pod template's. */
 void cpl_plan_label(json_t *doc, const char *key, const char *value);
 
+/* Appends v as a YAML document (ydoc.h); -1 with err when it cannot. */
+int cpl_plan_emit(struct cpl_buf *out, const json_t *v, bool start,
+		  struct cpl_error *err);
 /* Sets the training command's --NAME flag to VALUE for --segment
  * NAME=VALUE in each of t (nt); -1 with err when none has the flag. */
 int cpl_plan_segment(json_t **t, size_t nt, const char *segment,
