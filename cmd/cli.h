@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <getopt.h>
 #include <stdio.h>
 
 #include "atomic.h"
@@ -39,6 +40,7 @@ enum cli_opt {
 	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
 	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_BASELINE, OPT_WRITE_BASELINE,
+	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -69,6 +71,23 @@ const struct cli_flag *cpl_cli_flags(size_t *n);
 /* The flag called name ("output") or with letter c; NULL: none. */
 const struct cli_flag *cpl_cli_flag_long(const char *name, size_t len);
 const struct cli_flag *cpl_cli_flag_short(char c);
+/*
+ * The flags of subcommand sub ("plan", "compare") that are its own, in
+ * --help order (the first opens its heading); *n their number.  NULL for
+ * another word.  Shared flags (-o, the live and Prometheus flags) are the
+ * main table's, listed by cpl_cli_sub_shared().
+ */
+const struct cli_flag *cpl_cli_sub_flags(const char *sub, size_t *n);
+/* getopt's tables for subcommand sub: its flags and the shared ones;
+ * the caller frees both. */
+struct option *cpl_cli_sub_getopt(const char *sub, char **shortopts);
+/* Whether the main table's flag id also applies to subcommand sub. */
+bool cpl_cli_sub_shared(const char *sub, int id);
+/* The subcommands, NULL-terminated; and one's synopsis line. */
+extern const char *const cpl_cli_subs[];
+const char *cpl_cli_sub_synopsis(const char *sub);
+/* Prints subcommand sub's usage (sub --help). */
+void cpl_cli_sub_usage(FILE *out, const char *sub);
 /* Prints the usage (--help) from the table. */
 void cpl_cli_usage(FILE *out);
 /* The one-line synopsis and exit status text --help and the manual share. */
@@ -247,6 +266,11 @@ void cpl_cli_fix_hint(const struct cpl_engine *e);
 int cpl_cli_serve(struct options *o);
 /* Lints the live targets in o; returns the exit status. */
 int cpl_cli_run_live(struct options *o, int argc, char **argv);
+
+/* kubectl cpulint plan / compare (plan.c, compare.c): argv[0] is the
+ * subcommand's word; the exit status. */
+int cpl_cli_plan(int argc, char **argv);
+int cpl_cli_compare(int argc, char **argv);
 
 /*
  * Shell completion: words are the arguments typed so far, the last one

@@ -4,6 +4,7 @@
  * made from it, so none of them can drift from the others; README.md's
  * flag table is checked against --help by tests/e2e/readme.sh.
  */
+#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
@@ -133,6 +134,126 @@ static const struct cli_flag flags[] = {
 	  "print this help" },
 };
 
+static void usage_flag(FILE *out, const struct cli_flag *f);
+
+/* The subcommands' own flags (help text is the flag's documentation). */
+static const struct cli_flag plan_flags[] = {
+	{ OPT_MAX, 0, "max", "N", CLI_TEXT,
+	  "Plan (kubectl cpulint plan [flags] FILE...)",
+	  "plan: each knob (threads, workers) at most N" },
+	{ OPT_SEGMENT, 0, "segment", "NAME=VALUE", CLI_TEXT, NULL,
+	  "plan: run a short segment: set the input NAME\n"
+	  "(Polyaxon) or the script's --NAME flag to VALUE" },
+	{ OPT_PLAN_JOBS, 0, "jobs", NULL, CLI_NONE, NULL,
+	  "plan, Kubeflow: one plain manifest per setting\n"
+	  "instead of a Katib Experiment" },
+};
+
+static const struct cli_flag compare_flags[] = {
+	{ OPT_THROUGHPUT, 0, "throughput", "EXPR", CLI_TEXT,
+	  "Compare (kubectl cpulint compare [flags] -l cpulint.io/plan=ID\n"
+	  "| TYPE/NAME... | experiment/NAME)",
+	  "compare: PromQL of a run's examples per second\n"
+	  "($pod, $namespace, $window substituted)" },
+	{ OPT_WAIT, 0, "wait", "EXPR", CLI_TEXT, NULL,
+	  "compare: PromQL of the share of time (0..1) the\n"
+	  "loop waits for batches ($pod, $namespace, $window)" },
+};
+
+const char *const cpl_cli_subs[] = { "plan", "compare", NULL };
+
+const struct cli_flag *
+cpl_cli_sub_flags(const char *sub, size_t *n)
+{
+	if (strcmp(sub, "plan") == 0) {
+		*n = CPL_ARRAY_LEN(plan_flags);
+		return plan_flags;
+	}
+	if (strcmp(sub, "compare") == 0) {
+		*n = CPL_ARRAY_LEN(compare_flags);
+		return compare_flags;
+	}
+	*n = 0;
+	return NULL;
+}
+
+bool
+cpl_cli_sub_shared(const char *sub, int id)
+{
+	if (id == 'h')
+		return true;
+	if (strcmp(sub, "plan") == 0)
+		return id == OPT_OUTPUT_FILE || id == OPT_CONFIG ||
+		       id == OPT_NO_CONFIG;
+	switch (id) {
+	case OPT_KUBECONFIG: case OPT_CONTEXT: case OPT_CLUSTER:
+	case OPT_USER: case 'n': case 'l': case OPT_REQUEST_TIMEOUT:
+	case OPT_INSECURE: case OPT_LIVE_TIMEOUT: case OPT_PROMETHEUS:
+	case OPT_PROM_TOKEN: case OPT_PROM_CA: case OPT_PROM_INSECURE:
+	case 'o': case OPT_OUTPUT_FILE: case 'v':
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct option *
+cpl_cli_sub_getopt(const char *sub, char **shortopts)
+{
+	size_t n, m, i, k = 0;
+	const struct cli_flag *own = cpl_cli_sub_flags(sub, &n);
+	const struct cli_flag *all = cpl_cli_flags(&m);
+	struct option *lo = cpl_xcalloc(n + m + 1, sizeof(*lo));
+	struct cpl_buf b;
+
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < n + m; i++) {
+		const struct cli_flag *f = i < n ? &own[i] : &all[i - n];
+
+		if (i >= n && !cpl_cli_sub_shared(sub, f->id))
+			continue;
+		lo[k].name = f->name;
+		lo[k].has_arg = f->arg ? required_argument : no_argument;
+		lo[k].val = f->id;
+		k++;
+		if (f->letter) {
+			cpl_buf_addc(&b, f->letter);
+			if (f->arg)
+				cpl_buf_addc(&b, ':');
+		}
+	}
+	*shortopts = cpl_buf_detach(&b);
+	if (*shortopts == NULL)
+		*shortopts = cpl_xstrdup("");
+	return lo;
+}
+
+const char *
+cpl_cli_sub_synopsis(const char *sub)
+{
+	return strcmp(sub, "plan") == 0 ?
+	       "kubectl cpulint plan [flags] FILE..." :
+	       "kubectl cpulint compare [flags] -l cpulint.io/plan=ID | "
+	       "TYPE/NAME... | experiment/NAME";
+}
+
+void
+cpl_cli_sub_usage(FILE *out, const char *sub)
+{
+	const struct cli_flag *f;
+	size_t n, i;
+
+	fprintf(out, "usage: %s\n\n", cpl_cli_sub_synopsis(sub));
+	f = cpl_cli_sub_flags(sub, &n);
+	for (i = 0; i < n; i++)
+		usage_flag(out, &f[i]);
+	f = cpl_cli_flags(&n);
+	fputs("Shared:\n", out);
+	for (i = 0; i < n; i++)
+		if (cpl_cli_sub_shared(sub, f[i].id))
+			usage_flag(out, &f[i]);
+}
+
 const char *const cpl_cli_synopsis[] = {
 	"kubectl-cpulint [flags] PATH...",
 	"lint files, directories, - (stdin)",
@@ -212,6 +333,10 @@ cpl_cli_usage(FILE *out)
 		cpl_cli_synopsis[0], cpl_cli_synopsis[1],
 		cpl_cli_synopsis[2], cpl_cli_synopsis[3],
 		cpl_cli_synopsis[4], cpl_cli_synopsis[5]);
+	fputs("       kubectl cpulint plan [flags] FILE... write a sweep (plan "
+	      "--help)\n"
+	      "       kubectl cpulint compare [flags] ...  judge its runs "
+	      "(compare --help)\n", out);
 	fputs("  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj),\n"
 	      "  pytorchjob, trainjob, mpijob; a bare NAME is a Pod.  -l SEL "
 	      "or -A\n  alone lint Pods.\n\n", out);
@@ -219,6 +344,16 @@ cpl_cli_usage(FILE *out)
 		if (flags[i].group)
 			fprintf(out, "%s:\n", flags[i].group);
 		usage_flag(out, &flags[i]);
+	}
+	for (i = 0; i < CPL_ARRAY_LEN(plan_flags); i++) {
+		if (plan_flags[i].group)
+			fprintf(out, "%s:\n", plan_flags[i].group);
+		usage_flag(out, &plan_flags[i]);
+	}
+	for (i = 0; i < CPL_ARRAY_LEN(compare_flags); i++) {
+		if (compare_flags[i].group)
+			fprintf(out, "%s:\n", compare_flags[i].group);
+		usage_flag(out, &compare_flags[i]);
 	}
 	fprintf(out, "\nExit status: %s\n", cpl_cli_exit_status);
 }

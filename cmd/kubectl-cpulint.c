@@ -589,6 +589,11 @@ main(int argc, char **argv)
 		return cpl_cli_complete(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "__complete") == 0)
 		return cpl_cli_complete(argc - 2, argv + 2);
+	/* Subcommands: the first word (a file called "plan" is ./plan). */
+	if (argc > 1 && strcmp(argv[1], "plan") == 0)
+		return cpl_cli_plan(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "compare") == 0)
+		return cpl_cli_compare(argc - 1, argv + 1);
 	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
 	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
 	o.owned = cpl_xcalloc((size_t)argc + 1, sizeof(*o.owned));

@@ -966,6 +966,17 @@ is_worker_flag(const char *key)
 	return false;
 }
 
+bool
+cpl_budget_worker_flag(const char *flag, size_t len)
+{
+	char key[64];
+
+	if (len == 0 || flag[0] != '-')
+		return false;
+	flag_key(key, sizeof(key), flag, len);
+	return is_worker_flag(key);
+}
+
 /* A --workers style argument of the script, the last one winning. */
 static void
 args_workers(struct cpl_amount *out, const struct cpl_launch *l)

@@ -110,6 +110,10 @@ void cpl_budget_workers(struct cpl_amount *out,
 			const struct cpl_workload *w,
 			const struct cpl_container *c);
 
+/* Whether flag[0, len) ("--num-workers", "-j") names a script's loader
+ * worker count, as cpl_budget_workers reads it. */
+bool cpl_budget_worker_flag(const char *flag, size_t len);
+
 /* True when the workers are known to be none: all of B goes to threads. */
 bool cpl_budget_no_workers(const struct cpl_amount *workers);
 

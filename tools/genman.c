@@ -43,6 +43,26 @@ para(const char *text)
 	putchar('\n');
 }
 
+/* One flag: ".TP", its forms and value in bold and italic, its help. */
+static void
+flag_entry(const struct cli_flag *f)
+{
+	puts(".TP");
+	if (f->letter)
+		printf("\\fB\\-%c\\fR, ", f->letter);
+	fputs("\\fB\\-\\-", stdout);
+	roff(f->name, true);
+	fputs("\\fR", stdout);
+	if (f->arg) {
+		fputs(" \\fI", stdout);
+		roff(f->arg, false);
+		fputs("\\fR", stdout);
+	}
+	putchar('\n');
+	roff(f->help, false);
+	putchar('\n');
+}
+
 static void
 options(void)
 {
@@ -56,21 +76,29 @@ options(void)
 			roff(f[i].group, false);
 			putchar('\n');
 		}
-		puts(".TP");
-		if (f[i].letter)
-			printf("\\fB\\-%c\\fR, ", f[i].letter);
-		fputs("\\fB\\-\\-", stdout);
-		roff(f[i].name, true);
-		fputs("\\fR", stdout);
-		if (f[i].arg) {
-			fputs(" \\fI", stdout);
-			roff(f[i].arg, false);
-			fputs("\\fR", stdout);
-		}
-		putchar('\n');
-		roff(f[i].help, false);
-		putchar('\n');
+		flag_entry(&f[i]);
 	}
+}
+
+/* The subcommands and their own flags (the shared ones are above). */
+static void
+subcommands(void)
+{
+	size_t n, i, k;
+
+	puts(".SH SUBCOMMANDS");
+	for (k = 0; cpl_cli_subs[k]; k++) {
+		const struct cli_flag *f = cpl_cli_sub_flags(cpl_cli_subs[k],
+							     &n);
+
+		fputs(".SS ", stdout);
+		roff(cpl_cli_sub_synopsis(cpl_cli_subs[k]), true);
+		putchar('\n');
+		for (i = 0; i < n; i++)
+			flag_entry(&f[i]);
+	}
+	para("See docs/experiment.md for the walkthrough: plan, run, "
+	     "compare.");
 }
 
 static void
@@ -134,6 +162,7 @@ main(void)
 	     "kubectl's configuration.  Static and live targets may not be "
 	     "mixed in one run.");
 	options();
+	subcommands();
 	rules();
 	puts(".SH EXIT STATUS");
 	para(cpl_cli_exit_status);

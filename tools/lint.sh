@@ -33,6 +33,7 @@ allowed() {
 	http)   echo "util.h http/" ;;
 	load)   echo "util.h workload.h text/ shell/ load/" ;;
 	report) echo "util.h finding.h rule.h report/" ;;
+	plan)   echo "util.h budget.h plan/" ;;
 	esac
 }
 bad=""

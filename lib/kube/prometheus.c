@@ -7,6 +7,7 @@
 #include "kube/prometheus.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,9 +362,10 @@ timed_out(struct cpl_error *err, const struct conn *c, long limit, bool run)
 			      (double)ms / 1000);
 }
 
-/* GET /api/v1/query?query=q; the vector result in *result. */
+/* GET /api/v1/query?query=q (at: &time=, epoch seconds; 0: now); the
+ * result in *result. */
 static int
-instant(json_t **result, struct conn *c, const char *q,
+instant(json_t **result, struct conn *c, const char *q, double at,
 	struct cpl_error *err)
 {
 	struct cpl_buf url, body;
@@ -382,6 +384,8 @@ instant(json_t **result, struct conn *c, const char *q,
 		    blen - 1 : blen);
 	cpl_buf_adds(&url, "/api/v1/query?query=");
 	add_escaped(&url, q);
+	if (at > 0)
+		cpl_buf_addf(&url, "&time=%.3f", at);
 	c->errbuf[0] = '\0';
 	/* Each query: its own limit, within what is left of the run's. */
 	limit = c->o->timeout_ms > 0 ? c->o->timeout_ms : TIMEOUT_MS;
@@ -641,7 +645,7 @@ query_ns(struct cpl_prometheus *p, struct conn *c, const char *ns,
 			if (q->nterms > 1)
 				cpl_buf_addc(&b, ')');
 		}
-		rc = instant(&result, c, cpl_buf_str(&b), err);
+		rc = instant(&result, c, cpl_buf_str(&b), 0, err);
 		cpl_buf_free(&b);
 		if (rc < 0)
 			return -1;
@@ -737,4 +741,51 @@ cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
 	at = (uintptr_t)cpl_strmap_get(&p->by_key, key);
 	free(key);
 	return at ? &p->items[at - 1].s : NULL;
+}
+
+int
+cpl_prometheus_value(double *out, bool *has,
+		     const struct cpl_prometheus_opts *o, const char *q,
+		     double at, struct cpl_error *err)
+{
+	struct conn c = { 0 };
+	json_t *result = NULL, *x;
+	size_t i;
+	int rc = -1;
+
+	*out = 0;
+	*has = false;
+	c.o = o;
+	c.where = public_url(o->url);
+	c.deadline = o->run_left_ms > 0 ? now_ms() + o->run_left_ms : 0;
+	if (cpl_curlso_load(&c.cu, err) < 0 || conn_setup(&c, err) < 0 ||
+	    instant(&result, &c, q, at, err) < 0)
+		goto out;
+	if (json_array_size(result) == 2 &&
+	    json_is_number(json_array_get(result, 0))) {
+		/* a scalar: [time, "value"] */
+		*out = strtod(json_string_value(json_array_get(result, 1)) ?
+			      json_string_value(json_array_get(result, 1)) :
+			      "nan", NULL);
+		*has = true;
+	} else {
+		json_array_foreach(result, i, x) {
+			const char *v = json_string_value(json_array_get(
+				json_object_get(x, "value"), 1));
+
+			if (v == NULL)
+				continue;
+			*out += strtod(v, NULL);
+			*has = true;
+		}
+	}
+	if (*has && !isfinite(*out))
+		*has = false;
+	rc = 0;
+out:
+	json_decref(result);
+	if (c.curl)
+		c.cu->easy_cleanup(c.curl);
+	free(c.where);
+	return rc;
 }

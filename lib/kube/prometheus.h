@@ -92,6 +92,16 @@ const struct cpl_prometheus_series *
 cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
 		    const char *pod, const char *container);
 
+/*
+ * Evaluates PromQL q at epoch second at (0: now) and sums the samples of
+ * its answer (a scalar's value, or every series of a vector): *has false
+ * when it answered none (or a sum that is not finite).  0, or -1 with err
+ * as cpl_prometheus_query's.
+ */
+int cpl_prometheus_value(double *out, bool *has,
+			 const struct cpl_prometheus_opts *o, const char *q,
+			 double at, struct cpl_error *err);
+
 /* The PromQL of one metric ("throttled", "cpu", "threads") for a
  * namespace and its pod names (n), for tests; the caller frees it. */
 char *cpl_prometheus_promql(const char *metric, const char *namespace,

@@ -77,6 +77,8 @@ RESOURCES = [
     ("kubeflow.org", "v1", "tfjobs", "TFJob", True, [], RW_VERBS, []),
     ("kubeflow.org", "v1", "mpijobs", "MPIJob", True, [], RW_VERBS, []),
     ("kubeflow.org", "v2beta1", "mpijobs", "MPIJob", True, [], RW_VERBS, []),
+    ("kubeflow.org", "v1beta1", "experiments", "Experiment", True, [],
+     RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", True, [],
      RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "trainingruntimes",

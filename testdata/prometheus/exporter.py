@@ -19,6 +19,12 @@ zero after, as a container started then has.  A pod-level
 cgroup series (container="") and a sandbox (container="POD") are served
 too, as cAdvisor does, for the queries to leave out.  Exits after
 --timeout seconds.
+
+--app NS/POD=EXAMPLES,WAIT@EPOCH (repeatable) serves what a training
+loop would export for `compare --throughput/--wait`: counters
+train_examples_total (EXAMPLES per second) and
+train_loader_wait_seconds_total (WAIT seconds per second: the share of
+time the loop waits for batches), from EPOCH on.
 """
 import argparse
 import http.server
@@ -28,6 +34,7 @@ import time
 
 START = time.time()
 CONTAINERS = []     # (ns, pod, name, throttled, cpus, threads, born)
+APPS = []           # (ns, pod, examples per second, wait share, born)
 
 
 def prom_float(v):
@@ -84,6 +91,16 @@ def metrics():
     family("container_cpu_cfs_throttled_periods_total", "counter", throttled)
     family("container_cpu_usage_seconds_total", "counter", usage)
     family("container_threads", "gauge", threads)
+    examples, waits = [], []
+    for ns, pod, rate, wait, born in APPS:
+        if time.time() < born:
+            continue
+        lab = 'namespace="%s",pod="%s"' % (ns, pod)
+        examples.append((lab, rate * (time.time() - born)))
+        waits.append((lab, wait * (time.time() - born)))
+    if APPS:
+        family("train_examples_total", "counter", examples)
+        family("train_loader_wait_seconds_total", "counter", waits)
     return ("\n".join(out) + "\n").encode()
 
 
@@ -107,6 +124,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--container", action="append", default=[])
+    ap.add_argument("--app", action="append", default=[])
     ap.add_argument("--timeout", type=float, default=300)
     args = ap.parse_args()
     for spec in args.container:
@@ -116,6 +134,12 @@ def main():
         thr, cpus, nthreads = vals.split(",")
         CONTAINERS.append((ns, pod, name, float(thr), float(cpus),
                            float(nthreads), float(born) if born else None))
+    for spec in args.app:
+        key, vals = spec.split("=")
+        ns, pod = key.split("/")
+        vals, _, born = vals.partition("@")
+        rate, wait = vals.split(",")
+        APPS.append((ns, pod, float(rate), float(wait), float(born)))
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:

@@ -1,0 +1,269 @@
+/*
+ * compare.c — `kubectl cpulint compare [flags] -l cpulint.io/plan=ID |
+ * TYPE/NAME... | experiment/NAME`: the runs of a plan, one row per
+ * setting (lib/compare.h) and the verdict of the guidance's rules
+ * (lib/plan/verdict.h), as text or JSON (-o json).  Exit status: 0 with
+ * a verdict, 2 on a usage or cluster error or when Prometheus fails.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "plan/verdict.h"
+#include "report/escape.h"
+
+#define THRESHOLD 10.0	/* the throttling threshold, as CPU501's */
+
+struct compare_opts {
+	struct cpl_live_opts lo;
+	const char *throughput;
+	const char *wait;
+	const char *format;
+	const char *output_file;
+	bool verbose;
+};
+
+static void
+log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	cpl_cli_say("kubectl-cpulint compare: %s", line);
+}
+
+static int
+parse(struct compare_opts *o, int argc, char **argv, int *status)
+{
+	char *shortopts;
+	struct option *lo = cpl_cli_sub_getopt("compare", &shortopts);
+	int c, rc = 0;
+
+	*status = EXIT_TROUBLE;
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo,
+					   NULL)) != -1) {
+		switch (c) {
+		case OPT_THROUGHPUT: o->throughput = optarg; break;
+		case OPT_WAIT: o->wait = optarg; break;
+		case OPT_KUBECONFIG: o->lo.kube.kubeconfig = optarg; break;
+		case OPT_CONTEXT: o->lo.kube.context = optarg; break;
+		case OPT_CLUSTER: o->lo.kube.cluster = optarg; break;
+		case OPT_USER: o->lo.kube.user = optarg; break;
+		case 'n': o->lo.kube.namespace = optarg; break;
+		case 'l': o->lo.selector = optarg; break;
+		case OPT_REQUEST_TIMEOUT:
+			o->lo.kube.request_timeout = optarg;
+			break;
+		case OPT_INSECURE:
+			o->lo.kube.insecure_skip_tls_verify = true;
+			break;
+		case OPT_LIVE_TIMEOUT:
+			if (cpl_live_parse_duration(&o->lo.run_timeout_seconds,
+						    optarg) < 0) {
+				cpl_cli_say("kubectl-cpulint compare: "
+					    "--live-timeout takes a duration, "
+					    "not \"%s\"", optarg);
+				rc = -1;
+			}
+			o->lo.run_timeout_set = true;
+			break;
+		case OPT_PROMETHEUS: o->lo.prometheus.url = optarg; break;
+		case OPT_PROM_TOKEN:
+			o->lo.prometheus.token_file = optarg;
+			break;
+		case OPT_PROM_CA: o->lo.prometheus.ca_file = optarg; break;
+		case OPT_PROM_INSECURE:
+			o->lo.prometheus.insecure = true;
+			break;
+		case 'o':
+			if (strcmp(optarg, "text") != 0 &&
+			    strcmp(optarg, "json") != 0) {
+				cpl_cli_say("kubectl-cpulint compare: -o takes "
+					    "text or json, not \"%s\"", optarg);
+				rc = -1;
+			}
+			o->format = optarg;
+			break;
+		case OPT_OUTPUT_FILE: o->output_file = optarg; break;
+		case 'v': o->verbose = true; break;
+		case 'h':
+			cpl_cli_sub_usage(stdout, "compare");
+			*status = EXIT_CLEAN;
+			rc = -1;
+			break;
+		default:
+			cpl_cli_say("kubectl-cpulint compare: unknown or "
+				    "incomplete option \"%s\" (see compare "
+				    "--help)", argv[optind - 1]);
+			rc = -1;
+		}
+	}
+	free(lo);
+	free(shortopts);
+	return rc;
+}
+
+/* A figure for the table: "-" when unknown. */
+static void
+cell(char *out, size_t size, const char *fmt, double v)
+{
+	if (v < 0)
+		cpl_format(out, size, "-");
+	else
+		cpl_format(out, size, fmt, v);
+}
+
+static void
+text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
+{
+	struct cpl_buf b;
+	size_t i;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_addf(&b, "%-16s %7s %7s %11s %6s %14s %9s %7s\n", "SETTING",
+		     "THREADS", "WORKERS", "EXAMPLES/S", "WAIT", "CPU USED",
+		     "THROTTLED", "PODS");
+	for (i = 0; i < c->nrows; i++) {
+		const struct cpl_compare_row *r = &c->rows[i];
+		char ex[32], wt[16], cpu[40], thr[16], used[16], bud[16];
+		char wk[24];
+		size_t len = strlen(r->setting);
+
+		cell(ex, sizeof(ex), "%.1f", r->r.throughput);
+		cell(wt, sizeof(wt), "%.0f%%", r->r.wait < 0 ? -1 :
+		     r->r.wait * 100);
+		cell(used, sizeof(used), "%.1f", r->r.cpu_used);
+		cell(bud, sizeof(bud), "%g", r->r.cpu_budget);
+		cpl_format(cpu, sizeof(cpu), "%s of %s", used, bud);
+		cell(thr, sizeof(thr), "%.0f%%", r->r.throttled);
+		cell(wk, sizeof(wk), "%.0f", r->r.workers < 0 ? -1 :
+		     (double)r->r.workers);
+		cpl_escape_str(&b, r->setting, 0);
+		cpl_buf_addf(&b, "%*s %7ld %7s %11s %6s %14s %9s %7zu\n",
+			     (int)(len < 16 ? 16 - len : 0), "",
+			     r->r.threads, wk, ex, wt, cpu, thr, r->pods);
+	}
+	fputs(cpl_buf_str(&b), fp);
+	cpl_buf_free(&b);
+	fputs("verdict:\n", fp);
+	for (i = 0; i < v->nlines; i++) {
+		cpl_buf_init(&b, 0);
+		cpl_escape_str(&b, v->lines[i].text, 0);
+		fprintf(fp, "  %s\n", cpl_buf_str(&b));
+		cpl_buf_free(&b);
+	}
+}
+
+static json_t *
+num(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static void
+json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
+{
+	json_t *rows = json_array(), *lines = json_array(), *doc;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct cpl_compare_row *r = &c->rows[i];
+
+		json_array_append_new(rows, json_pack(
+			"{s:s,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			"setting", r->setting,
+			"threads", r->r.threads < 0 ? json_null() :
+				   json_integer(r->r.threads),
+			"workers", r->r.workers < 0 ? json_null() :
+				   json_integer(r->r.workers),
+			"pods", (json_int_t)r->pods,
+			"examples_per_s", num(r->r.throughput),
+			"wait_pct", num(r->r.wait < 0 ? -1 :
+					r->r.wait * 100),
+			"cpu_used", num(r->r.cpu_used),
+			"cpu_budget", num(r->r.cpu_budget),
+			"throttled_pct", num(r->r.throttled),
+			"threads_measured", num(r->threads_seen),
+			"window_s", num(r->window)));
+	}
+	for (i = 0; i < v->nlines; i++)
+		json_array_append_new(lines, json_pack("{s:s,s:s}", "kind",
+			v->lines[i].kind, "message", v->lines[i].text));
+	doc = json_pack("{s:i,s:o,s:o,s:s,s:o,s:o}", "version", 1,
+		"plan", c->plan ? json_string(c->plan) : json_null(),
+		"rows", rows, "ranked_by", v->by_throughput ? "throughput" :
+		"throttling", "best", v->best < 0 ? json_null() :
+		json_string(c->rows[v->best].setting), "verdict", lines);
+	json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', fp);
+	json_decref(doc);
+}
+
+int
+cpl_cli_compare(int argc, char **argv)
+{
+	struct compare_opts o = { .format = "text" };
+	struct cpl_compare_opts co = { 0 };
+	struct cpl_compare c = { 0 };
+	struct cpl_verdict v = { 0 };
+	struct cpl_error err = { 0 };
+	struct cli_output out = { 0 };
+	struct cpl_verdict_row *rows = NULL;
+	const char *nl, *p;
+	size_t i;
+	int status;
+
+	if (parse(&o, argc, argv, &status) < 0)
+		return status;
+	status = EXIT_TROUBLE;
+	if (optind >= argc && o.lo.selector == NULL) {
+		cpl_cli_say("kubectl-cpulint compare: name the runs: -l "
+			    "cpulint.io/plan=ID, TYPE/NAME... or "
+			    "experiment/NAME (see compare --help)");
+		return status;
+	}
+	if (o.lo.prometheus.url == NULL && getenv("CPULINT_PROMETHEUS_URL") &&
+	    *getenv("CPULINT_PROMETHEUS_URL"))
+		o.lo.prometheus.url = getenv("CPULINT_PROMETHEUS_URL");
+	if (o.verbose)
+		o.lo.log = log_line;
+	co.lo = &o.lo;
+	co.throughput = o.throughput;
+	co.wait = o.wait;
+	co.now = (double)time(NULL);
+	if (cpl_compare_run(&c, (const char *const *)argv + optind,
+			    (size_t)(argc - optind), &co, &err) < 0) {
+		cpl_cli_say("kubectl-cpulint compare: %s", err.message);
+		cpl_error_clear(&err);
+		goto out;
+	}
+	for (p = cpl_buf_str(&c.notes); *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		cpl_cli_say("kubectl-cpulint compare: %.*s", (int)(nl - p), p);
+	}
+	rows = cpl_xcalloc(c.nrows + 1, sizeof(*rows));
+	for (i = 0; i < c.nrows; i++)
+		rows[i] = c.rows[i].r;
+	cpl_verdict_judge(&v, rows, c.nrows, THRESHOLD);
+	if (cpl_cli_output_open(&out, o.output_file, stdout) < 0)
+		goto out;
+	if (strcmp(o.format, "json") == 0)
+		json_out(out.fp, &c, &v);
+	else
+		text(out.fp, &c, &v);
+	if (cpl_cli_output_close(&out, ferror(out.fp) != 0) < 0)
+		goto out;
+	status = EXIT_CLEAN;
+out:
+	free(rows);
+	cpl_verdict_free(&v);
+	cpl_compare_free(&c);
+	return status;
+}

@@ -1,0 +1,159 @@
+/*
+ * plan.c — `kubectl cpulint plan [flags] FILE...`: lints the files, then
+ * writes one sweep per document with training containers (lib/planrun.h)
+ * as YAML on standard output (or --output-file), and says on standard
+ * error what each plan is.  Exit status: 0 when every document with a
+ * training container got its plan, 2 otherwise (usage, unreadable input,
+ * a document no plan can be written for).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "planrun.h"
+
+struct plan_opts {
+	struct cpl_planrun_opts p;
+	const char *output_file;
+	const char *config;
+	bool no_config;
+};
+
+/* Reads the flags; -1 (status set) to stop. */
+static int
+parse(struct plan_opts *o, int argc, char **argv, int *status)
+{
+	char *shortopts;
+	struct option *lo = cpl_cli_sub_getopt("plan", &shortopts);
+	int c, rc = 0;
+
+	*status = EXIT_TROUBLE;
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo,
+					   NULL)) != -1) {
+		switch (c) {
+		case OPT_MAX:
+			if (cpl_parse_long(&o->p.max, optarg) < 0 ||
+			    o->p.max < 1 || o->p.max > 4096) {
+				cpl_cli_say("kubectl-cpulint plan: --max takes a "
+					    "number from 1 to 4096, not \"%s\"",
+					    optarg);
+				rc = -1;
+			}
+			break;
+		case OPT_SEGMENT:
+			if (strchr(optarg, '=') == NULL || optarg[0] == '=') {
+				cpl_cli_say("kubectl-cpulint plan: --segment "
+					    "takes NAME=VALUE (an input or "
+					    "flag of the training script, such "
+					    "as steps=200), not \"%s\"", optarg);
+				rc = -1;
+			}
+			o->p.segment = optarg;
+			break;
+		case OPT_PLAN_JOBS:
+			o->p.jobs = true;
+			break;
+		case OPT_OUTPUT_FILE:
+			o->output_file = optarg;
+			break;
+		case OPT_CONFIG:
+			o->config = optarg;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = true;
+			break;
+		case 'h':
+			cpl_cli_sub_usage(stdout, "plan");
+			*status = EXIT_CLEAN;
+			rc = -1;
+			break;
+		default:
+			cpl_cli_say("kubectl-cpulint plan: unknown or incomplete "
+				    "option \"%s\" (see plan --help)",
+				    argv[optind - 1]);
+			rc = -1;
+		}
+	}
+	free(lo);
+	free(shortopts);
+	return rc;
+}
+
+int
+cpl_cli_plan(int argc, char **argv)
+{
+	struct plan_opts o = { 0 };
+	struct cpl_planrun r = { 0 };
+	struct cli_output out = { 0 };
+	struct cpl_engine *e = NULL;
+	struct cpl_error err = { 0 };
+	struct cpl_buf yaml;
+	const char *const *paths;
+	size_t i, nerr;
+	int status;
+
+	cpl_buf_init(&yaml, 0);
+	if (parse(&o, argc, argv, &status) < 0)
+		return status;
+	status = EXIT_TROUBLE;
+	if (optind >= argc) {
+		cpl_cli_say("kubectl-cpulint plan: name the Polyaxonfiles or "
+			    "manifests to plan (see plan --help)");
+		return status;
+	}
+	paths = (const char *const *)argv + optind;
+	if (o.output_file &&
+	    cpl_cli_output_guard("output-file", o.output_file, paths,
+				 (size_t)(argc - optind)) < 0)
+		return status;
+	e = cpl_engine_new();
+	if (o.config) {
+		if (cpl_engine_load_config(e, o.config, &err) < 0)
+			cpl_engine_add_error(e, &err);
+	} else if (!o.no_config) {
+		if (cpl_engine_find_config(e, paths[0], &err) < 0)
+			cpl_engine_add_error(e, &err);
+	}
+	cpl_error_clear(&err);
+	for (i = 0; paths[i]; i++)
+		cpl_engine_add_path(e, paths[i], true);
+	cpl_engine_run(e);
+	cpl_cli_print_errors(e);
+	cpl_engine_errors(e, &nerr);
+	cpl_planrun(&r, &yaml, e, &o.p);
+	for (i = 0; i < r.nerrors; i++) {
+		char *m = cpl_error_format(&r.errors[i]);
+
+		cpl_cli_say("%s", m);
+		free(m);
+	}
+	for (i = 0; i < r.ndone; i++)
+		cpl_cli_say("kubectl-cpulint plan: %s: %s, %zu settings "
+			    "(%s) for %s (%s:%d)", r.done[i].id,
+			    r.done[i].engine, r.done[i].settings,
+			    r.done[i].workers ? "threads, then workers" :
+			    "threads", r.done[i].object, r.done[i].file,
+			    r.done[i].line);
+	if (r.ndone == 0 && r.nerrors == 0 && nerr == 0)
+		cpl_cli_say("kubectl-cpulint plan: no training container in "
+			    "the files named: nothing to plan");
+	if (r.ndone > 0) {
+		if (cpl_cli_output_open(&out, o.output_file, stdout) < 0)
+			goto out;
+		fputs(cpl_buf_str(&yaml), out.fp);
+		if (cpl_cli_output_close(&out, ferror(out.fp) != 0) < 0)
+			goto out;
+	}
+	if (r.ndone > 0 && r.nerrors == 0 && nerr == 0)
+		status = EXIT_CLEAN;
+out:
+	cpl_planrun_free(&r);
+	cpl_buf_free(&yaml);
+	cpl_engine_free(e);
+	return status;
+}

@@ -1,0 +1,163 @@
+/*
+ * katib.c — the plan as a Katib Experiment (plan.h): grid search over the
+ * two knobs, each a discrete parameter whose list is the sweep's values
+ * of that knob (every pair of them stays inside the budget, since each
+ * list stops at the suggestion's share), one trial at a time (trials
+ * that share a node would throttle each other), and no metrics
+ * collector: compare reads the runs from Prometheus.  The trialSpec is
+ * the user's job, its knobs ${trialParameters.threads} and
+ * ${trialParameters.workers}, its Pod templates labelled cpulint.io/plan.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/knobs.h"
+#include "plan/plan.h"
+#include "plan/targets.h"
+
+/* The distinct values of one knob over the settings, ascending. */
+static json_t *
+knob_list(const struct cpl_plan *p, bool workers, size_t *n)
+{
+	long v[CPL_SWEEP_MAX];
+	size_t i, j, k = 0;
+	json_t *a = json_array();
+	char num[32];
+
+	for (i = 0; i < p->nsettings; i++) {
+		long x = workers ? p->settings[i].workers :
+			 p->settings[i].threads;
+
+		for (j = 0; j < k && v[j] != x; j++)
+			;
+		if (j == k)
+			v[k++] = x;
+	}
+	for (i = 0; i < k; i++)
+		for (j = i + 1; j < k; j++)
+			if (v[j] < v[i]) {
+				long t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+			}
+	for (i = 0; i < k; i++) {
+		cpl_format(num, sizeof(num), "%ld", v[i]);
+		json_array_append_new(a, json_string(num));
+	}
+	*n = k;
+	return a;
+}
+
+/* Katib's conditions for a trial of this kind (gjson paths). */
+static void
+conditions(json_t *tt, const char *kind)
+{
+	const char *ok = cpl_str_eq(kind, "PyTorchJob") ? "Succeeded" :
+			 "Complete";
+	char *s = cpl_xasprintf("status.conditions.#(type==\"%s\")#|"
+				"#(status==\"True\")#", ok);
+
+	json_object_set_new(tt, "successCondition", json_string(s));
+	json_object_set_new(tt, "failureCondition", json_string(
+		"status.conditions.#(type==\"Failed\")#|#(status==\"True\")#"));
+	free(s);
+}
+
+int
+cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
+	       struct cpl_error *err)
+{
+	json_t *spec = json_deep_copy(p->doc), *md, *tmd, *exp = NULL;
+	json_t *params, *tparams, *tt, **t = NULL, *labels;
+	const char *kind = json_string_value(json_object_get(spec, "kind"));
+	const char *name;
+	char *ns;
+	bool workers = p->settings[0].workers >= 0;
+	size_t nt, i, nthreads = 0, nworkers = 1;
+	char *ename = NULL;
+	int rc = -1;
+
+	md = json_object_get(spec, "metadata");
+	name = json_string_value(json_object_get(md, "name"));
+	ns = cpl_xstrdup(json_string_value(json_object_get(md, "namespace")));
+	ename = cpl_xasprintf("%.50s-cpulint", name && *name ? name : "job");
+	/* Katib names each trial's job: only labels and annotations are
+	 * kept of the user's metadata. */
+	tmd = json_object();
+	if (json_is_object(json_object_get(md, "labels")))
+		json_object_set(tmd, "labels", json_object_get(md, "labels"));
+	if (json_is_object(json_object_get(md, "annotations")))
+		json_object_set(tmd, "annotations",
+				json_object_get(md, "annotations"));
+	json_object_set_new(spec, "metadata", tmd);
+	json_object_del(spec, "status");
+	cpl_plan_label(spec, CPL_PLAN_LABEL, p->id);
+	t = cpl_plan_targets(&nt, spec, p->containers, p->ncontainers);
+	if (nt == 0) {
+		cpl_error_set(err, NULL, 0, 0, "no training container to set");
+		goto out;
+	}
+	for (i = 0; i < nt; i++) {
+		cpl_knob_set_threads(t[i], "${trialParameters.threads}");
+		if (workers)
+			cpl_knob_set_flag(t[i], NULL,
+					  "${trialParameters.workers}");
+	}
+	if (p->segment && cpl_plan_segment(t, nt, p->segment, err) < 0)
+		goto out;
+
+	params = json_array();
+	tparams = json_array();
+	json_array_append_new(params, json_pack("{s:s,s:s,s:{s:o}}",
+		"name", "threads", "parameterType", "discrete",
+		"feasibleSpace", "list", knob_list(p, false, &nthreads)));
+	json_array_append_new(tparams, json_pack("{s:s,s:s,s:s}",
+		"name", "threads", "description", "intra-op threads "
+		"(OMP_NUM_THREADS, MKL_NUM_THREADS)", "reference", "threads"));
+	if (workers) {
+		json_array_append_new(params, json_pack("{s:s,s:s,s:{s:o}}",
+			"name", "workers", "parameterType", "discrete",
+			"feasibleSpace", "list", knob_list(p, true,
+							   &nworkers)));
+		json_array_append_new(tparams, json_pack("{s:s,s:s,s:s}",
+			"name", "workers", "description", "DataLoader workers "
+			"per rank", "reference", "workers"));
+	}
+	tt = json_object();
+	json_object_set_new(tt, "primaryContainerName", json_string(
+		json_string_value(json_object_get(t[0], "name")) ?
+		json_string_value(json_object_get(t[0], "name")) : "node"));
+	conditions(tt, kind);
+	json_object_set_new(tt, "trialParameters", tparams);
+	json_object_set(tt, "trialSpec", spec);
+
+	labels = json_pack("{s:s}", CPL_PLAN_LABEL, p->id);
+	exp = json_pack("{s:s,s:s,s:{s:s,s:o,s:{s:s}}}",
+		"apiVersion", "kubeflow.org/v1beta1", "kind", "Experiment",
+		"metadata", "name", ename, "labels", labels,
+		"annotations", "cpulint.io/summary", p->summary);
+	if (ns)
+		json_object_set_new(json_object_get(exp, "metadata"),
+				    "namespace", json_string(ns));
+	json_object_set_new(exp, "spec", json_pack(
+		"{s:{s:s,s:s},s:{s:s},s:i,s:i,s:i,s:{s:{s:s}},s:o,s:o}",
+		"objective", "type", "maximize", "objectiveMetricName",
+		"examples_per_second",
+		"algorithm", "algorithmName", "grid",
+		"parallelTrialCount", 1,
+		"maxTrialCount", (int)(nthreads * nworkers),
+		"maxFailedTrialCount", (int)(nthreads * nworkers),
+		"metricsCollectorSpec", "collector", "kind", "None",
+		"parameters", params, "trialTemplate", tt));
+	if (cpl_plan_emit(out, exp, false, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(t);
+	free(ename);
+	free(ns);
+	json_decref(exp);
+	json_decref(spec);
+	return rc;
+}

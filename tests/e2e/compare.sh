@@ -1,0 +1,211 @@
+#!/bin/sh
+# kubectl cpulint compare, end to end with real parts: `plan --jobs`
+# writes the sweep of testdata/plan/pytorchjob.yaml; each manifest
+# becomes the Pod its PyTorchJob would run (settings in its spec, the
+# cpulint.io labels, a start and an end), served by the fake API server
+# in two namespaces; a real Prometheus (Debian's package, run on
+# 127.0.0.1 with its own data directory) scrapes
+# testdata/prometheus/exporter.py, whose per-Pod series model the
+# guidance's cases:
+#
+#   sweep-a  more workers raise throttling from 4% to 31% with no more
+#            throughput (800 → 805 examples/s): keep 2; t4-w2 and t4-w4
+#            tie, and the tie goes to fewer workers;
+#   sweep-b  a clear winner (t2-w4, 1200 examples/s), and a setting that
+#            uses 1.6 of 8 CPUs while the loop waits 45% of the time:
+#            look at storage and decoding.
+#
+# Without --throughput the ranking is by throttling and says so; the
+# Katib experiment of the plan is found by name; JSON carries the table
+# and the verdict.
+set -u
+BIN=${BIN:?}
+SUITE=compare
+tmp=$(mktemp -d)
+PROM_PID= EXP_PID=
+cleanup() {
+	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
+	apiserver_stop
+	rm -rf "$tmp"
+}
+. tests/lib.sh
+. tests/live/apiserver.sh
+trap cleanup EXIT
+
+if ! command -v prometheus >/dev/null 2>&1; then
+	bad "prometheus is not installed (tools/install-deps.sh installs it)"
+	finish
+fi
+
+# The runs start at BIRTH and end 16 s later; Prometheus must be
+# scraping before BIRTH (else the first seconds of each run are not in
+# its data and the rates come out low), so BIRTH leaves it 12 s to start.
+BIRTH=$(($(date +%s) + 12))
+END=$((BIRTH + 16))
+"$BIN" plan --jobs testdata/plan/pytorchjob.yaml > "$tmp/jobs.yaml" 2>/dev/null || bad "plan --jobs"
+"$BIN" plan testdata/plan/pytorchjob.yaml > "$tmp/katib.yaml" 2>/dev/null || bad "plan"
+mkdir "$tmp/fx"
+# figures per setting: throttled share, CPUs, threads, examples/s, wait
+python3 - "$tmp/jobs.yaml" "$tmp/katib.yaml" "$tmp/fx" "$BIRTH" "$END" > "$tmp/exporter.args" <<'PY'
+import json, sys, time, yaml
+jobs, katib, fx, birth, end = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+figures = {
+    "sweep-a": {"t1-w4": (0.03, 4.9, 14, 420, 0.05), "t2-w4": (0.05, 5.8, 18, 610, 0.05),
+                "t4-w0": (0.02, 3.9, 16, 300, 0.15), "t4-w1": (0.03, 5.0, 22, 560, 0.10),
+                "t4-w2": (0.04, 6.1, 28, 800, 0.03), "t4-w4": (0.31, 7.9, 40, 805, 0.02)},
+    "sweep-b": {"t1-w4": (0.03, 5.0, 14, 610, 0.05), "t2-w4": (0.04, 6.4, 18, 1200, 0.02),
+                "t4-w0": (0.01, 1.6, 12, 150, 0.45), "t4-w1": (0.03, 5.2, 22, 640, 0.10),
+                "t4-w2": (0.05, 6.0, 28, 700, 0.06), "t4-w4": (0.20, 7.8, 40, 720, 0.03)},
+}
+stamp = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+args = []
+for ns, figs in figures.items():
+    for job in yaml.safe_load_all(open(jobs)):
+        if job is None:
+            continue
+        tmpl = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]
+        name = job["metadata"]["name"] + "-master-0"
+        setting = tmpl["metadata"]["labels"]["cpulint.io/setting"]
+        labels = dict(tmpl["metadata"]["labels"])
+        labels["training.kubeflow.org/job-name"] = job["metadata"]["name"]
+        labels["training.kubeflow.org/replica-type"] = "master"
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": ns, "labels": labels,
+                            "uid": "0000-%s-%s" % (ns, setting)},
+               "spec": dict(tmpl["spec"], nodeName="gpu-node-1", restartPolicy="OnFailure"),
+               "status": {"phase": "Succeeded", "startTime": stamp(birth),
+                          "containerStatuses": [{"name": "pytorch", "ready": False, "restartCount": 0,
+                              "image": "pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime",
+                              "state": {"terminated": {"exitCode": 0, "reason": "Completed",
+                                  "startedAt": stamp(birth), "finishedAt": stamp(end)}}}]}}
+        json.dump(pod, open("%s/%s-pod-%s.json" % (fx, ns, name), "w"), indent=1)
+        thr, cpus, threads, ex, wait = figs[setting]
+        args += ["--container", "%s/%s/pytorch=%s,%s,%s@%d" % (ns, name, thr, cpus, threads, birth),
+                 "--app", "%s/%s=%s,%s@%d" % (ns, name, ex, wait, birth)]
+exp = yaml.safe_load(open(katib))
+exp["metadata"]["namespace"] = "sweep-a"
+json.dump(exp, open("%s/sweep-a-experiment.json" % fx, "w"), indent=1)
+print(" ".join(args))
+PY
+# shellcheck disable=SC2046
+python3 testdata/prometheus/exporter.py --port-file "$tmp/exporter.port" \
+	--timeout 240 $(cat "$tmp/exporter.args") &
+EXP_PID=$!
+i=0
+while [ ! -s "$tmp/exporter.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$tmp/exporter.port" ] || { bad "the exporter did not start"; finish; }
+EXP_PORT=$(cat "$tmp/exporter.port")
+PROM_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$tmp/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: cadvisor
+    honor_labels: true
+    static_configs:
+      - targets: ["127.0.0.1:$EXP_PORT"]
+YML
+prometheus --config.file="$tmp/prometheus.yml" \
+	--storage.tsdb.path="$tmp/data" \
+	--web.listen-address="127.0.0.1:$PROM_PORT" \
+	>"$tmp/prometheus.log" 2>&1 &
+PROM_PID=$!
+PROM="http://127.0.0.1:$PROM_PORT"
+
+i=0
+until curl -s "$PROM/api/v1/query" --data-urlencode 'query=up{job="cadvisor"}' | grep -q '"1"\]'; do
+	[ $i -lt 100 ] || break
+	sleep 0.2
+	i=$((i + 1))
+done
+[ "$(date +%s)" -lt "$BIRTH" ] && ok || bad "Prometheus was not scraping before the runs started (a loaded machine: the figures below come out low)"
+
+apiserver_start --fixtures "$tmp/fx" --timeout 200 || { bad "the fake API server"; finish; }
+trap cleanup EXIT	# apiserver_start set its own EXIT trap
+D=$APISERVER_DIR
+
+# Wait until the runs have ended and Prometheus holds their whole life.
+i=0
+while [ $i -lt 90 ]; do
+	n=$(curl -s "$PROM/api/v1/query" --data-urlencode \
+		"query=count_over_time(train_examples_total{namespace=\"sweep-a\"}[1m])" \
+		--data-urlencode "time=$END" | python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(int(min(float(x["value"][1]) for x in r)) if len(r) == 6 else 0)' 2>/dev/null)
+	[ "$(date +%s)" -gt $((END + 2)) ] && [ "${n:-0}" -ge 8 ] 2>/dev/null && break
+	sleep 1
+	i=$((i + 1))
+done
+[ "${n:-0}" -ge 8 ] 2>/dev/null && ok || { bad "prometheus has no scrapes of the runs ($n)"; curl -s "$PROM/api/v1/query" --data-urlencode "query=count_over_time(train_examples_total[1m])" | head -c 600; head -c 300 "$tmp/exporter.args"; finish; }
+
+K="--kubeconfig $D/kubeconfig --prometheus $PROM"
+TP='sum(rate(train_examples_total{namespace="$namespace",pod="$pod"}[$window]))'
+WT='sum(rate(train_loader_wait_seconds_total{namespace="$namespace",pod="$pod"}[$window]))'
+ID=$(sed -n 's/^ *cpulint.io\/plan: //p' "$tmp/katib.yaml" | head -1)
+
+# 1. sweep-a, JSON: the figures of each run over its life; more workers
+# raised throttling without throughput: keep 2; the tie to fewer workers.
+expect a-json 0 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=$ID" --throughput "$TP" --wait "$WT" -o json
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ranked_by"] == "throughput" and d["best"] == "t4-w2", (d["ranked_by"], d["best"])
+rows = {r["setting"]: r for r in d["rows"]}
+assert [r["setting"] for r in d["rows"]] == ["t1-w4", "t2-w4", "t4-w0", "t4-w1", "t4-w2", "t4-w4"], list(rows)
+def near(a, b, tol): assert a is not None and abs(a - b) <= tol, (a, b)
+def rel(a, b): assert a is not None and abs(a - b) <= 0.06 * b, (a, b)
+r = rows["t4-w4"]
+assert (r["threads"], r["workers"], r["pods"], r["cpu_budget"]) == (4, 4, 1, 8), r
+near(r["throttled_pct"], 31, 1); rel(r["cpu_used"], 7.9); rel(r["examples_per_s"], 805)
+rel(r["wait_pct"], 2); assert r["threads_measured"] == 40, r
+assert r["window_s"] == 16, r
+rel(rows["t4-w2"]["examples_per_s"], 800); near(rows["t4-w2"]["throttled_pct"], 4, 1)
+kinds = [v["kind"] for v in d["verdict"]]
+assert kinds == ["best", "workers"], d["verdict"]
+w = d["verdict"][1]["message"]
+assert w.startswith("more workers raised throttling from 4% to 31% without raising throughput") and w.endswith(": keep 2"), w
+' && ok || { bad "sweep-a: table or verdict"; printf '%s\n' "$out" | head -40; }
+
+# 2. the same as text
+expect a-text 0 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=$ID" --throughput "$TP" --wait "$WT"
+has a-text "SETTING          THREADS WORKERS  EXAMPLES/S   WAIT       CPU USED THROTTLED    PODS"
+has a-text "  best: t4-w2 (4 threads, 2 workers): "
+has a-text "more workers raised throttling from 4% to 31% without raising throughput"
+lacks a-text "storage"
+
+# 3. sweep-b: the clear winner, and loading stalls on little CPU
+expect b 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --wait "$WT"
+has b "  best: t2-w4 (2 threads, 4 workers): "
+has b "t4-w0 (4 threads, 0 workers): CPU use 1."
+has b " of 8 while loading waits 4"
+has b "%: look at storage and decoding before adding threads"
+lacks b "more workers raised"
+
+# 4. without --throughput: ranked by throttling, then CPU use, said so
+expect no-tp 0 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=$ID"
+has no-tp "best: t4-w2 (4 threads, 2 workers), ranked by throttling, then CPU use (no --throughput figure)"
+lacks no-tp "more workers raised"
+
+# 5. the Katib experiment by name; jobs by TYPE/NAME
+expect experiment 0 "$BIN" compare $K -n sweep-a experiment/resnet-cpulint --throughput "$TP" -o json
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d["rows"]) == 6 and d["best"] == "t4-w2" and d["plan"], d
+' && ok || bad "experiment/NAME"
+expect jobs 0 "$BIN" compare $K -n sweep-b pytorchjob/resnet-t4-w4 pytorchjob/resnet-t2-w4 --throughput "$TP"
+has jobs "  best: t2-w4 (2 threads, 4 workers)"
+[ "$(printf '%s\n' "$out" | grep -c '^t')" = 2 ] && ok || bad "jobs: not two rows"
+
+# 6. errors: one line, exit 2
+expect no-prom 2 "$BIN" compare --kubeconfig "$D/kubeconfig" -n sweep-a -l "cpulint.io/plan=$ID"
+has no-prom "give --prometheus URL"
+expect no-pods 2 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=nothing"
+has no-pods "no Pods of the runs to compare in namespace sweep-a"
+expect bad-promql 2 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=$ID" --throughput 'sum(('
+has bad-promql "prometheus $PROM: HTTP 400"
+expect no-target 2 "$BIN" compare $K
+has no-target "name the runs"
+finish
