@@ -66,6 +66,32 @@ assert set(act[0].get("with", {})) <= set(inputs), act[0]["with"]
 PY
 rm -rf "$tmpd"
 
+# The README's own commands of the static tool (its sh blocks' lines
+# that start kubectl-cpulint: fixing, the baseline) run as written in a
+# copy of the bundled example, each exiting 0 or 1 (findings), never 2.
+tmpx=$(mktemp -d)
+cp -R testdata/example/. "$tmpx"/
+if python3 - README.md "$BIN" "$tmpx" <<'PY'; then ok; else bad "a README command failed"; fi
+import re, subprocess, sys
+text, binary, where = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+ran = 0
+for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+    for line in block.splitlines():
+        cmd = line.split("  #")[0].strip()
+        if not cmd.startswith("kubectl-cpulint "):
+            continue
+        cmd = binary + cmd[len("kubectl-cpulint"):] + " --no-config"
+        rc = subprocess.call(cmd, shell=True, cwd=where,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        ran += 1
+        if rc not in (0, 1):
+            print("README command exits %d: %s" % (rc, line))
+            sys.exit(1)
+assert ran >= 5, ran
+PY
+rm -rf "$tmpx"
+
 out=$("$BIN" --color never testdata/example 2>&1)
 rc=$?
 [ $rc -eq 1 ] && ok || bad "example exits $rc, expected 1"
