@@ -587,39 +587,36 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 /* The rules that are on over the group's linted files, then over its
  * containers; each part's findings keyed in a run's order. */
-/* A position laid in a quoted inline script of w (past its file's end)
- * moves to the string; file and line are the finding's or a related
- * location's. */
+/* A position laid in the quoted inline script of container c of w (past
+ * its file's end) moves to the string; file and line are the finding's or
+ * a related location's. */
 static void
-unlay(const struct cpl_workload *w, char *file, int *line, int *column)
+unlay(const struct cpl_workload *w, const struct cpl_container *c,
+      const char *file, int *line, int *column)
 {
-	size_t j;
-
-	if (file == NULL || w->file == NULL || !cpl_str_eq(file, w->file))
-		return;
-	for (j = 0; j < w->ncontainers; j++) {
-		const struct cpl_container *c = &w->containers[j];
-
-		if (c->script_base > 0 && *line >= c->script_base) {
-			*line = c->script_at.line;
-			*column = c->script_at.column;
-			return;
-		}
+	if (c->script_base > 0 && *line >= c->script_base && file != NULL &&
+	    w->file != NULL && cpl_str_eq(file, w->file)) {
+		*line = c->script_at.line;
+		*column = c->script_at.column;
 	}
 }
 
-/* unlay() over the findings reported since from. */
+/* unlay() over the findings reported since from, in c's turn: only c's
+ * own script can be quoted in them. */
 static void
-unlay_since(struct cpl_engine *e, const struct cpl_workload *w, size_t from)
+unlay_since(struct cpl_engine *e, const struct cpl_workload *w,
+	    const struct cpl_container *c, size_t from)
 {
 	size_t i, k;
 
+	if (c->script_base <= 0)
+		return;
 	for (i = from; i < e->nfindings; i++) {
 		struct cpl_finding *f = &e->findings[i];
 
-		unlay(w, f->file, &f->line, &f->column);
+		unlay(w, c, f->file, &f->line, &f->column);
 		for (k = 0; k < f->nrelated; k++)
-			unlay(w, f->related[k].file, &f->related[k].line,
+			unlay(w, c, f->related[k].file, &f->related[k].line,
 			      &f->related[k].column);
 	}
 }
@@ -701,7 +698,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 				rules[r]->check_container(&ck, w,
 							  &w->containers[j]);
 			}
-			unlay_since(e, w, first);
+			unlay_since(e, w, &w->containers[j], first);
 			/* Its rules asked for its facts; no one else will. */
 			cpl_facts_forget(&w->containers[j]);
 			cpl_pytokcache_trim(e->tokcache);

@@ -76,8 +76,12 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 		"else os.cpu_count()`, or pass the count explicitly "
 		"(e.g. --workers) from the job's CPU budget",
 		what, cpl_str_eq(what, call->callee) ? "()" : "");
-	if (cpl_str_eq(call->target, "os.cpu_count") ||
-	    cpl_str_eq(call->target, "multiprocessing.cpu_count"))
+	/* A capped count's value goes into the budget rules' edits too
+	 * (CPU305 replaces min(8, os.cpu_count()) whole): no edit of its
+	 * own, so the edits of all findings still apply together. */
+	if ((cap == NULL || cap->n <= 0) &&
+	    (cpl_str_eq(call->target, "os.cpu_count") ||
+	     cpl_str_eq(call->target, "multiprocessing.cpu_count")))
 		cpl_check_cpu_quota_fix(ck, fd, &call->pos, &call->end);
 }
 
