@@ -219,8 +219,8 @@ valgrind: $(UNIT_BIN)
 	$(Q)for t in $(UNIT_BIN); do CK_FORK=no valgrind -q --error-exitcode=3 \
 	    --leak-check=full --errors-for-leak-kinds=definite $$t || exit 1; done
 
-lint:
-	$(Q)sh tools/lint.sh
+lint: $(BIN)
+	$(Q)BUILD=$(BUILD) sh tools/lint.sh
 
 # Prints figures and asserts nothing (tests/bench/run.sh; BENCH_QUICK=1
 # for a small run).  The release binary is measured too when it builds.

@@ -58,6 +58,14 @@ if [ -n "$bad" ]; then
 	echo "layering: a wing includes a higher one:$bad"
 	exit 1
 fi
+# Circles: files that call each other (from the objects' symbols); none
+# may come in beyond those tools/circles.allow lists.
+if ! python3 tools/circles.py "${BUILD:-build}" tools/circles.allow \
+    > "${BUILD:-build}/circles.txt"; then
+	grep 'NEW\|no object' "${BUILD:-build}/circles.txt"
+	echo "circles: a new circle between files (tools/circles.py)"
+	exit 1
+fi
 if ! command -v cppcheck >/dev/null 2>&1; then
 	echo "lint: cppcheck is not installed (apt-get install -y cppcheck)"
 	exit 1
