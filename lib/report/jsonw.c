@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render.h"
+#include "report/utf8.h"
 
 #define INDENT 2	/* spaces per level, JSON_INDENT(2) */
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "finding.h"
+#include "report/utf8.h"
 
 /* Where the tool and each rule's documentation live (SARIF helpUri,
  * the links of -o markdown). */
@@ -32,14 +33,6 @@ struct cpl_report_tally {
 /* Counts f: suppressed ones only as suppressed, OFF ones not at all. */
 void cpl_report_tally_add(struct cpl_report_tally *t,
 			  const struct cpl_finding *f);
-
-/*
- * Decodes one code point from s (len >= 1 bytes) and stores the bytes it
- * used in *adv.  Ill-formed input yields U+FFFD for each maximal invalid
- * subpart (the WHATWG / Unicode "substitution of maximal subparts" rule),
- * so *adv is always at least 1.
- */
-uint32_t cpl_report_utf8_next(size_t *adv, const char *s, size_t len);
 
 struct cpl_jsonw;
 
