@@ -957,20 +957,12 @@ cpl_kinds_load(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	return cpl_generic_load(x, obj, kind);
 }
 
-bool
-cpl_manifest_detect(const struct cpl_ynode *doc)
-{
-	return cpl_ynode_is_map(doc) &&
-	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "apiVersion")) &&
-	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "kind"));
-}
-
 int
 cpl_manifest_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 		  const struct cpl_ynode *doc, const char *path,
 		  struct cpl_error *err)
 {
-	struct cpl_lctx x = { out, s, path, 0, NULL, err };
+	struct cpl_lctx x = { out, s, path, 0, NULL, err, cpl_kinds_load };
 
 	if (!cpl_manifest_detect(doc))
 		return 0;

@@ -210,3 +210,11 @@ cpl_loader_block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
 	at->pinned = false;
 	return true;
 }
+
+bool
+cpl_manifest_detect(const struct cpl_ynode *doc)
+{
+	return cpl_ynode_is_map(doc) &&
+	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "apiVersion")) &&
+	       cpl_ynode_is_scalar(cpl_ynode_get(doc, "kind"));
+}
