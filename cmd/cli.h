@@ -254,6 +254,11 @@ int cpl_cli_report(const struct options *o, struct cpl_engine *e,
 		   const char *srcroot, int argc, char **argv, FILE *std);
 /* Prints the run's warnings and input errors to stderr. */
 void cpl_cli_print_errors(const struct cpl_engine *e);
+/* Prints one input problem p as "file:line:col: what: message". */
+void cpl_cli_print_problem(const struct cpl_error *p, const char *what);
+/* Loads .cpulint.yaml into e (--config, or found from dir upwards). */
+void cpl_cli_load_config(const struct options *o, struct cpl_engine *e,
+			 const char *dir);
 /* -v: what the run skipped, loaded and merged (stderr). */
 void cpl_cli_verbose(const struct cpl_engine *e);
 /* Says on stderr when no file was read at all. */
