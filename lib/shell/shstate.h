@@ -34,7 +34,10 @@ struct heredoc {
 };
 
 /* Everything one cpl_shscan() call works with. */
+struct shhooks;
+
 struct scan {
+	const struct shhooks *hooks;	/* the scanner's (shscan.c) */
 	struct cpl_launch *out;
 	const struct cpl_word *argv;
 	size_t argc;
@@ -70,21 +73,25 @@ struct scan {
 	struct cpl_launch tent;	/* a setup command, kept as a fallback */
 };
 
-/* ---- hooks the lexer calls, defined in shscan.c ----------------------- */
+/* ---- hooks the lexer calls (struct scan's hooks, set by shscan.c) ------ */
 
-/* Records the host-count read src[start, end) for the current command;
- * derived when it is a use of a variable holding a host count. */
-void cpl_shscan_hostread(struct scan *sc, const struct src *src,
-			 size_t start, size_t end, bool derived);
-
-/* Notes a use (src[start, end)) of the variable called by the n bytes at
- * name: when it holds a host count, the use may size something too. */
-void cpl_shscan_varuse(struct scan *sc, const struct src *src, size_t start,
+/*
+ * What the lexer hands back to the scanner, as calls through the scan's
+ * hooks, so that shlex.c calls nothing of shscan.c (which calls it):
+ *   hostread  the host-count read src[start, end) of the current command;
+ *             derived when it is a use of a variable holding a host count
+ *   varuse    a use (src[start, end)) of the variable called by the n
+ *             bytes at name: when it holds a host count, it may size too
+ *   finish    a finished command, to its handler (the top level, or the
+ *             check for host-count reads inside a substitution), cleared
+ */
+struct shhooks {
+	void (*hostread)(struct scan *sc, const struct src *src, size_t start,
+			 size_t end, bool derived);
+	void (*varuse)(struct scan *sc, const struct src *src, size_t start,
 		       size_t end, const char *name, size_t n);
-
-/* Hands a finished command to its handler (the top level, or the check
- * for host-count reads inside a substitution) and clears it. */
-void cpl_shscan_finish(struct scan *sc, struct frame *fr, struct cmd *c,
+	void (*finish)(struct scan *sc, struct frame *fr, struct cmd *c,
 		       enum conn conn);
+};
 
 #endif
