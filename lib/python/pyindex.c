@@ -371,3 +371,17 @@ cpl_pyscan_expr_call(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
 			return (int)i;
 	return -1;
 }
+
+struct cpl_pos
+cpl_pyscan_pos(const struct cpl_pyfile *f, size_t tok)
+{
+	struct cpl_pos p = { f->path, 0, 0 };
+
+	if (tok < f->ntoks) {
+		const struct cpl_pytoken *t = cpl_pyfile_toks(f) + tok;
+
+		p.line = t->line;
+		p.column = t->column;
+	}
+	return p;
+}

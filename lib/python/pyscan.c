@@ -57,20 +57,6 @@ skip_trivia(const struct scan *sc, size_t k, size_t end)
 	return k;
 }
 
-struct cpl_pos
-cpl_pyscan_pos(const struct cpl_pyfile *f, size_t tok)
-{
-	struct cpl_pos p = { f->path, 0, 0 };
-
-	if (tok < f->ntoks) {
-		const struct cpl_pytoken *t = cpl_pyfile_toks(f) + tok;
-
-		p.line = t->line;
-		p.column = t->column;
-	}
-	return p;
-}
-
 /* Opens a block nested in the current one. */
 static void
 push_block(struct scan *sc, bool oneline)
