@@ -189,7 +189,7 @@ name_primary(struct ev *ev)
 		int c = cpl_pyscan_call_at(f, open);
 
 		ev->k = close < ev->end ? close + 1 : ev->end;
-		return c < 0 ? unknown() : cpl_pyvalue_eval_call(cx, ev->fr, c);
+		return c < 0 ? unknown() : cx->names->eval_call(cx, ev->fr, c);
 	}
 	if (!tok_text(base, sizeof(base), f, names[0]))
 		return unknown();
@@ -208,14 +208,14 @@ name_primary(struct ev *ev)
 		/* os.environ["X"]: through the imports, unset is KeyError. */
 		if (n == 2 && strcmp(f->imports[im].target, "os") == 0 &&
 		    tok_is(f->text, &ev->toks[names[1]], "environ")) {
-			struct val v = cpl_pyvalue_env_read(cx, key, NULL,
+			struct val v = cx->names->env_read(cx, key, NULL,
 					cpl_pyscan_pos(f, names[0]));
 
 			return v.kind == V_NONE ? unknown() : v;
 		}
 		if (n == 1 &&
 		    strcmp(f->imports[im].target, "os.environ") == 0) {
-			struct val v = cpl_pyvalue_env_read(cx, key, NULL,
+			struct val v = cx->names->env_read(cx, key, NULL,
 					cpl_pyscan_pos(f, names[0]));
 
 			return v.kind == V_NONE ? unknown() : v;
@@ -223,7 +223,7 @@ name_primary(struct ev *ev)
 		return unknown();
 	}
 	if (n == 1)
-		return cpl_pyvalue_eval_name(cx, ev->fr, ev->scope, base,
+		return cx->names->eval_name(cx, ev->fr, ev->scope, base,
 					     names[0], ev->block);
 	if (n == 2 && tok_text(attr, sizeof(attr), f, names[1])) {
 		struct val b;
@@ -233,21 +233,24 @@ name_primary(struct ev *ev)
 			char full[140] = "self.";
 
 			memcpy(full + 5, attr, strlen(attr) + 1);
-			return cpl_pyvalue_self_attr(cx, ev->fr, ev->scope,
+			return cx->names->self_attr(cx, ev->fr, ev->scope,
 						     full);
 		}
-		b = cpl_pyvalue_eval_name(cx, ev->fr, ev->scope, base,
+		b = cx->names->eval_name(cx, ev->fr, ev->scope, base,
 					  names[0], ev->block);
 		if (b.kind == V_NS)
-			return cpl_pyvalue_option(cx, b.ns, attr);
+			return cx->names->option(cx, b.ns, attr);
 		im = cpl_pyscan_binding(f, ev->scope, base);
 		if (b.kind == V_UNKNOWN && im >= 0) {
 			const struct cpl_pyfile *g =
-				cpl_pyvalue_module_of(cx, f, im);
+				cx->names->module_of(cx, f, im);
 			struct frame fr = { g, NULL, -1 };
 
+			/* A val holds nothing of the frame it was read in
+			 * (cppcheck cannot see that through the table). */
 			if (g)
-				return cpl_pyvalue_eval_name(cx, &fr, 0, attr,
+				/* cppcheck-suppress returnDanglingLifetime */
+				return cx->names->eval_name(cx, &fr, 0, attr,
 							     (size_t)-1, 0);
 		}
 	}
