@@ -497,6 +497,15 @@ session(struct cpl_audit *a, double *backoff)
 		pthread_mutex_unlock(&a->lock);
 		if (rc == CPL_KUBE_GONE)
 			break;		/* too old: list again at once */
+		if (rc == CPL_KUBE_FORBIDDEN) {
+			/* RBAC grants list but not watch: the lists of every
+			 * interval alone, as before there was a watch. */
+			pthread_mutex_lock(&a->lock);
+			a->snap.failures++;
+			pthread_mutex_unlock(&a->lock);
+			wait = resync - now_s();
+			goto out;
+		}
 		publish(a, false, 0, &err);
 		goto failed;
 	}

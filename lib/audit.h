@@ -9,7 +9,9 @@
  * last resourceVersion when the server ends it; a 410 Gone lists again at
  * once (what changed meanwhile is judged, what is gone dropped), a
  * failure lists again after a backoff (1 s doubling to 60 s), and every
- * interval the Pods are listed again in full as a resync.
+ * interval the Pods are listed again in full as a resync.  Where RBAC
+ * refuses the watch (403, counted as a failure), it lists every
+ * interval only, as before there was a watch.
  *
  * Memory: a page of Pods while listing, one event while watching, and
  * per owner one Pod's JSON per distinct spec, a small record per Pod

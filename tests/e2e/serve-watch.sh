@@ -192,4 +192,24 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"
 check "serve stops on SIGTERM with 0, a watch under way" [ $? = 0 ]
 SERVE_PID=
+
+# RBAC without watch: the list of each interval alone, and up.
+apiserver_stop
+apiserver_start --deny get:nodes/proxy --deny watch:pods --timeout 120 ||
+	finish
+trap cleanup EXIT
+export KUBECONFIG=$APISERVER_DIR/kubeconfig
+"$BIN" serve --listen "127.0.0.1:$PORT" --tls-cert-file "$tmp/c/tls.crt" \
+	--tls-private-key-file "$tmp/c/tls.key" --audit-interval 1h \
+	--kubeconfig "$KUBECONFIG" 2>"$tmp/serve.log" &
+SERVE_PID=$!
+until_metric "watch refused: counted" cpulint_audit_failures_total 1
+until_metric "watch refused: the list stands" cpulint_audit_up 1
+check "watch refused: owners from the list" [ "$(value cpulint_audit_owners)" = "$owners" ]
+check "watch refused: one list" [ "$(value cpulint_audit_passes_total)" = 1 ]
+check "the refused watch was asked once" [ "$(grep -c '"query": "watch=1' "$APISERVER_DIR/requests.jsonl")" = 1 ]
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+check "serve stops on SIGTERM with 0, between lists" [ $? = 0 ]
+SERVE_PID=
 finish
