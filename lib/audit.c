@@ -480,11 +480,11 @@ session(struct cpl_audit *a, double *backoff)
 	while (!atomic_load(&a->stopping)) {
 		double left = resync - now_s();
 
-		if (left < 1)
+		if (left <= 0)
 			break;		/* the interval's full list */
 		wo.resource_version = rv;
-		wo.timeout_s = left < WATCH_TIMEOUT_S ? (long)left
-						      : WATCH_TIMEOUT_S;
+		wo.timeout_s = left >= WATCH_TIMEOUT_S ? WATCH_TIMEOUT_S :
+			       left < 1 ? 1 : (long)(left + 0.999);
 		rc = cpl_live_watch_pods(a->s, &wo, on_event, a, &err);
 		if (rc == 0) {
 			publish(a, false, 0, NULL);
