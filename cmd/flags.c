@@ -96,7 +96,7 @@ static const struct cli_flag flags[] = {
 	{ OPT_NO_AUDIT, 0, "no-audit", NULL, CLI_NONE, NULL,
 	  "serve: the webhook only (no audit, no cluster reads)" },
 	{ OPT_AUDIT_INTERVAL, 0, "audit-interval", "DURATION", CLI_TEXT, NULL,
-	  "serve: time between audit passes (default 1m)" },
+	  "serve: time between full lists of the Pods under the watch (default 1m)" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
 	  "the format: text (default), json, sarif\n"
 	  "(code scanning), github (annotations), junit,\n"

@@ -94,29 +94,64 @@ struct scrape {
 	char *text;
 };
 
+/* Every owner's findings and budgets in one array each: shallow copies,
+ * valid while the audit's lock is held. */
+static void
+gather(struct cpl_metrics_in *m, struct cpl_finding **fs,
+       struct cpl_budget_entry **bs, const struct cpl_audit_snapshot *snap)
+{
+	size_t nf = 0, nb = 0, i, j, n;
+
+	for (i = 0; i < snap->nengines; i++) {
+		(void)cpl_engine_findings(snap->engines[i], &n);
+		nf += n;
+		(void)cpl_engine_budgets(snap->engines[i], &n);
+		nb += n;
+	}
+	*fs = cpl_xcalloc(nf + 1, sizeof(**fs));
+	*bs = cpl_xcalloc(nb + 1, sizeof(**bs));
+	for (i = 0; i < snap->nengines; i++) {
+		const struct cpl_finding *f =
+			cpl_engine_findings(snap->engines[i], &n);
+		const struct cpl_budget_entry *b;
+
+		for (j = 0; j < n; j++)
+			(*fs)[m->nfindings++] = f[j];
+		b = cpl_engine_budgets(snap->engines[i], &n);
+		for (j = 0; j < n; j++)
+			(*bs)[m->nbudgets++] = b[j];
+	}
+	m->findings = *fs;
+	m->budgets = *bs;
+}
+
 static void
 render(void *ctx, const struct cpl_audit_snapshot *snap)
 {
 	struct scrape *sc = ctx;
 	struct cpl_metrics_in m = { 0 };
+	struct cpl_finding *fs = NULL;
+	struct cpl_budget_entry *bs = NULL;
 
 	m.audit = sc->s->audit != NULL;
 	if (snap) {
-		if (snap->e) {
-			m.findings = cpl_engine_findings(snap->e,
-							 &m.nfindings);
-			m.budgets = cpl_engine_budgets(snap->e, &m.nbudgets);
-		}
+		gather(&m, &fs, &bs, snap);
 		m.up = snap->ok;
 		m.last_time = snap->last_time;
 		m.last_duration = snap->last_duration;
 		m.passes = snap->passes;
 		m.failures = snap->failures;
+		m.judgements = snap->judgements;
+		m.events = snap->events;
+		m.relists = snap->relists;
+		m.owners = snap->owners;
 	}
 	m.allowed = atomic_load(&sc->s->allowed);
 	m.denied = atomic_load(&sc->s->denied);
 	m.invalid = atomic_load(&sc->s->invalid);
 	sc->text = cpl_report_metrics(&m);
+	free(fs);
+	free(bs);
 }
 
 static void

@@ -970,13 +970,47 @@ cpl_live_parse_duration(double *seconds, const char *text)
 	return 0;
 }
 
+/* Frees what one collection or judgement kept (not the client). */
+static void
+live_clear(struct live *l)
+{
+	size_t i;
+
+	cpl_livepods_free(&l->lp);
+	for (i = 0; i < l->configmaps.cap; i++) {
+		void *v = l->configmaps.slots ? l->configmaps.slots[i].value :
+			  NULL;
+
+		if (v && v != &missing_cm)
+			json_decref(v);
+	}
+	cpl_strmap_free(&l->configmaps);
+	cpl_strmap_free(&l->seen);
+	for (i = 0; i < l->nkeys; i++)
+		free(l->keys[i]);
+	free(l->keys);
+	l->keys = NULL;
+	l->nkeys = l->keys_cap = 0;
+}
+
+/* Groups, names and measures the Pods read (after the last one). */
+static void
+live_finish(struct live *l)
+{
+	struct cpl_livemeasure lm;
+
+	cpl_livepods_finish(&l->lp);
+	lm = (struct cpl_livemeasure){ l->e, l->o, l->client, &l->lp,
+				       l->notes, (double)time(NULL) };
+	cpl_livemeasure_run(&lm);
+}
+
 int
 cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		 size_t ntargets, const struct cpl_live_opts *o,
 		 struct cpl_buf *notes)
 {
 	struct live l = { .e = e, .o = o, .notes = notes };
-	struct cpl_livemeasure lm;
 	struct cpl_error err = { 0 };
 	size_t i;
 	int rc = -1;
@@ -1023,27 +1057,132 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		}
 		add_target(&l, targets[i]);
 	}
-	cpl_livepods_finish(&l.lp);
-	lm = (struct cpl_livemeasure){ e, o, l.client, &l.lp, notes,
-				       (double)time(NULL) };
-	cpl_livemeasure_run(&lm);
+	live_finish(&l);
 	rc = 0;
 out:
 	cpl_error_clear(&err);
-	cpl_livepods_free(&l.lp);
-	for (i = 0; i < l.configmaps.cap; i++) {
-		void *v = l.configmaps.slots ? l.configmaps.slots[i].value :
-			  NULL;
-
-		if (v && v != &missing_cm)
-			json_decref(v);
-	}
-	cpl_strmap_free(&l.configmaps);
-	cpl_strmap_free(&l.seen);
-	for (i = 0; i < l.nkeys; i++)
-		free(l.keys[i]);
-	free(l.keys);
+	live_clear(&l);
 	cpl_kubeclient_free(l.client);
 	cpl_kubeconfig_free(l.kc);
 	return rc;
+}
+
+/* ---- sessions (serve's audit) ------------------------------------------ */
+
+struct cpl_live_session {
+	const struct cpl_live_opts *o;
+	struct cpl_kubeconfig *kc;
+	struct cpl_kubeclient *client;	/* GETs, LISTs, measuring */
+	struct cpl_kubeclient *watcher;	/* the watch's own handle */
+	const struct cpl_kubeconfig_info *info;
+	struct cpl_livepods owners;	/* top owners, each read once */
+};
+
+int
+cpl_live_open(struct cpl_live_session **out, const struct cpl_live_opts *o,
+	      struct cpl_error *err)
+{
+	struct cpl_live_session *s = cpl_xcalloc(1, sizeof(*s));
+
+	s->o = o;
+	*out = NULL;
+	if (cpl_kubeconfig_load(&s->kc, &o->kube, err) < 0 ||
+	    cpl_kubeclient_new(&s->client, s->kc, err) < 0 ||
+	    cpl_kubeclient_new(&s->watcher, s->kc, err) < 0 ||
+	    cpl_kubeconfig_credentials(s->kc, false, err) < 0) {
+		cpl_live_close(s);
+		return -1;
+	}
+	s->info = cpl_kubeconfig_info(s->kc);
+	if (o->log) {
+		cpl_kubeclient_set_log(s->client, o->log, o->log_ctx);
+		cpl_kubeclient_set_log(s->watcher, o->log, o->log_ctx);
+	}
+	cpl_kubeclient_set_deadline(s->watcher, 0);
+	*out = s;
+	return 0;
+}
+
+void
+cpl_live_close(struct cpl_live_session *s)
+{
+	if (s == NULL)
+		return;
+	cpl_livepods_free(&s->owners);
+	cpl_kubeclient_free(s->watcher);
+	cpl_kubeclient_free(s->client);
+	cpl_kubeconfig_free(s->kc);
+	free(s);
+}
+
+/* The session's time limit, from now: --live-timeout, else 5 minutes. */
+static void
+session_deadline(struct cpl_live_session *s)
+{
+	cpl_kubeclient_set_deadline(s->client, s->o->run_timeout_set ?
+				    (long)(s->o->run_timeout_seconds * 1000) :
+				    300000L);
+}
+
+int
+cpl_live_list_pods(struct cpl_live_session *s, cpl_kube_item_fn fn,
+		   void *ctx, char **rv, struct cpl_error *err)
+{
+	struct cpl_kube_ref ref = { "v1", "pods", s->o->all_namespaces ? NULL :
+				    s->info->namespace, NULL, NULL };
+	struct cpl_kube_list_opts lo = { .label_selector = s->o->selector,
+					 .resource_version = rv };
+
+	session_deadline(s);
+	return cpl_kubeclient_list_each(s->client, &ref, &lo, fn, ctx, err);
+}
+
+int
+cpl_live_watch_pods(struct cpl_live_session *s,
+		    const struct cpl_kube_watch_opts *wo, cpl_kube_event_fn fn,
+		    void *ctx, struct cpl_error *err)
+{
+	struct cpl_kube_ref ref = { "v1", "pods", s->o->all_namespaces ? NULL :
+				    s->info->namespace, NULL, NULL };
+	struct cpl_kube_watch_opts o = *wo;
+
+	o.label_selector = s->o->selector;
+	return cpl_kubeclient_watch(s->watcher, &ref, &o, fn, ctx, err);
+}
+
+char *
+cpl_live_pod_keys(struct cpl_live_session *s, const json_t *pod,
+		  char **spec_key)
+{
+	const json_t *meta = json_object_get(pod, "metadata");
+	const char *ns = jstr(meta, "namespace");
+	const char *name = jstr(meta, "name");
+	struct cpl_liveowner *owner;
+
+	*spec_key = NULL;
+	if (name == NULL)
+		return NULL;
+	if (ns == NULL)
+		ns = s->info->namespace;
+	session_deadline(s);
+	owner = cpl_livepods_owner(&s->owners, s->client, pod, ns);
+	if (owner == NULL)
+		return cpl_xasprintf("pod/%s/%s", ns, name);
+	*spec_key = cpl_livepods_key(owner, pod);
+	return cpl_xstrdup(owner->object);
+}
+
+void
+cpl_live_judge_pods(struct cpl_live_session *s, struct cpl_engine *e,
+		    json_t *const *pods, size_t n, struct cpl_buf *notes)
+{
+	struct live l = { .e = e, .o = s->o, .notes = notes, .kc = s->kc,
+			  .client = s->client, .info = s->info };
+	size_t i;
+
+	session_deadline(s);
+	for (i = 0; i < n; i++)
+		list_pod(&l, pods[i]);
+	live_finish(&l);
+	live_clear(&l);
 }

@@ -67,6 +67,51 @@ int cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		     size_t ntargets, const struct cpl_live_opts *o,
 		     struct cpl_buf *notes);
 
+/*
+ * A session: the kubeconfig, its credentials and two clients (one for
+ * GETs and LISTs, one for a watch's long request) kept between the
+ * calls below, for serve's audit, which lists and then watches Pods and
+ * judges one owner at a time.  Top owners are read once per session
+ * (a Deployment's ReplicaSet is remembered, so a Pod event costs no read
+ * once its owner is known).  Each call has the run's time limit
+ * (--live-timeout, else 5 minutes) from when it starts; a watch has
+ * none.  The session borrows o, which must outlive it.
+ */
+struct cpl_live_session;
+
+/* 0, or -1 with err (no configuration, no credentials). */
+int cpl_live_open(struct cpl_live_session **out, const struct cpl_live_opts *o,
+		  struct cpl_error *err);
+void cpl_live_close(struct cpl_live_session *s);	/* NULL-safe */
+
+/* Lists the Pods (o's namespace or every one, o's selector) item by
+ * item to fn; *rv is set to the list's resourceVersion (caller frees).
+ * 0, or a CPL_KUBE_* failure with err set. */
+int cpl_live_list_pods(struct cpl_live_session *s, cpl_kube_item_fn fn,
+		       void *ctx, char **rv, struct cpl_error *err);
+
+/* Watches the same Pods (cpl_kubeclient_watch, wo's selector replaced
+ * by o's). */
+int cpl_live_watch_pods(struct cpl_live_session *s,
+			const struct cpl_kube_watch_opts *wo,
+			cpl_kube_event_fn fn, void *ctx,
+			struct cpl_error *err);
+
+/*
+ * The name of pod's top owner as live objects are named
+ * ("deployment/ns/x", "pod/ns/name" for a Pod without owner; caller
+ * frees), and in *spec_key its grouping key (livepods.h; NULL for a Pod
+ * without owner, which is a group of its own).  NULL when pod has no
+ * name.
+ */
+char *cpl_live_pod_keys(struct cpl_live_session *s, const json_t *pod,
+			char **spec_key);
+
+/* Judges pods (the Pods of one owner; each may be changed) into e as
+ * cpl_live_collect would: grouped, named after the owner, measured. */
+void cpl_live_judge_pods(struct cpl_live_session *s, struct cpl_engine *e,
+			 json_t *const *pods, size_t n, struct cpl_buf *notes);
+
 /* Whether word names a resource type live mode knows ("pod", "deploy",
  * "deployment.apps", "pytorchjob" ...). */
 bool cpl_live_is_type(const char *word);

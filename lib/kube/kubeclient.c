@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "kube/curlso.h"
+#include "kube/kubeclient_int.h"
 
 #ifndef CPL_VERSION
 #define CPL_VERSION "0.0.0"
@@ -43,31 +44,6 @@
 #define PAGE_BYTES ((size_t)2 << 20)	/* the page body aimed at */
 #define MIN_LIMIT 10
 #define MAX_PAGES 100000
-
-struct cpl_kubeclient {
-	struct cpl_kubeconfig *kc;
-	const struct cpl_curlso *cu;	/* libcurl's functions */
-	CURL *curl;
-	char *base;			/* URL base (tls name as host) */
-	struct curl_slist *connect_to;	/* real host, with a tls name */
-	char *host_header;		/* "Host: ..." with a tls name */
-	bool creds_ready;
-	long long deadline;		/* monotonic ms; 0: none (shared with
-					 * the kubeconfig's exec plugins) */
-	long deadline_ms;		/* the limit it came from */
-	long connect_ms;		/* CURLOPT_CONNECTTIMEOUT_MS */
-	cpl_kube_log_fn log;
-	void *log_ctx;
-	char errbuf[CURL_ERROR_SIZE];
-};
-
-/* What a request is about, for its error line. */
-struct what {
-	const char *method;		/* "GET" */
-	const char *verb;		/* RBAC verb: "get", "list" */
-	const struct cpl_kube_ref *ref;
-	const char *pathq;		/* path and query */
-};
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -205,7 +181,7 @@ is_loopback(const char *host)
 /* "; context "C", server S, request GET /path" */
 static void
 add_where(struct cpl_buf *b, const struct cpl_kubeclient *c,
-	  const struct what *w)
+	  const struct cpl_kc_what *w)
 {
 	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
 
@@ -242,12 +218,12 @@ redacted(const struct cpl_kubeclient *c, const char *text)
 
 static int
 fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
-     const struct what *w, const char *fmt, ...) CPL_PRINTF(5, 6);
+     const struct cpl_kc_what *w, const char *fmt, ...) CPL_PRINTF(5, 6);
 
 /* Sets err to "<what happened>; <where>" and returns code. */
 static int
 fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
-     const struct what *w, const char *fmt, ...)
+     const struct cpl_kc_what *w, const char *fmt, ...)
 {
 	struct cpl_buf b;
 	va_list ap;
@@ -267,7 +243,7 @@ fail(struct cpl_error *err, int code, const struct cpl_kubeclient *c,
 
 /* "pods "train-0" in namespace "ml"", "nodes/proxy "n1"", "pods" */
 static void
-add_object(struct cpl_buf *b, const struct what *w)
+add_object(struct cpl_buf *b, const struct cpl_kc_what *w)
 {
 	const struct cpl_kube_ref *r = w->ref;
 	const char *gv = r->api_version ? r->api_version : "v1";
@@ -287,7 +263,7 @@ add_object(struct cpl_buf *b, const struct what *w)
 
 /* The failure for an HTTP status that is not 2xx. */
 static int
-http_failure(struct cpl_kubeclient *c, const struct what *w, long code,
+http_failure(struct cpl_kubeclient *c, const struct cpl_kc_what *w, long code,
 	     const struct cpl_buf *body, bool refreshed, int retries,
 	     struct cpl_error *err)
 {
@@ -405,7 +381,7 @@ bound_text(const struct cpl_kubeclient *c, long ms, const struct bound *b,
  * (libcurl's low-speed limit, which ends a try before its bound).
  */
 static int
-timeout_failure(struct cpl_kubeclient *c, const struct what *w,
+timeout_failure(struct cpl_kubeclient *c, const struct cpl_kc_what *w,
 		const struct bound *b, struct cpl_error *err)
 {
 	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
@@ -456,7 +432,7 @@ timeout_failure(struct cpl_kubeclient *c, const struct what *w,
 
 /* The failure for a libcurl error (no HTTP status). */
 static int
-transport_failure(struct cpl_kubeclient *c, const struct what *w,
+transport_failure(struct cpl_kubeclient *c, const struct cpl_kc_what *w,
 		  CURLcode rc, const struct bound *b, struct cpl_error *err)
 {
 	const struct cpl_kubeconfig_info *i = cpl_kubeconfig_info(c->kc);
@@ -863,7 +839,7 @@ log_exchange(struct cpl_kubeclient *c, const char *url, CURLcode rc,
  * CPL_KUBE_* failure with err set.
  */
 static int
-do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct what *w,
+do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct cpl_kc_what *w,
        const char *accept, struct cpl_error *err)
 {
 	struct curl_slist *hdrs = NULL;
@@ -985,7 +961,7 @@ out:
 /* Parses a JSON object body. */
 static int
 parse_object(json_t **out, const struct cpl_buf *body,
-	     const struct cpl_kubeclient *c, const struct what *w,
+	     const struct cpl_kubeclient *c, const struct cpl_kc_what *w,
 	     struct cpl_error *err)
 {
 	json_error_t je;
@@ -1009,7 +985,7 @@ cpl_kubeclient_get(json_t **obj, char **raw, struct cpl_kubeclient *c,
 {
 	struct cpl_buf body;
 	char *path = cpl_kubeclient_path(ref);
-	struct what w = { "GET", "get", ref, path };
+	struct cpl_kc_what w = { "GET", "get", ref, path };
 	int rc;
 
 	*obj = NULL;
@@ -1176,7 +1152,7 @@ out:
  * item to fn, the list in *page. */
 static int
 whole_list(json_t **page, size_t *nitems, const struct cpl_buf *body,
-	   const struct cpl_kubeclient *c, const struct what *w,
+	   const struct cpl_kubeclient *c, const struct cpl_kc_what *w,
 	   cpl_kube_item_fn fn, void *ctx, struct cpl_error *err)
 {
 	json_t *items, *item;
@@ -1223,7 +1199,7 @@ cpl_kubeclient_list_each(struct cpl_kubeclient *c,
 	cpl_buf_init(&body, BODY_MAX);
 	cpl_buf_init(&pathq, 0);
 	for (pages = 0; pages < MAX_PAGES; pages++) {
-		struct what w = { "GET", "list", ref, NULL };
+		struct cpl_kc_what w = { "GET", "list", ref, NULL };
 		const char *next;
 		size_t nitems = 0;
 		int sr;
@@ -1266,6 +1242,15 @@ cpl_kubeclient_list_each(struct cpl_kubeclient *c,
 				       (double)body.len);
 			if (limit < MIN_LIMIT)
 				limit = MIN_LIMIT;
+		}
+		if (pages == 0 && o && o->resource_version) {
+			const char *rv = json_string_value(json_object_get(
+				json_object_get(page, "metadata"),
+				"resourceVersion"));
+
+			free(*o->resource_version);
+			*o->resource_version = rv && *rv ? cpl_xstrdup(rv)
+							 : NULL;
 		}
 		next = json_string_value(json_object_get(
 			json_object_get(page, "metadata"), "continue"));
@@ -1333,7 +1318,7 @@ cpl_kubeclient_get_raw(char **body, size_t *len, struct cpl_kubeclient *c,
 {
 	struct cpl_buf b;
 	char *path = cpl_kubeclient_path(ref);
-	struct what w = { "GET", "get", ref, path };
+	struct cpl_kc_what w = { "GET", "get", ref, path };
 	int rc;
 
 	*body = NULL;
@@ -1347,4 +1332,66 @@ cpl_kubeclient_get_raw(char **body, size_t *len, struct cpl_kubeclient *c,
 	cpl_buf_free(&b);
 	free(path);
 	return rc;
+}
+
+/* ---- for kubewatch.c (kubeclient_int.h) -------------------------------- */
+
+int
+cpl_kc_ready(struct cpl_kubeclient *c, struct cpl_error *err)
+{
+	if (!c->creds_ready) {
+		if (cpl_kubeconfig_credentials(c->kc, false, err) < 0 ||
+		    apply_credentials(c, err) < 0)
+			return -1;
+		c->creds_ready = true;
+	}
+	return 0;
+}
+
+int
+cpl_kc_http_failure(struct cpl_kubeclient *c, const struct cpl_kc_what *w,
+		    long code, const struct cpl_buf *body,
+		    struct cpl_error *err)
+{
+	return http_failure(c, w, code, body, false, 0, err);
+}
+
+int
+cpl_kc_transport_failure(struct cpl_kubeclient *c,
+			 const struct cpl_kc_what *w, int curl_code,
+			 long bound_ms, struct cpl_error *err)
+{
+	struct bound b = { bound_ms, bound_ms > 0 };
+
+	return transport_failure(c, w, (CURLcode)curl_code, &b, err);
+}
+
+char *
+cpl_kc_redacted(const struct cpl_kubeclient *c, const char *text)
+{
+	return redacted(c, text);
+}
+
+int
+cpl_kc_restore(struct cpl_kubeclient *c, struct cpl_error *err)
+{
+	SETOPT(c, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES);
+	SETOPT(c, CURLOPT_LOW_SPEED_TIME, LOW_SPEED_SECONDS);
+	SETOPT(c, CURLOPT_WRITEFUNCTION, on_body);
+	SETOPT(c, CURLOPT_NOPROGRESS, 1L);
+	SETOPT(c, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+	return 0;
+}
+
+void
+cpl_kc_add_param(struct cpl_buf *b, const char *key, const char *value)
+{
+	add_param(b, key, value);
+}
+
+int
+cpl_kc_fail(const struct cpl_kubeclient *c, const struct cpl_kc_what *w,
+	    const char *msg, struct cpl_error *err)
+{
+	return fail(err, CPL_KUBE_FAILED, c, w, "%s", msg);
 }

@@ -38,6 +38,9 @@ enum {
 	CPL_KUBE_FAILED = -1,		/* transport, TLS, 401, 5xx... */
 	CPL_KUBE_NOT_FOUND = -2,	/* 404 */
 	CPL_KUBE_FORBIDDEN = -3,	/* 403: RBAC denied */
+	CPL_KUBE_GONE = -4,		/* 410: a watch's resourceVersion is
+					 * too old; list again */
+	CPL_KUBE_STOPPED = -5,		/* a watch stopped by its caller */
 };
 
 /*
@@ -61,6 +64,11 @@ struct cpl_kube_list_opts {
 	const char *field_selector;	/* NULL: none */
 	long limit;			/* page size; 0: 500, like kubectl,
 					 * fewer once a page passes 2 MiB */
+	char **resource_version;	/* not NULL: set to the list's
+					 * metadata.resourceVersion (its first
+					 * page's, as client-go's reflector
+					 * takes it; NULL when the server gave
+					 * none); caller frees */
 };
 
 /* Receives one line per HTTP exchange: method, URL, status, time. */
@@ -137,6 +145,49 @@ int cpl_kubeclient_list_each(struct cpl_kubeclient *c,
 int cpl_kubeclient_get_raw(char **body, size_t *len, struct cpl_kubeclient *c,
 			   const struct cpl_kube_ref *ref,
 			   struct cpl_error *err);
+
+/*
+ * One event of a watch: type is "ADDED", "MODIFIED", "DELETED" or
+ * "BOOKMARK" and obj the object (borrowed until the callback returns; a
+ * built-in item gets its apiVersion and kind as in a list).  After the
+ * events of each piece of the stream that brought some, fn is called once
+ * more with type and obj NULL: the time to act on a batch.
+ */
+typedef void (*cpl_kube_event_fn)(void *ctx, const char *type, json_t *obj);
+
+struct cpl_kube_watch_opts {
+	const char *label_selector;	/* NULL: none */
+	const char *resource_version;	/* the list's; NULL: from now */
+	long timeout_s;			/* timeoutSeconds: the server ends
+					 * the watch then; 0: 300 */
+	size_t max_event;		/* bytes of one event line; 0: 4 MiB */
+	/* Asked about once a second (and between events); true stops the
+	 * watch with CPL_KUBE_STOPPED.  NULL: never. */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
+	char **last_rv;			/* not NULL: kept set to the last
+					 * event's resourceVersion (caller
+					 * frees), to watch again from */
+};
+
+/*
+ * WATCHes a collection (GET ...?watch=1&allowWatchBookmarks=true):
+ * newline-delimited JSON events read as they come, one line at a time in
+ * a buffer of at most max_event bytes.  Returns 0 when the server ended
+ * the watch (its timeoutSeconds: watch again from *last_rv),
+ * CPL_KUBE_GONE when the resourceVersion is too old (an HTTP 410, or an
+ * ERROR event with code 410: list again), CPL_KUBE_STOPPED when stop said
+ * so, and another CPL_KUBE_* failure with err set when the connection
+ * broke, the server refused, an event was not JSON or longer than
+ * max_event (the watch ends there; the caller lists again, so memory
+ * stays bounded).  The events before it were passed.  Not bounded by the
+ * client's deadline: a watch runs as long as the server keeps it.
+ */
+int cpl_kubeclient_watch(struct cpl_kubeclient *c,
+			 const struct cpl_kube_ref *ref,
+			 const struct cpl_kube_watch_opts *o,
+			 cpl_kube_event_fn fn, void *ctx,
+			 struct cpl_error *err);
 
 /* The request path for ref (escaped), without a query; caller frees. */
 char *cpl_kubeclient_path(const struct cpl_kube_ref *ref);

@@ -204,24 +204,44 @@ cpl_report_metrics(const struct cpl_metrics_in *m)
 		"workers): what competes for the budget.", F_BUSY);
 	if (m->audit) {
 		family(&b, "cpulint_audit_up", "gauge",
-		       "1 when the last audit pass read the cluster.");
+		       "1 when the audit's last read of the cluster (list or "
+		       "watch) worked.");
 		cpl_buf_addf(&b, "cpulint_audit_up %d\n", m->up ? 1 : 0);
 		family(&b, "cpulint_last_audit_timestamp_seconds", "gauge",
-		       "When the last audit pass ended (Unix time).");
+		       "When the audit last read the cluster: a list, a watch "
+		       "event or the end of a watch (Unix time).");
 		cpl_buf_addf(&b, "cpulint_last_audit_timestamp_seconds "
 			     "%.3f\n", m->last_time);
 		family(&b, "cpulint_audit_duration_seconds", "gauge",
-		       "How long the last audit pass took.");
+		       "How long the audit's last list of the Pods took.");
 		cpl_buf_addf(&b, "cpulint_audit_duration_seconds %.3f\n",
 			     m->last_duration);
 		family(&b, "cpulint_audit_passes_total", "counter",
-		       "Audit passes done.");
+		       "Lists of the Pods done: the first, each resync, after "
+		       "a 410 Gone or a failure.");
 		cpl_buf_addf(&b, "cpulint_audit_passes_total %lu\n",
 			     m->passes);
 		family(&b, "cpulint_audit_failures_total", "counter",
-		       "Audit passes that could not read the cluster.");
+		       "Lists and watches that could not read the cluster.");
 		cpl_buf_addf(&b, "cpulint_audit_failures_total %lu\n",
 			     m->failures);
+		family(&b, "cpulint_audit_judgements_total", "counter",
+		       "Owners judged: each when first listed and when one "
+		       "of its Pods changed.");
+		cpl_buf_addf(&b, "cpulint_audit_judgements_total %lu\n",
+			     m->judgements);
+		family(&b, "cpulint_audit_watch_events_total", "counter",
+		       "Pod events received from the watch.");
+		cpl_buf_addf(&b, "cpulint_audit_watch_events_total %lu\n",
+			     m->events);
+		family(&b, "cpulint_audit_relists_total", "counter",
+		       "Lists made because a watch's resourceVersion was too "
+		       "old (410 Gone).");
+		cpl_buf_addf(&b, "cpulint_audit_relists_total %lu\n",
+			     m->relists);
+		family(&b, "cpulint_audit_owners", "gauge",
+		       "Top owners of Pods the audit keeps a row for.");
+		cpl_buf_addf(&b, "cpulint_audit_owners %zu\n", m->owners);
 	}
 	family(&b, "cpulint_admission_reviews_total", "counter",
 	       "Admission reviews answered, by result.");

@@ -12,7 +12,9 @@
  *       unknown figure is left out
  *   cpulint_last_audit_timestamp_seconds, cpulint_audit_duration_seconds,
  *   cpulint_audit_passes_total, cpulint_audit_failures_total,
- *   cpulint_audit_up (the last pass read the cluster)
+ *   cpulint_audit_up (the last read of the cluster worked),
+ *   cpulint_audit_judgements_total, cpulint_audit_watch_events_total,
+ *   cpulint_audit_relists_total (after a 410 Gone), cpulint_audit_owners
  *   cpulint_admission_reviews_total{result="allowed|denied|invalid"}
  *
  * Live objects are named "kind/namespace/name" (a fourth part, the Pod,
@@ -40,6 +42,10 @@ struct cpl_metrics_in {
 	double last_time;		/* epoch s; 0: no pass yet */
 	double last_duration;
 	unsigned long passes, failures;
+	unsigned long judgements;	/* owners judged */
+	unsigned long events;		/* watch events */
+	unsigned long relists;		/* lists after a 410 Gone */
+	size_t owners;			/* owners the audit keeps */
 	unsigned long allowed, denied, invalid;	/* reviews answered */
 };
 

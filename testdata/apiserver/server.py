@@ -4,8 +4,11 @@
 It answers over HTTPS on 127.0.0.1 like a real API server, faithfully enough
 that the real kubectl works against it: discovery documents, GET of one
 object, LIST with labelSelector/fieldSelector, limit/continue paging and
-all-namespaces lists, Status bodies for 401/403/404/429, and the kubelet's
-cAdvisor metrics through /api/v1/nodes/NODE/proxy/metrics/cadvisor.
+all-namespaces lists, WATCH of a collection (events on create, replace and
+delete, resourceVersion, bookmarks, timeoutSeconds; SIGUSR1 ends every
+open watch with a 410 Gone, SIGUSR2 breaks their connections off), Status
+bodies for 401/403/404/429, and the kubelet's cAdvisor metrics through
+/api/v1/nodes/NODE/proxy/metrics/cadvisor.
 
 At start it makes a CA with the openssl CLI and writes into --dir:
 
@@ -537,10 +540,52 @@ class Config:
     conn_ids = itertools.count(1)
     started = time.time()
     store_lock = threading.Lock()
+    # Watch: every write is an event (rv, (group, version, plural), type,
+    # object); the last MAX_EVENTS are kept.  compacted: resourceVersions
+    # below it are gone (410); expire_gen and drop_gen end the open
+    # watches with a 410 ERROR event (SIGUSR1) or by closing their
+    # connections mid-stream (SIGUSR2).
+    events = []
+    watch_cond = threading.Condition()
+    compacted = 0
+    expire_gen = 0
+    drop_gen = 0
+    bookmark_every = 5.0
     # A validating admission webhook, called as the API server's
     # admission chain calls one (see call_webhook): None, or a dict with
     # url, ca (file), name, resources (plurals), timeout (s).
     webhook = None
+
+
+MAX_EVENTS = 10000
+
+
+def add_event(key, typ, obj):
+    """Records a write for the watches; called with store_lock held, after
+    Config.store.rv was raised for it."""
+    with Config.watch_cond:
+        Config.events.append((Config.store.rv, key, typ,
+                              json.loads(json.dumps(obj))))
+        if len(Config.events) > MAX_EVENTS:
+            del Config.events[:len(Config.events) - MAX_EVENTS]
+            Config.compacted = max(Config.compacted, Config.events[0][0])
+        Config.watch_cond.notify_all()
+
+
+def expire_watches(*_):
+    """SIGUSR1: history is compacted to now and every open watch gets a
+    410 Gone ERROR event, as when a watcher falls too far behind."""
+    with Config.watch_cond:
+        Config.compacted = Config.store.rv
+        Config.expire_gen += 1
+        Config.watch_cond.notify_all()
+
+
+def drop_watches(*_):
+    """SIGUSR2: every open watch's connection is closed mid-stream."""
+    with Config.watch_cond:
+        Config.drop_gen += 1
+        Config.watch_cond.notify_all()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -717,6 +762,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 obj = Config.store.objects.get(key, {}).pop(
                     (ns or "", rest[1]), None)
                 Config.store.rv += 1
+                if obj is not None:
+                    obj["metadata"]["resourceVersion"] = str(
+                        Config.store.rv)
+                    add_event(key, "DELETED", obj)
             if obj is None:
                 self.send_not_found(group, plural, rest[1])
                 return
@@ -791,6 +840,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if not dry:
                 Config.store.objects.setdefault(key, {})[
                     (ns or "", name)] = obj
+                add_event(key, "ADDED" if old is None else "MODIFIED", obj)
         self.send(201 if verb == "create" else 200, obj, headers=headers)
 
     def send_not_found(self, group, plural, name):
@@ -938,8 +988,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.denied(verb, group, resource, ns, name):
             return
         if verb == "watch":
-            self.send(405, status_body(405, "MethodNotAllowed",
-                                       "the fake API server does not watch"))
+            if name is not None:
+                self.send(405, status_body(405, "MethodNotAllowed",
+                                           "the fake API server watches "
+                                           "collections only"))
+                return
+            self.watch_objects(info, ns, params)
             return
         if name is None:
             self.list_objects(info, ns, params)
@@ -1162,6 +1216,115 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         "apiVersion": gv_string(group, version),
                         "metadata": meta, "items": page})
 
+    # -- watch --
+
+    def watch_objects(self, info, ns, params):
+        """A watch as the API server streams one: 200, chunked, one JSON
+        event per line; from resourceVersion (none or "0": ADDED for what
+        exists first), BOOKMARKs every Config.bookmark_every seconds when
+        allowed, a 410 ERROR event for a resourceVersion older than the
+        compacted history, the end after timeoutSeconds."""
+        group, version, plural, kind, _ = info
+        key = (group, version, plural)
+        try:
+            labels = parse_label_selector(params.get("labelSelector", ""))
+            fields = parse_field_selector(params.get("fieldSelector", ""))
+            timeout = float(params.get("timeoutSeconds") or 1800)
+        except ValueError as e:
+            self.send(400, status_body(400, "BadRequest", str(e)))
+            return
+        bookmarks = params.get("allowWatchBookmarks") in ("true", "1")
+        rv_param = params.get("resourceVersion", "")
+
+        def matches(obj):
+            meta = obj.get("metadata", {})
+            return ((ns is None or meta.get("namespace", "") == ns) and
+                    labels(meta.get("labels", {})) and fields(obj))
+
+        def chunk(ev):
+            data = (json.dumps(ev, separators=(",", ":")) + "\n").encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+        def gone():
+            chunk({"type": "ERROR", "object": status_body(
+                410, "Expired", "too old resource version: %s (%d)" %
+                (rv_param, Config.compacted))})
+
+        self.record(200)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        deadline = time.time() + timeout
+        with Config.watch_cond:
+            expire, drop = Config.expire_gen, Config.drop_gen
+            now_rv = Config.store.rv
+            compacted = Config.compacted
+        try:
+            if rv_param in ("", "0"):
+                with Config.store_lock:
+                    now_rv = Config.store.rv
+                    current = [o for _, o in sorted(
+                        Config.store.objects.get(key, {}).items())]
+                for o in current:
+                    if matches(o):
+                        chunk({"type": "ADDED", "object": o})
+                pos = now_rv
+            else:
+                try:
+                    pos = int(rv_param)
+                except ValueError:
+                    pos = -1
+                if pos < compacted:
+                    gone()
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+            last_mark = time.time()
+            while True:
+                with Config.watch_cond:
+                    pending = [e for e in Config.events
+                               if e[0] > pos and e[1] == key]
+                    if not pending and Config.expire_gen == expire and \
+                            Config.drop_gen == drop:
+                        Config.watch_cond.wait(max(0.05, min(
+                            deadline - time.time(), 0.5)))
+                        pending = [e for e in Config.events
+                                   if e[0] > pos and e[1] == key]
+                    expired = Config.expire_gen != expire
+                    dropped = Config.drop_gen != drop
+                    # Every event up to the last recorded one is in
+                    # pending or already sent: a bookmark may say so.
+                    mark_rv = Config.events[-1][0] if Config.events \
+                        else pos
+                if dropped:
+                    self.close_connection = True
+                    return      # no last chunk: the stream breaks off
+                if expired:
+                    gone()
+                    break
+                for rv, _, typ, obj in pending:
+                    if matches(obj):
+                        chunk({"type": typ, "object": obj})
+                    pos = rv
+                if pending:
+                    mark_rv = max(mark_rv, pos)
+                if time.time() >= deadline:
+                    break
+                if bookmarks and time.time() - last_mark >= \
+                        Config.bookmark_every:
+                    pos = max(pos, mark_rv)
+                    chunk({"type": "BOOKMARK", "object": {
+                        "kind": kind, "apiVersion": gv_string(group,
+                                                              version),
+                        "metadata": {"resourceVersion": str(pos)}}})
+                    last_mark = time.time()
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError,
+                OSError):
+            self.close_connection = True
+
     # -- cAdvisor metrics --
 
     def cadvisor(self, node):
@@ -1341,6 +1504,9 @@ def main():
     ap.add_argument("--training", action="store_true",
                     help="with --generate-pods: torchrun containers, 100 "
                     "Pods per Deployment (through a ReplicaSet)")
+    ap.add_argument("--bookmark-every", type=float, default=5,
+                    help="seconds between a watch's BOOKMARK events "
+                    "(default 5)")
     ap.add_argument("--timeout", type=float, default=300,
                     help="exit after this many seconds (default 300)")
     ap.add_argument("--token", action="append", default=[],
@@ -1428,6 +1594,7 @@ def main():
         p, s = parse_pair(rule, "--delay")
         Config.delay[p.rstrip("/")] = float(s)
     Config.retry_after = args.retry_after
+    Config.bookmark_every = args.bookmark_every
     if args.webhook:
         Config.webhook = {"url": args.webhook, "ca": args.webhook_ca,
                           "name": args.webhook_name,
@@ -1458,6 +1625,8 @@ def main():
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGUSR1, expire_watches)
+    signal.signal(signal.SIGUSR2, drop_watches)
     thread = threading.Thread(target=server.serve_forever,
                               kwargs={"poll_interval": 0.2}, daemon=True)
     thread.start()

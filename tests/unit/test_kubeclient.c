@@ -429,7 +429,7 @@ START_TEST(paging_over_all_namespaces)
 	struct cpl_kube_ref all = { "v1", "pods", NULL, NULL, NULL };
 	struct cpl_kube_ref gen_a = { "v1", "pods", "gen-a", NULL, NULL };
 	struct cpl_kube_list_opts sel = { "app=gen,tier in (web,etl)", NULL,
-					  0 };
+					  0, NULL };
 	struct cpl_error err = { 0 };
 	json_t *items = NULL, *item, *log, *seen = json_object();
 	long mark = log_mark();
@@ -1177,6 +1177,103 @@ START_TEST(request_paths)
 }
 END_TEST
 
+/* Watch events counted by type; batches ended (type NULL). */
+struct seen_events {
+	int added, bookmarks, other, batches;
+};
+
+static void
+count_event(void *ctx, const char *type, json_t *obj)
+{
+	struct seen_events *se = ctx;
+
+	if (type == NULL)
+		se->batches++;
+	else if (strcmp(type, "ADDED") == 0 && json_is_object(obj))
+		se->added++;
+	else if (strcmp(type, "BOOKMARK") == 0)
+		se->bookmarks++;
+	else
+		se->other++;
+}
+
+static bool
+stop_now(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+START_TEST(watch_events_gone_and_bounded)
+{
+	struct cpl_kubeconfig *kc = kc_load("kubeconfig", "fake-token", NULL);
+	struct cpl_kubeclient *c = client_new(kc);
+	struct cpl_kube_ref ml = { "v1", "pods", "ml", NULL, NULL };
+	struct cpl_kube_ref one = { "v1", "pods", "ml", "train-0", NULL };
+	char *rv = NULL, *last = NULL;
+	struct cpl_kube_list_opts lo = { .resource_version = &rv };
+	struct cpl_kube_watch_opts wo = { 0 };
+	struct seen_events se = { 0 };
+	struct cpl_error err = { 0 };
+	json_t *items = NULL, *obj = NULL;
+	size_t n;
+
+	/* The list hands out its resourceVersion. */
+	ck_assert_int_eq(cpl_kubeclient_list(&items, c, &ml, &lo, &err), 0);
+	ck_assert_ptr_nonnull(rv);
+	n = json_array_size(items);
+	ck_assert_uint_gt(n, 0);
+	json_decref(items);
+
+	/* From "0": what exists, ADDED, in one batch at least; then the
+	 * server ends the watch after timeoutSeconds. */
+	wo.resource_version = "0";
+	wo.timeout_s = 1;
+	wo.last_rv = &last;
+	ck_assert_int_eq(cpl_kubeclient_watch(c, &ml, &wo, count_event, &se,
+					      &err), 0);
+	ck_assert_int_eq(se.added, (int)n);
+	ck_assert_int_eq(se.other, 0);
+	ck_assert_int_ge(se.batches, 1);
+	ck_assert_ptr_nonnull(last);
+	/* The handle is as GET wants it after a watch. */
+	ck_assert_int_eq(cpl_kubeclient_get(&obj, NULL, c, &one, &err), 0);
+	json_decref(obj);
+
+	/* An event longer than the line buffer ends the watch: an error
+	 * naming the bound and the request, never a credential. */
+	wo.max_event = 64;
+	ck_assert_int_eq(cpl_kubeclient_watch(c, &ml, &wo, count_event, &se,
+					      &err), CPL_KUBE_FAILED);
+	ck_assert_ptr_nonnull(strstr(err.message, "more than 64 bytes"));
+	ck_assert_ptr_nonnull(strstr(err.message, "watch=1"));
+	assert_clean(err.message);
+	cpl_error_clear(&err);
+	wo.max_event = 0;
+
+	/* Stopped by its caller. */
+	wo.stop = stop_now;
+	wo.resource_version = rv;
+	ck_assert_int_eq(cpl_kubeclient_watch(c, &ml, &wo, count_event, &se,
+					      &err), CPL_KUBE_STOPPED);
+	wo.stop = NULL;
+
+	/* History compacted to now (the server's SIGUSR1): an older
+	 * resourceVersion is gone, 410. */
+	ck_assert_int_eq(kill(srv_pid, SIGUSR1), 0);
+	usleep(300000);
+	wo.resource_version = "1";
+	ck_assert_int_eq(cpl_kubeclient_watch(c, &ml, &wo, count_event, &se,
+					      &err), CPL_KUBE_GONE);
+	ck_assert_int_eq(cpl_kubeclient_get(&obj, NULL, c, &one, &err), 0);
+	json_decref(obj);
+	free(rv);
+	free(last);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1204,6 +1301,7 @@ main(void)
 	tcase_add_test(tc, unreachable_server);
 	tcase_add_test(tc, tls_verification);
 	tcase_add_test(tc, request_paths);
+	tcase_add_test(tc, watch_events_gone_and_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
