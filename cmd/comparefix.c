@@ -3,9 +3,10 @@
  * verdict's best setting (T threads, W workers) written into the file it
  * was planned from, by the linter's own edits (lib/keep.h: CPU401's
  * split fix), proved by the re-parse check (fixcheck.h) and written
- * whole or not at all (atomic.h).  One YAML comment beside the first
- * value that ends a line says which comparison chose it; when no place
- * takes a comment, or the re-parse refuses it, the values go alone.
+ * whole or not at all (atomic.h).  One YAML comment at the end of the
+ * first value's line that takes one says which comparison chose it; when
+ * no place takes a comment (every value inside a flow collection), or the
+ * re-parse refuses it, the values go alone.
  *
  * Ownership: everything made here is freed here; the comparison and the
  * verdict are the caller's.
@@ -74,31 +75,46 @@ offset_of(const char *text, size_t len, int line, int column)
 	return i + (size_t)(column - 1);
 }
 
-/*
- * Edit x's text with the comment at the end of its last line, or NULL
- * when the line does not end there: an edit that ends where only blanks
- * follow on its line, or an insertion of whole lines at a line's start.
- */
-static char *
-with_comment(const struct cpl_edit *x, const char *text, size_t len,
-	     const char *note)
+/* Whether only blanks follow off on its line. */
+static bool
+line_ends(const char *text, size_t len, size_t off)
 {
-	size_t off = offset_of(text, len, x->end_line, x->end_column);
-	size_t tl = strlen(x->text);
-
-	if (off == (size_t)-1)
-		return NULL;
-	if (x->column == 1 && x->line == x->end_line &&
-	    x->column == x->end_column && tl > 0 && x->text[tl - 1] == '\n')
-		return cpl_xasprintf("%.*s%s\n", (int)(tl - 1), x->text, note);
 	while (off < len && (text[off] == ' ' || text[off] == '\t' ||
 			     text[off] == '\r'))
 		off++;
-	if (off < len && text[off] != '\n')
+	return off >= len || text[off] == '\n';
+}
+
+/*
+ * Edit x with the comment at the end of its line, as the edit of one
+ * YAML value the re-parse check accepts: an insertion of whole lines at
+ * a line's start gets it on its last line; another edit that adds no line
+ * and ends its line gets it after its text.  Not inside a flow
+ * collection: the check takes a replacement only as one value, and
+ * `{name: X, value: "4"}  # ...` is not one.  The new text and its range
+ * (*e); NULL: no place.
+ */
+static char *
+with_comment(const struct cpl_edit *x, const char *text, size_t len,
+	     const char *note, struct cpl_patch_edit *e)
+{
+	size_t from = offset_of(text, len, x->line, x->column);
+	size_t to = offset_of(text, len, x->end_line, x->end_column);
+	size_t tl = strlen(x->text);
+
+	e->line = x->line;
+	e->column = x->column;
+	e->end_line = x->end_line;
+	e->end_column = x->end_column;
+	if (from == (size_t)-1 || to == (size_t)-1)
 		return NULL;
-	if (tl > 0 && x->text[tl - 1] == '\n')
+	if (x->column == 1 && from == to && tl > 0 && x->text[tl - 1] == '\n')
+		return cpl_xasprintf("%.*s%s\n", (int)(tl - 1), x->text, note);
+	if (strchr(x->text, '\n') != NULL || x->line != x->end_line)
 		return NULL;
-	return cpl_xasprintf("%s%s", x->text, note);
+	if (line_ends(text, len, to))
+		return cpl_xasprintf("%s%s", x->text, note);
+	return NULL;
 }
 
 /*
@@ -124,7 +140,8 @@ apply(struct cpl_patch *p, const struct cpl_keep_result *k, const char *text,
 		pe[i].end_column = k->edits[i].end_column;
 		pe[i].text = k->edits[i].text;
 		if (i == with) {
-			ctext = with_comment(&k->edits[i], text, len, note);
+			ctext = with_comment(&k->edits[i], text, len, note,
+					     &pe[i]);
 			pe[i].text = ctext;
 		}
 	}
@@ -256,9 +273,11 @@ cpl_cli_compare_keep(const char *file, bool diff,
 		goto out;
 	}
 	note = comment(c, v);
-	/* The comment beside the first value that ends its line. */
+	/* The comment at the end of the first value's line that takes
+	 * one; else none. */
 	for (i = 0; i < k.nedits && !ok; i++) {
-		char *t = with_comment(&k.edits[i], text, len, note);
+		struct cpl_patch_edit at;
+		char *t = with_comment(&k.edits[i], text, len, note, &at);
 
 		if (t == NULL)
 			continue;
