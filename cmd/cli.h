@@ -41,6 +41,7 @@ enum cli_opt {
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
 	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_BASELINE, OPT_WRITE_BASELINE,
 	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
+	OPT_KEEP_FIX, OPT_KEEP_DIFF,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -276,6 +277,13 @@ int cpl_cli_run_live(struct options *o, int argc, char **argv);
  * subcommand's word; the exit status. */
 int cpl_cli_plan(int argc, char **argv);
 int cpl_cli_compare(int argc, char **argv);
+struct cpl_compare;
+struct cpl_verdict;
+/* compare --fix FILE / --diff FILE (keep.c): writes the verdict's best
+ * setting into file (diff: prints the diff instead); the exit status. */
+int cpl_cli_compare_keep(const char *file, bool diff,
+			 const struct cpl_compare *c,
+			 const struct cpl_verdict *v);
 
 /*
  * Shell completion: words are the arguments typed so far, the last one

@@ -2,8 +2,10 @@
  * compare.c — `kubectl cpulint compare [flags] -l cpulint.io/plan=ID |
  * TYPE/NAME... | experiment/NAME`: the runs of a plan, one row per
  * setting (lib/compare.h) and the verdict of the guidance's rules
- * (lib/plan/verdict.h), as text or JSON (-o json).  Exit status: 0 with
- * a verdict, 2 on a usage or cluster error or when Prometheus fails.
+ * (lib/plan/verdict.h), as text or JSON (-o json); with --fix FILE or
+ * --diff FILE the best setting is kept in FILE (keep.c).  Exit status: 0
+ * with a verdict, 2 on a usage or cluster error or when Prometheus
+ * fails; with --fix/--diff FILE, keep.c's.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -25,6 +27,8 @@ struct compare_opts {
 	const char *wait;
 	const char *format;
 	const char *output_file;
+	const char *keep;	/* --fix FILE or --diff FILE */
+	bool keep_diff;
 	bool verbose;
 };
 
@@ -90,6 +94,17 @@ parse(struct compare_opts *o, int argc, char **argv, int *status)
 			o->format = optarg;
 			break;
 		case OPT_OUTPUT_FILE: o->output_file = optarg; break;
+		case OPT_KEEP_FIX:
+		case OPT_KEEP_DIFF:
+			if (o->keep && (strcmp(o->keep, optarg) != 0 ||
+					o->keep_diff != (c == OPT_KEEP_DIFF))) {
+				cpl_cli_say("kubectl-cpulint compare: give one "
+					    "of --fix FILE and --diff FILE");
+				rc = -1;
+			}
+			o->keep = optarg;
+			o->keep_diff = c == OPT_KEEP_DIFF;
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h':
 			cpl_cli_sub_usage(stdout, "compare");
@@ -252,15 +267,20 @@ cpl_cli_compare(int argc, char **argv)
 	for (i = 0; i < c.nrows; i++)
 		rows[i] = c.rows[i].r;
 	cpl_verdict_judge(&v, rows, c.nrows, THRESHOLD);
-	if (cpl_cli_output_open(&out, o.output_file, stdout) < 0)
-		goto out;
-	if (strcmp(o.format, "json") == 0)
-		json_out(out.fp, &c, &v);
-	else
-		text(out.fp, &c, &v);
-	if (cpl_cli_output_close(&out, ferror(out.fp) != 0) < 0)
-		goto out;
-	status = EXIT_CLEAN;
+	/* --diff FILE: standard output is the diff's; the table goes only
+	 * to --output-file. */
+	if (!o.keep_diff || o.output_file) {
+		if (cpl_cli_output_open(&out, o.output_file, stdout) < 0)
+			goto out;
+		if (strcmp(o.format, "json") == 0)
+			json_out(out.fp, &c, &v);
+		else
+			text(out.fp, &c, &v);
+		if (cpl_cli_output_close(&out, ferror(out.fp) != 0) < 0)
+			goto out;
+	}
+	status = o.keep ? cpl_cli_compare_keep(o.keep, o.keep_diff, &c, &v) :
+		 EXIT_CLEAN;
 out:
 	free(rows);
 	cpl_verdict_free(&v);

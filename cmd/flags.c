@@ -158,6 +158,12 @@ static const struct cli_flag compare_flags[] = {
 	{ OPT_WAIT, 0, "wait", "EXPR", CLI_TEXT, NULL,
 	  "compare: PromQL of the share of time (0..1) the\n"
 	  "loop waits for batches ($pod, $namespace, $window)" },
+	{ OPT_KEEP_FIX, 0, "fix", "FILE", CLI_FILE, NULL,
+	  "compare: write the best setting (threads,\n"
+	  "workers) into FILE, the verdict beside it" },
+	{ OPT_KEEP_DIFF, 0, "diff", "FILE", CLI_FILE, NULL,
+	  "compare: print the diff --fix FILE would make\n"
+	  "(exit 1 when there is one)" },
 };
 
 const char *const cpl_cli_subs[] = { "plan", "compare", NULL };

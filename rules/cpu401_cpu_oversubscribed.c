@@ -13,6 +13,7 @@
  * stays silent.
  */
 #include "common.h"
+#include "keep.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,67 +34,6 @@ thread_rule_reports(struct cpl_check *ck, const struct cpl_amount *t)
 	if (strncmp(t->how, "torch.set_num_threads(", 22) == 0)
 		return cpl_check_rule_on(ck, "CPU305");
 	return false;
-}
-
-/* Sets an env variable written as a number to t (nothing when it already
- * is t); false when it is written some other way. */
-static bool
-set_env_count(struct cpl_check *ck, struct cpl_finding *fd,
-	      const struct cpl_container *c, const char *name, long t)
-{
-	const struct cpl_env *e = cpl_container_env_effective(c, name);
-	long v;
-
-	if (e == NULL)
-		return true;
-	if (e->value == NULL || cpl_parse_long(&v, e->value) < 0)
-		return false;
-	return v == t ||
-	       cpl_check_replace_env_count(ck, fd, &e->pos, v, t);
-}
-
-/*
- * The edits of "set the threads to T (and use W loader workers)": every
- * number the fix names, where the text writes it, or no edit at all.
- */
-static void
-split_edits(struct cpl_check *ck, struct cpl_finding *fd,
-	    const struct cpl_container *c, const struct cpl_facts *f,
-	    bool workers)
-{
-	static const char *const names[] = { "OMP_NUM_THREADS",
-					     "MKL_NUM_THREADS" };
-	const char *how = f->threads.how;
-	size_t keep = fd->nedits;
-	bool ok;
-	char t[24];
-
-	snprintf(t, sizeof(t), "%ld", f->t);
-	if (f->threads.state == CPL_AMT_KNOWN && f->threads.n == f->t) {
-		ok = true;	/* already T, however it is set */
-	} else if (f->threads.state != CPL_AMT_KNOWN) {
-		/* As CPU201 adds them: equal edits apply once. */
-		cpl_check_insert_env(ck, fd, c, names,
-			cpl_container_env_effective(c, names[1]) ? 1 : 2, t);
-		ok = fd->nedits > keep;
-	} else if ((strncmp(how, "OMP_NUM_THREADS=", 16) == 0 ||
-		    strncmp(how, "MKL_NUM_THREADS=", 16) == 0) &&
-		   strchr(how, '(') == NULL) {
-		ok = set_env_count(ck, fd, c, names[0], f->t) &&
-		     set_env_count(ck, fd, c, names[1], f->t);
-	} else if (strncmp(how, "torch.set_num_threads(", 22) == 0) {
-		ok = cpl_check_replace_args(ck, fd, &f->threads.pos, t);
-	} else {
-		ok = false;
-	}
-	if (ok && workers)
-		ok = f->workers.state == CPL_AMT_KNOWN &&
-		     (f->workers.n == f->w ||
-		      cpl_check_replace_count(ck, fd, &f->workers.pos,
-					      f->workers.n, f->w));
-	if (!ok)
-		cpl_finding_drop_edits(fd, keep);
-	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job runs */
 }
 
 /* The edit of "raise resources.limits.cpu to need": the limit scalar (and
@@ -199,7 +139,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"(a starting point to compare against), "
 			"or raise resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, var, f.t, total);
-		split_edits(ck, fd, c, &f, false);
+		cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
 	} else if (f.per_rank >= 1) {
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: set %s to "
@@ -207,7 +147,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"starting point to compare against), or raise "
 			"resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, var, f.t, f.w, need);
-		split_edits(ck, fd, c, &f, true);
+		cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (r > 1) {
 		cpl_finding_set_fix(fd,
 			"%ld ranks need at least %ld CPUs: raise "

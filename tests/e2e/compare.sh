@@ -199,7 +199,90 @@ expect jobs 0 "$BIN" compare $K -n sweep-b pytorchjob/resnet-t4-w4 pytorchjob/re
 has jobs "  best: t2-w4 (2 threads, 4 workers)"
 [ "$(printf '%s\n' "$out" | grep -c '^t')" = 2 ] && ok || bad "jobs: not two rows"
 
-# 6. errors: one line, exit 2
+# 6. keep the setting: sweep-b's best (t2-w4) written into a copy of the
+# file planned from by the linter's own edits (CPU401's), the comment
+# beside the first value saying which comparison chose it; --diff prints
+# the hunk and writes nothing; the file then lints with no budget
+# finding on the setting (CPU402's /dev/shm is a fix of its own).
+mkdir "$tmp/keep"
+cp testdata/plan/pytorchjob.yaml "$tmp/keep/job.yaml"
+# the figure in the comment as N: it is measured (1200 give or take)
+NOTE="# cpulint compare $ID: best t2-w4, N examples/s; kept by compare --fix"
+norm() { sed -E 's/(best t[0-9]+-w[0-9]+), [0-9.]+ examples/\1, N examples/'; }
+expect keep-diff 1 env -C "$tmp/keep" "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --diff job.yaml
+all=$(printf '%s\n' "$all" | norm)
+lacks keep-diff "SETTING"
+has keep-diff "--- a/job.yaml"
+has keep-diff '-              command: ["python", "train.py", "--workers", "6", "--steps", "20000"]'
+has keep-diff '+              command: ["python", "train.py", "--workers", "4", "--steps", "20000"]'
+has keep-diff '-                  value: "8"'
+has keep-diff "+                  value: \"2\"  $NOTE"
+cmp -s testdata/plan/pytorchjob.yaml "$tmp/keep/job.yaml" && ok || bad "keep-diff wrote the file"
+printf '%s\n' "$out" > "$tmp/keep.diff"
+(cd "$tmp/keep" && cp job.yaml patched.yaml && patch -s patched.yaml < ../keep.diff) && ok || bad "keep-diff: patch does not apply it"
+expect keep-fix 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/job.yaml"
+has keep-fix "  best: t2-w4 (2 threads, 4 workers): "
+has keep-fix "job.yaml: kept t2-w4 in 1 training container(s)"
+cmp -s "$tmp/keep/patched.yaml" "$tmp/keep/job.yaml" && ok || { bad "keep-fix: not the diff's text"; diff "$tmp/keep/patched.yaml" "$tmp/keep/job.yaml"; }
+# byte-preserving: only the two lines changed
+[ "$(diff testdata/plan/pytorchjob.yaml "$tmp/keep/job.yaml" | grep -c '^[<>]')" = 4 ] && ok || bad "keep-fix: more than two lines changed"
+expect keep-lint 1 "$BIN" "$tmp/keep/job.yaml"
+lacks keep-lint "CPU201"
+lacks keep-lint "CPU202"
+lacks keep-lint "CPU401"
+has keep-lint "[CPU402 shm-missing]"
+expect keep-again 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/job.yaml"
+has keep-again "job.yaml already holds t2-w4"
+# a Polyaxonfile that sets no threads: both variables added to the run
+# container's env, the flag changed
+cp testdata/keep/polyaxonfile.yaml "$tmp/keep/polyaxonfile.yaml"
+expect keep-px 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/polyaxonfile.yaml"
+diff testdata/keep/polyaxonfile.yaml "$tmp/keep/polyaxonfile.yaml" | norm > "$tmp/keep/px.diff"
+{
+	echo '11c11,16'
+	echo '<     command: ["python", "train.py", "--workers", "6", "--steps", "20000"]'
+	echo '---'
+	echo '>     env:'
+	echo '>       - name: OMP_NUM_THREADS'
+	echo '>         value: "2"'
+	echo '>       - name: MKL_NUM_THREADS'
+	echo ">         value: \"2\"  $NOTE"
+	echo '>     command: ["python", "train.py", "--workers", "4", "--steps", "20000"]'
+} > "$tmp/keep/px.want"
+cmp -s "$tmp/keep/px.want" "$tmp/keep/px.diff" && ok || { bad "keep-px: the edit"; cat "$tmp/keep/px.diff"; }
+expect keep-px-lint 0 "$BIN" "$tmp/keep/polyaxonfile.yaml"
+# every replica of a PyTorchJob (sweep-a's best, t4-w2), in flow style:
+# the values change, and no comment goes inside a flow collection (the
+# re-parse check takes a replacement only as one value)
+cp testdata/keep/masterworker.yaml "$tmp/keep/mw.yaml"
+expect keep-mw 0 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/mw.yaml"
+has keep-mw "mw.yaml: kept t4-w2 in 2 training container(s)"
+[ "$(grep -c 'command: \[python, train.py, --workers=2\]$' "$tmp/keep/mw.yaml")" = 2 ] && ok || bad "keep-mw: the workers"
+[ "$(grep -c '{name: OMP_NUM_THREADS, value: "4"}' "$tmp/keep/mw.yaml")" = 2 ] && ok || bad "keep-mw: the threads"
+grep -q '# cpulint compare' "$tmp/keep/mw.yaml" && bad "keep-mw: a comment" || ok
+[ "$(diff testdata/keep/masterworker.yaml "$tmp/keep/mw.yaml" | grep -c '^[<>]')" = 8 ] && ok || bad "keep-mw: more than four lines changed"
+expect keep-mw-lint 1 "$BIN" "$tmp/keep/mw.yaml"
+lacks keep-mw-lint "CPU401"
+lacks keep-mw-lint "CPU202"
+lacks keep-mw-lint "CPU201"
+# refused, one line, exit 2, nothing written: the workers from a
+# Polyaxon input; two jobs in one file; no workers flag; no training
+# container; both flags
+cp testdata/plan/polyaxonfile.yaml "$tmp/keep/px-input.yaml"
+expect keep-px-input 2 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/px-input.yaml"
+has keep-px-input "px-input.yaml:14:"
+has keep-px-input "(--workers 12) is not written there as a number compare --fix can change (a template or an input): make it 4 where it is set"
+cmp -s testdata/plan/polyaxonfile.yaml "$tmp/keep/px-input.yaml" && ok || bad "keep-px-input: the file changed"
+expect keep-two 2 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix testdata/keep/two.yaml
+has keep-two "testdata/keep/two.yaml: several workloads with training containers (PyTorchJob a at line 2, PyTorchJob b at line 17): compare --fix keeps a setting in a file of one"
+expect keep-noflag 2 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --diff testdata/keep/noflag.yaml
+has keep-noflag 'testdata/keep/noflag.yaml: container "pytorch" sets no worker count compare --fix can edit: give its command a --workers style flag (--workers 4)'
+expect keep-nothing 2 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix testdata/keep/nothing.yaml
+has keep-nothing "testdata/keep/nothing.yaml: no training container to keep the setting in"
+expect keep-both 2 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --fix a.yaml --diff a.yaml
+has keep-both "give one of --fix FILE and --diff FILE"
+
+# 7. errors: one line, exit 2
 expect no-prom 2 "$BIN" compare --kubeconfig "$D/kubeconfig" -n sweep-a -l "cpulint.io/plan=$ID"
 has no-prom "give --prometheus URL"
 expect no-pods 2 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=nothing"

@@ -1,0 +1,257 @@
+/*
+ * keep.c — a setting of threads and workers written into a workload's
+ * source (keep.h): CPU401's split fix, and compare --fix's edits, which
+ * are that same fix reported by a rule of its own that no lint runs.
+ *
+ * May include: the core headers (engine_int.h, rule.h, fixedit.h).
+ */
+#include "keep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "engine_int.h"
+#include "fixedit.h"
+#include "rule.h"
+
+/* Sets an env variable written as a number to t (nothing when it already
+ * is t); false when it is written some other way. */
+static bool
+set_env_count(struct cpl_check *ck, struct cpl_finding *fd,
+	      const struct cpl_container *c, const char *name, long t)
+{
+	const struct cpl_env *e = cpl_container_env_effective(c, name);
+	long v;
+
+	if (e == NULL)
+		return true;
+	if (e->value == NULL || cpl_parse_long(&v, e->value) < 0)
+		return false;
+	return v == t ||
+	       cpl_check_replace_env_count(ck, fd, &e->pos, v, t);
+}
+
+bool
+cpl_keep_split(struct cpl_check *ck, struct cpl_finding *fd,
+	       const struct cpl_container *c, const struct cpl_facts *f,
+	       long t, long w, bool workers)
+{
+	static const char *const names[] = { "OMP_NUM_THREADS",
+					     "MKL_NUM_THREADS" };
+	const char *how = f->threads.how;
+	size_t keep = fd->nedits;
+	bool ok;
+	char ts[24];
+
+	snprintf(ts, sizeof(ts), "%ld", t);
+	if (f->threads.state == CPL_AMT_KNOWN && f->threads.n == t) {
+		ok = true;	/* already t, however it is set */
+	} else if (f->threads.state != CPL_AMT_KNOWN) {
+		/* As CPU201 adds them: equal edits apply once. */
+		cpl_check_insert_env(ck, fd, c, names,
+			cpl_container_env_effective(c, names[1]) ? 1 : 2, ts);
+		ok = fd->nedits > keep;
+	} else if ((strncmp(how, "OMP_NUM_THREADS=", 16) == 0 ||
+		    strncmp(how, "MKL_NUM_THREADS=", 16) == 0) &&
+		   strchr(how, '(') == NULL) {
+		ok = set_env_count(ck, fd, c, names[0], t) &&
+		     set_env_count(ck, fd, c, names[1], t);
+	} else if (strncmp(how, "torch.set_num_threads(", 22) == 0) {
+		ok = cpl_check_replace_args(ck, fd, &f->threads.pos, ts);
+	} else {
+		ok = false;
+	}
+	if (ok && workers)
+		ok = f->workers.state == CPL_AMT_KNOWN &&
+		     (f->workers.n == w ||
+		      cpl_check_replace_count(ck, fd, &f->workers.pos,
+					      f->workers.n, w));
+	if (!ok)
+		cpl_finding_drop_edits(fd, keep);
+	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job runs */
+	return ok;
+}
+
+/* The rule compare --fix's findings carry: in no registry, so no lint
+ * runs it and no report names it. */
+static const struct cpl_rule keep_rule = {
+	.id = "KEEP",
+	.name = "compare-keep",
+	.severity = CPL_SEV_NOTE,
+	.summary = "The setting a comparison chose, kept in the file.",
+	.precision = "high",
+};
+
+static bool
+same_doc(const struct cpl_workload *a, const struct cpl_workload *b)
+{
+	return a->pos.line == b->pos.line && a->pos.column == b->pos.column &&
+	       cpl_str_eq(a->file, b->file);
+}
+
+/* Where a worker count would go, for a refusal. */
+static void
+refuse_workers(struct cpl_keep_result *r, const char *file,
+	       const struct cpl_container *c, const struct cpl_facts *f,
+	       long w)
+{
+	const char *cname = c->name ? c->name : "the container";
+
+	if (f->workers.pos.file &&
+	    !cpl_str_eq(f->workers.pos.file, file))
+		r->why = cpl_xasprintf("%s: the worker count of container "
+			"\"%s\" is set at %s:%d (%s), not in a flag of its "
+			"command: pass it as --workers %ld in the command "
+			"(and read it in the script), or set it there",
+			file, cname, f->workers.pos.file, f->workers.pos.line,
+			f->workers.how, w);
+	else
+		r->why = cpl_xasprintf("%s: container \"%s\" sets no worker "
+			"count compare --fix can edit: give its command a "
+			"--workers style flag (--workers %ld) that the "
+			"script reads as DataLoader(num_workers=...)",
+			file, cname, w);
+}
+
+/* Copies fd's edits into r; false (and r->why) when one is in another
+ * file. */
+static bool
+take_edits(struct cpl_keep_result *r, const char *file,
+	   const struct cpl_finding *fd, const struct cpl_container *c)
+{
+	size_t i;
+
+	for (i = 0; i < fd->nedits; i++) {
+		const struct cpl_edit *x = &fd->edits[i];
+
+		if (x->file == NULL || !cpl_str_eq(x->file, file)) {
+			r->why = cpl_xasprintf("%s: the threads of container "
+				"\"%s\" are set at %s:%d, not in this file: "
+				"set them there, or set OMP_NUM_THREADS in "
+				"its env instead", file,
+				c->name ? c->name : "", x->file ? x->file : "?",
+				x->line);
+			return false;
+		}
+	}
+	r->edits = cpl_xrealloc(r->edits, (r->nedits + fd->nedits) *
+				sizeof(*r->edits));
+	for (i = 0; i < fd->nedits; i++) {
+		struct cpl_edit *y = &r->edits[r->nedits++];
+
+		*y = fd->edits[i];
+		y->file = cpl_xstrdup(fd->edits[i].file);
+		y->text = cpl_xstrdup(fd->edits[i].text);
+	}
+	return true;
+}
+
+void
+cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
+		struct cpl_keep_result *r)
+{
+	const struct cpl_wlist *wl = cpl_engine_workloads(e);
+	const struct cpl_workload *first = NULL, *other = NULL;
+	struct cpl_check ck = { .e = e, .rule = &keep_rule, .index = 0 };
+	size_t i, j;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < wl->count; i++) {
+		const struct cpl_workload *wk = wl->items[i];
+
+		if (wk->merged || wk->file == NULL)
+			continue;
+		for (j = 0; j < wk->ncontainers; j++) {
+			if (!cpl_budget_training(wk, &wk->containers[j]))
+				continue;
+			if (first == NULL)
+				first = wk;
+			else if (!same_doc(first, wk) && other == NULL)
+				other = wk;
+		}
+	}
+	if (first == NULL) {
+		r->why = cpl_xasprintf("%s: no training container to keep "
+				       "the setting in", file);
+		return;
+	}
+	if (other != NULL) {
+		r->why = cpl_xasprintf("%s: several workloads with training "
+			"containers (%s %s at line %d, %s %s at line %d): "
+			"compare --fix keeps a setting in a file of one",
+			file, first->kind, first->name, first->pos.line,
+			other->kind, other->name, other->pos.line);
+		return;
+	}
+	for (i = 0; i < wl->count && r->why == NULL; i++) {
+		const struct cpl_workload *wk = wl->items[i];
+
+		if (wk->merged || wk->file == NULL || !same_doc(first, wk))
+			continue;
+		for (j = 0; j < wk->ncontainers && r->why == NULL; j++) {
+			const struct cpl_container *c = &wk->containers[j];
+			struct cpl_facts f;
+			struct cpl_finding *fd;
+
+			if (!cpl_budget_training(wk, c))
+				continue;
+			cpl_facts_gather(&f, wk, c);
+			if (f.workers.state != CPL_AMT_KNOWN ||
+			    f.workers.pos.file == NULL ||
+			    !cpl_str_eq(f.workers.pos.file, file) ||
+			    strchr(f.workers.how, '-') == NULL) {
+				refuse_workers(r, file, c, &f, w);
+				break;
+			}
+			fd = cpl_check_report(&ck, wk, c, &c->pos,
+					      "keep t%ld-w%ld", t, w);
+			if (!cpl_keep_split(&ck, fd, c, &f, t, w, false)) {
+				r->why = cpl_xasprintf("%s: container \"%s\" "
+					"sets its threads (%s) in a way "
+					"compare --fix cannot edit: set "
+					"OMP_NUM_THREADS to \"%ld\" in its env",
+					file, c->name ? c->name : "",
+					f.threads.how, t);
+				break;
+			}
+			if (f.workers.n != w &&
+			    !cpl_check_replace_count(&ck, fd, &f.workers.pos,
+						     f.workers.n, w)) {
+				r->why = cpl_xasprintf("%s:%d:%d: the worker "
+					"count of container \"%s\" (%s) is not "
+					"written there as a number compare "
+					"--fix can change (a template or an "
+					"input): make it %ld where it is set",
+					file, f.workers.pos.line,
+					f.workers.pos.column,
+					c->name ? c->name : "", f.workers.how,
+					w);
+				break;
+			}
+			if (take_edits(r, file, fd, c))
+				r->ncontainers++;
+			cpl_facts_forget(c);
+		}
+	}
+	/* The engine sorted its findings in cpl_engine_run(); the keep's
+	 * are dropped again so that a report made after sees none. */
+	while (e->nfindings > 0 && e->findings[e->nfindings - 1].rule ==
+	       &keep_rule)
+		cpl_finding_free(&e->findings[--e->nfindings]);
+}
+
+void
+cpl_keep_free(struct cpl_keep_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nedits; i++) {
+		free(r->edits[i].file);
+		free(r->edits[i].text);
+	}
+	free(r->edits);
+	free(r->why);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,58 @@
+/*
+ * keep.h — setting a training container's intra-op threads T and loader
+ * workers W where its source writes them, through the fix machinery
+ * (fixedit.h): CPU401's split fix, and `compare --fix`, which keeps the
+ * setting a comparison chose.
+ *
+ * Ownership: findings and their edits are the engine's; the keep's
+ * strings (struct cpl_keep_result) are the caller's (cpl_keep_free).
+ *
+ * Includes: the core headers (budget.h, fixedit.h, engine.h).
+ */
+#ifndef CPL_KEEP_H
+#define CPL_KEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "budget.h"
+#include "finding.h"
+#include "workload.h"
+
+struct cpl_check;
+struct cpl_engine;
+
+/*
+ * The edits of "set the threads to t (and, with workers, use w loader
+ * workers)" on fd, for container c whose facts are f: every number
+ * named, where the text writes it (OMP_NUM_THREADS / MKL_NUM_THREADS,
+ * added when neither is set; torch.set_num_threads' argument; the
+ * worker count where it is written), or no edit at all (false).  The
+ * fix is unsafe: it changes what the job runs.
+ */
+bool cpl_keep_split(struct cpl_check *ck, struct cpl_finding *fd,
+		    const struct cpl_container *c, const struct cpl_facts *f,
+		    long t, long w, bool workers);
+
+/* What cpl_engine_keep made: edits of file, or why none. */
+struct cpl_keep_result {
+	struct cpl_edit *edits;	/* copies; all in the file */
+	size_t nedits;
+	size_t ncontainers;	/* the training containers set */
+	char *why;		/* refused: one line; NULL otherwise */
+};
+
+/*
+ * After cpl_engine_run() on one file: the edits that set the threads t
+ * and workers w of the training containers of its one workload that has
+ * any (all of them: a PyTorchJob's Master and Worker alike).  Refused
+ * (r->why) when the file has none, when several workloads have them,
+ * or when a value is not written where the file can be edited (the
+ * worker count must be a --workers style flag of the command).  No
+ * edits and no why: the file holds the setting already.
+ */
+void cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
+		     struct cpl_keep_result *r);
+void cpl_keep_free(struct cpl_keep_result *r);
+
+#endif
