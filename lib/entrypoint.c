@@ -130,18 +130,14 @@ find_near(struct pass *p, const char *file, const char *rel)
 static void
 carry_exports(struct cpl_launch *to, const struct cpl_launch *from)
 {
-	struct cpl_env *v;
-	size_t i;
+	struct cpl_env *v, *d;
 
 	if (from->nexports == 0)
 		return;
 	v = cpl_xcalloc(from->nexports + to->nexports, sizeof(*v));
-	for (i = 0; i < from->nexports; i++) {
-		v[i].name = cpl_xstrdup(from->exports[i].name);
-		v[i].value = from->exports[i].value ?
-			     cpl_xstrdup(from->exports[i].value) : NULL;
-		v[i].pos = from->exports[i].pos;
-	}
+	d = cpl_envs_dup(from->exports, from->nexports);
+	memcpy(v, d, from->nexports * sizeof(*v));
+	free(d);
 	if (to->nexports > 0)
 		memcpy(v + from->nexports, to->exports,
 		       to->nexports * sizeof(*v));

@@ -621,6 +621,25 @@ unlay_since(struct cpl_engine *e, const struct cpl_workload *w,
 	}
 }
 
+/* Every code rule the configuration leaves on, over Python file py. */
+static void
+code_rules(struct cpl_engine *e, struct cpl_check *ck,
+	   const struct cpl_pyfile *py)
+{
+	const struct cpl_rule *const *rules;
+	size_t nrules, r;
+
+	rules = cpl_rules_all(&nrules);
+	for (r = 0; r < nrules; r++) {
+		if (rules[r]->check_code == NULL ||
+		    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
+			continue;
+		ck->rule = rules[r];
+		ck->index = r;
+		rules[r]->check_code(ck, py);
+	}
+}
+
 /*
  * The code rules over the inline script container c of w runs (an Argo
  * script template's source, a Tekton step's script): no linted file holds
@@ -631,22 +650,11 @@ static void
 inline_rules(struct cpl_engine *e, struct cpl_check *ck,
 	     const struct cpl_workload *w, const struct cpl_container *c)
 {
-	const struct cpl_rule *const *rules;
-	size_t nrules, r;
-
 	if (c->script_py == NULL || c->code == NULL ||
 	    c->code->entry == NULL || w->file == NULL ||
 	    !cpl_str_eq(c->code->entry->path, w->file))
 		return;
-	rules = cpl_rules_all(&nrules);
-	for (r = 0; r < nrules; r++) {
-		if (rules[r]->check_code == NULL ||
-		    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
-			continue;
-		ck->rule = rules[r];
-		ck->index = r;
-		rules[r]->check_code(ck, c->code->entry);
-	}
+	code_rules(e, ck, c->code->entry);
 }
 
 static void
@@ -667,14 +675,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			continue;
 		py = cpl_engine_python(e, e->files[f]);
 		e->order = ORDER_PART(0, f);
-		for (r = 0; r < nrules; r++) {
-			if (rules[r]->check_code == NULL ||
-			    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
-				continue;
-			ck.rule = rules[r];
-			ck.index = r;
-			rules[r]->check_code(&ck, py);
-		}
+		code_rules(e, &ck, py);
 		cpl_pytokcache_trim(e->tokcache);
 	}
 	for (k = from; k < to; k++) {

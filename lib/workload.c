@@ -121,24 +121,6 @@ words_dup(const struct cpl_word *v, size_t n)
 	return d;
 }
 
-/* Copies n variables (names and values duplicated). */
-static struct cpl_env *
-envs_dup(const struct cpl_env *v, size_t n)
-{
-	struct cpl_env *d;
-	size_t i;
-
-	if (n == 0)
-		return NULL;
-	d = cpl_xcalloc(n, sizeof(*d));
-	for (i = 0; i < n; i++) {
-		d[i].name = cpl_xstrdup(v[i].name);
-		d[i].value = cpl_xstrdup(v[i].value);
-		d[i].pos = v[i].pos;
-	}
-	return d;
-}
-
 /* A word copied, or a zero word when w has no text. */
 static struct cpl_word
 word_copy(const struct cpl_word *w)
@@ -166,7 +148,7 @@ launch_copy(struct cpl_launch *dst, const struct cpl_launch *src)
 	dst->cfg.dtype = word_copy(&src->cfg.dtype);
 	dst->cfg.env = word_copy(&src->cfg.env);
 	dst->args = words_dup(src->args, src->nargs);
-	dst->exports = envs_dup(src->exports, src->nexports);
+	dst->exports = cpl_envs_dup(src->exports, src->nexports);
 	dst->hostcounts = NULL;
 	if (src->nhostcounts > 0)
 		dst->hostcounts = cpl_xcalloc(src->nhostcounts,
@@ -192,7 +174,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	dst->slots = word_copy(&src->slots);
 	dst->argv = words_dup(src->argv, src->argc);
 	dst->argv_cap = src->argc;
-	dst->env = envs_dup(src->env, src->nenv);
+	dst->env = cpl_envs_dup(src->env, src->nenv);
 	dst->env_cap = src->nenv;
 	/* The copy's own name index, over its own name strings. */
 	memset(&dst->env_at, 0, sizeof(dst->env_at));

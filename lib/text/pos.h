@@ -37,5 +37,7 @@ void cpl_words_free(struct cpl_word *v, size_t n);
 
 /* Frees each variable's name and value, then the array (NULL is fine). */
 void cpl_envs_free(struct cpl_env *v, size_t n);
+/* Copies n variables (names and values duplicated); NULL when n is 0. */
+struct cpl_env *cpl_envs_dup(const struct cpl_env *v, size_t n);
 
 #endif
