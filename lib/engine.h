@@ -154,6 +154,5 @@ bool cpl_engine_judged_file(const struct cpl_engine *e, const char *path,
 			    const struct stat *st);
 
 /* The configured throttling threshold in percent (default 10). */
-double cpl_engine_throttle_threshold(const struct cpl_engine *e);
 
 #endif

@@ -34,49 +34,16 @@
 
 #include "config.h"
 #include "engine.h"
+#include "checkctx.h"
 #include "link.h"
 #include "python/pyscan.h"
 #include "python/pytokcache.h"
+#include "source.h"
 #include "suppress.h"
 #include "text/lines.h"
 #include "text/yamledit.h"
 
 #define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
-
-enum file_kind {
-	FILE_YAML,
-	FILE_PYTHON,
-};
-
-/* One source file, read once. */
-struct source {
-	char *path;
-	enum file_kind kind;
-	char *text;
-	size_t len;
-	struct cpl_suppress *sup;	/* inline comments */
-	bool linted;			/* a target (not only linked code) */
-	struct cpl_pyfile *py;		/* Python: scanned once, lazily */
-	bool scanned;
-	struct cpl_error scan_err;	/* a scan on a worker failed: kept
-					 * until the file is first asked for,
-					 * when the error is reported */
-	struct cpl_lines lines;		/* where each line starts, lazily
-					 * (fixedit.c) */
-	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
-					 * once its workloads are judged */
-	bool yedit_tried;
-	size_t index;			/* in the engine's files */
-	bool inflight;			/* being loaded again on another
-					 * thread (group.c) */
-	bool reread;			/* read from a path (pipeline.c): its
-					 * text can be read again */
-	bool text_gone;			/* its text let go once judged
-					 * (cpl_engine_let_text_go()) */
-	int quota_helper;		/* CPU301 (fixcode.c): 0 not looked,
-					 * 1 to add, 2 defined, 3 name taken */
-	size_t quota_at;		/* with 1: where it goes */
-};
 
 struct pjob;	/* a queued file (pipeline.c) */
 struct pbatch;	/* queued files being read (pipeline.c) */
@@ -165,6 +132,8 @@ struct cpl_engine {
 	bool light;			/* Python files asked for stay
 					 * unloaded (group.c's graph) */
 	struct crew *crew;		/* loading the next batch (group.c) */
+	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
+						 * (group.c sets it) */
 	uint64_t order;			/* the next finding's order key */
 	struct source **yedits;		/* sources holding an edit parse */
 	size_t nyedits, yedits_cap;
@@ -175,15 +144,22 @@ struct cpl_engine {
 					 * (cpl_engine_drop_texts()) */
 };
 
-/* The context a rule's check runs in (opaque to rules: rule.h). */
-struct cpl_check {
-	struct cpl_engine *e;
-	const struct cpl_rule *rule;
-	size_t index;		/* rule's place in cpl_rules_all(): its
-				 * configured severity */
-};
+/* ---- sources.c ---------------------------------------------------------- */
 
-/* ---- engine.c ----------------------------------------------------------- */
+/* Records an input problem at path:line:col (the run exits 2). */
+void cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line,
+			   int col, const char *fmt, ...) CPL_PRINTF(5, 6);
+/* The repository-relative path of a caller path; NULL outside the
+ * repository.  Caller frees. */
+char *cpl_engine_rel_of(const struct cpl_engine *e, const char *path);
+/* The named Python file path is (as a finding or the linker spells
+ * it), as the caller named it; NULL when it is none.  Answered once per
+ * spelling. */
+const char *cpl_engine_seed_of(struct cpl_engine *e, const char *path);
+/* The source of the named Python file that path names under another
+ * spelling, or NULL. */
+struct source *cpl_engine_seed_source(struct cpl_engine *e,
+				      const char *path);
 
 /* Keeps a map key (taken) alive as long as the engine; returns it. */
 const char *cpl_engine_own_key(struct cpl_engine *e, char *key);
@@ -208,6 +184,16 @@ int cpl_engine_read_source(struct cpl_engine *e, const char *path,
 /* The source at path, however the path is spelled ("./a/../b.py"). */
 const struct source *cpl_engine_find_source(const struct cpl_engine *e,
 					    const char *path);
+/* ---- checkrun.c --------------------------------------------------------- */
+
+/* A check context over the run for rule (its index in cpl_rules_all(),
+ * for its configured severity; rule NULL until a rule is set). */
+void cpl_engine_check(struct cpl_check *ck, struct cpl_engine *e,
+		      const struct cpl_rule *rule, size_t index);
+/* Marks f suppressed by a comment at its place, an annotation of its
+ * workload or a configured ignore, when one applies. */
+void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
+
 /* ---- kustomize.c -------------------------------------------------------- */
 
 /* Takes the documents of kustomize patch files out of the run, recorded as
@@ -243,10 +229,6 @@ bool cpl_engine_file_changed(const struct cpl_engine *e, const char *file);
 /* --diff-base: whether f is one the change caused (changed.c). */
 bool cpl_engine_finding_changed(struct cpl_engine *e,
 				const struct cpl_finding *f);
-/* Marks f suppressed by a comment at its place, an annotation of its
- * workload or a configured ignore, when one applies. */
-void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
-
 /* The Python of a source, scanned the first time (a tokenizer error of a
  * target is an input error, reported once) and, unless the engine is in
  * its light phase, loaded again when it was unloaded (after the thread
@@ -331,10 +313,6 @@ void cpl_engine_reach(struct cpl_engine *e);
  * and suppressions, before sorting.
  */
 void cpl_engine_relocate(struct cpl_engine *e);
-/* The source of the named Python file that path names under another
- * spelling, or NULL. */
-struct source *cpl_engine_seed_source(struct cpl_engine *e,
-				      const char *path);
 /* Frees what reach.c keeps in the engine. */
 void cpl_engine_reach_free(struct cpl_engine *e);
 
@@ -345,14 +323,5 @@ int cpl_engine_overlay_read(const struct cpl_engine *e, const char *path,
 			    char **text, size_t *len);
 /* Frees the texts given (cpl_engine_free). */
 void cpl_engine_overlay_free(struct cpl_engine *e);
-
-/* ---- fixedit.c ---------------------------------------------------------- */
-
-/* Byte offset of 1-based line:column (column in code points, as every
- * reader counts) in src, or -1; indexes src's lines on first use. */
-long cpl_fixedit_offset(const struct source *src, int line, int column);
-/* The 1-based line and byte column of byte offset off of src. */
-struct cpl_pos cpl_fixedit_pos(const struct source *src, const char *file,
-			       size_t off);
 
 #endif

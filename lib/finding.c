@@ -1,11 +1,17 @@
 /*
- * finding.c — severity names and freeing the members of a finding and of
- * a budget entry.
+ * finding.c — severity names, what a rule adds to a finding it reported
+ * (the fix line, related places, edits), and freeing the members of a
+ * finding and of a budget entry.
+ *
+ * Ownership: every string added is copied into the finding.
  */
 #include "finding.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 static const char *const sev_names[] = { "off", "note", "warning", "error" };
 
@@ -88,4 +94,53 @@ cpl_finding_budget_free(struct cpl_budget_entry *b)
 	free(b->measured_pod);
 	free(b->measure_notes);
 	memset(b, 0, sizeof(*b));
+}
+
+void
+cpl_finding_set_fix(struct cpl_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->fix);
+	va_start(ap, fmt);
+	f->fix = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
+cpl_finding_add_related(struct cpl_finding *f, const struct cpl_pos *pos,
+			const char *fmt, ...)
+{
+	struct cpl_related *r;
+	va_list ap;
+
+	if (pos == NULL || pos->file == NULL || pos->line <= 0)
+		return;
+	f->related = cpl_xrealloc(f->related,
+				  (f->nrelated + 1) * sizeof(*f->related));
+	r = &f->related[f->nrelated++];
+	r->file = cpl_xstrdup(pos->file);
+	r->line = pos->line;
+	r->column = pos->column > 0 ? pos->column : 1;
+	va_start(ap, fmt);
+	r->message = cpl_xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
+cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
+		     int end_line, int end_column, const char *text)
+{
+	struct cpl_edit *ed;
+
+	if (pos == NULL || pos->file == NULL || pos->line <= 0)
+		return;
+	f->edits = cpl_xrealloc(f->edits, (f->nedits + 1) * sizeof(*f->edits));
+	ed = &f->edits[f->nedits++];
+	ed->file = cpl_xstrdup(pos->file);
+	ed->line = pos->line;
+	ed->column = pos->column;
+	ed->end_line = end_line;
+	ed->end_column = end_column;
+	ed->text = cpl_xstrdup(text);
 }

@@ -164,4 +164,13 @@ struct cpl_budget_entry {
 
 void cpl_finding_budget_free(struct cpl_budget_entry *b); /* members */
 
+/* A finding's fix line (printf-formatted), replacing any before. */
+void cpl_finding_set_fix(struct cpl_finding *f, const char *fmt, ...)
+	CPL_PRINTF(2, 3);
+void cpl_finding_add_related(struct cpl_finding *f, const struct cpl_pos *pos,
+			     const char *fmt, ...) CPL_PRINTF(3, 4);
+/* Edit replacing [pos, end_line:end_column) with text (see cpl_edit). */
+void cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
+			  int end_line, int end_column, const char *text);
+
 #endif

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_int.h"
+#include "checkctx.h"
 #include "rule.h"
 
 /* The helper, one line per string; each ends with the file's newline. */
@@ -200,7 +200,7 @@ cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
 			const struct cpl_pos *call, const struct cpl_pos *end)
 {
 	const struct source *src = call && call->file ?
-		cpl_engine_text_source(ck->e, call->file) : NULL;
+		cpl_check_source(ck, call->file) : NULL;
 	struct cpl_pos a, b;
 	long from, to;
 	char *text;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_int.h"
+#include "checkctx.h"
 #include "rule.h"
 #include "text/lines.h"
 #include "text/yamledit.h"
@@ -33,7 +33,7 @@ yedit_of(struct cpl_check *ck, const char *path)
 	struct source *src;
 	struct cpl_error err = { 0 };
 
-	src = cpl_engine_text_source(ck->e, path);
+	src = cpl_check_source(ck, path);
 	if (src == NULL || src->kind != FILE_YAML)
 		return NULL;
 	if (!src->yedit_tried) {
@@ -42,9 +42,7 @@ yedit_of(struct cpl_check *ck, const char *path)
 				   src->len, &err) < 0)
 			src->yedit = NULL;
 		cpl_error_clear(&err);
-		cpl_xgrow((void **)&ck->e->yedits, &ck->e->yedits_cap,
-			  ck->e->nyedits + 1, sizeof(*ck->e->yedits));
-		ck->e->yedits[ck->e->nyedits++] = src;
+		cpl_check_edit_parsed(ck, src);
 	}
 	return src->yedit;
 }
@@ -509,8 +507,7 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
 	char *styled;
-	const struct source *src = pos ? cpl_engine_text_source(ck->e,
-								pos->file) :
+	const struct source *src = pos ? cpl_check_source(ck, pos->file) :
 				   NULL;
 	const char *p, *end, *start;
 	long off;
@@ -591,7 +588,7 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 			const struct cpl_pos *pos, long from, long to)
 {
 	const struct source *src = pos && pos->file ?
-		cpl_engine_text_source(ck->e, pos->file) : NULL;
+		cpl_check_source(ck, pos->file) : NULL;
 	long off, v;
 	size_t i, j;
 	char num[24], *text;
@@ -627,7 +624,7 @@ cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
 		       const struct cpl_pos *pos, const char *text)
 {
 	const struct source *src = pos && pos->file ?
-		cpl_engine_text_source(ck->e, pos->file) : NULL;
+		cpl_check_source(ck, pos->file) : NULL;
 	long off;
 	size_t i, open;
 	int depth = 0;
@@ -679,7 +676,7 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 			    const struct cpl_pos *pos, long from, long to)
 {
 	const struct source *src = pos && pos->file ?
-		cpl_engine_text_source(ck->e, pos->file) : NULL;
+		cpl_check_source(ck, pos->file) : NULL;
 	long off;
 	size_t i, content, had = f->nedits;
 	char q[32];

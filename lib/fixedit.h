@@ -22,6 +22,7 @@
 #include "workload.h"
 
 struct cpl_check;
+struct source;
 
 /* Adds env variables names[0..n) = value (a string) to container c: to
  * the Polyaxonfile's simplified env when it has one, else to the
@@ -79,5 +80,12 @@ void cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
 /* Drops f's edits past the first keep: a fix applies whole or not at
  * all. */
 void cpl_finding_drop_edits(struct cpl_finding *f, size_t keep);
+
+/* Byte offset of 1-based line:column (column in code points, as every
+ * reader counts) in src, or -1; indexes src's lines on first use. */
+long cpl_fixedit_offset(const struct source *src, int line, int column);
+/* The 1-based line and byte column of byte offset off of src. */
+struct cpl_pos cpl_fixedit_pos(const struct source *src, const char *file,
+			       size_t off);
 
 #endif

@@ -663,8 +663,9 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 {
 	const struct cpl_rule *const *rules;
 	size_t nrules, r, k, j;
-	struct cpl_check ck = { .e = e };
+	struct cpl_check ck;
 
+	cpl_engine_check(&ck, e, NULL, 0);
 	rules = cpl_rules_all(&nrules);
 	for (k = from; k < to; k++) {
 		size_t f = g->members[k] - g->nw;
@@ -788,6 +789,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct pool pool = { 0 };
 	size_t gi, end, i;
 
+	e->crew_wait = cpl_engine_crew_wait;
 	cpl_engine_kustomize(e);
 	cpl_engine_entrypoints(e);
 	walk_graph(e, &g);

@@ -1,8 +1,7 @@
 /*
- * keep.h — setting a training container's intra-op threads T and loader
- * workers W where its source writes them, through the fix machinery
- * (fixedit.h): CPU401's split fix, and `compare --fix`, which keeps the
- * setting a comparison chose.
+ * keep.h — `compare --fix`: the setting of intra-op threads T and loader
+ * workers W a comparison chose, written where a workload's source writes
+ * them by CPU401's split fix (split.h).
  *
  * Ownership: findings and their edits are the engine's; the keep's
  * strings (struct cpl_keep_result) are the caller's (cpl_keep_free).
@@ -15,24 +14,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "budget.h"
 #include "finding.h"
 #include "workload.h"
 
-struct cpl_check;
 struct cpl_engine;
-
-/*
- * The edits of "set the threads to t (and, with workers, use w loader
- * workers)" on fd, for container c whose facts are f: every number
- * named, where the text writes it (OMP_NUM_THREADS / MKL_NUM_THREADS,
- * added when neither is set; torch.set_num_threads' argument; the
- * worker count where it is written), or no edit at all (false).  The
- * fix is unsafe: it changes what the job runs.
- */
-bool cpl_keep_split(struct cpl_check *ck, struct cpl_finding *fd,
-		    const struct cpl_container *c, const struct cpl_facts *f,
-		    long t, long w, bool workers);
 
 /* What cpl_engine_keep made: edits of file, or why none. */
 struct cpl_keep_result {

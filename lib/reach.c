@@ -28,56 +28,12 @@
 #include "text/yamldoc.h"
 #include "walk.h"
 
-static char no_mark;	/* the is_seed memo's "not a named file" */
-
-/* The rel path of a caller path; NULL outside the repository. */
-static char *
-rel_of(const struct cpl_engine *e, const char *path)
-{
-	struct cpl_error err = { 0 };
-	char *rel = NULL;
-
-	if (cpl_repo_relpath(&rel, e->repo, path, &err) != 0)
-		rel = NULL;
-	cpl_error_clear(&err);
-	return rel;
-}
-
-/* The named Python file path is (as a finding or the linker spells
- * it), as the caller named it; NULL when it is none.  Answered once per
- * spelling. */
-static const char *
-seed_of(struct cpl_engine *e, const char *path)
-{
-	void *v;
-	char *rel;
-	const char *seed;
-
-	if (path == NULL || e->seed_rel.count == 0)
-		return NULL;
-	v = cpl_strmap_get(&e->is_seed, path);
-	if (v != NULL)
-		return v == &no_mark ? NULL : v;
-	rel = rel_of(e, path);
-	seed = rel ? cpl_strmap_get(&e->seed_rel, rel) : NULL;
-	free(rel);
-	cpl_strmap_put(&e->is_seed, cpl_engine_own_key(e, cpl_xstrdup(path)),
-		       seed ? (void *)seed : &no_mark);
-	return seed;
-}
-
+/* Whether path (as a finding or the linker spells it) is a named
+ * Python file. */
 static bool
 is_seed(struct cpl_engine *e, const char *path)
 {
-	return seed_of(e, path) != NULL;
-}
-
-struct source *
-cpl_engine_seed_source(struct cpl_engine *e, const char *path)
-{
-	const char *seed = seed_of(e, path);
-
-	return seed ? (struct source *)cpl_engine_find_source(e, seed) : NULL;
+	return cpl_engine_seed_of(e, path) != NULL;
 }
 
 /*
@@ -88,7 +44,7 @@ cpl_engine_seed_source(struct cpl_engine *e, const char *path)
 static const char *
 root_path(const struct cpl_engine *e)
 {
-	char *rel = rel_of(e, ".");
+	char *rel = cpl_engine_rel_of(e, ".");
 	bool at_root = rel != NULL && *rel == '\0';
 
 	free(rel);
@@ -465,7 +421,7 @@ cpl_engine_reach(struct cpl_engine *e)
 	if (e->repo == NULL || e->nseeds == 0)
 		return;
 	for (i = 0; i < e->nseeds; i++) {
-		char *rel = rel_of(e, e->seeds[i]);
+		char *rel = cpl_engine_rel_of(e, e->seeds[i]);
 
 		const char *base = strrchr(e->seeds[i], '/');
 

@@ -54,14 +54,6 @@ struct cpl_finding *cpl_check_report(struct cpl_check *ck,
 				     const struct cpl_container *c,
 				     const struct cpl_pos *pos,
 				     const char *fmt, ...) CPL_PRINTF(5, 6);
-void cpl_finding_set_fix(struct cpl_finding *f, const char *fmt, ...)
-	CPL_PRINTF(2, 3);
-void cpl_finding_add_related(struct cpl_finding *f, const struct cpl_pos *pos,
-			     const char *fmt, ...) CPL_PRINTF(3, 4);
-/* Edit replacing [pos, end_line:end_column) with text (see cpl_edit). */
-void cpl_finding_add_edit(struct cpl_finding *f, const struct cpl_pos *pos,
-			  int end_line, int end_column, const char *text);
-
 /*
  * Edit replacing the YAML scalar that starts at pos (plain or quoted, on
  * one line) with text; the end is found in the source the engine read.
