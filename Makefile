@@ -73,7 +73,7 @@ MALLOC  ?= $(if $(shell $(PKG_CONFIG) --exists jemalloc 2>/dev/null && echo y),j
 ALLOC_PKG  := $(if $(SAN),,$(filter jemalloc,$(MALLOC)))
 ALLOC_LIBS := $(if $(ALLOC_PKG),$(shell $(PKG_CONFIG) --libs $(ALLOC_PKG)))
 # -ldl: dlopen is in libc from glibc 2.34 on, in libdl before.
-# -pthread: files are read and parsed on a few threads (lib/pipeline.c).
+# -pthread: files are read and parsed on a few threads (lib/run/pipeline.c).
 LDLIBS  += $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) -lm -ldl -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -86,8 +86,8 @@ endif
 
 # lib/git/gss_stub.c goes into the release binary only (see make dist).
 GSS_STUB  := lib/git/gss_stub.c
-# lib/unwind_stub.c too, when it links jemalloc.
-UNWIND_STUB := lib/unwind_stub.c
+# lib/release/unwind_stub.c too, when it links jemalloc.
+UNWIND_STUB := lib/release/unwind_stub.c
 LIB_SRC   := $(filter-out $(GSS_STUB) $(UNWIND_STUB),$(sort $(wildcard lib/*.c) $(wildcard lib/*/*.c) $(wildcard rules/*.c)))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/ruledocs.o
 # ar keeps one member per file name: two sources with one base name would
@@ -208,7 +208,7 @@ asan:
 	    BIN=build-asan/kubectl-cpulint check
 
 # The whole suite under ThreadSanitizer: files are parsed on threads
-# (lib/pipeline.c); any data race fails the run.
+# (lib/run/pipeline.c); any data race fails the run.
 tsan:
 	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} \
 	    $(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g" \
@@ -277,7 +277,7 @@ fuzz:
 # the whole process, libc's own calls too: glibc supports replacing
 # malloc by interposition), plus the GSSAPI stubs Debian's libgit2.a references (see
 # lib/git/gss_stub.c) and the unwinder's jemalloc references (see
-# lib/unwind_stub.c).  libcurl is loaded at run time, as in every build.
+# lib/release/unwind_stub.c).  libcurl is loaded at run time, as in every build.
 # The system libraries pkg-config names stay dynamic: they are libc's.
 SYS_LIBS    := -lm -ldl -lpthread -lrt -pthread
 STATIC_LIBS  = $(filter-out $(SYS_LIBS),$(shell $(PKG_CONFIG) --static --libs-only-l $(LINK_PKGS) libssh2 $(ALLOC_PKG)))

@@ -13,9 +13,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "atomic.h"
-#include "finding.h"
-#include "live.h"
+#include "text/atomic.h"
+#include "model/finding.h"
+#include "live/live.h"
 #include "report/jsonw.h"
 #include "report/report.h"
 #include "report/wbuf.h"

@@ -1,7 +1,7 @@
 /*
  * compare.c — `kubectl cpulint compare [flags] -l cpulint.io/plan=ID |
  * TYPE/NAME... | experiment/NAME`: the runs of a plan, one row per
- * setting (lib/compare.h) and the verdict of the guidance's rules
+ * setting (lib/plan/compare.h) and the verdict of the guidance's rules
  * (lib/plan/verdict.h), as text or JSON (-o json); with --fix FILE or
  * --diff FILE the best setting is kept in FILE (keep.c).  Exit status: 0
  * with a verdict, 2 on a usage or cluster error or when Prometheus
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "compare.h"
+#include "plan/compare.h"
 #include "plan/verdict.h"
 #include "report/escape.h"
 

@@ -1,7 +1,7 @@
 /*
  * comparefix.c — `compare --fix FILE` and `compare --diff FILE`: the
  * verdict's best setting (T threads, W workers) written into the file it
- * was planned from, by the linter's own edits (lib/keep.h: CPU401's
+ * was planned from, by the linter's own edits (lib/run/keep.h: CPU401's
  * split fix), proved by the re-parse check (fixcheck.h) and written
  * whole or not at all (atomic.h).  One YAML comment at the end of the
  * first value's line that takes one says which comparison chose it; when
@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic.h"
+#include "text/atomic.h"
 #include "cli.h"
-#include "compare.h"
-#include "engine.h"
-#include "fixcheck.h"
-#include "keep.h"
+#include "plan/compare.h"
+#include "run/engine.h"
+#include "fix/fixcheck.h"
+#include "run/keep.h"
 #include "plan/verdict.h"
 #include "text/patch.h"
 

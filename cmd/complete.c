@@ -24,10 +24,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "live.h"
+#include "live/live.h"
 #include "report/escape.h"
 #include "report/report.h"
-#include "rule.h"
+#include "model/rule.h"
 #include "util.h"
 
 /* cobra's ShellCompDirective bits. */

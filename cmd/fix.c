@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic.h"
+#include "text/atomic.h"
 #include "cli.h"
-#include "engine.h"
-#include "fixcheck.h"
+#include "run/engine.h"
+#include "fix/fixcheck.h"
 #include "git/repo.h"
 #include "text/patch.h"
 #include "util.h"

@@ -4,7 +4,7 @@
  * TYPE/NAME and kubectl's TYPE NAME...), exit status.  Started as
  * kubectl_complete-cpulint, or with __complete first, it completes a
  * command line instead (complete.c).  No lint logic lives here; see
- * lib/engine.h.
+ * lib/run/engine.h.
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
  * it (--diff: a diff was printed); 2 usage error, unreadable or invalid
@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "live.h"
+#include "live/live.h"
 #include "report/report.h"
-#include "rule.h"
+#include "model/rule.h"
 #include "util.h"
 
 static int

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic.h"
+#include "text/atomic.h"
 #include "cli.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /*
  * plan.c — `kubectl cpulint plan [flags] FILE...`: lints the files, then
- * writes one sweep per document with training containers (lib/planrun.h)
+ * writes one sweep per document with training containers (lib/plan/planrun.h)
  * as YAML on standard output (or --output-file), and says on standard
  * error what each plan is.  Exit status: 0 when every document with a
  * training container got its plan, 2 otherwise (usage, unreadable input,
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine.h"
-#include "planrun.h"
+#include "run/engine.h"
+#include "plan/planrun.h"
 
 struct plan_opts {
 	struct cpl_planrun_opts p;

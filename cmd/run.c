@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "engine.h"
+#include "run/engine.h"
 #include "git/repo.h"
 #include "kube/curlso.h"
 #include "report/fingerprint.h"

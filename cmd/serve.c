@@ -1,7 +1,7 @@
 /*
  * serve.c — `kubectl-cpulint serve`: the admission webhook (/validate),
  * the audit's /metrics, /healthz and /readyz on one HTTPS port
- * (lib/http/httpd.h), the audit loop (lib/audit.h) unless --no-audit.
+ * (lib/http/httpd.h), the audit loop (lib/live/audit.h) unless --no-audit.
  * The main thread only waits for signals: SIGTERM or SIGINT stop it
  * gracefully (not ready, no new connections, the requests under way
  * answered, at most 10 s), and every second (or on SIGHUP) the
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "admit.h"
-#include "audit.h"
+#include "live/admit.h"
+#include "live/audit.h"
 #include "cli.h"
 #include "http/httpd.h"
 #include "kube/curlso.h"

@@ -1,6 +1,6 @@
 /*
  * common.h — what several rules share: the gathered budget facts of one
- * container (struct cpl_facts, gathered in lib/budget.c) and the sentences
+ * container (struct cpl_facts, gathered in lib/model/budget.c) and the sentences
  * that state the suggested split.  Only rules include this.
  */
 #ifndef CPL_RULES_COMMON_H
@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "budget.h"
-#include "fixedit.h"
+#include "model/budget.h"
+#include "fix/fixedit.h"
 #include "python/pyscan.h"
-#include "rule.h"
+#include "model/rule.h"
 
 /* "container \"pytorch\"" or "the container" for messages. */
 const char *cpl_facts_cname(const struct cpl_container *c);

@@ -13,7 +13,7 @@
  * stays silent.
  */
 #include "common.h"
-#include "split.h"
+#include "fix/split.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "rule.h"
+#include "model/rule.h"
 #include "ruledocs.h"
 
 #define CPL_RULE(sym) extern const struct cpl_rule sym;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rule.h"
+#include "model/rule.h"
 
 /* Writes s escaped for roff; dash as \- (a minus, for flags) when asked. */
 static void

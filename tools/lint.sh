@@ -22,48 +22,13 @@ if [ -n "$raw" ]; then
 	echo "$raw"
 	exit 1
 fi
-# Layering: each wing includes only the wings below it (lib/*/README.md).
-allowed() {
-	case $1 in
-	text)   echo "util.h text/" ;;
-	python) echo "util.h text/ python/" ;;
-	shell)  echo "util.h text/ shell/" ;;
-	git)    echo "util.h git/" ;;
-	kube)   echo "util.h text/ kube/" ;;
-	http)   echo "util.h http/" ;;
-	load)   echo "util.h workload.h text/ shell/ load/" ;;
-	report) echo "util.h finding.h rule.h report/" ;;
-	plan)   echo "util.h budget.h plan/" ;;
-	esac
-}
-bad=""
-for f in lib/*/*.[ch]; do
-	wing=$(basename "$(dirname "$f")")
-	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
-		ok=no
-		for a in $(allowed "$wing"); do
-			case $inc in "$a"*) ok=yes ;; esac
-		done
-		[ $ok = yes ] || bad="$bad
-$f includes $inc"
-	done
-done
-for f in lib/*.[ch] rules/*.[ch]; do
-	if grep -q '^#include "report/' "$f"; then
-		bad="$bad
-$f includes report/ (only cmd/ may)"
-	fi
-done
-if [ -n "$bad" ]; then
-	echo "layering: a wing includes a higher one:$bad"
-	exit 1
-fi
-# Circles: files that call each other (from the objects' symbols); none
-# may come in beyond those tools/circles.allow lists.
-if ! python3 tools/circles.py "${BUILD:-build}" tools/circles.allow \
-    > "${BUILD:-build}/circles.txt"; then
-	grep 'NEW\|no object' "${BUILD:-build}/circles.txt"
-	echo "circles: a new circle between files (tools/circles.py)"
+# The house (tools/wings): each wing includes and calls only itself and
+# the wings below it, and no two files call each other (tools/house.py,
+# from the objects' symbols).
+if ! python3 tools/house.py "${BUILD:-build}" tools/wings \
+    > "${BUILD:-build}/house.txt"; then
+	grep -v ' 0 breaches' "${BUILD:-build}/house.txt"
+	echo "house: a wing reaches up, or two files call each other"
 	exit 1
 fi
 if ! command -v cppcheck >/dev/null 2>&1; then

@@ -14,7 +14,7 @@
 #define CPL_LOADER_H
 
 #include "util.h"
-#include "workload.h"
+#include "model/workload.h"
 #include "text/yamldoc.h"
 
 /*

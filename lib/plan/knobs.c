@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
+#include "model/budget.h"
 #include "plan/knobs.h"
 #include "util.h"
 

@@ -420,7 +420,7 @@ void cpl_pyfile_free(struct cpl_pyfile *f);	/* NULL-safe */
 
 /*
  * A scanned file held light while it waits (the engine judges a run
- * group by group: lib/group.c).  cpl_pyfile_unload() frees every fact
+ * group by group: lib/run/group.c).  cpl_pyfile_unload() frees every fact
  * but path, text and the scalar facts above imports (main_guard, entry,
  * imports_torch ...), and keeps of each import only module, name and
  * level (bound and target NULL, pos and scope as they were): what the

@@ -82,7 +82,7 @@ struct ctx {
 	/* What names stand for (pyvalue_bind.c's cpl_pyvalue_names):
 	 * reading an expression (pyvalue_expr.c) reaches it through here,
 	 * so the two files, which recurse into each other, do not call
-	 * each other (tools/circles.py). */
+	 * each other (tools/house.py). */
 	const struct pyvalue_names *names;
 	const struct cpl_pyenv *env;
 	struct cpl_pyenv none;

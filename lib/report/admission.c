@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "report/escape.h"
-#include "rule.h"
+#include "model/rule.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 

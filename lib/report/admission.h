@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "finding.h"
+#include "model/finding.h"
 #include "util.h"
 
 #define CPL_ADMISSION_ITEM_RUNES 256

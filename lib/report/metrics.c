@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/escape.h"
-#include "rule.h"
+#include "model/rule.h"
 
 /* Appends v escaped for a label value. */
 static void

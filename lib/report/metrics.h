@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "finding.h"
+#include "model/finding.h"
 #include "util.h"
 
 struct cpl_metrics_in {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "finding.h"
+#include "model/finding.h"
 #include "report/utf8.h"
 
 /* Where the tool and each rule's documentation live (SARIF helpUri,

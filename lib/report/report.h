@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "finding.h"
-#include "rule.h"
+#include "model/finding.h"
+#include "model/rule.h"
 #include "util.h"
 
 /*

@@ -115,7 +115,7 @@ cpl_shlaunch_reads_host(const struct cmd *c)
  * it as a command and as python -m MODULE, reads its rank-count flag, the
  * other options and switches its values[] and flags[] keep, and its
  * script, and cpl_launcher_name() names it.  What the options mean for
- * ranks and threads is the budget's (lib/budget.c).
+ * ranks and threads is the budget's (lib/model/budget.c).
  */
 
 #define SLOT_RANKS CPL_LOPT_COUNT	/* lvalue.slot of the rank count */

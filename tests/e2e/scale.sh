@@ -1,7 +1,7 @@
 #!/bin/sh
 # Scale: a 20,000-line Python file and a tree of 5,000 Python files are
 # scanned to the end with the right findings; and a tree judged in several
-# batches of groups (lib/group.c) where linking one batch asks for a file
+# batches of groups (lib/run/group.c) where linking one batch asks for a file
 # another thread is loading for the next: 96 Jobs of one script each, two
 # batches of 48 files, the last Job's script in a package whose
 # __init__.py, imported by nothing, is a group of its own in a third

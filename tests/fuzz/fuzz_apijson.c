@@ -4,7 +4,7 @@
  * live mode decodes it: jansson, then each object re-read as a YAML
  * document by the manifest loader, then the rules over the workloads;
  * and as a Pod of a live list: its owner reference, its grouping key
- * and its containers' start times (lib/livepods.c), where no optional
+ * and its containers' start times (lib/live/livepods.c), where no optional
  * field may be assumed present.
  */
 #include <stdint.h>
@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "engine.h"
-#include "livepods.h"
+#include "run/engine.h"
+#include "live/livepods.h"
 #include "load/loader.h"
 #include "text/yamldoc.h"
 

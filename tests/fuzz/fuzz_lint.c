@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "run/engine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic.h"
+#include "text/atomic.h"
 #include "check_main.h"
 #include "util.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
+#include "model/budget.h"
 #include "check_main.h"
 #include "python/pyscan.h"
 #include "util.h"

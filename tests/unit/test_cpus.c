@@ -3,7 +3,7 @@
 #include <check.h>
 
 #include "check_main.h"
-#include "cpus.h"
+#include "run/cpus.h"
 
 #define ROOT "testdata/cpus/"
 

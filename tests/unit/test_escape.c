@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "finding.h"
+#include "model/finding.h"
 #include "report/escape.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "rule.h"
+#include "model/rule.h"
 #include "util.h"
 
 /* s escaped as how says; caller frees. */

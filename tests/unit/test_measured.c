@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "finding.h"
+#include "run/engine.h"
+#include "model/finding.h"
 #include "kube/prometheus.h"
-#include "livemeasure.h"
-#include "rule.h"
+#include "live/livemeasure.h"
+#include "model/rule.h"
 #include "util.h"
-#include "workload.h"
+#include "model/workload.h"
 
 /* A live Pod: one training container, limit 8, OMP_NUM_THREADS=16,
  * one rank, workers unknown: 1 x (16 + 1) = 17 busy, allowance

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link.h"
+#include "model/link.h"
 #include "python/pyscan.h"
 #include "python/pyvalue.h"
 

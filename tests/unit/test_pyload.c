@@ -1,6 +1,6 @@
 /*
  * test_pyload.c — Python files held unloaded while they wait for their
- * group (pyscan.h, lib/group.c): the light scan reads the imports the full
+ * group (pyscan.h, lib/run/group.c): the light scan reads the imports the full
  * scan reads and reports the same tokenizer error; an unloaded file keeps
  * its path, text, entry flag and each import's module, name and level;
  * loaded again, a file (light-scanned or unloaded) holds the facts a full
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link.h"
+#include "model/link.h"
 #include "python/pyscan.h"
 #include "util.h"
 

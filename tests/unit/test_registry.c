@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "check_main.h"
-#include "rule.h"
+#include "model/rule.h"
 
 static bool
 is_dir(const char *p)

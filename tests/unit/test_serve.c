@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admit.h"
+#include "live/admit.h"
 #include "check_main.h"
-#include "finding.h"
+#include "model/finding.h"
 #include "report/admission.h"
 #include "report/metrics.h"
-#include "rule.h"
+#include "model/rule.h"
 #include "util.h"
 
 static const char bad_pod[] =

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "suppress.h"
+#include "run/suppress.h"
 
 static struct cpl_suppress *
 scan(const char *t)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "walk.h"
+#include "run/walk.h"
 
 START_TEST(rule_set)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "fixcheck.h"
+#include "fix/fixcheck.h"
 #include "text/patch.h"
 #include "text/yamlcheck.h"
 

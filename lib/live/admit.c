@@ -1,0 +1,188 @@
+/*
+ * admit.c — AdmissionReview in, judged object out (see admit.h).
+ *
+ * Invariant: every field read from the review is checked for its JSON
+ * type before use; whatever the body, the result is a filled struct or
+ * one error line, never a crash.
+ */
+#include "live/admit.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Where the object's text is judged: a path below a directory that does
+ * not exist, deep enough that the linker's climb (the file's directory
+ * and 4 parents) stays inside it.
+ */
+#define ADMIT_PATH "/<admission-review>/o/b/j/e/c/t.json"
+
+/*
+ * The containers of every Pod template in v (arrays named containers,
+ * initContainers or ephemeralContainers, at any depth), counting on
+ * from n and stopping past max.
+ */
+static size_t
+count_containers(const json_t *v, size_t n, size_t max)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, m) {
+			if (n > max)
+				break;
+			if (json_is_array(m) &&
+			    (strcmp(key, "containers") == 0 ||
+			     strcmp(key, "initContainers") == 0 ||
+			     strcmp(key, "ephemeralContainers") == 0))
+				n += json_array_size(m);
+			n = count_containers(m, n, max);
+		}
+	} else if (json_is_array(v)) {
+		for (i = 0; i < json_array_size(v) && n <= max; i++)
+			n = count_containers(json_array_get(v, i), n, max);
+	}
+	return n;
+}
+
+/* The string member name of o, or NULL. */
+static const char *
+str_of(const json_t *o, const char *name)
+{
+	return json_string_value(json_object_get(o, name));
+}
+
+static int
+bad(struct cpl_error *err, const char *why)
+{
+	cpl_error_set(err, NULL, 0, 0, "malformed AdmissionReview: %s", why);
+	return -1;
+}
+
+int
+cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
+		 const char *config, struct cpl_error *err)
+{
+	json_error_t jerr;
+	json_t *root = NULL, *rq, *obj, *kind, *meta;
+	const char *s, *name, *ns;
+	char *text = NULL;
+	size_t tlen;
+	int rc = -1;
+
+	memset(a, 0, sizeof(*a));
+	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		cpl_error_set(err, NULL, 0, 0, "malformed AdmissionReview: "
+			      "not JSON: %s at line %d, column %d", jerr.text,
+			      jerr.line, jerr.column);
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		bad(err, "not a JSON object");
+		goto out;
+	}
+	s = str_of(root, "apiVersion");
+	if (s == NULL || strcmp(s, "admission.k8s.io/v1") != 0) {
+		bad(err, "apiVersion is not admission.k8s.io/v1 (configure "
+		    "the webhook with admissionReviewVersions: [v1])");
+		goto out;
+	}
+	s = str_of(root, "kind");
+	if (s == NULL || strcmp(s, "AdmissionReview") != 0) {
+		bad(err, "kind is not AdmissionReview");
+		goto out;
+	}
+	rq = json_object_get(root, "request");
+	if (!json_is_object(rq)) {
+		bad(err, "no request object");
+		goto out;
+	}
+	s = str_of(rq, "uid");
+	if (s == NULL || *s == '\0' || strlen(s) > 256) {
+		bad(err, "request.uid is not a string of 1 to 256 "
+		    "characters");
+		goto out;
+	}
+	a->uid = cpl_xstrdup(s);
+	s = str_of(rq, "operation");
+	if (s == NULL) {
+		bad(err, "request.operation is not a string");
+		goto out;
+	}
+	a->operation = cpl_xstrdup(s);
+	kind = json_object_get(rq, "kind");
+	obj = json_object_get(rq, "object");
+	meta = json_object_get(obj, "metadata");
+	name = str_of(rq, "name");
+	if (name == NULL || *name == '\0')
+		name = str_of(meta, "name");
+	if (name == NULL || *name == '\0')
+		name = str_of(meta, "generateName");
+	ns = str_of(rq, "namespace");
+	a->what = cpl_xasprintf("%s %s%s%s", str_of(kind, "kind") ?
+				str_of(kind, "kind") : "object",
+				ns && *ns ? ns : "", ns && *ns ? "/" : "",
+				name ? name : "(unnamed)");
+	rc = 0;
+	if (strcmp(a->operation, "CREATE") != 0 &&
+	    strcmp(a->operation, "UPDATE") != 0) {
+		a->skipped = cpl_xasprintf("%s is not judged", a->operation);
+		goto out;
+	}
+	if (!json_is_object(obj)) {
+		a->skipped = cpl_xstrdup("the review holds no object");
+		goto out;
+	}
+	text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (text == NULL) {
+		a->skipped = cpl_xstrdup("the object cannot be written out");
+		goto out;
+	}
+	if (count_containers(obj, 0, CPL_ADMIT_MAX_CONTAINERS) >
+	    CPL_ADMIT_MAX_CONTAINERS) {
+		a->skipped = cpl_xasprintf("the object has more than %d "
+					   "containers, the most judged per "
+					   "review (lint its manifest with "
+					   "kubectl-cpulint)",
+					   CPL_ADMIT_MAX_CONTAINERS);
+		goto out;
+	}
+	tlen = strlen(text);
+	if (tlen > CPL_ADMIT_MAX_OBJECT) {
+		a->skipped = cpl_xasprintf("the object is %zu bytes, over the "
+					   "%zu judged per review", tlen,
+					   CPL_ADMIT_MAX_OBJECT);
+		goto out;
+	}
+	a->e = cpl_engine_new();
+	cpl_engine_set_jobs(a->e, 1);
+	if (config && cpl_engine_load_config(a->e, config, err) < 0) {
+		cpl_engine_add_error(a->e, err);
+		cpl_error_clear(err);
+	}
+	cpl_engine_add_buffer(a->e, ADMIT_PATH, text, tlen, true);
+	cpl_engine_run(a->e);
+out:
+	if (rc < 0)
+		cpl_admit_clear(a);
+	free(text);
+	json_decref(root);
+	return rc;
+}
+
+void
+cpl_admit_clear(struct cpl_admit *a)
+{
+	if (a == NULL)
+		return;
+	free(a->uid);
+	free(a->operation);
+	free(a->what);
+	free(a->skipped);
+	cpl_engine_free(a->e);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,175 @@
+/*
+ * budget.h — the CPU budget arithmetic of DESIGN.md, stated once, and the
+ * questions every budget rule asks of a container: is it a training
+ * container, what is its CPU budget C, how many ranks does it start, how
+ * many intra-op threads and loader workers does each rank use.
+ *
+ *   per-rank budget   B = floor(C / ranks)      (C: limit, else request)
+ *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T);
+ *                     with no loader workers (W known to be 0) T = max(1, B)
+ *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
+ *                     a launcher that forces it (accelerate
+ *                     --num_cpu_threads_per_process, deepspeed
+ *                     --bind_cores_to_rank) > OMP_NUM_THREADS > the
+ *                     launcher's default when unset (torchrun, tune run:
+ *                     1 for more than one rank; accelerate launch: 1)
+ *   ranks             per container: accelerate's --num_processes over
+ *                     --num_machines; a count nothing resolves is
+ *                     UNKNOWN (its lower bound 1), never KNOWN 1
+ *
+ * Pure functions over the workload model; nothing is allocated except
+ * where a comment says so (the budget entry).
+ */
+#ifndef CPL_BUDGET_H
+#define CPL_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/finding.h"
+#include "model/workload.h"
+
+enum cpl_amount_state {
+	CPL_AMT_UNSET,		/* nothing sets it: the library default */
+	CPL_AMT_KNOWN,		/* n */
+	CPL_AMT_HOST,		/* sized from the host's CPU count */
+	CPL_AMT_UNKNOWN,	/* set, but not resolvable */
+};
+
+/* A count (ranks, threads, workers) with where it came from. */
+struct cpl_amount {
+	enum cpl_amount_state state;
+	long n;			/* KNOWN: the value; else a lower bound */
+	struct cpl_pos pos;	/* where it is set (file NULL: nowhere) */
+	bool auto_cpu;		/* ranks: "auto"/"cpu" with no GPUs */
+	long cap;		/* HOST: at most this, a bound the code
+				 * sets (min(8, os.cpu_count())); n is then
+				 * its lower bound on a node with the CPUs
+				 * requested.  0: not bounded */
+	char how[96];		/* "torchrun --nproc_per_node 4",
+				 * "OMP_NUM_THREADS=8", "--workers 6" */
+};
+
+/*
+ * DESIGN's training container: the run container of a Polyaxonfile, a
+ * Kubeflow job replica or a TrainJob, or a container whose command starts
+ * a training launcher; in a run-to-completion kind also one with GPUs or
+ * whose linked Python imports torch; in a long-running one (a server)
+ * only one whose linked Python trains (imports torch and builds a
+ * DataLoader, calls backward or steps an optimizer).  Never an init
+ * container, a sidecar, a Trainer initializer or an MPI launcher whose
+ * ranks run elsewhere (not_training).  The one place that decides.
+ */
+bool cpl_budget_training(const struct cpl_workload *w,
+			 const struct cpl_container *c);
+/*
+ * The program c's command runs when it is one cpulint cannot see into: a
+ * command written (args alone run the image's entrypoint, which is not
+ * known), no launcher, no Python (nor python among its words, nor linked
+ * code), no MPI ranks another Pod starts here: a CUDA burn-in binary,
+ * lmp, sleep, a shell script that starts none of them.  Its first word
+ * (borrowed), or NULL.  No evidence of an OpenMP pool.
+ */
+const char *cpl_budget_unseen(const struct cpl_container *c);
+
+/* C in millicores: the limit, else the request; -1 when neither is known.
+ * *pos receives where it is written (may be NULL). */
+int64_t cpl_budget_cpu(const struct cpl_container *c, struct cpl_pos *pos);
+
+/* Processes the container starts (ranks). */
+void cpl_budget_ranks(struct cpl_amount *out, const struct cpl_workload *w,
+		      const struct cpl_container *c);
+
+/*
+ * What the launcher does to OMP_NUM_THREADS in each rank: UNSET when it
+ * leaves it alone; KNOWN n, HOST or UNKNOWN when it sets it (UNKNOWN: it
+ * may, the rank count or its config being unknown).  *forced is true when
+ * it sets it whatever the environment says (accelerate
+ * --num_cpu_threads_per_process, deepspeed --bind_cores_to_rank); else
+ * only when the variable is unset.
+ */
+void cpl_budget_launcher_threads(struct cpl_amount *out, bool *forced,
+				 const struct cpl_workload *w,
+				 const struct cpl_container *c);
+
+/* Intra-op threads per rank: torch.set_num_threads in the linked code,
+ * MKL_NUM_THREADS, a launcher that forces it, OMP_NUM_THREADS, the
+ * launcher's default, in that order. */
+void cpl_budget_threads(struct cpl_amount *out,
+			const struct cpl_workload *w,
+			const struct cpl_container *c);
+
+/* A numeric environment variable: UNSET, KNOWN n, or UNKNOWN. */
+void cpl_budget_env_count(struct cpl_amount *out,
+			  const struct cpl_container *c, const char *name);
+
+/* DataLoader workers per rank: the linked code's DataLoaders (KNOWN 0
+ * when it has none and imports no library that builds its own), else a
+ * --workers style script argument. */
+void cpl_budget_workers(struct cpl_amount *out,
+			const struct cpl_workload *w,
+			const struct cpl_container *c);
+
+/* Whether flag[0, len) ("--num-workers", "-j") names a script's loader
+ * worker count, as cpl_budget_workers reads it. */
+bool cpl_budget_worker_flag(const char *flag, size_t len);
+
+/* True when the workers are known to be none: all of B goes to threads. */
+bool cpl_budget_no_workers(const struct cpl_amount *workers);
+
+/* The suggested split for C millicores over ranks (ranks >= 1); with
+ * no_workers every CPU of the per-rank budget goes to threads. */
+void cpl_budget_split(long *per_rank, long *threads, long *workers,
+		      int64_t cpu_millis, long ranks, bool no_workers);
+
+/* Formats millicores for messages: "4", "2.5", "0.5". */
+void cpl_budget_cpus_str(char *out, unsigned size, int64_t millis);
+
+
+/* Everything a budget rule (and the budget report) asks about one
+ * container. */
+struct cpl_facts {
+	int64_t cpu;		/* C in millicores, -1 unknown */
+	struct cpl_pos cpu_pos;
+	char cpus[16];		/* C for messages: "4", "2.5" */
+	char budget[48];	/* "budget of 4 CPUs", "budget of 1 CPU" */
+	struct cpl_amount ranks;
+	struct cpl_amount threads;
+	struct cpl_amount workers;
+	long per_rank;		/* suggested split (when cpu >= 1000) */
+	long t;
+	long w;
+	bool ranks_known;	/* the rank count is known (KNOWN) */
+	bool no_workers;	/* known to run no loader workers: T = B */
+	char rank_phrase[32];	/* "1 rank", "4 ranks", "at least 1 rank" */
+	const char *ranks_why;	/* when not known: "not known here", "one
+				 * per CPU of the node" */
+	char share[96];		/* how B splits, for fixes: "split into 2
+				 * thread(s) and 2 loader worker(s)" */
+};
+
+/*
+ * The facts of training container c of w: its CPU budget, ranks, threads,
+ * workers and the split, with the phrases messages use.  Gathered once
+ * and kept in c (c->facts, freed with c or by cpl_facts_forget()), so c
+ * must not change in between: rules and budget entries run after
+ * linking, when it is complete.
+ */
+void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
+		      const struct cpl_container *c);
+/* Frees the facts kept in c; the next cpl_facts_gather() gathers them
+ * again.  The engine calls it after c's rules (its budget entry comes
+ * before them), so that facts are kept for a group's containers, not
+ * all. */
+void cpl_facts_forget(const struct cpl_container *c);
+
+/*
+ * The budget entry of training container c of w (object: its name as
+ * findings give it, copied).  Fills every member; the caller frees them
+ * with cpl_finding_budget_free().
+ */
+void cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
+		      const struct cpl_workload *w,
+		      const struct cpl_container *c);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * checkctx.h — the context a rule's check runs in, and the table through
+ * which rules (and the edits of their fixes) reach the run.
+ *
+ * The run fills the table (run/checkrun.c) and hands a struct cpl_check
+ * to each rule; the functions of rule.h and cpl_check_source() call
+ * through it.  So the rules and the edits know nothing of the run that
+ * calls them, and no file below the run calls into it.
+ *
+ * Ownership: findings a report makes, and sources handed out, stay the
+ * run's.
+ */
+#ifndef CPL_CHECKCTX_H
+#define CPL_CHECKCTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/finding.h"
+#include "model/rule.h"
+#include "model/source.h"
+#include "model/workload.h"
+
+struct cpl_engine;	/* the run's: never looked into below the run */
+
+/* What a check asks of the run.  Messages handed in are taken. */
+struct cpl_check_ops {
+	struct cpl_finding *(*report)(struct cpl_check *ck,
+				      const struct cpl_workload *w,
+				      const struct cpl_container *c,
+				      const struct cpl_pos *pos,
+				      char *message);
+	void (*note)(struct cpl_check *ck, const struct cpl_workload *w,
+		     char *message);
+	size_t (*codes_of)(const struct cpl_check *ck, const char *path,
+			   const struct cpl_code_ref **out);
+	bool (*rule_on)(const struct cpl_check *ck, const char *id);
+	double (*throttle_threshold)(const struct cpl_check *ck);
+	/* The source at path with its text (read again if it was let
+	 * go), or NULL. */
+	struct source *(*source)(struct cpl_check *ck, const char *path);
+	/* src has just been parsed for edits: the run frees the parse
+	 * when its workloads are judged. */
+	void (*edit_parsed)(struct cpl_check *ck, struct source *src);
+};
+
+struct cpl_check {
+	const struct cpl_check_ops *ops;
+	struct cpl_engine *e;
+	const struct cpl_rule *rule;
+	size_t index;		/* rule's place in cpl_rules_all(): its
+				 * configured severity */
+};
+
+/* The source at path, with its text; NULL when the run has none. */
+struct source *cpl_check_source(struct cpl_check *ck, const char *path);
+/* Tells the run that src holds an edit parse (src->yedit). */
+void cpl_check_edit_parsed(struct cpl_check *ck, struct source *src);
+
+#endif

@@ -1,0 +1,457 @@
+/*
+ * compare.c — the runs of a comparison and their figures (compare.h):
+ * the Pods are read from the API server, their settings from their
+ * specs (plan/knobs.h), their figures from Prometheus, one instant query
+ * per figure and Pod at the end of its life over its whole life.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan/compare.h"
+#include "kube/kubeclient.h"
+#include "kube/kubeconfig.h"
+#include "kube/prometheus.h"
+#include "plan/knobs.h"
+#include "plan/plan.h"
+#include "text/quantity.h"
+
+/* An RFC 3339 time ("2025-03-11T09:14:39Z") in epoch seconds; 0 bad. */
+static double
+stamp(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *end;
+
+	if (s == NULL)
+		return 0;
+	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (end == NULL)
+		return 0;
+	return (double)timegm(&tm);
+}
+
+/* The container whose settings the Pod's run is about. */
+static json_t *
+training_container(json_t *pod)
+{
+	json_t *cs = json_object_get(json_object_get(pod, "spec"),
+				     "containers"), *c;
+	size_t i;
+
+	json_array_foreach(cs, i, c) {
+		char *w = cpl_knob_flag(c, NULL);
+		bool set = w != NULL || cpl_knob_env(c, "OMP_NUM_THREADS") ||
+			   cpl_knob_env(c, "MKL_NUM_THREADS");
+
+		free(w);
+		if (set)
+			return c;
+	}
+	return json_array_get(cs, 0);
+}
+
+static double
+cpu_budget(const json_t *c)
+{
+	json_t *res = json_object_get(c, "resources");
+	const char *why;
+	int64_t m;
+	const char *lim = json_string_value(json_object_get(
+		json_object_get(res, "limits"), "cpu"));
+	const char *req = json_string_value(json_object_get(
+		json_object_get(res, "requests"), "cpu"));
+
+	if (lim && cpl_quantity_cpu(&m, lim, &why) == 0)
+		return (double)m / 1000;
+	if (req && cpl_quantity_cpu(&m, req, &why) == 0)
+		return (double)m / 1000;
+	return -1;
+}
+
+/* The container's life: [*start, *end] (end: now when it runs). */
+static void
+lifetime(double *start, double *end, const json_t *pod, const char *name,
+	 double now)
+{
+	json_t *st = json_object_get(pod, "status"), *cs;
+	size_t i;
+
+	*start = stamp(json_string_value(json_object_get(st, "startTime")));
+	*end = now;
+	json_array_foreach(json_object_get(st, "containerStatuses"), i, cs) {
+		json_t *state = json_object_get(cs, "state"), *t;
+
+		if (!cpl_str_eq(json_string_value(json_object_get(cs, "name")),
+				name))
+			continue;
+		t = json_object_get(state, "terminated");
+		if (t) {
+			double s = stamp(json_string_value(json_object_get(t,
+							"startedAt")));
+			double e = stamp(json_string_value(json_object_get(t,
+							"finishedAt")));
+
+			if (s > 0)
+				*start = s;
+			if (e > 0)
+				*end = e;
+		} else if ((t = json_object_get(state, "running"))) {
+			double s = stamp(json_string_value(json_object_get(t,
+							"startedAt")));
+
+			if (s > 0)
+				*start = s;
+		}
+	}
+}
+
+/* expr with $pod, $namespace and $window replaced. */
+static char *
+substitute(const char *expr, const char *ns, const char *pod, long window)
+{
+	struct cpl_buf b;
+	const char *p;
+
+	cpl_buf_init(&b, 1 << 16);
+	for (p = expr; *p; p++) {
+		if (strncmp(p, "$pod", 4) == 0) {
+			cpl_buf_adds(&b, pod);
+			p += 3;
+		} else if (strncmp(p, "$namespace", 10) == 0) {
+			cpl_buf_adds(&b, ns);
+			p += 9;
+		} else if (strncmp(p, "$window", 7) == 0) {
+			cpl_buf_addf(&b, "%lds", window);
+			p += 6;
+		} else {
+			cpl_buf_addc(&b, *p);
+		}
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* One figure of one Pod; < 0 when Prometheus has none. */
+static int
+figure(double *out, const struct cpl_compare_opts *o, const char *q,
+       double at, struct cpl_error *err)
+{
+	bool has;
+
+	if (cpl_prometheus_value(out, &has, &o->lo->prometheus, q, at,
+				 err) < 0)
+		return -1;
+	if (!has || *out < 0)
+		*out = -1;
+	return 0;
+}
+
+struct run {
+	char *setting;
+	long threads;
+	long workers;
+	double cpu_budget;
+	double throughput, wait, cpu, throttled, threads_seen, window;
+};
+
+/* Measures one Pod into r. */
+static int
+measure(struct run *r, json_t *pod, const struct cpl_compare_opts *o,
+	struct cpl_buf *notes, struct cpl_error *err)
+{
+	json_t *md = json_object_get(pod, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	const char *label = json_string_value(json_object_get(
+		json_object_get(md, "labels"), CPL_PLAN_SETTING_LABEL));
+	json_t *c = training_container(pod);
+	const char *cname = json_string_value(json_object_get(c, "name"));
+	double start, end;
+	long w;
+	char *m, *q;
+	int rc = -1;
+
+	if (ns == NULL || name == NULL || cname == NULL ||
+	    strpbrk(ns, "\"\\") || strpbrk(name, "\"\\") ||
+	    strpbrk(cname, "\"\\")) {
+		cpl_error_set(err, NULL, 0, 0, "a Pod without a usable "
+			      "namespace, name or container");
+		return -1;
+	}
+	r->threads = cpl_knob_threads(c);
+	r->workers = cpl_knob_workers(c);
+	r->cpu_budget = cpu_budget(c);
+	if (label)
+		r->setting = cpl_xstrdup(label);
+	else if (r->workers >= 0)
+		r->setting = cpl_xasprintf("t%ld-w%ld", r->threads,
+					   r->workers);
+	else
+		r->setting = cpl_xasprintf("t%ld", r->threads);
+	lifetime(&start, &end, pod, cname, o->now);
+	if (start <= 0) {
+		cpl_buf_addf(notes, "pod/%s/%s: not started: not measured\n",
+			     ns, name);
+		r->throughput = r->wait = r->cpu = r->throttled =
+			r->threads_seen = -1;
+		return 0;
+	}
+	w = lround(end - start);
+	if (w < 1)
+		w = 1;
+	r->window = (double)w;
+	m = cpl_xasprintf("{namespace=\"%s\",pod=\"%s\",container=\"%s\"",
+			  ns, name, cname);
+	q = cpl_xasprintf("sum(rate(container_cpu_usage_seconds_total%s,"
+			  "cpu=~\"total|\"}[%lds]))", m, w);
+	if (figure(&r->cpu, o, q, end, err) < 0)
+		goto out;
+	free(q);
+	q = cpl_xasprintf("100 * sum(rate(container_cpu_cfs_throttled_"
+			  "periods_total%s}[%lds])) / sum(rate(container_cpu_"
+			  "cfs_periods_total%s}[%lds]))", m, w, m, w);
+	if (figure(&r->throttled, o, q, end, err) < 0)
+		goto out;
+	free(q);
+	q = cpl_xasprintf("max(max_over_time(container_threads%s}[%lds]))",
+			  m, w);
+	if (figure(&r->threads_seen, o, q, end, err) < 0)
+		goto out;
+	free(q);
+	q = NULL;
+	r->throughput = r->wait = -1;
+	if (o->throughput) {
+		q = substitute(o->throughput, ns, name, w);
+		if (figure(&r->throughput, o, q, end, err) < 0)
+			goto out;
+		free(q);
+		q = NULL;
+	}
+	if (o->wait) {
+		q = substitute(o->wait, ns, name, w);
+		if (figure(&r->wait, o, q, end, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(q);
+	free(m);
+	return rc;
+}
+
+/* The selector of a target: experiment/NAME, job/NAME ...; NULL. */
+static char *
+target_selector(struct cpl_kubeclient *client, const char *target,
+		const char *ns, struct cpl_error *err)
+{
+	const char *slash = strchr(target, '/');
+	size_t tl = slash ? (size_t)(slash - target) : 0;
+	const char *name = slash ? slash + 1 : target;
+
+	if (slash && (strncmp(target, "experiment", tl) == 0 ||
+		      strncmp(target, "experiments", tl) == 0) && tl >= 10) {
+		struct cpl_kube_ref ref = { "kubeflow.org/v1beta1",
+					    "experiments", ns, name, NULL };
+		json_t *exp = NULL;
+		const char *id;
+		char *sel = NULL;
+
+		if (cpl_kubeclient_get(&exp, NULL, client, &ref, err) < 0)
+			return NULL;
+		id = json_string_value(json_object_get(json_object_get(
+			json_object_get(exp, "metadata"), "labels"),
+			CPL_PLAN_LABEL));
+		if (id)
+			sel = cpl_xasprintf("%s=%s", CPL_PLAN_LABEL, id);
+		else
+			cpl_error_set(err, NULL, 0, 0, "experiment %s has no %s "
+				      "label: not a plan of kubectl cpulint "
+				      "plan", name, CPL_PLAN_LABEL);
+		json_decref(exp);
+		return sel;
+	}
+	if (slash && (strncmp(target, "job", tl) == 0 ||
+		      strncmp(target, "jobs", tl) == 0))
+		return cpl_xasprintf("job-name=%s", name);
+	if (slash && (strncmp(target, "pytorchjob", tl) == 0 ||
+		      strncmp(target, "pytorchjobs", tl) == 0))
+		return cpl_xasprintf("training.kubeflow.org/job-name=%s",
+				     name);
+	if (slash && (strncmp(target, "trainjob", tl) == 0 ||
+		      strncmp(target, "trainjobs", tl) == 0))
+		return cpl_xasprintf("jobset.sigs.k8s.io/jobset-name=%s",
+				     name);
+	if (!slash || strncmp(target, "pod", tl) == 0 ||
+	    strncmp(target, "pods", tl) == 0 ||
+	    strncmp(target, "po", tl) == 0)
+		return cpl_xasprintf("@%s", name);	/* one Pod by name */
+	cpl_error_set(err, NULL, 0, 0, "compare reads pod/, job/, pytorchjob/, "
+		      "trainjob/ or experiment/ targets, not \"%s\"", target);
+	return NULL;
+}
+
+static int
+by_setting(const void *a, const void *b)
+{
+	const struct cpl_compare_row *x = a, *y = b;
+
+	if (x->r.threads != y->r.threads)
+		return x->r.threads < y->r.threads ? -1 : 1;
+	if (x->r.workers != y->r.workers)
+		return x->r.workers < y->r.workers ? -1 : 1;
+	return strcmp(x->setting, y->setting);
+}
+
+/* Adds run r to its setting's row. */
+static void
+add_run(struct cpl_compare *c, struct run *r, size_t *cap)
+{
+	struct cpl_compare_row *row = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (strcmp(c->rows[i].setting, r->setting) == 0)
+			row = &c->rows[i];
+	if (row == NULL) {
+		cpl_xgrow((void **)&c->rows, cap, c->nrows + 1,
+			  sizeof(*c->rows));
+		row = &c->rows[c->nrows++];
+		memset(row, 0, sizeof(*row));
+		row->setting = r->setting;
+		r->setting = NULL;
+		row->r.threads = r->threads;
+		row->r.workers = r->workers;
+		row->r.cpu_budget = r->cpu_budget;
+		row->r.throughput = row->r.wait = row->r.cpu_used = -1;
+		row->r.throttled = row->threads_seen = -1;
+	}
+	/* sums and worsts; wait and CPU averaged over the Pods */
+	if (r->throughput >= 0)
+		row->r.throughput = (row->r.throughput < 0 ? 0 :
+				     row->r.throughput) + r->throughput;
+	if (r->wait >= 0)
+		row->r.wait = row->r.wait < 0 ? r->wait :
+			(row->r.wait * (double)row->pods + r->wait) /
+			(double)(row->pods + 1);
+	if (r->cpu >= 0)
+		row->r.cpu_used = row->r.cpu_used < 0 ? r->cpu :
+			(row->r.cpu_used * (double)row->pods + r->cpu) /
+			(double)(row->pods + 1);
+	if (r->throttled > row->r.throttled)
+		row->r.throttled = r->throttled;
+	if (r->threads_seen > row->threads_seen)
+		row->threads_seen = r->threads_seen;
+	if (r->window > row->window)
+		row->window = r->window;
+	row->pods++;
+}
+
+int
+cpl_compare_run(struct cpl_compare *c, const char *const *targets,
+		size_t n, const struct cpl_compare_opts *o,
+		struct cpl_error *err)
+{
+	struct cpl_kubeconfig *kc = NULL;
+	struct cpl_kubeclient *client = NULL;
+	const char *ns;
+	json_t *pods = json_array();
+	size_t i, cap = 0;
+	int rc = -1;
+
+	memset(c, 0, sizeof(*c));
+	cpl_buf_init(&c->notes, 0);
+	if (o->lo->prometheus.url == NULL) {
+		cpl_error_set(err, NULL, 0, 0, "compare measures from "
+			      "Prometheus: give --prometheus URL (or "
+			      "CPULINT_PROMETHEUS_URL)");
+		goto out;
+	}
+	if (cpl_kubeconfig_load(&kc, &o->lo->kube, err) < 0 ||
+	    cpl_kubeclient_new(&client, kc, err) < 0 ||
+	    cpl_kubeconfig_credentials(kc, false, err) < 0)
+		goto out;
+	if (o->lo->run_timeout_set)
+		cpl_kubeclient_set_deadline(client, (long)
+					    (o->lo->run_timeout_seconds * 1000));
+	if (o->lo->log)
+		cpl_kubeclient_set_log(client, o->lo->log, o->lo->log_ctx);
+	ns = cpl_kubeconfig_info(kc)->namespace;
+	for (i = 0; i <= n; i++) {
+		struct cpl_kube_ref ref = { "v1", "pods", ns, NULL, NULL };
+		struct cpl_kube_list_opts lo = { 0 };
+		char *sel = NULL;
+		json_t *items = NULL;
+		int r;
+
+		if (i == n && (n > 0 || o->lo->selector == NULL))
+			break;
+		if (i < n) {
+			sel = target_selector(client, targets[i], ns, err);
+			if (sel == NULL)
+				goto out;
+		} else {
+			sel = cpl_xstrdup(o->lo->selector);
+		}
+		if (sel[0] == '@') {
+			json_t *pod = NULL;
+
+			ref.name = sel + 1;
+			r = cpl_kubeclient_get(&pod, NULL, client, &ref, err);
+			if (r == 0)
+				json_array_append_new(pods, pod);
+		} else {
+			lo.label_selector = sel;
+			r = cpl_kubeclient_list(&items, client, &ref, &lo,
+						err);
+			if (r == 0)
+				json_array_extend(pods, items);
+			json_decref(items);
+			if (c->plan == NULL && strncmp(sel, CPL_PLAN_LABEL "=",
+					strlen(CPL_PLAN_LABEL) + 1) == 0)
+				c->plan = cpl_xstrdup(sel +
+						strlen(CPL_PLAN_LABEL) + 1);
+		}
+		free(sel);
+		if (r < 0)
+			goto out;
+	}
+	if (json_array_size(pods) == 0) {
+		cpl_error_set(err, NULL, 0, 0, "no Pods of the runs to compare "
+			      "in namespace %s", ns);
+		goto out;
+	}
+	for (i = 0; i < json_array_size(pods); i++) {
+		struct run r = { 0 };
+
+		if (measure(&r, json_array_get(pods, i), o, &c->notes,
+			    err) < 0) {
+			free(r.setting);
+			goto out;
+		}
+		add_run(c, &r, &cap);
+		free(r.setting);
+	}
+	qsort(c->rows, c->nrows, sizeof(*c->rows), by_setting);
+	for (i = 0; i < c->nrows; i++)
+		c->rows[i].r.setting = c->rows[i].setting;
+	rc = 0;
+out:
+	json_decref(pods);
+	cpl_kubeclient_free(client);
+	cpl_kubeconfig_free(kc);
+	return rc;
+}
+
+void
+cpl_compare_free(struct cpl_compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		free(c->rows[i].setting);
+	free(c->rows);
+	free(c->plan);
+	cpl_buf_free(&c->notes);
+	memset(c, 0, sizeof(*c));
+}

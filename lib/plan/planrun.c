@@ -1,0 +1,226 @@
+/*
+ * planrun.c — the plan subcommand's run (planrun.h): the engine's budget
+ * entries grouped by document, each document read again as a JSON tree
+ * (plan/ydoc.h) and its plan written.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/finding.h"
+#include "plan/plan.h"
+#include "plan/sweep.h"
+#include "plan/ydoc.h"
+#include "plan/planrun.h"
+
+static void
+fail(struct cpl_planrun *r, const char *file, int line, const char *fmt,
+     const char *a, const char *b)
+{
+	size_t cap = r->nerrors;
+
+	cpl_xgrow((void **)&r->errors, &cap, r->nerrors + 1,
+		  sizeof(*r->errors));
+	memset(&r->errors[r->nerrors], 0, sizeof(*r->errors));
+	cpl_error_set(&r->errors[r->nerrors++], file, line, 0, fmt, a, b);
+}
+
+/* A label value: lower case letters, digits and '-', at most 40. */
+static void
+slug(char *out, size_t size, const char *name)
+{
+	size_t i = 0;
+
+	for (; name && *name && i + 1 < size && i < 40; name++) {
+		char ch = (char)tolower((unsigned char)*name);
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+			out[i++] = ch;
+		else if (i > 0 && out[i - 1] != '-')
+			out[i++] = '-';
+	}
+	while (i > 0 && out[i - 1] == '-')
+		i--;
+	if (i == 0)
+		i = (size_t)cpl_format(out, size, "plan");
+	out[i] = '\0';
+}
+
+/* The document's name: metadata.name, a Polyaxonfile's name. */
+static const char *
+doc_name(const json_t *doc)
+{
+	const char *n = json_string_value(json_object_get(
+		json_object_get(doc, "metadata"), "name"));
+
+	if (n == NULL)
+		n = json_string_value(json_object_get(doc, "name"));
+	if (n == NULL)
+		n = json_string_value(json_object_get(json_object_get(doc,
+						"component"), "name"));
+	return n;
+}
+
+/* Plans one document: entries b[0, n) are its training containers. */
+static void
+plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
+	 const struct cpl_budget_entry *b, size_t n,
+	 const struct cpl_planrun_opts *o)
+{
+	const struct cpl_budget_entry *m = NULL;
+	struct cpl_sweep_setting set[CPL_SWEEP_MAX];
+	struct cpl_sweep_in in = { 0 };
+	struct cpl_plan p = { 0 };
+	struct cpl_error err = { 0 };
+	const char **names = cpl_xcalloc(n + 1, sizeof(*names));
+	enum cpl_plan_engine eng;
+	const char *why;
+	char id[64], s[48], *dump, *summary = NULL;
+	char cpus[16];
+	size_t i, cap;
+	int rc;
+
+	eng = cpl_plan_engine_of(doc, &why);
+	if (eng == CPL_PLAN_NONE) {
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object, why);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		names[i] = b[i].container;
+		if (b[i].per_rank >= 1 && (m == NULL ||
+					   b[i].per_rank < m->per_rank))
+			m = &b[i];
+	}
+	if (m == NULL) {
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object,
+		     "no CPU budget to plan in (no CPU limit or request, or "
+		     "less than one CPU per rank): set one first");
+		goto out;
+	}
+	if (cpl_plan_command_sets_threads(doc, names, n)) {
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object,
+		     "the command sets OMP_NUM_THREADS or MKL_NUM_THREADS "
+		     "itself, over the plan's environment: remove that "
+		     "assignment first (the linter's fix), then plan");
+		goto out;
+	}
+	in.per_rank = m->per_rank;
+	in.threads = m->suggested_threads;
+	in.workers = m->suggested_workers;
+	in.max = o->max;
+	in.set_workers = cpl_plan_can_set_workers(doc, names, n);
+	p.nsettings = cpl_sweep_make(set, &in);
+	slug(s, sizeof(s), doc_name(doc));
+	dump = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	cpl_format(id, sizeof(id), "%s-%06llx", s, (unsigned long long)
+		   (cpl_hash_str(dump ? dump : "") & 0xffffff));
+	free(dump);
+	cpl_format(cpus, sizeof(cpus), "%g", m->cpu_limit >= 0 ?
+		   m->cpu_limit : m->cpu_request);
+	summary = cpl_xasprintf("kubectl cpulint plan %s: a budget of %s CPUs "
+		"over %ld rank(s), %ld per rank, split by the suggestion into "
+		"%ld thread(s) and %ld loader worker(s); %zu setting(s) varying "
+		"%s", id, cpus, m->ranks, m->per_rank, m->suggested_threads,
+		m->suggested_workers, p.nsettings, in.set_workers ?
+		"one knob at a time (threads at the suggested workers, then "
+		"workers at the suggested threads)" : "the threads only (no "
+		"--workers flag in the command sets the workers)");
+	p.id = id;
+	p.doc = doc;
+	p.containers = names;
+	p.ncontainers = n;
+	p.settings = set;
+	p.segment = o->segment;
+	p.summary = summary;
+	if (eng == CPL_PLAN_POLYAXON)
+		rc = cpl_plan_polyaxon(out, &p, &err);
+	else if (o->jobs)
+		rc = cpl_plan_jobs(out, &p, &err);
+	else
+		rc = cpl_plan_katib(out, &p, &err);
+	if (rc < 0) {
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object,
+		     err.message);
+		cpl_error_clear(&err);
+		goto out;
+	}
+	cap = r->ndone;
+	cpl_xgrow((void **)&r->done, &cap, r->ndone + 1, sizeof(*r->done));
+	r->done[r->ndone].id = cpl_xstrdup(id);
+	r->done[r->ndone].object = cpl_xstrdup(b[0].object);
+	r->done[r->ndone].file = cpl_xstrdup(b[0].file);
+	r->done[r->ndone].line = b[0].line;
+	r->done[r->ndone].settings = p.nsettings;
+	r->done[r->ndone].engine = eng == CPL_PLAN_POLYAXON ?
+		"Polyaxon operation" : o->jobs ? "Jobs" : "Katib Experiment";
+	r->done[r->ndone].workers = in.set_workers;
+	r->ndone++;
+out:
+	free(summary);
+	free(names);
+}
+
+void
+cpl_planrun(struct cpl_planrun *r, struct cpl_buf *out,
+	    const struct cpl_engine *e, const struct cpl_planrun_opts *o)
+{
+	const struct cpl_budget_entry *b;
+	size_t nb, i = 0;
+
+	memset(r, 0, sizeof(*r));
+	b = cpl_engine_budgets(e, &nb);
+	while (i < nb) {
+		struct cpl_ydoc *docs = NULL;
+		struct cpl_error err = { 0 };
+		const char *text;
+		size_t len, nd, j, k;
+
+		for (j = i; j < nb && cpl_str_eq(b[j].file, b[i].file); j++)
+			;
+		text = b[i].file ? cpl_engine_source_text(e, b[i].file, &len)
+				 : NULL;
+		if (text == NULL) {
+			fail(r, b[i].file, 0, "%s%s", "cannot read the file "
+			     "again", "");
+			i = j;
+			continue;
+		}
+		if (cpl_ydoc_load(&docs, &nd, b[i].file, text, len,
+				  &err) < 0) {
+			fail(r, err.path, err.line, "%s%s", err.message, "");
+			cpl_error_clear(&err);
+			i = j;
+			continue;
+		}
+		/* entries of one document are consecutive (sorted by line) */
+		while (i < j) {
+			const struct cpl_ydoc *d = cpl_ydoc_at(docs, nd,
+							       b[i].line);
+
+			for (k = i + 1; k < j && cpl_ydoc_at(docs, nd,
+					b[k].line) == d; k++)
+				;
+			if (d != NULL)
+				plan_doc(r, out, d->root, &b[i], k - i, o);
+			i = k;
+		}
+		cpl_ydoc_free(docs, nd);
+	}
+}
+
+void
+cpl_planrun_free(struct cpl_planrun *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndone; i++) {
+		free(r->done[i].id);
+		free(r->done[i].object);
+		free(r->done[i].file);
+	}
+	free(r->done);
+	for (i = 0; i < r->nerrors; i++)
+		cpl_error_clear(&r->errors[i]);
+	free(r->errors);
+	memset(r, 0, sizeof(*r));
+}

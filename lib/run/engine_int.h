@@ -1,0 +1,333 @@
+/*
+ * engine_int.h — what the files of the run (lib/run/) share and nothing
+ * else may see: the run's state and the functions one file calls in
+ * another.  The public interface is engine.h; only files of lib/run/
+ * include this one (the rules and the edits of fixes reach the run
+ * through the check context, model/checkctx.h).
+ *
+ * The files, top down (calls run down this list, never up):
+ *   engine.c     the public entry points, the run's order, the final
+ *                filter and order of findings;
+ *   keep.c       compare --fix's run over a file;
+ *   reach.c      Python files named on their own (pre-commit's changed
+ *                files): the repository's workloads that run them,
+ *                loaded as context, and their findings kept only where
+ *                they involve a named file, placed there;
+ *   group.c      the run linked, budgeted and judged a group of files
+ *                at a time, the next groups' Python loaded on other
+ *                threads;
+ *   kustomize.c, entrypoint.c  what a run reads beside its workloads
+ *                before the group graph;
+ *   pipeline.c   files met by walks and named: read, parsed and scanned
+ *                on a few threads (-j), their results taken in the order
+ *                the files were met;
+ *   checkrun.c   the rules' side of the run: reports become findings,
+ *                which are then marked suppressed where that applies;
+ *   changed.c    what --diff-base keeps: the findings a change caused;
+ *   sources.c    the run's files, read once, their texts, errors and
+ *                notes, the linker's loader and hooks;
+ *   overlay.c    texts given for paths (--fix and --diff passes over
+ *                fixed text), read instead of the files.
+ *
+ * Includes: engine.h and the headers of the wings below the run.
+ */
+#ifndef CPL_ENGINE_INT_H
+#define CPL_ENGINE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run/config.h"
+#include "run/engine.h"
+#include "model/checkctx.h"
+#include "model/link.h"
+#include "python/pyscan.h"
+#include "python/pytokcache.h"
+#include "model/source.h"
+#include "run/suppress.h"
+#include "text/lines.h"
+#include "text/yamledit.h"
+
+#define MAX_FILE_BYTES CPL_ENGINE_MAX_FILE_BYTES
+
+struct pjob;	/* a queued file (pipeline.c) */
+struct pbatch;	/* queued files being read (pipeline.c) */
+
+/* The linked processes that run one Python file. */
+struct coderefs {
+	struct cpl_code_ref *v;
+	size_t n, cap;
+};
+
+struct cpl_engine {
+	struct source **files;		/* owned, in the order read */
+	size_t nfiles;
+	size_t files_cap;
+	struct cpl_strmap by_path;	/* normalised path → struct source * */
+	char **keys;			/* owned keys of by_path and absent */
+	size_t nkeys, keys_cap;
+	struct cpl_strmap absent;	/* paths the linker found missing */
+	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
+					 * when its code changed, 1 not */
+	struct cpl_strmap listed;	/* directories a plain walk listed,
+					 * normalised → their entries' map
+					 * (names that may matter to the
+					 * linker: see dir_listed()) */
+	struct cpl_strmap **listings;	/* the values of listed, owned */
+	size_t nlistings, listings_cap;
+	/* The last directory the linker's missing hook asked about and
+	 * its listing (NULL: not listed), while listed held missing_count
+	 * directories: a walk asks about one directory for every import
+	 * of a file.  Only the engine's thread links. */
+	char missing_dir[256];
+	const struct cpl_strmap *missing_listing;
+	size_t missing_count;
+	struct cpl_code **codes;	/* linked code, owned */
+	size_t ncodes, codes_cap;
+	struct cpl_pyfile **inline_py;	/* inline scripts containers run
+					 * (group.c), scanned; owned */
+	size_t ninline, inline_cap;
+	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
+	struct coderefs **refs;		/* the values of code_of, owned */
+	size_t nrefs, refs_cap;
+	struct cpl_wlist workloads;
+	struct cpl_finding *findings;
+	size_t nfindings;
+	size_t findings_cap;
+	struct cpl_budget_entry *budgets;	/* every training container */
+	size_t nbudgets;
+	size_t budgets_cap;
+	struct cpl_error *errors;
+	size_t nerrors;
+	size_t errors_cap;
+	struct cpl_error *warnings;	/* problems that do not fail the run */
+	size_t nwarnings;
+	size_t warnings_cap;
+	struct cpl_error *notes;	/* what was skipped and why (-v) */
+	size_t nnotes;
+	size_t notes_cap;
+	struct cpl_strmap charts;	/* Helm charts already noted */
+	struct cpl_config *config;	/* owned */
+	struct cpl_repo *repo;		/* borrowed; NULL outside git */
+	bool staged;			/* read files from the index */
+	bool diff;			/* keep only changed lines */
+	char **seeds;			/* Python files named (pre-commit's
+					 * changed files), caller paths */
+	size_t nseeds;
+	size_t seeds_cap;
+	struct cpl_strmap seed_rel;	/* their rel paths → the caller
+					 * path (reach.c) */
+	struct cpl_strmap is_seed;	/* a spelling of a path → its seed's
+					 * caller path, or a "none" mark
+					 * (reach.c memo) */
+	struct cpl_strmap overlay;	/* normalised path → struct
+					 * overlay_text (overlay.c) */
+	struct overlay_text **overlays;	/* owned, with their keys */
+	size_t noverlays, overlays_cap;
+	struct pjob *jobs;		/* files waiting (pipeline.c) */
+	size_t njobs, jobs_cap;
+	struct cpl_strmap queued;	/* their normalised paths → job */
+	struct pbatch *inflight;	/* files read on other threads while
+					 * this one walks on, or NULL */
+	struct cpl_pytokcache *tokcache;	/* bounds the tokens Python
+						 * files make again (trimmed
+						 * between workloads, files
+						 * and containers) */
+	struct cpl_link_memo *memo;	/* the run's module look-ups */
+	bool light;			/* Python files asked for stay
+					 * unloaded (group.c's graph) */
+	struct crew *crew;		/* loading the next batch (group.c) */
+	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
+						 * (group.c sets it) */
+	uint64_t order;			/* the next finding's order key */
+	struct source **yedits;		/* sources holding an edit parse */
+	size_t nyedits, yedits_cap;
+	int threads;			/* -j; 0: the CPUs we may use */
+	int cpus;			/* those CPUs, 0 until needed */
+	bool seeded;			/* jansson's hash seed is set */
+	bool drop_texts;		/* texts let go once judged
+					 * (cpl_engine_drop_texts()) */
+};
+
+/* ---- sources.c ---------------------------------------------------------- */
+
+/* Records an input problem at path:line:col (the run exits 2). */
+void cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line,
+			   int col, const char *fmt, ...) CPL_PRINTF(5, 6);
+/* The repository-relative path of a caller path; NULL outside the
+ * repository.  Caller frees. */
+char *cpl_engine_rel_of(const struct cpl_engine *e, const char *path);
+/* The named Python file path is (as a finding or the linker spells
+ * it), as the caller named it; NULL when it is none.  Answered once per
+ * spelling. */
+const char *cpl_engine_seed_of(struct cpl_engine *e, const char *path);
+/* The source of the named Python file that path names under another
+ * spelling, or NULL. */
+struct source *cpl_engine_seed_source(struct cpl_engine *e,
+				      const char *path);
+
+/* Keeps a map key (taken) alive as long as the engine; returns it. */
+const char *cpl_engine_own_key(struct cpl_engine *e, char *key);
+/* A source (text taken), marked as a target (linted), not yet part of
+ * the run: touches nothing shared, so a worker may make it. */
+struct source *cpl_engine_source_new(const char *path, enum file_kind kind,
+				     char *text, size_t len);
+/* Makes src (taken) one of the run's sources. */
+void cpl_engine_source_add(struct cpl_engine *e, struct source *src);
+/* Parses a YAML/JSON source and loads its documents: workloads, errors,
+ * warnings and notes go to out (the run's engine, or a worker's, which
+ * uses nothing else). */
+void cpl_engine_load_yaml(struct cpl_engine *out, const struct source *src,
+			  bool explicit);
+/* Adds a source (text taken), marked as a target (linted). */
+struct source *cpl_engine_add_source(struct cpl_engine *e, const char *path,
+				     enum file_kind kind, char *text,
+				     size_t len);
+/* Reads path from the working tree, or from the index with --staged. */
+int cpl_engine_read_source(struct cpl_engine *e, const char *path,
+			   char **text, size_t *len, struct cpl_error *err);
+/* The source at path, however the path is spelled ("./a/../b.py"). */
+const struct source *cpl_engine_find_source(const struct cpl_engine *e,
+					    const char *path);
+/* Records what the run skipped or read and why (shown with -v). */
+void cpl_engine_note(struct cpl_engine *e, const char *path,
+		     const char *fmt, ...) CPL_PRINTF(3, 4);
+/* The linker's loader over the engine's sources (ctx: the engine). */
+const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
+/* The linker's missing hook: a walk's listing of dir lacks every one of
+ * names[0, n). */
+bool cpl_engine_link_missing(void *ctx, const char *dir,
+			     const char *const *names, size_t n);
+/* Keeps a linked process (the engine takes code); container c of w, NULL
+ * for a script linted on its own, runs it. */
+void cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
+			  struct cpl_container *c, struct cpl_code *code);
+/* Whether a line of a file (as a finding names it) changed since the
+ * diff base (every line until one is set; live findings always). */
+bool cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
+			     int line);
+/* Whether a file (as the engine names it) changed at all since the diff
+ * base (false outside the repository). */
+bool cpl_engine_file_changed(const struct cpl_engine *e, const char *file);
+/* --diff-base: whether f is one the change caused (changed.c). */
+bool cpl_engine_finding_changed(struct cpl_engine *e,
+				const struct cpl_finding *f);
+/* The Python of a source, scanned the first time (a tokenizer error of a
+ * target is an input error, reported once) and, unless the engine is in
+ * its light phase, loaded again when it was unloaded (after the thread
+ * loading it, if one is, has finished); NULL for other files. */
+const struct cpl_pyfile *cpl_engine_python(struct cpl_engine *e,
+					   struct source *src);
+/* The run's linker: the engine's loader, the repository root, the run's
+ * memo and a ready hook that loads unloaded files again. */
+void cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk);
+/* The processes that run the Python file at path (as the linker names
+ * it), in the order they were linked. */
+const struct cpl_code_ref *cpl_engine_codes_of(const struct cpl_engine *e,
+					       const char *path, size_t *n);
+/* "Kind/name" of a workload (with "[replica]"); caller frees. */
+char *cpl_engine_object_name(const struct cpl_workload *w);
+/* Reads the config files the launchers of w's containers name
+ * (accelerate launch --config_file), each file once per run. */
+void cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w);
+/*
+ * With cpl_engine_drop_texts(), frees the text of a source read from a
+ * path once nothing in its group needs it (group.c: a Python file's group
+ * judged and the file unloaded, a YAML file's last workload judged), with
+ * what was made from it (line index, edit parse).  Otherwise, and for a
+ * source still loaded, does nothing.  Main thread only.
+ */
+void cpl_engine_let_text_go(struct cpl_engine *e, struct source *src);
+/*
+ * The source at path (NULL when none) with its text: read again, once,
+ * if it was let go (a later group's fix or dynamic import, a launcher's
+ * config file).  A file that cannot be read again, or that is no longer
+ * as long as the text linted, is an error of the run and an empty text.
+ * Main thread only.
+ */
+struct source *cpl_engine_text_source(struct cpl_engine *e,
+				      const char *path);
+/* src's text, read again if it was let go (as above). */
+void cpl_engine_text_back(struct cpl_engine *e, struct source *src);
+/* Frees a source's edit parse (made again if asked for), or those of
+ * every source that made one. */
+void cpl_engine_free_yedit(struct source *src);
+void cpl_engine_free_yedits(struct cpl_engine *e);
+
+/* ---- checkrun.c --------------------------------------------------------- */
+
+/* A check context over the run for rule (its index in cpl_rules_all(),
+ * for its configured severity; rule NULL until a rule is set). */
+void cpl_engine_check(struct cpl_check *ck, struct cpl_engine *e,
+		      const struct cpl_rule *rule, size_t index);
+/* Marks f suppressed by a comment at its place, an annotation of its
+ * workload or a configured ignore, when one applies. */
+void cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f);
+
+/* ---- kustomize.c -------------------------------------------------------- */
+
+/* Takes the documents of kustomize patch files out of the run, recorded as
+ * skipped (before the group graph). */
+void cpl_engine_kustomize(struct cpl_engine *e);
+
+/* ---- entrypoint.c ------------------------------------------------------- */
+
+/* Reads the wrapper script or the Dockerfile command each static container
+ * runs when its own command launches nothing (before the group graph). */
+void cpl_engine_entrypoints(struct cpl_engine *e);
+
+/* ---- group.c ------------------------------------------------------------ */
+
+/* Links, budgets and judges the run's workloads and Python files, group
+ * by group (see group.c). */
+void cpl_engine_judge(struct cpl_engine *e);
+/* Waits until the files being loaded on other threads are (then none
+ * is in flight). */
+void cpl_engine_crew_wait(struct cpl_engine *e);
+
+/* ---- pipeline.c --------------------------------------------------------- */
+
+/* Whether path (however spelt) is read already or waits to be. */
+bool cpl_engine_known(const struct cpl_engine *e, const char *path);
+/* Queues a file to read, parse and scan; with --staged its blob is read
+ * now (libgit2 stays on this thread).  May flush. */
+void cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit);
+/* Reads, parses and scans the queued files, on threads when there are
+ * several, then takes their sources, workloads, errors, warnings and
+ * notes in the order they were queued: the same run for any -j. */
+void cpl_engine_flush(struct cpl_engine *e);
+/* The queue a walk handed to other threads while it walked on, finished
+ * and taken (a flush does this first); nothing when there is none. */
+void cpl_engine_land(struct cpl_engine *e);
+/* Frees what pipeline.c keeps in the engine. */
+void cpl_engine_pipeline_free(struct cpl_engine *e);
+
+/* ---- reach.c ------------------------------------------------------------ */
+
+/*
+ * For the Python files named on their own: loads the repository's
+ * workloads whose commands reach one of them (as entry script or through
+ * local imports) as context workloads, linked.  No-op outside git or
+ * without such files.  Call before linking.
+ */
+void cpl_engine_reach(struct cpl_engine *e);
+/*
+ * Keeps a context workload's finding only when it or a related place
+ * lies in a named file, and then puts it there (a changed line first);
+ * the workload's own place becomes a related one.  Call after the rules
+ * and suppressions, before sorting.
+ */
+void cpl_engine_relocate(struct cpl_engine *e);
+/* Frees what reach.c keeps in the engine. */
+void cpl_engine_reach_free(struct cpl_engine *e);
+
+/* ---- overlay.c ---------------------------------------------------------- */
+
+/* A copy of the text given for path, or -1 when none was given. */
+int cpl_engine_overlay_read(const struct cpl_engine *e, const char *path,
+			    char **text, size_t *len);
+/* Frees the texts given (cpl_engine_free). */
+void cpl_engine_overlay_free(struct cpl_engine *e);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * entrypoint.c — what a container runs when its command line does not
+ * say: a wrapper shell script of the repository (`bash scripts/train.sh`,
+ * `./run.sh`, `sh -e launch.sh`), or, for a container with no command,
+ * the ENTRYPOINT and CMD of the repository's Dockerfile nearest its
+ * manifest (and the wrapper script that ENTRYPOINT names, if any).  The
+ * script's or the Dockerfile's command is scanned (shell/shscan.h) and,
+ * when it starts a launcher or a Python script, becomes the container's
+ * launch: the linker then follows the Python it runs and the budget reads
+ * its launcher and the variables it exports.  Positions point into the
+ * script or the Dockerfile; the container's argv stays as written.
+ *
+ * A Dockerfile is linked only when nothing says the image is another
+ * one: the container's image is none of the Dockerfile's FROM images, nor
+ * an image of Docker's library (no registry path: `python:3.11`), nor a
+ * vendor's framework image (NGC, pytorch/pytorch ...), whose own
+ * entrypoint the repository does not hold.
+ *
+ * Runs once per run, before the group graph (group.c), over the static
+ * workloads.  Owns nothing after it returns: each text it reads and each
+ * path that positions name are kept by the engine (cpl_engine_own_key()).
+ * Includes: engine_int.h, link.h, shell/shlex.h, shell/shscan.h, the C
+ * library.
+ */
+#include "run/engine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "run/config.h"
+#include "git/repo.h"
+#include "model/link.h"
+#include "shell/shlex.h"
+#include "shell/shscan.h"
+
+/* A Dockerfile or script larger than this is not read for a command. */
+#define MAX_TEXT (1u << 20)
+
+/* One pass: the texts read so far (path → text; a missing path maps to
+ * the pass itself), and the last file found. */
+struct pass {
+	struct cpl_engine *e;
+	struct cpl_strmap texts;
+	const char *found_path;		/* engine-owned */
+	const char *found_text;		/* engine-owned */
+};
+
+/* The text at path, read once per pass; NULL when absent or unreadable. */
+static const char *
+text_at(struct pass *p, const char *path)
+{
+	struct cpl_error err = { 0 };
+	struct stat st;
+	char *key = cpl_link_join(".", path), *text = NULL;
+	void *v = cpl_strmap_get(&p->texts, key);
+	size_t len;
+	const char *kept, *kpath;
+
+	if (v != NULL) {
+		free(key);
+		return v == (void *)p ? NULL : v;
+	}
+	if ((!p->e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+			       (size_t)st.st_size > MAX_TEXT)) ||
+	    cpl_config_excluded(p->e->config, path) ||
+	    cpl_engine_read_source(p->e, path, &text, &len, &err) < 0 ||
+	    len > MAX_TEXT || memchr(text, '\0', len) != NULL) {
+		cpl_error_clear(&err);
+		free(text);
+		kpath = cpl_engine_own_key(p->e, key);
+		cpl_strmap_put(&p->texts, kpath, p);
+		return NULL;
+	}
+	kpath = cpl_engine_own_key(p->e, key);
+	kept = cpl_engine_own_key(p->e, text);
+	cpl_strmap_put(&p->texts, kpath, (void *)kept);
+	return kept;
+}
+
+/* text_at() as a cpl_link_find_up() attempt; remembers what it found. */
+static const void *
+try_text(void *ctx, const char *path)
+{
+	struct pass *p = ctx;
+	const char *t = text_at(p, path);
+
+	if (t != NULL) {
+		p->found_path = cpl_engine_own_key(p->e,
+						   cpl_link_join(".", path));
+		p->found_text = t;
+	}
+	return t;
+}
+
+/*
+ * Finds rel (as a command names it: "scripts/run.sh", "/app/run.sh",
+ * "{{ globals.run_outputs_path }}/run.sh") next to file or above it, up
+ * to the repository root (else 4 parents), trying each suffix of an
+ * absolute path from the longest.  true with p->found_*.
+ */
+static bool
+find_near(struct pass *p, const char *file, const char *rel)
+{
+	const char *root = p->e->repo ? cpl_repo_root(p->e->repo) : NULL;
+	const char *slash = strrchr(file, '/'), *next;
+	char *dir = slash ? cpl_xstrndup(file, (size_t)(slash - file)) :
+		    cpl_xstrdup(".");
+	const void *got = NULL;
+
+	if (strstr(rel, "}}") != NULL)
+		rel = strstr(rel, "}}") + 2;
+	while (*rel == '/')
+		rel++;
+	for (; got == NULL && *rel; rel = next + 1) {
+		got = cpl_link_find_up(dir, rel, root, try_text, p);
+		if ((next = strchr(rel, '/')) == NULL)
+			break;
+	}
+	free(dir);
+	return got != NULL;
+}
+
+/* Wrapper scripts followed from one command: a script whose only
+ * command is another script is read too, this deep. */
+#define MAX_HOPS 3
+
+/* Puts the exports of from (a calling script) before to's own. */
+static void
+carry_exports(struct cpl_launch *to, const struct cpl_launch *from)
+{
+	struct cpl_env *v, *d;
+
+	if (from->nexports == 0)
+		return;
+	v = cpl_xcalloc(from->nexports + to->nexports, sizeof(*v));
+	d = cpl_envs_dup(from->exports, from->nexports);
+	memcpy(v, d, from->nexports * sizeof(*v));
+	free(d);
+	if (to->nexports > 0)
+		memcpy(v + from->nexports, to->exports,
+		       to->nexports * sizeof(*v));
+	free(to->exports);
+	to->exports = v;
+	to->nexports += from->nexports;
+}
+
+/*
+ * Follows the wrapper script l names (found near file: the manifest, or
+ * the Dockerfile) into out, and the script that one names, up to
+ * MAX_HOPS; true when one launches something.  *via receives the path of
+ * the script read last.
+ */
+static bool
+follow(struct pass *p, const char *file, const struct cpl_launch *l,
+       struct cpl_launch *out, const char **via)
+{
+	struct cpl_launch cur;
+	int hop;
+
+	memset(out, 0, sizeof(*out));
+	if (!l->has_wrapper)
+		return false;
+	for (hop = 0; hop < MAX_HOPS; hop++) {
+		const struct cpl_launch *from = hop == 0 ? l : out;
+
+		if (!from->has_wrapper || !find_near(p, file,
+						     from->wrapper.text))
+			break;
+		file = p->found_path;
+		*via = p->found_path;
+		cpl_shscan_file(&cur, p->found_path, p->found_text);
+		/* What the calling script exports reaches this one's
+		 * commands, before its own exports. */
+		carry_exports(&cur, from);
+		cpl_launch_clear(out);
+		*out = cur;
+		if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
+			return true;
+	}
+	cpl_launch_clear(out);
+	return false;
+}
+
+/* Whether a script runs its arguments as a command: a line that is
+ * `exec "$@"` or `"$@"` (an entrypoint that prepares, then hands over). */
+static bool
+runs_args(const char *text)
+{
+	const char *s = text;
+
+	while (*s) {
+		const char *eol = strchrnul(s, '\n');
+
+		while (s < eol && (*s == ' ' || *s == '\t'))
+			s++;
+		if (eol - s >= 5 && strncmp(s, "exec ", 5) == 0)
+			for (s += 5; s < eol && *s == ' '; s++)
+				;
+		if ((eol - s >= 4 && strncmp(s, "\"$@\"", 4) == 0) ||
+		    (eol - s >= 2 && strncmp(s, "$@", 2) == 0 &&
+		     (eol - s == 2 || s[2] == ' ' || s[2] == ';')))
+			return true;
+		s = *eol ? eol + 1 : eol;
+	}
+	return false;
+}
+
+/*
+ * A wrapper that prepares and then runs its arguments (`exec "$@"`):
+ * the words after it in c's argv are the command.  Scanned into out,
+ * after the wrapper's own exports; true when they launch something.
+ */
+static bool
+passed_on(struct pass *p, const char *file, const struct cpl_container *c,
+	  struct cpl_launch *out, const char **via)
+{
+	const struct cpl_launch *l = &c->launch;
+	struct cpl_launch script;
+	size_t k;
+
+	if (!l->has_wrapper || !find_near(p, file, l->wrapper.text) ||
+	    !runs_args(p->found_text))
+		return false;
+	for (k = 0; k < c->argc; k++)
+		if (cpl_str_eq(c->argv[k].text, l->wrapper.text))
+			break;
+	if (k + 1 >= c->argc)
+		return false;
+	*via = p->found_path;
+	cpl_shscan_file(&script, p->found_path, p->found_text);
+	cpl_shscan(out, c->argv + k + 1, c->argc - k - 1, NULL, NULL);
+	carry_exports(out, &script);
+	cpl_launch_clear(&script);
+	if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
+		return true;
+	cpl_launch_clear(out);
+	return false;
+}
+
+/* ---- Dockerfiles ------------------------------------------------------- */
+
+/* A command of a Dockerfile: its words with positions (engine-owned
+ * texts), the exec form's, or /bin/sh -c TEXT for the shell form. */
+struct dcmd {
+	struct cpl_word *v;
+	size_t n;
+	bool shell;
+};
+
+struct dockerfile {
+	struct dcmd entrypoint, cmd;
+	char **from;		/* FROM images of every stage */
+	size_t nfrom;
+};
+
+static void
+dcmd_clear(struct dcmd *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static void
+dcmd_add(struct pass *p, struct dcmd *c, char *text, const char *path,
+	 int line, int column)
+{
+	c->v = cpl_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
+	c->v[c->n].text = (char *)cpl_engine_own_key(p->e, text);
+	c->v[c->n].pos.file = path;
+	c->v[c->n].pos.line = line;
+	c->v[c->n].pos.column = column;
+	c->n++;
+}
+
+/*
+ * Parses the JSON array of strings at s (an exec form) into c; false when
+ * it is not one (Docker then runs it as the shell form).  col is s's
+ * column on line.
+ */
+static bool
+exec_form(struct pass *p, struct dcmd *c, const char *s, const char *path,
+	  int line, int col)
+{
+	const char *q = s + 1;
+
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (*q == ']')
+		return true;
+	for (;;) {
+		struct cpl_buf b;
+		int at;
+
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '"')
+			return false;
+		at = col + (int)(q + 1 - s);
+		cpl_buf_init(&b, 0);
+		for (q++; *q && *q != '"'; q++) {
+			if (*q == '\\' && q[1] != '\0') {
+				q++;
+				cpl_buf_addc(&b, *q == 'n' ? '\n' :
+					     *q == 't' ? '\t' : *q);
+			} else {
+				cpl_buf_addc(&b, *q);
+			}
+		}
+		if (*q != '"') {
+			cpl_buf_free(&b);
+			return false;
+		}
+		dcmd_add(p, c, cpl_buf_detach(&b), path, line, at);
+		for (q++; *q == ' ' || *q == '\t'; q++)
+			;
+		if (*q == ']')
+			return true;
+		if (*q != ',')
+			return false;
+		q++;
+	}
+}
+
+/* ENTRYPOINT or CMD's value s (on line, at col) into c. */
+static void
+read_command(struct pass *p, struct dcmd *c, const char *s, const char *path,
+	     int line, int col)
+{
+	dcmd_clear(c);
+	if (*s == '[' && exec_form(p, c, s, path, line, col))
+		return;
+	dcmd_clear(c);
+	c->shell = true;
+	dcmd_add(p, c, cpl_xstrdup("/bin/sh"), path, line, col);
+	dcmd_add(p, c, cpl_xstrdup("-c"), path, line, col);
+	dcmd_add(p, c, cpl_xstrdup(s), path, line, col);
+}
+
+/*
+ * Reads the instructions of Dockerfile text at path: the last stage's
+ * ENTRYPOINT and CMD (a FROM starts over: what a base image sets is not
+ * in the text), and every FROM image.  Continuation lines are joined; a
+ * command's position is its instruction's line.
+ */
+static void
+read_dockerfile(struct pass *p, struct dockerfile *d, const char *path,
+		const char *text)
+{
+	const char *s = text;
+	int line = 1;
+
+	while (*s) {
+		const char *eol;
+		struct cpl_buf b;
+		int first = line;
+		char *l, *word, *arg;
+		size_t wl;
+
+		cpl_buf_init(&b, 0);
+		/* One instruction: lines ending in a backslash continue. */
+		for (;;) {
+			eol = strchrnul(s, '\n');
+			if (eol > s && eol[-1] == '\\') {
+				cpl_buf_add(&b, s, (size_t)(eol - 1 - s));
+				cpl_buf_addc(&b, ' ');
+			} else {
+				cpl_buf_add(&b, s, (size_t)(eol - s));
+				break;
+			}
+			s = *eol ? eol + 1 : eol;
+			line++;
+			if (*s == '\0')
+				break;
+		}
+		s = *eol ? eol + 1 : eol;
+		line++;
+		l = cpl_buf_detach(&b);
+		for (word = l; *word == ' ' || *word == '\t'; word++)
+			;
+		wl = strcspn(word, " \t");
+		arg = word + wl;
+		while (*arg == ' ' || *arg == '\t')
+			arg++;
+		if (*word == '#' || wl == 0) {
+			/* a comment or a blank line */
+		} else if (wl == 4 && strncasecmp(word, "FROM", 4) == 0) {
+			size_t n = strcspn(arg, " \t");
+
+			/* --platform=... comes first */
+			while (strncmp(arg, "--", 2) == 0) {
+				arg += n;
+				while (*arg == ' ' || *arg == '\t')
+					arg++;
+				n = strcspn(arg, " \t");
+			}
+			d->from = cpl_xrealloc(d->from, (d->nfrom + 1) *
+					       sizeof(*d->from));
+			d->from[d->nfrom++] = cpl_xstrndup(arg, n);
+			dcmd_clear(&d->entrypoint);
+			dcmd_clear(&d->cmd);
+		} else if (wl == 10 && strncasecmp(word, "ENTRYPOINT", 10) == 0) {
+			read_command(p, &d->entrypoint, arg, path, first,
+				     (int)(arg - l) + 1);
+		} else if (wl == 3 && strncasecmp(word, "CMD", 3) == 0) {
+			read_command(p, &d->cmd, arg, path, first,
+				     (int)(arg - l) + 1);
+		}
+		free(l);
+	}
+}
+
+static void
+dockerfile_free(struct dockerfile *d)
+{
+	size_t i;
+
+	dcmd_clear(&d->entrypoint);
+	dcmd_clear(&d->cmd);
+	for (i = 0; i < d->nfrom; i++)
+		free(d->from[i]);
+	free(d->from);
+}
+
+/* An image's name without its tag or digest. */
+static char *
+image_name(const char *image)
+{
+	const char *at = strchr(image, '@');
+	const char *slash = strrchr(image, '/');
+	const char *colon = strrchr(slash ? slash : image, ':');
+	size_t n = at ? (size_t)(at - image) :
+		   colon ? (size_t)(colon - image) : strlen(image);
+
+	return cpl_xstrndup(image, n);
+}
+
+/* Whether image is one the repository's Dockerfile d does not build. */
+static bool
+foreign_image(const struct dockerfile *d, const char *image)
+{
+	static const char *const vendors[] = {
+		"nvcr.io/", "pytorch/", "tensorflow/", "huggingface/",
+		"rayproject/", "docker.io/library/", "library/",
+		"public.ecr.aws/docker/library/",
+	};
+	char *name;
+	bool foreign = false;
+	size_t i;
+
+	if (image == NULL || *image == '\0')
+		return false;	/* no image named: nothing says otherwise */
+	name = image_name(image);
+	if (strchr(name, '/') == NULL)
+		foreign = true;	/* Docker's library: python, ubuntu */
+	for (i = 0; !foreign && i < CPL_ARRAY_LEN(vendors); i++)
+		foreign = cpl_str_starts(name, vendors[i]);
+	for (i = 0; !foreign && i < d->nfrom; i++) {
+		char *f = image_name(d->from[i]);
+
+		foreign = strcmp(f, name) == 0;
+		free(f);
+	}
+	free(name);
+	return foreign;
+}
+
+/*
+ * The command container c of file runs from the Dockerfile nearest file:
+ * ENTRYPOINT, then c's args when it has them, else CMD (a shell-form
+ * ENTRYPOINT takes neither).  Scanned into out; true when it launches
+ * something, directly or through the wrapper script it names.
+ */
+static bool
+from_dockerfile(struct pass *p, const char *file,
+		const struct cpl_container *c, struct cpl_launch *out,
+		const char **via)
+{
+	struct dockerfile d = { 0 };
+	struct cpl_word *argv;
+	const char *path, *text;
+	size_t n = 0, i;
+	bool ok = false;
+
+	if (!find_near(p, file, "Dockerfile"))
+		return false;
+	path = p->found_path;
+	text = p->found_text;
+	read_dockerfile(p, &d, path, text);
+	if (foreign_image(&d, c->image) ||
+	    (d.entrypoint.n == 0 && d.cmd.n == 0)) {
+		dockerfile_free(&d);
+		return false;
+	}
+	argv = cpl_xcalloc(d.entrypoint.n + d.cmd.n + c->argc + 1,
+			   sizeof(*argv));
+	for (i = 0; i < d.entrypoint.n; i++)
+		argv[n++] = d.entrypoint.v[i];
+	if (!d.entrypoint.shell) {
+		if (c->argc > 0)
+			for (i = 0; i < c->argc; i++)
+				argv[n++] = c->argv[i];
+		else
+			for (i = 0; i < d.cmd.n; i++)
+				argv[n++] = d.cmd.v[i];
+	}
+	*via = path;
+	if (n > 0) {
+		cpl_shscan(out, argv, n, NULL, NULL);
+		ok = out->launcher != CPL_LAUNCH_NONE || out->has_script;
+		if (!ok) {
+			struct cpl_launch first = *out;
+
+			ok = follow(p, path, &first, out, via);
+			cpl_launch_clear(&first);
+		}
+	}
+	free(argv);
+	dockerfile_free(&d);
+	return ok;
+}
+
+/* ---- the pass ---------------------------------------------------------- */
+
+/* Container c of w: what its wrapper script or Dockerfile launches, when
+ * its own command line launches nothing. */
+static void
+resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
+{
+	struct cpl_launch l;
+	const char *via = NULL;
+	bool ok;
+
+	if (c->launch.launcher != CPL_LAUNCH_NONE || c->launch.has_script ||
+	    c->role != CPL_CROLE_MAIN)
+		return;
+	/* No command: the image's ENTRYPOINT runs, with the args. */
+	if (c->ncommand == 0)
+		ok = from_dockerfile(p, w->file, c, &l, &via);
+	else
+		ok = follow(p, w->file, &c->launch, &l, &via) ||
+		     passed_on(p, w->file, c, &l, &via);
+	if (!ok)
+		return;
+	cpl_engine_note(p->e, w->file, "container \"%s\" runs %s: its %s "
+			"there is read as the container's command",
+			c->name ? c->name : "", via,
+			l.launcher != CPL_LAUNCH_NONE ?
+			cpl_launcher_name(l.launcher) : "script");
+	cpl_launch_clear(&c->launch);
+	c->launch = l;
+}
+
+void
+cpl_engine_entrypoints(struct cpl_engine *e)
+{
+	struct pass p = { .e = e };
+	size_t i, j;
+
+	for (i = 0; i < e->workloads.count; i++) {
+		struct cpl_workload *w = e->workloads.items[i];
+
+		if (w->source == CPL_SRC_LIVE || w->file == NULL ||
+		    w->merged || w->context)
+			continue;
+		for (j = 0; j < w->ncontainers; j++)
+			resolve(&p, w, &w->containers[j]);
+	}
+	cpl_strmap_free(&p.texts);
+}

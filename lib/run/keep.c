@@ -1,0 +1,201 @@
+/*
+ * keep.c — compare --fix's edits (keep.h): the setting a comparison
+ * chose, written into a workload's source by CPU401's split fix
+ * (fix/split.h), reported by a rule of its own that no lint runs.
+ *
+ * May include: the run's headers, model/ and fix/.
+ */
+#include "run/keep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/engine.h"
+#include "run/engine_int.h"
+#include "fix/fixedit.h"
+#include "fix/split.h"
+#include "model/rule.h"
+
+/* The rule compare --fix's findings carry: in no registry, so no lint
+ * runs it and no report names it. */
+static const struct cpl_rule keep_rule = {
+	.id = "KEEP",
+	.name = "compare-keep",
+	.severity = CPL_SEV_NOTE,
+	.summary = "The setting a comparison chose, kept in the file.",
+	.precision = "high",
+};
+
+static bool
+same_doc(const struct cpl_workload *a, const struct cpl_workload *b)
+{
+	return a->pos.line == b->pos.line && a->pos.column == b->pos.column &&
+	       cpl_str_eq(a->file, b->file);
+}
+
+/* Where a worker count would go, for a refusal. */
+static void
+refuse_workers(struct cpl_keep_result *r, const char *file,
+	       const struct cpl_container *c, const struct cpl_facts *f,
+	       long w)
+{
+	const char *cname = c->name ? c->name : "the container";
+
+	if (f->workers.pos.file &&
+	    !cpl_str_eq(f->workers.pos.file, file))
+		r->why = cpl_xasprintf("%s: the worker count of container "
+			"\"%s\" is set at %s:%d (%s), not in a flag of its "
+			"command: pass it as --workers %ld in the command "
+			"(and read it in the script), or set it there",
+			file, cname, f->workers.pos.file, f->workers.pos.line,
+			f->workers.how, w);
+	else
+		r->why = cpl_xasprintf("%s: container \"%s\" sets no worker "
+			"count compare --fix can edit: give its command a "
+			"--workers style flag (--workers %ld) that the "
+			"script reads as DataLoader(num_workers=...)",
+			file, cname, w);
+}
+
+/* Copies fd's edits into r; false (and r->why) when one is in another
+ * file. */
+static bool
+take_edits(struct cpl_keep_result *r, const char *file,
+	   const struct cpl_finding *fd, const struct cpl_container *c)
+{
+	size_t i;
+
+	for (i = 0; i < fd->nedits; i++) {
+		const struct cpl_edit *x = &fd->edits[i];
+
+		if (x->file == NULL || !cpl_str_eq(x->file, file)) {
+			r->why = cpl_xasprintf("%s: the threads of container "
+				"\"%s\" are set at %s:%d, not in this file: "
+				"set them there, or set OMP_NUM_THREADS in "
+				"its env instead", file,
+				c->name ? c->name : "", x->file ? x->file : "?",
+				x->line);
+			return false;
+		}
+	}
+	r->edits = cpl_xrealloc(r->edits, (r->nedits + fd->nedits) *
+				sizeof(*r->edits));
+	for (i = 0; i < fd->nedits; i++) {
+		struct cpl_edit *y = &r->edits[r->nedits++];
+
+		*y = fd->edits[i];
+		y->file = cpl_xstrdup(fd->edits[i].file);
+		y->text = cpl_xstrdup(fd->edits[i].text);
+	}
+	return true;
+}
+
+void
+cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
+		struct cpl_keep_result *r)
+{
+	const struct cpl_wlist *wl = cpl_engine_workloads(e);
+	const struct cpl_workload *first = NULL, *other = NULL;
+	struct cpl_check ck;
+	size_t i, j;
+
+	cpl_engine_check(&ck, e, &keep_rule, 0);
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < wl->count; i++) {
+		const struct cpl_workload *wk = wl->items[i];
+
+		if (wk->merged || wk->file == NULL)
+			continue;
+		for (j = 0; j < wk->ncontainers; j++) {
+			if (!cpl_budget_training(wk, &wk->containers[j]))
+				continue;
+			if (first == NULL)
+				first = wk;
+			else if (!same_doc(first, wk) && other == NULL)
+				other = wk;
+		}
+	}
+	if (first == NULL) {
+		r->why = cpl_xasprintf("%s: no training container to keep "
+				       "the setting in", file);
+		return;
+	}
+	if (other != NULL) {
+		r->why = cpl_xasprintf("%s: several workloads with training "
+			"containers (%s %s at line %d, %s %s at line %d): "
+			"compare --fix keeps a setting in a file of one",
+			file, first->kind, first->name, first->pos.line,
+			other->kind, other->name, other->pos.line);
+		return;
+	}
+	for (i = 0; i < wl->count && r->why == NULL; i++) {
+		const struct cpl_workload *wk = wl->items[i];
+
+		if (wk->merged || wk->file == NULL || !same_doc(first, wk))
+			continue;
+		for (j = 0; j < wk->ncontainers && r->why == NULL; j++) {
+			const struct cpl_container *c = &wk->containers[j];
+			struct cpl_facts f;
+			struct cpl_finding *fd;
+
+			if (!cpl_budget_training(wk, c))
+				continue;
+			cpl_facts_gather(&f, wk, c);
+			if (f.workers.state != CPL_AMT_KNOWN ||
+			    f.workers.pos.file == NULL ||
+			    !cpl_str_eq(f.workers.pos.file, file) ||
+			    strchr(f.workers.how, '-') == NULL) {
+				refuse_workers(r, file, c, &f, w);
+				break;
+			}
+			fd = cpl_check_report(&ck, wk, c, &c->pos,
+					      "keep t%ld-w%ld", t, w);
+			if (!cpl_keep_split(&ck, fd, c, &f, t, w, false)) {
+				r->why = cpl_xasprintf("%s: container \"%s\" "
+					"sets its threads (%s) in a way "
+					"compare --fix cannot edit: set "
+					"OMP_NUM_THREADS to \"%ld\" in its env",
+					file, c->name ? c->name : "",
+					f.threads.how, t);
+				break;
+			}
+			if (f.workers.n != w &&
+			    !cpl_check_replace_count(&ck, fd, &f.workers.pos,
+						     f.workers.n, w)) {
+				r->why = cpl_xasprintf("%s:%d:%d: the worker "
+					"count of container \"%s\" (%s) is not "
+					"written there as a number compare "
+					"--fix can change (a template or an "
+					"input): make it %ld where it is set",
+					file, f.workers.pos.line,
+					f.workers.pos.column,
+					c->name ? c->name : "", f.workers.how,
+					w);
+				break;
+			}
+			if (take_edits(r, file, fd, c))
+				r->ncontainers++;
+			cpl_facts_forget(c);
+		}
+	}
+	/* The engine sorted its findings in cpl_engine_run(); the keep's
+	 * are dropped again so that a report made after sees none. */
+	while (e->nfindings > 0 && e->findings[e->nfindings - 1].rule ==
+	       &keep_rule)
+		cpl_finding_free(&e->findings[--e->nfindings]);
+}
+
+void
+cpl_keep_free(struct cpl_keep_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nedits; i++) {
+		free(r->edits[i].file);
+		free(r->edits[i].text);
+	}
+	free(r->edits);
+	free(r->why);
+	memset(r, 0, sizeof(*r));
+}

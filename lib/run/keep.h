@@ -1,0 +1,43 @@
+/*
+ * keep.h — `compare --fix`: the setting of intra-op threads T and loader
+ * workers W a comparison chose, written where a workload's source writes
+ * them by CPU401's split fix (split.h).
+ *
+ * Ownership: findings and their edits are the engine's; the keep's
+ * strings (struct cpl_keep_result) are the caller's (cpl_keep_free).
+ *
+ * Includes: model/ (finding.h, workload.h).
+ */
+#ifndef CPL_KEEP_H
+#define CPL_KEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/finding.h"
+#include "model/workload.h"
+
+struct cpl_engine;
+
+/* What cpl_engine_keep made: edits of file, or why none. */
+struct cpl_keep_result {
+	struct cpl_edit *edits;	/* copies; all in the file */
+	size_t nedits;
+	size_t ncontainers;	/* the training containers set */
+	char *why;		/* refused: one line; NULL otherwise */
+};
+
+/*
+ * After cpl_engine_run() on one file: the edits that set the threads t
+ * and workers w of the training containers of its one workload that has
+ * any (all of them: a PyTorchJob's Master and Worker alike).  Refused
+ * (r->why) when the file has none, when several workloads have them,
+ * or when a value is not written where the file can be edited (the
+ * worker count must be a --workers style flag of the command).  No
+ * edits and no why: the file holds the setting already.
+ */
+void cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
+		     struct cpl_keep_result *r);
+void cpl_keep_free(struct cpl_keep_result *r);
+
+#endif

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""The house of the code: wings that only reach down, no two files that
+call each other.
+
+Reads the wing table (tools/wings: each wing and the wings below it that
+it may use) and checks, over lib/, rules/ and cmd/:
+
+  - every `#include "..."` of a file names its own wing or one on its
+    wing's line (a header of lib/ is named by its wing: "run/engine.h";
+    util.h is util's, a header found in rules/ or cmd/ is theirs);
+  - every call from one file to a global another defines (its object's
+    undefined symbols against the other's defined ones: `nm`) runs to
+    its own wing or one on its line;
+  - the table itself runs one way (no wing reaches itself round a loop);
+  - no circle between files: no strongly connected component of the
+    call graph holds more than one file (a file calls another that calls
+    it back, directly or round a longer loop).
+
+Usage: house.py BUILD_DIR [WINGS_FILE]  (BUILD_DIR/lib, /rules, /cmd hold
+the objects).  Prints what it found; exits 1 on any breach.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+
+def objects(build):
+    for top in ("lib", "rules", "cmd"):
+        for root, _dirs, files in os.walk(os.path.join(build, top)):
+            for f in files:
+                if f.endswith(".o"):
+                    yield os.path.join(root, f)
+
+
+def source_name(build, obj):
+    rel = os.path.relpath(obj, build)
+    return rel[:-2] + ".c"
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", "--defined-only", "-g", obj],
+                         capture_output=True, text=True, check=True).stdout
+    defined = {l.split()[-1] for l in out.splitlines() if l.strip()}
+    out = subprocess.run(["nm", "-u", obj], capture_output=True, text=True,
+                         check=True).stdout
+    undefined = {l.split()[-1] for l in out.splitlines() if l.strip()}
+    return defined, undefined
+
+
+def sccs(graph):
+    """Tarjan's algorithm, iterative; returns the components."""
+    index, low, on, stack, comps = {}, {}, set(), [], []
+    counter = [0]
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                comps.append(sorted(comp))
+    return comps
+
+
+def wing_of(path):
+    """The wing a source file belongs to."""
+    parts = path.split("/")
+    if parts[0] == "lib":
+        return "util" if len(parts) == 2 else parts[1]
+    return parts[0]
+
+
+def header_wing(inc):
+    """The wing an include names, or None when it names no file here."""
+    if "/" in inc:
+        w = inc.split("/")[0]
+        return w if os.path.isfile(os.path.join("lib", inc)) else None
+    if inc == "util.h":
+        return "util"
+    for top in ("rules", "cmd"):
+        if os.path.isfile(os.path.join(top, inc)):
+            return top
+    return None
+
+
+def read_wings(path):
+    wings = {}
+    for n, line in enumerate(open(path), 1):
+        line = line.split("#")[0].strip()
+        if not line:
+            continue
+        name, _, below = line.partition(":")
+        wings[name.strip()] = set(below.split())
+    return wings
+
+
+def main():
+    build = sys.argv[1]
+    wings = read_wings(sys.argv[2] if len(sys.argv) > 2 else
+                       "tools/wings")
+    bad = []
+    # The table runs one way.
+    for w in [w for c in sccs({k: v & set(wings) for k, v in wings.items()})
+              if len(c) > 1 for w in c]:
+        bad.append("wings: %s reaches itself round a loop (tools/wings)"
+                   % w)
+    for w, below in wings.items():
+        for b in below - set(wings):
+            bad.append("wings: %s names an unknown wing %s" % (w, b))
+    # Includes.
+    srcs = sorted(glob.glob("lib/*.[ch]") + glob.glob("lib/*/*.[ch]") +
+                  glob.glob("rules/*.[ch]") + glob.glob("cmd/*.[ch]"))
+    for p in srcs:
+        w = wing_of(p)
+        if w not in wings:
+            bad.append("wings: %s is in no wing of tools/wings" % p)
+            continue
+        for n, line in enumerate(open(p, encoding="utf-8"), 1):
+            m = re.match(r'#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            hw = header_wing(m.group(1))
+            if hw is None:
+                if not os.path.isfile(os.path.join(os.path.dirname(p),
+                                                   m.group(1))):
+                    bad.append("%s:%d: includes %s, which is no header "
+                               "of a wing" % (p, n, m.group(1)))
+                continue
+            if hw != w and hw not in wings[w]:
+                bad.append("%s:%d: includes %s: %s may not reach up to "
+                           "%s (tools/wings)" % (p, n, m.group(1), w, hw))
+    # Calls, from the objects (of sources that still exist: a file moved
+    # leaves its old object behind in a build directory).
+    defs, uses = {}, {}
+    for obj in objects(build):
+        name = source_name(build, obj)
+        if not os.path.isfile(name):
+            continue
+        d, u = symbols(obj)
+        uses[name] = u
+        for s in d:
+            defs.setdefault(s, name)
+    if not uses:
+        print("house: no object files under %s (build first)" % build)
+        return 1
+    graph = {f: set() for f in uses}
+    for f, u in sorted(uses.items()):
+        wf = wing_of(f)
+        for s in sorted(u):
+            g = defs.get(s)
+            if g is None or g == f:
+                continue
+            graph[f].add(g)
+            wg = wing_of(g)
+            if wf != wg and wf in wings and wg not in wings[wf]:
+                bad.append("%s calls %s (%s): %s may not reach up to %s "
+                           "(tools/wings)" % (f, s, g, wf, wg))
+    circles = [c for c in sccs(graph) if len(c) > 1]
+    for c in circles:
+        bad.append("circle between files: %s" % " <-> ".join(c))
+    for b in bad:
+        print("house: " + b)
+    print("house: %d wings, %d files, %d circles, %d breaches"
+          % (len(wings), len(uses), len(circles), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
