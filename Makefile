@@ -326,7 +326,11 @@ $(DIST_BIN): $(CMD_OBJ) $(BUILD)/libcpulint.a $(DIST_STUBS)
 	    -Wl,-Map=$@.map
 
 # A foreign architecture's release binary: this make again, in
-# build-ARCH, with the cross compiler and the sysroot's pkg-config.
+# build-ARCH, with the cross compiler and the sysroot's pkg-config.  The
+# sysroot's library folder comes first (-L): Debian's cross compiler
+# searches its own /usr/TRIPLET/lib before the sysroot, and its libc.so
+# would bring in that toolchain's libc_nonshared.a, a file no sysroot
+# package owns (tools/third-party-licenses.sh refuses it).
 # libmicrohttpd is only its header there (serve loads the library at run
 # time), found in the sysroot's /usr/include: its .pc would want GnuTLS's
 # and their own .pc files in the sysroot too.
@@ -342,6 +346,7 @@ build-%/release/$(BIN): FORCE
 	$(Q)$(MAKE) --no-print-directory BUILD=build-$* \
 	    PKGS='$(CROSS_PKGS)' NEED_PKGS='$(CROSS_PKGS)' \
 	    CC='$(triplet_$*)-gcc --sysroot=$(CURDIR)/build-$*/sysroot' \
+	    LDFLAGS='-L$(CURDIR)/build-$*/sysroot/usr/lib/$(triplet_$*)' \
 	    PKG_CONFIG='env PKG_CONFIG_LIBDIR=$(CURDIR)/build-$*/sysroot/usr/lib/$(triplet_$*)/pkgconfig:$(CURDIR)/build-$*/sysroot/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/build-$*/sysroot pkg-config' \
 	    $@
 
