@@ -13,12 +13,12 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "text/atomic.h"
-#include "model/finding.h"
 #include "live/live.h"
+#include "model/finding.h"
 #include "report/jsonw.h"
 #include "report/report.h"
 #include "report/wbuf.h"
+#include "text/atomic.h"
 #include "text/patch.h"
 
 #define EXIT_CLEAN 0

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/atomic.h"
 #include "cli.h"
-#include "plan/compare.h"
-#include "run/engine.h"
 #include "fix/fixcheck.h"
-#include "run/keep.h"
+#include "plan/compare.h"
 #include "plan/verdict.h"
+#include "run/engine.h"
+#include "run/keep.h"
+#include "text/atomic.h"
 #include "text/patch.h"
 
 /* Keeps what may stand in a YAML comment from the cluster's strings

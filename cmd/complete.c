@@ -25,9 +25,9 @@
 
 #include "cli.h"
 #include "live/live.h"
+#include "model/rule.h"
 #include "report/escape.h"
 #include "report/report.h"
-#include "model/rule.h"
 #include "util.h"
 
 /* cobra's ShellCompDirective bits. */

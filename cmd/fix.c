@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/atomic.h"
 #include "cli.h"
-#include "run/engine.h"
 #include "fix/fixcheck.h"
 #include "git/repo.h"
+#include "run/engine.h"
+#include "text/atomic.h"
 #include "text/patch.h"
 #include "util.h"
 

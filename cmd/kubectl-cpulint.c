@@ -21,8 +21,8 @@
 
 #include "cli.h"
 #include "live/live.h"
-#include "report/report.h"
 #include "model/rule.h"
+#include "report/report.h"
 #include "util.h"
 
 static int

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "text/atomic.h"
 #include "cli.h"
+#include "text/atomic.h"
 #include "util.h"
 
 int

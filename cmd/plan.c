@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "run/engine.h"
 #include "plan/planrun.h"
+#include "run/engine.h"
 
 struct plan_opts {
 	struct cpl_planrun_opts p;

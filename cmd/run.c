@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "run/engine.h"
 #include "git/repo.h"
 #include "kube/curlso.h"
 #include "report/fingerprint.h"
 #include "report/report.h"
+#include "run/engine.h"
 #include "util.h"
 
 

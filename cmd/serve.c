@@ -18,11 +18,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "live/admit.h"
-#include "live/audit.h"
 #include "cli.h"
 #include "http/httpd.h"
 #include "kube/curlso.h"
+#include "live/admit.h"
+#include "live/audit.h"
 #include "report/admission.h"
 #include "report/metrics.h"
 #include "util.h"

@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/budget.h"
 #include "fix/fixedit.h"
-#include "python/pyscan.h"
+#include "model/budget.h"
 #include "model/rule.h"
+#include "python/pyscan.h"
 
 /* "container \"pytorch\"" or "the container" for messages. */
 const char *cpl_facts_cname(const struct cpl_container *c);

@@ -27,8 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "run/engine.h"
 #include "live/live.h"
+#include "run/engine.h"
 #include "util.h"
 
 struct cpl_audit_opts {

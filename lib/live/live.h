@@ -33,10 +33,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "run/engine.h"
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/prometheus.h"
+#include "run/engine.h"
 #include "util.h"
 
 struct cpl_live_opts {

@@ -27,10 +27,10 @@
 #ifndef CPL_LIVEMEASURE_H
 #define CPL_LIVEMEASURE_H
 
-#include "run/engine.h"
 #include "kube/kubeclient.h"
 #include "live/live.h"
 #include "live/livepods.h"
+#include "run/engine.h"
 #include "util.h"
 
 /* No machine has more CPUs: Linux's largest NR_CPUS (MAXSMP). */

@@ -24,8 +24,8 @@
 #include <stdint.h>
 
 #include "kube/kubeclient.h"
-#include "util.h"
 #include "model/workload.h"
+#include "util.h"
 
 /* The controller owner reference of an object (else its first owner
  * reference), or NULL. */

@@ -13,9 +13,9 @@
 #ifndef CPL_LOADER_H
 #define CPL_LOADER_H
 
-#include "util.h"
 #include "model/workload.h"
 #include "text/yamldoc.h"
+#include "util.h"
 
 /*
  * Template expansion hook used while reading a container: returns a newly

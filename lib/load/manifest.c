@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/quantity.h"
 #include "shell/shscan.h"
+#include "text/quantity.h"
 
 /* The value of the first of two spellings of a key (camelCase first). */
 static const struct cpl_ynode *

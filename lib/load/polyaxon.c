@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/quantity.h"
 #include "shell/shscan.h"
+#include "text/quantity.h"
 
 /* Template expressions longer than this are left unresolved. */
 #define MAX_EXPR 128

@@ -19,8 +19,8 @@
 
 #include <stdbool.h>
 
-#include "python/pyscan.h"
 #include "model/workload.h"
+#include "python/pyscan.h"
 
 /* Returns the scanned file at path, or NULL when there is none. */
 typedef const struct cpl_pyfile *(*cpl_link_load_fn)(void *ctx,

@@ -16,8 +16,8 @@
 #include <stddef.h>
 
 #include "model/finding.h"
-#include "util.h"
 #include "model/workload.h"
+#include "util.h"
 
 struct cpl_check;	/* opaque: the engine's per-run context */
 struct cpl_pyfile;	/* one scanned Python file (pyscan.h) */

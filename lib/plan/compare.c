@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "plan/compare.h"
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/prometheus.h"
+#include "plan/compare.h"
 #include "plan/knobs.h"
 #include "plan/plan.h"
 #include "text/quantity.h"

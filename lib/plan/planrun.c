@@ -9,9 +9,9 @@
 
 #include "model/finding.h"
 #include "plan/plan.h"
+#include "plan/planrun.h"
 #include "plan/sweep.h"
 #include "plan/ydoc.h"
-#include "plan/planrun.h"
 
 static void
 fail(struct cpl_planrun *r, const char *file, int line, const char *fmt,

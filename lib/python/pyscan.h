@@ -56,8 +56,8 @@
 #include <stddef.h>
 
 #include "python/pytoken.h"
-#include "util.h"
 #include "text/pos.h"
+#include "util.h"
 
 struct cpl_pyindex;	/* private lookup tables (pyscan_int.h) */
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/escape.h"
 #include "model/rule.h"
+#include "report/escape.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 

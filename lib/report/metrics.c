@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/escape.h"
 #include "model/rule.h"
+#include "report/escape.h"
 
 /* Appends v escaped for a label value. */
 static void

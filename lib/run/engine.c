@@ -1,5 +1,8 @@
 /*
- * engine.c — one lint run: sources → workloads → rules → findings.
+ * engine.c — one lint run: sources → workloads → rules → findings; the
+ * public interface (engine.h) and the run's order.  The files a run read
+ * are sources.c's, the rules' side of the run is checkrun.c's, and the
+ * judging is group.c's: this file calls them, never the other way.
  *
  * Invariants: each file is read once and its text kept (for inline
  * suppressions, edits and SARIF line hashes) until the engine is freed;
@@ -26,18 +29,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/budget.h"
-#include "run/config.h"
-#include "model/link.h"
-#include "load/loader.h"
-#include "python/pyscan.h"
 #include "git/repo.h"
+#include "load/loader.h"
+#include "model/budget.h"
+#include "model/link.h"
 #include "model/rule.h"
+#include "python/pyscan.h"
+#include "run/config.h"
 #include "run/suppress.h"
-#include "text/tmpl.h"
-#include "text/yamledit.h"
-#include "text/yamldoc.h"
 #include "run/walk.h"
+#include "text/tmpl.h"
+#include "text/yamldoc.h"
+#include "text/yamledit.h"
 
 struct cpl_engine *
 cpl_engine_new(void)

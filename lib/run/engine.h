@@ -17,8 +17,8 @@
 #include <stddef.h>
 
 #include "model/finding.h"
-#include "util.h"
 #include "model/workload.h"
+#include "util.h"
 
 struct cpl_engine;
 

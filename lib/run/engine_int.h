@@ -38,13 +38,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "run/config.h"
-#include "run/engine.h"
 #include "model/checkctx.h"
 #include "model/link.h"
+#include "model/source.h"
 #include "python/pyscan.h"
 #include "python/pytokcache.h"
-#include "model/source.h"
+#include "run/config.h"
+#include "run/engine.h"
 #include "run/suppress.h"
 #include "text/lines.h"
 #include "text/yamledit.h"

@@ -29,9 +29,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "run/config.h"
 #include "git/repo.h"
 #include "model/link.h"
+#include "run/config.h"
 #include "shell/shlex.h"
 #include "shell/shscan.h"
 

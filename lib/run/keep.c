@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/engine.h"
-#include "run/engine_int.h"
 #include "fix/fixedit.h"
 #include "fix/split.h"
 #include "model/rule.h"
+#include "run/engine.h"
+#include "run/engine_int.h"
 
 /* The rule compare --fix's findings carry: in no registry, so no lint
  * runs it and no report names it. */

@@ -48,8 +48,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "run/cpus.h"
 #include "model/link.h"
+#include "run/cpus.h"
 
 /* Queued files past which a flush starts: bounds what waits in memory. */
 #define QUEUE_MAX 1024

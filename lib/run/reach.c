@@ -24,9 +24,9 @@
 
 #include "git/repo.h"
 #include "load/loader.h"
+#include "run/walk.h"
 #include "text/tmpl.h"
 #include "text/yamldoc.h"
-#include "run/walk.h"
 
 /* Whether path (as a finding or the linker spells it) is a named
  * Python file. */

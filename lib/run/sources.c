@@ -25,18 +25,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/budget.h"
-#include "run/config.h"
 #include "fix/fixedit.h"
-#include "model/link.h"
-#include "load/loader.h"
-#include "python/pyscan.h"
 #include "git/repo.h"
+#include "load/loader.h"
+#include "model/budget.h"
+#include "model/link.h"
+#include "python/pyscan.h"
+#include "run/config.h"
 #include "run/suppress.h"
-#include "text/tmpl.h"
-#include "text/yamledit.h"
-#include "text/yamldoc.h"
 #include "run/walk.h"
+#include "text/tmpl.h"
+#include "text/yamldoc.h"
+#include "text/yamledit.h"
 
 
 /* Appends a copy of err to a list of errors or warnings. */

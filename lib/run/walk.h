@@ -23,8 +23,8 @@
 
 #include <stdbool.h>
 
-#include "run/config.h"
 #include "git/repo.h"
+#include "run/config.h"
 #include "util.h"
 
 struct cpl_walker {

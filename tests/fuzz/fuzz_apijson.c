@@ -12,9 +12,9 @@
 
 #include <jansson.h>
 
-#include "run/engine.h"
 #include "live/livepods.h"
 #include "load/loader.h"
+#include "run/engine.h"
 #include "text/yamldoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

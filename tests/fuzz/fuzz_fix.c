@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/engine.h"
-#include "model/finding.h"
 #include "fix/fixcheck.h"
+#include "model/finding.h"
+#include "run/engine.h"
 #include "text/patch.h"
 #include "util.h"
 

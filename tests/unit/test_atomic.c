@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "text/atomic.h"
 #include "check_main.h"
+#include "text/atomic.h"
 #include "util.h"
 
 static char dir[] = "/tmp/cpl-atomic-XXXXXX";

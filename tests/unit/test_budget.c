@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/budget.h"
 #include "check_main.h"
+#include "model/budget.h"
 #include "python/pyscan.h"
 #include "util.h"
 

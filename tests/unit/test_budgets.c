@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/engine.h"
 #include "model/finding.h"
-#include "report/report.h"
 #include "model/rule.h"
+#include "report/report.h"
+#include "run/engine.h"
 #include "util.h"
 
 static const struct cpl_rule rule_t = {

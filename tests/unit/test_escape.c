@@ -19,10 +19,10 @@
 
 #include "check_main.h"
 #include "model/finding.h"
+#include "model/rule.h"
 #include "report/escape.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "model/rule.h"
 #include "util.h"
 
 /* s escaped as how says; caller frees. */

@@ -9,8 +9,8 @@
 #include "check_main.h"
 #include "load/loader.h"
 #include "loader_test.h"
-#include "text/quantity.h"
 #include "shell/shscan.h"
+#include "text/quantity.h"
 
 static const struct loader_under_test LOADER = {
 	.detect = cpl_manifest_detect,

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/engine.h"
-#include "model/finding.h"
 #include "kube/prometheus.h"
 #include "live/livemeasure.h"
+#include "model/finding.h"
 #include "model/rule.h"
-#include "util.h"
 #include "model/workload.h"
+#include "run/engine.h"
+#include "util.h"
 
 /* A live Pod: one training container, limit 8, OMP_NUM_THREADS=16,
  * one rank, workers unknown: 1 x (16 + 1) = 17 busy, allowance

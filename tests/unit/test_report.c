@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/finding.h"
 #include "jsonw_ref.h"
-#include "report/report.h"
+#include "model/finding.h"
 #include "model/rule.h"
+#include "report/report.h"
 #include "util.h"
 
 #define SCHEMA "testdata/reference/sarif/sarif-schema-2.1.0.json"

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/admit.h"
 #include "check_main.h"
+#include "live/admit.h"
 #include "model/finding.h"
+#include "model/rule.h"
 #include "report/admission.h"
 #include "report/metrics.h"
-#include "model/rule.h"
 #include "util.h"
 
 static const char bad_pod[] =

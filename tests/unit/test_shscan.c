@@ -14,8 +14,8 @@
 
 #include "check_main.h"
 #include "shell/shscan.h"
-#include "util.h"
 #include "text/yamldoc.h"
+#include "util.h"
 
 #define MAXW 64
 

@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "model/finding.h"
+#include "model/rule.h"
+#include "python/pyscan.h"
 #include "run/engine.h"
 #include "run/engine_int.h"
-#include "model/finding.h"
-#include "python/pyscan.h"
-#include "model/rule.h"
 #include "util.h"
 
 /* Job "first" runs first.py, with no thread variables: CPU201 and its
