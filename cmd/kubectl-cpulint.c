@@ -458,14 +458,27 @@ out:
 	return act;
 }
 
-/* True when arg names a resource type alone ("pod", "deploy"). */
+/* True when argv[first] names a resource type alone ("pod", "deploy")
+ * followed by names.  A type word that is also a file or directory here
+ * (a repository's deploy/) is a type only when none of the words after
+ * it is a path: "deploy trainer" is deploy/trainer, "deploy k8s/" two
+ * paths. */
 static bool
-is_bare_type(const char *arg)
+is_bare_type(int first, int argc, char **argv)
 {
 	struct stat st;
+	int i;
 
-	return strchr(arg, '/') == NULL && cpl_live_is_type(arg) &&
-	       stat(arg, &st) != 0;
+	if (strchr(argv[first], '/') != NULL ||
+	    !cpl_live_is_type(argv[first]))
+		return false;
+	if (stat(argv[first], &st) != 0)
+		return true;
+	for (i = first + 1; i < argc; i++)
+		if (strchr(argv[i], '/') != NULL ||
+		    strcmp(argv[i], CLI_STDIN) == 0 || stat(argv[i], &st) == 0)
+			return false;
+	return true;
 }
 
 /*
@@ -480,7 +493,8 @@ classify(struct options *o, int first, int argc, char **argv)
 	const char *type = NULL;
 	int i;
 
-	if (first < argc && first + 1 < argc && is_bare_type(argv[first]))
+	if (first < argc && first + 1 < argc &&
+	    is_bare_type(first, argc, argv))
 		type = argv[first++];
 	for (i = first; i < argc; i++) {
 		if (type) {

@@ -122,6 +122,17 @@ cp "$tmp/p.yaml" "$tmp/pod/"
 (cd "$tmp" && "$BIN" --no-config pod > "$tmp/o" 2>&1); rc=$?
 check type-word-dir-is-a-path [ "$rc" = 1 ]
 grep -q "pod/p.yaml:23:14" "$tmp/o" && ok || bad "a directory named pod is a path"
+# ... but "pod NAME" with a directory named pod here and no NAME here is
+# still kubectl's TYPE NAME (a repository's deploy/ must not change what
+# "deploy trainer" means), while "pod FILE" with FILE here is two paths
+(cd "$tmp" && "$BIN" --no-config --kubeconfig "$tmp/none.kubeconfig" \
+	pod train-0 > "$tmp/o" 2>&1); rc=$?
+check type-word-dir-then-name [ "$rc" = 2 ]
+grep -q "none.kubeconfig: error: cannot read --kubeconfig" "$tmp/o" && ok ||
+	bad "pod NAME beside a directory pod is not a live target: $(cat "$tmp/o")"
+(cd "$tmp" && "$BIN" --no-config pod p.yaml > "$tmp/o" 2>&1); rc=$?
+check type-word-dir-then-file [ "$rc" = 1 ]
+grep -q "pod/p.yaml:23:14" "$tmp/o" && ok || bad "pod FILE is two paths"
 
 # 8. Clean streams.
 mkdir -p "$tmp/empty/sub"
