@@ -220,8 +220,23 @@ static int
 load_trainjob(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	      const char *kind)
 {
+	size_t from = x->out->count, i;
+	int rc;
+
 	(void)kind;
-	return cpl_trainer_load_job(x->out, x->s, obj, x->path, x->err);
+	rc = cpl_trainer_load_job(x->out, x->s, obj, x->path, x->err);
+	/* A TrainJob held by another object (a Katib trialSpec) has no name
+	 * of its own: it goes by its holder's, as the other kinds do. */
+	for (i = from; rc == 0 && x->holder != NULL && i < x->out->count;
+	     i++) {
+		struct cpl_workload *w = x->out->items[i];
+
+		if (w->name == NULL || *w->name == '\0') {
+			free(w->name);
+			w->name = cpl_xstrdup(x->holder);
+		}
+	}
+	return rc;
 }
 
 static int
