@@ -250,12 +250,49 @@ env_hostfile(const struct cpl_container *c)
 	return false;
 }
 
+/* How many words follow launcher option t as its values (t with its
+ * dashes; "=value" carries its own): 0 for a flag, -1 when the option is
+ * not one of these. */
+static int
+opt_values(const char *t)
+{
+	static const char *const one[] = {
+		"hostfile", "machinefile", "default-hostfile", "f",
+		"host-discovery-script", "H", "host", "hosts", "np", "n", "c",
+		"num-proc", "x", "bind-to", "map-by", "rank-by", "npernode",
+		"npersocket", "N", "ppn", "wdir", "wd", "prefix", "rankfile",
+		"output-filename", "timeout", "cpus-per-proc", "cpus-per-rank",
+		"genvlist", "envlist", "launcher", "launcher-exec",
+		"bootstrap", "iface", "p", "ssh-port", "start-timeout",
+		"network-interface", "output", "pe", NULL };
+	static const char *const two[] = { "mca", "gmca", "env", "genv",
+					   NULL };
+	static const char *const none[] = {
+		"allow-run-as-root", "oversubscribe", "nooversubscribe",
+		"tag-output", "timestamp-output", "report-bindings",
+		"display-map", "display-allocation", "verbose", "v", "q",
+		"quiet", "bind-to-core", "bind-to-socket", "use-hwthread-cpus",
+		"merge-stderr-to-stdout", "l", "prepend-rank", "enable-recovery",
+		"noprefix", "gloo", "mpi", "log-with-timestamp", NULL };
+
+	if (strchr(t, '=') != NULL || opt_is(t, none))
+		return 0;
+	if (opt_is(t, one))
+		return 1;
+	if (opt_is(t, two))
+		return 2;
+	return -1;
+}
+
 /*
  * Reads the MPI launch of tokens [i, n) (the launcher at i): where its
- * ranks go, and its rank count in *np (text NULL when not given).
+ * ranks go, its rank count in *np (text NULL when not given) and, with
+ * prog, the program it starts as its ranks in *prog (borrowed from t;
+ * NULL when the words do not say which word it is).
  */
 static enum mpi_hosts
-read_launch(const struct toks *t, size_t i, struct cpl_word *np)
+read_launch(const struct toks *t, size_t i, struct cpl_word *np,
+	    const char **prog)
 {
 	static const char *const hostfiles[] = {
 		"hostfile", "machinefile", "default-hostfile", "f",
@@ -265,18 +302,36 @@ read_launch(const struct toks *t, size_t i, struct cpl_word *np)
 	static const char *const counts[] = { "np", "n", "c", "num-proc",
 					      NULL };
 	enum mpi_hosts where = MPI_DEFAULT;
+	int values = 0;		/* words still to come as option values;
+				 * -1: maybe one (an unknown option) */
 	size_t j;
 
+	if (prog != NULL)
+		*prog = NULL;
 	for (j = i + 1; j < t->n && !t->v[j].op; j++) {
 		const char *a = t->v[j].text, *eq = strchr(a, '=');
 		const char *val = eq ? eq + 1 :
 				  (j + 1 < t->n && !t->v[j + 1].op ?
 				   t->v[j + 1].text : NULL);
 
-		if (is_program(a))
+		if (is_program(a)) {
+			if (prog != NULL)
+				*prog = a;
 			break;
-		if (a[0] != '-')
-			continue;
+		}
+		if (a[0] != '-') {
+			/* An option's value, else the program: a word after
+			 * an unknown option is its value unless it names a
+			 * path. */
+			if (values > 0 || (values < 0 && !strchr(a, '/'))) {
+				values = values > 0 ? values - 1 : 0;
+				continue;
+			}
+			if (prog != NULL)
+				*prog = a;
+			break;
+		}
+		values = opt_values(a);
 		if (opt_is(a, hostfiles)) {
 			where = MPI_REMOTE;
 		} else if (opt_is(a, hosts) && val != NULL) {
@@ -313,7 +368,7 @@ np_label(const char *a)
  */
 static enum mpi_hosts
 mpi_launch(const struct cpl_container *c, struct cpl_word *np,
-	   const char **label)
+	   const char **label, char **prog)
 {
 	struct toks t = { NULL, 0, 0 };
 	enum mpi_hosts where = MPI_NONE;
@@ -321,6 +376,8 @@ mpi_launch(const struct cpl_container *c, struct cpl_word *np,
 	size_t i;
 
 	np->text = NULL;
+	if (prog != NULL)
+		*prog = NULL;
 	command_tokens(&t, c);
 	for (i = 0; i < t.n; i++) {
 		const char *a = t.v[i].text;
@@ -341,7 +398,11 @@ mpi_launch(const struct cpl_container *c, struct cpl_word *np,
 			continue;
 		start = false;
 		if (is_mpi_launcher(a)) {
-			where = read_launch(&t, i, np);
+			const char *p = NULL;
+
+			where = read_launch(&t, i, np, prog ? &p : NULL);
+			if (prog != NULL)
+				*prog = cpl_xstrdup(p);
 			if (label)
 				*label = np_label(a);
 			break;
@@ -366,7 +427,7 @@ cpl_loader_mpi(struct cpl_workload *w, bool orchestrated)
 
 		if (c->role != CPL_CROLE_MAIN || c->has_slots)
 			continue;
-		where = mpi_launch(c, &np, &label);
+		where = mpi_launch(c, &np, &label, NULL);
 		if (where == MPI_NONE) {
 			continue;
 		} else if (where == MPI_REMOTE ||
@@ -405,6 +466,46 @@ cpl_loader_mpi_slots(struct cpl_workload *w, const char *text,
 	}
 }
 
+/*
+ * The program the job's mpirun starts as its ranks, when it is a native
+ * one (no Python, no shell script, no torchrun): each container whose
+ * ranks it is (slots) runs it, whatever its own command (sshd) is.
+ */
+static void
+ranks_native(struct cpl_wlist *l, size_t first)
+{
+	struct cpl_word np;
+	char *prog = NULL;
+	size_t i, j;
+
+	for (i = first; i < l->count && prog == NULL; i++) {
+		const struct cpl_workload *w = l->items[i];
+
+		for (j = 0; j < w->ncontainers && prog == NULL; j++) {
+			if (w->containers[j].role == CPL_CROLE_MAIN)
+				(void)mpi_launch(&w->containers[j], &np, NULL,
+						 &prog);
+			free(np.text);
+		}
+	}
+	if (prog == NULL || is_program(prog) || prog[0] == '$') {
+		free(prog);
+		return;
+	}
+	for (i = first; i < l->count; i++) {
+		struct cpl_workload *w = l->items[i];
+
+		for (j = 0; j < w->ncontainers; j++) {
+			struct cpl_container *c = &w->containers[j];
+
+			if (!c->has_slots || c->ranks_native != NULL)
+				continue;
+			c->ranks_native = cpl_xstrdup(prog);
+		}
+	}
+	free(prog);
+}
+
 void
 cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first)
 {
@@ -413,13 +514,14 @@ cpl_loader_mpi_cap(struct cpl_wlist *l, size_t first)
 	long n = -1, slots;
 	size_t i, j;
 
+	ranks_native(l, first);
 	for (i = first; i < l->count && np.text == NULL; i++) {
 		const struct cpl_workload *w = l->items[i];
 
 		for (j = 0; j < w->ncontainers && np.text == NULL; j++)
 			if (w->containers[j].role == CPL_CROLE_MAIN &&
 			    mpi_launch(&w->containers[j], &np,
-				       &label) == MPI_NONE) {
+				       &label, NULL) == MPI_NONE) {
 				free(np.text);
 				np.text = NULL;
 			}

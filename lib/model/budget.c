@@ -98,6 +98,8 @@ runs_python(const struct cpl_container *c)
 const char *
 cpl_budget_unseen(const struct cpl_container *c)
 {
+	if (c->ranks_native != NULL)
+		return c->ranks_native;
 	if (c->ncommand == 0 || c->launch.launcher != CPL_LAUNCH_NONE ||
 	    c->code != NULL || c->has_slots || runs_python(c))
 		return NULL;

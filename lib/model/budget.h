@@ -67,7 +67,9 @@ bool cpl_budget_training(const struct cpl_workload *w,
  * command written (args alone run the image's entrypoint, which is not
  * known), no launcher, no Python (nor python among its words, nor linked
  * code), no MPI ranks another Pod starts here: a CUDA burn-in binary,
- * lmp, sleep, a shell script that starts none of them.  Its first word
+ * lmp, sleep, a shell script that starts none of them; or, for a
+ * container whose MPI ranks the job's mpirun starts, the native program
+ * they run (ranks_native: an MPI pi, a C solver).  Its first word
  * (borrowed), or NULL.  No evidence of an OpenMP pool.
  */
 const char *cpl_budget_unseen(const struct cpl_container *c);

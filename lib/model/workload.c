@@ -57,6 +57,7 @@ container_clear(struct cpl_container *c)
 	free(c->name);
 	free(c->image);
 	free(c->slots.text);
+	free(c->ranks_native);
 	cpl_words_free(c->argv, c->argc);
 	cpl_envs_free(c->env, c->nenv);
 	cpl_strmap_free(&c->env_at);
@@ -172,6 +173,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	dst->name = cpl_xstrdup(src->name);
 	dst->image = cpl_xstrdup(src->image);
 	dst->slots = word_copy(&src->slots);
+	dst->ranks_native = cpl_xstrdup(src->ranks_native);
 	dst->argv = words_dup(src->argv, src->argc);
 	dst->argv_cap = src->argc;
 	dst->env = cpl_envs_dup(src->env, src->nenv);

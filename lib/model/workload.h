@@ -55,6 +55,10 @@ struct cpl_container {
 	struct cpl_word slots;	/* how many: slotsPerWorker,
 				 * numProcPerNode, a local mpirun -np */
 	const char *slots_from;	/* static text naming it for messages */
+	char *ranks_native;	/* MPI: the native program (no Python, no
+				 * shell) the job's mpirun starts as this
+				 * container's ranks, which cpulint cannot
+				 * see into; NULL otherwise */
 	struct cpl_pos pos;	/* the container's mapping */
 	struct cpl_word *argv;	/* command then args, templates expanded */
 	size_t argc;
