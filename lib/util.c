@@ -435,16 +435,13 @@ cpl_error_format(const struct cpl_error *err)
 }
 
 int
-cpl_read_file(char **out, size_t *len, const char *path, size_t max,
+cpl_read_open(const char *path, size_t max, size_t *size,
 	      struct cpl_error *err)
 {
 	struct stat st;
-	char *data = NULL;
-	size_t n = 0, cap = 0;
-	int fd, rc = -1;
+	int fd;
 
-	*out = NULL;
-	*len = 0;
+	*size = 0;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -455,11 +452,11 @@ cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 	if (fstat(fd, &st) < 0) {
 		cpl_error_set(err, path, 0, 0, "cannot read: %s",
 			      strerror(errno));
-		goto out;
+		goto fail;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		cpl_error_set(err, path, 0, 0, "is a directory");
-		goto out;
+		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		cpl_error_set(err, path, 0, 0, "not a regular file (%s)",
@@ -468,17 +465,34 @@ cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 			      S_ISCHR(st.st_mode) ? "a character device" :
 			      S_ISBLK(st.st_mode) ? "a block device" :
 			      "not a file");
-		goto out;
+		goto fail;
 	}
-	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+	if ((uintmax_t)st.st_size > max) {
 		cpl_error_set(err, path, 0, 0,
 			      "file is too large (%jd bytes; the limit is %zu)",
 			      (intmax_t)st.st_size, max);
-		goto out;
+		goto fail;
 	}
+	*size = (size_t)st.st_size;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int
+cpl_read_fd(char **out, size_t *len, int fd, size_t size, const char *path,
+	    size_t max, struct cpl_error *err)
+{
+	char *data = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -1;
+
+	*out = NULL;
+	*len = 0;
 	/* Regular files: one allocation of the right size (+1 to see EOF). */
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		cap = (size_t)st.st_size + 2;
+	if (size > 0) {
+		cap = size + 2;
 		data = cpl_xmalloc(cap);
 	}
 	for (;;) {
@@ -505,7 +519,7 @@ cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 		/* The size fstat() gave, in a read asked for one byte
 		 * more: the end, without a read to see it (a syscall per
 		 * file saved; a file still growing is read as it was). */
-		if (n == (size_t)st.st_size && n + 1 < cap)
+		if (n == size && n + 1 < cap)
 			break;
 	}
 	if (data == NULL)
@@ -524,6 +538,21 @@ out:
 	free(data);
 	close(fd);
 	return rc;
+}
+
+int
+cpl_read_file(char **out, size_t *len, const char *path, size_t max,
+	      struct cpl_error *err)
+{
+	size_t size;
+	int fd;
+
+	*out = NULL;
+	*len = 0;
+	fd = cpl_read_open(path, max, &size, err);
+	if (fd < 0)
+		return -1;
+	return cpl_read_fd(out, len, fd, size, path, max, err);
 }
 
 int

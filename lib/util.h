@@ -95,6 +95,18 @@ char *cpl_error_format(const struct cpl_error *err);
  */
 int cpl_read_file(char **out, size_t *len, const char *path, size_t max,
 		  struct cpl_error *err);
+/*
+ * cpl_read_file() in two steps, for a caller that needs the size before
+ * the bytes (pipeline.c's parsing budget) without a stat() of the path
+ * besides: cpl_read_open() opens path and returns the descriptor, with
+ * *size the regular file's size, or fails as cpl_read_file() would (-1,
+ * err set, nothing left open); cpl_read_fd() reads that descriptor,
+ * closes it, and fails as cpl_read_file() would.
+ */
+int cpl_read_open(const char *path, size_t max, size_t *size,
+		  struct cpl_error *err);
+int cpl_read_fd(char **out, size_t *len, int fd, size_t size,
+		const char *path, size_t max, struct cpl_error *err);
 
 /*
  * Saturating arithmetic for counts (ranks, threads, workers, millicores):

@@ -27,14 +27,20 @@
 
 #include "python/pyscan.h"
 
-/* The engine's budget: about 50,000 tokens, the files of a project or
- * one file of 8,000 lines.  Reads are local (one process's files while
- * linking, one file through its rules), so a larger budget buys little:
- * over 4,000 files of 2,000 projects, 1 MiB makes 4,092 arrays again,
- * 8 MiB 4,077, with 7 MB more at the peak. */
+/* The engine's budget: about 400,000 tokens, the files of a project or
+ * the core modules of a large package.  Reads are local (one process's
+ * files while linking, one file through its rules), but the processes of
+ * one group read the same modules in the same order, and a list that
+ * holds less than those modules keeps none of them (the oldest goes
+ * first): on make bench's six public repositories the scripts that
+ * import huggingface/accelerate tokenize its core modules again for each
+ * script, 313 arrays (1.8 million tokens) at 1 MiB, 81 at 4 MiB, 21
+ * (40,000 tokens) at 8 MiB.  Small trees do not fill it: the bench's
+ * 2,000 projects make no array again at 1 MiB and peak at the same
+ * memory at 8 MiB (the peak is before judging, every text read). */
 #ifndef CPL_PYTOKCACHE_BUDGET	/* -D...=0 frees all at each trim: a
 				 * test of the trim points under ASan */
-#define CPL_PYTOKCACHE_BUDGET ((size_t)1 << 20)
+#define CPL_PYTOKCACHE_BUDGET ((size_t)8 << 20)
 #endif
 
 struct cpl_pytokcache;

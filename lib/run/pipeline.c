@@ -46,7 +46,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "model/link.h"
 #include "run/cpus.h"
@@ -139,18 +138,19 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 		launch(e);
 }
 
-/* Reads, parses and scans one file into its job (any thread). */
+/* Reads, parses and scans one file into its job (any thread): unless
+ * the job has its text, fd is the file opened by cpl_read_open() (size
+ * its size), or -1 with err saying why it could not be. */
 static void
-process(struct pjob *j)
+process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 {
-	struct cpl_error err = { 0 };
 	bool python = cpl_str_ends(j->path, ".py");
 
 	if (!j->have_text &&
-	    cpl_read_file(&j->text, &j->len, j->path,
-			  CPL_ENGINE_MAX_FILE_BYTES, &err) < 0) {
-		cpl_engine_add_error(j->out, &err);
-		cpl_error_clear(&err);
+	    (fd < 0 || cpl_read_fd(&j->text, &j->len, fd, size, j->path,
+				   CPL_ENGINE_MAX_FILE_BYTES, err) < 0)) {
+		cpl_engine_add_error(j->out, err);
+		cpl_error_clear(err);
 		j->text = NULL;
 	}
 	if (j->text == NULL)
@@ -168,28 +168,14 @@ process(struct pjob *j)
 	 * (group.c). */
 	j->src->scanned = true;
 	if (cpl_pyscan_file_light(&j->src->py, j->src->path, j->src->text,
-				  j->src->len, &err) != 0) {
-		j->src->scan_err = err;		/* reported when asked for */
-		if (err.message == NULL)
+				  j->src->len, err) != 0) {
+		j->src->scan_err = *err;	/* reported when asked for */
+		memset(err, 0, sizeof(*err));
+		if (j->src->scan_err.message == NULL)
 			j->src->scan_err.message = cpl_xstrdup("error");
 		return;
 	}
-	cpl_error_clear(&err);
-}
-
-/* The bytes job j will parse: its text's, or its file's size (0 when
- * it cannot be told: reading it will say why). */
-static size_t
-job_bytes(const struct pjob *j)
-{
-	struct stat st;
-
-	if (j->have_text)
-		return j->len;
-	if (stat(j->path, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	return (size_t)st.st_size < CPL_ENGINE_MAX_FILE_BYTES ?
-	       (size_t)st.st_size : CPL_ENGINE_MAX_FILE_BYTES;
+	cpl_error_clear(err);
 }
 
 /* Waits until n more bytes fit the budget, or nothing else is in
@@ -223,10 +209,21 @@ work(void *arg)
 	size_t i;
 
 	while ((i = atomic_fetch_add(&c->next, 1)) < c->n) {
-		size_t n = job_bytes(&c->jobs[i]);
+		struct pjob *j = &c->jobs[i];
+		struct cpl_error err = { 0 };
+		size_t n = 0;
+		int fd = -1;
 
+		/* The bytes it will parse: its text's, or its file's size
+		 * from the descriptor it is read from (0 when it cannot be
+		 * opened: process() says why). */
+		if (j->have_text)
+			n = j->len;
+		else
+			fd = cpl_read_open(j->path, CPL_ENGINE_MAX_FILE_BYTES,
+					   &n, &err);
 		admit(c, n);
-		process(&c->jobs[i]);
+		process(j, fd, n, &err);
 		release(c, n);
 	}
 	return NULL;
