@@ -167,6 +167,14 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"to compare against)", f.t, f.cpus,
 			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank, f.share);
 		add_threads(ck, fd, c, f.t);
+	} else if (f.cpu > 0) {
+		/* A budget under one CPU: one thread is already more than
+		 * the container may run (CPU401 says so). */
+		cpl_finding_set_fix(fd,
+			"add env OMP_NUM_THREADS: \"1\" (its budget of %s is "
+			"less than one CPU, so one thread per rank is the "
+			"most it can run)", f.cpus);
+		add_threads(ck, fd, c, 1);
 	} else {
 		cpl_finding_set_fix(fd,
 			"add env OMP_NUM_THREADS: \"1\" and raise it to the "
