@@ -287,12 +287,12 @@ opt_values(const char *t)
 /*
  * Reads the MPI launch of tokens [i, n) (the launcher at i): where its
  * ranks go, its rank count in *np (text NULL when not given) and, with
- * prog, the program it starts as its ranks in *prog (borrowed from t;
- * NULL when the words do not say which word it is).
+ * prog, where the program it starts as its ranks is in *prog (an index
+ * of t; SIZE_MAX when the words do not say which word it is).
  */
 static enum mpi_hosts
 read_launch(const struct toks *t, size_t i, struct cpl_word *np,
-	    const char **prog)
+	    size_t *prog)
 {
 	static const char *const hostfiles[] = {
 		"hostfile", "machinefile", "default-hostfile", "f",
@@ -307,7 +307,7 @@ read_launch(const struct toks *t, size_t i, struct cpl_word *np,
 	size_t j;
 
 	if (prog != NULL)
-		*prog = NULL;
+		*prog = SIZE_MAX;
 	for (j = i + 1; j < t->n && !t->v[j].op; j++) {
 		const char *a = t->v[j].text, *eq = strchr(a, '=');
 		const char *val = eq ? eq + 1 :
@@ -316,7 +316,7 @@ read_launch(const struct toks *t, size_t i, struct cpl_word *np,
 
 		if (is_program(a)) {
 			if (prog != NULL)
-				*prog = a;
+				*prog = j;
 			break;
 		}
 		if (a[0] != '-') {
@@ -328,7 +328,7 @@ read_launch(const struct toks *t, size_t i, struct cpl_word *np,
 				continue;
 			}
 			if (prog != NULL)
-				*prog = a;
+				*prog = j;
 			break;
 		}
 		values = opt_values(a);
@@ -359,6 +359,41 @@ np_label(const char *a)
 	if (strncmp(b, "mpiexec", 7) == 0)
 		return "mpiexec -np";
 	return "mpirun -np";
+}
+
+/*
+ * The program of tokens[at], which mpirun starts as its ranks, when
+ * nothing in the text shows it starting an OpenMP pool (owned), else
+ * NULL: a native program (an MPI pi, a C solver), or a shell running a
+ * `-c` script that starts no Python ("echo ...; df -h").  Python, a
+ * shell script file, torchrun or a variable ($CMD) are NULL: those are
+ * judged as the launch reads them.
+ */
+static char *
+unseen_ranks(const struct toks *t, size_t at)
+{
+	static const char *const py[] = { "python", ".py", "torchrun",
+					  "accelerate", "deepspeed", NULL };
+	const char *a = t->v[at].text;
+	size_t j, k;
+
+	if (a[0] == '$' || strcmp(a, "--") == 0)
+		return NULL;
+	if (!is_shell(a))
+		return is_program(a) ? NULL : cpl_xstrdup(a);
+	for (j = at + 1; j + 1 < t->n && !t->v[j].op; j++) {
+		const char *o = t->v[j].text;
+
+		if (o[0] != '-')
+			return NULL;	/* a script file: not read here */
+		if (o[1] == '-' || strchr(o, 'c') == NULL)
+			continue;
+		for (k = 0; py[k]; k++)
+			if (strstr(t->v[j + 1].text, py[k]) != NULL)
+				return NULL;
+		return cpl_xstrdup(a);
+	}
+	return NULL;
 }
 
 /*
@@ -398,11 +433,11 @@ mpi_launch(const struct cpl_container *c, struct cpl_word *np,
 			continue;
 		start = false;
 		if (is_mpi_launcher(a)) {
-			const char *p = NULL;
+			size_t at = SIZE_MAX;
 
-			where = read_launch(&t, i, np, prog ? &p : NULL);
-			if (prog != NULL)
-				*prog = cpl_xstrdup(p);
+			where = read_launch(&t, i, np, prog ? &at : NULL);
+			if (prog != NULL && at != SIZE_MAX)
+				*prog = unseen_ranks(&t, at);
 			if (label)
 				*label = np_label(a);
 			break;
@@ -467,9 +502,9 @@ cpl_loader_mpi_slots(struct cpl_workload *w, const char *text,
 }
 
 /*
- * The program the job's mpirun starts as its ranks, when it is a native
- * one (no Python, no shell script, no torchrun): each container whose
- * ranks it is (slots) runs it, whatever its own command (sshd) is.
+ * The program the job's mpirun starts as its ranks, when the text shows
+ * no OpenMP pool in it (unseen_ranks()): each container whose ranks it
+ * is (slots) runs it, whatever its own command (sshd) is.
  */
 static void
 ranks_native(struct cpl_wlist *l, size_t first)
@@ -488,10 +523,8 @@ ranks_native(struct cpl_wlist *l, size_t first)
 			free(np.text);
 		}
 	}
-	if (prog == NULL || is_program(prog) || prog[0] == '$') {
-		free(prog);
+	if (prog == NULL)
 		return;
-	}
 	for (i = first; i < l->count; i++) {
 		struct cpl_workload *w = l->items[i];
 
