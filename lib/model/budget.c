@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/link.h"
 #include "python/pyscan.h"
@@ -106,12 +107,40 @@ cpl_budget_unseen(const struct cpl_container *c)
 	return c->argv[0].text;
 }
 
+/* Whether env variable name of c holds value (case aside). */
+static bool
+env_is(const struct cpl_container *c, const char *name, const char *value)
+{
+	const struct cpl_env *e = cpl_container_env_effective(c, name);
+
+	return e != NULL && e->value != NULL &&
+	       strcasecmp(e->value, value) == 0;
+}
+
+/*
+ * The env of a distributed trainer's worker, which the frameworks'
+ * runtimes read to make the process one: MXNet's parameter-server role
+ * (DMLC_ROLE=worker; a server or scheduler only aggregates or
+ * coordinates), PaddlePaddle's (PADDLE_TRAINING_ROLE or TRAINING_ROLE
+ * TRAINER; a PSERVER serves parameters), torch.distributed's env://
+ * rendezvous (MASTER_ADDR with WORLD_SIZE).
+ */
+static bool
+trainer_env(const struct cpl_container *c)
+{
+	return env_is(c, "DMLC_ROLE", "worker") ||
+	       env_is(c, "PADDLE_TRAINING_ROLE", "TRAINER") ||
+	       env_is(c, "TRAINING_ROLE", "TRAINER") ||
+	       (cpl_container_env_effective(c, "MASTER_ADDR") != NULL &&
+		cpl_container_env_effective(c, "WORLD_SIZE") != NULL);
+}
+
 /*
  * A container of a kind whose containers train only on evidence (the
  * generic model, Argo and Tekton steps): a training launcher in its
- * command, linked Python that trains, or GPUs in a kind that runs to
- * completion with a command that runs Python.  A program the tool
- * cannot see into is no evidence.
+ * command, linked Python that trains, a distributed trainer's env, or
+ * GPUs in a kind that runs to completion with a command that runs
+ * Python.  A program the tool cannot see into is no evidence.
  */
 static bool
 training_on_evidence(const struct cpl_workload *w,
@@ -119,6 +148,8 @@ training_on_evidence(const struct cpl_workload *w,
 {
 	if (c->launch.launcher != CPL_LAUNCH_NONE &&
 	    c->launch.launcher != CPL_LAUNCH_PYTHON)
+		return true;
+	if (trainer_env(c))
 		return true;
 	if (training_script(c->code))
 		return true;
