@@ -94,6 +94,10 @@ split_script(struct toks *t, const char *s, struct cpl_pos pos)
 			s++;
 			continue;
 		}
+		if (c == '\\' && s[1] == '\n') {
+			s += 2;		/* a line continued: no word of its own */
+			continue;
+		}
 		in_word = true;
 		if (c == '\'' || c == '"') {
 			const char *end = strchr(s + 1, c);
@@ -105,8 +109,7 @@ split_script(struct toks *t, const char *s, struct cpl_pos pos)
 			continue;
 		}
 		if (c == '\\' && s[1] != '\0') {
-			if (s[1] != '\n')
-				cpl_buf_addc(&b, s[1]);
+			cpl_buf_addc(&b, s[1]);
 			s += 2;
 			continue;
 		}
