@@ -553,6 +553,37 @@ read_script(struct cpl_container *c, struct word_nodes *wn,
 }
 
 /*
+ * The program of `python -c PROGRAM` in the command (python first, or
+ * after env), kept as the code the container runs (c->script_py) as an
+ * Argo script's source is: the code rules judge it at its lines.  Only a
+ * word written as a scalar of the file counts (one a template changed
+ * has no lines to point at).
+ */
+static void
+python_c_program(struct cpl_container *c, const struct word_nodes *wn,
+		 const struct cpl_ystream *s)
+{
+	size_t i = 0;
+	char *base;
+	bool py;
+
+	if (c->script_py != NULL || c->argc < 3)
+		return;
+	if (strcmp(c->argv[0].text, "env") == 0 ||
+	    cpl_str_ends(c->argv[0].text, "/env"))
+		i = 1;
+	if (i + 2 >= c->argc || strcmp(c->argv[i + 1].text, "-c") != 0 ||
+	    wn->v == NULL || wn->v[i + 2] == NULL ||
+	    !cpl_ynode_is_scalar(wn->v[i + 2]))
+		return;
+	base = base_of(c->argv[i].text, strlen(c->argv[i].text));
+	py = is_python(base);
+	free(base);
+	if (py)
+		keep_script_py(c, s, wn->v[i + 2]);
+}
+
+/*
  * Reads a container mapping whose resources sit under res_key ("resources"
  * for a container, "resourcesPerNode" for a TrainJob trainer; a Tekton
  * step's computeResources when it has them), and its inline script under
@@ -605,6 +636,7 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 		goto out;
 	if (script != NULL)
 		read_script(c, &wn, s, node, script);
+	python_c_program(c, &wn, s);
 	if (!cpl_loader_absent(get2(node, "envFrom", "env_from")))
 		c->env_from = true;
 	if (strcmp(res_key, "resources") == 0 &&
