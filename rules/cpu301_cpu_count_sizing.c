@@ -184,6 +184,35 @@ cap_fits(struct cap *cap, const struct cpl_code_ref *refs, size_t nrefs)
 	return any;
 }
 
+/*
+ * A pool made without its size: multiprocessing's Pool and ThreadPool
+ * (processes=None) and ProcessPoolExecutor (max_workers=None) start one
+ * worker per CPU the node has (os.cpu_count()), whatever the container's
+ * limit.  ThreadPoolExecutor's default is capped (min(32, CPUs + 4)) and
+ * its threads mostly wait on I/O: left alone.
+ */
+static void
+default_pool(struct cpl_check *ck, const struct cpl_pyfile *f,
+	     const struct cpl_pypool *p)
+{
+	const struct cpl_pycall *call = &f->calls[p->call];
+	const char *arg = p->kind == CPL_PYPOOL_MP ? "processes" :
+			  "max_workers";
+	struct cpl_finding *fd;
+
+	fd = cpl_check_report(ck, NULL, NULL, &p->pos,
+		"%s() leaves %s at its default, one worker per CPU of the "
+		"node (os.cpu_count()), not per CPU of the container's limit "
+		"(a CFS quota), so the pool grows with the node and is "
+		"throttled", call->callee, arg);
+	cpl_finding_set_fix(fd,
+		"pass %s= sized from the quota or a setting: cpu_quota() "
+		"defined as `q, p = open(\"/sys/fs/cgroup/cpu.max\").read()"
+		".split(); return max(1, int(q) // int(p)) if q != \"max\" "
+		"else os.cpu_count()`, or a count from the job's CPU budget "
+		"(e.g. --workers)", arg);
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_pyfile *f)
 {
@@ -191,6 +220,10 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 	size_t nrefs = cpl_check_codes_of(ck, f, &refs), i, j;
 	bool *done;
 
+	for (i = 0; i < f->npools; i++)
+		if (!f->pools[i].has_size &&
+		    f->pools[i].kind != CPL_PYPOOL_THREAD)
+			default_pool(ck, f, &f->pools[i]);
 	if (f->ncpucounts == 0)
 		return;
 	done = cpl_xcalloc(f->ncpucounts, sizeof(*done));

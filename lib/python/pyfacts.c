@@ -661,7 +661,10 @@ add_pool(struct cpl_pyfile *f, int ci)
 	a = kwarg(c, p->kind == CPL_PYPOOL_MP ? "processes" : "max_workers");
 	if (a == NULL)
 		a = posarg(c, 0);
-	if (a) {
+	/* processes=None is the default: the node's CPU count. */
+	if (a && !(a->value.last == a->value.first + 1 &&
+		   tok_is(f->text, &cpl_pyfile_toks(f)[a->value.first],
+			  "None"))) {
 		p->has_size = true;
 		p->size = a->value;
 	}
