@@ -560,6 +560,12 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 		if (p >= end || *p != q)
 			return;
 		p++;
+		/* A quoted key ("name": ...) is no value to replace. */
+		for (end = p; end < src->text + src->len &&
+		     (*end == ' ' || *end == '\t'); end++)
+			;
+		if (end < src->text + src->len && *end == ':')
+			return;
 	} else {
 		while (p < end && *p != '\n' && *p != ',' && *p != ']' &&
 		       *p != '}' && !(*p == '#' && p[-1] == ' '))
@@ -567,7 +573,10 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 		while (p > start && (p[-1] == ' ' || p[-1] == '\t' ||
 				     p[-1] == '\r'))
 			p--;
-		if (p == start)
+		/* A key (`name: X` where a value was looked for, as for an
+		 * env value the Downward API computes) is no value. */
+		if (p == start || p[-1] == ':' ||
+		    memmem(start, (size_t)(p - start), ": ", 2) != NULL)
 			return;
 	}
 	styled = restyle(*start, plain_number(start, p), text);

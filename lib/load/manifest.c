@@ -584,6 +584,58 @@ python_c_program(struct cpl_container *c, const struct word_nodes *wn,
 }
 
 /*
+ * Env variables the Downward API fills from this container's CPU
+ * (valueFrom.resourceFieldRef, resource limits.cpu or requests.cpu): the
+ * quantity over the divisor (1 CPU unless given), rounded up, as the
+ * kubelet writes it; a request not written is the limit, as the API
+ * server defaults it.  A limit not written stays unknown (the kubelet
+ * then writes the node's allocatable CPUs), and so does another
+ * container's quantity.  The variable keeps its place at its entry: an
+ * edit that looks for a value there finds a key and leaves it.
+ */
+static void
+downward_cpu(struct cpl_container *c, const struct cpl_ynode *env)
+{
+	size_t i;
+
+	if (!cpl_ynode_is_seq(env))
+		return;
+	for (i = 0; i < env->count; i++) {
+		const struct cpl_ynode *e = env->items[i];
+		const struct cpl_ynode *ref = cpl_ynode_path(e, "valueFrom",
+							     "resourceFieldRef",
+							     NULL);
+		const char *name = cpl_ynode_gets(e, "name");
+		const char *res = cpl_ynode_gets(ref, "resource");
+		const char *cname = cpl_ynode_gets(ref, "containerName");
+		const char *div = cpl_ynode_gets(ref, "divisor"), *why;
+		int64_t cpu, per = 1000;
+		char *value;
+
+		if (name == NULL || res == NULL ||
+		    (cname != NULL && *cname != '\0' &&
+		     !cpl_str_eq(cname, c->name)))
+			continue;
+		if (strcmp(res, "limits.cpu") == 0)
+			cpu = c->cpu_limit;
+		else if (strcmp(res, "requests.cpu") == 0)
+			cpu = c->cpu_request != CPL_CPU_ABSENT ?
+			      c->cpu_request : c->cpu_limit;
+		else
+			continue;
+		if (cpu <= 0 || (div != NULL &&
+				 (cpl_quantity_cpu(&per, div, &why) < 0 ||
+				  per <= 0)))
+			continue;
+		value = cpl_xasprintf("%lld",
+				      (long long)((cpu + per - 1) / per));
+		cpl_container_set_env(c, name, value,
+				      cpl_container_env(c, name)->pos);
+		free(value);
+	}
+}
+
+/*
  * Reads a container mapping whose resources sit under res_key ("resources"
  * for a container, "resourcesPerNode" for a TrainJob trainer; a Tekton
  * step's computeResources when it has them), and its inline script under
@@ -644,6 +696,7 @@ read_container(struct cpl_container *c, const struct cpl_ystream *s,
 		res_key = "computeResources";
 	if (read_resources(c, node, res_key, path, ex, err) < 0)
 		goto out;
+	downward_cpu(c, cpl_ynode_get(node, "env"));
 	if (c->gpus == 0)
 		c->gpus = gpus;
 	read_shm(c, node, volumes);

@@ -119,7 +119,8 @@ const struct cpl_ynode *cpl_ynode_get(const struct cpl_ynode *map,
 const struct cpl_ynode *cpl_ynode_key(const struct cpl_ynode *map,
 				      const char *key);
 /* Walks a path of keys: cpl_ynode_path(n, "spec", "template", NULL). */
-const struct cpl_ynode *cpl_ynode_path(const struct cpl_ynode *n, ...);
+const struct cpl_ynode *cpl_ynode_path(const struct cpl_ynode *n, ...)
+	__attribute__((sentinel));
 /* The scalar text, or NULL for non-scalars and null-valued plain scalars. */
 const char *cpl_ynode_str(const struct cpl_ynode *n);
 /* The scalar for key, as cpl_ynode_str(cpl_ynode_get(map, key)). */
