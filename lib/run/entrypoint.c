@@ -530,6 +530,7 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 {
 	struct cpl_launch l;
 	const char *via = NULL;
+	char *object;
 	bool ok;
 
 	if (c->launch.launcher != CPL_LAUNCH_NONE || c->launch.has_script ||
@@ -543,11 +544,13 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 		     passed_on(p, w->file, c, &l, &via);
 	if (!ok)
 		return;
-	cpl_engine_note(p->e, w->file, "container \"%s\" runs %s: its %s "
-			"there is read as the container's command",
+	object = cpl_engine_object_name(w);
+	cpl_engine_note(p->e, w->file, "%s: container \"%s\" runs %s: its "
+			"%s there is read as the container's command", object,
 			c->name ? c->name : "", via,
 			l.launcher != CPL_LAUNCH_NONE ?
 			cpl_launcher_name(l.launcher) : "script");
+	free(object);
 	cpl_launch_clear(&c->launch);
 	c->launch = l;
 }
