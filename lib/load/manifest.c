@@ -563,7 +563,10 @@ static void
 python_c_program(struct cpl_container *c, const struct word_nodes *wn,
 		 const struct cpl_ystream *s)
 {
-	size_t i = 0;
+	static const char *const flags[] = { "-u", "-B", "-O", "-OO", "-s",
+		"-S", "-E", "-I", "-b", "-bb", "-q", "-v", NULL };
+	const char *const *fl;
+	size_t i = 0, j;
 	char *base;
 	bool py;
 
@@ -572,15 +575,23 @@ python_c_program(struct cpl_container *c, const struct word_nodes *wn,
 	if (strcmp(c->argv[0].text, "env") == 0 ||
 	    cpl_str_ends(c->argv[0].text, "/env"))
 		i = 1;
-	if (i + 2 >= c->argc || strcmp(c->argv[i + 1].text, "-c") != 0 ||
-	    wn->v == NULL || wn->v[i + 2] == NULL ||
-	    !cpl_ynode_is_scalar(wn->v[i + 2]))
+	/* python3 -u -c PROGRAM: the flags that take no value first. */
+	for (j = i + 1; j < c->argc; j++) {
+		for (fl = flags; *fl && strcmp(*fl, c->argv[j].text) != 0;
+		     fl++)
+			;
+		if (*fl == NULL)
+			break;
+	}
+	if (j + 1 >= c->argc || strcmp(c->argv[j].text, "-c") != 0 ||
+	    wn->v == NULL || wn->v[j + 1] == NULL ||
+	    !cpl_ynode_is_scalar(wn->v[j + 1]))
 		return;
 	base = base_of(c->argv[i].text, strlen(c->argv[i].text));
 	py = is_python(base);
 	free(base);
 	if (py)
-		keep_script_py(c, s, wn->v[i + 2]);
+		keep_script_py(c, s, wn->v[j + 1]);
 }
 
 /*
