@@ -27,6 +27,11 @@
 /* Reports CPU count cc of f, which sizes what at sink. */
 /* A capped count's finding: the cap (N) and why it is not known to fit
  * (a sentence), with where the budget is written. */
+/* The helper both fixes name: the CPUs the cgroup's quota allows. */
+#define CPU_QUOTA "cpu_quota() defined as `q, p = " \
+	"open(\"/sys/fs/cgroup/cpu.max\").read().split(); return max(1, " \
+	"int(q) // int(p)) if q != \"max\" else os.cpu_count()`"
+
 struct cap {
 	long n;			/* 0: not capped */
 	char why[200];
@@ -70,11 +75,8 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 					what_sized ? what_sized : "pool");
 	cpl_finding_set_fix(fd,
 		"size it from the quota or a setting instead: "
-		"replace %s%s with cpu_quota() defined as "
-		"`q, p = open(\"/sys/fs/cgroup/cpu.max\").read().split()"
-		"; return max(1, int(q) // int(p)) if q != \"max\" "
-		"else os.cpu_count()`, or pass the count explicitly "
-		"(e.g. --workers) from the job's CPU budget",
+		"replace %s%s with " CPU_QUOTA ", or pass the count "
+		"explicitly (e.g. --workers) from the job's CPU budget",
 		what, cpl_str_eq(what, call->callee) ? "()" : "");
 	/* A capped count's value goes into the budget rules' edits too
 	 * (CPU305 replaces min(8, os.cpu_count()) whole): no edit of its
@@ -206,11 +208,9 @@ default_pool(struct cpl_check *ck, const struct cpl_pyfile *f,
 		"(a CFS quota), so the pool grows with the node and is "
 		"throttled", call->callee, arg);
 	cpl_finding_set_fix(fd,
-		"pass %s= sized from the quota or a setting: cpu_quota() "
-		"defined as `q, p = open(\"/sys/fs/cgroup/cpu.max\").read()"
-		".split(); return max(1, int(q) // int(p)) if q != \"max\" "
-		"else os.cpu_count()`, or a count from the job's CPU budget "
-		"(e.g. --workers)", arg);
+		"pass %s= sized from the quota or a setting: " CPU_QUOTA
+		", or a count from the job's CPU budget (e.g. --workers)",
+		arg);
 }
 
 static void
