@@ -242,6 +242,11 @@ cpl_cli_compare(int argc, char **argv)
 			    "experiment/NAME (see compare --help)");
 		return status;
 	}
+	/* --fix FILE or --diff FILE is an input: the table never replaces
+	 * it. */
+	if (cpl_cli_output_guard("output-file", o.output_file, &o.keep,
+				 1) < 0)
+		return status;
 	if (o.lo.prometheus.url == NULL && getenv("CPULINT_PROMETHEUS_URL") &&
 	    *getenv("CPULINT_PROMETHEUS_URL"))
 		o.lo.prometheus.url = getenv("CPULINT_PROMETHEUS_URL");
