@@ -4,8 +4,9 @@
  * setting (lib/plan/compare.h) and the verdict of the guidance's rules
  * (lib/plan/verdict.h), as text or JSON (-o json); with --fix FILE or
  * --diff FILE the best setting is kept in FILE (keep.c).  Exit status: 0
- * with a verdict, 2 on a usage or cluster error or when Prometheus
- * fails; with --fix/--diff FILE, keep.c's.
+ * with a verdict, 2 on a usage or cluster error, when Prometheus fails
+ * or has no figure for any run (nothing to compare); with --fix/--diff
+ * FILE, keep.c's.  --output-file never names FILE.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -219,6 +220,22 @@ json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 	json_decref(doc);
 }
 
+/* Whether any row has a figure measured (not only its settings). */
+static bool
+any_figure(const struct cpl_compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct cpl_verdict_row *r = &c->rows[i].r;
+
+		if (r->throughput >= 0 || r->wait >= 0 || r->cpu_used >= 0 ||
+		    r->throttled >= 0 || c->rows[i].threads_seen >= 0)
+			return true;
+	}
+	return false;
+}
+
 int
 cpl_cli_compare(int argc, char **argv)
 {
@@ -263,10 +280,22 @@ cpl_cli_compare(int argc, char **argv)
 		goto out;
 	}
 	for (p = cpl_buf_str(&c.notes); *p; p = nl + 1) {
+		struct cpl_buf line;
+
 		nl = strchr(p, '\n');
 		if (nl == NULL)
 			break;
-		cpl_cli_say("kubectl-cpulint compare: %.*s", (int)(nl - p), p);
+		cpl_buf_init(&line, 0);
+		cpl_escape(&line, p, (size_t)(nl - p), 0);
+		cpl_cli_say("kubectl-cpulint compare: %s", cpl_buf_str(&line));
+		cpl_buf_free(&line);
+	}
+	if (!any_figure(&c)) {
+		cpl_cli_say("kubectl-cpulint compare: Prometheus has no figure "
+			    "for any run: nothing to compare (are the runs' "
+			    "series scraped, and is --prometheus the server "
+			    "that scrapes them?)");
+		goto out;
 	}
 	rows = cpl_xcalloc(c.nrows + 1, sizeof(*rows));
 	for (i = 0; i < c.nrows; i++)
