@@ -89,4 +89,16 @@ has script-big "scripts/train.sh: warning: larger than 1048576 bytes: not read f
 expect script-big-v 0 $T "$BIN" --no-config -v "$tmp/big/job.yaml"
 has script-big-v "not read: larger than 1048576 bytes"
 
+# 7. serve with a missing or invalid --config refuses to start (exit 2,
+# one line), rather than failing every review on it
+CPL_CERT_SANS="IP:127.0.0.1,DNS:localhost" sh deploy/make-cert.sh "$tmp/cert" >/dev/null 2>&1 || bad "make-cert.sh failed"
+S="--no-audit --listen 127.0.0.1:0 --tls-cert-file $tmp/cert/tls.crt --tls-private-key-file $tmp/cert/tls.key"
+expect serve-config-missing 2 timeout 5 "$BIN" serve $S --config "$tmp/none.yaml"
+has serve-config-missing "kubectl-cpulint serve: error: $tmp/none.yaml: cannot read"
+lacks serve-config-missing "listening"
+printf 'rules: {CPU999: off}\n' > "$tmp/bad-config.yaml"
+expect serve-config-invalid 2 timeout 5 "$BIN" serve $S --config "$tmp/bad-config.yaml"
+has serve-config-invalid "kubectl-cpulint serve: error: $tmp/bad-config.yaml:1:"
+check serve-config-one-line [ "$(printf '%s\n' "$err" | grep -c .)" = 1 ]
+
 finish
