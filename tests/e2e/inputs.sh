@@ -89,6 +89,35 @@ has script-big "scripts/train.sh: warning: larger than 1048576 bytes: not read f
 expect script-big-v 0 $T "$BIN" --no-config -v "$tmp/big/job.yaml"
 has script-big-v "not read: larger than 1048576 bytes"
 
+# 8. a kustomization that lists a complete manifest (every container
+# names its image) as a patch does not hide it from a whole-tree run: it
+# is judged; a real patch (a container without an image) is still
+# skipped, as docs/inputs.md says
+cp -R testdata/kinds/kustomize-patch "$tmp/k"
+cat > "$tmp/k/train.yaml" <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: hidden}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: registry.example.com/train:1
+        command: ["torchrun", "--nproc_per_node", "4", "train.py"]
+        env: [{name: OMP_NUM_THREADS, value: "8"}]
+        resources: {limits: {cpu: "4", nvidia.com/gpu: 4}}
+YAML
+printf 'resources: []\npatchesStrategicMerge:\n  - train.yaml\n' > "$tmp/k/kustomization.yaml"
+expect kustomize-real 1 $T "$BIN" --no-config "$tmp/k"
+has kustomize-real "train.yaml:12:"
+has kustomize-real "OMP_NUM_THREADS=8 x 4 ranks"
+expect kustomize-patch-v 1 $T "$BIN" --no-config -v "$tmp/k"
+has kustomize-patch-v "env-patch.yaml"
+has kustomize-patch-v "a kustomize patch of"
+lacks kustomize-patch-v "train.yaml: a kustomize patch"
+
 # 7. serve with a missing or invalid --config refuses to start (exit 2,
 # one line), rather than failing every review on it
 CPL_CERT_SANS="IP:127.0.0.1,DNS:localhost" sh deploy/make-cert.sh "$tmp/cert" >/dev/null 2>&1 || bad "make-cert.sh failed"
