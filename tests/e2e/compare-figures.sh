@@ -157,4 +157,54 @@ check fix-output-no-query [ ! -s "$tmp/queries.jsonl" ]
 expect diff-output 2 "$BIN" compare $K -n fig -l cpulint.io/plan=p1 --diff "$tmp/job.yaml" --output-file "$tmp/job.yaml"
 check diff-output-kept cmp -s testdata/plan/pytorchjob.yaml "$tmp/job.yaml"
 
+# 6. compare --fix edits a command written as a block sequence or as a
+# multi-line JSON array (issue 40, point 16): the best (t4-w2) kept
+cat > "$tmp/block.yaml" <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: block}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: pytorch/pytorch:2.3.1
+            command:
+            - python
+            - train.py
+            - --workers
+            - "6"
+            env:
+            - name: OMP_NUM_THREADS
+              value: "1"
+            resources:
+              limits: {cpu: "8"}
+YAML
+expect fix-block 0 "$BIN" compare $K -n fig -l cpulint.io/plan=p1 --throughput "$TP" --fix "$tmp/block.yaml"
+has fix-block "block.yaml: kept t4-w2 in 1 training container(s)"
+check fix-block-workers grep -q '^            - "2"$' "$tmp/block.yaml"
+check fix-block-threads grep -q '^              value: "4"' "$tmp/block.yaml"
+check fix-block-flag grep -q '^            - --workers$' "$tmp/block.yaml"
+python3 - "$tmp/json.json" <<'PY'
+import json, sys
+job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "json"},
+       "spec": {"pytorchReplicaSpecs": {"Master": {"replicas": 1, "template": {"spec": {"containers": [{
+           "name": "pytorch", "image": "pytorch/pytorch:2.3.1",
+           "command": ["python", "train.py", "--workers", "6"],
+           "env": [{"name": "OMP_NUM_THREADS", "value": "1"}],
+           "resources": {"limits": {"cpu": "8"}}}]}}}}}}
+open(sys.argv[1], "w").write(json.dumps(job, indent=2) + "\n")
+PY
+expect fix-json 0 "$BIN" compare $K -n fig -l cpulint.io/plan=p1 --throughput "$TP" --fix "$tmp/json.json"
+has fix-json "json.json: kept t4-w2 in 1 training container(s)"
+python3 - "$tmp/json.json" <<'PY' && ok || bad "fix-json: the values"
+import json, sys
+c = json.load(open(sys.argv[1]))["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]
+assert c["command"] == ["python", "train.py", "--workers", "2"], c["command"]
+assert {"name": "OMP_NUM_THREADS", "value": "4"} in c["env"], c["env"]
+PY
+
 finish
