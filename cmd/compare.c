@@ -10,15 +10,18 @@
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
 #include "plan/compare.h"
 #include "plan/verdict.h"
 #include "report/escape.h"
+#include "run/engine.h"
 
 #define THRESHOLD 10.0	/* the throttling threshold, as CPU501's */
 
@@ -220,6 +223,35 @@ json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 	json_decref(doc);
 }
 
+/* Refuses (-1, said) an --output-file that is the .cpulint.yaml the
+ * lint of --fix/--diff FILE reads (comparefix.c finds it the same way). */
+static int
+keep_config_guard(const struct compare_opts *o)
+{
+	struct cpl_engine *e;
+	struct cpl_error err = { 0 };
+	struct stat st;
+	char *dir;
+	bool read;
+
+	if (o->keep == NULL || o->output_file == NULL ||
+	    stat(o->output_file, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	e = cpl_engine_new();
+	dir = cpl_xstrdup(o->keep);
+	cpl_engine_find_config(e, dirname(dir), &err);
+	cpl_error_clear(&err);
+	read = cpl_engine_judged_file(e, o->output_file, &st);
+	free(dir);
+	cpl_engine_free(e);
+	if (!read)
+		return 0;
+	cpl_cli_say("kubectl-cpulint: --output-file %s is the configuration "
+		    "the lint of %s reads: the report would replace it (write "
+		    "the report elsewhere)", o->output_file, o->keep);
+	return -1;
+}
+
 /* Whether any row has a figure measured (not only its settings). */
 static bool
 any_figure(const struct cpl_compare *c)
@@ -259,10 +291,10 @@ cpl_cli_compare(int argc, char **argv)
 			    "experiment/NAME (see compare --help)");
 		return status;
 	}
-	/* --fix FILE or --diff FILE is an input: the table never replaces
-	 * it. */
+	/* --fix FILE or --diff FILE is an input, and so is the
+	 * .cpulint.yaml its lint reads: the table never replaces them. */
 	if (cpl_cli_output_guard("output-file", o.output_file, &o.keep,
-				 1) < 0)
+				 1) < 0 || keep_config_guard(&o) < 0)
 		return status;
 	if (o.lo.prometheus.url == NULL && getenv("CPULINT_PROMETHEUS_URL") &&
 	    *getenv("CPULINT_PROMETHEUS_URL"))

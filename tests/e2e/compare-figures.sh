@@ -156,6 +156,14 @@ check fix-output-kept cmp -s testdata/plan/pytorchjob.yaml "$tmp/job.yaml"
 check fix-output-no-query [ ! -s "$tmp/queries.jsonl" ]
 expect diff-output 2 "$BIN" compare $K -n fig -l cpulint.io/plan=p1 --diff "$tmp/job.yaml" --output-file "$tmp/job.yaml"
 check diff-output-kept cmp -s testdata/plan/pytorchjob.yaml "$tmp/job.yaml"
+# nor the .cpulint.yaml the lint of FILE reads
+mkdir "$tmp/cfg"
+cp testdata/plan/pytorchjob.yaml "$tmp/cfg/job.yaml"
+printf 'rules:\n  CPU102: off\n' > "$tmp/cfg/.cpulint.yaml"
+cp "$tmp/cfg/.cpulint.yaml" "$tmp/cfg.orig"
+expect fix-output-config 2 "$BIN" compare $K -n fig -l cpulint.io/plan=p1 --throughput "$TP" --fix "$tmp/cfg/job.yaml" --output-file "$tmp/cfg/.cpulint.yaml"
+has fix-output-config "--output-file $tmp/cfg/.cpulint.yaml is the configuration the lint of $tmp/cfg/job.yaml reads"
+check fix-output-config-kept cmp -s "$tmp/cfg.orig" "$tmp/cfg/.cpulint.yaml"
 
 # 6. compare --fix edits a command written as a block sequence or as a
 # multi-line JSON array (issue 40, point 16): the best (t4-w2) kept
