@@ -2,7 +2,9 @@
  * compare.c — the runs of a comparison and their figures (compare.h):
  * the Pods are read from the API server, their settings from their
  * specs (plan/knobs.h), their figures from Prometheus, one instant query
- * per figure and Pod at the end of its life over its whole life.
+ * per figure and Pod at the end of its life over its whole life (CPU
+ * used: the raw samples of that range, their increase over the time they
+ * cover).  A figure outside its range is unknown, said once (figs[]).
  */
 #include <math.h>
 #include <stdlib.h>
