@@ -16,7 +16,8 @@
  * written as every report is (output.c: complete or absent), streamed
  * through report/jsonw.h (JSON's escapes, the same promises as the
  * one escaper's).  A file that is not
- * one of those is one clear error, before anything is linted.  The set
+ * one of those (or one over 16 MiB, or not a regular file) is one
+ * clear error, before anything is linted.  The set
  * owns its strings; the writer's list owns its entries.
  */
 #include <errno.h>
@@ -29,6 +30,8 @@
 
 #define BASELINE_VERSION 1
 #define SARIF_PRINT "cpulint/v1"
+/* The largest baseline read, as the largest file linted (16 MiB). */
+#define BASELINE_MAX_BYTES ((size_t)16 << 20)
 
 /* The fingerprints of a baseline. */
 struct cli_baseline {
@@ -108,12 +111,24 @@ int
 cpl_cli_baseline_load(struct cli_baseline **out, const char *path)
 {
 	struct cli_baseline *b = cpl_xcalloc(1, sizeof(*b));
+	struct cpl_error err = { 0 };
 	json_error_t jerr;
 	json_t *root, *findings, *runs;
+	char *text = NULL;
+	size_t len;
 	int rc = -1;
 
 	*out = NULL;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	/* Read as every input is: a FIFO or a device refused at once,
+	 * never waited on; at most the limit of an input file. */
+	if (cpl_read_file(&text, &len, path, BASELINE_MAX_BYTES, &err) < 0) {
+		cpl_cli_say("kubectl-cpulint: --baseline %s: %s", path,
+			    err.message);
+		cpl_error_clear(&err);
+		goto out;
+	}
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (root == NULL) {
 		if (jerr.line < 1)
 			cpl_cli_say("kubectl-cpulint: --baseline %s: %s", path,

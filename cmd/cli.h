@@ -165,7 +165,8 @@ int cpl_cli_output_open(struct cli_output *o, const char *path, FILE *std);
  * flag without "--", "output-file" or "write-baseline") that is one of
  * the paths given (the same file, by device and inode, also through
  * another name or a link) or the file standard input reads: the report
- * would replace the input.  Run before anything is read.
+ * would replace the input.  A NULL path is skipped.  Run before
+ * anything is read.
  */
 int cpl_cli_output_guard(const char *flag, const char *output,
 			 const char *const *paths, size_t n);

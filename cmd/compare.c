@@ -4,20 +4,24 @@
  * setting (lib/plan/compare.h) and the verdict of the guidance's rules
  * (lib/plan/verdict.h), as text or JSON (-o json); with --fix FILE or
  * --diff FILE the best setting is kept in FILE (keep.c).  Exit status: 0
- * with a verdict, 2 on a usage or cluster error or when Prometheus
- * fails; with --fix/--diff FILE, keep.c's.
+ * with a verdict, 2 on a usage or cluster error, when Prometheus fails
+ * or has no figure for any run (nothing to compare); with --fix/--diff
+ * FILE, keep.c's.  --output-file never names FILE.
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
 #include "plan/compare.h"
 #include "plan/verdict.h"
 #include "report/escape.h"
+#include "run/engine.h"
 
 #define THRESHOLD 10.0	/* the throttling threshold, as CPU501's */
 
@@ -219,6 +223,51 @@ json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 	json_decref(doc);
 }
 
+/* Refuses (-1, said) an --output-file that is the .cpulint.yaml the
+ * lint of --fix/--diff FILE reads (comparefix.c finds it the same way). */
+static int
+keep_config_guard(const struct compare_opts *o)
+{
+	struct cpl_engine *e;
+	struct cpl_error err = { 0 };
+	struct stat st;
+	char *dir;
+	bool read;
+
+	if (o->keep == NULL || o->output_file == NULL ||
+	    stat(o->output_file, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	e = cpl_engine_new();
+	dir = cpl_xstrdup(o->keep);
+	cpl_engine_find_config(e, dirname(dir), &err);
+	cpl_error_clear(&err);
+	read = cpl_engine_judged_file(e, o->output_file, &st);
+	free(dir);
+	cpl_engine_free(e);
+	if (!read)
+		return 0;
+	cpl_cli_say("kubectl-cpulint: --output-file %s is the configuration "
+		    "the lint of %s reads: the report would replace it (write "
+		    "the report elsewhere)", o->output_file, o->keep);
+	return -1;
+}
+
+/* Whether any row has a figure measured (not only its settings). */
+static bool
+any_figure(const struct cpl_compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct cpl_verdict_row *r = &c->rows[i].r;
+
+		if (r->throughput >= 0 || r->wait >= 0 || r->cpu_used >= 0 ||
+		    r->throttled >= 0 || c->rows[i].threads_seen >= 0)
+			return true;
+	}
+	return false;
+}
+
 int
 cpl_cli_compare(int argc, char **argv)
 {
@@ -242,6 +291,11 @@ cpl_cli_compare(int argc, char **argv)
 			    "experiment/NAME (see compare --help)");
 		return status;
 	}
+	/* --fix FILE or --diff FILE is an input, and so is the
+	 * .cpulint.yaml its lint reads: the table never replaces them. */
+	if (cpl_cli_output_guard("output-file", o.output_file, &o.keep,
+				 1) < 0 || keep_config_guard(&o) < 0)
+		return status;
 	if (o.lo.prometheus.url == NULL && getenv("CPULINT_PROMETHEUS_URL") &&
 	    *getenv("CPULINT_PROMETHEUS_URL"))
 		o.lo.prometheus.url = getenv("CPULINT_PROMETHEUS_URL");
@@ -258,10 +312,22 @@ cpl_cli_compare(int argc, char **argv)
 		goto out;
 	}
 	for (p = cpl_buf_str(&c.notes); *p; p = nl + 1) {
+		struct cpl_buf line;
+
 		nl = strchr(p, '\n');
 		if (nl == NULL)
 			break;
-		cpl_cli_say("kubectl-cpulint compare: %.*s", (int)(nl - p), p);
+		cpl_buf_init(&line, 0);
+		cpl_escape(&line, p, (size_t)(nl - p), 0);
+		cpl_cli_say("kubectl-cpulint compare: %s", cpl_buf_str(&line));
+		cpl_buf_free(&line);
+	}
+	if (!any_figure(&c)) {
+		cpl_cli_say("kubectl-cpulint compare: Prometheus has no figure "
+			    "for any run: nothing to compare (are the runs' "
+			    "series scraped, and is --prometheus the server "
+			    "that scrapes them?)");
+		goto out;
 	}
 	rows = cpl_xcalloc(c.nrows + 1, sizeof(*rows));
 	for (i = 0; i < c.nrows; i++)

@@ -5,8 +5,10 @@
  * split fix), proved by the re-parse check (fixcheck.h) and written
  * whole or not at all (atomic.h).  One YAML comment at the end of the
  * first value's line that takes one says which comparison chose it; when
- * no place takes a comment (every value inside a flow collection), or the
- * re-parse refuses it, the values go alone.
+ * no place takes a comment (every value inside a flow collection, a JSON
+ * file), or the re-parse refuses it, the values go alone.  A worker count
+ * on a line of its own after its flag (a block sequence, a multi-line
+ * JSON array) is edited there (keep.c).
  *
  * Ownership: everything made here is freed here; the comparison and the
  * verdict are the caller's.
@@ -115,6 +117,18 @@ with_comment(const struct cpl_edit *x, const char *text, size_t len,
 	if (line_ends(text, len, to))
 		return cpl_xasprintf("%s%s", x->text, note);
 	return NULL;
+}
+
+/* Whether text is one flow collection ('{' or '[' first): JSON. */
+static bool
+flow_doc(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (text[i] == ' ' || text[i] == '\t' ||
+			   text[i] == '\r' || text[i] == '\n'))
+		i++;
+	return i < len && (text[i] == '{' || text[i] == '[');
 }
 
 /*
@@ -274,8 +288,10 @@ cpl_cli_compare_keep(const char *file, bool diff,
 	}
 	note = comment(c, v);
 	/* The comment at the end of the first value's line that takes
-	 * one; else none. */
-	for (i = 0; i < k.nedits && !ok; i++) {
+	 * one; else none.  A document written as one flow collection (a
+	 * JSON file, even across many lines) takes none: a comment would
+	 * make it YAML. */
+	for (i = 0; i < k.nedits && !ok && !flow_doc(text, len); i++) {
 		struct cpl_patch_edit at;
 		char *t = with_comment(&k.edits[i], text, len, note, &at);
 

@@ -591,7 +591,7 @@ main(int argc, char **argv)
 {
 	struct options o = { .format = "text", .fail_on = CPL_SEV_WARNING,
 			     .color = "auto" };
-	const char *explain_id = NULL;
+	const char *explain_id = NULL, *inputs[2];
 	enum action act;
 	int status;
 	size_t i;
@@ -654,6 +654,16 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (classify(&o, optind, argc, argv) < 0 || check_targets(&o) < 0)
+		goto out;
+	/* The configuration named and the baseline read are inputs too:
+	 * never written over (lint.c refuses the files the run itself
+	 * read).  A baseline written over the one read is its refresh
+	 * (docs/ci.md). */
+	inputs[0] = o.config;
+	inputs[1] = o.baseline;
+	if (cpl_cli_output_guard("output-file", o.output_file, inputs, 2) < 0 ||
+	    cpl_cli_output_guard("write-baseline", o.write_baseline, inputs,
+				 1) < 0)
 		goto out;
 	/* A bad baseline is one clear error before anything is read. */
 	if (o.baseline && cpl_cli_baseline_load(&o.known, o.baseline) < 0)

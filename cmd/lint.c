@@ -170,7 +170,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	    cpl_engine_judged_file(e, o->output_file, &ost)) {
 		cpl_cli_print_errors(e);
 		cpl_cli_say("kubectl-cpulint: --output-file %s is a file this "
-			    "run linted: the report would replace it (write the "
+			    "run read: the report would replace it (write the "
 			    "report elsewhere)", o->output_file);
 		return EXIT_TROUBLE;
 	}
@@ -179,7 +179,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	    cpl_engine_judged_file(e, o->write_baseline, &ost)) {
 		cpl_cli_print_errors(e);
 		cpl_cli_say("kubectl-cpulint: --write-baseline %s is a file "
-			    "this run linted: the baseline would replace it",
+			    "this run read: the baseline would replace it",
 			    o->write_baseline);
 		return EXIT_TROUBLE;
 	}

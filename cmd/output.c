@@ -30,8 +30,11 @@ cpl_cli_output_guard(const char *flag, const char *output,
 	if (output == NULL || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
 		return 0;
 	for (i = 0; i < n; i++) {
-		bool std = strcmp(paths[i], CLI_STDIN) == 0;
+		bool std;
 
+		if (paths[i] == NULL)
+			continue;
+		std = strcmp(paths[i], CLI_STDIN) == 0;
 		rc = std ? fstat(STDIN_FILENO, &in) : stat(paths[i], &in);
 		if (rc < 0 || !S_ISREG(in.st_mode) ||
 		    in.st_dev != out.st_dev || in.st_ino != out.st_ino)

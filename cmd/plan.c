@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "plan/planrun.h"
@@ -93,6 +94,7 @@ cpl_cli_plan(int argc, char **argv)
 	struct cpl_engine *e = NULL;
 	struct cpl_error err = { 0 };
 	struct cpl_buf yaml;
+	struct stat ost;
 	const char *const *paths;
 	size_t i, nerr;
 	int status;
@@ -108,8 +110,10 @@ cpl_cli_plan(int argc, char **argv)
 	}
 	paths = (const char *const *)argv + optind;
 	if (o.output_file &&
-	    cpl_cli_output_guard("output-file", o.output_file, paths,
-				 (size_t)(argc - optind)) < 0)
+	    (cpl_cli_output_guard("output-file", o.output_file, paths,
+				  (size_t)(argc - optind)) < 0 ||
+	     cpl_cli_output_guard("output-file", o.output_file, &o.config,
+				  1) < 0))
 		return status;
 	e = cpl_engine_new();
 	if (o.config) {
@@ -124,6 +128,16 @@ cpl_cli_plan(int argc, char **argv)
 		cpl_engine_add_path(e, paths[i], true);
 	cpl_engine_run(e);
 	cpl_cli_print_errors(e);
+	/* A file the run read (a wrapper script, a Dockerfile, the
+	 * configuration) is an input too. */
+	if (o.output_file && stat(o.output_file, &ost) == 0 &&
+	    S_ISREG(ost.st_mode) &&
+	    cpl_engine_judged_file(e, o.output_file, &ost)) {
+		cpl_cli_say("kubectl-cpulint: --output-file %s is a file this "
+			    "run read: the plan would replace it (write the "
+			    "plan elsewhere)", o.output_file);
+		goto out;
+	}
 	cpl_engine_errors(e, &nerr);
 	cpl_planrun(&r, &yaml, e, &o.p);
 	for (i = 0; i < r.nerrors; i++) {

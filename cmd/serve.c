@@ -25,6 +25,7 @@
 #include "live/audit.h"
 #include "report/admission.h"
 #include "report/metrics.h"
+#include "run/engine.h"
 #include "util.h"
 
 #define GRACE_MS 10000
@@ -255,6 +256,18 @@ cpl_cli_serve(struct options *o)
 			    "server calls webhooks over HTTPS only; "
 			    "deploy/make-cert.sh makes a pair)");
 		return EXIT_TROUBLE;
+	}
+	/* A missing or invalid --config refuses to start: each review
+	 * would otherwise fail on it. */
+	if (o->config) {
+		struct cpl_engine *e = cpl_engine_new();
+		int rc = cpl_engine_load_config(e, o->config, &err);
+
+		cpl_engine_free(e);
+		if (rc < 0) {
+			say_error(&err);
+			return EXIT_TROUBLE;
+		}
 	}
 	/* Signals are waited for here, never delivered to the threads. */
 	sigemptyset(&set);

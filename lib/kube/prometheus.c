@@ -743,6 +743,23 @@ cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
 	return at ? &p->items[at - 1].s : NULL;
 }
 
+/*
+ * One sample's value: 0 with *d, 1 for Prometheus's "NaN" (no figure,
+ * such as a share of 0/0), -1 when it is not a number at all ("abc").
+ */
+static int
+sample(double *d, const char *v)
+{
+	char *end;
+
+	if (v == NULL)
+		return -1;
+	if (strcmp(v, "NaN") == 0)
+		return 1;
+	*d = strtod(v, &end);
+	return end == v || *end != '\0' || *d != *d ? -1 : 0;
+}
+
 int
 cpl_prometheus_value(double *out, bool *has,
 		     const struct cpl_prometheus_opts *o, const char *q,
@@ -750,8 +767,10 @@ cpl_prometheus_value(double *out, bool *has,
 {
 	struct conn c = { 0 };
 	json_t *result = NULL, *x;
+	bool junk = false;
+	double d;
 	size_t i;
-	int rc = -1;
+	int rc = -1, k;
 
 	*out = 0;
 	*has = false;
@@ -764,23 +783,83 @@ cpl_prometheus_value(double *out, bool *has,
 	if (json_array_size(result) == 2 &&
 	    json_is_number(json_array_get(result, 0))) {
 		/* a scalar: [time, "value"] */
-		*out = strtod(json_string_value(json_array_get(result, 1)) ?
-			      json_string_value(json_array_get(result, 1)) :
-			      "nan", NULL);
-		*has = true;
-	} else {
-		json_array_foreach(result, i, x) {
-			const char *v = json_string_value(json_array_get(
-				json_object_get(x, "value"), 1));
-
-			if (v == NULL)
-				continue;
-			*out += strtod(v, NULL);
+		k = sample(&d, json_string_value(json_array_get(result, 1)));
+		junk = k < 0;
+		if (k == 0) {
+			*out = d;
 			*has = true;
 		}
+	} else {
+		json_array_foreach(result, i, x) {
+			k = sample(&d, json_string_value(json_array_get(
+				json_object_get(x, "value"), 1)));
+			junk = junk || k < 0;
+			if (k == 0) {
+				*out += d;
+				*has = true;
+			}
+		}
 	}
-	if (*has && !isfinite(*out))
-		*has = false;
+	if (junk) {
+		*out = NAN;
+		*has = true;
+	}
+	rc = 0;
+out:
+	json_decref(result);
+	if (c.curl)
+		c.cu->easy_cleanup(c.curl);
+	free(c.where);
+	return rc;
+}
+
+int
+cpl_prometheus_counter(double *used, double *covered, bool *has,
+		       const struct cpl_prometheus_opts *o, const char *q,
+		       double at, struct cpl_error *err)
+{
+	struct conn c = { 0 };
+	json_t *result = NULL, *x, *pt;
+	double first = 0, last = 0, d, prev = 0, t;
+	bool junk = false, any = false;
+	size_t i, j;
+	int rc = -1;
+
+	*used = *covered = 0;
+	*has = false;
+	c.o = o;
+	c.where = public_url(o->url);
+	c.deadline = o->run_left_ms > 0 ? now_ms() + o->run_left_ms : 0;
+	if (cpl_curlso_load(&c.cu, err) < 0 || conn_setup(&c, err) < 0 ||
+	    instant(&result, &c, q, at, err) < 0)
+		goto out;
+	json_array_foreach(result, i, x) {
+		json_array_foreach(json_object_get(x, "values"), j, pt) {
+			t = json_number_value(json_array_get(pt, 0));
+			if (!json_is_number(json_array_get(pt, 0)) ||
+			    !isfinite(t) || sample(&d, json_string_value(
+				    json_array_get(pt, 1))) != 0) {
+				junk = true;
+				continue;
+			}
+			if (!any || t < first)
+				first = t;
+			if (!any || t > last)
+				last = t;
+			any = true;
+			/* a counter: a fall is a reset, from 0 */
+			if (j > 0)
+				*used += d >= prev ? d - prev : d;
+			prev = d;
+		}
+	}
+	if (junk) {
+		*used = NAN;
+		*has = true;
+	} else if (any && last > first) {
+		*covered = last - first;
+		*has = true;
+	}
 	rc = 0;
 out:
 	json_decref(result);

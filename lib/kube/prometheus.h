@@ -95,12 +95,26 @@ cpl_prometheus_find(const struct cpl_prometheus *p, const char *namespace,
 /*
  * Evaluates PromQL q at epoch second at (0: now) and sums the samples of
  * its answer (a scalar's value, or every series of a vector): *has false
- * when it answered none (or a sum that is not finite).  0, or -1 with err
- * as cpl_prometheus_query's.
+ * when it answered none (a sample of "NaN" is none).  A sample that is
+ * not a number ("abc") makes *out NaN with *has true, and a sum may be
+ * infinite: the caller judges and says.  0, or -1 with err as
+ * cpl_prometheus_query's.
  */
 int cpl_prometheus_value(double *out, bool *has,
 			 const struct cpl_prometheus_opts *o, const char *q,
 			 double at, struct cpl_error *err);
+/*
+ * Evaluates q, a counter's range selector ("x{...}[600s]"), at epoch
+ * second at: *used the counter's increase over every series answered
+ * (a fall is a reset, counted from 0), *covered the seconds from the
+ * first sample to the last (the time the samples cover, which may be
+ * less than the range).  *has false when fewer than two samples came; a
+ * sample that is not a number makes *used NaN with *has true.  0, or -1
+ * with err as cpl_prometheus_value's.
+ */
+int cpl_prometheus_counter(double *used, double *covered, bool *has,
+			   const struct cpl_prometheus_opts *o, const char *q,
+			   double at, struct cpl_error *err);
 
 /* The PromQL of one metric ("throttled", "cpu", "threads") for a
  * namespace and its pod names (n), for tests; the caller frees it. */

@@ -2,7 +2,9 @@
  * compare.c — the runs of a comparison and their figures (compare.h):
  * the Pods are read from the API server, their settings from their
  * specs (plan/knobs.h), their figures from Prometheus, one instant query
- * per figure and Pod at the end of its life over its whole life.
+ * per figure and Pod at the end of its life over its whole life (CPU
+ * used: the raw samples of that range, their increase over the time they
+ * cover).  A figure outside its range is unknown, said once (figs[]).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -132,18 +134,109 @@ substitute(const char *expr, const char *ns, const char *pod, long window)
 	return cpl_buf_detach(&b);
 }
 
-/* One figure of one Pod; < 0 when Prometheus has none. */
+/* The figures read from Prometheus, and the range each may take:
+ * outside it (or not a number) a figure is unknown, said once. */
+enum fig { FIG_CPU, FIG_THROTTLED, FIG_THREADS, FIG_THROUGHPUT, FIG_WAIT,
+	   FIG_N };
+
+static const struct {
+	const char *what;
+	double hi;		/* 0 .. hi */
+	const char *range;
+} figs[FIG_N] = {
+	[FIG_CPU] = { "CPU used", 1e5, "0 to 100000 CPUs" },
+	[FIG_THROTTLED] = { "throttled share", 100, "0 to 100%" },
+	[FIG_THREADS] = { "thread count", 4194304, "0 to 4194304 (the "
+			  "kernel's most)" },
+	[FIG_THROUGHPUT] = { "throughput (--throughput)", 1e12, "0 to 1e12 a "
+			     "second" },
+	[FIG_WAIT] = { "loader wait (--wait)", 1, "0 to 100% of the time" },
+};
+
+/* Where the figures come from: Prometheus within --request-timeout (a
+ * query) and --live-timeout (the run), and the figures said so far. */
+struct prom {
+	const struct cpl_compare_opts *o;
+	struct cpl_prometheus_opts po;
+	const struct cpl_kubeclient *client;
+	struct cpl_buf *notes;
+	bool said[FIG_N];
+};
+
+/* Sets the query's time limits: what is left of the run's. */
+static const struct cpl_prometheus_opts *
+prom_opts(struct prom *pr)
+{
+	long left = pr->client ? cpl_kubeclient_time_left(pr->client) : -1;
+
+	if (left >= 0)
+		pr->po.run_left_ms = left > 0 ? left : 1;
+	return &pr->po;
+}
+
+/* Keeps *out when it is a figure of its kind, else makes it unknown
+ * (-1), saying so once for the figure. */
+static void
+judge(double *out, struct prom *pr, enum fig f, const char *ns,
+      const char *pod)
+{
+	const char *why;
+
+	if (*out != *out)
+		why = "not a number";
+	else if (*out < 0 || *out > figs[f].hi)
+		why = NULL;
+	else
+		return;
+	if (!pr->said[f]) {
+		pr->said[f] = true;
+		if (why)
+			cpl_buf_addf(pr->notes, "pod/%s/%s: prometheus "
+				     "answered a %s that is %s: unknown\n",
+				     ns, pod, figs[f].what, why);
+		else
+			cpl_buf_addf(pr->notes, "pod/%s/%s: prometheus "
+				     "answered a %s of %g, outside %s: "
+				     "unknown\n", ns, pod, figs[f].what,
+				     f == FIG_WAIT ? *out * 100 : *out,
+				     figs[f].range);
+	}
+	*out = -1;
+}
+
+/* One figure of one Pod; < 0 when Prometheus has none or one out of
+ * range. */
 static int
-figure(double *out, const struct cpl_compare_opts *o, const char *q,
-       double at, struct cpl_error *err)
+figure(double *out, struct prom *pr, enum fig f, const char *q, double at,
+       const char *ns, const char *pod, struct cpl_error *err)
 {
 	bool has;
 
-	if (cpl_prometheus_value(out, &has, &o->lo->prometheus, q, at,
-				 err) < 0)
+	if (cpl_prometheus_value(out, &has, prom_opts(pr), q, at, err) < 0)
 		return -1;
-	if (!has || *out < 0)
+	if (!has)
 		*out = -1;
+	else
+		judge(out, pr, f, ns, pod);
+	return 0;
+}
+
+/* CPU used by one Pod: the counter's increase over the time its samples
+ * cover (a young Pod, a Prometheus that started late: less than the
+ * window), not over the window. */
+static int
+cpu_figure(double *out, struct prom *pr, const char *q, double at,
+	   const char *ns, const char *pod, struct cpl_error *err)
+{
+	double used, covered;
+	bool has;
+
+	if (cpl_prometheus_counter(&used, &covered, &has, prom_opts(pr), q,
+				   at, err) < 0)
+		return -1;
+	*out = !has ? -1 : used != used ? NAN : used / covered;
+	if (has)
+		judge(out, pr, FIG_CPU, ns, pod);
 	return 0;
 }
 
@@ -157,9 +250,9 @@ struct run {
 
 /* Measures one Pod into r. */
 static int
-measure(struct run *r, json_t *pod, const struct cpl_compare_opts *o,
-	struct cpl_buf *notes, struct cpl_error *err)
+measure(struct run *r, json_t *pod, struct prom *pr, struct cpl_error *err)
 {
+	const struct cpl_compare_opts *o = pr->o;
 	json_t *md = json_object_get(pod, "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
@@ -191,8 +284,8 @@ measure(struct run *r, json_t *pod, const struct cpl_compare_opts *o,
 		r->setting = cpl_xasprintf("t%ld", r->threads);
 	lifetime(&start, &end, pod, cname, o->now);
 	if (start <= 0) {
-		cpl_buf_addf(notes, "pod/%s/%s: not started: not measured\n",
-			     ns, name);
+		cpl_buf_addf(pr->notes, "pod/%s/%s: not started: not "
+			     "measured\n", ns, name);
 		r->throughput = r->wait = r->cpu = r->throttled =
 			r->threads_seen = -1;
 		return 0;
@@ -203,34 +296,37 @@ measure(struct run *r, json_t *pod, const struct cpl_compare_opts *o,
 	r->window = (double)w;
 	m = cpl_xasprintf("{namespace=\"%s\",pod=\"%s\",container=\"%s\"",
 			  ns, name, cname);
-	q = cpl_xasprintf("sum(rate(container_cpu_usage_seconds_total%s,"
-			  "cpu=~\"total|\"}[%lds]))", m, w);
-	if (figure(&r->cpu, o, q, end, err) < 0)
+	q = cpl_xasprintf("container_cpu_usage_seconds_total%s,"
+			  "cpu=~\"total|\"}[%lds]", m, w);
+	if (cpu_figure(&r->cpu, pr, q, end, ns, name, err) < 0)
 		goto out;
 	free(q);
 	q = cpl_xasprintf("100 * sum(rate(container_cpu_cfs_throttled_"
 			  "periods_total%s}[%lds])) / sum(rate(container_cpu_"
 			  "cfs_periods_total%s}[%lds]))", m, w, m, w);
-	if (figure(&r->throttled, o, q, end, err) < 0)
+	if (figure(&r->throttled, pr, FIG_THROTTLED, q, end, ns, name,
+		   err) < 0)
 		goto out;
 	free(q);
 	q = cpl_xasprintf("max(max_over_time(container_threads%s}[%lds]))",
 			  m, w);
-	if (figure(&r->threads_seen, o, q, end, err) < 0)
+	if (figure(&r->threads_seen, pr, FIG_THREADS, q, end, ns, name,
+		   err) < 0)
 		goto out;
 	free(q);
 	q = NULL;
 	r->throughput = r->wait = -1;
 	if (o->throughput) {
 		q = substitute(o->throughput, ns, name, w);
-		if (figure(&r->throughput, o, q, end, err) < 0)
+		if (figure(&r->throughput, pr, FIG_THROUGHPUT, q, end, ns,
+			   name, err) < 0)
 			goto out;
 		free(q);
 		q = NULL;
 	}
 	if (o->wait) {
 		q = substitute(o->wait, ns, name, w);
-		if (figure(&r->wait, o, q, end, err) < 0)
+		if (figure(&r->wait, pr, FIG_WAIT, q, end, ns, name, err) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -354,6 +450,7 @@ cpl_compare_run(struct cpl_compare *c, const char *const *targets,
 {
 	struct cpl_kubeconfig *kc = NULL;
 	struct cpl_kubeclient *client = NULL;
+	struct prom pr = { 0 };
 	const char *ns;
 	json_t *pods = json_array();
 	size_t i, cap = 0;
@@ -421,11 +518,18 @@ cpl_compare_run(struct cpl_compare *c, const char *const *targets,
 			      "in namespace %s", ns);
 		goto out;
 	}
+	pr.o = o;
+	pr.po = o->lo->prometheus;
+	pr.client = client;
+	pr.notes = &c->notes;
+	/* --request-timeout bounds each query as each request of the API
+	 * server; --live-timeout the whole run (prom_opts()). */
+	if (cpl_kubeconfig_info(kc)->timeout_ms > 0)
+		pr.po.timeout_ms = cpl_kubeconfig_info(kc)->timeout_ms;
 	for (i = 0; i < json_array_size(pods); i++) {
 		struct run r = { 0 };
 
-		if (measure(&r, json_array_get(pods, i), o, &c->notes,
-			    err) < 0) {
+		if (measure(&r, json_array_get(pods, i), &pr, err) < 0) {
 			free(r.setting);
 			goto out;
 		}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/budget.h"
 #include "plan/knobs.h"
 #include "plan/plan.h"
 #include "plan/targets.h"
@@ -177,6 +178,33 @@ typed_value(const char *v)
 	return json_string(v);
 }
 
+/*
+ * Whether a --segment NAME is one of the plan's own knobs: a --workers
+ * style flag (cpl_budget_worker_flag's names), the worker input wname
+ * (NULL: none) or an input the plan adds.  A segment that set it would
+ * override the sweep (and its runs then oversubscribe: CPU401).
+ */
+static bool
+segment_is_knob(const char *name, const char *wname)
+{
+	char *flag = cpl_xasprintf("--%s", name);
+	bool knob = cpl_budget_worker_flag(flag, strlen(flag)) ||
+		    cpl_str_eq(name, wname) ||
+		    strncmp(name, "cpulint_", 8) == 0;
+
+	free(flag);
+	return knob;
+}
+
+/* The error of such a segment. */
+static void
+segment_knob_error(struct cpl_error *err, const char *segment)
+{
+	cpl_error_set(err, NULL, 0, 0, "--segment %s: that is a knob the plan "
+		      "sweeps itself, not a step or epoch count: name the "
+		      "script's own (--segment max-steps=200)", segment);
+}
+
 /* Splits "NAME=VALUE"; -1 when it has no '='. */
 static int
 segment_split(char **name, const char **value, const char *seg)
@@ -264,6 +292,10 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 				      "NAME=VALUE, not \"%s\"", p->segment);
 			goto out;
 		}
+		if (segment_is_knob(sname, wname)) {
+			segment_knob_error(err, p->segment);
+			goto out;
+		}
 		if (input_of(comp, sname) == NULL) {
 			cpl_error_set(err, NULL, 0, 0, "--segment %s: the "
 				      "component has no input \"%s\" (a step "
@@ -342,6 +374,11 @@ set_segment(json_t **t, size_t nt, const char *segment,
 	if (segment_split(&name, &val, segment) < 0) {
 		cpl_error_set(err, NULL, 0, 0, "--segment takes NAME=VALUE, "
 			      "not \"%s\"", segment);
+		return -1;
+	}
+	if (segment_is_knob(name, NULL)) {
+		segment_knob_error(err, segment);
+		free(name);
 		return -1;
 	}
 	for (i = 0; i < nt; i++)

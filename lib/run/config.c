@@ -12,6 +12,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/rule.h"
@@ -36,6 +37,9 @@ struct cpl_config {
 	size_t nignores;
 	struct cpl_error *warnings;
 	size_t nwarnings;
+	struct stat *read;		/* the files loaded (read, whatever
+					 * they held): inputs of the run */
+	size_t nread;
 };
 
 struct cpl_config *
@@ -65,6 +69,7 @@ cpl_config_free(struct cpl_config *e)
 		free(e->excludes[i]);
 	free(e->excludes);
 	free(e->config_dir);
+	free(e->read);
 	for (i = 0; i < e->nignores; i++) {
 		free(e->ignores[i].kind);
 		free(e->ignores[i].name);
@@ -314,6 +319,9 @@ cpl_config_load(struct cpl_config *e, const char *path,
 
 	if (cpl_read_file(&text, &len, path, 1 << 20, err) < 0)
 		goto out;
+	e->read = cpl_xrealloc(e->read, (e->nread + 1) * sizeof(*e->read));
+	if (stat(path, &e->read[e->nread]) == 0)
+		e->nread++;
 	if (cpl_yaml_parse(&s, path, text, len, err) < 0)
 		goto out;
 	doc = cpl_ystream_doc(s, 0);
@@ -392,6 +400,18 @@ out:
 	cpl_ystream_free(s);
 	free(text);
 	return rc;
+}
+
+bool
+cpl_config_read_file(const struct cpl_config *e, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < e->nread; i++)
+		if (e->read[i].st_dev == st->st_dev &&
+		    e->read[i].st_ino == st->st_ino)
+			return true;
+	return false;
 }
 
 int

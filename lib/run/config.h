@@ -26,6 +26,7 @@
 #include "util.h"
 
 struct cpl_config;
+struct stat;
 
 /* Defaults: every rule at its own severity, no excludes, 10%. */
 struct cpl_config *cpl_config_new(void);
@@ -55,6 +56,8 @@ bool cpl_config_excluded(const struct cpl_config *c, const char *path);
 bool cpl_config_ignored(const struct cpl_config *c, const char *rule_id,
 			const char *kind, const char *name,
 			const char *namespace, const char **why);
+/* Whether st (a stat() of a file) is a configuration file this read. */
+bool cpl_config_read_file(const struct cpl_config *c, const struct stat *st);
 /* Warnings of the loads so far (unknown rules in `ignore`); borrowed. */
 const struct cpl_error *cpl_config_warnings(const struct cpl_config *c,
 					    size_t *n);

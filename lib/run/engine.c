@@ -83,6 +83,7 @@ cpl_engine_free(struct cpl_engine *e)
 		free(e->files[i]);
 	}
 	free(e->files);
+	free(e->aux);
 	cpl_strmap_free(&e->by_path);
 	cpl_strmap_free(&e->absent);
 	cpl_strmap_free(&e->code_changed);
@@ -565,6 +566,8 @@ cpl_engine_judged_file(const struct cpl_engine *e, const char *path,
 	struct stat sst;
 	size_t i, j;
 
+	if (cpl_engine_is_aux(e, st) || cpl_config_read_file(e->config, st))
+		return true;
 	for (i = 0; i < e->nfiles; i++) {
 		const struct source *src = e->files[i];
 		bool judged = src->kind == FILE_PYTHON;

@@ -146,8 +146,9 @@ bool cpl_engine_source_is_yaml(const struct cpl_engine *e, const char *path);
 
 /*
  * Whether the regular file st names (an existing --output-file) is one
- * this run read and judged: Python, or YAML that held a workload.  A
- * report written there would replace it.  path: the file as named (its
+ * this run read and judged: Python, YAML that held a workload, a wrapper
+ * script or Dockerfile a container runs, or the configuration loaded.
+ * A report written there would replace it.  path: the file as named (its
  * base name narrows the sources compared).
  */
 bool cpl_engine_judged_file(const struct cpl_engine *e, const char *path,

@@ -148,9 +148,23 @@ struct cpl_engine {
 	bool seeded;			/* jansson's hash seed is set */
 	bool drop_texts;		/* texts let go once judged
 					 * (cpl_engine_drop_texts()) */
+	struct cpl_fileid *aux;		/* files read beside the targets
+					 * (wrapper scripts, Dockerfiles):
+					 * inputs no output may replace */
+	size_t naux, aux_cap;
 };
 
 /* ---- sources.c ---------------------------------------------------------- */
+
+/* A file by device and inode. */
+struct cpl_fileid {
+	unsigned long long dev, ino;
+};
+
+/* Records path (read beside the targets) as an input of the run. */
+void cpl_engine_read_aux(struct cpl_engine *e, const char *path);
+/* Whether st is such a file. */
+bool cpl_engine_is_aux(const struct cpl_engine *e, const struct stat *st);
 
 /* Records an input problem at path:line:col (the run exits 2). */
 void cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line,

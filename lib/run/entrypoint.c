@@ -47,6 +47,20 @@ struct pass {
 	const char *found_text;		/* engine-owned */
 };
 
+/* Says that the script or Dockerfile at path is too large to read. */
+static void
+too_large(struct cpl_engine *e, const char *path)
+{
+	struct cpl_error w = { 0 };
+
+	cpl_error_set(&w, path, 0, 0, "larger than %u bytes: not read for "
+		      "the command it runs (its launcher, exports and the "
+		      "Python it starts are unknown)", MAX_TEXT);
+	cpl_engine_add_warning(e, &w);
+	cpl_error_clear(&w);
+	cpl_engine_note(e, path, "not read: larger than %u bytes", MAX_TEXT);
+}
+
 /* The text at path, read once per pass; NULL when absent or unreadable. */
 static const char *
 text_at(struct pass *p, const char *path)
@@ -55,24 +69,32 @@ text_at(struct pass *p, const char *path)
 	struct stat st;
 	char *key = cpl_link_join(".", path), *text = NULL;
 	void *v = cpl_strmap_get(&p->texts, key);
-	size_t len;
+	size_t len = 0;
 	const char *kept, *kpath;
+	bool big;
 
 	if (v != NULL) {
 		free(key);
 		return v == (void *)p ? NULL : v;
 	}
+	big = !p->e->staged && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	      (size_t)st.st_size > MAX_TEXT;
 	if ((!p->e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
 			       (size_t)st.st_size > MAX_TEXT)) ||
 	    cpl_config_excluded(p->e->config, path) ||
 	    cpl_engine_read_source(p->e, path, &text, &len, &err) < 0 ||
 	    len > MAX_TEXT || memchr(text, '\0', len) != NULL) {
+		/* Too large to read for a command: said, not silence. */
+		if ((big || len > MAX_TEXT) &&
+		    !cpl_config_excluded(p->e->config, path))
+			too_large(p->e, key);
 		cpl_error_clear(&err);
 		free(text);
 		kpath = cpl_engine_own_key(p->e, key);
 		cpl_strmap_put(&p->texts, kpath, p);
 		return NULL;
 	}
+	cpl_engine_read_aux(p->e, path);
 	kpath = cpl_engine_own_key(p->e, key);
 	kept = cpl_engine_own_key(p->e, text);
 	cpl_strmap_put(&p->texts, kpath, (void *)kept);

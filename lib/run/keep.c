@@ -91,6 +91,53 @@ take_edits(struct cpl_keep_result *r, const char *file,
 	return true;
 }
 
+static bool
+same_pos(const struct cpl_pos *a, const struct cpl_pos *b)
+{
+	return a->line == b->line && a->column == b->column &&
+	       cpl_str_eq(a->file, b->file);
+}
+
+/*
+ * The place of the word after the worker flag at pos (`--workers 6`),
+ * in the script's arguments or the container's argv; NULL when the flag
+ * holds its value (`--workers=6`) or none follows.  A command written
+ * as a block sequence or a multi-line JSON array puts it on a line of
+ * its own.
+ */
+static const struct cpl_pos *
+value_after(const struct cpl_container *c, const struct cpl_pos *pos)
+{
+	const struct cpl_launch *l = &c->launch;
+	size_t i;
+
+	for (i = 0; i + 1 < l->nargs; i++)
+		if (same_pos(&l->args[i].pos, pos) &&
+		    strchr(l->args[i].text, '=') == NULL)
+			return &l->args[i + 1].pos;
+	for (i = 0; i + 1 < c->argc; i++)
+		if (same_pos(&c->argv[i].pos, pos) &&
+		    strchr(c->argv[i].text, '=') == NULL)
+			return &c->argv[i + 1].pos;
+	return NULL;
+}
+
+/* Replaces the worker count from with to, beside its flag or on the
+ * value's own line. */
+static bool
+replace_workers(struct cpl_check *ck, struct cpl_finding *fd,
+		const struct cpl_container *c, const struct cpl_pos *pos,
+		long from, long to)
+{
+	const struct cpl_pos *v;
+
+	if (cpl_check_replace_count(ck, fd, pos, from, to))
+		return true;
+	v = value_after(c, pos);
+	return v != NULL && v->line != pos->line &&
+	       cpl_check_replace_count(ck, fd, v, from, to);
+}
+
 void
 cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 		struct cpl_keep_result *r)
@@ -161,8 +208,8 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 				break;
 			}
 			if (f.workers.n != w &&
-			    !cpl_check_replace_count(&ck, fd, &f.workers.pos,
-						     f.workers.n, w)) {
+			    !replace_workers(&ck, fd, c, &f.workers.pos,
+					     f.workers.n, w)) {
 				r->why = cpl_xasprintf("%s:%d:%d: the worker "
 					"count of container \"%s\" (%s) is not "
 					"written there as a number compare "

@@ -6,7 +6,9 @@
  * holds only the fields it changes, so judging it alone reports what it
  * does not say (a patch that sets env has no resources).  Its documents
  * are taken out of the run and recorded as skipped, with the reason and
- * the command that judges the built objects instead.
+ * the command that judges the built objects instead; a document of it
+ * whose every container names its image is a manifest of its own and is
+ * judged (a kustomization cannot hide a real manifest).
  *
  * Runs once per run, after every file is loaded and before the group
  * graph (group.c).  Owns nothing after it returns.
@@ -30,6 +32,25 @@ is_kustomization(const char *path)
 	return strcmp(base, "kustomization.yaml") == 0 ||
 	       strcmp(base, "kustomization.yml") == 0 ||
 	       strcmp(base, "Kustomization") == 0;
+}
+
+/*
+ * Whether w is a patch in its own right: some container does not name
+ * its image (a strategic-merge patch names a container to change, not
+ * what it runs).  A document whose every container names its image is a
+ * manifest of its own, which a kustomization that lists it as a patch
+ * does not hide: it is judged.
+ */
+static bool
+patch_like(const struct cpl_workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncontainers; i++)
+		if (w->containers[i].image == NULL ||
+		    *w->containers[i].image == '\0')
+			return true;
+	return w->ncontainers == 0;
 }
 
 /* Records patch file rel of the kustomization at kpath (in dir) in
@@ -120,7 +141,7 @@ cpl_engine_kustomize(struct cpl_engine *e)
 		char *key;
 
 		if (w->source != CPL_SRC_LIVE && w->file != NULL &&
-		    !w->merged && w->trainer == NULL) {
+		    !w->merged && w->trainer == NULL && patch_like(w)) {
 			key = cpl_link_join(".", w->file);
 			kpath = cpl_strmap_get(&patches, key);
 			free(key);

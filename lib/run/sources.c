@@ -129,6 +129,31 @@ cpl_engine_own_key(struct cpl_engine *e, char *key)
 	return key;
 }
 
+void
+cpl_engine_read_aux(struct cpl_engine *e, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || cpl_engine_is_aux(e, &st))
+		return;
+	cpl_xgrow((void **)&e->aux, &e->aux_cap, e->naux + 1,
+		  sizeof(*e->aux));
+	e->aux[e->naux].dev = (unsigned long long)st.st_dev;
+	e->aux[e->naux++].ino = (unsigned long long)st.st_ino;
+}
+
+bool
+cpl_engine_is_aux(const struct cpl_engine *e, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < e->naux; i++)
+		if (e->aux[i].dev == (unsigned long long)st->st_dev &&
+		    e->aux[i].ino == (unsigned long long)st->st_ino)
+			return true;
+	return false;
+}
+
 /* ---- sources ---------------------------------------------------------- */
 
 struct source *

@@ -135,6 +135,19 @@ expect segment-missing 2 "$BIN" plan --segment steps=5 testdata/plan/polyaxonfil
 has segment-missing "the component has no input \"steps\""
 expect segment-bad 2 "$BIN" plan --segment steps testdata/plan/polyaxonfile.yaml
 has segment-bad "--segment takes NAME=VALUE"
+# --segment never sets a knob the plan sweeps (issue 40, point 15): the
+# runs would all take its value, and the plan would fire CPU401.
+for seg in workers=99 num-workers=99 num_workers=99; do
+	expect "segment-knob-$seg" 2 "$BIN" plan --jobs --segment "$seg" testdata/plan/pytorchjob.yaml
+	has "segment-knob-$seg" "--segment $seg: that is a knob the plan sweeps itself"
+	check "segment-knob-$seg-no-plan" [ -z "$out" ]
+done
+expect segment-knob-katib 2 "$BIN" plan --segment workers=99 testdata/plan/pytorchjob.yaml
+has segment-knob-katib "that is a knob the plan sweeps itself"
+expect segment-knob-polyaxon 2 "$BIN" plan --segment workers=99 testdata/plan/polyaxonfile.yaml
+has segment-knob-polyaxon "--segment workers=99: that is a knob the plan sweeps itself"
+expect segment-knob-input 2 "$BIN" plan --segment cpulint_threads=64 testdata/plan/polyaxonfile.yaml
+has segment-knob-input "that is a knob the plan sweeps itself"
 # A Job without a CPU budget, next to one with: the other's plan is
 # written, and the run says why the first has none (exit 2).
 expect no-budget 2 "$BIN" plan testdata/example/eval-job.yaml testdata/plan/pytorchjob.yaml
