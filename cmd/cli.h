@@ -178,6 +178,11 @@ int cpl_cli_output_guard(const char *flag, const char *output,
 int cpl_cli_output_close(struct cli_output *o, bool failed);
 /* Drops an unfinished report: FILE is left as it was. */
 void cpl_cli_output_abort(struct cli_output *o);
+/* "SERVER/OWNER/REPO/blob/SHA/" from GITHUB_SERVER_URL (http or https,
+ * host and port only), GITHUB_REPOSITORY (OWNER/REPO of [A-Za-z0-9._-])
+ * and GITHUB_SHA (40 or 64 hex digits), for -o markdown's links; NULL
+ * when one is unset or not of that form.  Caller frees. */
+char *cpl_cli_link_base(void);
 
 /* The fingerprints of a --baseline file (baseline.c). */
 struct cli_baseline;

@@ -6,7 +6,9 @@
  * renamed only once complete; a FILE that is not a regular file is
  * written in place; a symbolic link is followed).  The new file gets the
  * mode a newly created file would (0666 less the umask).  This file only
- * adds the messages.
+ * adds the messages.  Also here: where -o markdown links to (the
+ * commit's files on GitHub), read from the environment and checked so
+ * that no value there shapes the report.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -103,4 +105,53 @@ cpl_cli_output_abort(struct cli_output *o)
 {
 	cpl_atomic_abort(&o->file);
 	memset(o, 0, sizeof(*o));
+}
+
+/* Whether s[0, n) is only characters of set (and n > 0). */
+static bool
+only_of(const char *s, size_t n, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '\0' || strchr(set, s[i]) == NULL)
+			return false;
+	return n > 0;
+}
+
+char *
+cpl_cli_link_base(void)
+{
+	static const char host[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:";
+	static const char name[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const char *server = getenv("GITHUB_SERVER_URL");
+	const char *repo = getenv("GITHUB_REPOSITORY");
+	const char *sha = getenv("GITHUB_SHA");
+	const char *h, *slash;
+	size_t n;
+
+	if (server == NULL || repo == NULL || sha == NULL)
+		return NULL;
+	h = strncmp(server, "https://", 8) == 0 ? server + 8 :
+	    strncmp(server, "http://", 7) == 0 ? server + 7 : NULL;
+	n = h ? strlen(h) : 0;
+	if (n > 0 && h[n - 1] == '/')
+		n--;
+	if (h == NULL || !only_of(h, n, host) || n > 253)
+		return NULL;
+	slash = strchr(repo, '/');
+	if (slash == NULL || !only_of(repo, (size_t)(slash - repo), name) ||
+	    !only_of(slash + 1, strlen(slash + 1), name) ||
+	    strlen(repo) > 200 || strcmp(slash + 1, ".") == 0 ||
+	    strcmp(slash + 1, "..") == 0 || strncmp(repo, "..", 2) == 0)
+		return NULL;
+	n = strlen(sha);
+	if ((n != 40 && n != 64) || !only_of(sha, n, "0123456789abcdef"))
+		return NULL;
+	return cpl_xasprintf("%.*s%.*s/%s/blob/%s/",
+			     (int)(h - server), server,
+			     (int)(strlen(h) - (h[strlen(h) - 1] == '/')), h,
+			     repo, sha);
 }

@@ -76,6 +76,11 @@ struct cpl_report_meta {
 	/* Findings left out because the baseline holds them (counted in
 	 * the summaries of text, github and markdown). */
 	size_t baselined;
+	/* Markdown: the commit's files, "https://github.com/O/R/blob/SHA/"
+	 * (the command builds it from GITHUB_SERVER_URL, GITHUB_REPOSITORY
+	 * and GITHUB_SHA, checked), each place links to; NULL: no links.
+	 * Paths are taken from srcroot. */
+	const char *link_base;
 };
 
 /*
@@ -84,6 +89,13 @@ struct cpl_report_meta {
  * its invocation's notifications how many it left out.
  */
 #define CPL_REPORT_SARIF_MAX_RESULTS 25000
+
+/*
+ * A Markdown report is at most this many bytes: GitHub refuses a
+ * pull-request comment over 65,536 characters, and the room left is for
+ * what a workflow adds around it.
+ */
+#define CPL_REPORT_MARKDOWN_MAX 60000
 
 /*
  * The file name of standard input ("-f -") in findings.  Text and JSON

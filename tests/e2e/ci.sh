@@ -215,6 +215,57 @@ expect markdown-quiet 1 "$BIN" --no-config -q -o markdown "$tmp/h/hostile.yaml"
 has markdown-quiet-head "| severity | where | message |"
 lacks markdown-quiet-fix "| fix |"
 
+# ---- -o markdown: capped for a comment, most severe first, linked -----
+# The project's own testdata was 196,553 characters (issue 38): GitHub
+# takes 65,536 in a comment.  Errors come first, lower levels fold in
+# <details>, the rest is counted; rendered by markdown-it (CommonMark with
+# tables, as GitHub's renderer) every table stays a table.
+expect markdown-cap 2 "$BIN" --no-config -o markdown --output-file "$tmp/big.md" "$root/testdata"
+check markdown-cap-size python3 - "$tmp/big.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+assert len(t) <= 65536 and len(t.encode()) <= 60000, len(t)
+assert "more findings not shown** (" in t, t[-400:]
+# most severe first: no error row after a warning's or a note's
+sev = [l.split(" | ")[0][2:] for l in t.splitlines() if l.startswith("| e") or l.startswith("| w") or l.startswith("| n")]
+rank = {"error": 0, "warning": 1, "note": 2}
+assert sev and sev == sorted(sev, key=rank.get), sev[:5]
+assert sev[0] == "error"
+PY
+mdpy=
+for py in python3 /usr/bin/python3; do
+	"$py" -c 'import markdown_it' 2>/dev/null && { mdpy=$py; break; }
+done
+if [ -n "$mdpy" ]; then
+"$BIN" --no-config -o markdown --output-file "$tmp/ex.md" "$root/testdata/example"
+check markdown-render "$mdpy" - "$tmp/big.md" "$tmp/ex.md" <<'PY'
+import re, sys
+from markdown_it import MarkdownIt
+for f in sys.argv[1:]:
+    t = open(f, encoding="utf-8").read()
+    html = MarkdownIt("commonmark").enable("table").render(t)
+    rows = sum(1 for l in t.splitlines() if l.startswith("| ") and not l.startswith("| severity"))
+    assert html.count("<tr>") == rows, (f, html.count("<tr>"), rows)
+    # the only links are the rules' documentation
+    for href in re.findall(r'href="([^"]*)"', html):
+        assert href.startswith("https://github.com/kubectl-cpulint/kubectl-cpulint/blob/main/rules/"), href
+# the example: errors open, then 4 warnings and 1 note folded, each
+# holding its tables
+ex = MarkdownIt("commonmark").enable("table").render(t)
+assert ex.index("CPU202") < ex.index("<details><summary>4 warnings</summary>") < ex.index("CPU101") < ex.index("<details><summary>1 note</summary>") < ex.index("CPU103"), ex
+assert ex.count("<details>") == 2 and ex.count("</details>") == 2
+assert ex.count("<table>") == 8, ex.count("<table>")
+PY
+else echo "ci: markdown-it not installed (apt-get install python3-markdown-it): rendering not checked"; fi
+sha=0123456789abcdef0123456789abcdef01234567
+expect markdown-links 1 env GITHUB_SERVER_URL=https://github.com GITHUB_REPOSITORY=o/r GITHUB_SHA=$sha GITHUB_WORKSPACE="$repo" sh -c "cd deploy && \"\$0\" --no-config -o markdown ." "$BIN"
+has markdown-link-place "| error | [train.yaml:17:18](https://github.com/o/r/blob/$sha/deploy/train.yaml#L17) | OMP"
+has markdown-notes "<br>note: [train.yaml:"
+expect markdown-links-hostile 1 env GITHUB_SERVER_URL='https://github.com/x)"' GITHUB_REPOSITORY='o/r' GITHUB_SHA=$sha "$BIN" --no-config -o markdown deploy
+lacks markdown-links-hostile-none "/blob/$sha/"
+expect markdown-links-badrepo 1 env GITHUB_SERVER_URL=https://github.com GITHUB_REPOSITORY='o/r)<x' GITHUB_SHA=$sha "$BIN" --no-config -o markdown deploy
+lacks markdown-links-badrepo-none "/blob/$sha/"
+
 # ---- -o github: from the repository root, the limit, the summary ------
 expect github-subdir 1 sh -c "cd deploy && \"\$0\" --no-config -o github ." "$BIN"
 has github-root-path "::error file=deploy/more1.yaml,line=15,col=18,"
