@@ -209,6 +209,12 @@ if [ "$gate" = all ] || [ -n "$base" ]; then
 	fi
 	"$cpulint" -o github --fail-on none "${diff[@]}" "${args[@]}" \
 		"${paths[@]}"
+	# The job summary lists them (a fork's pull request sees at most 10
+	# annotations of each level), each linked to its file at the commit.
+	[ -z "${GITHUB_STEP_SUMMARY:-}" ] ||
+		"$cpulint" -o markdown --output-file "$tmp/new.md" \
+			--fail-on none "${diff[@]}" "${args[@]}" "${paths[@]}" \
+			2>/dev/null
 fi
 rc=$gate_rc
 [ "$tree_rc" != 2 ] || rc=2
@@ -233,6 +239,13 @@ if [ "$upload" = true ]; then
 	summary "The whole tree's SARIF goes to code scanning."
 else
 	summary "No upload to code scanning: $why_not."
+fi
+if [ -s "$tmp/new.md" ]; then
+	if [ "$gate" = all ]; then summary "" "#### Every finding"
+	else summary "" "#### New since the base"; fi
+	summary ""
+	sed 's/^###/####/' "$tmp/new.md" >> "$GITHUB_STEP_SUMMARY"
+	summary ""
 fi
 case $rc in
 0) summary "Passed (fail-on: $fail_on, gate: $gate)." ;;

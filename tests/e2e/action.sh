@@ -80,6 +80,7 @@ run() {
 		GITHUB_ACTIONS=true CI=true GITHUB_WORKSPACE="$r" \
 		GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$tmp/pr.json" \
 		GITHUB_REPOSITORY=o/r GITHUB_ACTOR=someone \
+		GITHUB_SERVER_URL=https://github.com GITHUB_SHA="$merge_sha" \
 		GITHUB_OUTPUT="$tmp/$n.outputs" \
 		GITHUB_STEP_SUMMARY="$tmp/$n.summary" \
 		GITHUB_PATH="$tmp/$n.path" RUNNER_OS=Linux RUNNER_ARCH=X64 \
@@ -133,6 +134,10 @@ grep -q "^| new since ${base_sha%"${base_sha#????????????}"} | 4 |" "$tmp/pr.sum
 	grep -q '^\*\*Failed\*\*: findings at or above error' "$tmp/pr.summary" &&
 	grep -q '^| whole tree | 9 (' "$tmp/pr.summary" && ok ||
 	bad "pr: step summary: $(cat "$tmp/pr.summary")"
+# the summary lists the new findings, linked to the commit, not the old
+grep -qF "| error | [jobs/new.yaml:18:42](https://github.com/o/r/blob/$merge_sha/jobs/new.yaml#L18) |" "$tmp/pr.summary" &&
+	! grep -q 'jobs/old.yaml' "$tmp/pr.summary" && ok ||
+	bad "pr: the summary does not list the new findings: $(cat "$tmp/pr.summary")"
 
 # 2. the same from a fork: annotations, no upload, the same verdict
 run fork GITHUB_EVENT_PATH="$tmp/fork.json"
