@@ -221,6 +221,10 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (strcmp(o->format, "markdown") == 0)
 		link_base = cpl_cli_link_base();
 	meta.link_base = link_base;
+	meta.gated = true;
+	meta.fail_on = o->fail_on;
+	meta.junit_file = getenv("GITLAB_CI") != NULL &&
+			  strcmp(getenv("GITLAB_CI"), "true") == 0;
 	if ((strcmp(o->format, "github") == 0 || link_base) &&
 	    getenv("GITHUB_WORKSPACE") &&
 	    *getenv("GITHUB_WORKSPACE"))

@@ -81,6 +81,15 @@ struct cpl_report_meta {
 	 * and GITHUB_SHA, checked), each place links to; NULL: no links.
 	 * Paths are taken from srcroot. */
 	const char *link_base;
+	/* JUnit: with gated, only findings at or above fail_on (OFF: none)
+	 * are <failure>s, as the command's exit status says; without it
+	 * every finding is. */
+	bool gated;
+	enum cpl_severity fail_on;
+	/* JUnit: each testcase names its file in a file= attribute, from
+	 * srcroot (GitLab links it; the strict JUnit schemas have no such
+	 * attribute, so the command sets it only under GitLab CI). */
+	bool junit_file;
 };
 
 /*

@@ -2,9 +2,12 @@
 # Adopting the tool in CI (issue 24): a baseline (--write-baseline, then
 # --baseline: moved lines still match, a new finding is reported, a bad
 # baseline is one clear error), -q, the by-rule table, the CI formats
-# (-o junit against the Jenkins xUnit plugin's JUnit schema, -o gitlab
-# against a schema written from GitLab's documentation with unique
-# fingerprints, -o markdown escaped, -o github from the repository root
+# (-o junit against the Jenkins xUnit plugin's and Ant's strict JUnit
+# schemas, only what fails --fail-on a <failure>, file= under GitLab CI;
+# -o gitlab against a schema written from GitLab's documentation with
+# unique fingerprints and the fix in the description; -o markdown escaped,
+# capped under GitHub's comment limit, most severe first, linked, rendered
+# by markdown-it; -o github from the repository root
 # with at most 10 annotations per level), files that are not ours
 # skipped (and ours that do not parse still errors), and SARIF details
 # (a suppression's reason, distinct fingerprints on one line,
@@ -15,6 +18,7 @@ BIN=${BIN:?}
 root=$(pwd)
 sarif_schema=$root/testdata/reference/sarif/sarif-schema-2.1.0.json
 junit_xsd=$root/testdata/reference/junit/junit-10.xsd
+ant_xsd=$root/testdata/reference/junit/JUnit-ant.xsd
 gitlab_schema=$root/testdata/ci/gitlab-codequality.schema.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -181,6 +185,31 @@ assert s["kubectl-cpulint"].get("errors") == "1"
 assert s["CPU101 cpu-request-missing"].find("testcase").get("name") == "no findings"
 PY
 grep -q '##\[' "$tmp/r.xml" && bad "junit: ##[ in the output" || ok
+check junit-ant-xsd sh -c 'xmllint --noout --schema "$0" "$1" 2>/dev/null' "$ant_xsd" "$tmp/r.xml"
+# Only what fails the gate is a <failure> (issue 38): the example's 4
+# errors, 4 warnings and 1 note.  Below --fail-on a finding is a passing
+# testcase, listed in its suite's system-out.
+for fo in error:4 warning:8 note:9 none:0; do
+	expect "junit-fail-on-${fo%:*}" "$([ "${fo#*:}" = 0 ] && echo 0 || echo 1)" \
+		"$BIN" --no-config --fail-on "${fo%:*}" -o junit --output-file "$tmp/g.xml" "$root/testdata/example"
+	check "junit-fail-on-${fo%:*}-count" python3 - "$tmp/g.xml" "${fo#*:}" <<'PY'
+import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot()
+n = len(t.findall("testsuite/testcase/failure"))
+assert n == int(sys.argv[2]), n
+assert sum(int(s.get("failures")) for s in t.findall("testsuite")) == n
+out = "".join(s.findtext("system-out") or "" for s in t.findall("testsuite"))
+assert out.count("polyaxonfile.yaml") + out.count("eval-job.yaml") >= 9 - n, out
+PY
+	check "junit-fail-on-${fo%:*}-schemas" sh -c 'xmllint --noout --schema "$0" "$2" 2>/dev/null && xmllint --noout --schema "$1" "$2" 2>/dev/null' "$junit_xsd" "$ant_xsd" "$tmp/g.xml"
+done
+# Under GitLab CI each testcase names its file (GitLab links it), from
+# the repository root; the strict schemas have no such attribute, so
+# elsewhere it is left out.
+expect junit-gitlab 2 env GITLAB_CI=true "$BIN" --no-config -o junit .
+has junit-gitlab-file 'file="hostile.yaml"'
+expect junit-no-gitlab 2 env -u GITLAB_CI "$BIN" --no-config -o junit .
+lacks junit-no-gitlab-file 'file="'
 
 # ---- -o gitlab: schema, unique fingerprints, paths from the root ------
 cd "$repo/deploy" || exit 1
@@ -194,6 +223,8 @@ assert len(prints) == len(set(prints)) == 8, prints
 paths = {i["location"]["path"] for i in report}
 assert "deploy/train.yaml" in paths, paths
 assert {i["severity"] for i in report} == {"major"}, report
+# the description carries the fix (GitLab shows nothing else)
+assert all("; fix: set OMP_NUM_THREADS to" in i["description"] for i in report), report[0]
 PY
 cd "$repo" || exit 1
 
