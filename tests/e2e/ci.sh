@@ -232,7 +232,7 @@ cd "$repo" || exit 1
 expect markdown 1 "$BIN" --no-config -o markdown "$tmp/h/hostile.yaml"
 has markdown-head "### kubectl-cpulint: 1 finding (1 error, 0 warnings, 0 notes)"
 has markdown-link "#### [CPU202 thread-env-over-budget](https://github.com/kubectl-cpulint/kubectl-cpulint/blob/main/rules/CPU202.md): 1"
-has markdown-escaped 'container "a\|b &lt;script&gt;&#64;team \#\#\["'
+has markdown-escaped 'container "a\|b &lt;script&gt;<!-- -->&#64;<!-- -->team \#\#\["'
 lacks markdown-raw '<script>'
 lacks markdown-mention '@team'
 check markdown-columns python3 - "$out" <<'PY'
