@@ -154,6 +154,8 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	char cwd[PATH_MAX];
 	char *cmdline = NULL;
 	char *link_base = NULL;
+	struct cpl_report_ado ado;
+	char ado_org[128];
 	void *st;
 	size_t n, nerr, i, dropped = 0;
 	int status = EXIT_CLEAN;
@@ -221,6 +223,8 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (strcmp(o->format, "markdown") == 0)
 		link_base = cpl_cli_link_base();
 	meta.link_base = link_base;
+	if (cpl_cli_ado(&ado, ado_org, sizeof(ado_org)))
+		meta.ado = &ado;
 	meta.gated = true;
 	meta.fail_on = o->fail_on;
 	meta.junit_file = getenv("GITLAB_CI") != NULL &&

@@ -22,6 +22,22 @@
 #include "util.h"
 
 /*
+ * The Azure Pipelines build a SARIF log comes from (Advanced Security for
+ * Azure DevOps files a run under it), all checked by the command; strings
+ * borrowed.
+ */
+struct cpl_report_ado {
+	const char *org;		/* from SYSTEM_COLLECTIONURI */
+	const char *project_id;		/* SYSTEM_TEAMPROJECTID, a GUID */
+	const char *definition_id;	/* BUILD_DEFINITIONID, positive */
+	const char *definition_name;	/* BUILD_DEFINITIONNAME */
+	const char *phase_id;		/* SYSTEM_PHASEID (SYSTEM_JOBID) */
+	const char *phase_name;		/* SYSTEM_PHASENAME (SYSTEM_JOBNAME) */
+	const char *branch;		/* BUILD_SOURCEBRANCH */
+	const char *build_id;		/* BUILD_BUILDID, positive */
+};
+
+/*
  * A document the run skipped although it holds containers: not judged,
  * which is not clean.  Strings borrowed.
  */
@@ -81,6 +97,11 @@ struct cpl_report_meta {
 	 * and GITHUB_SHA, checked), each place links to; NULL: no links.
 	 * Paths are taken from srcroot. */
 	const char *link_base;
+	/* SARIF: in Azure Pipelines, automationDetails.id is
+	 * "azuredevops/pipeline/build/ORG/PROJECT/DEF/PHASE/BRANCH/BUILD"
+	 * and its properties name the build definition and phase (what the
+	 * SARIF validator's GHAzDO1019/1020 rules ask); NULL elsewhere. */
+	const struct cpl_report_ado *ado;
 	/* JUnit: with gated, only findings at or above fail_on (OFF: none)
 	 * are <failure>s, as the command's exit status says; without it
 	 * every finding is. */

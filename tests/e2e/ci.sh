@@ -374,4 +374,44 @@ p = [r["partialFingerprints"]["cpulint/v1"] for r in res]
 assert len(p) == len(set(p)), p
 PY
 
+# ---- SARIF in Azure Pipelines (issue 38) -------------------------------
+# Advanced Security for Azure DevOps files a run under its build: with the
+# agent's variables, automationDetails.id has the azuredevops/pipeline/
+# build/ prefix and its properties the four keys GHAzDO1019 asks; checked
+# by the rules' own logic and, when installed (npm install -g
+# @microsoft/sarif-multitool), by Microsoft's SARIF validator itself.
+ado="TF_BUILD=True SYSTEM_COLLECTIONURI=https://dev.azure.com/example-org/
+SYSTEM_TEAMPROJECTID=6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c
+BUILD_DEFINITIONID=17 SYSTEM_DEFINITIONID=17 BUILD_DEFINITIONNAME=ml-jobs
+SYSTEM_PHASEID=3a3a2a60-14c7-570b-14a4-fa42ad92f52a SYSTEM_PHASENAME=Job
+SYSTEM_JOBID=12f1170f-54f2-53f3-20dd-22fc7dff55f9 SYSTEM_JOBNAME=__default
+BUILD_SOURCEBRANCH=refs/heads/main BUILD_BUILDID=4242"
+# shellcheck disable=SC2086
+expect sarif-ado 1 env $ado "$BIN" --no-config -o sarif --output-file "$tmp/ado.sarif" "$root/testdata/example"
+check sarif-ado-schema python3 "$root/tests/validate-sarif.py" "$sarif_schema" "$tmp/ado.sarif"
+check sarif-ado-rules python3 - "$tmp/ado.sarif" <<'PY'
+import json, re, sys, uuid
+a = json.load(open(sys.argv[1]))["runs"][0]["automationDetails"]
+assert a["id"] == "azuredevops/pipeline/build/example-org/6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c/17/3a3a2a60-14c7-570b-14a4-fa42ad92f52a/refs/heads/main/4242", a["id"]
+p = a["properties"]
+assert int(p["azuredevops/pipeline/build/buildDefinitionId"]) > 0
+assert p["azuredevops/pipeline/build/buildDefinitionName"].strip()
+assert uuid.UUID(p["azuredevops/pipeline/build/phaseId"]).int != 0
+assert p["azuredevops/pipeline/build/phaseName"].strip()
+PY
+# a partial environment (no phase) is no pipeline: the usual category
+# shellcheck disable=SC2086
+expect sarif-ado-partial 1 env $ado SYSTEM_PHASEID= SYSTEM_JOBID= "$BIN" --no-config -o sarif "$root/testdata/example"
+has sarif-ado-partial-id '"id": "kubectl-cpulint/"'
+mt=$(NODE_PATH=$(npm root -g 2>/dev/null) node -p "require('@microsoft/sarif-multitool')" 2>/dev/null)
+if [ -n "$mt" ] && [ -x "$mt" ]; then
+	"$mt" validate "$tmp/ado.sarif" --rule-kind "Sarif;Ado" --level "Error;Warning" \
+		--output "$tmp/ado-val.sarif" --log ForceOverwrite >"$tmp/ado-val.txt" 2>&1
+	if grep -q ': error \|: warning ' "$tmp/ado-val.txt"; then
+		bad "sarif-ado: the SARIF validator: $(grep ': error \|: warning ' "$tmp/ado-val.txt" | head -3)"
+	else ok; fi
+else
+	echo "ci: Microsoft's SARIF validator not installed (npm install -g @microsoft/sarif-multitool): its Ado rules not run"
+fi
+
 finish
