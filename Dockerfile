@@ -4,21 +4,26 @@
 #   docker run --rm -v "$PWD:/src:ro" kubectl-cpulint .
 # Stage build makes the release binary as `make dist` does (static
 # libraries, the C library dynamic) for the architecture it runs on, and
-# unpacks its tarball into /out.  The final stage is Debian's slim image
-# with what live mode needs (libcurl 4, CA certificates), the binary, its
-# completion hook and manual page, run as the unprivileged user cpulint
-# (uid 65532).  tests/e2e/image.sh assembles this final stage's root
-# filesystem from the same Debian packages (mmdebstrap) and runs the
-# tool in it: keep the final stage to the lines it reads (FROM, one RUN
-# apt-get install, one RUN useradd, COPY --from=build, USER, WORKDIR,
-# ENTRYPOINT).
+# unpacks its tarball into /out; its packages are every library the
+# Makefile asks for (libmicrohttpd's header too: `serve` loads the
+# library at run time).  The final stage is Debian's slim image with what
+# live mode and `serve` load (libcurl 4, libmicrohttpd 12, CA
+# certificates), the binary, its completion hook and manual page, run as
+# the unprivileged user cpulint (uid 65532).  tests/e2e/image.sh runs
+# both stages as `docker build` would, without Docker: each stage's root
+# filesystem from the same Debian packages (mmdebstrap), the build
+# stage's COPY of the repository (less .dockerignore) and its RUN lines,
+# then the final stage from the build stage's /out, and runs the tool,
+# `serve` and a live command in the result: keep each stage to the lines
+# it reads (FROM, one RUN apt-get install, WORKDIR, COPY, ARG, RUN; in
+# the final stage one RUN useradd, COPY --from=build, USER, ENTRYPOINT).
 
 FROM debian:bookworm AS build
 RUN apt-get update && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         gcc libc6-dev make pkg-config binutils dpkg-dev check \
         libyaml-dev libjansson-dev libgit2-dev libcurl4-openssl-dev \
-        libjemalloc-dev libgpg-error-dev && \
+        libjemalloc-dev libgpg-error-dev libmicrohttpd-dev && \
     rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -32,7 +37,7 @@ RUN make -j"$(nproc)" dist-tar-"$(dpkg --print-architecture)" \
 FROM debian:bookworm-slim
 RUN apt-get update && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libcurl4 ca-certificates && \
+        libcurl4 libmicrohttpd12 ca-certificates && \
     rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 65532 --user-group --create-home --home-dir /home/cpulint --shell /usr/sbin/nologin cpulint
 COPY --from=build /out/kubectl-cpulint /out/kubectl_complete-cpulint /usr/local/bin/

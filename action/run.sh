@@ -13,7 +13,9 @@
 # commit it cannot find.
 #
 # Inputs come from the environment (action.yml maps each input to one):
-#   CPULINT_VERSION      release tag, vMAJOR.MINOR.PATCH (required)
+#   CPULINT_VERSION      release tag, vMAJOR.MINOR.PATCH (default: the
+#                        action's own, v + its VERSION file: a workflow
+#                        that pins the action by commit SHA has no tag)
 #   CPULINT_PATHS        what to lint, one path a line (default .)
 #   CPULINT_ARGS         more flags for every run, split at blanks
 #   CPULINT_FAIL_ON      --fail-on for the gate (default error)
@@ -22,12 +24,20 @@
 #   CPULINT_DIFF_BASE    the base to compare with (default: the pull
 #                        request's base commit, from GITHUB_EVENT_PATH)
 #   CPULINT_UPLOAD       true (default) or false: upload the SARIF
-#   CPULINT_SHA256       the tarball's expected sha256 (default: the
-#                        release's SHA256SUMS)
+#   CPULINT_SHA256       expected sha256s, one per platform:
+#                        "linux-amd64=HEX linux-arm64=HEX" (a bare HEX is
+#                        for every platform); default: the checksums the
+#                        action ships for its own version
+#                        (action/SHA256SUMS), so an action pinned by SHA
+#                        verifies what it downloads whatever the release
+#                        holds; for another version, the release's
+#                        SHA256SUMS (with a warning)
 #   CPULINT_RELEASE_URL  where the tarballs are (default: the project's
 #                        GitHub release of CPULINT_VERSION; a file:// URL
 #                        or a local folder works too)
-# and GitHub's own: GITHUB_WORKSPACE, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH,
+#   CPULINT_TOKEN        the job's token, only to ask whether code
+#                        scanning is on in a private repository
+# and GitHub's own: GITHUB_API_URL, GITHUB_WORKSPACE, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH,
 # GITHUB_REPOSITORY, GITHUB_ACTOR, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
 # GITHUB_PATH, RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP.
 #
@@ -73,10 +83,19 @@ fetch() {
 	esac
 }
 
-# 1. the release for this runner
-version=${CPULINT_VERSION:-}
+# shown VALUE: an input as it may be shown in a message (anything but
+# letters, digits and . _ / - as '?': no newline, no workflow command)
+shown() {
+	local v=${1:0:80}
+	printf '%s' "${v//[^A-Za-z0-9._\/-]/?}"
+}
+
+# 1. the release for this runner: the action's own version unless told
+action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+own=v$(tr -d ' \n' < "$action_dir/VERSION" 2>/dev/null)
+version=${CPULINT_VERSION:-$own}
 [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
-	die "version '${version//[^A-Za-z0-9._-]/?}' is not a release tag (vMAJOR.MINOR.PATCH): set the action's version input, or use it at a release tag ($repo_url/releases)"
+	die "version '$(shown "$version")' is not a release tag (vMAJOR.MINOR.PATCH): set the action's version input ($repo_url/releases)"
 case ${RUNNER_OS:-} in
 Linux) ;;
 *) die "the release runs on Linux runners only, not ${RUNNER_OS:-an unknown OS}" ;;
@@ -92,14 +111,35 @@ tmp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/kubectl-cpulint
 rm -rf "$tmp" && mkdir -p "$tmp/bin" || die "cannot make $tmp"
 fetch "$base_url/$tarball" "$tmp/$tarball" ||
 	die "cannot download $tarball from $base_url"
-want=${CPULINT_SHA256:-}
+# The expected sum: the sha256 input (per platform), else the sums the
+# action ships, else (another version) the release's own list.
+want="" platform=linux-$arch
+for w in ${CPULINT_SHA256:-}; do
+	case $w in
+	*=*) [ "${w%%=*}" = "$platform" ] && want=${w#*=} ;;
+	*) [ -n "$want" ] || want=$w ;;
+	esac
+	[[ ${w#*=} =~ ^[0-9a-fA-F]{64}$ ]] ||
+		die "the sha256 input holds '$(shown "$w")': give PLATFORM=SHA256 pairs (linux-amd64=..., linux-arm64=...) of 64 hex digits"
+done
+if [ -n "${CPULINT_SHA256:-}" ] && [ -z "$want" ]; then
+	die "the sha256 input has no value for $platform"
+elif [ -z "$want" ] && [ -f "$action_dir/action/SHA256SUMS" ]; then
+	want=$(awk -v f="$tarball" '$2 == f || $2 == "*" f { print $1 }' \
+		"$action_dir/action/SHA256SUMS")
+	[ -n "$want" ] && echo "checking $tarball against the sha256 this action ships"
+fi
 if [ -z "$want" ]; then
+	[ "$version" != "$own" ] ||
+		die "this action ships no sha256 for $tarball (action/SHA256SUMS): use it at a release tag, or give the sha256 input"
 	fetch "$base_url/SHA256SUMS" "$tmp/SHA256SUMS" ||
 		die "cannot download SHA256SUMS from $base_url (or give the sha256 input)"
 	want=$(awk -v f="$tarball" '$2 == f || $2 == "*" f { print $1 }' \
 		"$tmp/SHA256SUMS")
 	[ -n "$want" ] || die "SHA256SUMS of $version does not name $tarball"
+	echo "::warning title=kubectl-cpulint::$version is not the action's own version ($own): $tarball is checked against the release's own SHA256SUMS only; pin it with the sha256 input"
 fi
+want=$(printf '%s' "$want" | tr 'A-F' 'a-f')
 got=$(sha256sum "$tmp/$tarball" | cut -d' ' -f1)
 [ "$got" = "$want" ] ||
 	die "$tarball: sha256 $got, expected $want; not running it"
@@ -120,12 +160,22 @@ read -r -a args <<< "${CPULINT_ARGS:-}"
 fail_on=${CPULINT_FAIL_ON:-error}
 gate=${CPULINT_GATE:-new}
 case $gate in new | all | none) ;;
-*) die "gate must be new, all or none, not '${gate//[^A-Za-z0-9._-]/?}'" ;;
+*) die "gate must be new, all or none, not '$(shown "$gate")'" ;;
+esac
+case $fail_on in error | warning | note | none) ;;
+*) die "fail-on must be error, warning, note or none, not '$(shown "$fail_on")'" ;;
 esac
 event_name=${GITHUB_EVENT_NAME:-}
 pr=""
 case $event_name in pull_request | pull_request_target) pr=y ;; esac
 base=${CPULINT_DIFF_BASE:-}
+# A ref or a commit, never an option: git would run --upload-pack=CMD.
+if [ -n "$base" ]; then
+	if [[ $base == -* ]] || ! { [[ $base =~ ^[0-9a-fA-F]{7,64}$ ]] ||
+		git check-ref-format --allow-onelevel "$base" 2>/dev/null; }; then
+		die "diff-base '$(shown "$base")' is not a branch, tag or commit name"
+	fi
+fi
 if [ -z "$base" ] && [ -n "$pr" ]; then
 	base=$(event .pull_request.base.sha)
 	[[ $base =~ ^[0-9a-f]{40}$ ]] ||
@@ -150,13 +200,33 @@ elif [ -n "$pr" ]; then
 		why_not="Dependabot's pull requests cannot upload to code scanning"
 	fi
 fi
+# A private repository without code scanning (GitHub Advanced Security or
+# Code Security off) refuses the upload, which would fail the job: ask
+# first.  Any other answer (or none) tries the upload.
+if [ "$upload" = true ] &&
+   [[ $(event .repository.private) == [Tt]rue ]] &&
+   [[ ${GITHUB_REPOSITORY:-} =~ ^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$ ]]; then
+	api=${GITHUB_API_URL:-https://api.github.com}
+	code=$(curl -s -o "$tmp/cs.json" -w '%{http_code}' --max-time 15 \
+		--proto '=https,http' -H "Accept: application/vnd.github+json" \
+		${CPULINT_TOKEN:+-H "Authorization: Bearer $CPULINT_TOKEN"} \
+		"$api/repos/$GITHUB_REPOSITORY/code-scanning/analyses?per_page=1" \
+		2>/dev/null)
+	if [ "$code" = 403 ] &&
+	   grep -qiE 'advanced security|code scanning is not enabled|code security' "$tmp/cs.json"; then
+		upload=false
+		why_not="code scanning is not enabled in this private repository (it needs GitHub Advanced Security or Code Security); the findings are in the annotations and below"
+		echo "::notice title=kubectl-cpulint::$why_not: the SARIF upload is skipped"
+	fi
+	rm -f "$tmp/cs.json"
+fi
 
 # The base must be a commit here, with a merge base: fetch what a shallow
 # checkout lacks.
 if [ -n "$base" ] && [ "$gate" != all ]; then
 	if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
 		echo "fetching the base commit $base"
-		git fetch -q --no-tags origin "$base" ||
+		git fetch -q --no-tags origin --end-of-options "$base" ||
 			die "cannot fetch the base commit $base"
 	fi
 	if ! git merge-base HEAD "$base" >/dev/null 2>&1 &&
@@ -209,6 +279,12 @@ if [ "$gate" = all ] || [ -n "$base" ]; then
 	fi
 	"$cpulint" -o github --fail-on none "${diff[@]}" "${args[@]}" \
 		"${paths[@]}"
+	# The job summary lists them (a fork's pull request sees at most 10
+	# annotations of each level), each linked to its file at the commit.
+	[ -z "${GITHUB_STEP_SUMMARY:-}" ] ||
+		"$cpulint" -o markdown --output-file "$tmp/new.md" \
+			--fail-on none "${diff[@]}" "${args[@]}" "${paths[@]}" \
+			2>/dev/null
 fi
 rc=$gate_rc
 [ "$tree_rc" != 2 ] || rc=2
@@ -233,6 +309,13 @@ if [ "$upload" = true ]; then
 	summary "The whole tree's SARIF goes to code scanning."
 else
 	summary "No upload to code scanning: $why_not."
+fi
+if [ -s "$tmp/new.md" ]; then
+	if [ "$gate" = all ]; then summary "" "#### Every finding"
+	else summary "" "#### New since the base"; fi
+	summary ""
+	sed 's/^###/####/' "$tmp/new.md" >> "$GITHUB_STEP_SUMMARY"
+	summary ""
 fi
 case $rc in
 0) summary "Passed (fail-on: $fail_on, gate: $gate)." ;;

@@ -179,6 +179,19 @@ int cpl_cli_output_guard(const char *flag, const char *output,
 int cpl_cli_output_close(struct cli_output *o, bool failed);
 /* Drops an unfinished report: FILE is left as it was. */
 void cpl_cli_output_abort(struct cli_output *o);
+/* "SERVER/OWNER/REPO/blob/SHA/" from GITHUB_SERVER_URL (http or https,
+ * host and port only), GITHUB_REPOSITORY (OWNER/REPO of [A-Za-z0-9._-])
+ * and GITHUB_SHA (40 or 64 hex digits), for -o markdown's links; NULL
+ * when one is unset or not of that form.  Caller frees. */
+char *cpl_cli_link_base(void);
+struct cpl_report_ado;
+/* In Azure Pipelines (TF_BUILD true and every variable below set and
+ * well-formed: SYSTEM_COLLECTIONURI, SYSTEM_TEAMPROJECTID,
+ * BUILD_DEFINITIONID, BUILD_DEFINITIONNAME, SYSTEM_PHASEID or
+ * SYSTEM_JOBID, SYSTEM_PHASENAME or SYSTEM_JOBNAME, BUILD_SOURCEBRANCH,
+ * BUILD_BUILDID), fills a (strings borrowed from the environment; the
+ * organisation copied into org, n bytes) and returns true. */
+bool cpl_cli_ado(struct cpl_report_ado *a, char *org, size_t n);
 
 /* The fingerprints of a --baseline file (baseline.c). */
 struct cli_baseline;

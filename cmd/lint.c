@@ -153,6 +153,9 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	struct stat ost;
 	char cwd[PATH_MAX];
 	char *cmdline = NULL;
+	char *link_base = NULL;
+	struct cpl_report_ado ado;
+	char ado_org[128];
 	void *st;
 	size_t n, nerr, i, dropped = 0;
 	int status = EXIT_CLEAN;
@@ -215,8 +218,19 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.skipped = skipped;
 	meta.quiet = o->quiet;
 	meta.category = o->npaths == 0 ? "kubectl-cpulint/live/" : NULL;
-	/* -o github: annotations attach to paths from the workspace. */
-	if (strcmp(o->format, "github") == 0 && getenv("GITHUB_WORKSPACE") &&
+	/* -o github: annotations attach to paths from the workspace;
+	 * -o markdown links to them there. */
+	if (strcmp(o->format, "markdown") == 0)
+		link_base = cpl_cli_link_base();
+	meta.link_base = link_base;
+	if (cpl_cli_ado(&ado, ado_org, sizeof(ado_org)))
+		meta.ado = &ado;
+	meta.gated = true;
+	meta.fail_on = o->fail_on;
+	meta.junit_file = getenv("GITLAB_CI") != NULL &&
+			  strcmp(getenv("GITLAB_CI"), "true") == 0;
+	if ((strcmp(o->format, "github") == 0 || link_base) &&
+	    getenv("GITHUB_WORKSPACE") &&
 	    *getenv("GITHUB_WORKSPACE"))
 		meta.srcroot = getenv("GITHUB_WORKSPACE");
 	prints = cpl_report_prints_new(&meta);
@@ -268,6 +282,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	if (nerr > 0)
 		status = EXIT_TROUBLE;
 	free(cmdline);
+	free(link_base);
 	free(skipped);
 	return status;
 }

@@ -68,7 +68,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	long r, t, wk, total, need;
 	const char *var, *least;
-	char unknown[400];
+	char unknown[400], set[80], from[100] = "";
+	struct cpl_tinput in;
 
 	if (!cpl_budget_training(w, c))
 		return;
@@ -128,6 +129,21 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 					"loader workers: %s%s", f.workers.how,
 					f.workers.state == CPL_AMT_HOST ?
 					" (counted as its lower bound)" : "");
+	/* A count a Polyaxon template reads is named where it is set. */
+	if (f.workers.state == CPL_AMT_KNOWN &&
+	    cpl_check_template_input(ck, &f.workers.pos, &in) &&
+	    in.value == f.workers.n) {
+		cpl_finding_add_related(fd, &in.at, "loader workers: the "
+					"Polyaxon input \"%s\" (value %ld)",
+					in.name, in.value);
+		snprintf(from, sizeof(from), " through the Polyaxon input \"%s\"",
+			 in.name);
+	}
+	/* Threads already at the split are not asked for again. */
+	if (f.threads.state == CPL_AMT_KNOWN && f.threads.n == f.t)
+		snprintf(set, sizeof(set), "keep %s at", var);
+	else
+		snprintf(set, sizeof(set), "set %s to", var);
 	if (!f.ranks_known) {
 		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), &f, var);
 		cpl_finding_set_fix(fd, "%s, or raise resources.limits.cpu to "
@@ -142,11 +158,11 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
 	} else if (f.per_rank >= 1) {
 		cpl_finding_set_fix(fd,
-			"per-rank budget floor(%s / %ld) = %ld: set %s to "
-			"\"%ld\" and use %ld loader worker(s) per rank (a "
+			"per-rank budget floor(%s / %ld) = %ld: %s "
+			"\"%ld\" and use %ld loader worker(s) per rank%s (a "
 			"starting point to compare against), or raise "
 			"resources.limits.cpu to \"%ld\"", f.cpus, r,
-			f.per_rank, var, f.t, f.w, need);
+			f.per_rank, set, f.t, f.w, from, need);
 		cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (r > 1) {
 		cpl_finding_set_fix(fd,

@@ -100,6 +100,12 @@ fi
 command -v npm >/dev/null 2>&1 || need="$need npm"
 command -v groff >/dev/null 2>&1 || need="$need groff-base"
 command -v xmllint >/dev/null 2>&1 || need="$need libxml2-utils"
+# The real clients of the CI formats (tests/e2e/ci.sh, inject.sh,
+# krew.sh): GitHub's Markdown renderer, a CommonMark one, yamllint.
+command -v cmark-gfm >/dev/null 2>&1 || need="$need cmark-gfm"
+command -v yamllint >/dev/null 2>&1 || need="$need yamllint"
+/usr/bin/python3 -c 'import markdown_it' 2>/dev/null ||
+	need="$need python3-markdown-it"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
 need_prom=""
 command -v prometheus >/dev/null 2>&1 || need_prom=y

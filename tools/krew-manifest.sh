@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 		exit 1
 	}
 	sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-	sed -e '1,/^  platforms:$/d' -e "s|@OS@|${plat% *}|" \
-	    -e "s|@ARCH@|${plat#* }|" -e "s|@URL@|$url|" \
-	    -e "s|@SHA256@|$sum|" "$tmpl"
+	sed -e '1,/^  platforms:$/d' -e "s|\"@OS@\"|${plat% *}|" \
+	    -e "s|\"@ARCH@\"|${plat#* }|" -e "s|\"@URL@\"|$url|" \
+	    -e "s|\"@SHA256@\"|$sum|" "$tmpl"
 done

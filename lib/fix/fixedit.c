@@ -628,6 +628,127 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 	return false;
 }
 
+/* The first of two c's in a row in [s, e), or NULL. */
+static const char *
+pair_in(const char *s, const char *e, char c)
+{
+	for (; s + 1 < e; s++)
+		if (s[0] == c && s[1] == c)
+			return s;
+	return NULL;
+}
+
+/* The value node of template variable name in document root: params.NAME
+ * (.value) over the inputs list's item named NAME, the inline
+ * component's inputs last; NULL when none. */
+static const struct cpl_yenode *
+input_value(const struct cpl_yenode *root, const char *name)
+{
+	const struct cpl_yenode *p, *seq, *item;
+	const struct cpl_yenode *docs[2];
+	size_t i, d;
+
+	p = cpl_yedit_get(cpl_yedit_get(root, "params"), name);
+	if (cpl_yedit_is_map(p))
+		return cpl_yedit_get(p, "value");
+	docs[0] = root;
+	docs[1] = cpl_yedit_get(root, "component");
+	for (d = 0; d < 2; d++) {
+		seq = cpl_yedit_get(docs[d], "inputs");
+		for (i = 0; i < cpl_yedit_count(seq); i++) {
+			item = cpl_yedit_item(seq, i);
+			if (cpl_str_eq(cpl_yedit_str(cpl_yedit_get(item,
+						"name")), name))
+				return cpl_yedit_get(item, "value");
+		}
+	}
+	return NULL;
+}
+
+bool
+cpl_check_template_input(struct cpl_check *ck, const struct cpl_pos *pos,
+			 struct cpl_tinput *out)
+{
+	const struct source *src = pos && pos->file ?
+		cpl_check_source(ck, pos->file) : NULL;
+	const struct cpl_yedit *ed;
+	const struct cpl_yenode *n, *up, *v;
+	const char *b, *e, *eol, *t;
+	size_t end, i, len;
+	long off;
+
+	if (src == NULL || (ed = yedit_of(ck, pos->file)) == NULL ||
+	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+		return false;
+	eol = memchr(src->text + off, '\n', src->len - (size_t)off);
+	if (eol == NULL)
+		eol = src->text + src->len;
+	b = pair_in(src->text + off, eol, '{');
+	e = b ? pair_in(b + 2, eol, '}') : NULL;
+	if (e == NULL)
+		return false;
+	for (b += 2; b < e && *b == ' '; b++)
+		;
+	while (e > b && e[-1] == ' ')
+		e--;
+	if ((size_t)(e - b) > 7 && (strncmp(b, "inputs.", 7) == 0 ||
+				    strncmp(b, "params.", 7) == 0))
+		b += 7;
+	if ((size_t)(e - b) > 6 && strncmp(e - 6, ".value", 6) == 0)
+		e -= 6;
+	len = (size_t)(e - b);
+	if (len == 0 || len >= sizeof(out->name))
+		return false;
+	for (t = b; t < e; t++)
+		if (!is_word(*t) || *t == '.')
+			return false;
+	memcpy(out->name, b, len);
+	out->name[len] = '\0';
+	for (n = cpl_yedit_at(ed, (size_t)(b - src->text)); n != NULL &&
+	     (up = cpl_yedit_parent(n)) != NULL; n = up)
+		;
+	v = input_value(n, out->name);
+	if (v == NULL || cpl_yedit_str(v) == NULL ||
+	    cpl_parse_long(&out->value, cpl_yedit_str(v)) < 0 ||
+	    out->value < 0)
+		return false;
+	/* The digits end the scalar (a closing quote after them). */
+	end = cpl_yedit_end(v);
+	if (end > 0 && (src->text[end - 1] == '"' ||
+			src->text[end - 1] == '\''))
+		end--;
+	for (i = end; i > 0 && src->text[i - 1] >= '0' &&
+	     src->text[i - 1] <= '9'; i--)
+		;
+	if (i == end)
+		return false;
+	out->start = i;
+	out->end = end;
+	out->at = cpl_fixedit_pos(src, pos->file, i);
+	/* Columns in code points: count the line's lead bytes. */
+	out->at.column = 1;
+	for (t = src->text + i; t > src->text && t[-1] != '\n'; t--)
+		if (((unsigned char)t[-1] & 0xC0) != 0x80)
+			out->at.column++;
+	return true;
+}
+
+bool
+cpl_check_replace_input(struct cpl_check *ck, struct cpl_finding *f,
+			const struct cpl_tinput *in, long to)
+{
+	const struct source *src = cpl_check_source(ck, in->at.file);
+	char *text;
+
+	if (src == NULL || in->end > src->len ||
+	    shared_at(ck, f, in->at.file, in->start))
+		return false;
+	text = cpl_xasprintf("%ld", to);
+	replace_bytes(f, src, in->at.file, in->start, in->end, text);
+	free(text);
+	return true;
+}
+
 bool
 cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
 		       const struct cpl_pos *pos, const char *text)

@@ -56,6 +56,27 @@ void cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 bool cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 			     const struct cpl_pos *pos, long from, long to);
 
+/* A Polyaxon input or param that a template {{ NAME }} reads. */
+struct cpl_tinput {
+	char name[64];
+	struct cpl_pos at;	/* where its value is written (columns in
+				 * code points, as readers count them) */
+	size_t start, end;	/* the value's digits, bytes of the source */
+	long value;
+};
+
+/* The input or param of the same document (params over inputs, an
+ * operation's inline component's inputs too) that the first {{ NAME }}
+ * (inputs.NAME, params.NAME, .value) written at pos or later on its line
+ * reads, when its value is written as a plain count; false otherwise. */
+bool cpl_check_template_input(struct cpl_check *ck,
+			      const struct cpl_pos *pos,
+			      struct cpl_tinput *out);
+
+/* Replaces in's value with to; false (no edit) when an alias shares it. */
+bool cpl_check_replace_input(struct cpl_check *ck, struct cpl_finding *f,
+			     const struct cpl_tinput *in, long to);
+
 /* Replaces an env variable's count from, written at pos, with to: a
  * YAML scalar that is only the number becomes "to" (as CPU202 writes
  * it), else as cpl_check_replace_count. */

@@ -41,6 +41,7 @@ cpl_keep_split(struct cpl_check *ck, struct cpl_finding *fd,
 	size_t keep = fd->nedits;
 	bool ok;
 	char ts[24];
+	struct cpl_tinput in;
 
 	snprintf(ts, sizeof(ts), "%ld", t);
 	if (f->threads.state == CPL_AMT_KNOWN && f->threads.n == t) {
@@ -60,11 +61,16 @@ cpl_keep_split(struct cpl_check *ck, struct cpl_finding *fd,
 	} else {
 		ok = false;
 	}
+	/* A count a Polyaxon template reads ({{ workers }}) is set where
+	 * the input's value is written. */
 	if (ok && workers)
 		ok = f->workers.state == CPL_AMT_KNOWN &&
 		     (f->workers.n == w ||
 		      cpl_check_replace_count(ck, fd, &f->workers.pos,
-					      f->workers.n, w));
+					      f->workers.n, w) ||
+		      (cpl_check_template_input(ck, &f->workers.pos, &in) &&
+		       in.value == f->workers.n &&
+		       cpl_check_replace_input(ck, fd, &in, w)));
 	if (!ok)
 		cpl_finding_drop_edits(fd, keep);
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job runs */

@@ -42,6 +42,47 @@ blank(uint32_t cp)
 	       cp == 0x3000 || cp == 0xfeff;
 }
 
+/*
+ * Whether cp is shown as its escape although it is well-formed: the
+ * invisible format characters a name can hide behind (the bidirectional
+ * embeddings, overrides and isolates that reorder a line in a terminal,
+ * U+202E among them; zero-width spaces and joiners, the soft hyphen, the
+ * word joiner and invisible operators, the Hangul fillers, the BOM,
+ * interlinear annotations, tags), the line and paragraph separators, and
+ * the noncharacters (U+FDD0..U+FDEF and the last two of every plane:
+ * U+FFFE and U+FFFF are not XML characters).
+ */
+static bool
+hidden(uint32_t cp)
+{
+	return cp == 0xad || cp == 0x61c || cp == 0x115f || cp == 0x1160 ||
+	       cp == 0x17b4 || cp == 0x17b5 ||
+	       (cp >= 0x180b && cp <= 0x180f) ||
+	       (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0x3164 ||
+	       (cp >= 0xfdd0 && cp <= 0xfdef) || cp == 0xfeff ||
+	       cp == 0xffa0 || (cp >= 0xfff9 && cp <= 0xfffb) ||
+	       (cp & 0xfffe) == 0xfffe || (cp >= 0x1bca0 && cp <= 0x1bca3) ||
+	       (cp >= 0x1d173 && cp <= 0x1d17a) ||
+	       (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+/* Markdown: what breaks one of GitHub's autolinks at s[i] (the '.' of
+ * "www.", the ':' of "://"), or NULL.  An empty HTML comment splits the
+ * text the autolinker reads and renders as nothing; an entity would not
+ * (GitHub decodes "&#64;" before it looks for e-mail addresses). */
+static const char *
+autolink_break(const char *s, size_t n, size_t i)
+{
+	if (s[i] == '.' && i >= 3 && (s[i - 1] | 0x20) == 'w' &&
+	    (s[i - 2] | 0x20) == 'w' && (s[i - 3] | 0x20) == 'w')
+		return "<!-- -->.";
+	if (s[i] == ':' && i + 2 < n && s[i + 1] == '/' && s[i + 2] == '/')
+		return ":<!-- -->";
+	return NULL;
+}
+
 /* The length of the SGR sequence (ESC '[' digits and ';' 'm') at s, or
  * 0 when there is none. */
 static size_t
@@ -86,7 +127,7 @@ markup(unsigned char c, bool md)
 	case '\'':
 		return md ? NULL : "&apos;";
 	case '@':
-		return md ? "&#64;" : NULL;
+		return md ? "<!-- -->&#64;<!-- -->" : NULL;
 	}
 	if (md) {
 		static const char *const punct[] = {
@@ -125,6 +166,8 @@ cpl_escape(struct cpl_buf *b, const char *s, size_t n, unsigned how)
 			else if ((runner || github || xml || md) && c == '[' &&
 				 hashes >= 2)
 				rep = "\\x5b";
+			else if (md && (rep = autolink_break(s, n, i)))
+				;
 			else if (xml || md)
 				rep = markup(c, md);
 			else if (github && c == '%')
@@ -157,7 +200,7 @@ cpl_escape(struct cpl_buf *b, const char *s, size_t n, unsigned how)
 			      c == '\t' ? "\\t" : NULL;
 		} else {
 			cp = decode(s + i, n - i, &adv);
-			if (cp != UINT32_MAX && cp > 0x9f) {
+			if (cp != UINT32_MAX && cp > 0x9f && !hidden(cp)) {
 				at_start = at_start && blank(cp);
 				hashes = 0;
 				i += adv;
@@ -167,8 +210,10 @@ cpl_escape(struct cpl_buf *b, const char *s, size_t n, unsigned how)
 			if (cp == UINT32_MAX) {
 				for (k = 0; k < adv; k++)
 					put_x(b, (unsigned char)s[i + k]);
-			} else {
+			} else if (cp <= 0xffff) {
 				cpl_buf_addf(b, "\\u%04x", (unsigned)cp);
+			} else {
+				cpl_buf_addf(b, "\\U%08x", (unsigned)cp);
 			}
 			at_start = false;
 			hashes = 0;
@@ -212,7 +257,7 @@ cpl_escape_plain(const char *s, size_t n)
 		if (c < 0x80)
 			return false;
 		cp = decode(s + i, n - i, &adv);
-		if (cp == UINT32_MAX || cp <= 0x9f)
+		if (cp == UINT32_MAX || cp <= 0x9f || hidden(cp))
 			return false;
 		i += adv;
 	}

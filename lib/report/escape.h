@@ -11,7 +11,11 @@
  *     U+0080..U+009F and bytes that are not UTF-8 are shown as escapes
  *     (\n \r \t, \xHH for a control or a stray byte, \u0085 for a C1
  *     code point), so no ESC, CSI or OSC sequence reaches a terminal and
- *     no value ends a line;
+ *     no value ends a line; so are the invisible format characters
+ *     that disguise a name (U+202E and the other bidirectional controls,
+ *     zero-width characters, the soft hyphen, tags: \u202e, \U000e0001),
+ *     the line and paragraph separators and the noncharacters (U+FFFE and
+ *     U+FFFF are not XML characters);
  *   - no line a CI runner obeys: GitHub's runner reads a line whose first
  *     non-blank characters are "::" as a workflow command
  *     (::add-mask::, ::stop-commands::), and "##[command]" anywhere in a
@@ -60,7 +64,9 @@ enum {
 	/* A Markdown table cell (-o markdown, GitHub-flavoured): HTML's
 	 * & < > as entities, '@' as &#64; (no mention pings anyone), the
 	 * inline syntax (\ ` * _ [ ] ( ) ~ | ! #) backslash-escaped, and
-	 * the '[' of "##[" as \x5b. */
+	 * the '[' of "##[" as \x5b; GitHub's autolinks are broken by an
+	 * empty HTML comment (which renders as nothing) after "www", around
+	 * the '@' of an e-mail address and after the ':' of "://". */
 	CPL_ESC_MARKDOWN = 1 << 6,
 };
 

@@ -2,11 +2,12 @@
  * gitlab.c — GitLab Code Quality (a Code Climate subset): one JSON array,
  * one object per finding, for the merge request widget and diff:
  *
- *   [{"description": MESSAGE, "check_name": "CPU202",
+ *   [{"description": "MESSAGE; fix: FIX", "check_name": "CPU202",
  *     "fingerprint": "…", "severity": "major",
  *     "location": {"path": "deploy/job.yaml", "lines": {"begin": 23}}}]
  *
- * The fields are those GitLab documents as required.  severity: error →
+ * The fields are those GitLab documents as required; the description,
+ * all the merge request widget shows, carries the fix after the message.  severity: error →
  * major, warning → minor, note → info (GitLab's scale is info, minor,
  * major, critical, blocker; nothing this tool finds stops a build the
  * way "blocker" means).  path is relative to the repository root
@@ -92,7 +93,7 @@ gitlab_emit(void *state, const struct cpl_finding *f)
 {
 	struct gitlab *g = state;
 	struct cpl_jsonw *j = &g->j;
-	char *made = NULL, *path;
+	char *made = NULL, *path, *desc;
 
 	if (f->severity == CPL_SEV_OFF)
 		return;
@@ -105,7 +106,14 @@ gitlab_emit(void *state, const struct cpl_finding *f)
 	path = path_of(g, f);
 	cpl_jsonw_object(j);
 	cpl_jsonw_key(j, "description");
-	cpl_jsonw_str(j, f->message ? f->message : "");
+	if (f->fix && f->fix[0]) {
+		desc = cpl_xasprintf("%s; fix: %s", f->message ?
+				     f->message : "", f->fix);
+		cpl_jsonw_str(j, desc);
+		free(desc);
+	} else {
+		cpl_jsonw_str(j, f->message ? f->message : "");
+	}
 	cpl_jsonw_key(j, "check_name");
 	cpl_jsonw_str(j, f->rule ? f->rule->id : "kubectl-cpulint");
 	cpl_jsonw_key(j, "fingerprint");

@@ -22,6 +22,22 @@
 #include "util.h"
 
 /*
+ * The Azure Pipelines build a SARIF log comes from (Advanced Security for
+ * Azure DevOps files a run under it), all checked by the command; strings
+ * borrowed.
+ */
+struct cpl_report_ado {
+	const char *org;		/* from SYSTEM_COLLECTIONURI */
+	const char *project_id;		/* SYSTEM_TEAMPROJECTID, a GUID */
+	const char *definition_id;	/* BUILD_DEFINITIONID, positive */
+	const char *definition_name;	/* BUILD_DEFINITIONNAME */
+	const char *phase_id;		/* SYSTEM_PHASEID (SYSTEM_JOBID) */
+	const char *phase_name;		/* SYSTEM_PHASENAME (SYSTEM_JOBNAME) */
+	const char *branch;		/* BUILD_SOURCEBRANCH */
+	const char *build_id;		/* BUILD_BUILDID, positive */
+};
+
+/*
  * A document the run skipped although it holds containers: not judged,
  * which is not clean.  Strings borrowed.
  */
@@ -76,6 +92,25 @@ struct cpl_report_meta {
 	/* Findings left out because the baseline holds them (counted in
 	 * the summaries of text, github and markdown). */
 	size_t baselined;
+	/* Markdown: the commit's files, "https://github.com/O/R/blob/SHA/"
+	 * (the command builds it from GITHUB_SERVER_URL, GITHUB_REPOSITORY
+	 * and GITHUB_SHA, checked), each place links to; NULL: no links.
+	 * Paths are taken from srcroot. */
+	const char *link_base;
+	/* SARIF: in Azure Pipelines, automationDetails.id is
+	 * "azuredevops/pipeline/build/ORG/PROJECT/DEF/PHASE/BRANCH/BUILD"
+	 * and its properties name the build definition and phase (what the
+	 * SARIF validator's GHAzDO1019/1020 rules ask); NULL elsewhere. */
+	const struct cpl_report_ado *ado;
+	/* JUnit: with gated, only findings at or above fail_on (OFF: none)
+	 * are <failure>s, as the command's exit status says; without it
+	 * every finding is. */
+	bool gated;
+	enum cpl_severity fail_on;
+	/* JUnit: each testcase names its file in a file= attribute, from
+	 * srcroot (GitLab links it; the strict JUnit schemas have no such
+	 * attribute, so the command sets it only under GitLab CI). */
+	bool junit_file;
 };
 
 /*
@@ -84,6 +119,13 @@ struct cpl_report_meta {
  * its invocation's notifications how many it left out.
  */
 #define CPL_REPORT_SARIF_MAX_RESULTS 25000
+
+/*
+ * A Markdown report is at most this many bytes: GitHub refuses a
+ * pull-request comment over 65,536 characters, and the room left is for
+ * what a workflow adds around it.
+ */
+#define CPL_REPORT_MARKDOWN_MAX 60000
 
 /*
  * The file name of standard input ("-f -") in findings.  Text and JSON

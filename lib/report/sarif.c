@@ -30,7 +30,8 @@
  * upload action would compute, and "cpulint/v1" the finding's own
  * fingerprint, distinct for two results on one line (fingerprint.h).
  * The run has automationDetails.id (meta->category, default
- * "kubectl-cpulint/": a category) and the driver a fullName.
+ * "kubectl-cpulint/": a category; in Azure Pipelines, meta->ado, the
+ * build's id and properties) and the driver a fullName.
  *
  * Invariant: the log is streamed (jsonw.h), never built as a tree: each
  * result is serialised when its finding is emitted and kept as text only
@@ -833,6 +834,30 @@ sarif_free(struct sarif *s)
 }
 
 /* Writes the log around the kept results and frees the state. */
+/* The Azure Pipelines build's id (after the "id" key) and the properties
+ * Advanced Security for Azure DevOps reads. */
+static void
+ado_details(struct cpl_jsonw *j, const struct cpl_report_ado *a)
+{
+	char *id = cpl_xasprintf("azuredevops/pipeline/build/%s/%s/%s/%s/%s/%s",
+				 a->org, a->project_id, a->definition_id,
+				 a->phase_id, a->branch, a->build_id);
+
+	cpl_jsonw_str(j, id);
+	free(id);
+	cpl_jsonw_key(j, "properties");
+	cpl_jsonw_object(j);
+	cpl_jsonw_key(j, "azuredevops/pipeline/build/buildDefinitionId");
+	cpl_jsonw_str(j, a->definition_id);
+	cpl_jsonw_key(j, "azuredevops/pipeline/build/buildDefinitionName");
+	cpl_jsonw_str(j, a->definition_name);
+	cpl_jsonw_key(j, "azuredevops/pipeline/build/phaseId");
+	cpl_jsonw_str(j, a->phase_id);
+	cpl_jsonw_key(j, "azuredevops/pipeline/build/phaseName");
+	cpl_jsonw_str(j, a->phase_name);
+	cpl_jsonw_close(j);
+}
+
 static int
 sarif_end(void *state)
 {
@@ -866,8 +891,11 @@ sarif_end(void *state)
 	cpl_jsonw_key(&j, "automationDetails");
 	cpl_jsonw_object(&j);
 	cpl_jsonw_key(&j, "id");
-	cpl_jsonw_str(&j, meta && meta->category ? meta->category :
-		      TOOL_NAME "/");
+	if (meta && meta->ado)
+		ado_details(&j, meta->ado);
+	else
+		cpl_jsonw_str(&j, meta && meta->category ? meta->category :
+			      TOOL_NAME "/");
 	cpl_jsonw_close(&j);
 	cpl_jsonw_key(&j, "invocations");
 	cpl_jsonw_array(&j);

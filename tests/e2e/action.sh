@@ -32,6 +32,13 @@ cp completion/kubectl_complete-cpulint "$tmp/stage/"
 tarball=kubectl-cpulint-$version-linux-amd64.tar.gz
 tar -C "$tmp/stage" -czf "$rel/$tarball" kubectl-cpulint kubectl_complete-cpulint
 (cd "$rel" && sha256sum "$tarball" > SHA256SUMS)
+# The action as a workflow gets it (at a tag or a commit SHA): its
+# scripts, its VERSION and the sums it ships for that version's tarballs.
+act=$tmp/act
+mkdir -p "$act/action"
+cp action.yml VERSION "$act/"
+cp action/run.sh "$act/action/"
+{ cat action/SHA256SUMS; cat "$rel/SHA256SUMS"; } > "$act/action/SHA256SUMS"
 
 # The repository: main has an old finding; the pull request adds a new
 # one in a new file and edits a comment near the old one.
@@ -80,6 +87,7 @@ run() {
 		GITHUB_ACTIONS=true CI=true GITHUB_WORKSPACE="$r" \
 		GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$tmp/pr.json" \
 		GITHUB_REPOSITORY=o/r GITHUB_ACTOR=someone \
+		GITHUB_SERVER_URL=https://github.com GITHUB_SHA="$merge_sha" \
 		GITHUB_OUTPUT="$tmp/$n.outputs" \
 		GITHUB_STEP_SUMMARY="$tmp/$n.summary" \
 		GITHUB_PATH="$tmp/$n.path" RUNNER_OS=Linux RUNNER_ARCH=X64 \
@@ -89,7 +97,7 @@ run() {
 		CPULINT_GATE=new CPULINT_UPLOAD=true \
 		${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
 		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-		"$@" bash "$root/action/run.sh" >"$tmp/$n.out" 2>&1)
+		"$@" bash "$act/action/run.sh" >"$tmp/$n.out" 2>&1)
 	echo $? > "$tmp/$n.rc"
 	[ -f "$tmp/runner/kubectl-cpulint/cpulint.sarif" ] &&
 		cp "$tmp/runner/kubectl-cpulint/cpulint.sarif" "$tmp/$n.sarif"
@@ -133,6 +141,10 @@ grep -q "^| new since ${base_sha%"${base_sha#????????????}"} | 4 |" "$tmp/pr.sum
 	grep -q '^\*\*Failed\*\*: findings at or above error' "$tmp/pr.summary" &&
 	grep -q '^| whole tree | 9 (' "$tmp/pr.summary" && ok ||
 	bad "pr: step summary: $(cat "$tmp/pr.summary")"
+# the summary lists the new findings, linked to the commit, not the old
+grep -qF "| error | [jobs/new.yaml:18:42](https://github.com/o/r/blob/$merge_sha/jobs/new.yaml#L18) |" "$tmp/pr.summary" &&
+	! grep -q 'jobs/old.yaml' "$tmp/pr.summary" && ok ||
+	bad "pr: the summary does not list the new findings: $(cat "$tmp/pr.summary")"
 
 # 2. the same from a fork: annotations, no upload, the same verdict
 run fork GITHUB_EVENT_PATH="$tmp/fork.json"
@@ -142,6 +154,58 @@ grep -q '^::error file=jobs/new.yaml,line=18,' "$tmp/fork.out" && ok ||
 	bad "fork: no annotations"
 grep -q 'fork cannot upload' "$tmp/fork.summary" && ok ||
 	bad "fork: summary: $(cat "$tmp/fork.summary")"
+
+# 2b. a private repository without code scanning: asked first (a fake
+# GitHub API on 127.0.0.1, at most 4 requests, gone after 60 s), the
+# upload is skipped and said, the job does not fail on it; with code
+# scanning on (404 "no analysis found") it uploads.
+sed 's/"repository": {"full_name": "o\/r"}/"repository": {"full_name": "o\/r", "private": true}/' \
+	"$tmp/pr.json" > "$tmp/private.json"
+cat > "$tmp/api.py" <<'PY'
+import http.server, sys, threading
+status, body, portfile, log = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write("%s %s\n" % (self.path, self.headers.get("Authorization")))
+        b = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+s.timeout = 60
+open(portfile, "w").write(str(s.server_address[1]))
+for _ in range(4):
+    s.handle_request()
+PY
+api() {	# NAME STATUS BODY: start the fake API, its URL in $api_url
+	rm -f "$tmp/api.port"
+	python3 "$tmp/api.py" "$2" "$3" "$tmp/api.port" "$tmp/$1.api" &
+	api_pid=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$tmp/api.port" ] && break
+		sleep 0.2
+	done
+	api_url=http://127.0.0.1:$(cat "$tmp/api.port")
+}
+api private 403 '{"message": "Advanced Security must be enabled for this repository to use code scanning.", "status": "403"}'
+run private GITHUB_EVENT_PATH="$tmp/private.json" GITHUB_API_URL="$api_url" CPULINT_TOKEN=tok123
+kill "$api_pid" 2>/dev/null; wait "$api_pid" 2>/dev/null
+expect private upload false
+expect private exit-code 1
+grep -q 'code scanning is not enabled in this private repository' "$tmp/private.summary" && ok ||
+	bad "private: the summary does not say why: $(cat "$tmp/private.summary")"
+grep -q '^/repos/o/r/code-scanning/analyses?per_page=1 Bearer tok123$' "$tmp/private.api" && ok ||
+	bad "private: the API was not asked: $(cat "$tmp/private.api" 2>/dev/null)"
+grep -q 'tok123' "$tmp/private.out" "$tmp/private.summary" && bad "private: the token was printed" || ok
+api scanning 404 '{"message": "no analysis found", "status": "404"}'
+run scanning GITHUB_EVENT_PATH="$tmp/private.json" GITHUB_API_URL="$api_url" CPULINT_TOKEN=tok123
+kill "$api_pid" 2>/dev/null; wait "$api_pid" 2>/dev/null
+expect scanning upload true
 
 # 3. fail-on none passes; gate none passes whatever it finds
 run failnone CPULINT_FAIL_ON=none
@@ -186,19 +250,65 @@ stops() {	# NAME PATTERN VAR=VALUE...
 		! grep -q '^::error file=' "$tmp/$n.out" && [ ! -s "$tmp/$n.outputs" ] &&
 		ok || bad "$n: exit $(cat "$tmp/$n.rc"): $(tail -3 "$tmp/$n.out")"
 }
+# A replaced release whose own SHA256SUMS matches the new bytes does not
+# run: the action checks against the sums it ships (issue 38).
 mkdir -p "$tmp/bad"
-cp "$rel/$tarball" "$tmp/bad/"
-printf '%064d  %s\n' 0 "$tarball" > "$tmp/bad/SHA256SUMS"
-stops badsum "sha256 .*, expected 0000000000000000000000000000000000000000000000000000000000000000; not running it" \
+printf 'not the release\n' > "$tmp/bad/$tarball"
+(cd "$tmp/bad" && sha256sum "$tarball" > SHA256SUMS)
+shipped=$(cut -d' ' -f1 "$rel/SHA256SUMS")
+stops badsum "sha256 .*, expected $shipped; not running it" \
 	CPULINT_RELEASE_URL="file://$tmp/bad"
+grep -q "against the sha256 this action ships" "$tmp/pr.out" && ok ||
+	bad "pr: not checked against the shipped sums: $(head -3 "$tmp/pr.out")"
 stops badpin "expected abab" CPULINT_SHA256="$(printf 'ab%.0s' $(seq 32))"
+# The sha256 input: one value per platform.
+run perplatform CPULINT_SHA256="linux-arm64=$(printf '0%.0s' $(seq 64)) linux-amd64=$shipped"
+expect perplatform exit-code 1
+stops otherplatform "has no value for linux-amd64" CPULINT_SHA256="linux-arm64=$shipped"
+stops badsha "the sha256 input holds 'x?y'" CPULINT_SHA256="x;y"
+# Pinned by SHA, github.action_ref is empty or a SHA: the version is the
+# action's own VERSION file.
+run pinned CPULINT_VERSION=
+expect pinned exit-code 1
+grep -q "kubectl-cpulint $version (linux-amd64)" "$tmp/pinned.out" && ok ||
+	bad "pinned: not the action's own version: $(head -3 "$tmp/pinned.out")"
+# Another version than the action's own: the release's SHA256SUMS, said.
+mkdir -p "$tmp/other"
+cp "$rel/$tarball" "$tmp/other/kubectl-cpulint-v9.9.9-linux-amd64.tar.gz"
+(cd "$tmp/other" && sha256sum kubectl-cpulint-v9.9.9-linux-amd64.tar.gz > SHA256SUMS)
+run other CPULINT_VERSION=v9.9.9 CPULINT_RELEASE_URL="file://$tmp/other"
+expect other exit-code 1
+grep -q "^::warning title=kubectl-cpulint::v9.9.9 is not the action's own version" "$tmp/other.out" && ok ||
+	bad "other: no warning: $(head -3 "$tmp/other.out")"
+# diff-base is a ref, never an option (git fetch --upload-pack=CMD runs
+# CMD), and no input is echoed raw (a newline would inject a command).
+stops optbase "diff-base '--upload-pack?touch?.*' is not a branch" \
+	CPULINT_DIFF_BASE="--upload-pack=touch $tmp/pwned"
+[ ! -e "$r/$tmp/pwned" ] && [ ! -e "$tmp/pwned" ] && ok || bad "diff-base ran a command"
+stops nlbase "diff-base 'main???add-mask??x' is not a branch" \
+	CPULINT_DIFF_BASE="main
+::add-mask::x"
+grep -q '^::add-mask' "$tmp/nlbase.out" && bad "diff-base: an input echoed raw" || ok
+stops nlgate "gate must be new, all or none, not 'x???warning??y'" CPULINT_GATE="x
+::warning::y"
+grep -q '^::warning::y' "$tmp/nlgate.out" && bad "gate: an input echoed raw" || ok
+stops badfailon "fail-on must be" CPULINT_FAIL_ON="x"
+run refbase CPULINT_DIFF_BASE="$base_sha"
+expect refbase exit-code 1
+expect refbase new-findings 4
 stops macos "Linux runners only" RUNNER_OS=macOS
 stops arm64 "cannot download kubectl-cpulint-$version-linux-arm64.tar.gz" RUNNER_ARCH=ARM64
 stops notag "is not a release tag" CPULINT_VERSION=main
 stops nogate "gate must be" CPULINT_GATE=maybe
 mkdir -p "$tmp/nosums"
-cp "$rel/$tarball" "$tmp/nosums/"
-stops nosums "cannot download SHA256SUMS" CPULINT_RELEASE_URL="file://$tmp/nosums"
+cp "$tmp/other/kubectl-cpulint-v9.9.9-linux-amd64.tar.gz" "$tmp/nosums/"
+stops nosums "cannot download SHA256SUMS" CPULINT_VERSION=v9.9.9 CPULINT_RELEASE_URL="file://$tmp/nosums"
+# The action's own version with no shipped sum (an action used at a
+# commit before its release) runs nothing.
+: > "$act/action/SHA256SUMS.keep" && mv "$act/action/SHA256SUMS" "$act/action/SHA256SUMS.keep"
+grep '^#' action/SHA256SUMS > "$act/action/SHA256SUMS"
+stops noshipped "this action ships no sha256 for $tarball"
+mv "$act/action/SHA256SUMS.keep" "$act/action/SHA256SUMS"
 
 # 7. a shallow checkout: the base is fetched
 git clone -q --depth 1 --branch main "file://$r" "$tmp/shallow" 2>/dev/null
@@ -264,6 +374,17 @@ out = subprocess.run(gate + " --no-config", shell=True, cwd=repo,
 assert out.returncode == 1, out
 assert "::error file=jobs/new.yaml,line=18," in out.stdout, out.stdout
 assert not re.search(r"^::\w+ file=jobs/old\.yaml", out.stdout, re.M), out.stdout
+PY
+
+# 9b. the workflows the README and docs/action.md give grant what the
+# SARIF upload needs in a private repository: actions: read
+if python3 - README.md docs/action.md <<'PY'; then ok; else bad "a workflow lacks actions: read"; fi
+import re, sys, yaml
+for path in sys.argv[1:]:
+    for b in re.findall(r"```yaml\n(.*?)```", open(path).read(), re.S):
+        wf = yaml.safe_load(b)
+        if isinstance(wf, dict) and "security-events" in str(wf.get("permissions")):
+            assert wf["permissions"].get("actions") == "read", (path, wf["permissions"])
 PY
 
 # 10. actionlint over the README's workflow, docs/action.md's and the

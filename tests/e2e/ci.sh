@@ -2,9 +2,12 @@
 # Adopting the tool in CI (issue 24): a baseline (--write-baseline, then
 # --baseline: moved lines still match, a new finding is reported, a bad
 # baseline is one clear error), -q, the by-rule table, the CI formats
-# (-o junit against the Jenkins xUnit plugin's JUnit schema, -o gitlab
-# against a schema written from GitLab's documentation with unique
-# fingerprints, -o markdown escaped, -o github from the repository root
+# (-o junit against the Jenkins xUnit plugin's and Ant's strict JUnit
+# schemas, only what fails --fail-on a <failure>, file= under GitLab CI;
+# -o gitlab against a schema written from GitLab's documentation with
+# unique fingerprints and the fix in the description; -o markdown escaped,
+# capped under GitHub's comment limit, most severe first, linked, rendered
+# by markdown-it; -o github from the repository root
 # with at most 10 annotations per level), files that are not ours
 # skipped (and ours that do not parse still errors), and SARIF details
 # (a suppression's reason, distinct fingerprints on one line,
@@ -15,6 +18,7 @@ BIN=${BIN:?}
 root=$(pwd)
 sarif_schema=$root/testdata/reference/sarif/sarif-schema-2.1.0.json
 junit_xsd=$root/testdata/reference/junit/junit-10.xsd
+ant_xsd=$root/testdata/reference/junit/JUnit-ant.xsd
 gitlab_schema=$root/testdata/ci/gitlab-codequality.schema.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -181,6 +185,31 @@ assert s["kubectl-cpulint"].get("errors") == "1"
 assert s["CPU101 cpu-request-missing"].find("testcase").get("name") == "no findings"
 PY
 grep -q '##\[' "$tmp/r.xml" && bad "junit: ##[ in the output" || ok
+check junit-ant-xsd sh -c 'xmllint --noout --schema "$0" "$1" 2>/dev/null' "$ant_xsd" "$tmp/r.xml"
+# Only what fails the gate is a <failure> (issue 38): the example's 4
+# errors, 4 warnings and 1 note.  Below --fail-on a finding is a passing
+# testcase, listed in its suite's system-out.
+for fo in error:4 warning:8 note:9 none:0; do
+	expect "junit-fail-on-${fo%:*}" "$([ "${fo#*:}" = 0 ] && echo 0 || echo 1)" \
+		"$BIN" --no-config --fail-on "${fo%:*}" -o junit --output-file "$tmp/g.xml" "$root/testdata/example"
+	check "junit-fail-on-${fo%:*}-count" python3 - "$tmp/g.xml" "${fo#*:}" <<'PY'
+import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot()
+n = len(t.findall("testsuite/testcase/failure"))
+assert n == int(sys.argv[2]), n
+assert sum(int(s.get("failures")) for s in t.findall("testsuite")) == n
+out = "".join(s.findtext("system-out") or "" for s in t.findall("testsuite"))
+assert out.count("polyaxonfile.yaml") + out.count("eval-job.yaml") >= 9 - n, out
+PY
+	check "junit-fail-on-${fo%:*}-schemas" sh -c 'xmllint --noout --schema "$0" "$2" 2>/dev/null && xmllint --noout --schema "$1" "$2" 2>/dev/null' "$junit_xsd" "$ant_xsd" "$tmp/g.xml"
+done
+# Under GitLab CI each testcase names its file (GitLab links it), from
+# the repository root; the strict schemas have no such attribute, so
+# elsewhere it is left out.
+expect junit-gitlab 2 env GITLAB_CI=true "$BIN" --no-config -o junit .
+has junit-gitlab-file 'file="hostile.yaml"'
+expect junit-no-gitlab 2 env -u GITLAB_CI "$BIN" --no-config -o junit .
+lacks junit-no-gitlab-file 'file="'
 
 # ---- -o gitlab: schema, unique fingerprints, paths from the root ------
 cd "$repo/deploy" || exit 1
@@ -194,6 +223,8 @@ assert len(prints) == len(set(prints)) == 8, prints
 paths = {i["location"]["path"] for i in report}
 assert "deploy/train.yaml" in paths, paths
 assert {i["severity"] for i in report} == {"major"}, report
+# the description carries the fix (GitLab shows nothing else)
+assert all("; fix: set OMP_NUM_THREADS to" in i["description"] for i in report), report[0]
 PY
 cd "$repo" || exit 1
 
@@ -201,7 +232,7 @@ cd "$repo" || exit 1
 expect markdown 1 "$BIN" --no-config -o markdown "$tmp/h/hostile.yaml"
 has markdown-head "### kubectl-cpulint: 1 finding (1 error, 0 warnings, 0 notes)"
 has markdown-link "#### [CPU202 thread-env-over-budget](https://github.com/kubectl-cpulint/kubectl-cpulint/blob/main/rules/CPU202.md): 1"
-has markdown-escaped 'container "a\|b &lt;script&gt;&#64;team \#\#\["'
+has markdown-escaped 'container "a\|b &lt;script&gt;<!-- -->&#64;<!-- -->team \#\#\["'
 lacks markdown-raw '<script>'
 lacks markdown-mention '@team'
 check markdown-columns python3 - "$out" <<'PY'
@@ -214,6 +245,57 @@ PY
 expect markdown-quiet 1 "$BIN" --no-config -q -o markdown "$tmp/h/hostile.yaml"
 has markdown-quiet-head "| severity | where | message |"
 lacks markdown-quiet-fix "| fix |"
+
+# ---- -o markdown: capped for a comment, most severe first, linked -----
+# The project's own testdata was 196,553 characters (issue 38): GitHub
+# takes 65,536 in a comment.  Errors come first, lower levels fold in
+# <details>, the rest is counted; rendered by markdown-it (CommonMark with
+# tables, as GitHub's renderer) every table stays a table.
+expect markdown-cap 2 "$BIN" --no-config -o markdown --output-file "$tmp/big.md" "$root/testdata"
+check markdown-cap-size python3 - "$tmp/big.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+assert len(t) <= 65536 and len(t.encode()) <= 60000, len(t)
+assert "more findings not shown** (" in t, t[-400:]
+# most severe first: no error row after a warning's or a note's
+sev = [l.split(" | ")[0][2:] for l in t.splitlines() if l.startswith("| e") or l.startswith("| w") or l.startswith("| n")]
+rank = {"error": 0, "warning": 1, "note": 2}
+assert sev and sev == sorted(sev, key=rank.get), sev[:5]
+assert sev[0] == "error"
+PY
+mdpy=
+for py in python3 /usr/bin/python3; do
+	"$py" -c 'import markdown_it' 2>/dev/null && { mdpy=$py; break; }
+done
+if [ -n "$mdpy" ]; then
+"$BIN" --no-config -o markdown --output-file "$tmp/ex.md" "$root/testdata/example"
+check markdown-render "$mdpy" - "$tmp/big.md" "$tmp/ex.md" <<'PY'
+import re, sys
+from markdown_it import MarkdownIt
+for f in sys.argv[1:]:
+    t = open(f, encoding="utf-8").read()
+    html = MarkdownIt("commonmark").enable("table").render(t)
+    rows = sum(1 for l in t.splitlines() if l.startswith("| ") and not l.startswith("| severity"))
+    assert html.count("<tr>") == rows, (f, html.count("<tr>"), rows)
+    # the only links are the rules' documentation
+    for href in re.findall(r'href="([^"]*)"', html):
+        assert href.startswith("https://github.com/kubectl-cpulint/kubectl-cpulint/blob/main/rules/"), href
+# the example: errors open, then 4 warnings and 1 note folded, each
+# holding its tables
+ex = MarkdownIt("commonmark").enable("table").render(t)
+assert ex.index("CPU202") < ex.index("<details><summary>4 warnings</summary>") < ex.index("CPU101") < ex.index("<details><summary>1 note</summary>") < ex.index("CPU103"), ex
+assert ex.count("<details>") == 2 and ex.count("</details>") == 2
+assert ex.count("<table>") == 8, ex.count("<table>")
+PY
+else echo "ci: markdown-it not installed (apt-get install python3-markdown-it): rendering not checked"; fi
+sha=0123456789abcdef0123456789abcdef01234567
+expect markdown-links 1 env GITHUB_SERVER_URL=https://github.com GITHUB_REPOSITORY=o/r GITHUB_SHA=$sha GITHUB_WORKSPACE="$repo" sh -c "cd deploy && \"\$0\" --no-config -o markdown ." "$BIN"
+has markdown-link-place "| error | [train.yaml:17:18](https://github.com/o/r/blob/$sha/deploy/train.yaml#L17) | OMP"
+has markdown-notes "<br>note: [train.yaml:"
+expect markdown-links-hostile 1 env GITHUB_SERVER_URL='https://github.com/x)"' GITHUB_REPOSITORY='o/r' GITHUB_SHA=$sha "$BIN" --no-config -o markdown deploy
+lacks markdown-links-hostile-none "/blob/$sha/"
+expect markdown-links-badrepo 1 env GITHUB_SERVER_URL=https://github.com GITHUB_REPOSITORY='o/r)<x' GITHUB_SHA=$sha "$BIN" --no-config -o markdown deploy
+lacks markdown-links-badrepo-none "/blob/$sha/"
 
 # ---- -o github: from the repository root, the limit, the summary ------
 expect github-subdir 1 sh -c "cd deploy && \"\$0\" --no-config -o github ." "$BIN"
@@ -291,5 +373,45 @@ assert one[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == \
 p = [r["partialFingerprints"]["cpulint/v1"] for r in res]
 assert len(p) == len(set(p)), p
 PY
+
+# ---- SARIF in Azure Pipelines (issue 38) -------------------------------
+# Advanced Security for Azure DevOps files a run under its build: with the
+# agent's variables, automationDetails.id has the azuredevops/pipeline/
+# build/ prefix and its properties the four keys GHAzDO1019 asks; checked
+# by the rules' own logic and, when installed (npm install -g
+# @microsoft/sarif-multitool), by Microsoft's SARIF validator itself.
+ado="TF_BUILD=True SYSTEM_COLLECTIONURI=https://dev.azure.com/example-org/
+SYSTEM_TEAMPROJECTID=6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c
+BUILD_DEFINITIONID=17 SYSTEM_DEFINITIONID=17 BUILD_DEFINITIONNAME=ml-jobs
+SYSTEM_PHASEID=3a3a2a60-14c7-570b-14a4-fa42ad92f52a SYSTEM_PHASENAME=Job
+SYSTEM_JOBID=12f1170f-54f2-53f3-20dd-22fc7dff55f9 SYSTEM_JOBNAME=__default
+BUILD_SOURCEBRANCH=refs/heads/main BUILD_BUILDID=4242"
+# shellcheck disable=SC2086
+expect sarif-ado 1 env $ado "$BIN" --no-config -o sarif --output-file "$tmp/ado.sarif" "$root/testdata/example"
+check sarif-ado-schema python3 "$root/tests/validate-sarif.py" "$sarif_schema" "$tmp/ado.sarif"
+check sarif-ado-rules python3 - "$tmp/ado.sarif" <<'PY'
+import json, re, sys, uuid
+a = json.load(open(sys.argv[1]))["runs"][0]["automationDetails"]
+assert a["id"] == "azuredevops/pipeline/build/example-org/6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c/17/3a3a2a60-14c7-570b-14a4-fa42ad92f52a/refs/heads/main/4242", a["id"]
+p = a["properties"]
+assert int(p["azuredevops/pipeline/build/buildDefinitionId"]) > 0
+assert p["azuredevops/pipeline/build/buildDefinitionName"].strip()
+assert uuid.UUID(p["azuredevops/pipeline/build/phaseId"]).int != 0
+assert p["azuredevops/pipeline/build/phaseName"].strip()
+PY
+# a partial environment (no phase) is no pipeline: the usual category
+# shellcheck disable=SC2086
+expect sarif-ado-partial 1 env $ado SYSTEM_PHASEID= SYSTEM_JOBID= "$BIN" --no-config -o sarif "$root/testdata/example"
+has sarif-ado-partial-id '"id": "kubectl-cpulint/"'
+mt=$(NODE_PATH=$(npm root -g 2>/dev/null) node -p "require('@microsoft/sarif-multitool')" 2>/dev/null)
+if [ -n "$mt" ] && [ -x "$mt" ]; then
+	"$mt" validate "$tmp/ado.sarif" --rule-kind "Sarif;Ado" --level "Error;Warning" \
+		--output "$tmp/ado-val.sarif" --log ForceOverwrite >"$tmp/ado-val.txt" 2>&1
+	if grep -q ': error \|: warning ' "$tmp/ado-val.txt"; then
+		bad "sarif-ado: the SARIF validator: $(grep ': error \|: warning ' "$tmp/ado-val.txt" | head -3)"
+	else ok; fi
+else
+	echo "ci: Microsoft's SARIF validator not installed (npm install -g @microsoft/sarif-multitool): its Ado rules not run"
+fi
 
 finish

@@ -1,23 +1,28 @@
 #!/bin/sh
-# The container image (Dockerfile) without Docker: its final stage's root
-# filesystem is assembled from the same Debian packages with mmdebstrap
-# (the suite of its FROM line, variant minbase as Debian's images are,
-# plus the packages of its RUN apt-get install), its RUN useradd runs in
-# it, the files its COPY --from=build lines name come from the release
-# tarball (make dist-tar-ARCH, what the build stage runs), and the tool
-# runs there through chroot as the USER the Dockerfile names, in its
-# WORKDIR, as its ENTRYPOINT: the bundled example gives its golden
-# findings, live mode loads the image's libcurl and lints a Pod on the
-# fake API server, the CA bundle is there, and the process is not root.
-# Also checks the Dockerfile's shape: two stages, a numeric non-root
-# USER, an exec-form ENTRYPOINT.
+# The container image (Dockerfile) built as `docker build .` builds it,
+# without Docker: every stage, from the repository.  Each stage's root
+# filesystem is assembled with mmdebstrap from the Debian packages its
+# FROM line and its RUN apt-get install name (minbase, as Debian's images
+# are; the slim image's exclusions for the final stage); the build
+# stage's COPY . . copies the repository less what .dockerignore names,
+# its ARGs are its defaults and its other RUN lines run in it through
+# chroot in its WORKDIR, as Docker runs them (/bin/sh -c); the final
+# stage's RUN useradd runs in it and its COPY --from=build lines copy
+# from the build stage's result.  The tool then runs there as the USER
+# the Dockerfile names, in its WORKDIR, as its ENTRYPOINT: the bundled
+# example gives its golden findings, live mode loads the image's libcurl
+# and lints a Pod on the fake API server, `serve` loads the image's
+# libmicrohttpd and answers /healthz and /metrics over TLS, the CA bundle
+# is there, and the process is not root.  Also checks the Dockerfile's
+# shape (two stages, a numeric non-root USER, an exec-form ENTRYPOINT)
+# and that docker/ holds nothing the Dockerfile does not use.
 #
 # Needs root (chroot) and, the first time, the Debian mirror apt uses:
-# the root filesystem is kept in CPULINT_IMAGE_CACHE (default
+# the root filesystems are kept in CPULINT_IMAGE_CACHE (default
 # ~/.cache/kubectl-cpulint), keyed by the suite, the packages and their
-# versions, and each run writes on an overlay of it, so later runs take
-# a few seconds.  Without root it
-# says SKIP and why.
+# versions, and each run writes on an overlay of them.  The build stage
+# compiles the tool (a few minutes on two cores).  Without root it says
+# SKIP and why.
 BIN=${BIN:?}
 set -u
 root=$(pwd)
@@ -48,10 +53,33 @@ for l in lines:
         cur["cmds"].append((word, rest.strip()))
 assert len(stages) == 2, "not two stages: %d" % len(stages)
 assert stages[0]["as"] == "build", stages[0]
+build = stages[0]
+m = re.match(r"^debian:([a-z]+)$", build["from"])
+assert m, "the build stage is not FROM debian:SUITE: " + build["from"]
+out = {"BSUITE": m.group(1)}
+bsteps = []
+for w, r in build["cmds"]:
+    if w == "RUN" and "apt-get install" in r:
+        words = r.split("apt-get install", 1)[1].split("&&")[0].split()
+        out["BPKGS"] = ",".join(x for x in words if not x.startswith("-"))
+    elif w == "RUN":
+        bsteps.append("RUN " + r)
+    elif w == "WORKDIR":
+        bsteps.append("WORKDIR " + r)
+    elif w == "ARG":
+        assert "=" in r, "an ARG without a default: " + r
+        bsteps.append("ARG " + r)
+    elif w == "COPY":
+        assert r.split() == [".", "."], "the build stage copies more than . .: " + r
+        bsteps.append("COPY")
+    else:
+        raise AssertionError("the build stage has %s %s" % (w, r))
+assert "BPKGS" in out, "the build stage installs no packages"
+out["BSTEPS"] = "\n".join(bsteps)
 final = stages[1]
 m = re.match(r"^debian:([a-z]+)-slim$", final["from"])
 assert m, "the final stage is not FROM debian:SUITE-slim: " + final["from"]
-out = {"SUITE": m.group(1)}
+out["SUITE"] = m.group(1)
 runs = [r for w, r in final["cmds"] if w == "RUN"]
 apt = [r for r in runs if "apt-get install" in r]
 assert len(apt) == 1, "not one RUN apt-get install"
@@ -92,62 +120,125 @@ if ! command -v mmdebstrap >/dev/null 2>&1; then
 	finish
 fi
 
-# 2. the release tarball, as the build stage makes it
 arch=$(dpkg --print-architecture)
-tarball=kubectl-cpulint-v$(cat VERSION)-linux-$arch.tar.gz
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u CFLAGS -u SAN \
-    -u LDFLAGS -u LDLIBS make -j2 --no-print-directory dist-tar-"$arch" \
-	>"$tmp/make.log" 2>&1 || {
-	bad "make dist-tar-$arch failed: $(tail -5 "$tmp/make.log")"
-	finish
-}
-mkdir -p "$tmp/out" && tar -C "$tmp/out" -xzf "$tarball"
-
-# 3. the root filesystem: from the cache, or mmdebstrap
 cache=${CPULINT_IMAGE_CACHE:-${HOME:-/tmp}/.cache/kubectl-cpulint}
-key=$( (echo "$SUITE $PKGS"; apt-cache show --no-all-versions \
-	$(echo "$PKGS" | tr , ' ') 2>/dev/null | grep -E '^(Package|Version):') |
-	sha256sum | cut -c1-16)
-rootfs=$cache/rootfs-$SUITE-$arch-$key
-if [ ! -f "$rootfs/.complete" ]; then
-	rm -rf "$rootfs" "$cache"/rootfs-"$SUITE"-"$arch"-*
+mounts=""
+cleanup() {
+	for m in $mounts; do umount "$m" 2>/dev/null; done
+	[ -z "${APISERVER_DIR:-}" ] || apiserver_stop
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# rootfs NAME SUITE PKGS SLIM: a kept root filesystem of SUITE (minbase)
+# with PKGS (SLIM: the files Debian's slim images leave out are left
+# out), assembled once, in $made; 1 when mmdebstrap fails.
+rootfs() {
+	key=$( (echo "$2 $3 $4"; apt-cache show --no-all-versions \
+		$(echo "$3" | tr , ' ') 2>/dev/null | grep -E '^(Package|Version):') |
+		sha256sum | cut -c1-16)
+	made=$cache/rootfs-$1-$2-$arch-$key
+	[ -f "$made/.complete" ] && return 0
+	rm -rf "$made" "$cache"/rootfs-"$1"-"$2"-"$arch"-*
 	mkdir -p "$cache"
-	echo "image: assembling $SUITE-slim + $PKGS with mmdebstrap (once; kept in $cache)"
-	# minbase, and the files Debian's slim images leave out
-	if ! mmdebstrap --variant=minbase --include="$PKGS" \
-		--dpkgopt='path-exclude=/usr/share/man/*' \
+	echo "image: assembling the $1 stage ($2 + $3) with mmdebstrap (once; kept in $cache)"
+	set -- --variant=minbase --include="$3" "$2" "$made"
+	[ "$4" = slim ] && set -- --dpkgopt='path-exclude=/usr/share/man/*' \
 		--dpkgopt='path-exclude=/usr/share/info/*' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
-		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
-		"$SUITE" "$rootfs" >"$tmp/mm.log" 2>&1; then
-		bad "mmdebstrap failed (it needs the Debian mirror apt uses): $(tail -5 "$tmp/mm.log")"
-		rm -rf "$rootfs"
-		finish
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' "$@"
+	if ! mmdebstrap "$@" >"$tmp/mm.log" 2>&1; then
+		rm -rf "$made"
+		return 1
 	fi
-	touch "$rootfs/.complete"
+	touch "$made/.complete"
+}
+# layer LOWER DIR: DIR is a writable overlay on LOWER (or a copy of it
+# where overlayfs cannot be mounted).
+layer() {
+	mkdir -p "$2" "$2.upper" "$2.work"
+	if mount -t overlay overlay -o "lowerdir=$1,upperdir=$2.upper,workdir=$2.work" "$2" 2>/dev/null; then
+		mounts="$2 $mounts"
+	else
+		cp -a "$1/." "$2/"
+	fi
+}
+# installed ROOT PKGS: every package of the stage is installed there.
+installed() {
+	for p in $(echo "$2" | tr , ' '); do
+		chroot "$1" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q 'install ok installed' && ok ||
+			bad "$p is not installed in the $3 stage"
+	done
+}
+
+# 2. the build stage, as docker build runs it
+if ! rootfs build "$BSUITE" "$BPKGS" full; then
+	bad "mmdebstrap failed for the build stage (it needs the Debian mirror apt uses): $(tail -5 "$tmp/mm.log")"
+	finish
 fi
-# The image's writable layer: an overlay on the kept root filesystem
-# (or, where overlayfs cannot be mounted, a copy of it).
+b=$tmp/build
+layer "$made" "$b"
+installed "$b" "$BPKGS" build
+wd=/ args=""
+built=1
+printf '%s\n' "$BSTEPS" > "$tmp/bsteps"
+while IFS= read -r step; do
+	case $step in
+	"WORKDIR "*) wd=${step#WORKDIR }; mkdir -p "$b$wd" ;;
+	"ARG "*) args="$args ${step#ARG }" ;;
+	COPY)	# the build context: the repository less .dockerignore
+		python3 - "$root" "$b$wd" <<'PY' || { bad "COPY . ."; built=0; }
+import fnmatch, os, shutil, sys
+src, dst = sys.argv[1:3]
+pats = []
+if os.path.exists(os.path.join(src, ".dockerignore")):
+    for l in open(os.path.join(src, ".dockerignore")):
+        l = l.strip()
+        if l and not l.startswith("#"):
+            pats.append(l.strip("/"))
+def ignored(rel):
+    return any(fnmatch.fnmatchcase(rel, p) for p in pats)
+for d, dirs, files in os.walk(src):
+    reld = os.path.relpath(d, src)
+    dirs[:] = [x for x in dirs if not ignored(os.path.normpath(os.path.join(reld, x)))]
+    os.makedirs(os.path.join(dst, reld), exist_ok=True)
+    for f in files:
+        rel = os.path.normpath(os.path.join(reld, f))
+        if not ignored(rel):
+            shutil.copy2(os.path.join(d, f), os.path.join(dst, rel), follow_symlinks=False)
+PY
+		;;
+	"RUN "*)
+		# shellcheck disable=SC2086
+		if ! chroot "$b" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root $args /bin/sh -c "cd \"\$0\" && ${step#RUN }" "$wd" \
+			>"$tmp/build.log" 2>&1; then
+			bad "the build stage's $(echo "$step" | cut -c1-60): $(tail -5 "$tmp/build.log")"
+			built=0
+		fi ;;
+	esac
+	[ $built = 1 ] || break
+done < "$tmp/bsteps"
+[ $built = 1 ] && ok || finish
+
+# 3. the final stage: its root filesystem, its packages
+if ! rootfs final "$SUITE" "$PKGS" slim; then
+	bad "mmdebstrap failed for the final stage: $(tail -5 "$tmp/mm.log")"
+	finish
+fi
 r=$tmp/root
-mkdir -p "$r" "$tmp/upper" "$tmp/work"
-if mount -t overlay overlay -o "lowerdir=$rootfs,upperdir=$tmp/upper,workdir=$tmp/work" "$r" 2>/dev/null; then
-	trap 'umount "$r"; rm -rf "$tmp"' EXIT
-else
-	cp -a "$rootfs/." "$r/" || { bad "cannot copy $rootfs"; finish; }
-fi
-for p in $(echo "$PKGS" | tr , ' '); do
-	chroot "$r" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		grep -q 'install ok installed' && ok || bad "$p is not installed in the image"
-done
+layer "$made" "$r"
+installed "$r" "$PKGS" final
 
 # 4. the final stage's own steps: useradd, the COPY lines, WORKDIR
 chroot "$r" /bin/sh -c "$USERADD" >"$tmp/useradd.log" 2>&1 && ok ||
 	bad "RUN $USERADD: $(cat "$tmp/useradd.log")"
 for c in $COPIES; do
 	src=${c%%=*} dst=${c#*=}
-	mkdir -p "$r$dst" && cp -p "$tmp/out/$src" "$r$dst" ||
-		bad "COPY $src $dst"
+	mkdir -p "$r$dst" && cp -p "$b/out/$src" "$r$dst" ||
+		bad "COPY --from=build /out/$src $dst"
 done
 mkdir -p "$r$WORKDIR"
 cp -R testdata/example/. "$r$WORKDIR/"
@@ -179,10 +270,39 @@ image --version >"$tmp/v" 2>&1 && [ "$(cat "$tmp/v")" = "$("$BIN" --version)" ] 
 [ "$(grep -c 'BEGIN CERTIFICATE' "$r/etc/ssl/certs/ca-certificates.crt" 2>/dev/null)" -gt 50 ] &&
 	ok || bad "no CA bundle in the image"
 
-# 7. live mode: the image's libcurl, the fake API server on loopback
+# 7. serve: the image's libmicrohttpd, TLS on loopback; /healthz and
+# /metrics answer, then it stops on SIGTERM (at most 30 s in all)
+CPL_CERT_SANS="IP:127.0.0.1,DNS:localhost" sh deploy/make-cert.sh "$tmp/c" >/dev/null 2>&1 ||
+	bad "make-cert.sh failed"
+mkdir -p "$r/tmp/c" && cp "$tmp/c/tls.crt" "$tmp/c/tls.key" "$r/tmp/c/" &&
+	chmod -R a+rX "$r/tmp/c"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+image serve --no-audit --listen "127.0.0.1:$port" --tls-cert-file /tmp/c/tls.crt \
+	--tls-private-key-file /tmp/c/tls.key 2>"$tmp/serve.log" &
+spid=$!
+i=0
+until grep -q "listening on port" "$tmp/serve.log" 2>/dev/null; do
+	kill -0 "$spid" 2>/dev/null && [ $i -lt 150 ] || break
+	sleep 0.2
+	i=$((i + 1))
+done
+if grep -q "listening on port" "$tmp/serve.log"; then
+	ok
+	for path in /healthz /metrics; do
+		code=$(curl -s -o "$tmp/serve.body" -w '%{http_code}' --max-time 10 \
+			--cacert "$tmp/c/ca.crt" "https://127.0.0.1:$port$path")
+		[ "$code" = 200 ] && ok || bad "serve in the image: $path answered $code"
+	done
+	grep -q '^cpulint_' "$tmp/serve.body" && ok || bad "serve in the image: /metrics holds no cpulint_ series"
+else
+	bad "serve in the image did not start: $(head -3 "$tmp/serve.log")"
+fi
+kill -TERM "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+
+# 8. live mode: the image's libcurl, the fake API server on loopback
 . tests/live/apiserver.sh
 if apiserver_start --timeout 120; then
-	trap 'apiserver_stop; umount "$r" 2>/dev/null; rm -rf "$tmp"' EXIT
 	cp "$APISERVER_DIR/kubeconfig" "$r/tmp/kubeconfig"
 	chmod 0644 "$r/tmp/kubeconfig"
 	image --kubeconfig /tmp/kubeconfig pod/train-0 >"$tmp/live" 2>"$tmp/live.err"
@@ -195,4 +315,11 @@ else
 	bad "the fake API server did not start"
 fi
 cd "$root" || exit 1
+
+# 9. docker/ holds only what the Dockerfile uses (a test fixture's copy
+# there is not part of the image)
+for f in docker/*; do
+	[ -e "$f" ] || continue
+	grep -qF "$f" Dockerfile && ok || bad "$f is not used by the Dockerfile"
+done
 finish

@@ -299,4 +299,56 @@ else
 	bad "the fake API server did not start"
 fi
 
+# Issue 40 point 6: a file name holding U+202E (right-to-left override)
+# and other invisible format characters cannot disguise a finding's place
+# in text (nor in the other formats people read); U+FFFE and U+FFFF never
+# reach the JUnit XML, which xmllint then reads; Markdown names no
+# address GitHub would autolink (cmark-gfm, GitHub's own renderer, with
+# its autolink extension).
+u=$tmp/u
+mkdir -p "$u"
+RLO=$(printf '\342\200\256')
+cat > "$u/j${RLO}lmy.yaml" <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: u
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: "c\uFFFF\uFFFEx\u2066y\u200Bz www.evil.example ops@corp.example https://evil.example/x"
+        image: pytorch/pytorch
+        command: [torchrun, --nproc_per_node, "2", train.py]
+        env:
+        - {name: OMP_NUM_THREADS, value: "8"}
+        resources:
+          limits: {cpu: "4"}
+YAML
+for fmt in text github junit markdown; do
+	(cd "$u" && "$BIN" --no-config -o "$fmt" . >"$tmp/u-$fmt.out" 2>"$tmp/u-$fmt.err")
+	if python3 - "$tmp/u-$fmt.out" "$tmp/u-$fmt.err" <<'PY'; then ok; else bad "-o $fmt: an invisible character or noncharacter raw"; fi
+import sys
+for p in sys.argv[1:]:
+    t = open(p, encoding="utf-8").read()
+    for ch in t:
+        c = ord(ch)
+        assert not (0x202a <= c <= 0x202e or 0x2066 <= c <= 0x2069 or
+                    0x200b <= c <= 0x200f or c in (0xfffe, 0xffff)), (p, hex(c))
+PY
+done
+grep -q 'j\\u202elmy.yaml' "$tmp/u-text.out" && ok || bad "text: U+202E not shown as \\u202e: $(head -2 "$tmp/u-text.out")"
+xmllint --noout "$tmp/u-junit.out" 2>"$tmp/u-xml.err" && ok || bad "junit: xmllint: $(head -3 "$tmp/u-xml.err")"
+if command -v cmark-gfm >/dev/null 2>&1; then
+	cmark-gfm -e autolink -e table --unsafe "$tmp/u-markdown.out" > "$tmp/u.html"
+	if grep -o 'href="[^"]*"' "$tmp/u.html" | grep -v '/rules/CPU[0-9]*\.md"' >"$tmp/u-links"; then
+		bad "markdown: GitHub would autolink: $(head -3 "$tmp/u-links")"
+	else ok; fi
+	grep -q 'www' "$tmp/u.html" && grep -q 'corp.example' "$tmp/u.html" && ok ||
+		bad "markdown: the names are not shown"
+else
+	bad "no cmark-gfm (apt-get install cmark-gfm): GitHub's autolinks not checked"
+fi
+
 finish

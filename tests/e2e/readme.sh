@@ -20,6 +20,68 @@ for flag in $("$BIN" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	else bad "flag $flag has no row in the README's flag tables"; fi
 done
 
+# Every link in the README and docs/ resolves (issue 38): relative links
+# name a file that exists and, with #SECTION, a heading there (GitHub's
+# anchors); links to this repository's files on GitHub name files of the
+# tree; a README section named in prose exists.
+if python3 - "$(pwd)" <<'PY'; then ok; else bad "a link in README.md or docs/ does not resolve"; fi
+import os, re, sys
+root = sys.argv[1]
+files = [os.path.join(root, "README.md")] + sorted(
+    os.path.join(root, "docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
+def slugs(path):
+    out = set(); seen = {}
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    for m in re.finditer(r"^#{1,6}\s+(.*?)\s*#*\s*$", text, re.M):
+        h = m.group(1)
+        h = re.sub(r"`([^`]*)`", r"\1", h)
+        h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", h)
+        s = h.strip().lower()
+        s = re.sub(r"[^\w\- ]", "", s)
+        s = s.replace(" ", "-")
+        n = seen.get(s, 0); seen[s] = n + 1
+        out.add(s if n == 0 else "%s-%d" % (s, n))
+    return out
+bad = 0
+REPO = "https://github.com/kubectl-cpulint/kubectl-cpulint/blob/main/"
+for f in files:
+    text = open(f, encoding="utf-8").read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    for m in re.finditer(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", text):
+        url = m.group(1)
+        if url.startswith(REPO):
+            url = os.path.relpath(os.path.join(root, url[len(REPO):]), os.path.dirname(f))
+        elif re.match(r"^[a-z]+:", url):
+            continue
+        path, _, frag = url.partition("#")
+        target = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
+        where = os.path.relpath(f, root)
+        if not os.path.exists(target):
+            print("%s: %s: no such file" % (where, m.group(1))); bad += 1; continue
+        if frag and target.endswith(".md") and frag not in slugs(target):
+            print("%s: %s: no such section" % (where, m.group(1))); bad += 1
+# A section named in prose ("the README's "CI"", README ("CI gate"))
+# is a heading there too.
+readme = slugs(os.path.join(root, "README.md"))
+for f in files:
+    text = open(f, encoding="utf-8").read()
+    for m in re.finditer(r'README(?:\'s)?\s*\(?\s*"([^"]+)"', text):
+        s = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        if s not in readme:
+            print("%s: names a README section %r that does not exist" %
+                  (os.path.relpath(f, root), m.group(1)))
+            bad += 1
+sys.exit(1 if bad else 0)
+PY
+# The install section says, before krew and the tarball, that no release
+# is tagged yet while none is (the newcomer's first command).
+if ! git tag -l 'v*' 2>/dev/null | grep -q .; then
+	sed -n '/^## Install/,/kubectl krew install/p' README.md | grep -q 'No release is tagged yet' &&
+		ok || bad "the install section does not say that no release is tagged yet"
+fi
+
 # Every table: a header row, then a separator row (else it is a paragraph).
 if python3 - README.md <<'PY'; then ok; else bad "a table does not render"; fi
 import re, sys

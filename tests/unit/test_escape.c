@@ -61,6 +61,13 @@ START_TEST(values)
 		/* U+FFFD itself and other characters are kept */
 		C("\xef\xbf\xbd \xe2\x82\xac \xf0\x9f\x98\x80",
 		  "\xef\xbf\xbd \xe2\x82\xac \xf0\x9f\x98\x80"),
+		/* invisible format characters (bidi overrides and isolates,
+		 * zero-width ones, the soft hyphen, tags) and noncharacters
+		 * (which XML refuses) as code points */
+		C("a\xe2\x80\xae" "b", "a\\u202eb"),
+		C("\xef\xbf\xbf\xef\xbf\xbe", "\\uffff\\ufffe"),
+		C("\xe2\x81\xa6x\xe2\x80\x8b\xc2\xad", "\\u2066x\\u200b\\u00ad"),
+		C("\xf3\xa0\x80\x81", "\\U000e0001"),
 		/* a value alone: no line rule */
 		C("::add-mask::x ##[y]", "::add-mask::x ##[y]"),
 	};
@@ -123,6 +130,28 @@ START_TEST(github)
 	s = ESC("d\n::add-mask::x/a,b%.yaml", CPL_ESC_GITHUB |
 		CPL_ESC_GITHUB_PROP);
 	ck_assert_str_eq(s, "d%0A%3A%3Aadd-mask%3A%3Ax/a%2Cb%25.yaml");
+	free(s);
+}
+END_TEST
+
+/* Markdown: GitHub's autolinks (www., e-mail even as &#64;, scheme://)
+ * broken by an empty HTML comment, which renders as nothing. */
+START_TEST(markdown_links)
+{
+	char *s;
+
+	s = ESC("see www.evil.example, WWW.x.org", CPL_ESC_MARKDOWN);
+	ck_assert_str_eq(s, "see www<!-- -->.evil.example, WWW<!-- -->.x.org");
+	free(s);
+	s = ESC("ops@corp.example", CPL_ESC_MARKDOWN);
+	ck_assert_str_eq(s, "ops<!-- -->&#64;<!-- -->corp.example");
+	free(s);
+	s = ESC("https://evil.example/x", CPL_ESC_MARKDOWN);
+	ck_assert_str_eq(s, "https:<!-- -->//evil.example/x");
+	free(s);
+	/* nowhere else */
+	s = ESC("www.x.org a@b https://c", 0);
+	ck_assert_str_eq(s, "www.x.org a@b https://c");
 	free(s);
 }
 END_TEST
@@ -429,6 +458,7 @@ escape_suite(void)
 	tcase_add_test(tc, values);
 	tcase_add_test(tc, lines);
 	tcase_add_test(tc, github);
+	tcase_add_test(tc, markdown_links);
 	tcase_add_test(tc, every_reporter);
 	suite_add_tcase(s, tc);
 	return s;

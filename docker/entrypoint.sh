@@ -1,5 +1,0 @@
-#!/bin/bash
-set -e
-export OMP_NUM_THREADS=8
-source /opt/conda/bin/activate
-exec "$@"
