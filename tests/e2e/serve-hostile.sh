@@ -133,4 +133,54 @@ has "slowloris: alive" "200"
 serve_stop
 check "SIGTERM exits 0" [ "$stop_rc" = 0 ]
 
+# ---- 9: a watch that ends at once, or 410 Gone, backs off ----
+# Over 6 s, client-go's figures (0.8 s doubling, up to twice that with
+# jitter) allow at most 5 lists and watches each; with no pause the old
+# audit made hundreds.
+# count_requests WHAT: the audit's lists or watches of Pods so far.
+count_requests() {
+	if [ "$1" = watch ]; then
+		grep '"path": "/api/v1/pods"' "$APISERVER_DIR/requests.jsonl" | grep -c 'watch=1'
+	else
+		grep '"path": "/api/v1/pods"' "$APISERVER_DIR/requests.jsonl" | grep -vc 'watch=1'
+	fi
+}
+for mode in end gone; do
+	apiserver_start --watch-hostile $mode --deny get:nodes/proxy --timeout 60 || finish
+	trap cleanup EXIT	# apiserver_start set its own
+	serve_start "$tmp/serve-w.log" --audit-interval 1h \
+		--kubeconfig "$APISERVER_DIR/kubeconfig" || finish
+	sleep 6
+	w=$(count_requests watch) l=$(count_requests list)
+	check "watch $mode: $w watches in 6 s, at most 6" [ "$w" -ge 2 -a "$w" -le 6 ]
+	check "watch $mode: $l lists in 6 s, at most 6" [ "$l" -ge 2 -a "$l" -le 6 ]
+	serve_stop
+	check "watch $mode: SIGTERM exits 0" [ "$stop_rc" = 0 ]
+	apiserver_stop
+done
+
+# ---- 11: SIGTERM ends a list under way ----
+# The API server takes 60 s to answer the list; serve exits within 5 s
+# of SIGTERM all the same (the old one waited for the list).
+apiserver_start --delay /api/v1/pods=60 --timeout 90 || finish
+trap cleanup EXIT
+serve_start "$tmp/serve-l.log" --kubeconfig "$APISERVER_DIR/kubeconfig" || finish
+sleep 2
+kill -TERM "$SERVE_PID"
+i=0
+while kill -0 "$SERVE_PID" 2>/dev/null && [ $i -lt 150 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "SIGTERM during a slow list: gone within 5 s ($((i / 10)).$((i % 10)) s)" [ $i -le 50 ]
+if kill -0 "$SERVE_PID" 2>/dev/null; then
+	kill -9 "$SERVE_PID"
+	wait "$SERVE_PID" 2>/dev/null
+else
+	wait "$SERVE_PID"
+	check "SIGTERM during a slow list: exit 0" [ $? = 0 ]
+fi
+SERVE_PID=
+apiserver_stop
+
 finish
