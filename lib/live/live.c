@@ -1115,6 +1115,13 @@ cpl_live_close(struct cpl_live_session *s)
 	free(s);
 }
 
+void
+cpl_live_set_stop(struct cpl_live_session *s, bool (*fn)(void *ctx),
+		  void *ctx)
+{
+	cpl_kubeclient_set_cancel(s->client, fn, ctx);
+}
+
 /* The session's time limit, from now: --live-timeout, else 5 minutes. */
 static void
 session_deadline(struct cpl_live_session *s)

@@ -84,6 +84,13 @@ int cpl_live_open(struct cpl_live_session **out, const struct cpl_live_opts *o,
 		  struct cpl_error *err);
 void cpl_live_close(struct cpl_live_session *s);	/* NULL-safe */
 
+/* fn (on the session's thread) is asked before and during every read of
+ * the session; true ends the read under way, and each later one, with
+ * CPL_KUBE_STOPPED (cpl_kubeclient_set_cancel).  A watch has its own
+ * stop (cpl_kube_watch_opts). */
+void cpl_live_set_stop(struct cpl_live_session *s, bool (*fn)(void *ctx),
+		       void *ctx);
+
 /* Lists the Pods (o's namespace or every one, o's selector) item by
  * item to fn; *rv is set to the list's resourceVersion (caller frees).
  * 0, or a CPL_KUBE_* failure with err set. */
