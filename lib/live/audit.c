@@ -377,7 +377,7 @@ judge(struct cpl_audit *a, struct row *r)
 
 /* Judges every changed owner; drops those with no Pod left. */
 static void
-judge_dirty(struct cpl_audit *a)
+judge_rows(struct cpl_audit *a)
 {
 	size_t i = 0;
 
@@ -394,6 +394,16 @@ judge_dirty(struct cpl_audit *a)
 			judge(a, r);
 		i++;
 	}
+}
+
+/* judge_rows, as one cycle: each node's cAdvisor metrics are read once
+ * for all the owners judged, and let go after them. */
+static void
+judge_dirty(struct cpl_audit *a)
+{
+	cpl_live_new_cycle(a->s);
+	judge_rows(a);
+	cpl_live_new_cycle(a->s);
 }
 
 /* Records the outcome of a list or a watch for /metrics. */

@@ -115,9 +115,15 @@ char *cpl_live_pod_keys(struct cpl_live_session *s, const json_t *pod,
 			char **spec_key);
 
 /* Judges pods (the Pods of one owner; each may be changed) into e as
- * cpl_live_collect would: grouped, named after the owner, measured. */
+ * cpl_live_collect would: grouped, named after the owner, measured.
+ * Without --sample, each node's cAdvisor metrics are read once per
+ * cycle of the session, for every judgement in it. */
 void cpl_live_judge_pods(struct cpl_live_session *s, struct cpl_engine *e,
 			 json_t *const *pods, size_t n, struct cpl_buf *notes);
+
+/* Begins a new cycle of judgements: the nodes' metrics the last one
+ * read are let go, and read again when next needed. */
+void cpl_live_new_cycle(struct cpl_live_session *s);
 
 /* Whether word names a resource type live mode knows ("pod", "deploy",
  * "deployment.apps", "pytorchjob" ...). */

@@ -159,6 +159,28 @@ for mode in end gone; do
 	apiserver_stop
 done
 
+# ---- 10: each node's cAdvisor is read once per cycle, not per owner ----
+# 600 training Pods on one node, six Deployments (100 Pods each): the
+# first list judges six owners and reads gen-node-000's cAdvisor once
+# (the old audit read it once per owner).
+apiserver_start --generate-pods 600 --pod-nodes 1 --training --timeout 90 || finish
+trap cleanup EXIT
+serve_start "$tmp/serve-n.log" --audit-interval 1h \
+	--kubeconfig "$APISERVER_DIR/kubeconfig" || finish
+i=0
+while [ $i -lt 300 ]; do
+	j=$(curl -s --max-time 5 --cacert "$CA" "$URL/metrics" |
+		awk '$1 == "cpulint_audit_judgements_total" { print $2 }')
+	[ "${j:-0}" -ge 6 ] && break
+	sleep 0.2
+	i=$((i + 1))
+done
+check "cAdvisor: the first list judged the six owners (${j:-0})" [ "${j:-0}" -ge 6 ]
+n=$(grep -c '"path": "/api/v1/nodes/gen-node-000/proxy/metrics/cadvisor"' "$APISERVER_DIR/requests.jsonl")
+check "cAdvisor: gen-node-000 read once for the six owners ($n)" [ "$n" = 1 ]
+serve_stop
+apiserver_stop
+
 # ---- 11: SIGTERM ends a list under way ----
 # The API server takes 60 s to answer the list; serve exits within 5 s
 # of SIGTERM all the same (the old one waited for the list).
