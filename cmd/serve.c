@@ -274,6 +274,8 @@ cpl_cli_serve(struct options *o)
 		if (cpl_curlso_load(&cu, &err) < 0)
 			goto fail;
 		ao.live = o->lo;
+		/* nodes/proxy also allows exec: read only when asked. */
+		ao.live.no_cadvisor = !o->node_proxy;
 		if (ao.live.kube.namespace == NULL)
 			ao.live.all_namespaces = true;
 		ao.interval_s = o->audit_interval;

@@ -45,6 +45,8 @@ struct cpl_live_opts {
 	const char *selector;		/* -l */
 	double sample_seconds;		/* --sample; 0: lifetime counters */
 	struct cpl_prometheus_opts prometheus;	/* url NULL: cAdvisor */
+	bool no_cadvisor;		/* url NULL: measure nothing (serve
+					 * without --node-proxy) */
 	double window_seconds;		/* --window (Prometheus); 0: 1h;
 					 * a container that has run less is
 					 * measured over the time it has run */

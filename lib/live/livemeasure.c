@@ -854,6 +854,8 @@ cpl_livemeasure_run(const struct cpl_livemeasure *lm)
 		measure_prometheus(lm);
 		return;
 	}
+	if (lm->o->no_cadvisor)
+		return;		/* not measured: asked not to read kubelets */
 	if (lm->o->sample_seconds <= 0) {
 		measure_by_node(lm);
 		return;

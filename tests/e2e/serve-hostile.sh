@@ -159,27 +159,45 @@ for mode in end gone; do
 	apiserver_stop
 done
 
-# ---- 10: each node's cAdvisor is read once per cycle, not per owner ----
-# 600 training Pods on one node, six Deployments (100 Pods each): the
-# first list judges six owners and reads gen-node-000's cAdvisor once
-# (the old audit read it once per owner).
+# ---- 5 and 10: the kubelets are read only with --node-proxy, and then
+# each node's cAdvisor once per cycle, not once per owner ----
+# 600 training Pods on one node, six Deployments (100 Pods each).
+# until_judged N: waits (at most 60 s) for N judgements.
+until_judged() {
+	i=0
+	while [ $i -lt 300 ]; do
+		j=$(curl -s --max-time 5 --cacert "$CA" "$URL/metrics" |
+			awk '$1 == "cpulint_audit_judgements_total" { print $2 }')
+		[ "${j:-0}" -ge "$1" ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+cadvisor_reads() {
+	grep -c '"path": "/api/v1/nodes/gen-node-000/proxy/metrics/cadvisor"' "$APISERVER_DIR/requests.jsonl"
+}
 apiserver_start --generate-pods 600 --pod-nodes 1 --training --timeout 90 || finish
 trap cleanup EXIT
+# Without --node-proxy (deploy/rbac.yaml has no nodes/proxy): no read.
 serve_start "$tmp/serve-n.log" --audit-interval 1h \
 	--kubeconfig "$APISERVER_DIR/kubeconfig" || finish
-i=0
-while [ $i -lt 300 ]; do
-	j=$(curl -s --max-time 5 --cacert "$CA" "$URL/metrics" |
-		awk '$1 == "cpulint_audit_judgements_total" { print $2 }')
-	[ "${j:-0}" -ge 6 ] && break
-	sleep 0.2
-	i=$((i + 1))
-done
-check "cAdvisor: the first list judged the six owners (${j:-0})" [ "${j:-0}" -ge 6 ]
-n=$(grep -c '"path": "/api/v1/nodes/gen-node-000/proxy/metrics/cadvisor"' "$APISERVER_DIR/requests.jsonl")
-check "cAdvisor: gen-node-000 read once for the six owners ($n)" [ "$n" = 1 ]
+check "no --node-proxy: the six owners judged" until_judged 6
+n=$(cadvisor_reads)
+check "no --node-proxy: no kubelet read ($n)" [ "$n" = 0 ]
+serve_stop
+# With it: gen-node-000 read once for the six owners of the first list.
+serve_start "$tmp/serve-n.log" --audit-interval 1h --node-proxy \
+	--kubeconfig "$APISERVER_DIR/kubeconfig" || finish
+check "--node-proxy: the six owners judged" until_judged 6
+n=$(cadvisor_reads)
+check "--node-proxy: gen-node-000 read once for six owners ($n)" [ "$n" = 1 ]
 serve_stop
 apiserver_stop
+expect "--node-proxy goes with serve" 2 "$BIN" --node-proxy x.yaml
+has "--node-proxy goes with serve" "go with serve"
+check "deploy/rbac.yaml grants no nodes/proxy" eval '! grep -q "nodes/proxy\]" deploy/rbac.yaml'
+check "deploy/rbac-node-proxy.yaml states the risk" grep -q "exec into any" deploy/rbac-node-proxy.yaml
 
 # ---- 11: SIGTERM ends a list under way ----
 # The API server takes 60 s to answer the list; serve exits within 5 s
