@@ -9,7 +9,8 @@ exits.
       one GET from the address SOURCE (default 127.0.0.1), at most 5 s;
       prints the status or "no answer (...)"
   serve-hostile.py bodies CA URL PID N MIB
-      N connections each POST a body of MIB MiB, all but its last byte;
+      N connections each POST a body of MIB MiB (a piece to each in
+      turn), all but its last bytes;
       with every one sent, prints how much PID's resident memory grew
       ("grew M MiB"), then sends the last bytes and prints the statuses
       counted ("400 x 3 503 x 21")
@@ -73,25 +74,33 @@ def bodies(ca, url, pid, n, mib):
     size = mib << 20
     before = rss_kib(pid)
     conns = []
-    chunk = b"1," * (1 << 15)
+    chunk = b"1," * (1 << 17)
     for _ in range(n):
         s, u = tls(ca, url, timeout=30)
         s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: "
                    "application/json\r\nContent-Length: %d\r\nConnection: "
                    "close\r\n\r\n[" % (u.path, size)).encode())
-        left = size - 3          # "[" sent; "1]" at the end
-        while left > 0:
-            part = chunk[:min(len(chunk), left)]
-            s.sendall(part)
-            left -= len(part)
         conns.append(s)
+    # A piece to each in turn, so none is idle long enough to be closed.
+    left = size - 3              # "[" sent; "1]" at the end
+    while left > 0:
+        part = chunk[:min(len(chunk), left)]
+        for s in conns:
+            s.sendall(part)
+        left -= len(part)
     time.sleep(1)
     grew = (rss_kib(pid) - before) >> 10
     print("grew %d MiB" % grew)
     counts = {}
+    # The last bytes to all first: read one by one, the others would wait
+    # idle while the server judges each.
     for s in conns:
         try:
             s.sendall(b"1]")
+        except (OSError, ssl.SSLError):
+            pass
+    for s in conns:
+        try:
             data = b""
             while b"\r\n" not in data:
                 chunk = s.recv(4096)

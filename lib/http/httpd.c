@@ -14,7 +14,8 @@
  * comes before the library closes the socket) with the time by which it
  * must have done its part; a thread of ours shuts down the socket of one
  * past it, under the list's lock, so it never touches a descriptor that
- * was closed.  held counts the bytes every request body has allocated.
+ * was closed.  held counts the bytes reserved for request bodies (a
+ * Content-Length, or a buffer's size).
  */
 #include "http/httpd.h"
 
@@ -75,7 +76,8 @@ struct conn {
 /* One request's state. */
 struct req {
 	char *body;
-	size_t len, cap;		/* cap bytes counted in held */
+	size_t len, cap;
+	size_t charged;			/* bytes counted in held */
 	bool too_large, busy;
 	bool counted;
 };
@@ -176,22 +178,59 @@ reap(void *arg)
 	return NULL;
 }
 
+/* Counts n more bytes for rq in held; false (nothing counted) when
+ * that would pass max_bodies. */
+static bool
+charge(struct cpl_httpd *h, struct req *rq, size_t n)
+{
+	if (atomic_fetch_add(&h->held, n) + n > h->o.max_bodies) {
+		atomic_fetch_sub(&h->held, n);
+		return false;
+	}
+	rq->charged += n;
+	return true;
+}
+
 /* Drops rq's body and gives its bytes back. */
 static void
 drop_body(struct cpl_httpd *h, struct req *rq)
 {
-	atomic_fetch_sub(&h->held, rq->cap);
+	atomic_fetch_sub(&h->held, rq->charged);
 	free(rq->body);
 	rq->body = NULL;
-	rq->len = rq->cap = 0;
+	rq->len = rq->cap = rq->charged = 0;
 }
 
-/* Appends n bytes to rq's body: too_large past max_body, busy when the
- * bodies held would pass max_bodies (the body is dropped either way). */
+/*
+ * Sets rq up for its body once the head is read: a Content-Length past
+ * max_body is too_large at once, and one that would take the bodies
+ * held past max_bodies busy at once (nothing of either is kept); else
+ * that length is counted now, so a body sent as declared is held in
+ * one buffer counted in full.
+ */
+static void
+begin_body(struct cpl_httpd *h, struct req *rq, const char *cl)
+{
+	long n;
+
+	if (cl == NULL || cpl_parse_long(&n, cl) < 0 || n <= 0)
+		return;
+	if ((unsigned long)n > h->o.max_body)
+		rq->too_large = true;
+	else if (!charge(h, rq, (size_t)n + 1))
+		rq->busy = true;
+}
+
+/*
+ * Appends n bytes to rq's body: too_large past max_body, busy when the
+ * bytes its buffer would take pass max_bodies with all the others (the
+ * body is dropped either way).  The buffer is what was counted (the
+ * Content-Length), else doubles, each growth counted before it is made.
+ */
 static void
 add_body(struct cpl_httpd *h, struct req *rq, const char *p, size_t n)
 {
-	size_t need, cap, grow;
+	size_t need, cap;
 
 	if (rq->too_large || rq->busy)
 		return;
@@ -202,14 +241,12 @@ add_body(struct cpl_httpd *h, struct req *rq, const char *p, size_t n)
 	}
 	need = rq->len + n + 1;
 	if (need > rq->cap) {
-		cap = rq->cap ? rq->cap : 4096;
+		cap = rq->cap ? rq->cap : rq->charged >= need ? rq->charged :
+		      4096;
 		while (cap < need)
 			cap = cap > h->o.max_body / 2 ? h->o.max_body + 1 :
 			      cap * 2;
-		grow = cap - rq->cap;
-		if (atomic_fetch_add(&h->held, grow) + grow >
-		    h->o.max_bodies) {
-			atomic_fetch_sub(&h->held, grow);
+		if (cap > rq->charged && !charge(h, rq, cap - rq->charged)) {
 			rq->busy = true;
 			drop_body(h, rq);
 			return;
@@ -336,6 +373,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		rq->counted = true;
 		atomic_fetch_add(&h->active, 1);
 		*con_cls = rq;
+		begin_body(h, rq, h->mhd->lookup_connection_value(
+			conn, MHD_HEADER_KIND, "Content-Length"));
 		/* The head is read: now the body and the answer. */
 		set_deadline(h, conn, h->o.request_s);
 		return MHD_YES;

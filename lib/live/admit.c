@@ -5,7 +5,9 @@
  * type before use; whatever the body, the result is a filled struct or
  * one error line, never a crash.  Unreadable text never switches the
  * policy off: bytes that are not UTF-8 read as U+FFFD (as the API
- * server's own JSON encoder writes them), and characters the YAML
+ * server's own JSON encoder writes them), so does \u0000 (Go strings may
+ * hold NUL, which jansson refuses: a 400 would admit the object), and
+ * characters the YAML
  * loader refuses raw (DEL, C1 controls, U+FFFE, U+FFFF) are handed to
  * it as \u escapes, so such an annotation or name is judged like any
  * other and escaped wherever it is shown.
@@ -85,18 +87,33 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* body with every byte that is not part of UTF-8 replaced by U+FFFD;
- * NULL when it already is UTF-8.  Caller frees. */
+/*
+ * body with every byte that is not part of UTF-8 replaced by U+FFFD, and
+ * every \u0000 escape inside a JSON string by \ufffd; NULL when there is
+ * neither.  Caller frees.
+ */
 static char *
 utf8_fixed(const char *body, size_t len, size_t *outlen)
 {
 	const unsigned char *s = (const unsigned char *)body;
 	struct cpl_buf b;
 	size_t i = 0, k, start = 0;
-	bool bad = false;
+	bool bad = false, str = false;
 
 	cpl_buf_init(&b, len * 3 + 1);
 	while (i < len) {
+		if (s[i] == '"') {
+			str = !str;
+		} else if (str && s[i] == '\\' && i + 1 < len) {
+			if (i + 5 < len && memcmp(s + i + 1, "u0000", 5) == 0) {
+				bad = true;
+				cpl_buf_add(&b, body + start, i - start);
+				cpl_buf_add(&b, "\\ufffd", 6);
+				start = i + 6;
+			}
+			i += 2;		/* an escape: \" does not end it */
+			continue;
+		}
 		k = utf8_len(s + i, len - i);
 		if (k > 0) {
 			i += k;
