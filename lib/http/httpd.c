@@ -56,7 +56,7 @@ struct cpl_httpd {
 	char *rcert, *rkey;
 	struct stamp scert, skey;	/* the files as last loaded */
 	atomic_uint active;
-	atomic_size_t held;		/* bytes of bodies allocated */
+	atomic_size_t held;		/* bytes reserved for bodies */
 	pthread_mutex_t lock;		/* conns, each conn's deadline */
 	pthread_cond_t wake;		/* the reaper's sleep; stopping */
 	struct conn *conns;

@@ -4,9 +4,11 @@
 # by all connections are bounded (refused with 503 past it); slow
 # clients (a header line every 2 s) are closed at the head deadline and
 # cannot starve /validate, /metrics and the probes; (with the fake API
-# server) a watch that ends at once and 410 Gone back off, each node's
-# cAdvisor is read once per list, SIGTERM ends a list under way.  Every
-# client and server is on 127.0.0.1, bounded in count and in time.
+# server) a watch that ends at once and 410 Gone back off, the kubelets
+# are read only with --node-proxy and then each node's cAdvisor once per
+# cycle, SIGTERM ends a list under way.  Every client and server is on
+# 127.0.0.1 (the probes of the crowd from 127.0.0.2), bounded in count
+# and in time.
 set -u
 BIN=${BIN:?}
 SUITE=serve-hostile
