@@ -39,7 +39,7 @@ enum cli_opt {
 	OPT_PROMETHEUS, OPT_WINDOW, OPT_PROM_TOKEN, OPT_PROM_CA,
 	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
-	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_BASELINE, OPT_WRITE_BASELINE,
+	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_NODE_PROXY, OPT_BASELINE, OPT_WRITE_BASELINE,
 	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
 	OPT_KEEP_FIX, OPT_KEEP_DIFF,
 };
@@ -144,6 +144,7 @@ struct options {
 	const char *tls_key;	/* --tls-private-key-file */
 	enum cpl_severity deny_on;	/* --deny-on; OFF: never deny */
 	bool no_audit;		/* --no-audit */
+	bool node_proxy;	/* --node-proxy: the audit reads cAdvisor */
 	double audit_interval;	/* --audit-interval seconds; 0: 60 */
 };
 

@@ -97,6 +97,11 @@ static const struct cli_flag flags[] = {
 	  "serve: the webhook only (no audit, no cluster reads)" },
 	{ OPT_AUDIT_INTERVAL, 0, "audit-interval", "DURATION", CLI_TEXT, NULL,
 	  "serve: time between full lists of the Pods under the watch (default 1m)" },
+	{ OPT_NODE_PROXY, 0, "node-proxy", NULL, CLI_NONE, NULL,
+	  "serve: measure through the kubelets' cAdvisor\n"
+	  "(nodes/proxy, which also allows exec: deploy/\n"
+	  "rbac-node-proxy.yaml); default: --prometheus or\n"
+	  "nothing" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
 	  "the format: text (default), json, sarif\n"
 	  "(code scanning), github (annotations), junit,\n"

@@ -402,6 +402,10 @@ parse_flags(struct options *o, int argc, char **argv,
 			o->no_audit = true;
 			o->serve_flags = true;
 			break;
+		case OPT_NODE_PROXY:
+			o->node_proxy = true;
+			o->serve_flags = true;
+			break;
 		case OPT_AUDIT_INTERVAL:
 			if (cpl_live_parse_duration(&o->audit_interval,
 						    optarg) < 0 ||
@@ -648,8 +652,8 @@ main(int argc, char **argv)
 	}
 	if (o.serve_flags) {
 		cpl_cli_say("kubectl-cpulint: --listen, --tls-cert-file, "
-			    "--tls-private-key-file, --deny-on, --no-audit and "
-			    "--audit-interval go with serve "
+			    "--tls-private-key-file, --deny-on, --no-audit, "
+			    "--audit-interval and --node-proxy go with serve "
 			    "(kubectl-cpulint serve ...)");
 		goto out;
 	}

@@ -64,6 +64,12 @@ validate(struct serve *s, const struct cpl_http_request *rq,
 			 "AdmissionReview\n");
 		return;
 	}
+	if (rq->busy) {
+		atomic_fetch_add(&s->invalid, 1);
+		say_text(ans, 503, "too many request bodies held at once; "
+			 "try again\n");
+		return;
+	}
 	if (cpl_admit_review(&a, rq->body, rq->len, s->o->config,
 			     &err) < 0) {
 		atomic_fetch_add(&s->invalid, 1);
@@ -281,6 +287,8 @@ cpl_cli_serve(struct options *o)
 		if (cpl_curlso_load(&cu, &err) < 0)
 			goto fail;
 		ao.live = o->lo;
+		/* nodes/proxy also allows exec: read only when asked. */
+		ao.live.no_cadvisor = !o->node_proxy;
 		if (ao.live.kube.namespace == NULL)
 			ao.live.all_namespaces = true;
 		ao.interval_s = o->audit_interval;

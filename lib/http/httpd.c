@@ -9,7 +9,13 @@
  * daemon accepts before the old one stops).  A request's state (struct
  * req) lives from the first call of the access handler to
  * libmicrohttpd's completion callback, which frees it and counts it out
- * of active.
+ * of active.  Every connection of every daemon is on h's list (struct
+ * conn, from libmicrohttpd's "started" to its "closed" notice, which
+ * comes before the library closes the socket) with the time by which it
+ * must have done its part; a thread of ours shuts down the socket of one
+ * past it, under the list's lock, so it never touches a descriptor that
+ * was closed.  held counts the bytes reserved for request bodies (a
+ * Content-Length, or a buffer's size).
  */
 #include "http/httpd.h"
 
@@ -17,9 +23,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,14 +56,208 @@ struct cpl_httpd {
 	char *rcert, *rkey;
 	struct stamp scert, skey;	/* the files as last loaded */
 	atomic_uint active;
+	atomic_size_t held;		/* bytes reserved for bodies */
+	pthread_mutex_t lock;		/* conns, each conn's deadline */
+	pthread_cond_t wake;		/* the reaper's sleep; stopping */
+	struct conn *conns;
+	bool stopping;
+	bool reaping;			/* the reaper thread runs */
+	pthread_t reaper;
+};
+
+/* One open connection and when it must be done with its part. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	long long deadline_ms;		/* monotonic */
+	bool shut;
 };
 
 /* One request's state. */
 struct req {
-	struct cpl_buf body;
-	bool too_large;
+	char *body;
+	size_t len, cap;
+	size_t charged;			/* bytes counted in held */
+	bool too_large, busy;
 	bool counted;
 };
+
+static long long
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Sets the deadline of conn's connection to seconds from now. */
+static void
+set_deadline(struct cpl_httpd *h, struct MHD_Connection *conn,
+	     unsigned seconds)
+{
+	const union MHD_ConnectionInfo *ci = h->mhd->get_connection_info(
+		conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = ci ? ci->socket_context : NULL;
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	c->deadline_ms = now_ms() + (long long)seconds * 1000;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* libmicrohttpd's notice of a connection opened or closed. */
+static void
+on_connection(void *cls, struct MHD_Connection *conn, void **sctx,
+	      enum MHD_ConnectionNotificationCode toe)
+{
+	struct cpl_httpd *h = cls;
+	struct conn *c = *sctx;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = h->mhd->get_connection_info(
+			conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		if (ci == NULL)
+			return;
+		c = cpl_xcalloc(1, sizeof(*c));
+		c->fd = ci->connect_fd;
+		pthread_mutex_lock(&h->lock);
+		c->deadline_ms = now_ms() + (long long)h->o.header_s * 1000;
+		c->next = h->conns;
+		if (h->conns)
+			h->conns->prev = c;
+		h->conns = c;
+		pthread_mutex_unlock(&h->lock);
+		*sctx = c;
+		return;
+	}
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	pthread_mutex_unlock(&h->lock);
+	free(c);
+	*sctx = NULL;
+}
+
+/* Shuts down every connection past its deadline, four times a second,
+ * until the server stops. */
+static void *
+reap(void *arg)
+{
+	struct cpl_httpd *h = arg;
+	struct timespec until;
+	struct conn *c;
+	long long now;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stopping) {
+		now = now_ms();
+		for (c = h->conns; c; c = c->next) {
+			if (!c->shut && now >= c->deadline_ms) {
+				(void)shutdown(c->fd, SHUT_RDWR);
+				c->shut = true;
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&h->wake, &h->lock, &until);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+/* Counts n more bytes for rq in held; false (nothing counted) when
+ * that would pass max_bodies. */
+static bool
+charge(struct cpl_httpd *h, struct req *rq, size_t n)
+{
+	if (atomic_fetch_add(&h->held, n) + n > h->o.max_bodies) {
+		atomic_fetch_sub(&h->held, n);
+		return false;
+	}
+	rq->charged += n;
+	return true;
+}
+
+/* Drops rq's body and gives its bytes back. */
+static void
+drop_body(struct cpl_httpd *h, struct req *rq)
+{
+	atomic_fetch_sub(&h->held, rq->charged);
+	free(rq->body);
+	rq->body = NULL;
+	rq->len = rq->cap = rq->charged = 0;
+}
+
+/*
+ * Sets rq up for its body once the head is read: a Content-Length past
+ * max_body is too_large at once, and one that would take the bodies
+ * held past max_bodies busy at once (nothing of either is kept); else
+ * that length is counted now, so a body sent as declared is held in
+ * one buffer counted in full.
+ */
+static void
+begin_body(struct cpl_httpd *h, struct req *rq, const char *cl)
+{
+	long n;
+
+	if (cl == NULL || cpl_parse_long(&n, cl) < 0 || n <= 0)
+		return;
+	if ((unsigned long)n > h->o.max_body)
+		rq->too_large = true;
+	else if (!charge(h, rq, (size_t)n + 1))
+		rq->busy = true;
+}
+
+/*
+ * Appends n bytes to rq's body: too_large past max_body, busy when the
+ * bytes its buffer would take pass max_bodies with all the others (the
+ * body is dropped either way).  The buffer is what was counted (the
+ * Content-Length), else doubles, each growth counted before it is made.
+ */
+static void
+add_body(struct cpl_httpd *h, struct req *rq, const char *p, size_t n)
+{
+	size_t need, cap;
+
+	if (rq->too_large || rq->busy)
+		return;
+	if (n > h->o.max_body || rq->len + n > h->o.max_body) {
+		rq->too_large = true;
+		drop_body(h, rq);
+		return;
+	}
+	need = rq->len + n + 1;
+	if (need > rq->cap) {
+		cap = rq->cap ? rq->cap : rq->charged >= need ? rq->charged :
+		      4096;
+		while (cap < need)
+			cap = cap > h->o.max_body / 2 ? h->o.max_body + 1 :
+			      cap * 2;
+		if (cap > rq->charged && !charge(h, rq, cap - rq->charged)) {
+			rq->busy = true;
+			drop_body(h, rq);
+			return;
+		}
+		rq->body = cpl_xrealloc(rq->body, cap);
+		rq->cap = cap;
+	}
+	memcpy(rq->body + rq->len, p, n);
+	rq->len += n;
+	rq->body[rq->len] = '\0';
+}
 
 static void
 stamp_of(struct stamp *s, const char *path)
@@ -168,28 +370,26 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	(void)version;
 	if (rq == NULL) {
 		rq = cpl_xcalloc(1, sizeof(*rq));
-		cpl_buf_init(&rq->body, h->o.max_body);
 		rq->counted = true;
 		atomic_fetch_add(&h->active, 1);
 		*con_cls = rq;
+		begin_body(h, rq, h->mhd->lookup_connection_value(
+			conn, MHD_HEADER_KIND, "Content-Length"));
+		/* The head is read: now the body and the answer. */
+		set_deadline(h, conn, h->o.request_s);
 		return MHD_YES;
 	}
 	if (*upload_len > 0) {
-		if (!rq->too_large) {
-			cpl_buf_add(&rq->body, upload, *upload_len);
-			if (rq->body.overflow) {
-				rq->too_large = true;
-				cpl_buf_free(&rq->body);
-			}
-		}
+		add_body(h, rq, upload, *upload_len);
 		*upload_len = 0;
 		return MHD_YES;
 	}
 	in.method = method;
 	in.url = url;
-	in.body = rq->body.data ? rq->body.data : "";
-	in.len = rq->body.len;
+	in.body = rq->body ? rq->body : "";
+	in.len = rq->len;
 	in.too_large = rq->too_large;
+	in.busy = rq->busy;
 	in.content_type = h->mhd->lookup_connection_value(
 		conn, MHD_HEADER_KIND, "Content-Type");
 	out.status = 500;
@@ -208,13 +408,14 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct cpl_httpd *h = cls;
 	struct req *rq = *con_cls;
 
-	(void)conn;
 	(void)why;
 	if (rq == NULL)
 		return;
+	/* Kept alive: the next request's head is due. */
+	set_deadline(h, conn, h->o.header_s);
 	if (rq->counted)
 		atomic_fetch_sub(&h->active, 1);
-	cpl_buf_free(&rq->body);
+	drop_body(h, rq);
 	free(rq);
 	*con_cls = NULL;
 }
@@ -256,8 +457,10 @@ start_daemon(struct cpl_httpd *h, const char *cert, const char *key)
 		MHD_OPTION_HTTPS_MEM_KEY, key,
 		MHD_OPTION_THREAD_POOL_SIZE, h->o.threads,
 		MHD_OPTION_CONNECTION_LIMIT, h->o.max_conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->o.per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, h->o.timeout_s,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_END);
 }
 
@@ -312,14 +515,24 @@ cpl_httpd_start(struct cpl_httpd **out, const struct cpl_httpd_opts *o,
 	*out = NULL;
 	h->fd = -1;
 	h->o = *o;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->wake, NULL);
 	if (h->o.max_body == 0)
 		h->o.max_body = (size_t)8 << 20;
+	if (h->o.max_bodies == 0)
+		h->o.max_bodies = (size_t)32 << 20;
 	if (h->o.threads == 0)
 		h->o.threads = 4;
 	if (h->o.max_conns == 0)
-		h->o.max_conns = 128;
+		h->o.max_conns = 256;
+	if (h->o.per_ip == 0)
+		h->o.per_ip = 96;
 	if (h->o.timeout_s == 0)
 		h->o.timeout_s = 10;
+	if (h->o.header_s == 0)
+		h->o.header_s = 10;
+	if (h->o.request_s == 0)
+		h->o.request_s = 30;
 	h->cert_file = cpl_xstrdup(o->cert_file);
 	h->key_file = cpl_xstrdup(o->key_file);
 	h->o.cert_file = h->cert_file;
@@ -332,6 +545,11 @@ cpl_httpd_start(struct cpl_httpd **out, const struct cpl_httpd_opts *o,
 		goto fail;
 	if (listen_on(h, err) < 0)
 		goto fail;
+	if (pthread_create(&h->reaper, NULL, reap, h) != 0) {
+		cpl_error_set(err, NULL, 0, 0, "cannot start a thread");
+		goto fail;
+	}
+	h->reaping = true;
 	h->daemon = start_daemon(h, h->cert, h->key);
 	if (h->daemon == NULL) {
 		cpl_error_set(err, NULL, 0, 0, "cannot serve HTTPS with %s "
@@ -356,6 +574,12 @@ unsigned
 cpl_httpd_active(const struct cpl_httpd *h)
 {
 	return atomic_load(&h->active);
+}
+
+size_t
+cpl_httpd_held(const struct cpl_httpd *h)
+{
+	return atomic_load(&h->held);
 }
 
 /* Stops the daemon an earlier reload retired. */
@@ -427,6 +651,15 @@ cpl_httpd_stop(struct cpl_httpd *h, long grace_ms)
 	if (h->daemon)
 		h->mhd->stop_daemon(h->daemon);
 	stop_retired(h);
+	if (h->reaping) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->reaper, NULL);
+	}
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->wake);
 	free(h->cert);
 	free(h->key);
 	free(h->cert_file);

@@ -5,12 +5,20 @@
  * their files change, a graceful stop.
  *
  * Bounds, whatever the clients do: at most max_conns connections at
- * once (more wait in the kernel's backlog), a connection idle for
- * timeout_s seconds is closed (a slow client cannot hold a thread), a
+ * once (more wait in the kernel's backlog), at most per_ip of them from
+ * one address (more are closed at once, so one client cannot take them
+ * all); a connection idle for timeout_s seconds is closed, and so is
+ * one that has not sent a whole request head header_s seconds after it
+ * was opened (or after its last answer), or whose request is not read
+ * and answered request_s seconds after its head (a slow client, one
+ * header line or body byte at a time, cannot hold a connection); a
  * request body past max_body is read and dropped (the handler sees
- * too_large and answers 413), headers past libmicrohttpd's 32 KiB
- * per-connection memory get 431/413 from the library itself.  Requests
- * run on a pool of threads; the handler must be thread-safe.
+ * too_large and answers 413), and the bodies held by all connections
+ * together never pass max_bodies (a request that would take them past
+ * it is read and dropped: the handler sees busy and answers 503);
+ * headers past libmicrohttpd's 32 KiB per-connection memory get
+ * 431/413 from the library itself.  Requests run on a pool of threads;
+ * the handler must be thread-safe.
  *
  * Reload: the listening socket is ours, so a new daemon with the new
  * pair takes it over (the old one stops accepting, and is stopped after
@@ -36,6 +44,8 @@ struct cpl_http_request {
 	const char *body;		/* NUL-terminated; "" when none */
 	size_t len;
 	bool too_large;			/* the body passed max_body: dropped */
+	bool busy;			/* all bodies held passed max_bodies:
+					 * this one was dropped */
 	const char *content_type;	/* NULL when not sent */
 };
 
@@ -56,9 +66,13 @@ struct cpl_httpd_opts {
 	const char *cert_file;		/* PEM certificate (chain) */
 	const char *key_file;		/* PEM private key */
 	size_t max_body;		/* 0: 8 MiB */
+	size_t max_bodies;		/* all bodies held at once; 0: 32 MiB */
 	unsigned threads;		/* 0: 4 */
-	unsigned max_conns;		/* 0: 128 */
-	unsigned timeout_s;		/* 0: 10 */
+	unsigned max_conns;		/* 0: 256 */
+	unsigned per_ip;		/* connections from one address; 0: 96 */
+	unsigned timeout_s;		/* idle; 0: 10 */
+	unsigned header_s;		/* to read a request head; 0: 10 */
+	unsigned request_s;		/* head to answer sent; 0: 30 */
 	cpl_http_handler_fn handler;
 	void *ctx;
 };
@@ -87,6 +101,9 @@ int cpl_httpd_reload(struct cpl_httpd *h, struct cpl_error *err);
 
 /* Requests being answered now. */
 unsigned cpl_httpd_active(const struct cpl_httpd *h);
+
+/* Bytes of request bodies held now (all connections). */
+size_t cpl_httpd_held(const struct cpl_httpd *h);
 
 /*
  * Stops accepting, waits up to grace_ms for the requests being answered,

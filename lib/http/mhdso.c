@@ -28,7 +28,8 @@
 	X(add_response_header, MHD_add_response_header)			\
 	X(queue_response, MHD_queue_response)				\
 	X(destroy_response, MHD_destroy_response)			\
-	X(lookup_connection_value, MHD_lookup_connection_value)
+	X(lookup_connection_value, MHD_lookup_connection_value)		\
+	X(get_connection_info, MHD_get_connection_info)
 
 #if defined(__GNUC__)
 #define SAME_TYPE(slot, fn)						\

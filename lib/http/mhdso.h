@@ -54,6 +54,9 @@ struct cpl_mhdso {
 	const char *(*lookup_connection_value)(
 		struct MHD_Connection *connection, enum MHD_ValueKind kind,
 		const char *key);
+	const union MHD_ConnectionInfo *(*get_connection_info)(
+		struct MHD_Connection *connection,
+		enum MHD_ConnectionInfoType info_type, ...);
 };
 
 /*

@@ -47,14 +47,33 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* Sleeps s seconds, through signals. */
+/* Sleeps s seconds, through signals, a second at a time while c's
+ * cancel hook says go on. */
 static void
-sleep_seconds(long s)
+sleep_seconds(const struct cpl_kubeclient *c, long s)
 {
-	struct timespec ts = { s, 0 };
+	for (; s > 0; s--) {
+		struct timespec ts = { 1, 0 };
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+		if (c->cancel && c->cancel(c->cancel_ctx))
+			return;
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+}
+
+/* libcurl's progress callback while a GET runs: non-zero aborts it. */
+static int
+on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow,
+	    curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct cpl_kubeclient *c = ctx;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return c->cancel && c->cancel(c->cancel_ctx);
 }
 
 /* Milliseconds on the monotonic clock. */
@@ -792,6 +811,14 @@ cpl_kubeclient_time_left(const struct cpl_kubeclient *c)
 }
 
 void
+cpl_kubeclient_set_cancel(struct cpl_kubeclient *c, bool (*fn)(void *ctx),
+			  void *ctx)
+{
+	c->cancel = fn;
+	c->cancel_ctx = ctx;
+}
+
+void
 cpl_kubeclient_set_log(struct cpl_kubeclient *c, cpl_kube_log_fn fn,
 		       void *ctx)
 {
@@ -866,7 +893,13 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct cpl_kc_what 
 			       hdrs) != CURLE_OK ||
 	    c->cu->easy_setopt(c->curl, CURLOPT_WRITEDATA,
 			       body) != CURLE_OK ||
-	    c->cu->easy_setopt(c->curl, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
+	    c->cu->easy_setopt(c->curl, CURLOPT_HTTPGET, 1L) != CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION,
+			       on_progress) != CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_XFERINFODATA, c) !=
+	    CURLE_OK ||
+	    c->cu->easy_setopt(c->curl, CURLOPT_NOPROGRESS,
+			       c->cancel ? 0L : 1L) != CURLE_OK) {
 		cpl_error_set(err, NULL, 0, 0, "libcurl cannot set up the "
 			      "request");
 		goto out;
@@ -881,6 +914,10 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct cpl_kc_what 
 
 		if (start == 0)
 			start = t0;
+		if (c->cancel && c->cancel(c->cancel_ctx)) {
+			rc = fail(err, CPL_KUBE_STOPPED, c, w, "stopped");
+			goto out;
+		}
 		if (c->deadline && left <= 0) {
 			char *t = fmt_ms(c->deadline_ms);
 
@@ -908,6 +945,10 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct cpl_kc_what 
 					&code) != CURLE_OK)
 			cr = CURLE_BAD_FUNCTION_ARGUMENT;	/* no status */
 		log_exchange(c, url, cr, code, now_ms() - t0);
+		if (cr == CURLE_ABORTED_BY_CALLBACK) {
+			rc = fail(err, CPL_KUBE_STOPPED, c, w, "stopped");
+			goto out;
+		}
 		if (cr != CURLE_OK) {
 			struct bound b = { limit, limit > 0 && limit !=
 					   i->timeout_ms };
@@ -939,7 +980,7 @@ do_get(struct cpl_buf *body, struct cpl_kubeclient *c, const struct cpl_kc_what 
 			wait = -1;
 		if (wait >= 0 && retries < MAX_RETRIES) {
 			retries++;
-			sleep_seconds(wait);
+			sleep_seconds(c, wait);
 			continue;
 		}
 		break;

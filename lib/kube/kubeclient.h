@@ -97,6 +97,16 @@ void cpl_kubeclient_set_deadline(struct cpl_kubeclient *c, long total_ms);
  * there is none (for other requests of the run, such as Prometheus's). */
 long cpl_kubeclient_time_left(const struct cpl_kubeclient *c);
 
+/*
+ * Sets (or with NULL clears) a question asked before every try of a GET
+ * or LIST and about once a second while one waits for the server: true
+ * ends the request at once with CPL_KUBE_STOPPED (err says "stopped"), a
+ * page of a list and a 429's wait included.  For a process that stops:
+ * fn is called on the thread that makes the request.
+ */
+void cpl_kubeclient_set_cancel(struct cpl_kubeclient *c,
+			       bool (*fn)(void *ctx), void *ctx);
+
 /* Sets (or with NULL clears) the verbose hook. */
 void cpl_kubeclient_set_log(struct cpl_kubeclient *c, cpl_kube_log_fn fn,
 			    void *ctx);

@@ -29,6 +29,8 @@ struct cpl_kubeclient {
 	long connect_ms;		/* CURLOPT_CONNECTTIMEOUT_MS */
 	cpl_kube_log_fn log;
 	void *log_ctx;
+	bool (*cancel)(void *ctx);	/* cpl_kubeclient_set_cancel */
+	void *cancel_ctx;
 	char errbuf[CURL_ERROR_SIZE];
 };
 

@@ -3,7 +3,14 @@
  *
  * Invariant: every field read from the review is checked for its JSON
  * type before use; whatever the body, the result is a filled struct or
- * one error line, never a crash.
+ * one error line, never a crash.  Unreadable text never switches the
+ * policy off: bytes that are not UTF-8 read as U+FFFD (as the API
+ * server's own JSON encoder writes them), so does \u0000 (Go strings may
+ * hold NUL, which jansson refuses: a 400 would admit the object), and
+ * characters the YAML
+ * loader refuses raw (DEL, C1 controls, U+FFFE, U+FFFF) are handed to
+ * it as \u escapes, so such an annotation or name is judged like any
+ * other and escaped wherever it is shown.
  */
 #include "live/admit.h"
 
@@ -48,6 +55,124 @@ count_containers(const json_t *v, size_t n, size_t max)
 	return n;
 }
 
+/* Length of the UTF-8 sequence at s (n bytes left), 0 when it is not
+ * one (overlong, surrogate, past U+10FFFF, cut short). */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len, i;
+	unsigned long cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/*
+ * body with every byte that is not part of UTF-8 replaced by U+FFFD, and
+ * every \u0000 escape inside a JSON string by \ufffd; NULL when there is
+ * neither.  Caller frees.
+ */
+static char *
+utf8_fixed(const char *body, size_t len, size_t *outlen)
+{
+	const unsigned char *s = (const unsigned char *)body;
+	struct cpl_buf b;
+	size_t i = 0, k, start = 0;
+	bool bad = false, str = false;
+
+	cpl_buf_init(&b, len * 3 + 1);
+	while (i < len) {
+		if (s[i] == '"') {
+			str = !str;
+		} else if (str && s[i] == '\\' && i + 1 < len) {
+			if (i + 5 < len && memcmp(s + i + 1, "u0000", 5) == 0) {
+				bad = true;
+				cpl_buf_add(&b, body + start, i - start);
+				cpl_buf_add(&b, "\\ufffd", 6);
+				start = i + 6;
+			}
+			i += 2;		/* an escape: \" does not end it */
+			continue;
+		}
+		k = utf8_len(s + i, len - i);
+		if (k > 0) {
+			i += k;
+			continue;
+		}
+		bad = true;
+		cpl_buf_add(&b, body + start, i - start);
+		cpl_buf_add(&b, "\xef\xbf\xbd", 3);
+		start = ++i;
+	}
+	if (!bad) {
+		cpl_buf_free(&b);
+		return NULL;
+	}
+	cpl_buf_add(&b, body + start, len - start);
+	*outlen = b.len;
+	return cpl_buf_detach(&b);
+}
+
+/*
+ * JSON text (UTF-8, controls below 0x20 already escaped, as json_dumps
+ * writes it) with DEL, the C1 controls and U+FFFE/U+FFFF written as \u
+ * escapes: YAML allows them only escaped.  Outside strings JSON is
+ * ASCII, so each is inside a string.  Caller frees.
+ */
+static char *
+yaml_safe(const char *text, size_t *outlen)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	struct cpl_buf b;
+	size_t i, start = 0;
+	unsigned cp;
+
+	cpl_buf_init(&b, 0);
+	for (i = 0; s[i]; i++) {
+		size_t k;
+
+		if (s[i] == 0x7f) {
+			cp = 0x7f, k = 1;
+		} else if (s[i] == 0xc2 && s[i + 1] >= 0x80 &&
+			   s[i + 1] <= 0x9f) {
+			cp = s[i + 1], k = 2;
+		} else if (s[i] == 0xef && s[i + 1] == 0xbf &&
+			   (s[i + 2] == 0xbe || s[i + 2] == 0xbf)) {
+			cp = s[i + 2] == 0xbe ? 0xfffe : 0xffff;
+			k = 3;
+		} else {
+			continue;
+		}
+		cpl_buf_add(&b, text + start, i - start);
+		cpl_buf_addf(&b, "\\u%04x", cp);
+		i += k - 1;
+		start = i + 1;
+	}
+	cpl_buf_add(&b, text + start, i - start);
+	*outlen = b.len;
+	return cpl_buf_detach(&b);
+}
+
 /* The string member name of o, or NULL. */
 static const char *
 str_of(const json_t *o, const char *name)
@@ -69,12 +194,15 @@ cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 	json_error_t jerr;
 	json_t *root = NULL, *rq, *obj, *kind, *meta;
 	const char *s, *name, *ns;
-	char *text = NULL;
+	char *text = NULL, *fixed, *safe;
 	size_t tlen;
 	int rc = -1;
 
 	memset(a, 0, sizeof(*a));
-	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	fixed = utf8_fixed(body, len, &tlen);
+	root = json_loadb(fixed ? fixed : body, fixed ? tlen : len,
+			  JSON_REJECT_DUPLICATES, &jerr);
+	free(fixed);
 	if (root == NULL) {
 		cpl_error_set(err, NULL, 0, 0, "malformed AdmissionReview: "
 			      "not JSON: %s at line %d, column %d", jerr.text,
@@ -158,6 +286,9 @@ cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 					   CPL_ADMIT_MAX_OBJECT);
 		goto out;
 	}
+	safe = yaml_safe(text, &tlen);
+	free(text);
+	text = safe;
 	a->e = cpl_engine_new();
 	cpl_engine_set_jobs(a->e, 1);
 	if (config && cpl_engine_load_config(a->e, config, err) < 0) {

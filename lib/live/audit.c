@@ -23,12 +23,30 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define WATCH_TIMEOUT_S 300L	/* one watch request, at most */
-#define BACKOFF_MAX_S 60.0	/* between failed lists */
+/*
+ * Between a trouble (a failed list or watch, a 410 Gone, a watch that
+ * ended under SHORT_WATCH_S with no event) and the next list, as
+ * client-go's reflector waits: 0.8 s doubling to 30 s, each wait
+ * stretched by a random 0 to 100 % (jitter), back to 0.8 s after two
+ * minutes without trouble.
+ */
+#define BACKOFF_FIRST_S 0.8
+#define BACKOFF_MAX_S 30.0
+#define BACKOFF_RESET_S 120.0
+#define SHORT_WATCH_S 1.0
+
+/* The next wait after a trouble. */
+struct backoff {
+	double base;		/* unjittered; 0 before the first trouble */
+	double last;		/* when the last trouble was */
+	unsigned seed;		/* rand_r's */
+};
 
 struct row {
 	char *owner;		/* "deployment/ns/x" */
@@ -54,6 +72,7 @@ struct cpl_audit {
 	json_t *row_at;			/* owner → index in rows */
 	struct cpl_live_session *s;	/* while listing or watching */
 	long gen;			/* list generation */
+	unsigned long watch_events;	/* events read, bookmarks too */
 };
 
 static double
@@ -85,6 +104,20 @@ pause_for(struct cpl_audit *a, double seconds)
 		;
 	pthread_mutex_unlock(&a->lock);
 	return atomic_load(&a->stopping);
+}
+
+/* The seconds to wait after a trouble now (see BACKOFF_FIRST_S). */
+static double
+backoff_next(struct backoff *b)
+{
+	double now = now_s(), d;
+
+	if (b->base <= 0 || now - b->last > BACKOFF_RESET_S)
+		b->base = BACKOFF_FIRST_S;
+	d = b->base;
+	b->base = b->base * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : b->base * 2;
+	b->last = now;
+	return d + d * ((double)rand_r(&b->seed) / ((double)RAND_MAX + 1));
 }
 
 static bool
@@ -344,7 +377,7 @@ judge(struct cpl_audit *a, struct row *r)
 
 /* Judges every changed owner; drops those with no Pod left. */
 static void
-judge_dirty(struct cpl_audit *a)
+judge_rows(struct cpl_audit *a)
 {
 	size_t i = 0;
 
@@ -361,6 +394,16 @@ judge_dirty(struct cpl_audit *a)
 			judge(a, r);
 		i++;
 	}
+}
+
+/* judge_rows, as one cycle: each node's cAdvisor metrics are read once
+ * for all the owners judged, and let go after them. */
+static void
+judge_dirty(struct cpl_audit *a)
+{
+	cpl_live_new_cycle(a->s);
+	judge_rows(a);
+	cpl_live_new_cycle(a->s);
 }
 
 /* Records the outcome of a list or a watch for /metrics. */
@@ -432,6 +475,7 @@ on_event(void *ctx, const char *type, json_t *obj)
 		publish(a, false, 0, NULL);
 		return;
 	}
+	a->watch_events++;
 	if (strcmp(type, "BOOKMARK") == 0)
 		return;		/* its resourceVersion is kept by the watch */
 	pthread_mutex_lock(&a->lock);
@@ -453,27 +497,30 @@ on_event(void *ctx, const char *type, json_t *obj)
 
 /*
  * One session: list, then watch from the list's resourceVersion until
- * the interval ends (then list again), a 410 (list again at once) or a
- * failure (list again after the backoff).  Returns the seconds to wait
- * before the next session.
+ * the interval ends (then list again at once), or a trouble (list again
+ * after the backoff): a failure, a 410 Gone, a watch the server ended
+ * under SHORT_WATCH_S with no event (as client-go's "very short watch").
+ * Returns the seconds to wait before the next session.
  */
 static double
-session(struct cpl_audit *a, double *backoff)
+session(struct cpl_audit *a, struct backoff *backoff)
 {
 	double interval = a->o.interval_s > 0 ? a->o.interval_s : 60;
 	double resync = now_s() + interval, wait = 0;
 	struct cpl_kube_watch_opts wo = { 0 };
 	struct cpl_error err = { 0 };
+	unsigned long events;
 	char *rv = NULL;
+	double t0;
 	int rc;
 
 	if (cpl_live_open(&a->s, &a->o.live, &err) < 0) {
 		publish(a, true, now_s(), &err);
 		goto failed;
 	}
+	cpl_live_set_stop(a->s, stop_asked, a);
 	if (relist(a, &rv, &err) < 0)
 		goto failed;
-	*backoff = 1;
 	wo.stop = stop_asked;
 	wo.stop_ctx = a;
 	wo.last_rv = &rv;
@@ -485,7 +532,18 @@ session(struct cpl_audit *a, double *backoff)
 		wo.resource_version = rv;
 		wo.timeout_s = left >= WATCH_TIMEOUT_S ? WATCH_TIMEOUT_S :
 			       left < 1 ? 1 : (long)(left + 0.999);
+		t0 = now_s();
+		events = a->watch_events;
 		rc = cpl_live_watch_pods(a->s, &wo, on_event, a, &err);
+		if (rc == 0 && a->watch_events == events &&
+		    now_s() - t0 < SHORT_WATCH_S &&
+		    !atomic_load(&a->stopping)) {
+			cpl_error_set(&err, NULL, 0, 0, "the API server ended "
+				      "the watch at once (no event in under "
+				      "%g s)", SHORT_WATCH_S);
+			publish(a, false, 0, &err);
+			goto failed;
+		}
 		if (rc == 0) {
 			publish(a, false, 0, NULL);
 			continue;	/* the server ended it: go on */
@@ -496,7 +554,7 @@ session(struct cpl_audit *a, double *backoff)
 		a->snap.relists += rc == CPL_KUBE_GONE;
 		pthread_mutex_unlock(&a->lock);
 		if (rc == CPL_KUBE_GONE)
-			break;		/* too old: list again at once */
+			goto failed;	/* too old: list again, after a pause */
 		if (rc == CPL_KUBE_FORBIDDEN) {
 			/* RBAC grants list but not watch: the lists of every
 			 * interval alone, as before there was a watch. */
@@ -511,9 +569,7 @@ session(struct cpl_audit *a, double *backoff)
 	}
 	goto out;
 failed:
-	wait = *backoff;
-	*backoff = *backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S
-						: *backoff * 2;
+	wait = backoff_next(backoff);
 out:
 	cpl_error_clear(&err);
 	free(rv);
@@ -526,8 +582,10 @@ static void *
 loop(void *arg)
 {
 	struct cpl_audit *a = arg;
-	double backoff = 1, wait;
+	struct backoff backoff = { 0, 0, 0 };
+	double wait;
 
+	backoff.seed = (unsigned)now_s() ^ (unsigned)(uintptr_t)a;
 	while (!atomic_load(&a->stopping)) {
 		wait = session(a, &backoff);
 		if (wait > 0 && pause_for(a, wait))

@@ -72,6 +72,7 @@ struct live {
 	struct cpl_livepods lp;		/* Pods read, by owner and spec */
 	struct cpl_strmap seen;		/* "ns/name" of pods already read */
 	bool cm_forbidden_noted;
+	struct cpl_livemeasure_cache *cache;	/* a session's; NULL */
 };
 
 static int missing_cm;	/* sentinel value in the ConfigMap cache */
@@ -1001,7 +1002,7 @@ live_finish(struct live *l)
 
 	cpl_livepods_finish(&l->lp);
 	lm = (struct cpl_livemeasure){ l->e, l->o, l->client, &l->lp,
-				       l->notes, (double)time(NULL) };
+				       l->notes, (double)time(NULL), l->cache };
 	cpl_livemeasure_run(&lm);
 }
 
@@ -1076,6 +1077,7 @@ struct cpl_live_session {
 	struct cpl_kubeclient *watcher;	/* the watch's own handle */
 	const struct cpl_kubeconfig_info *info;
 	struct cpl_livepods owners;	/* top owners, each read once */
+	struct cpl_livemeasure_cache *cache;	/* this cycle's nodes */
 };
 
 int
@@ -1099,9 +1101,17 @@ cpl_live_open(struct cpl_live_session **out, const struct cpl_live_opts *o,
 		cpl_kubeclient_set_log(s->watcher, o->log, o->log_ctx);
 	}
 	cpl_kubeclient_set_deadline(s->watcher, 0);
+	s->cache = cpl_livemeasure_cache_new();
 	*out = s;
 	return 0;
 }
+
+void
+cpl_live_new_cycle(struct cpl_live_session *s)
+{
+	cpl_livemeasure_cache_clear(s->cache);
+}
+
 
 void
 cpl_live_close(struct cpl_live_session *s)
@@ -1109,10 +1119,18 @@ cpl_live_close(struct cpl_live_session *s)
 	if (s == NULL)
 		return;
 	cpl_livepods_free(&s->owners);
+	cpl_livemeasure_cache_free(s->cache);
 	cpl_kubeclient_free(s->watcher);
 	cpl_kubeclient_free(s->client);
 	cpl_kubeconfig_free(s->kc);
 	free(s);
+}
+
+void
+cpl_live_set_stop(struct cpl_live_session *s, bool (*fn)(void *ctx),
+		  void *ctx)
+{
+	cpl_kubeclient_set_cancel(s->client, fn, ctx);
 }
 
 /* The session's time limit, from now: --live-timeout, else 5 minutes. */
@@ -1177,7 +1195,8 @@ cpl_live_judge_pods(struct cpl_live_session *s, struct cpl_engine *e,
 		    json_t *const *pods, size_t n, struct cpl_buf *notes)
 {
 	struct live l = { .e = e, .o = s->o, .notes = notes, .kc = s->kc,
-			  .client = s->client, .info = s->info };
+			  .client = s->client, .info = s->info,
+			  .cache = s->cache };
 	size_t i;
 
 	session_deadline(s);

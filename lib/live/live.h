@@ -45,6 +45,8 @@ struct cpl_live_opts {
 	const char *selector;		/* -l */
 	double sample_seconds;		/* --sample; 0: lifetime counters */
 	struct cpl_prometheus_opts prometheus;	/* url NULL: cAdvisor */
+	bool no_cadvisor;		/* url NULL: measure nothing (serve
+					 * without --node-proxy) */
 	double window_seconds;		/* --window (Prometheus); 0: 1h;
 					 * a container that has run less is
 					 * measured over the time it has run */
@@ -84,6 +86,13 @@ int cpl_live_open(struct cpl_live_session **out, const struct cpl_live_opts *o,
 		  struct cpl_error *err);
 void cpl_live_close(struct cpl_live_session *s);	/* NULL-safe */
 
+/* fn (on the session's thread) is asked before and during every read of
+ * the session; true ends the read under way, and each later one, with
+ * CPL_KUBE_STOPPED (cpl_kubeclient_set_cancel).  A watch has its own
+ * stop (cpl_kube_watch_opts). */
+void cpl_live_set_stop(struct cpl_live_session *s, bool (*fn)(void *ctx),
+		       void *ctx);
+
 /* Lists the Pods (o's namespace or every one, o's selector) item by
  * item to fn; *rv is set to the list's resourceVersion (caller frees).
  * 0, or a CPL_KUBE_* failure with err set. */
@@ -108,9 +117,15 @@ char *cpl_live_pod_keys(struct cpl_live_session *s, const json_t *pod,
 			char **spec_key);
 
 /* Judges pods (the Pods of one owner; each may be changed) into e as
- * cpl_live_collect would: grouped, named after the owner, measured. */
+ * cpl_live_collect would: grouped, named after the owner, measured.
+ * Without --sample, each node's cAdvisor metrics are read once per
+ * cycle of the session, for every judgement in it. */
 void cpl_live_judge_pods(struct cpl_live_session *s, struct cpl_engine *e,
 			 json_t *const *pods, size_t n, struct cpl_buf *notes);
+
+/* Begins a new cycle of judgements: the nodes' metrics the last one
+ * read are let go, and read again when next needed. */
+void cpl_live_new_cycle(struct cpl_live_session *s);
 
 /* Whether word names a resource type live mode knows ("pod", "deploy",
  * "deployment.apps", "pytorchjob" ...). */

@@ -5,7 +5,9 @@
  * A group of Pods keeps its most throttled Pod's figures (then the one
  * with the most threads), named (measured_pod), with that Pod's notes.
  * cAdvisor metrics are read one node after the other and freed before the
- * next, so memory holds one node's metrics, not the cluster's.
+ * next, so memory holds one node's metrics, not the cluster's, unless a
+ * cache (serve's audit) keeps them for the measurements that follow; a
+ * sample then borrows the cache's metrics and frees none of them.
  */
 #include "live/livemeasure.h"
 
@@ -141,7 +143,57 @@ struct sample {
 	char **names;
 	size_t n, names_cap;
 	struct cpl_buf forbidden;	/* nodes whose proxy RBAC denies */
+	bool borrowed;			/* values are the cache's */
 };
+
+/* One node as read into a cache. */
+struct node_read {
+	char *node;
+	struct cpl_cadvisor *m;		/* NULL when it could not be read */
+	int rc;				/* 0 or the CPL_KUBE_* failure */
+	char *why;			/* its message */
+};
+
+struct cpl_livemeasure_cache {
+	struct cpl_strmap at;		/* node → struct node_read * */
+	struct node_read **reads;
+	size_t n, cap;
+};
+
+struct cpl_livemeasure_cache *
+cpl_livemeasure_cache_new(void)
+{
+	return cpl_xcalloc(1, sizeof(struct cpl_livemeasure_cache));
+}
+
+void
+cpl_livemeasure_cache_clear(struct cpl_livemeasure_cache *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	cpl_strmap_free(&c->at);
+	memset(&c->at, 0, sizeof(c->at));
+	for (i = 0; i < c->n; i++) {
+		cpl_cadvisor_free(c->reads[i]->m);
+		free(c->reads[i]->node);
+		free(c->reads[i]->why);
+		free(c->reads[i]);
+	}
+	c->n = 0;
+}
+
+void
+cpl_livemeasure_cache_free(struct cpl_livemeasure_cache *c)
+{
+	if (c == NULL)
+		return;
+	cpl_livemeasure_cache_clear(c);
+	free(c->reads);
+	free(c);
+}
+
 
 static void
 sample_free(struct sample *s)
@@ -150,7 +202,7 @@ sample_free(struct sample *s)
 
 	/* Values first, keys after: a lookup probes other slots' keys, so
 	 * no key may be freed while the map is still read. */
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n && !s->borrowed; i++) {
 		void *m = cpl_strmap_get(&s->nodes, s->names[i]);
 
 		if (m != &unreadable)
@@ -171,20 +223,60 @@ sample_init(struct sample *s)
 	cpl_buf_init(&s->forbidden, 0);
 }
 
+/* Reads node's metrics: 0 and *m, or a failure with err set. */
+static int
+read_node(struct cpl_cadvisor **m, const struct cpl_livemeasure *lm,
+	  const char *node, struct cpl_error *err)
+{
+	struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
+				    "proxy/metrics/cadvisor" };
+	char *body = NULL, *origin;
+	size_t len;
+	int rc;
+
+	*m = NULL;
+	rc = cpl_kubeclient_get_raw(&body, &len, lm->client, &ref, err);
+	origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor", node);
+	if (rc == 0 && cpl_cadvisor_parse(m, body, len, origin, err) < 0)
+		rc = -1;
+	free(origin);
+	free(body);
+	return rc;
+}
+
+/* node as lm's cache holds it, read now when it does not. */
+static const struct node_read *
+cached_node(const struct cpl_livemeasure *lm, const char *node)
+{
+	struct cpl_livemeasure_cache *c = lm->cache;
+	struct cpl_error err = { 0 };
+	struct node_read *r = cpl_strmap_get(&c->at, node);
+
+	if (r)
+		return r;
+	r = cpl_xcalloc(1, sizeof(*r));
+	r->node = cpl_xstrdup(node);
+	r->rc = read_node(&r->m, lm, node, &err);
+	if (r->rc < 0)
+		r->why = cpl_xstrdup(err.message ? err.message : "failed");
+	cpl_error_clear(&err);
+	cpl_xgrow((void **)&c->reads, &c->cap, c->n + 1, sizeof(*c->reads));
+	c->reads[c->n++] = r;
+	cpl_strmap_put(&c->at, r->node, r);
+	return r;
+}
+
 /*
- * Reads node's metrics into s unless s has them; why they could not be
- * read goes to the notes, or (RBAC) to forbidden.
+ * Reads node's metrics into s unless s has them (from lm's cache when s
+ * borrows from it); why they could not be read goes to the notes, or
+ * (RBAC) to forbidden.
  */
 static void
 sample_node(const struct cpl_livemeasure *lm, struct sample *s,
 	    const char *node, struct cpl_buf *forbidden, bool say)
 {
-	struct cpl_kube_ref ref = { "v1", "nodes", NULL, node,
-				    "proxy/metrics/cadvisor" };
 	struct cpl_error err = { 0 };
 	struct cpl_cadvisor *m = NULL;
-	char *body = NULL, *origin;
-	size_t len;
 	int rc;
 
 	if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
@@ -192,10 +284,16 @@ sample_node(const struct cpl_livemeasure *lm, struct sample *s,
 	cpl_xgrow((void **)&s->names, &s->names_cap, s->n + 1,
 		  sizeof(*s->names));
 	s->names[s->n] = cpl_xstrdup(node);
-	rc = cpl_kubeclient_get_raw(&body, &len, lm->client, &ref, &err);
-	origin = cpl_xasprintf("nodes/%s/proxy/metrics/cadvisor", node);
-	if (rc == 0 && cpl_cadvisor_parse(&m, body, len, origin, &err) < 0)
-		rc = -1;
+	if (s->borrowed) {
+		const struct node_read *r = cached_node(lm, node);
+
+		m = r->m;
+		rc = r->rc;
+		if (rc < 0)
+			cpl_error_set(&err, NULL, 0, 0, "%s", r->why);
+	} else {
+		rc = read_node(&m, lm, node, &err);
+	}
 	if (rc < 0 && say) {
 		if (rc == CPL_KUBE_FORBIDDEN)
 			cpl_buf_addf(forbidden, "%s%s",
@@ -207,8 +305,6 @@ sample_node(const struct cpl_livemeasure *lm, struct sample *s,
 	cpl_strmap_put(&s->nodes, s->names[s->n],
 		       rc == 0 ? (void *)m : (void *)&unreadable);
 	s->n++;
-	free(origin);
-	free(body);
 	cpl_error_clear(&err);
 }
 
@@ -732,6 +828,7 @@ measure_by_node(const struct cpl_livemeasure *lm)
 		struct sample a;
 
 		sample_init(&a);
+		a.borrowed = lm->cache != NULL;
 		if (k < lp->nnodes)
 			sample_node(lm, &a, lp->nodes[k], &forbidden, true);
 		for (; i < start[k]; i++)
@@ -757,6 +854,8 @@ cpl_livemeasure_run(const struct cpl_livemeasure *lm)
 		measure_prometheus(lm);
 		return;
 	}
+	if (lm->o->no_cadvisor)
+		return;		/* not measured: asked not to read kubelets */
 	if (lm->o->sample_seconds <= 0) {
 		measure_by_node(lm);
 		return;

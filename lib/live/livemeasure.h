@@ -47,7 +47,22 @@ struct cpl_livemeasure {
 	struct cpl_livepods *lp;	/* the Pods, their groups, nodes */
 	struct cpl_buf *notes;		/* for the user, one per line */
 	double now;			/* epoch seconds of the measurement */
+	struct cpl_livemeasure_cache *cache;	/* NULL: read each node */
 };
+
+/*
+ * The nodes' cAdvisor metrics (or why a node could not be read) kept
+ * from one measurement to the next, so that many measurements in a row
+ * (serve's audit judging owner after owner) read each node once: with
+ * one, a measurement without --sample reads only the nodes it does not
+ * hold.  It holds every node read until cleared (as --sample's two
+ * reads do); clear it when the figures should be read again.
+ */
+struct cpl_livemeasure_cache;
+
+struct cpl_livemeasure_cache *cpl_livemeasure_cache_new(void);
+void cpl_livemeasure_cache_clear(struct cpl_livemeasure_cache *c);
+void cpl_livemeasure_cache_free(struct cpl_livemeasure_cache *c);
 
 /* Measures every Pod of m->lp into its group's workload. */
 void cpl_livemeasure_run(const struct cpl_livemeasure *m);

@@ -530,6 +530,7 @@ class Config:
     too_many = {}       # path -> remaining 429 answers
     retry_after = 1
     delay = {}          # path -> seconds
+    watch_hostile = None  # --watch-hostile: "end" or "gone"
     endless_continue = False  # lists never end (empty pages, new tokens)
     items_first = False  # lists put items before kind and metadata
     echo_auth = False   # error Status messages quote the Authorization
@@ -1257,6 +1258,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache, private")
         self.end_headers()
+        if Config.watch_hostile:
+            # --watch-hostile: every watch ends at once, empty or with a
+            # 410 Gone, however often it is opened again.
+            if Config.watch_hostile == "gone":
+                gone()
+            self.wfile.write(b"0\r\n\r\n")
+            return
         deadline = time.time() + timeout
         with Config.watch_cond:
             expire, drop = Config.expire_gen, Config.drop_gen
@@ -1522,6 +1530,9 @@ def main():
                     help="answer the first N requests for PATH with 429")
     ap.add_argument("--retry-after", type=int, default=1,
                     help="Retry-After seconds sent with 429 (default 1)")
+    ap.add_argument("--watch-hostile", choices=["end", "gone"],
+                    help="every watch ends at once: empty (end) or with "
+                    "a 410 Gone ERROR event (gone)")
     ap.add_argument("--delay", action="append", default=[],
                     metavar="PATH=SECONDS", help="sleep before answering")
     ap.add_argument("--started", action="append", default=[],
@@ -1590,6 +1601,7 @@ def main():
     for rule in args.too_many:
         p, n = parse_pair(rule, "--too-many")
         Config.too_many[p.rstrip("/")] = int(n)
+    Config.watch_hostile = args.watch_hostile
     for rule in args.delay:
         p, s = parse_pair(rule, "--delay")
         Config.delay[p.rstrip("/")] = float(s)
