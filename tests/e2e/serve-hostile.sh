@@ -109,7 +109,13 @@ serve_start "$tmp/serve-b.log" --no-audit || finish
 # deadline on a loaded machine.)
 expect "bodies bounded" 0 hostile bodies "$CA" "$URL/validate" "$SERVE_PID" 12 6
 grew=$(printf '%s\n' "$out" | sed -n 's/^grew \([0-9-]*\) MiB$/\1/p')
-check "bodies bounded: grew ${grew:-?} MiB, under 64" [ "${grew:-999}" -lt 64 ]
+# Under AddressSanitizer or ThreadSanitizer (make asan, make tsan) the
+# sanitizer's allocator keeps freed memory in quarantine, so the process's
+# growth says nothing of what the server holds: the bound is then read from
+# the answers alone (503 past it, below).
+grew_max=64
+grep -qE '__asan_init|__tsan_init' "$BIN" 2>/dev/null && grew_max=4096
+check "bodies bounded: grew ${grew:-?} MiB, under $grew_max" [ "${grew:-999}" -lt "$grew_max" ]
 has "bodies bounded: refused past the bound" "503 x"
 has "bodies bounded: judged within it" "400 x"
 expect "bodies: alive" 0 hostile get "$CA" "$URL/healthz"
