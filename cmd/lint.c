@@ -364,6 +364,8 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 					    fx[i].len);
 		}
 	}
+	for (i = 0; i < o->nhelm; i++)
+		cpl_engine_helm_option(e, o->helm[i][0] == 's', o->helm[i] + 1);
 	for (i = 0; i < o->npaths; i++) {
 		if (strcmp(o->paths[i], CLI_STDIN) != 0)
 			cpl_engine_add_path(e, o->paths[i],

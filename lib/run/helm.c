@@ -318,10 +318,13 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 		free(text);
 	}
 	free(path);
-	for (i = 0; i < e->nhelm_args; i++) {
-		const char *a = e->helm_args[i] + 1;
+	for (i = 0; i < 2 * e->nhelm_args; i++) {
+		const char *arg = e->helm_args[i % e->nhelm_args];
+		const char *a = arg + 1;
 
-		if (e->helm_args[i][0] == 's') {
+		if ((arg[0] == 's') != (i >= e->nhelm_args))
+			continue;	/* files first, then --set */
+		if (arg[0] == 's') {
 			rc = cpl_gotmpl_set(g, a, &err);
 		} else if ((text = read_text(e, a, &len)) != NULL) {
 			rc = cpl_gotmpl_values(g, a, text, len, &err);
@@ -857,10 +860,14 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 	argv[argc++] = cpl_xstrdup(exe);
 	argv[argc++] = cpl_xstrdup("template");
 	argv[argc++] = cpl_xstrdup(chart);
-	for (i = 0; i < e->nhelm_args; i++) {
-		argv[argc++] = cpl_xstrdup(e->helm_args[i][0] == 's' ?
-					   "--set" : "--values");
-		argv[argc++] = cpl_xstrdup(e->helm_args[i] + 1);
+	for (i = 0; i < 2 * e->nhelm_args; i++) {
+		const char *arg = e->helm_args[i % e->nhelm_args];
+
+		if ((arg[0] == 's') != (i >= e->nhelm_args))
+			continue;	/* files first, then --set */
+		argv[argc++] = cpl_xstrdup(arg[0] == 's' ? "--set" :
+					   "--values");
+		argv[argc++] = cpl_xstrdup(arg + 1);
 	}
 	argv[argc] = NULL;
 	cpl_buf_init(&out, HELM_MAX_OUTPUT);

@@ -543,6 +543,17 @@ next_action(struct parser *p, size_t *text_end)
 			}
 		}
 	}
+	/* the action's place is its first word's */
+	while (p->alen > 0 && is_space(p->a[0])) {
+		if (p->a[0] == '\n') {
+			p->aline++;
+			p->acol = 1;
+		} else {
+			p->acol++;
+		}
+		p->a++;
+		p->alen--;
+	}
 	/* trim_left applies to the text before; the caller trims it */
 	advance(p, end + 2);
 	if (trim_right)
