@@ -213,6 +213,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.jobs = cpl_engine_threads(e, meta.nbudgets);
 	skipped = not_judged(cpl_engine_workloads(e), &meta.nskipped);
 	meta.skipped = skipped;
+	meta.helm = cpl_engine_chart_how(e);
 	meta.quiet = o->quiet;
 	meta.category = o->npaths == 0 ? "kubectl-cpulint/live/" : NULL;
 	/* -o github: annotations attach to paths from the workspace. */

@@ -103,8 +103,8 @@ void cpl_engine_set_text(struct cpl_engine *e, const char *path,
  * --helm-set K=V (set) or --helm-values FILE. */
 void cpl_engine_helm_option(struct cpl_engine *e, bool set,
 			    const char *value);
-/* How the run rendered Helm charts: "helm template", "without helm", or
- * NULL when it rendered none. */
+/* How the run rendered Helm charts: "rendered with helm template",
+ * "rendered without helm", or NULL when it rendered none. */
 const char *cpl_engine_chart_how(const struct cpl_engine *e);
 void cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 			   const char *buf, size_t len, bool explicit);

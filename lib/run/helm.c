@@ -184,20 +184,25 @@ files_get(void *ctx, const char *name, char **text, size_t *len)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Lists a template (or the chart) as not judged, with the command. */
+/* Lists a template (or the chart) as not judged, with the command: in
+ * the summary when it may hold containers, else in -v only. */
 static void
 not_judged(struct cpl_engine *e, const char *path, int line, int col,
-	   const char *chart, const char *why)
+	   const char *chart, const char *why, bool containers)
 {
 	struct cpl_skip *k;
 	char *reason = cpl_xasprintf("%s; render it with helm template %s | "
 				     "kubectl cpulint -f -", why, chart);
 
+	if (!containers) {
+		cpl_engine_note(e, path, "skipped: %s", reason);
+		free(reason);
+		return;
+	}
 	k = cpl_wlist_skip(&e->workloads, path, line, col, reason,
 			   "Helm template %s", base_of(path));
 	k->containers = true;
 	k->kind = cpl_xstrdup("Helm template");
-	cpl_engine_note(e, path, "not judged: %s", reason);
 	free(reason);
 }
 
@@ -299,6 +304,7 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 	char *path, *text;
 	size_t i, len;
 	bool *ok = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*ok));
+	bool *holds = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*holds));
 	int rc;
 
 	cpl_xgrow((void **)&h->charts, &h->charts_cap, h->ncharts + 1,
@@ -346,14 +352,15 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 		if ((text = read_text(e, files[i], &len)) == NULL)
 			continue;
 		rc = cpl_gotmpl_add(g, files[i], text, len, &err);
-		free(text);
+		holds[i] = strstr(text, "containers") != NULL;
 		if (rc < 0)
 			cpl_engine_add_error(e, &err);
 		else if (rc > 0)
 			not_judged(e, files[i], err.line, err.column, chart,
-				   err.message);
+				   err.message, holds[i]);
 		cpl_error_clear(&err);
 		ok[i] = rc == 0 && rendered_kind(b);
+		free(text);
 	}
 	for (i = 0; i < nfiles; i++) {
 		struct cpl_gotmpl_out out;
@@ -366,7 +373,7 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 			cpl_engine_add_error(e, &err);
 		else if (rc > 0)
 			not_judged(e, files[i], err.line, err.column, chart,
-				   err.message);
+				   err.message, holds[i]);
 		cpl_error_clear(&err);
 		if (rc != 0)
 			continue;
@@ -376,6 +383,7 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 			     out.len, lines, out.nlines);
 	}
 	free(ok);
+	free(holds);
 }
 
 /* ---- helm template ----------------------------------------------------- */
@@ -850,7 +858,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 
 		not_judged(e, dir, 0, 0, chart, "dependencies not fetched "
 			   "(helm dependency build, which needs the "
-			   "network)");
+			   "network)", true);
 		free(dir);
 		free(exe);
 		return;
@@ -883,7 +891,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 					  (int)(ml > 300 ? 300 : ml), msg);
 		char *dir = cpl_xasprintf("%s/Chart.yaml", chart);
 
-		not_judged(e, dir, 0, 0, chart, why);
+		not_judged(e, dir, 0, 0, chart, why, true);
 		free(dir);
 		free(why);
 		goto out;
@@ -941,7 +949,7 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 	} else if (deps) {
 		not_judged(e, dir, 0, 0, chart, "a chart with dependencies "
 			   "(subcharts are outside the template subset the "
-			   "tool evaluates without helm)");
+			   "tool evaluates without helm)", true);
 	} else {
 		cpl_engine_note(e, chart, "read: Helm chart rendered without "
 				"helm (the built-in subset of Go templates)");
@@ -968,7 +976,8 @@ cpl_engine_chart_how(const struct cpl_engine *e)
 {
 	if (e->helm == NULL || e->helm->n == 0)
 		return NULL;
-	return e->helm->have_helm == 1 ? "helm template" : "without helm";
+	return e->helm->have_helm == 1 ? "rendered with helm template" :
+	       "rendered without helm";
 }
 
 /* ---- findings moved to template lines ---------------------------------- */
@@ -987,7 +996,7 @@ move(const struct rendered *r, char **file, int *line, int *col)
 		*file = cpl_xstrdup(l->file);
 	}
 	*line = l->line;
-	if (l->literal && *col >= l->out_column)
+	if ((l->literal || *col < l->literal_to) && *col >= l->out_column)
 		*col = l->column + (*col - l->out_column);
 	else
 		*col = l->column;

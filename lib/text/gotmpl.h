@@ -36,6 +36,8 @@ struct cpl_gotmpl_line {
 	int out_column;		/* that byte's column in the output */
 	bool literal;		/* the whole line is that template line's
 				 * literal text */
+	int literal_to;		/* else the output columns before this one
+				 * are (0: none) */
 	const char *vfile;	/* a values file the line's first value
 				 * came from, or NULL */
 	int vline;

@@ -530,9 +530,11 @@ out_add(struct out *o, const char *s, size_t n, bool literal,
 				l->column = col;
 				l->out_column = o->col;
 				l->literal = literal;
-			} else if (t == NULL && (!literal || l->line != line ||
-						 l->file != file)) {
+			} else if (t == NULL && l->literal &&
+				   (!literal || l->line != line ||
+				    l->file != file)) {
 				l->literal = false;
+				l->literal_to = o->col;
 			}
 			if (!literal && l->vfile == NULL && org != NULL &&
 			    org->file != NULL) {
