@@ -292,35 +292,41 @@ rendered_kind(const char *base)
 
 /* ---- the built-in evaluator -------------------------------------------- */
 
-static void
-builtin_render(struct cpl_engine *e, const char *chart, char **files,
-	       size_t nfiles, const char *name, const char *version,
-	       const char *app)
+/*
+ * The chart's templates parsed and its values read (the chart's, then
+ * --helm-values, then --helm-set) into an evaluator the helm state keeps.
+ * ok[i]: files[i] is a template to render; holds[i]: its text names
+ * containers.  With report false (helm renders), nothing is reported.
+ */
+static struct cpl_gotmpl *
+builtin_chart(struct cpl_engine *e, const char *chart, char **files,
+	      size_t nfiles, const char *const meta[3], bool report,
+	      bool *ok, bool *holds)
 {
 	struct cpl_helm *h = helm_state(e);
 	struct cpl_gotmpl *g = cpl_gotmpl_new();
-	struct files_ctx fc = { chart };
+	struct files_ctx *fc = cpl_xcalloc(1, sizeof(*fc));
 	struct cpl_error err = { 0 };
 	char *path, *text;
 	size_t i, len;
-	bool *ok = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*ok));
-	bool *holds = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*holds));
 	int rc;
 
 	cpl_xgrow((void **)&h->charts, &h->charts_cap, h->ncharts + 1,
 		  sizeof(*h->charts));
 	h->charts[h->ncharts++] = g;
-	cpl_gotmpl_files(g, files_get, &fc);
-	cpl_gotmpl_builtin(g, "Chart", "Name", name ? name : "");
-	cpl_gotmpl_builtin(g, "Chart", "Version", version ? version : "");
-	cpl_gotmpl_builtin(g, "Chart", "AppVersion", app ? app : "");
+	fc->chart = keep_string(h, cpl_xstrdup(chart));
+	keep_string(h, (char *)fc);
+	cpl_gotmpl_files(g, files_get, fc);
+	cpl_gotmpl_builtin(g, "Chart", "Name", meta[0] ? meta[0] : "");
+	cpl_gotmpl_builtin(g, "Chart", "Version", meta[1] ? meta[1] : "");
+	cpl_gotmpl_builtin(g, "Chart", "AppVersion", meta[2] ? meta[2] : "");
 	path = cpl_xasprintf("%s/values.yaml", chart);
 	if (access(path, F_OK) == 0 &&
 	    (text = read_text(e, path, &len)) != NULL) {
-		if (cpl_gotmpl_values(g, path, text, len, &err) < 0) {
+		if (cpl_gotmpl_values(g, path, text, len, &err) < 0 &&
+		    report)
 			cpl_engine_add_error(e, &err);
-			cpl_error_clear(&err);
-		}
+		cpl_error_clear(&err);
 		free(text);
 	}
 	free(path);
@@ -338,10 +344,9 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 		} else {
 			continue;
 		}
-		if (rc < 0) {
+		if (rc < 0 && report)
 			cpl_engine_add_error(e, &err);
-			cpl_error_clear(&err);
-		}
+		cpl_error_clear(&err);
 	}
 	/* every template parsed first: defines are shared */
 	for (i = 0; i < nfiles; i++) {
@@ -353,15 +358,30 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 			continue;
 		rc = cpl_gotmpl_add(g, files[i], text, len, &err);
 		holds[i] = strstr(text, "containers") != NULL;
-		if (rc < 0)
+		if (rc < 0 && report)
 			cpl_engine_add_error(e, &err);
-		else if (rc > 0)
+		else if (rc > 0 && report)
 			not_judged(e, files[i], err.line, err.column, chart,
 				   err.message, holds[i]);
 		cpl_error_clear(&err);
 		ok[i] = rc == 0 && rendered_kind(b);
 		free(text);
 	}
+	return g;
+}
+
+static void
+builtin_render(struct cpl_engine *e, const char *chart, char **files,
+	       size_t nfiles, const char *const meta[3])
+{
+	struct cpl_error err = { 0 };
+	size_t i;
+	bool *ok = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*ok));
+	bool *holds = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*holds));
+	struct cpl_gotmpl *g = builtin_chart(e, chart, files, nfiles, meta,
+					     true, ok, holds);
+	int rc;
+
 	for (i = 0; i < nfiles; i++) {
 		struct cpl_gotmpl_out out;
 		struct cpl_gotmpl_line *lines;
@@ -751,10 +771,105 @@ deps_fetched(const char *chart)
 	return any;
 }
 
-/* One source's rendered documents, mapped and added. */
+/* The documents of a rendered text as Helm splits them: at "---" lines,
+ * each trimmed of surrounding whitespace, empty ones dropped. */
+struct doc {
+	const char *s;
+	size_t len;
+	size_t line;		/* 0-based line of s[0] */
+};
+
+static struct doc *
+split_docs(const char *t, size_t len, size_t *n)
+{
+	struct doc *v = NULL;
+	size_t cap = 0, pos = 0, start = 0, line = 0, sline = 0;
+
+	*n = 0;
+	for (;;) {
+		const char *nl = pos < len ? memchr(t + pos, '\n', len - pos) :
+				 NULL;
+		size_t ll = nl ? (size_t)(nl - (t + pos)) : len - pos;
+		bool sep = ll >= 3 && memcmp(t + pos, "---", 3) == 0 &&
+			   strspn(t + pos + 3, " \t") >= ll - 3;
+
+		if (sep || pos >= len || nl == NULL) {
+			size_t a = start, b = sep ? pos : len, al = sline;
+
+			while (a < b && isspace((unsigned char)t[a])) {
+				if (t[a] == '\n')
+					al++;
+				a++;
+			}
+			while (b > a && isspace((unsigned char)t[b - 1]))
+				b--;
+			if (b > a) {
+				cpl_xgrow((void **)&v, &cap, *n + 1,
+					  sizeof(*v));
+				v[*n].s = t + a;
+				v[*n].len = b - a;
+				v[(*n)++].line = al;
+			}
+			if (!sep)
+				break;
+			start = pos + ll + (nl != NULL);
+			sline = line + 1;
+		}
+		if (nl == NULL)
+			break;
+		pos += ll + 1;
+		line++;
+	}
+	return v;
+}
+
+/* When helm's text for a template is the evaluator's, document for
+ * document, the evaluator's exact line map laid over helm's lines. */
+static struct cpl_gotmpl_line *
+map_by_render(const char *out, size_t olen, const struct cpl_gotmpl_out *r,
+	      size_t *nlines)
+{
+	size_t nh, nb, i, k, total = 1;
+	struct doc *dh = split_docs(out, olen, &nh);
+	struct doc *db = split_docs(r->text, r->len, &nb);
+	struct cpl_gotmpl_line *lines = NULL;
+	bool same = nh == nb && nh > 0;
+
+	for (i = 0; same && i < nh; i++)
+		same = dh[i].len == db[i].len &&
+		       memcmp(dh[i].s, db[i].s, dh[i].len) == 0;
+	if (same) {
+		for (i = 0; i < olen; i++)
+			total += out[i] == '\n';
+		lines = cpl_xcalloc(total, sizeof(*lines));
+		for (i = 0; i < total; i++)
+			lines[i] = r->lines[0];
+		for (i = 0; i < nh; i++) {
+			size_t n = 1;
+
+			for (k = 0; k < dh[i].len; k++)
+				n += dh[i].s[k] == '\n';
+			for (k = 0; k < n && dh[i].line + k < total &&
+				    db[i].line + k < r->nlines; k++)
+				lines[dh[i].line + k] =
+					r->lines[db[i].line + k];
+		}
+		for (i = 1; i < total; i++)	/* separators: the line above */
+			if (lines[i].line == 0)
+				lines[i] = lines[i - 1];
+		*nlines = total;
+	}
+	free(dh);
+	free(db);
+	return lines;
+}
+
+/* One source's rendered documents, mapped and added: by the evaluator's
+ * map when it renders the same text (g, may be NULL), else by key path. */
 static void
 helm_source(struct cpl_engine *e, const char *chart, const char *rel,
-	    const char *text, size_t len, const struct values_map *vm)
+	    const char *text, size_t len, const struct values_map *vm,
+	    struct cpl_gotmpl *g)
 {
 	struct cpl_helm *h = helm_state(e);
 	const char *slash = strchr(rel, '/');
@@ -779,7 +894,17 @@ helm_source(struct cpl_engine *e, const char *chart, const char *rel,
 		cpl_error_clear(&err);
 	}
 	file = keep_string(h, cpl_xstrdup(path));
-	lines = map_by_path(file, text, len, tmpl, tlen, vm, &nlines);
+	lines = NULL;
+	if (g != NULL) {
+		struct cpl_gotmpl_out r;
+		struct cpl_error err = { 0 };
+
+		if (cpl_gotmpl_render(g, path, &r, &err) == 0)
+			lines = map_by_render(text, len, &r, &nlines);
+		cpl_error_clear(&err);
+	}
+	if (lines == NULL)
+		lines = map_by_path(file, text, len, tmpl, tlen, vm, &nlines);
 	add_rendered(e, path, cpl_xstrndup(text, len), len, lines, nlines);
 	free(tmpl);
 	free(path);
@@ -788,7 +913,7 @@ helm_source(struct cpl_engine *e, const char *chart, const char *rel,
 /* Splits helm's output at its "# Source:" comments, one source each. */
 static void
 helm_split(struct cpl_engine *e, const char *chart, const char *out,
-	   size_t len, const struct values_map *vm)
+	   size_t len, const struct values_map *vm, struct cpl_gotmpl *g)
 {
 	struct cpl_strmap idx = { 0 };
 	struct cpl_buf *texts = NULL;
@@ -830,7 +955,7 @@ helm_split(struct cpl_engine *e, const char *chart, const char *out,
 	}
 	for (i = 0; i < n; i++) {
 		helm_source(e, chart, names[i], cpl_buf_str(&texts[i]),
-			    texts[i].len, vm);
+			    texts[i].len, vm, g);
 		free(cpl_strmap_get(&idx, names[i]));
 		free(names[i]);
 		cpl_buf_free(&texts[i]);
@@ -842,7 +967,7 @@ helm_split(struct cpl_engine *e, const char *chart, const char *out,
 
 static void
 helm_render(struct cpl_engine *e, const char *chart, char **files,
-	    size_t nfiles, bool deps)
+	    size_t nfiles, bool deps, const char *const meta[3])
 {
 	struct cpl_helm *h = helm_state(e);
 	struct cpl_buf out = { 0 }, err = { 0 };
@@ -851,8 +976,6 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 	size_t argc = 0, cap = 0, i, vlen;
 	int status = 0;
 
-	(void)files;
-	(void)nfiles;
 	if (deps && !deps_fetched(chart)) {
 		char *dir = cpl_xasprintf("%s/Chart.yaml", chart);
 
@@ -910,7 +1033,18 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 		}
 		cpl_error_clear(&verr);
 	}
-	helm_split(e, chart, cpl_buf_str(&out), out.len, &vm);
+	{
+		bool *ok = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*ok));
+		bool *holds = cpl_xcalloc(nfiles ? nfiles : 1,
+					  sizeof(*holds));
+		struct cpl_gotmpl *g = deps ? NULL :
+			builtin_chart(e, chart, files, nfiles, meta, false,
+				      ok, holds);
+
+		helm_split(e, chart, cpl_buf_str(&out), out.len, &vm, g);
+		free(ok);
+		free(holds);
+	}
 	if (vm.paths)
 		free_paths(vm.paths, vm.n);
 out:
@@ -931,6 +1065,7 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 	char **files = NULL;
 	size_t nfiles = 0, cap = 0, i;
 	bool deps = false;
+	const char *meta[3];
 
 	cpl_engine_flush(e);
 	if (read_chart_yaml(chart, &name, &version, &app, &deps, &err) < 0) {
@@ -938,6 +1073,9 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 		cpl_error_clear(&err);
 		return;
 	}
+	meta[0] = name;
+	meta[1] = version;
+	meta[2] = app;
 	dir = cpl_xasprintf("%s/templates", chart);
 	list_files(dir, &files, &nfiles, &cap, 0);
 	if (h->have_helm == 0)
@@ -945,7 +1083,7 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 	if (h->have_helm == 1) {
 		cpl_engine_note(e, chart, "read: Helm chart rendered with helm "
 				"template");
-		helm_render(e, chart, files, nfiles, deps);
+		helm_render(e, chart, files, nfiles, deps, meta);
 	} else if (deps) {
 		not_judged(e, dir, 0, 0, chart, "a chart with dependencies "
 			   "(subcharts are outside the template subset the "
@@ -953,7 +1091,7 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 	} else {
 		cpl_engine_note(e, chart, "read: Helm chart rendered without "
 				"helm (the built-in subset of Go templates)");
-		builtin_render(e, chart, files, nfiles, name, version, app);
+		builtin_render(e, chart, files, nfiles, meta);
 	}
 	for (i = 0; i < nfiles; i++)
 		free(files[i]);

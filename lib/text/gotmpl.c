@@ -650,8 +650,9 @@ parse_block(struct parser *p, struct node *n)
 	if (s == S_ERROR)
 		return s;
 	if (s != S_END) {
-		fail(p, -1, n->line, n->column, "%s",
-		     "unexpected EOF: an action with no end");
+		fail(p, -1, n->line, n->column, "%s with no {{ end }} (the "
+		     "template ends first)", n->kind == N_IF ? "if" :
+		     n->kind == N_WITH ? "with" : "range");
 		return S_ERROR;
 	}
 	return S_END;

@@ -231,7 +231,7 @@ END_TEST
 START_TEST(errors_with_place)
 {
 	expect_rc("a:\n  {{- if .Values.workers }}\n  b: 1\n", -1, 2, 7,
-		  "no end");
+		  "if with no {{ end }}");
 	expect_rc("a: {{ .Values.workers\nb: 2\n", -1, 1, 4, "unclosed");
 	expect_rc("a: {{ .Values.nope.deeper }}\n", -1, 1, 7,
 		  "nil pointer");
