@@ -153,6 +153,12 @@ helm_template(struct cpl_engine *e, const char *path)
 	chart = cpl_walk_chart_of(path);
 	if (chart == NULL)
 		return false;
+	{
+		char *root = cpl_engine_chart_root(chart);
+
+		free(chart);
+		chart = root;
+	}
 	if (cpl_strmap_get(&e->charts, chart) == NULL) {
 		const char *key = cpl_engine_own_key(e, chart);
 

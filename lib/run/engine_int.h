@@ -336,6 +336,10 @@ void cpl_engine_chart(struct cpl_engine *e, const char *chart);
  * lines they came from, with values.yaml's line as related; drops
  * their edits.  Call after suppressions, before sorting. */
 void cpl_engine_chart_relocate(struct cpl_engine *e);
+/* The chart a walk renders for the chart directory chart: the outermost
+ * parent whose charts/ holds it (a subchart renders with its parent).
+ * Caller frees. */
+char *cpl_engine_chart_root(const char *chart);
 /* Whether path names a rendered template. */
 bool cpl_engine_chart_rendered(const struct cpl_engine *e,
 			       const char *path);

@@ -61,6 +61,8 @@ struct cpl_helm {
 	int have_helm;			/* 0 not looked, 1 yes, 2 no */
 };
 
+static bool has_subcharts(const char *chart);
+
 static struct cpl_helm *
 helm_state(struct cpl_engine *e)
 {
@@ -199,8 +201,12 @@ not_judged(struct cpl_engine *e, const char *path, int line, int col,
 		free(reason);
 		return;
 	}
-	k = cpl_wlist_skip(&e->workloads, path, line, col, reason,
-			   "Helm template %s", base_of(path));
+	if (cpl_str_ends(path, "Chart.yaml"))
+		k = cpl_wlist_skip(&e->workloads, path, line, col, reason,
+				   "Helm chart %s", chart);
+	else
+		k = cpl_wlist_skip(&e->workloads, path, line, col, reason,
+				   "Helm template %s", base_of(path));
 	k->containers = true;
 	k->kind = cpl_xstrdup("Helm template");
 	free(reason);
@@ -753,24 +759,6 @@ map_by_path(const char *file, const char *out, size_t olen,
 	return lines;
 }
 
-/* Whether the chart's dependencies are in charts/ (some entry there). */
-static bool
-deps_fetched(const char *chart)
-{
-	char *dir = cpl_xasprintf("%s/charts", chart);
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	bool any = false;
-
-	free(dir);
-	if (d == NULL)
-		return false;
-	while (!any && (de = readdir(d)) != NULL)
-		any = de->d_name[0] != '.';
-	closedir(d);
-	return any;
-}
-
 /* The documents of a rendered text as Helm splits them: at "---" lines,
  * each trimmed of surrounding whitespace, empty ones dropped. */
 struct doc {
@@ -976,10 +964,10 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 	size_t argc = 0, cap = 0, i, vlen;
 	int status = 0;
 
-	if (deps && !deps_fetched(chart)) {
+	if (deps && !has_subcharts(chart)) {
 		char *dir = cpl_xasprintf("%s/Chart.yaml", chart);
 
-		not_judged(e, dir, 0, 0, chart, "dependencies not fetched "
+		not_judged(e, dir, 1, 1, chart, "dependencies not fetched "
 			   "(helm dependency build, which needs the "
 			   "network)", true);
 		free(dir);
@@ -1014,7 +1002,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 					  (int)(ml > 300 ? 300 : ml), msg);
 		char *dir = cpl_xasprintf("%s/Chart.yaml", chart);
 
-		not_judged(e, dir, 0, 0, chart, why, true);
+		not_judged(e, dir, 1, 1, chart, why, true);
 		free(dir);
 		free(why);
 		goto out;
@@ -1056,6 +1044,55 @@ out:
 	free(exe);
 }
 
+/* Whether the chart has subcharts in charts/ (any entry there). */
+static bool
+has_subcharts(const char *chart)
+{
+	char *dir = cpl_xasprintf("%s/charts", chart);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = false;
+
+	free(dir);
+	if (d == NULL)
+		return false;
+	while (!any && (de = readdir(d)) != NULL)
+		any = de->d_name[0] != '.';
+	closedir(d);
+	return any;
+}
+
+char *
+cpl_engine_chart_root(const char *chart)
+{
+	char *c = cpl_xstrdup(chart);
+
+	/* ".../PARENT/charts/NAME" with PARENT/Chart.yaml: the parent's */
+	for (;;) {
+		char *slash = strrchr(c, '/'), *parent, *file;
+		bool yes;
+
+		if (slash == NULL || slash - c < 7 ||
+		    strncmp(slash - 7, "/charts", 7) != 0)
+			break;
+		parent = cpl_xstrndup(c, (size_t)(slash - 7 - c));
+		file = cpl_xasprintf("%s/Chart.yaml", parent);
+		yes = access(file, F_OK) == 0;
+		free(file);
+		if (!yes) {
+			free(parent);
+			break;
+		}
+		free(c);
+		c = parent;
+	}
+	if (strncmp(c, "charts/", 7) == 0 && access("Chart.yaml", F_OK) == 0) {
+		free(c);
+		c = cpl_xstrdup(".");
+	}
+	return c;
+}
+
 void
 cpl_engine_chart(struct cpl_engine *e, const char *chart)
 {
@@ -1084,10 +1121,13 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 		cpl_engine_note(e, chart, "read: Helm chart rendered with helm "
 				"template");
 		helm_render(e, chart, files, nfiles, deps, meta);
-	} else if (deps) {
-		not_judged(e, dir, 0, 0, chart, "a chart with dependencies "
-			   "(subcharts are outside the template subset the "
+	} else if (deps || has_subcharts(chart)) {
+		char *cy = cpl_xasprintf("%s/Chart.yaml", chart);
+
+		not_judged(e, cy, 1, 1, chart, "a chart with subcharts or "
+			   "dependencies (outside the template subset the "
 			   "tool evaluates without helm)", true);
+		free(cy);
 	} else {
 		cpl_engine_note(e, chart, "read: Helm chart rendered without "
 				"helm (the built-in subset of Go templates)");
