@@ -212,7 +212,8 @@ not_judged(struct cpl_engine *e, const char *path, int line, int col,
 	free(reason);
 }
 
-/* Adds a rendered text (taken) as the source of path with its map. */
+/* Adds a rendered text (taken) as the source of path with its map: read
+ * as a file met in a walk would be. */
 static void
 add_rendered(struct cpl_engine *e, const char *path, char *text, size_t len,
 	     struct cpl_gotmpl_line *lines, size_t nlines)
@@ -232,8 +233,9 @@ add_rendered(struct cpl_engine *e, const char *path, char *text, size_t len,
 	cpl_xgrow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
 	h->v[h->n++] = r;
 	cpl_strmap_put(&h->by_path, r->path, r);
-	cpl_engine_add_buffer(e, path, text, len, false);
-	free(text);
+	cpl_engine_flush(e);	/* after the files met before it */
+	cpl_engine_load_yaml(e, cpl_engine_add_source(e, path, FILE_YAML,
+						      text, len), false);
 }
 
 /* The chart's Chart.yaml: name, version, appVersion; whether it lists

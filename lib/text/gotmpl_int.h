@@ -1,7 +1,9 @@
 /*
- * gotmpl_int.h — what the two files of the template evaluator share:
- * the parsed template (gotmpl.c parses) and the values it runs over
- * (gotmpl_eval.c evaluates).  Only those two files include it.
+ * gotmpl_int.h — what the three files of the template evaluator share:
+ * the parsed template (gotmpl.c parses; it also holds the pool), the
+ * values it runs over (gotmpl_eval.c evaluates) and YAML scalars and
+ * toYaml as Helm reads and writes them (gotmpl_yaml.c).  Calls run
+ * eval → yaml → gotmpl.c, never back.  Only those files include it.
  *
  * Everything here is allocated through the cpl_gotmpl's pool and freed
  * with it: nothing is freed one by one.
@@ -145,7 +147,7 @@ int cpl_gotmpl_parse(struct cpl_gotmpl *g, const char *path,
 		     struct cpl_error *err);
 
 /* A plain YAML scalar as Helm reads it (go-yaml v2's YAML 1.1, then
- * JSON): nil, bool, int, float, string, or GV_ODD (gotmpl_eval.c). */
+ * JSON): nil, bool, int, float, string, or GV_ODD (gotmpl_yaml.c). */
 struct gval *cpl_gotmpl_resolve(struct cpl_gotmpl *g, const char *s,
 				size_t len);
 /* toYaml as Helm writes it (gotmpl_yaml.c): v's YAML appended to out

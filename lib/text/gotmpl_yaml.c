@@ -1,5 +1,7 @@
 /*
- * gotmpl_yaml.c — Helm's toYaml, byte for byte for what it accepts:
+ * gotmpl_yaml.c — YAML scalars as Helm reads them (go-yaml v2's YAML
+ * 1.1, then JSON: every number a float64 that Go prints with %v), and
+ * Helm's toYaml, byte for byte for what it accepts:
  * sigs.k8s.io/yaml (JSON, then go-yaml v2) writes mapping keys in
  * go-yaml's natural order, two-space indentation, sequences in a mapping
  * not indented, strings plain when go-yaml may, single-quoted when plain
@@ -15,6 +17,151 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- scalars as Helm reads them ---------------------------------------- */
+
+static struct gval *
+scalar_new(struct cpl_gotmpl *g, enum gv_kind k, const char *s, size_t len)
+{
+	struct gval *v = cpl_gotmpl_alloc(g, sizeof(*v));
+
+	v->kind = k;
+	if (s != NULL) {
+		v->s = cpl_gotmpl_strndup(g, s, len);
+		v->len = len;
+	}
+	return v;
+}
+
+/* The text Go's %v gives the float64 of a plain decimal d (no exponent),
+ * or NULL when it would differ from d in more than trailing zeros and
+ * leading zeros (exponent form from 1e6 up and under 1e-4, a negative
+ * zero, more than 15 significant digits: not modelled). */
+static char *
+go_number(const char *d, size_t len, bool is_int)
+{
+	struct cpl_buf b = { 0 };
+	size_t i = 0, ip, iend, fs = 0, fe = 0, z;
+	bool neg = false, dot = false, zero_int;
+
+	if (i < len && d[i] == '-') {
+		neg = true;
+		i++;
+	}
+	ip = i;
+	while (i < len && isdigit((unsigned char)d[i]))
+		i++;
+	iend = i;
+	if (i < len && d[i] == '.') {
+		if (is_int)
+			return NULL;
+		dot = true;
+		fs = ++i;
+		while (i < len && isdigit((unsigned char)d[i]))
+			i++;
+		fe = i;
+	}
+	if (i != len || (is_int && iend == ip) || (!is_int && !dot) ||
+	    (iend == ip && fe == fs))
+		return NULL;
+	while (iend - ip > 1 && d[ip] == '0')
+		ip++;
+	while (fe > fs && d[fe - 1] == '0')
+		fe--;
+	zero_int = iend == ip || (iend - ip == 1 && d[ip] == '0');
+	if (!zero_int && iend - ip >= 7)
+		return NULL;		/* 1e+06 and up */
+	z = fs;
+	while (z < fe && d[z] == '0')
+		z++;
+	if (zero_int && fe > fs && z - fs >= 4)
+		return NULL;		/* under 1e-4 */
+	if (neg && zero_int && fe == fs)
+		return NULL;		/* -0 */
+	if ((zero_int ? fe - z : (iend - ip) + (fe - fs)) > 15)
+		return NULL;
+	if (neg)
+		cpl_buf_addc(&b, '-');
+	if (iend == ip)
+		cpl_buf_addc(&b, '0');
+	else
+		cpl_buf_add(&b, d + ip, iend - ip);
+	if (fe > fs) {
+		cpl_buf_addc(&b, '.');
+		cpl_buf_add(&b, d + fs, fe - fs);
+	}
+	return cpl_buf_detach(&b);
+}
+
+/* ---- values from YAML -------------------------------------------------- */
+
+static bool
+word_in(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+struct gval *
+cpl_gotmpl_resolve(struct cpl_gotmpl *g, const char *s, size_t len)
+{
+	static const char *const nul[] = { "", "~", "null", "Null", "NULL",
+					   NULL };
+	static const char *const yes[] = { "true", "True", "TRUE", "y", "Y",
+					   "yes", "Yes", "YES", "on", "On",
+					   "ON", NULL };
+	static const char *const no[] = { "false", "False", "FALSE", "n", "N",
+					  "no", "No", "NO", "off", "Off",
+					  "OFF", NULL };
+	struct gval *v;
+	char *num;
+	size_t i;
+	bool numeric = len > 0;
+
+	if (word_in(s, nul))
+		return scalar_new(g, GV_NIL, NULL, 0);
+	if (word_in(s, yes) || word_in(s, no)) {
+		v = scalar_new(g, GV_BOOL, NULL, 0);
+		v->b = word_in(s, yes);
+		return v;
+	}
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]) && s[i] != '.' &&
+		    s[i] != '-' && s[i] != '+' && s[i] != '_' &&
+		    s[i] != 'e' && s[i] != 'E' && s[i] != 'x' &&
+		    s[i] != 'o' && s[i] != 'b' && s[i] != ':' &&
+		    !(i > 0 && isxdigit((unsigned char)s[i])))
+			numeric = false;
+	if (len > 0 && s[0] == '.' && len > 1 && isalpha((unsigned char)s[1]))
+		numeric = true;	/* .inf, .nan */
+	if (!numeric || !(isdigit((unsigned char)s[0]) || s[0] == '-' ||
+			  s[0] == '+' || s[0] == '.'))
+		return scalar_new(g, GV_STR, s, len);
+	if (len > 1 && s[0] == '0' && isdigit((unsigned char)s[1]))
+		return scalar_new(g, GV_ODD, NULL, 0);	/* octal in YAML 1.1 */
+	if ((num = go_number(s, len, true)) != NULL) {
+		v = scalar_new(g, GV_INT, NULL, 0);
+	} else if ((num = go_number(s, len, false)) != NULL) {
+		v = scalar_new(g, GV_FLOAT, NULL, 0);
+	} else {
+		size_t d = 0;
+
+		for (i = 0; i < len; i++)
+			d += isdigit((unsigned char)s[i]) != 0;
+		/* "1-2", "2024-01" and the like: strings unless they are
+		 * numbers, timestamps or sexagesimal go-yaml reads */
+		return d > 0 ? scalar_new(g, GV_ODD, NULL, 0) :
+		       scalar_new(g, GV_STR, s, len);
+	}
+	v->s = cpl_gotmpl_strndup(g, num, strlen(num));
+	v->len = strlen(num);
+	free(num);
+	return v;
+}
+
+/* ---- toYaml ------------------------------------------------------------ */
 
 struct yw {
 	struct cpl_gotmpl *g;
