@@ -38,8 +38,8 @@ static const struct cli_flag flags[] = {
 	  "values over the chart's own (helm's -f);\n"
 	  "repeatable, later files win" },
 	{ OPT_HELM_SET, 0, "helm-set", "K=V", CLI_TEXT, NULL,
-	  "and with K=V over those (helm's --set: dotted\n"
-	  "keys); repeatable" },
+	  "and with K=V over those (as helm's set flag:\n"
+	  "dotted keys); repeatable" },
 	{ OPT_FIX, 0, "fix", NULL, CLI_NONE, "Fixing",
 	  "apply the safe fixes in place, then report\n"
 	  "what is left (with -f -: the fixed text to stdout)" },
