@@ -8,7 +8,9 @@
  * `template`, whitespace trimming `{{-`/`-}}`, comments, and the
  * functions default, quote, squote, toYaml, nindent, indent, printf
  * (%s %d %v), trunc, trimSuffix, trimPrefix, trim, replace, contains,
- * lower, upper, toString, not, and, or, eq, ne, empty, required.
+ * lower, upper, toString, not, and, or, eq, ne, empty, required, and the
+ * value functions of gotmpl_func.c (comparisons, len, int, arithmetic,
+ * split, dict, list, append, hasKey, kindIs, ternary, regexMatch, fail).
  * Anything else (another function, `tpl`, `lookup`, a value the tool
  * could not render exactly as Helm would) is "outside the subset": the
  * render says so and nothing is guessed.

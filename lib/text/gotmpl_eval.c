@@ -266,7 +266,7 @@ cpl_gotmpl_set(struct cpl_gotmpl *g, const char *kv, struct cpl_error *err)
 					   vl > (size_t)(vs[0] == '-') + 1)) {
 					v = gv_str(g, vs, vl);
 					v->kind = GV_INT;
-					v->exact = true;
+					v->gokind = 2;
 				} else {
 					v = gv_str(g, vs, vl);
 				}
@@ -581,7 +581,7 @@ eval_arg(struct ev *e, const struct arg *a, struct gval *dot)
 	case A_NUM:
 		v = gv_str(e->g, a->name, strlen(a->name));
 		v->kind = GV_INT;
-		v->exact = true;
+		v->gokind = 1;
 		return v;
 	case A_BOOL:
 		return gv_bool(e->g, a->name[0] == 't');
@@ -883,25 +883,24 @@ files_get(struct ev *e, const struct gval *name, int line, int col)
 	return r;
 }
 
-/* Whether two scalars are equal as Go's eq compares them. */
+/* Whether two scalars are equal as Go's eq compares them: values of
+ * different kinds fail (as in Helm), nil equals only nil. */
 static int
 equal(struct ev *e, const struct gval *a, const struct gval *b, int line,
       int col)
 {
-	bool num_a = a->kind == GV_INT || a->kind == GV_FLOAT;
-	bool num_b = b->kind == GV_INT || b->kind == GV_FLOAT;
+	const char *why = NULL;
+	int c = 0, rc;
 
 	if (a->kind == GV_NIL || b->kind == GV_NIL)
 		return a->kind == b->kind;
-	if (a->kind == GV_STR && b->kind == GV_STR)
-		return strcmp(a->s, b->s) == 0;
-	if (a->kind == GV_BOOL && b->kind == GV_BOOL)
-		return a->b == b->b;
-	if (num_a && num_b && a->kind == b->kind)
-		return strcmp(a->s, b->s) == 0;
-	ev_fail(e, 1, e->file, line, col, "%s", "comparing values of "
-		"different or composite types" OUTSIDE);
-	return -1;
+	rc = cpl_gotmpl_compare(a, b, &c, &why);
+	if (rc < 0)
+		ev_fail(e, -1, e->file, line, col, "error calling eq: %s",
+			why);
+	else if (rc > 0)
+		ev_fail(e, 1, e->file, line, col, "%s" OUTSIDE, why);
+	return rc != 0 ? -1 : c == 0;
 }
 
 static bool
@@ -1188,6 +1187,24 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 		cpl_buf_free(&b);
 		return r;
 	}
+	{
+		const char *why = NULL;
+
+		switch (cpl_gotmpl_func(e->g, name, args, n, &r, &why)) {
+		case 0:
+			return r;
+		case -1:
+			ev_fail(e, -1, e->file, line, col, strcmp(name, "fail")
+				== 0 ? "execution error: %s" : "error calling "
+				"a function: %s", why);
+			return NULL;
+		case 1:
+			ev_fail(e, 1, e->file, line, col, "%s" OUTSIDE, why);
+			return NULL;
+		default:
+			break;
+		}
+	}
 	ev_fail(e, 1, e->file, line, col, "function \"%s\"" OUTSIDE, name);
 	return NULL;
 }
@@ -1289,7 +1306,7 @@ run_node(struct ev *e, const struct node *n, struct gval *dot,
 					cpl_format(num, sizeof(num), "%zu", i);
 					key = gv_str(e->g, num, strlen(num));
 					key->kind = GV_INT;
-					key->exact = true;
+					key->gokind = 1;
 				}
 				e->nvars = nvars;
 				if (n->pipe->nvars == 1)

@@ -36,7 +36,9 @@ struct gorigin {
 struct gval {
 	enum gv_kind kind;
 	bool b;
-	bool exact;		/* GV_INT from --set (int64, not float64) */
+	int gokind;		/* GV_INT's Go type: 0 float64 (values
+				 * files), 1 int (template literals, len,
+				 * int), 2 int64 (--set, arithmetic) */
 	const char *s;
 	size_t len;
 	const char **keys;
@@ -157,5 +159,17 @@ struct gval *cpl_gotmpl_resolve(struct cpl_gotmpl *g, const char *s,
 int cpl_gotmpl_yaml(struct cpl_gotmpl *g, const struct gval *v,
 		    struct cpl_buf *out, struct gorigin **origins,
 		    size_t *norigins, const char **why);
+
+/* Compares two scalars as text/template does (gotmpl_func.c): *cmp
+ * -1, 0, 1, or 2 for equal-comparable but unordered (bools, nil).  -1
+ * with *why where Helm fails too (a float64 against an int), 1 where the
+ * subset does not model it. */
+int cpl_gotmpl_compare(const struct gval *a, const struct gval *b,
+		       int *cmp, const char **why);
+/* The value functions (gotmpl_func.c): 0 with *out, -1 an error of the
+ * template (*why), 1 outside the subset (*why), 2 not one of them. */
+int cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name,
+		    struct gval **args, size_t n, struct gval **out,
+		    const char **why);
 
 #endif

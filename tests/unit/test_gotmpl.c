@@ -197,6 +197,28 @@ START_TEST(line_map)
 }
 END_TEST
 
+START_TEST(value_functions)
+{
+	/* shaped like MLBatch's PyTorchJob generator */
+	expect("{{- if gt ( int .Values.workers ) 0 }}gpus{{ end }}\n",
+	       "gpus\n");
+	expect("r: {{ sub .Values.workers 1 }} {{ add 1 2 3 }}\n",
+	       "r: 3 6\n");
+	expect("{{ len .Values.image.repository }} {{ len .Values.args }}\n",
+	       "21 4\n");
+	expect("{{ if eq (regexMatch \"^[a-z]([-a-z0-9]*[a-z0-9])?$\" "
+	       "\"my-job\") false }}bad{{ else }}ok{{ end }}\n", "ok\n");
+	expect("{{ $k := split \"/\" \"example.com/team\" }}{{ $k._0 }} "
+	       "{{ $k._1 }}\n", "example.com team\n");
+	expect("{{ kindIs \"float64\" .Values.workers }} "
+	       "{{ kindIs \"string\" .Values.image.tag }}\n", "true true\n");
+	expect("{{ $d := dict \"a\" .Values.workers }}{{ $d.a }} "
+	       "{{ hasKey $d \"a\" }}\n", "4 true\n");
+	expect("{{ range append .Values.args \"x\" }}{{ . }},{{ end }}\n",
+	       "--epochs,3,-,a: b,x,\n");
+}
+END_TEST
+
 static void
 expect_rc(const char *t, int want, int line, int col, const char *words)
 {
@@ -239,6 +261,10 @@ START_TEST(errors_with_place)
 		  "set image");
 	expect_rc("a: {{ include \"absent\" . }}\n", -1, 1, 7,
 		  "no template");
+	/* values are float64 in Helm: comparing one with an int fails */
+	expect_rc("{{ if gt .Values.workers 2 }}x{{ end }}\n", -1, 1, 7,
+		  "incompatible types");
+	expect_rc("{{ fail \"no GPUs\" }}\n", -1, 1, 4, "no GPUs");
 }
 END_TEST
 
@@ -272,6 +298,7 @@ suite(void)
 	tcase_add_test(tc, to_yaml_as_helm_writes_it);
 	tcase_add_test(tc, include_and_files);
 	tcase_add_test(tc, line_map);
+	tcase_add_test(tc, value_functions);
 	tcase_add_test(tc, outside_the_subset);
 	tcase_add_test(tc, errors_with_place);
 	tcase_add_test(tc, set_values);
