@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -169,6 +170,50 @@ struct files_ctx {
 	const char *chart;
 };
 
+/* Whether the chart's .helmignore leaves name out of the chart (its
+ * patterns as shell globs: on the whole name, on the base name when the
+ * pattern has no '/', a "dir/" pattern on what lies under it). */
+static bool
+helm_ignored(const char *chart, const char *name)
+{
+	char *path = cpl_xasprintf("%s/.helmignore", chart), *text = NULL;
+	struct cpl_error err = { 0 };
+	const char *base = strrchr(name, '/'), *l;
+	size_t len;
+	bool hit = false;
+
+	base = base ? base + 1 : name;
+	if (cpl_read_file(&text, &len, path, 1u << 20, &err) < 0) {
+		cpl_error_clear(&err);
+		free(path);
+		return false;
+	}
+	for (l = text; !hit && *l;) {
+		size_t n = strcspn(l, "\n");
+		char *pat = cpl_xstrndup(l, n);
+		size_t pl = strlen(pat);
+
+		while (pl > 0 && (pat[pl - 1] == ' ' || pat[pl - 1] == '\r'))
+			pat[--pl] = '\0';
+		if (pl > 0 && pat[0] != '#' && pat[0] != '!') {
+			if (pat[pl - 1] == '/') {
+				pat[--pl] = '\0';
+				hit = strncmp(name, pat, pl) == 0 &&
+				      name[pl] == '/';
+			} else {
+				hit = fnmatch(pat, name, 0) == 0 ||
+				      (strchr(pat, '/') == NULL &&
+				       fnmatch(pat, base, 0) == 0);
+			}
+		}
+		free(pat);
+		l += n + (l[n] == '\n');
+	}
+	free(text);
+	free(path);
+	return hit;
+}
+
 static int
 files_get(void *ctx, const char *name, char **text, size_t *len)
 {
@@ -177,8 +222,14 @@ files_get(void *ctx, const char *name, char **text, size_t *len)
 	char *path;
 	int rc;
 
-	if (name[0] == '/' || strstr(name, "..") != NULL)
-		return -1;
+	if (name[0] == '/' || strstr(name, "..") != NULL ||
+	    strncmp(name, "templates/", 10) == 0 ||
+	    strncmp(name, "charts/", 7) == 0 ||
+	    strcmp(name, "Chart.yaml") == 0 ||
+	    strcmp(name, "values.yaml") == 0 ||
+	    strcmp(name, "values.schema.json") == 0 ||
+	    helm_ignored(f->chart, name))
+		return -1;	/* not among the chart's .Files: "" */
 	path = cpl_xasprintf("%s/%s", f->chart, name);
 	rc = cpl_read_file(text, len, path, CPL_ENGINE_MAX_FILE_BYTES, &err);
 	cpl_error_clear(&err);

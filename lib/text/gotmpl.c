@@ -73,7 +73,32 @@ struct parser {
 	size_t alen, ai;
 	int aline, acol;	/* of a[0] */
 	bool trim_left;		/* the last action began with {{- */
+	/* variables declared so far, as Go's parser scopes them (a block
+	 * ends its own; a define sees only its own) */
+	const char **vars;
+	size_t nvars, vars_cap, vfloor;
 };
+
+static bool
+declared(const struct parser *p, const char *name)
+{
+	size_t i;
+
+	if (*name == '\0')
+		return true;	/* $ */
+	for (i = p->nvars; i-- > p->vfloor;)
+		if (strcmp(p->vars[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void
+declare(struct parser *p, const char *name)
+{
+	cpl_gotmpl_grow(p->g, (void **)&p->vars, &p->vars_cap, p->nvars + 1,
+			sizeof(*p->vars));
+	p->vars[p->nvars++] = name;
+}
 
 static void
 fail(struct parser *p, int rc, int line, int col, const char *fmt,
@@ -341,6 +366,11 @@ parse_arg(struct parser *p, struct token t, struct arg *a)
 			i++;
 		a->kind = A_VAR;
 		a->name = cpl_gotmpl_strndup(p->g, t.s + 1, i - 1);
+		if (!declared(p, a->name)) {
+			fail(p, -1, a->line, a->column,
+			     "undefined variable \"$%s\"", a->name);
+			return false;
+		}
 		if (!split_fields(p, a, t.s + i, t.len - i))
 			goto bad;
 		return true;
@@ -468,6 +498,15 @@ parse_pipe(struct parser *p, bool in_paren)
 		apos(p, t.at, &l, &col);
 		fail(p, -1, l, col, "%s", "unexpected right paren");
 		return NULL;
+	}
+	for (t.len = 0; t.len < (size_t)pp->nvars; t.len++) {
+		if (pp->assign == 1) {
+			declare(p, pp->vars[t.len]);
+		} else if (!declared(p, pp->vars[t.len])) {
+			fail(p, -1, pp->line, pp->column,
+			     "undefined variable \"$%s\"", pp->vars[t.len]);
+			return NULL;
+		}
 	}
 	return pp;
 }
@@ -727,12 +766,15 @@ parse_list(struct parser *p, struct nlist *l)
 				i++;
 			kind = k[i] == 'i' ? N_IF : k[i] == 'w' ? N_WITH :
 			       N_RANGE;
+			size_t mark = p->nvars;
+
 			n = new_node(p, kind, p->aline, p->acol);
 			n->pipe = parse_pipe(p, false);
 			if (n->pipe == NULL)
 				return S_ERROR;
 			if (parse_block(p, n) == S_ERROR)
 				return S_ERROR;
+			p->nvars = mark;	/* the block's own end here */
 			add_node(p, l, n);
 			continue;
 		}
@@ -746,11 +788,20 @@ parse_list(struct parser *p, struct nlist *l)
 				return S_ERROR;
 			}
 			body = cpl_gotmpl_alloc(p->g, sizeof(*body));
-			if (parse_list(p, body) != S_END) {
-				if (p->rc == 0)
-					fail(p, -1, p->aline, p->acol, "%s",
-					     "define with no end");
-				return S_ERROR;
+			{
+				size_t mark = p->nvars, floor = p->vfloor;
+				enum stop s;
+
+				p->vfloor = p->nvars;
+				s = parse_list(p, body);
+				p->nvars = mark;
+				p->vfloor = floor;
+				if (s != S_END) {
+					if (p->rc == 0)
+						fail(p, -1, p->aline, p->acol,
+						     "%s", "define with no end");
+					return S_ERROR;
+				}
 			}
 			cpl_strmap_put(&p->g->defines, t.s, body);
 			continue;

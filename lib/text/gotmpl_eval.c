@@ -346,6 +346,8 @@ struct ev {
 	size_t nvars, vars_cap;
 	int depth;
 	size_t work;
+	size_t floor;		/* the first variable the running
+				 * template sees */
 	const char *file;	/* of the node running */
 };
 
@@ -435,11 +437,14 @@ out_add(struct out *o, const char *s, size_t n, bool literal,
 	}
 }
 
-static struct gval *var_get(struct ev *e, const char *name)
+/* A variable of the template running: a named template sees only its
+ * own (from floor up), as in Go. */
+static struct gval *
+var_get(struct ev *e, const char *name)
 {
 	size_t i;
 
-	for (i = e->nvars; i-- > 0;)
+	for (i = e->nvars; i-- > e->floor;)
 		if (strcmp(e->vars[i].name, name) == 0)
 			return e->vars[i].v;
 	return NULL;
@@ -664,7 +669,7 @@ eval_pipe(struct ev *e, const struct pipe *p, struct gval *dot)
 	else if (p->assign == 2 && p->nvars == 1) {
 		size_t k;
 
-		for (k = e->nvars; k-- > 0;)
+		for (k = e->nvars; k-- > e->floor;)
 			if (strcmp(e->vars[k].name, p->vars[0]) == 0) {
 				e->vars[k].v = v;
 				break;
@@ -681,7 +686,7 @@ include(struct ev *e, const char *name, struct gval *dot, int line, int col)
 	struct out o = { 0 };
 	struct gorigin *org;
 	struct gval *v;
-	size_t i, nvars = e->nvars;
+	size_t i, nvars = e->nvars, floor;
 	const char *file = e->file;
 
 	if (body == NULL) {
@@ -696,9 +701,12 @@ include(struct ev *e, const char *name, struct gval *dot, int line, int col)
 	}
 	e->depth++;
 	cpl_buf_init(&o.b, MAX_OUT);
+	floor = e->floor;
+	e->floor = e->nvars;
 	var_push(e, "", dot);
 	run_list(e, body, dot, &o);
 	e->nvars = nvars;
+	e->floor = floor;
 	e->file = file;
 	e->depth--;
 	if (e->rc != 0) {

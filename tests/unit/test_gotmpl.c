@@ -261,6 +261,9 @@ START_TEST(errors_with_place)
 		  "set image");
 	expect_rc("a: {{ include \"absent\" . }}\n", -1, 1, 7,
 		  "no template");
+	/* a named template sees only its own variables */
+	expect_rc("{{ define \"v\" }}{{ $w }}{{ end }}{{ $w := 1 }}"
+		  "{{ include \"v\" . }}\n", -1, 1, 20, "undefined variable");
 	/* values are float64 in Helm: comparing one with an int fails */
 	expect_rc("{{ if gt .Values.workers 2 }}x{{ end }}\n", -1, 1, 7,
 		  "incompatible types");
