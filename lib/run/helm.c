@@ -33,10 +33,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "run/walk.h"
 #include "text/gotmpl.h"
+#include "text/lines.h"
 #include "text/yamldoc.h"
 
 #define MAX_CHART_FILES 2000
@@ -699,7 +701,21 @@ struct values_map {
 	const char *file;	/* kept in the helm state */
 	char **paths;
 	size_t n;
+	struct cpl_strmap first;	/* path → its first line (as a
+					 * pointer-sized number) */
 };
+
+/* Indexes the values file's paths (each first line). */
+static void
+values_index(struct values_map *vm)
+{
+	size_t i;
+
+	for (i = 0; i < vm->n; i++)
+		if (vm->paths[i] && !cpl_strmap_get(&vm->first, vm->paths[i]))
+			cpl_strmap_put(&vm->first, vm->paths[i],
+				       (void *)(uintptr_t)(i + 1));
+}
 
 /* The values line of the first .Values.a.b the template line reads. */
 static int
@@ -707,8 +723,8 @@ values_line(const struct values_map *vm, const char *l, size_t ll)
 {
 	const char *p = memmem(l, ll, ".Values.", 8);
 	struct cpl_buf want = { 0 };
-	size_t i, k;
-	int line = 0;
+	size_t k;
+	int line;
 
 	if (p == NULL || vm->paths == NULL)
 		return 0;
@@ -717,9 +733,7 @@ values_line(const struct values_map *vm, const char *l, size_t ll)
 	for (k = 0; p + k < l + ll && (isalnum((unsigned char)p[k]) ||
 				       p[k] == '_' || p[k] == '.'); k++)
 		cpl_buf_addc(&want, p[k] == '.' ? '/' : p[k]);
-	for (i = 0; i < vm->n && line == 0; i++)
-		if (vm->paths[i] && strcmp(vm->paths[i], want.data) == 0)
-			line = (int)i + 1;
+	line = (int)(uintptr_t)cpl_strmap_get(&vm->first, cpl_buf_str(&want));
 	cpl_buf_free(&want);
 	return line;
 }
@@ -727,24 +741,47 @@ values_line(const struct values_map *vm, const char *l, size_t ll)
 /* Maps rendered lines to template lines by their key paths: the k-th
  * line with a path goes to the k-th template line with it (the last
  * when fewer), else to the nearest enclosing key the template writes. */
+/* The template lines that write one key path, in order. */
+struct occ {
+	size_t *lines;		/* 0-based */
+	size_t n, cap;
+};
+
 static struct cpl_gotmpl_line *
 map_by_path(const char *file, const char *out, size_t olen,
 	    const char *tmpl, size_t tlen, const struct values_map *vm,
 	    size_t *nlines)
 {
-	size_t no, nt, i, j;
+	size_t no, nt = 0, i, nocc = 0;
 	char **po = key_paths(out, olen, &no);
 	char **pt = tmpl ? key_paths(tmpl, tlen, &nt) : NULL;
 	struct cpl_gotmpl_line *lines = cpl_xcalloc(no, sizeof(*lines));
-	struct cpl_strmap seen = { 0 };
+	struct cpl_strmap seen = { 0 }, where = { 0 };
 	size_t *counts = cpl_xcalloc(no + 1, sizeof(*counts)), ncounts = 0;
+	struct occ *occs = cpl_xcalloc(nt + 1, sizeof(*occs));
+	struct cpl_lines tl = { 0 };
 	int last = 1;
 
-	if (pt == NULL)
-		nt = 0;
+	/* each path the template writes → its lines: one pass */
+	for (i = 0; i < nt; i++) {
+		struct occ *o;
+
+		if (pt[i] == NULL)
+			continue;
+		o = cpl_strmap_get(&where, pt[i]);
+		if (o == NULL) {
+			o = &occs[nocc++];
+			cpl_strmap_put(&where, pt[i], o);
+		}
+		cpl_xgrow((void **)&o->lines, &o->cap, o->n + 1,
+			  sizeof(*o->lines));
+		o->lines[o->n++] = i;
+	}
+	if (tmpl != NULL)
+		cpl_lines_index(&tl, tmpl, tlen);
 	for (i = 0; i < no; i++) {
 		char *want = po[i] ? cpl_xstrdup(po[i]) : NULL;
-		size_t hit = 0, k = 0, *cnt;
+		size_t hit = 0, k, *cnt;
 		bool exact = true;
 
 		lines[i].file = file;
@@ -759,50 +796,50 @@ map_by_path(const char *file, const char *out, size_t olen,
 		}
 		k = (*cnt)++;
 		while (want != NULL) {
-			size_t found = 0;
+			const struct occ *o = cpl_strmap_get(&where, want);
+			char *slash;
 
-			for (j = 0; j < nt; j++)
-				if (pt[j] && strcmp(pt[j], want) == 0) {
-					hit = j + 1;
-					if (found++ == k)
-						break;
-				}
-			if (hit)
+			if (o != NULL) {	/* the k-th, else the last */
+				hit = o->lines[k < o->n ? k : o->n - 1] + 1;
 				break;
+			}
 			exact = false;
 			k = 0;
-			if (strrchr(want, '/') == NULL || want[0] == '\0') {
+			slash = strrchr(want, '/');
+			if (slash == NULL || slash == want) {
 				free(want);
 				want = NULL;
 			} else {
-				*strrchr(want, '/') = '\0';
+				*slash = '\0';
 			}
 		}
 		free(want);
-		if (hit) {
-			const char *t = tmpl;
-			size_t ln = 1, c = 0;
+		if (hit && hit <= tl.n) {
+			size_t j = tl.at[hit - 1], c = 0;
 
-			for (j = 0; ln < hit && j < tlen; j++)
-				if (t[j] == '\n')
-					ln++;
-			while (j + c < tlen && (t[j + c] == ' ' ||
-						t[j + c] == '-'))
+			while (j + c < tlen && (tmpl[j + c] == ' ' ||
+						tmpl[j + c] == '-'))
 				c++;
 			lines[i].line = (int)hit;
 			lines[i].column = (int)c + 1;
 			if (exact && vm != NULL) {
 				size_t e = j;
 
-				while (e < tlen && t[e] != '\n')
+				while (e < tlen && tmpl[e] != '\n')
 					e++;
-				lines[i].vline = values_line(vm, t + j, e - j);
+				lines[i].vline = values_line(vm, tmpl + j,
+							     e - j);
 				if (lines[i].vline > 0)
 					lines[i].vfile = vm->file;
 			}
 		}
 		last = lines[i].line;
 	}
+	for (i = 0; i < nocc; i++)
+		free(occs[i].lines);
+	free(occs);
+	cpl_lines_free(&tl);
+	cpl_strmap_free(&where);
 	cpl_strmap_free(&seen);
 	free(counts);
 	free_paths(po, no);
@@ -1068,6 +1105,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 				  CPL_ENGINE_MAX_FILE_BYTES, &verr) == 0) {
 			vm.file = keep_string(h, vpath);
 			vm.paths = key_paths(vtext, vlen, &vm.n);
+			values_index(&vm);
 			free(vtext);
 		} else {
 			free(vpath);
@@ -1088,6 +1126,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 	}
 	if (vm.paths)
 		free_paths(vm.paths, vm.n);
+	cpl_strmap_free(&vm.first);
 out:
 	cpl_buf_free(&out);
 	cpl_buf_free(&err);

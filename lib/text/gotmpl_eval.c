@@ -14,6 +14,7 @@
 #include "text/gotmpl_int.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,39 +53,67 @@ gv_bool(struct cpl_gotmpl *g, bool b)
 	return v;
 }
 
+#define INDEX_FROM 16	/* keys from which a map keeps an index */
+
+/* The position of key in a map, or -1: by the index of a large map. */
+static long
+gv_find(const struct gval *m, const char *key)
+{
+	size_t i;
+
+	if (m->index != NULL) {
+		uintptr_t at = (uintptr_t)cpl_strmap_get(m->index, key);
+
+		return at ? (long)at - 1 : -1;
+	}
+	for (i = m->n; i-- > 0;)
+		if (strcmp(m->keys[i], key) == 0)
+			return (long)i;
+	return -1;
+}
+
 /* The value of key in a map, or NULL. */
 static struct gval *
 gv_get(const struct gval *m, const char *key)
 {
-	size_t i;
+	long at;
 
 	if (m == NULL || m->kind != GV_MAP)
 		return NULL;
-	for (i = m->n; i-- > 0;)
-		if (strcmp(m->keys[i], key) == 0)
-			return m->vals[i];
-	return NULL;
+	at = gv_find(m, key);
+	return at < 0 ? NULL : m->vals[at];
 }
 
-/* Sets key in a map (replacing). */
+/* Sets key in a map (replacing); linear in its keys over the run. */
 static void
 gv_put(struct cpl_gotmpl *g, struct gval *m, const char *key,
        struct gval *v)
 {
 	size_t i, cap = m->cap;
+	long at = gv_find(m, key);
 
-	for (i = 0; i < m->n; i++)
-		if (strcmp(m->keys[i], key) == 0) {
-			m->vals[i] = v;
-			return;
-		}
+	if (at >= 0) {
+		m->vals[at] = v;
+		return;
+	}
 	cpl_gotmpl_grow(g, (void **)&m->keys, &cap, m->n + 1,
 			sizeof(*m->keys));
-	cap = m->cap;
 	cpl_gotmpl_grow(g, (void **)&m->vals, &m->cap, m->n + 1,
 			sizeof(*m->vals));
 	m->keys[m->n] = cpl_gotmpl_strndup(g, key, strlen(key));
 	m->vals[m->n++] = v;
+	if (m->index != NULL) {
+		cpl_strmap_put(m->index, m->keys[m->n - 1],
+			       (void *)(uintptr_t)m->n);
+	} else if (m->n >= INDEX_FROM) {
+		m->index = cpl_xcalloc(1, sizeof(*m->index));
+		cpl_xgrow((void **)&g->indexes, &g->indexes_cap,
+			  g->nindexes + 1, sizeof(*g->indexes));
+		g->indexes[g->nindexes++] = m->index;
+		for (i = 0; i < m->n; i++)
+			cpl_strmap_put(m->index, m->keys[i],
+				       (void *)(uintptr_t)(i + 1));
+	}
 }
 
 static void
@@ -187,6 +216,11 @@ cpl_gotmpl_free(struct cpl_gotmpl *g)
 	free(g->pool);
 	cpl_strmap_free(&g->files);
 	cpl_strmap_free(&g->defines);
+	for (i = 0; i < g->nindexes; i++) {
+		cpl_strmap_free(g->indexes[i]);
+		free(g->indexes[i]);
+	}
+	free(g->indexes);
 	free(g);
 }
 
@@ -733,18 +767,39 @@ include(struct ev *e, const char *name, struct gval *dot, int line, int col)
 	return v;
 }
 
+/* A key and where it stands, for sorting without shared state. */
+struct keypos {
+	const char *key;
+	size_t at;
+};
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct keypos *)a)->key,
+		      ((const struct keypos *)b)->key);
+}
+
 /* Range order: a map's keys sorted bytewise (Go's), a list in order. */
 static void
 sort_keys(const struct gval *v, size_t *order)
 {
-	size_t i, j;
+	struct keypos *kp;
+	size_t i;
 
+	for (i = 0; i < v->n; i++)
+		order[i] = i;
+	if (v->kind != GV_MAP || v->n < 2)
+		return;
+	kp = cpl_xcalloc(v->n, sizeof(*kp));
 	for (i = 0; i < v->n; i++) {
-		for (j = i; v->kind == GV_MAP && j > 0 &&
-			    strcmp(v->keys[i], v->keys[order[j - 1]]) < 0; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
+		kp[i].key = v->keys[i];
+		kp[i].at = i;
 	}
+	qsort(kp, v->n, sizeof(*kp), cmp_key);
+	for (i = 0; i < v->n; i++)
+		order[i] = kp[i].at;
+	free(kp);
 }
 
 /* toYaml v. */

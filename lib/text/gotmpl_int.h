@@ -44,6 +44,9 @@ struct gval {
 	const char **keys;
 	struct gval **vals;
 	size_t n, cap;
+	struct cpl_strmap *index;	/* GV_MAP past a few keys: key →
+					 * position + 1 (owned by the
+					 * cpl_gotmpl's list) */
 	const char *file;	/* the values file it was read from */
 	int line;
 	const struct gorigin *lines;	/* GV_STR: per line, or NULL */
@@ -134,6 +137,8 @@ struct cpl_gotmpl {
 	struct cpl_strmap defines;	/* name → struct nlist */
 	cpl_gotmpl_files_fn files_fn;
 	void *files_ctx;
+	struct cpl_strmap **indexes;	/* of large maps, freed with g */
+	size_t nindexes, indexes_cap;
 };
 
 /* Pool allocation (zeroed) and copies. */

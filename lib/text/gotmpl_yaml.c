@@ -221,6 +221,21 @@ key_less(const char *a, const char *b)
 	return la < lb;
 }
 
+/* A key and its position, sorted in go-yaml's order. */
+struct ykey {
+	const char *key;
+	size_t at;
+};
+
+static int
+cmp_go_yaml(const void *a, const void *b)
+{
+	const char *x = ((const struct ykey *)a)->key;
+	const char *y = ((const struct ykey *)b)->key;
+
+	return key_less(x, y) ? -1 : key_less(y, x) ? 1 : 0;
+}
+
 static void
 put(struct yw *w, const char *s, size_t n)
 {
@@ -349,14 +364,20 @@ static bool
 mapping(struct yw *w, const struct gval *v, int indent, bool inline_first,
 	int depth)
 {
-	size_t *order = cpl_xcalloc(v->n, sizeof(*order)), i, j;
+	size_t *order = cpl_xcalloc(v->n, sizeof(*order)), i;
 	bool ok = true;
 
-	for (i = 0; i < v->n; i++) {	/* insertion sort: maps are small */
-		for (j = i; j > 0 && key_less(v->keys[i],
-					       v->keys[order[j - 1]]); j--)
-			order[j] = order[j - 1];
-		order[j] = i;
+	{
+		struct ykey *kp = cpl_xcalloc(v->n, sizeof(*kp));
+
+		for (i = 0; i < v->n; i++) {
+			kp[i].key = v->keys[i];
+			kp[i].at = i;
+		}
+		qsort(kp, v->n, sizeof(*kp), cmp_go_yaml);
+		for (i = 0; i < v->n; i++)
+			order[i] = kp[i].at;
+		free(kp);
 	}
 	for (i = 0; i < v->n && ok; i++) {
 		const struct gval *c = v->vals[order[i]];
