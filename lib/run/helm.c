@@ -66,6 +66,15 @@ struct cpl_helm {
 
 static bool has_subcharts(const char *chart);
 
+/* A file of the chart, spelled as a walk spells it ("x" in ".").
+ * Caller frees. */
+static char *
+in_chart(const char *chart, const char *name)
+{
+	return strcmp(chart, ".") == 0 ? cpl_xstrdup(name) :
+	       cpl_xasprintf("%s/%s", chart, name);
+}
+
 static struct cpl_helm *
 helm_state(struct cpl_engine *e)
 {
@@ -297,7 +306,7 @@ static int
 read_chart_yaml(const char *chart, char **name, char **version,
 		char **app, bool *deps, struct cpl_error *err)
 {
-	char *path = cpl_xasprintf("%s/Chart.yaml", chart), *text = NULL;
+	char *path = in_chart(chart, "Chart.yaml"), *text = NULL;
 	struct cpl_ystream *s = NULL;
 	const struct cpl_ynode *doc, *d;
 	size_t len;
@@ -381,7 +390,7 @@ builtin_chart(struct cpl_engine *e, const char *chart, char **files,
 	cpl_gotmpl_builtin(g, "Chart", "Name", meta[0] ? meta[0] : "");
 	cpl_gotmpl_builtin(g, "Chart", "Version", meta[1] ? meta[1] : "");
 	cpl_gotmpl_builtin(g, "Chart", "AppVersion", meta[2] ? meta[2] : "");
-	path = cpl_xasprintf("%s/values.yaml", chart);
+	path = in_chart(chart, "values.yaml");
 	if (access(path, F_OK) == 0 &&
 	    (text = read_text(e, path, &len)) != NULL) {
 		if (cpl_gotmpl_values(g, path, text, len, &err) < 0 &&
@@ -958,7 +967,7 @@ helm_source(struct cpl_engine *e, const char *chart, const char *rel,
 
 	if (slash == NULL || strstr(rel, "..") != NULL)
 		return;
-	path = cpl_xasprintf("%s/%s", chart, slash + 1);
+	path = in_chart(chart, slash + 1);
 	if (cpl_engine_find_source(e, path) != NULL) {
 		free(path);
 		return;
@@ -1055,7 +1064,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 	int status = 0;
 
 	if (deps && !has_subcharts(chart)) {
-		char *dir = cpl_xasprintf("%s/Chart.yaml", chart);
+		char *dir = in_chart(chart, "Chart.yaml");
 
 		not_judged(e, dir, 1, 1, chart, "dependencies not fetched "
 			   "(helm dependency build, which needs the "
@@ -1090,14 +1099,14 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 					  out.overflow ? "wrote too much" :
 					  "failed", ml ? ": " : "",
 					  (int)(ml > 300 ? 300 : ml), msg);
-		char *dir = cpl_xasprintf("%s/Chart.yaml", chart);
+		char *dir = in_chart(chart, "Chart.yaml");
 
 		not_judged(e, dir, 1, 1, chart, why, true);
 		free(dir);
 		free(why);
 		goto out;
 	}
-	vpath = cpl_xasprintf("%s/values.yaml", chart);
+	vpath = in_chart(chart, "values.yaml");
 	{
 		struct cpl_error verr = { 0 };
 
@@ -1205,7 +1214,7 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 	meta[0] = name;
 	meta[1] = version;
 	meta[2] = app;
-	dir = cpl_xasprintf("%s/templates", chart);
+	dir = in_chart(chart, "templates");
 	list_files(dir, &files, &nfiles, &cap, 0);
 	if (h->have_helm == 0)
 		h->have_helm = helm_on_path() ? 1 : 2;
@@ -1214,7 +1223,7 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 				"template");
 		helm_render(e, chart, files, nfiles, deps, meta);
 	} else if (deps || has_subcharts(chart)) {
-		char *cy = cpl_xasprintf("%s/Chart.yaml", chart);
+		char *cy = in_chart(chart, "Chart.yaml");
 
 		not_judged(e, cy, 1, 1, chart, "a chart with subcharts or "
 			   "dependencies (outside the template subset the "

@@ -758,7 +758,8 @@ include(struct ev *e, const char *name, struct gval *dot, int line, int col)
 		struct cpl_gotmpl_line *tl = cpl_gotmpl_alloc(e->g,
 			(o.nlines + 1) * sizeof(*tl));
 
-		memcpy(tl, o.lines, o.nlines * sizeof(*tl));
+		if (o.nlines > 0)
+			memcpy(tl, o.lines, o.nlines * sizeof(*tl));
 		v->tlines = tl;
 		v->ntlines = o.nlines;
 	}

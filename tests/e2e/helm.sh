@@ -69,4 +69,10 @@ cd "$tmp/ft" || exit 1
 PATH=/usr/bin:/bin expect builtin 1 "$BIN" --no-config --color never -v .
 has builtin-verbose 'chart: read: Helm chart rendered without helm'
 has builtin-line 'chart/templates/_helpers.tpl:51:7: error: OMP_NUM_THREADS=8 x 4 ranks'
+# a walk from inside the chart spells its files as it does any other
+cd "$tmp/ft/chart" || exit 1
+PATH=/usr/bin:/bin expect inside 1 "$BIN" --no-config --color never .
+has inside-line 'templates/_helpers.tpl:51:7: error: OMP_NUM_THREADS=8'
+has inside-values 'note: values.yaml:22:1: the value comes from here'
+lacks inside-dot './'
 finish
