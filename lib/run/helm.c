@@ -478,11 +478,21 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 
 /* ---- helm template ----------------------------------------------------- */
 
-/* The helm on PATH (caller frees), or NULL. */
+/* The helm to run (caller frees), or NULL: $CPULINT_HELM when set
+ * ("none": never helm; else the program to run), else the helm on PATH. */
 static char *
 helm_path(void)
 {
-	const char *path = getenv("PATH"), *p;
+	const char *path = getenv("PATH"), *p, *env = getenv("CPULINT_HELM");
+
+	if (env != NULL && *env != '\0') {
+		struct stat st;
+
+		if (strcmp(env, "none") == 0 || stat(env, &st) < 0 ||
+		    !S_ISREG(st.st_mode) || access(env, X_OK) < 0)
+			return NULL;
+		return cpl_xstrdup(env);
+	}
 
 	for (p = path; p != NULL && *p;) {
 		size_t n = strcspn(p, ":");

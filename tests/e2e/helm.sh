@@ -14,6 +14,7 @@ root=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$root/tests/lib.sh"
+unset CPULINT_HELM
 
 mkdir -p "$tmp/bin"
 cat > "$tmp/bin/helm" <<'SH'
@@ -64,8 +65,16 @@ HELM_FAIL=1 expect failing 0 "$BIN" --no-config --color never -v .
 has failing-summary '1 document with containers not judged'
 has failing-message 'helm template failed: Error: template: finetune/templates/job.yaml:3:4'
 
-# 4. without helm on PATH the same chart is the evaluator's
+# 4. without helm on PATH (or with CPULINT_HELM=none) the same chart is
+#    the evaluator's; CPULINT_HELM names another helm
 cd "$tmp/ft" || exit 1
+CPULINT_HELM=none expect no-helm 1 "$BIN" --no-config --color never -v .
+has no-helm-verbose 'chart: read: Helm chart rendered without helm'
+mv "$tmp/bin/helm" "$tmp/helm-elsewhere"
+HELM_RECORDED="$root/testdata/helm/finetune.out" \
+CPULINT_HELM="$tmp/helm-elsewhere" expect named-helm 1 "$BIN" --no-config -v .
+has named-helm 'chart: read: Helm chart rendered with helm template'
+mv "$tmp/helm-elsewhere" "$tmp/bin/helm"
 PATH=/usr/bin:/bin expect builtin 1 "$BIN" --no-config --color never -v .
 has builtin-verbose 'chart: read: Helm chart rendered without helm'
 has builtin-line 'chart/templates/_helpers.tpl:51:7: error: OMP_NUM_THREADS=8 x 4 ranks'

@@ -11,6 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$root/tests/lib.sh"
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/xdg GIT_CONFIG_NOSYSTEM=1
+export CPULINT_HELM=none	# the built-in evaluator, helm installed or not
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com
 export GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 mkdir -p "$HOME" "$XDG_CONFIG_HOME"
