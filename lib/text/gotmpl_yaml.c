@@ -104,6 +104,36 @@ word_in(const char *s, const char *const *list)
 	return false;
 }
 
+/* Whether a plain scalar that is no number the tool prints may still be
+ * read by go-yaml v2 as another type (a number in a form not modelled:
+ * an exponent, a sign, '_' separators, hex, binary, a decimal beyond
+ * what is printed exactly; a time or a date), or is a string for sure
+ * ("1.2.3", "1-2", "v2"). */
+static bool
+other_type(const char *s, size_t len)
+{
+	size_t i, dots = 0, digits = 0, at = s[0] == '-' || s[0] == '+';
+
+	for (i = 0; i < len; i++) {
+		dots += s[i] == '.';
+		digits += isdigit((unsigned char)s[i]) != 0;
+	}
+	if (s[0] == '+' || memchr(s, ':', len) || memchr(s, '_', len) ||
+	    (s[0] == '.' && len > 1 && isalpha((unsigned char)s[1])))
+		return true;
+	if (len > at + 1 && s[at] == '0' && (s[at + 1] == 'x' ||
+					     s[at + 1] == 'b' ||
+					     s[at + 1] == 'o'))
+		return true;
+	if (digits > 0 && dots <= 1 && (memchr(s, 'e', len) ||
+					memchr(s, 'E', len)))
+		return true;
+	if (digits > 0 && dots <= 1 &&
+	    strspn(s + at, "0123456789.") == len - at)
+		return true;
+	return len >= 8 && strspn(s, "0123456789") == 4 && s[4] == '-';
+}
+
 struct gval *
 cpl_gotmpl_resolve(struct cpl_gotmpl *g, const char *s, size_t len)
 {
@@ -146,13 +176,7 @@ cpl_gotmpl_resolve(struct cpl_gotmpl *g, const char *s, size_t len)
 	} else if ((num = go_number(s, len, false)) != NULL) {
 		v = scalar_new(g, GV_FLOAT, NULL, 0);
 	} else {
-		size_t d = 0;
-
-		for (i = 0; i < len; i++)
-			d += isdigit((unsigned char)s[i]) != 0;
-		/* "1-2", "2024-01" and the like: strings unless they are
-		 * numbers, timestamps or sexagesimal go-yaml reads */
-		return d > 0 ? scalar_new(g, GV_ODD, NULL, 0) :
+		return other_type(s, len) ? scalar_new(g, GV_ODD, NULL, 0) :
 		       scalar_new(g, GV_STR, s, len);
 	}
 	v->s = cpl_gotmpl_strndup(g, num, strlen(num));

@@ -25,7 +25,9 @@ static const char *values =
 	"    nvidia.com/gpu: 1\n"
 	"    cpu: \"8\"\n"
 	"args: [\"--epochs\", \"3\", \"-\", \"a: b\"]\n"
-	"empty: {}\n";
+	"empty: {}\n"
+	"version: 1.2.3\n"
+	"when: 2024-01-02\n";
 
 static const char *helpers =
 	"{{/* names */}}\n"
@@ -103,6 +105,8 @@ START_TEST(lookups_and_functions)
 	       "a: 4\nb: \"4\"\n");
 	/* Helm reads numbers as float64: 0.50 prints as 0.5 */
 	expect("r: {{ .Values.ratio }}\n", "r: 0.5\n");
+	/* a version is a string (a date, an exponent: not modelled) */
+	expect("v: {{ .Values.version }}\n", "v: 1.2.3\n");
 	/* YAML 1.1: yes is true */
 	expect("{{ if .Values.enabled }}on{{ else }}off{{ end }}\n", "on\n");
 	expect("i: {{ .Values.image.tag | default .Chart.AppVersion }}\n",
@@ -245,6 +249,7 @@ START_TEST(outside_the_subset)
 	expect_rc("x: {{ .Capabilities.KubeVersion }}\n", 1, 1, 7,
 		  ".Capabilities");
 	expect_rc("x: {{ .Values.env }}\n", 1, 1, 7, "toYaml");
+	expect_rc("x: {{ .Values.when }}\n", 1, 1, 7, "does not model");
 	expect_rc("{{ range .Values.args }}{{ break }}{{ end }}\n", 1, 1, 28,
 		  "break");
 }
