@@ -440,6 +440,58 @@ builtin_chart(struct cpl_engine *e, const char *chart, char **files,
 	return g;
 }
 
+/* s as one of the helm state's own strings, once per text (kept). */
+static const char *
+intern(struct cpl_helm *h, struct cpl_strmap *kept, const char *s)
+{
+	const char *k;
+
+	if (s == NULL)
+		return NULL;
+	k = cpl_strmap_get(kept, s);
+	if (k == NULL) {
+		k = keep_string(h, cpl_xstrdup(s));
+		cpl_strmap_put(kept, k, (void *)k);
+	}
+	return k;
+}
+
+/* A rendered template waiting for its chart's evaluator to be freed. */
+struct pending {
+	const char *path;	/* borrowed from the walk's list */
+	char *text;
+	size_t len;
+	struct cpl_gotmpl_line *lines;
+	size_t nlines;
+};
+
+/*
+ * Frees a chart's evaluator (the last the helm state keeps) once its
+ * templates are rendered, before the rendered text is parsed: the places
+ * named by their line maps become the helm state's own strings, so the
+ * evaluation's memory is gone when the run's begins.
+ */
+static void
+let_go(struct cpl_engine *e, struct cpl_gotmpl *g, struct pending *v,
+       size_t n)
+{
+	struct cpl_helm *h = helm_state(e);
+	struct cpl_strmap kept = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < v[i].nlines; j++) {
+			struct cpl_gotmpl_line *l = &v[i].lines[j];
+
+			l->file = intern(h, &kept, l->file);
+			l->vfile = intern(h, &kept, l->vfile);
+		}
+	cpl_strmap_free(&kept);
+	if (h->ncharts > 0 && h->charts[h->ncharts - 1] == g)
+		h->ncharts--;
+	cpl_gotmpl_free(g);
+}
+
 static void
 builtin_render(struct cpl_engine *e, const char *chart, char **files,
 	       size_t nfiles, const char *const meta[3])
@@ -450,6 +502,9 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 	bool *holds = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*holds));
 	struct cpl_gotmpl *g = builtin_chart(e, chart, files, nfiles, meta,
 					     true, ok, holds);
+	struct pending *pend = cpl_xcalloc(nfiles ? nfiles : 1,
+					   sizeof(*pend));
+	size_t npend = 0;
 	int rc;
 
 	for (i = 0; i < nfiles; i++) {
@@ -469,9 +524,17 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 			continue;
 		lines = cpl_xcalloc(out.nlines, sizeof(*lines));
 		memcpy(lines, out.lines, out.nlines * sizeof(*lines));
-		add_rendered(e, files[i], cpl_xstrndup(out.text, out.len),
-			     out.len, lines, out.nlines);
+		pend[npend].path = files[i];
+		pend[npend].text = cpl_xstrndup(out.text, out.len);
+		pend[npend].len = out.len;
+		pend[npend].lines = lines;
+		pend[npend++].nlines = out.nlines;
 	}
+	let_go(e, g, pend, npend);
+	for (i = 0; i < npend; i++)
+		add_rendered(e, pend[i].path, pend[i].text, pend[i].len,
+			     pend[i].lines, pend[i].nlines);
+	free(pend);
 	free(ok);
 	free(holds);
 }
@@ -1135,11 +1198,24 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 		bool *ok = cpl_xcalloc(nfiles ? nfiles : 1, sizeof(*ok));
 		bool *holds = cpl_xcalloc(nfiles ? nfiles : 1,
 					  sizeof(*holds));
+		size_t from = h->n;
 		struct cpl_gotmpl *g = deps ? NULL :
 			builtin_chart(e, chart, files, nfiles, meta, false,
 				      ok, holds);
 
 		helm_split(e, chart, cpl_buf_str(&out), out.len, &vm, g);
+		if (g != NULL) {
+			struct pending *pv = cpl_xcalloc(h->n - from + 1,
+							 sizeof(*pv));
+			size_t k;
+
+			for (k = from; k < h->n; k++) {
+				pv[k - from].lines = h->v[k]->lines;
+				pv[k - from].nlines = h->v[k]->nlines;
+			}
+			let_go(e, g, pv, h->n - from);
+			free(pv);
+		}
 		free(ok);
 		free(holds);
 	}
