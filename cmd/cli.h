@@ -41,7 +41,7 @@ enum cli_opt {
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
 	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_NODE_PROXY, OPT_BASELINE, OPT_WRITE_BASELINE,
 	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
-	OPT_KEEP_FIX, OPT_KEEP_DIFF,
+	OPT_KEEP_FIX, OPT_KEEP_DIFF, OPT_HELM_VALUES, OPT_HELM_SET,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -129,6 +129,9 @@ struct options {
 	bool force;		/* --force: --fix rewrites read-only,
 				 * hard-linked and others' files too */
 	bool diff;		/* --diff: print what --fix would do */
+	const char **helm;	/* 'f'FILE (--helm-values), 's'K=V
+				 * (--helm-set); xcalloc'd, strings owned */
+	size_t nhelm;
 	const char **paths;	/* positional paths and -f ("-": stdin) */
 	size_t npaths;
 	const char **live;	/* TYPE/NAME targets */

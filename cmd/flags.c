@@ -33,6 +33,13 @@ static const struct cli_flag flags[] = {
 	{ OPT_WRITE_BASELINE, 0, "write-baseline", "FILE", CLI_FILE, NULL,
 	  "write every finding to FILE as the baseline; the\n"
 	  "findings then do not fail the run (exit 0)" },
+	{ OPT_HELM_VALUES, 0, "helm-values", "FILE", CLI_FILE, NULL,
+	  "render the Helm charts a walk meets with FILE's\n"
+	  "values over the chart's own (helm's -f);\n"
+	  "repeatable, later files win" },
+	{ OPT_HELM_SET, 0, "helm-set", "K=V", CLI_TEXT, NULL,
+	  "and with K=V over those (as helm's set flag:\n"
+	  "dotted keys); repeatable" },
 	{ OPT_FIX, 0, "fix", NULL, CLI_NONE, "Fixing",
 	  "apply the safe fixes in place, then report\n"
 	  "what is left (with -f -: the fixed text to stdout)" },

@@ -236,6 +236,11 @@ parse_flags(struct options *o, int argc, char **argv,
 		case OPT_WRITE_BASELINE:
 			o->write_baseline = optarg;
 			break;
+		case OPT_HELM_VALUES:
+		case OPT_HELM_SET:
+			o->helm[o->nhelm++] = cpl_xasprintf("%c%s", c ==
+				OPT_HELM_SET ? 's' : 'f', optarg);
+			break;
 		case 'j': {
 			char *end;
 			long n = strtol(optarg, &end, 10);
@@ -613,6 +618,7 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return cpl_cli_compare(argc - 1, argv + 1);
 	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
+	o.helm = cpl_xcalloc((size_t)argc + 1, sizeof(*o.helm));
 	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
 	o.owned = cpl_xcalloc((size_t)argc + 1, sizeof(*o.owned));
 	/* `serve` comes first; the flags after it are read as usual. */
@@ -701,6 +707,9 @@ out:
 		free(o.owned[i]);
 	free(o.owned);
 	free(o.paths);
+	for (i = 0; i < o.nhelm; i++)
+		free((char *)o.helm[i]);
+	free(o.helm);
 	free(o.live);
 	return status;
 }

@@ -216,6 +216,7 @@ cpl_cli_report(const struct options *o, struct cpl_engine *e,
 	meta.jobs = cpl_engine_threads(e, meta.nbudgets);
 	skipped = not_judged(cpl_engine_workloads(e), &meta.nskipped);
 	meta.skipped = skipped;
+	meta.helm = cpl_engine_chart_how(e);
 	meta.quiet = o->quiet;
 	meta.category = o->npaths == 0 ? "kubectl-cpulint/live/" : NULL;
 	/* -o github: annotations attach to paths from the workspace;
@@ -379,6 +380,8 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 					    fx[i].len);
 		}
 	}
+	for (i = 0; i < o->nhelm; i++)
+		cpl_engine_helm_option(e, o->helm[i][0] == 's', o->helm[i] + 1);
 	for (i = 0; i < o->npaths; i++) {
 		if (strcmp(o->paths[i], CLI_STDIN) != 0)
 			cpl_engine_add_path(e, o->paths[i],

@@ -10,7 +10,8 @@
  * (a live finding shared by that many Pods of one owner, when more than
  * one); absent strings are null, unknown lines and columns 0.
  * Suppressed findings are left out of "findings" and counted in
- * summary.suppressed.  "budgets" holds one entry per training container
+ * summary.suppressed; summary.helm says how Helm charts were rendered
+ * when the run met any.  "budgets" holds one entry per training container
  * (render.h).  "skipped" lists each document that holds containers and
  * was not judged: file, line, kind, object, reason.
  *
@@ -278,6 +279,10 @@ json_end(void *state)
 	cpl_jsonw_int(j, (long long)r->tally.notes);
 	cpl_jsonw_key(j, "suppressed");
 	cpl_jsonw_int(j, (long long)r->tally.suppressed);
+	if (meta && meta->helm != NULL) {	/* charts met in walks */
+		cpl_jsonw_key(j, "helm");
+		cpl_jsonw_str(j, meta->helm);
+	}
 	if (meta && meta->baselined > 0) {	/* --baseline left them out */
 		cpl_jsonw_key(j, "baselined");
 		cpl_jsonw_int(j, (long long)meta->baselined);

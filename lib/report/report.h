@@ -80,6 +80,10 @@ struct cpl_report_meta {
 	 * SARIF a note notification each), borrowed. */
 	const struct cpl_report_skip *skipped;
 	size_t nskipped;
+	/* How Helm charts were rendered ("rendered without helm",
+	 * "rendered with helm template"), NULL when none was: JSON
+	 * summary.helm. */
+	const char *helm;
 	/* Threads the report may use, the calling one included (-j); 0 or
 	 * 1: the caller's alone.  JSON renders "budgets" on a second one
 	 * while the findings are written. */

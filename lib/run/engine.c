@@ -113,6 +113,7 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_error_clear(&e->notes[i]);
 	free(e->notes);
 	cpl_strmap_free(&e->charts);
+	cpl_engine_helm_free(e);
 	cpl_config_free(e->config);
 	cpl_engine_reach_free(e);
 	cpl_engine_overlay_free(e);
@@ -138,8 +139,9 @@ add_text(struct cpl_engine *e, const char *path, char *text, size_t len,
 }
 
 /*
- * Whether path lies in a Helm chart's templates/ (skipped unless named:
- * one note per chart).
+ * Whether path lies in a Helm chart's templates/: the chart is rendered
+ * the first time one of its templates is met (helm.c), and the template
+ * itself is never read as YAML.
  */
 static bool
 helm_template(struct cpl_engine *e, const char *path)
@@ -152,20 +154,17 @@ helm_template(struct cpl_engine *e, const char *path)
 	chart = cpl_walk_chart_of(path);
 	if (chart == NULL)
 		return false;
+	{
+		char *root = cpl_engine_chart_root(chart);
+
+		free(chart);
+		chart = root;
+	}
 	if (cpl_strmap_get(&e->charts, chart) == NULL) {
-		char *dir;
+		const char *key = cpl_engine_own_key(e, chart);
 
-		cpl_engine_flush(e);	/* the note after earlier files' */
-		dir = cpl_xasprintf("%s%stemplates",
-				    strcmp(chart, ".") == 0 ? "" : chart,
-				    strcmp(chart, ".") == 0 ? "" :
-				    cpl_str_ends(chart, "/") ? "" : "/");
-
-		cpl_engine_note(e, dir, "skipped: Helm templates: render "
-				"with helm template %s | kubectl cpulint -f -",
-				chart);
-		free(dir);
-		cpl_strmap_put(&e->charts, cpl_engine_own_key(e, chart), e);
+		cpl_strmap_put(&e->charts, key, e);
+		cpl_engine_chart(e, key);
 	} else {
 		free(chart);
 	}
@@ -465,6 +464,7 @@ cpl_engine_run(struct cpl_engine *e)
 	for (i = 0; i < e->nfindings; i++)
 		cpl_engine_suppress(e, &e->findings[i]);
 	warn_unknown_rules(e);
+	cpl_engine_chart_relocate(e);
 	cpl_engine_relocate(e);
 	if (e->nfindings > 1)
 		qsort(e->findings, e->nfindings, sizeof(*e->findings),

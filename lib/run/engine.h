@@ -99,6 +99,13 @@ int cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
 void cpl_engine_set_text(struct cpl_engine *e, const char *path,
 			 const char *text, size_t len);
 /* Adds a file's contents from memory (a staged blob); buf is copied. */
+/* A Helm option for the charts a walk meets, in the order given:
+ * --helm-set K=V (set) or --helm-values FILE. */
+void cpl_engine_helm_option(struct cpl_engine *e, bool set,
+			    const char *value);
+/* How the run rendered Helm charts: "rendered with helm template",
+ * "rendered without helm", or NULL when it rendered none. */
+const char *cpl_engine_chart_how(const struct cpl_engine *e);
 void cpl_engine_add_buffer(struct cpl_engine *e, const char *path,
 			   const char *buf, size_t len, bool explicit);
 /* Adds a workload built elsewhere (live mode); the engine takes it. */

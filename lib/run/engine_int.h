@@ -107,7 +107,11 @@ struct cpl_engine {
 	struct cpl_error *notes;	/* what was skipped and why (-v) */
 	size_t nnotes;
 	size_t notes_cap;
-	struct cpl_strmap charts;	/* Helm charts already noted */
+	struct cpl_strmap charts;	/* Helm charts already met */
+	struct cpl_helm *helm;		/* charts rendered (helm.c) */
+	char **helm_args;		/* 'f'FILE (--helm-values) or 's'K=V
+					 * (--helm-set), in order; owned */
+	size_t nhelm_args, helm_args_cap;
 	struct cpl_config *config;	/* owned */
 	struct cpl_repo *repo;		/* borrowed; NULL outside git */
 	bool staged;			/* read files from the index */
@@ -335,6 +339,26 @@ void cpl_engine_reach(struct cpl_engine *e);
 void cpl_engine_relocate(struct cpl_engine *e);
 /* Frees what reach.c keeps in the engine. */
 void cpl_engine_reach_free(struct cpl_engine *e);
+
+/* ---- helm.c ------------------------------------------------------------- */
+
+/* Renders the Helm chart in directory chart (met in a walk) once, with
+ * helm when it is on PATH, else the built-in subset; adds each rendered
+ * template as a source under its own path. */
+void cpl_engine_chart(struct cpl_engine *e, const char *chart);
+/* Moves findings (and budgets) on rendered sources to the template
+ * lines they came from, with values.yaml's line as related; drops
+ * their edits.  Call after suppressions, before sorting. */
+void cpl_engine_chart_relocate(struct cpl_engine *e);
+/* The chart a walk renders for the chart directory chart: the outermost
+ * parent whose charts/ holds it (a subchart renders with its parent).
+ * Caller frees. */
+char *cpl_engine_chart_root(const char *chart);
+/* Whether path names a rendered template. */
+bool cpl_engine_chart_rendered(const struct cpl_engine *e,
+			       const char *path);
+/* Frees what helm.c keeps in the engine. */
+void cpl_engine_helm_free(struct cpl_engine *e);
 
 /* ---- overlay.c ---------------------------------------------------------- */
 

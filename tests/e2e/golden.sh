@@ -12,6 +12,10 @@
 # without its "-j N"): the report is the same bytes for any -j.
 set -u
 BIN=${BIN:?BIN must name the kubectl-cpulint binary}
+# Charts render with the built-in evaluator on every machine (helm.sh
+# tests the helm path).
+CPULINT_HELM=none
+export CPULINT_HELM
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 root=$(pwd)
 pass=0
