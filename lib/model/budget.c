@@ -1354,6 +1354,8 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->per_rank = f.cpu >= 1000 ? f.per_rank : -1;
 	b->suggested_threads = f.cpu >= 1000 ? f.t : -1;
 	b->suggested_workers = f.cpu >= 1000 ? f.w : -1;
+	b->loader = f.loader != CPL_LOADER_NONE;
+	b->decodes = f.loader == CPL_LOADER_DECODE;
 	if (f.cpu >= 0) {
 		cpl_format(text, sizeof(text), "resources.%s.cpu %s",
 			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus);
