@@ -62,6 +62,9 @@ current(struct cpl_sweep_setting *out, size_t n,
 	if (in->cur_threads < 1 || (w >= 0 && in->cur_workers < 0) ||
 	    n >= CPL_SWEEP_MAX)
 		return n;
+	/* --max: no knob above it, the job's own included */
+	if (in->max > 0 && (in->cur_threads > in->max || cw > in->max))
+		return n;
 	for (i = 0; i < n; i++)
 		if (out[i].threads == in->cur_threads && out[i].workers == cw)
 			return n;

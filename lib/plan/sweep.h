@@ -13,8 +13,9 @@
  *            and 2 workers);
  *   current  the job's own setting as written, when its threads (and
  *            workers, when the plan sets them) are known numbers and it
- *            is none of the above: its id ends in "-current", so compare
- *            can say what the winner gains over it;
+ *            is none of the above and within --max: its id ends in
+ *            "-current", so compare can say what the winner gains over
+ *            it;
  *
  * each list also holds its bound and the suggestion, so the suggested
  * setting (T, W) is in both (and listed once); the threads keep the

@@ -169,6 +169,10 @@ START_TEST(current_setting)
 	in.cur_threads = 16;
 	ck_assert_uint_eq(cpl_sweep_make(s, &in), 7);
 	is(&s[6], 16, 8, "t16-w8-current");
+	/* --max: no knob above it, the job's own included */
+	in.max = 8;
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 6);
+	in.max = 0;
 	/* threads only: the workers as written are not the plan's */
 	in.set_workers = false;
 	ck_assert_uint_eq(cpl_sweep_make(s, &in), 4);
