@@ -196,7 +196,7 @@ cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
 	size_t i;
 
 	cpl_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		     "<meta charset=\"utf-8\">\n<title>kubectl cpulint "
+		     "<meta charset=\"utf-8\"/>\n<title>kubectl cpulint "
 		     "compare");
 	if (c->plan) {
 		cpl_buf_adds(b, " ");
