@@ -1196,7 +1196,7 @@ cpl_budget_split(long *per_rank, long *threads, long *workers,
 		*workers = 0;
 		return;
 	}
-	if (loader == CPL_LOADER_DECODE) {
+	if (loader == CPL_LOADER_DECODE && b >= 1) {
 		/* The lab's 1-CPU image job: t1-w2 449 examples/s, t1-w0
 		 * 409, t1-w1 373 (rules/CPU401.md) */
 		*threads = b / 3 > 1 ? b / 3 : 1;

@@ -13,8 +13,8 @@
  *                                             take turns, so W may pass B
  *                                             (its allowance, T + W - B,
  *                                             is what CPU401 forgives);
- *                     any other loader        T = max(1, floor(B / 2)),
- *                                             W = max(0, B - T)
+ *                     any other loader (and   T = max(1, floor(B / 2)),
+ *                     any under 1 CPU a rank) W = max(0, B - T)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
  *                     a launcher that forces it (accelerate
  *                     --num_cpu_threads_per_process, deepspeed

@@ -154,9 +154,10 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	cpl_format(cpus, sizeof(cpus), "%g", m->cpu_limit >= 0 ?
 		   m->cpu_limit : m->cpu_request);
 	summary = cpl_xasprintf("kubectl cpulint plan %s: a budget of %s CPUs "
-		"over %ld rank(s), %ld per rank, split by the suggestion into "
+		"over %s%ld rank(s), %ld per rank, split by the suggestion into "
 		"%ld thread(s) and %ld loader worker(s)%s; %zu setting(s) "
-		"varying %s%s%s", id, cpus, m->ranks, m->per_rank,
+		"varying %s%s%s", id, cpus, m->ranks > 0 ? "" : "at least ",
+		m->ranks > 0 ? m->ranks : 1, m->per_rank,
 		m->suggested_threads, m->suggested_workers, m->decodes ?
 		" (the larger share to the workers: the code decodes images)" :
 		"", p.nsettings, in.set_workers ? (in.loader ?

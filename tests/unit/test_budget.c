@@ -699,6 +699,11 @@ START_TEST(split_decode)
 	ck_assert_int_eq(b, 1);
 	ck_assert_int_eq(t, 1);
 	ck_assert_int_eq(w, 2);
+	/* more ranks than CPUs: one thread, no workers, as any loader */
+	cpl_budget_split(&b, &t, &w, 1000, 2, CPL_LOADER_DECODE);
+	ck_assert_int_eq(b, 0);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 0);
 	/* the allowance CPU401 forgives: T + W - B */
 	ck_assert_int_eq(cpl_budget_worker_allowance(1, CPL_LOADER_DECODE), 2);
 	ck_assert_int_eq(cpl_budget_worker_allowance(2, CPL_LOADER_DECODE), 1);
