@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/sweep.h"
 #include "plan/verdict.h"
 #include "util.h"
 
@@ -144,7 +145,7 @@ storage_rule(struct cpl_verdict *v, const struct cpl_verdict_row *r,
 static long
 current_row(const struct cpl_verdict_row *r, size_t n, int *len)
 {
-	static const char sfx[] = "-current";
+	static const char sfx[] = CPL_SWEEP_CURRENT_SUFFIX;
 	size_t i, l;
 
 	for (i = 0; i < n; i++) {
