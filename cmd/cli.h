@@ -41,7 +41,7 @@ enum cli_opt {
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
 	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_NODE_PROXY, OPT_BASELINE, OPT_WRITE_BASELINE,
 	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
-	OPT_KEEP_FIX, OPT_KEEP_DIFF, OPT_HELM_VALUES, OPT_HELM_SET,
+	OPT_KEEP_FIX, OPT_KEEP_DIFF, OPT_HELM_VALUES, OPT_HELM_SET, OPT_PLOT,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -302,6 +302,19 @@ struct cpl_verdict;
 int cpl_cli_compare_keep(const char *file, bool diff,
 			 const struct cpl_compare *c,
 			 const struct cpl_verdict *v);
+
+/*
+ * compare's table drawn (comparechart.c), appended to b: text bars of
+ * each setting's examples/s (CPU used without a throughput figure) and
+ * throttled share (color: the best in green, for a terminal); an SVG of
+ * the same; an HTML page with the SVG, the table and the verdict.
+ */
+void cpl_cli_compare_chart(struct cpl_buf *b, const struct cpl_compare *c,
+			   const struct cpl_verdict *v, bool color);
+void cpl_cli_compare_svg(struct cpl_buf *b, const struct cpl_compare *c,
+			 const struct cpl_verdict *v);
+void cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
+			  const struct cpl_verdict *v);
 
 /*
  * Shell completion: words are the arguments typed so far, the last one

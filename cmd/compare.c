@@ -2,7 +2,9 @@
  * compare.c — `kubectl cpulint compare [flags] -l cpulint.io/plan=ID |
  * TYPE/NAME... | experiment/NAME`: the runs of a plan, one row per
  * setting (lib/plan/compare.h) and the verdict of the guidance's rules
- * (lib/plan/verdict.h), as text or JSON (-o json); with --fix FILE or
+ * (lib/plan/verdict.h), as text with a chart (comparechart.c), JSON
+ * (-o json) or an HTML page (-o html); --plot FILE writes the chart as
+ * an SVG; with --fix FILE or
  * --diff FILE the best setting is kept in FILE (keep.c).  Exit status: 0
  * with a verdict, 2 on a usage or cluster error, when Prometheus fails
  * or has no figure for any run (nothing to compare); with --fix/--diff
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "plan/compare.h"
@@ -34,6 +37,7 @@ struct compare_opts {
 	const char *keep;	/* --fix FILE or --diff FILE */
 	bool keep_diff;
 	bool verbose;
+	const char *plot;	/* the chart as an SVG to this file */
 };
 
 static void
@@ -90,9 +94,11 @@ parse(struct compare_opts *o, int argc, char **argv, int *status)
 			break;
 		case 'o':
 			if (strcmp(optarg, "text") != 0 &&
-			    strcmp(optarg, "json") != 0) {
+			    strcmp(optarg, "json") != 0 &&
+			    strcmp(optarg, "html") != 0) {
 				cpl_cli_say("kubectl-cpulint compare: -o takes "
-					    "text or json, not \"%s\"", optarg);
+					    "text, json or html, not \"%s\"",
+					    optarg);
 				rc = -1;
 			}
 			o->format = optarg;
@@ -109,6 +115,7 @@ parse(struct compare_opts *o, int argc, char **argv, int *status)
 			o->keep = optarg;
 			o->keep_diff = c == OPT_KEEP_DIFF;
 			break;
+		case OPT_PLOT: o->plot = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'h':
 			cpl_cli_sub_usage(stdout, "compare");
@@ -138,7 +145,8 @@ cell(char *out, size_t size, const char *fmt, double v)
 }
 
 static void
-text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
+text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v,
+     bool color)
 {
 	struct cpl_buf b;
 	size_t i;
@@ -167,6 +175,7 @@ text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 			     (int)(len < 16 ? 16 - len : 0), "",
 			     r->r.threads, wk, ex, wt, cpu, thr, r->pods);
 	}
+	cpl_cli_compare_chart(&b, c, v, color);
 	fputs(cpl_buf_str(&b), fp);
 	cpl_buf_free(&b);
 	fputs("verdict:\n", fp);
@@ -268,6 +277,44 @@ any_figure(const struct cpl_compare *c)
 	return false;
 }
 
+/* NO_COLOR set to anything but "" (no-color.org). */
+static bool
+no_color(void)
+{
+	const char *e = getenv("NO_COLOR");
+
+	return e != NULL && *e != '\0';
+}
+
+/* -o html: a page with the chart, the table and the verdict. */
+static void
+html(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
+{
+	struct cpl_buf b;
+
+	cpl_buf_init(&b, 0);
+	cpl_cli_compare_html(&b, c, v);
+	fputs(cpl_buf_str(&b), fp);
+	cpl_buf_free(&b);
+}
+
+/* --plot FILE: the chart as an SVG, written whole or not at all. */
+static int
+plot(const char *file, const struct cpl_compare *c,
+     const struct cpl_verdict *v)
+{
+	struct cli_output out = { 0 };
+	struct cpl_buf b;
+
+	if (cpl_cli_output_open(&out, file, stdout) < 0)
+		return -1;
+	cpl_buf_init(&b, 0);
+	cpl_cli_compare_svg(&b, c, v);
+	fputs(cpl_buf_str(&b), out.fp);
+	cpl_buf_free(&b);
+	return cpl_cli_output_close(&out, ferror(out.fp) != 0);
+}
+
 int
 cpl_cli_compare(int argc, char **argv)
 {
@@ -285,6 +332,9 @@ cpl_cli_compare(int argc, char **argv)
 	if (parse(&o, argc, argv, &status) < 0)
 		return status;
 	status = EXIT_TROUBLE;
+	if (o.plot && o.keep &&
+	    cpl_cli_output_guard("plot", o.plot, &o.keep, 1) < 0)
+		return status;
 	if (optind >= argc && o.lo.selector == NULL) {
 		cpl_cli_say("kubectl-cpulint compare: name the runs: -l "
 			    "cpulint.io/plan=ID, TYPE/NAME... or "
@@ -340,11 +390,16 @@ cpl_cli_compare(int argc, char **argv)
 			goto out;
 		if (strcmp(o.format, "json") == 0)
 			json_out(out.fp, &c, &v);
+		else if (strcmp(o.format, "html") == 0)
+			html(out.fp, &c, &v);
 		else
-			text(out.fp, &c, &v);
+			text(out.fp, &c, &v, o.output_file == NULL &&
+			     isatty(fileno(out.fp)) && !no_color());
 		if (cpl_cli_output_close(&out, ferror(out.fp) != 0) < 0)
 			goto out;
 	}
+	if (o.plot && plot(o.plot, &c, &v) < 0)
+		goto out;
 	status = o.keep ? cpl_cli_compare_keep(o.keep, o.keep_diff, &c, &v) :
 		 EXIT_CLEAN;
 out:

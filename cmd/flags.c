@@ -176,6 +176,9 @@ static const struct cli_flag compare_flags[] = {
 	{ OPT_KEEP_DIFF, 0, "diff", "FILE", CLI_FILE, NULL,
 	  "compare: print the diff --fix FILE would make\n"
 	  "(exit 1 when there is one)" },
+	{ OPT_PLOT, 0, "plot", "FILE", CLI_FILE, NULL,
+	  "compare: write the chart of the table as an SVG\n"
+	  "to FILE (-o html prints a page with it)" },
 };
 
 const char *const cpl_cli_subs[] = { "plan", "compare", NULL };

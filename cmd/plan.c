@@ -148,11 +148,13 @@ cpl_cli_plan(int argc, char **argv)
 	}
 	for (i = 0; i < r.ndone; i++)
 		cpl_cli_say("kubectl-cpulint plan: %s: %s, %zu settings "
-			    "(%s) for %s (%s:%d)", r.done[i].id,
+			    "(%s%s%s) for %s (%s:%d)", r.done[i].id,
 			    r.done[i].engine, r.done[i].settings,
 			    r.done[i].workers ? "threads, then workers" :
-			    "threads", r.done[i].object, r.done[i].file,
-			    r.done[i].line);
+			    "threads", r.done[i].current[0] ?
+			    ", then the job as written, " : "",
+			    r.done[i].current,
+			    r.done[i].object, r.done[i].file, r.done[i].line);
 	if (r.ndone == 0 && r.nerrors == 0 && nerr == 0)
 		cpl_cli_say("kubectl-cpulint plan: no training container in "
 			    "the files named: nothing to plan");

@@ -14,8 +14,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	char req[16], lim[16], quoted[24];
 	long b, t, wk;
-	struct cpl_amount ranks, workers;
+	struct cpl_amount ranks;
 	bool none;
+	enum cpl_loader loader;
 
 	if (!cpl_budget_training(w, c) || w->template_only ||
 	    c->cpu_request < 0 || c->cpu_limit < 0 ||
@@ -24,10 +25,10 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	cpl_budget_cpus_str(req, sizeof(req), c->cpu_request);
 	cpl_budget_cpus_str(lim, sizeof(lim), c->cpu_limit);
 	cpl_budget_ranks(&ranks, w, c);
-	cpl_budget_workers(&workers, w, c);
-	none = cpl_budget_no_workers(&workers);
+	loader = cpl_budget_loader(NULL, NULL, w, c);
+	none = loader == CPL_LOADER_NONE;
 	cpl_budget_split(&b, &t, &wk, c->cpu_request,
-			 ranks.n > 0 ? ranks.n : 1, none);
+			 ranks.n > 0 ? ranks.n : 1, loader);
 	fd = cpl_check_report(ck, w, c, &c->request_pos,
 		"container \"%s\" requests %s CPU but may use up to %s: only "
 		"%s is assured when the node is busy, so threads and workers "

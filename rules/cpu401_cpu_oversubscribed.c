@@ -10,7 +10,10 @@
  * add to the threads, the thread count comes from an environment variable
  * or torch.set_num_threads and the ranks alone fit the CPUs, CPU202 or
  * CPU305 reports the same total (and its fix settles it) and this rule
- * stays silent.
+ * stays silent.  A loader whose code decodes images takes turns with
+ * the main process (the lab's 1-CPU image job ran fastest with 1 thread
+ * and 2 workers): its workers count only beyond the split's allowance
+ * (cpl_budget_worker_allowance), so the rule's own fix lints clean.
  */
 #include "common.h"
 #include "fix/split.h"
@@ -66,7 +69,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 {
 	struct cpl_facts f;
 	struct cpl_finding *fd;
-	long r, t, wk, total, need;
+	long r, t, wk, total, need, allow;
 	const char *var, *least;
 	char unknown[400], set[80], from[100] = "";
 	struct cpl_tinput in;
@@ -83,7 +86,11 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	wk = f.workers.state == CPL_AMT_KNOWN ||
 	     f.workers.state == CPL_AMT_HOST ? f.workers.n : 0;
 	total = cpl_sat_mul(r, cpl_sat_add(t, wk));
-	if (cpl_sat_mul(total, 1000) <= f.cpu)
+	/* A loader that decodes takes turns with the main process: its
+	 * workers count only beyond the split's allowance. */
+	allow = cpl_budget_worker_allowance(f.per_rank, f.loader);
+	if (cpl_sat_mul(cpl_sat_mul(r, cpl_sat_add(t, wk > allow ?
+			wk - allow : 0)), 1000) <= f.cpu)
 		return;
 	/* The thread rule's fix (T = B per rank) settles it unless the
 	 * ranks alone are more than the CPUs. */
@@ -156,6 +163,16 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"or raise resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, var, f.t, total);
 		cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
+	} else if (f.per_rank >= 1 && f.loader == CPL_LOADER_DECODE) {
+		cpl_finding_set_fix(fd,
+			"per-rank budget floor(%s / %ld) = %ld, the larger "
+			"share to the workers as the loader decodes images "
+			"(%s), which wait while compute runs: %s \"%ld\" "
+			"and use %ld loader worker(s) per rank%s (a "
+			"starting point to compare against), or raise "
+			"resources.limits.cpu to \"%ld\"", f.cpus, r,
+			f.per_rank, f.decodes, set, f.t, f.w, from, need);
+		cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (f.per_rank >= 1) {
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: %s "

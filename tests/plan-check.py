@@ -5,11 +5,15 @@
 
 polyaxon: the operation against testdata/plan/schema/polyaxon-operation.
 schema.json, every matrix key and param an input of the component, every
-{{ x }} of the component an input.  katib: the Experiment against Katib's
-CRD (its openAPIV3Schema) and testdata/plan/schema/katib-experiment.
-schema.json, plus the rules Katib's admission webhook applies across
-fields (trialParameters reference parameters; every ${trialParameters.x}
-of the trialSpec is declared and every one declared is used; counts).
+{{ x }} of the component an input, the run's environment labels the
+plan's.  katib: each Experiment (one per knob) against Katib's CRD (its
+openAPIV3Schema) and testdata/plan/schema/katib-experiment.schema.json,
+plus the rules Katib's admission webhook applies across fields
+(trialParameters reference parameters; every ${trialParameters.x} of the
+trialSpec is declared and every one declared is used; counts); one knob
+at a time: in each, at most one parameter lists more than one value;
+every Experiment and Pod template labelled with the one plan, and with
+the setting.
 jobs: every manifest named uniquely (at most 63 bytes) and labelled
 cpulint.io/plan and cpulint.io/setting on the object and on its Pod
 templates.  Prints what is wrong and exits 1; exits 0 when valid.
@@ -68,11 +72,21 @@ def polyaxon(docs):
         for name in re.findall(r"{{\s*([A-Za-z_][A-Za-z0-9_]*)\s*}}", s):
             assert name in inputs, "{{ %s }} is no input" % name
     assert "cpulint_threads" in inputs and "cpulint_setting" in inputs
+    labels = comp["run"]["environment"]["labels"]
+    assert labels["cpulint.io/plan"] == op["name"], labels
+    assert labels["cpulint.io/setting"] == "{{ cpulint_setting }}", labels
 
 
 def katib(docs):
-    assert len(docs) == 1, "one Experiment, not %d documents" % len(docs)
-    exp = docs[0]
+    assert docs, "no Experiment"
+    plans = set()
+    for exp in docs:
+        plans.add(experiment(exp))
+    assert len(plans) == 1, plans
+    assert len({d["metadata"]["name"] for d in docs}) == len(docs)
+
+
+def experiment(exp):
     with open("%s/reference/katib/manifests_v1beta1_components_crd_"
               "experiment.yaml" % HERE) as f:
         crd = yaml.safe_load(f)
@@ -100,6 +114,8 @@ def katib(docs):
     trials = 1
     for p in params.values():
         trials *= len(p["feasibleSpace"]["list"])
+    assert sum(len(p["feasibleSpace"]["list"]) > 1
+               for p in params.values()) <= 1, "two knobs vary"
     assert spec["maxTrialCount"] == trials, (spec["maxTrialCount"], trials)
     assert spec["maxFailedTrialCount"] <= spec["maxTrialCount"]
     assert spec["parallelTrialCount"] <= spec["maxTrialCount"]
@@ -108,6 +124,9 @@ def katib(docs):
     assert tt["trialSpec"]["metadata"]["labels"]["cpulint.io/plan"] == plan
     for t in templates(tt["trialSpec"]):
         assert t["metadata"]["labels"]["cpulint.io/plan"] == plan
+        assert t["metadata"]["labels"]["cpulint.io/setting"] == \
+            tt["trialSpec"]["metadata"]["labels"]["cpulint.io/setting"]
+    return plan
 
 
 def jobs(docs):

@@ -5,8 +5,16 @@
  * many intra-op threads and loader workers does each rank use.
  *
  *   per-rank budget   B = floor(C / ranks)      (C: limit, else request)
- *   suggested split   T = max(1, floor(B / 2)), W = max(0, B - T);
- *                     with no loader workers (W known to be 0) T = max(1, B)
+ *   suggested split   by what the code shows the loader does:
+ *                     none (W known to be 0)  T = max(1, B), W = 0;
+ *                     a loader that decodes   T = max(1, floor(B / 3)),
+ *                     images (PIL, cv2,       W = max(2, B + 1 - T): the
+ *                     torchvision transforms) workers and the main process
+ *                                             take turns, so W may pass B
+ *                                             (its allowance, T + W - B,
+ *                                             is what CPU401 forgives);
+ *                     any other loader (and   T = max(1, floor(B / 2)),
+ *                     any under 1 CPU a rank) W = max(0, B - T)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
  *                     a launcher that forces it (accelerate
  *                     --num_cpu_threads_per_process, deepspeed
@@ -119,10 +127,34 @@ bool cpl_budget_worker_flag(const char *flag, size_t len);
 /* True when the workers are known to be none: all of B goes to threads. */
 bool cpl_budget_no_workers(const struct cpl_amount *workers);
 
-/* The suggested split for C millicores over ranks (ranks >= 1); with
- * no_workers every CPU of the per-rank budget goes to threads. */
+/* What the code shows its loader does: the kind of job the split is for. */
+enum cpl_loader {
+	CPL_LOADER_PLAIN,	/* workers, or not known to be none */
+	CPL_LOADER_NONE,	/* no loader workers run: all to threads */
+	CPL_LOADER_DECODE,	/* a DataLoader, and the code decodes or
+				 * augments images (PIL, cv2, torchvision
+				 * transforms, io or datasets, albumentations,
+				 * imageio, skimage, decord) */
+};
+
+/*
+ * The kind of loader of container c of w: DECODE when its linked code
+ * builds a DataLoader and imports an image decoding library (*how, when
+ * not NULL, receives the module, borrowed from the code; *pos where it
+ * is imported), NONE when its workers are known to be none, else PLAIN.
+ */
+enum cpl_loader cpl_budget_loader(const char **how, struct cpl_pos *pos,
+				  const struct cpl_workload *w,
+				  const struct cpl_container *c);
+
+/* The suggested split for C millicores over ranks (ranks >= 1), by the
+ * kind of loader (the table at the top of this file). */
 void cpl_budget_split(long *per_rank, long *threads, long *workers,
-		      int64_t cpu_millis, long ranks, bool no_workers);
+		      int64_t cpu_millis, long ranks, enum cpl_loader loader);
+
+/* The loader workers a rank may run beyond its budget B: T + W - B of
+ * the split for a decoding loader (2 at B = 1, 1 above), else 0. */
+long cpl_budget_worker_allowance(long per_rank, enum cpl_loader loader);
 
 /* Formats millicores for messages: "4", "2.5", "0.5". */
 void cpl_budget_cpus_str(char *out, unsigned size, int64_t millis);
@@ -143,10 +175,14 @@ struct cpl_facts {
 	long w;
 	bool ranks_known;	/* the rank count is known (KNOWN) */
 	bool no_workers;	/* known to run no loader workers: T = B */
+	enum cpl_loader loader;	/* what the split is for */
+	const char *decodes;	/* DECODE: the module that shows it
+				 * ("PIL.Image"), borrowed from the code */
+	struct cpl_pos decodes_pos;
 	char rank_phrase[32];	/* "1 rank", "4 ranks", "at least 1 rank" */
 	const char *ranks_why;	/* when not known: "not known here", "one
 				 * per CPU of the node" */
-	char share[96];		/* how B splits, for fixes: "split into 2
+	char share[192];		/* how B splits, for fixes: "split into 2
 				 * thread(s) and 2 loader worker(s)" */
 };
 

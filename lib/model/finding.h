@@ -138,6 +138,9 @@ struct cpl_budget_entry {
 	long per_rank;			/* B = floor(C / ranks) */
 	long suggested_threads;
 	long suggested_workers;
+	bool loader;			/* the split is for a loader: not known
+					 * to run no workers */
+	bool decodes;			/* its code decodes images */
 	struct cpl_budget_how how_cpu;
 	struct cpl_budget_how how_ranks;
 	struct cpl_budget_how how_threads;

@@ -1,12 +1,17 @@
 /*
- * katib.c — the plan as a Katib Experiment (plan.h): grid search over the
- * two knobs, each a discrete parameter whose list is the sweep's values
- * of that knob (every pair of them stays inside the budget, since each
- * list stops at the suggestion's share), one trial at a time (trials
- * that share a node would throttle each other), and no metrics
- * collector: compare reads the runs from Prometheus.  The trialSpec is
- * the user's job, its knobs ${trialParameters.threads} and
- * ${trialParameters.workers}, its Pod templates labelled cpulint.io/plan.
+ * katib.c — the plan as Katib Experiments (plan.h), one knob at a time
+ * on this engine too: a grid over the two knobs would run every pair,
+ * so each group of the sweep is an Experiment of its own whose grid is
+ * exactly its settings: the threads at the suggested workers (the
+ * suggestion among them), the workers at the suggested threads, and
+ * the job's current setting.  Each knob is a discrete parameter (one
+ * of them a single value), one trial at a time (trials that share a
+ * node would throttle each other), and no metrics collector: compare
+ * reads the runs from Prometheus.  The trialSpec is the user's job, its
+ * knobs ${trialParameters.threads} and ${trialParameters.workers}, its
+ * Pod templates labelled cpulint.io/plan and cpulint.io/setting (the
+ * setting's id, "t${trialParameters.threads}-w${...}", which Katib
+ * substitutes like the knobs), every Experiment labelled with the plan.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +22,17 @@
 
 /* The distinct values of one knob over the settings, ascending. */
 static json_t *
-knob_list(const struct cpl_plan *p, bool workers, size_t *n)
+knob_list(const struct cpl_plan *p, const size_t *idx, size_t nidx,
+	  bool workers, size_t *n)
 {
 	long v[CPL_SWEEP_MAX];
 	size_t i, j, k = 0;
 	json_t *a = json_array();
 	char num[32];
 
-	for (i = 0; i < p->nsettings; i++) {
-		long x = workers ? p->settings[i].workers :
-			 p->settings[i].threads;
+	for (i = 0; i < nidx; i++) {
+		long x = workers ? p->settings[idx[i]].workers :
+			 p->settings[idx[i]].threads;
 
 		for (j = 0; j < k && v[j] != x; j++)
 			;
@@ -64,15 +70,19 @@ conditions(json_t *tt, const char *kind)
 	free(s);
 }
 
-int
-cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
-	       struct cpl_error *err)
+/* One Experiment over the settings idx[0, nidx) of p, named NAME-SUFFIX;
+ * setting: the setting label's literal value, or NULL for the template
+ * the knobs make. */
+static int
+experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
+	   size_t nidx, const char *suffix, const char *setting,
+	   struct cpl_error *err)
 {
 	json_t *spec = json_deep_copy(p->doc), *md, *tmd, *exp = NULL;
 	json_t *params, *tparams, *tt, **t = NULL, *labels;
 	const char *kind = json_string_value(json_object_get(spec, "kind"));
 	const char *name;
-	char *ns;
+	char *ns, *label = NULL;
 	bool workers = p->settings[0].workers >= 0;
 	size_t nt, i, nthreads = 0, nworkers = 1;
 	char *ename = NULL;
@@ -81,7 +91,8 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 	md = json_object_get(spec, "metadata");
 	name = json_string_value(json_object_get(md, "name"));
 	ns = cpl_xstrdup(json_string_value(json_object_get(md, "namespace")));
-	ename = cpl_xasprintf("%.50s-cpulint", name && *name ? name : "job");
+	ename = cpl_xasprintf("%.40s-cpulint-%s", name && *name ? name : "job",
+			      suffix);
 	/* Katib names each trial's job: only labels and annotations are
 	 * kept of the user's metadata. */
 	tmd = json_object();
@@ -93,6 +104,11 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 	json_object_set_new(spec, "metadata", tmd);
 	json_object_del(spec, "status");
 	cpl_plan_label(spec, CPL_PLAN_LABEL, p->id);
+	label = setting ? cpl_xstrdup(setting) : workers ?
+		cpl_xstrdup("t${trialParameters.threads}-"
+			    "w${trialParameters.workers}") :
+		cpl_xstrdup("t${trialParameters.threads}");
+	cpl_plan_label(spec, CPL_PLAN_SETTING_LABEL, label);
 	t = cpl_plan_targets(&nt, spec, p->containers, p->ncontainers);
 	if (nt == 0) {
 		cpl_error_set(err, NULL, 0, 0, "no training container to set");
@@ -111,14 +127,15 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 	tparams = json_array();
 	json_array_append_new(params, json_pack("{s:s,s:s,s:{s:o}}",
 		"name", "threads", "parameterType", "discrete",
-		"feasibleSpace", "list", knob_list(p, false, &nthreads)));
+		"feasibleSpace", "list", knob_list(p, idx, nidx, false,
+						   &nthreads)));
 	json_array_append_new(tparams, json_pack("{s:s,s:s,s:s}",
 		"name", "threads", "description", "intra-op threads "
 		"(OMP_NUM_THREADS, MKL_NUM_THREADS)", "reference", "threads"));
 	if (workers) {
 		json_array_append_new(params, json_pack("{s:s,s:s,s:{s:o}}",
 			"name", "workers", "parameterType", "discrete",
-			"feasibleSpace", "list", knob_list(p, true,
+			"feasibleSpace", "list", knob_list(p, idx, nidx, true,
 							   &nworkers)));
 		json_array_append_new(tparams, json_pack("{s:s,s:s,s:s}",
 			"name", "workers", "description", "DataLoader workers "
@@ -140,6 +157,8 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 	if (ns)
 		json_object_set_new(json_object_get(exp, "metadata"),
 				    "namespace", json_string(ns));
+	/* one knob varies, the other is one value: the grid is the
+	 * group's settings and nothing else */
 	json_object_set_new(exp, "spec", json_pack(
 		"{s:{s:s,s:s},s:{s:s},s:i,s:i,s:i,s:{s:{s:s}},s:o,s:o}",
 		"objective", "type", "maximize", "objectiveMetricName",
@@ -150,14 +169,41 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 		"maxFailedTrialCount", (int)(nthreads * nworkers),
 		"metricsCollectorSpec", "collector", "kind", "None",
 		"parameters", params, "trialTemplate", tt));
-	if (cpl_plan_emit(out, exp, false, err) < 0)
+	if (cpl_plan_emit(out, exp, true, err) < 0)
 		goto out;
 	rc = 0;
 out:
 	free(t);
 	free(ename);
 	free(ns);
+	free(label);
 	json_decref(exp);
 	json_decref(spec);
+	return rc;
+}
+
+int
+cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
+	       struct cpl_error *err)
+{
+	size_t th[CPL_SWEEP_MAX], wk[CPL_SWEEP_MAX], nth = 0, nwk = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < p->nsettings; i++) {
+		enum cpl_sweep_knob k = p->settings[i].knob;
+
+		if (k == CPL_SWEEP_BASE || k == CPL_SWEEP_THREADS)
+			th[nth++] = i;
+		else if (k == CPL_SWEEP_WORKERS)
+			wk[nwk++] = i;
+	}
+	if (nth > 0)
+		rc = experiment(out, p, th, nth, "threads", NULL, err);
+	if (rc == 0 && nwk > 0)
+		rc = experiment(out, p, wk, nwk, "workers", NULL, err);
+	for (i = 0; rc == 0 && i < p->nsettings; i++)
+		if (p->settings[i].knob == CPL_SWEEP_CURRENT)
+			rc = experiment(out, p, &i, 1, "current",
+					p->settings[i].id, err);
 	return rc;
 }

@@ -218,6 +218,43 @@ segment_split(char **name, const char **value, const char *seg)
 	return 0;
 }
 
+/*
+ * The plan's labels on every run's Pods: Polyaxon puts the run's
+ * environment labels on them, with the setting from the run's own
+ * cpulint_setting input, so `compare -l cpulint.io/plan=ID` finds the
+ * sweep.  -1 with err when the run's environment or labels are not
+ * mappings.
+ */
+static int
+environment_labels(json_t *comp, const char *id, struct cpl_error *err)
+{
+	json_t *run = json_object_get(comp, "run"), *env, *labels;
+
+	if (!json_is_object(run)) {
+		cpl_error_set(err, NULL, 0, 0, "the component has no run");
+		return -1;
+	}
+	env = json_object_get(run, "environment");
+	if (env == NULL) {
+		env = json_object();
+		json_object_set_new(run, "environment", env);
+	}
+	labels = json_is_object(env) ? json_object_get(env, "labels") : NULL;
+	if (json_is_object(env) && labels == NULL) {
+		labels = json_object();
+		json_object_set_new(env, "labels", labels);
+	}
+	if (!json_is_object(labels)) {
+		cpl_error_set(err, NULL, 0, 0, "the run's environment or its "
+			      "labels are not a mapping");
+		return -1;
+	}
+	json_object_set_new(labels, CPL_PLAN_LABEL, json_string(id));
+	json_object_set_new(labels, CPL_PLAN_SETTING_LABEL,
+			    json_string("{{ cpulint_setting }}"));
+	return 0;
+}
+
 int
 cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 		  struct cpl_error *err)
@@ -283,6 +320,8 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 		  json_string(p->settings[0].id),
 		  "the setting of the comparison this run is (kubectl "
 		  "cpulint plan)");
+	if (environment_labels(comp, p->id, err) < 0)
+		goto out;
 	params = json_object_get(op, "params");
 	if (p->segment) {
 		const char *sval;

@@ -61,6 +61,30 @@ doc_name(const json_t *doc)
 	return n;
 }
 
+/*
+ * Why a budget leaves nothing to compare (one setting fits it and the job
+ * as written is that setting or not a number the plan can set), with
+ * the budget that would make a comparison worth running: 2 CPUs per
+ * rank, where threads 1 and 2 both fit.  Caller frees.
+ */
+static char *
+nothing_to_compare(const struct cpl_budget_entry *m,
+		   const struct cpl_sweep_in *in)
+{
+	long ranks = m->ranks > 0 ? m->ranks : 1;
+
+	return cpl_xasprintf("nothing to compare: a budget of %ld CPU(s) "
+		"per rank fits one setting (%ld thread(s)%s) and the job as "
+		"written is that setting or not one the plan can set; a "
+		"comparison is worth running from 2 CPUs per rank "
+		"(resources.limits.cpu \"%ld\" for %ld rank(s))%s",
+		in->per_rank, in->threads < 1 ? 1 : in->threads,
+		in->set_workers ? ", no loader workers" : "",
+		cpl_sat_mul(2, ranks), ranks, in->set_workers || !in->loader ?
+		"" : ", or a --workers flag in the command for the plan to "
+		"set the loader workers");
+}
+
 /* Plans one document: entries b[0, n) are its training containers. */
 static void
 plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
@@ -77,7 +101,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	const char *why;
 	char id[64], s[48], *dump, *summary = NULL;
 	char cpus[16];
-	size_t i, cap;
+	size_t i, cap, planned;
 	int rc;
 
 	eng = cpl_plan_engine_of(doc, &why);
@@ -109,7 +133,19 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	in.workers = m->suggested_workers;
 	in.max = o->max;
 	in.set_workers = cpl_plan_can_set_workers(doc, names, n);
+	in.loader = m->loader;
+	in.cur_threads = m->threads;
+	in.cur_workers = m->workers;
 	p.nsettings = cpl_sweep_make(set, &in);
+	for (i = 0, planned = 0; i < p.nsettings; i++)
+		planned += set[i].knob != CPL_SWEEP_CURRENT;
+	if (planned < 2 && o->max == 0 && p.nsettings < 2) {
+		char *none = nothing_to_compare(m, &in);
+
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object, none);
+		free(none);
+		goto out;
+	}
 	slug(s, sizeof(s), doc_name(doc));
 	dump = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 	cpl_format(id, sizeof(id), "%s-%06llx", s, (unsigned long long)
@@ -118,13 +154,21 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	cpl_format(cpus, sizeof(cpus), "%g", m->cpu_limit >= 0 ?
 		   m->cpu_limit : m->cpu_request);
 	summary = cpl_xasprintf("kubectl cpulint plan %s: a budget of %s CPUs "
-		"over %ld rank(s), %ld per rank, split by the suggestion into "
-		"%ld thread(s) and %ld loader worker(s); %zu setting(s) varying "
-		"%s", id, cpus, m->ranks, m->per_rank, m->suggested_threads,
-		m->suggested_workers, p.nsettings, in.set_workers ?
+		"over %s%ld rank(s), %ld per rank, split by the suggestion into "
+		"%ld thread(s) and %ld loader worker(s)%s; %zu setting(s) "
+		"varying %s%s%s", id, cpus, m->ranks > 0 ? "" : "at least ",
+		m->ranks > 0 ? m->ranks : 1, m->per_rank,
+		m->suggested_threads, m->suggested_workers, m->decodes ?
+		" (the larger share to the workers: the code decodes images)" :
+		"", p.nsettings, in.set_workers ? (in.loader ?
 		"one knob at a time (threads at the suggested workers, then "
-		"workers at the suggested threads)" : "the threads only (no "
-		"--workers flag in the command sets the workers)");
+		"workers at the suggested threads, past the budget as the "
+		"loader waits while compute runs)" : "one knob at a time "
+		"(threads at the suggested workers, then workers at the "
+		"suggested threads)") : "the threads only (no --workers flag in "
+		"the command sets the workers)", planned < p.nsettings ?
+		", and the job's current setting " : "", planned < p.nsettings ?
+		set[p.nsettings - 1].id : "");
 	p.id = id;
 	p.doc = doc;
 	p.containers = names;
@@ -152,8 +196,14 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	r->done[r->ndone].line = b[0].line;
 	r->done[r->ndone].settings = p.nsettings;
 	r->done[r->ndone].engine = eng == CPL_PLAN_POLYAXON ?
-		"Polyaxon operation" : o->jobs ? "Jobs" : "Katib Experiment";
+		"Polyaxon operation" : o->jobs ? "Jobs" :
+		"Katib Experiments (one per knob)";
 	r->done[r->ndone].workers = in.set_workers;
+	r->done[r->ndone].current[0] = '\0';
+	if (planned < p.nsettings)
+		cpl_format(r->done[r->ndone].current,
+			   sizeof(r->done[r->ndone].current), "%s",
+			   set[p.nsettings - 1].id);
 	r->ndone++;
 out:
 	free(summary);

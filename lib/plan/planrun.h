@@ -34,9 +34,12 @@ struct cpl_planrun_done {
 	char *file;
 	int line;
 	size_t settings;
-	const char *engine;	/* "Polyaxon operation", "Katib Experiment",
-				 * "Jobs" (static) */
+	const char *engine;	/* "Polyaxon operation", "Katib
+				 * Experiments (one per knob)", "Jobs"
+				 * (static) */
 	bool workers;		/* the workers vary too */
+	char current[32];	/* the job's current setting's id, when
+				 * it is run too; else "" */
 };
 
 struct cpl_planrun {

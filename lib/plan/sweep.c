@@ -41,11 +41,38 @@ values(long *out, long lo, long hi, long also)
 static void
 name(struct cpl_sweep_setting *s)
 {
+	const char *sfx = s->knob == CPL_SWEEP_CURRENT ?
+			  CPL_SWEEP_CURRENT_SUFFIX : "";
+
 	if (s->workers >= 0)
-		cpl_format(s->id, sizeof(s->id), "t%ld-w%ld", s->threads,
-			   s->workers);
+		cpl_format(s->id, sizeof(s->id), "t%ld-w%ld%s", s->threads,
+			   s->workers, sfx);
 	else
-		cpl_format(s->id, sizeof(s->id), "t%ld", s->threads);
+		cpl_format(s->id, sizeof(s->id), "t%ld%s", s->threads, sfx);
+}
+
+/* The job's current setting, when it is known and not already out[0, n). */
+static size_t
+current(struct cpl_sweep_setting *out, size_t n,
+	const struct cpl_sweep_in *in, long w)
+{
+	long cw = w >= 0 ? in->cur_workers : -1;
+	size_t i;
+
+	if (in->cur_threads < 1 || (w >= 0 && in->cur_workers < 0) ||
+	    n >= CPL_SWEEP_MAX)
+		return n;
+	/* --max: no knob above it, the job's own included */
+	if (in->max > 0 && (in->cur_threads > in->max || cw > in->max))
+		return n;
+	for (i = 0; i < n; i++)
+		if (out[i].threads == in->cur_threads && out[i].workers == cw)
+			return n;
+	out[n].threads = in->cur_threads;
+	out[n].workers = cw;
+	out[n].knob = CPL_SWEEP_CURRENT;
+	name(&out[n]);
+	return n + 1;
 }
 
 size_t
@@ -67,8 +94,11 @@ cpl_sweep_make(struct cpl_sweep_setting *out, const struct cpl_sweep_in *in)
 	out[n].knob = CPL_SWEEP_BASE;
 	name(&out[n++]);
 	/* the workers' share is kept for them even when the plan cannot
-	 * set them: the code runs some */
+	 * set them: the code runs some; the suggestion itself may pass it
+	 * (a decoding loader's workers) */
 	tmax = in->per_rank - (w >= 0 ? w : in->workers > 0 ? in->workers : 0);
+	if (tmax < t)
+		tmax = t;
 	if (in->max > 0 && tmax > in->max)
 		tmax = in->max;
 	k = values(v, 1, tmax, t);
@@ -81,8 +111,14 @@ cpl_sweep_make(struct cpl_sweep_setting *out, const struct cpl_sweep_in *in)
 		name(&out[n++]);
 	}
 	if (w < 0)
-		return n;
+		return current(out, n, in, w);
 	wmax = in->per_rank - t;
+	if (in->loader) {
+		/* past the budget: the loader waits while compute runs */
+		if (wmax < w)
+			wmax = w;
+		wmax += in->per_rank / 2 > 2 ? in->per_rank / 2 : 2;
+	}
 	if (in->max > 0 && wmax > in->max)
 		wmax = in->max;
 	k = values(v, 0, wmax, w);
@@ -94,5 +130,5 @@ cpl_sweep_make(struct cpl_sweep_setting *out, const struct cpl_sweep_in *in)
 		out[n].knob = CPL_SWEEP_WORKERS;
 		name(&out[n++]);
 	}
-	return n;
+	return current(out, n, in, w);
 }

@@ -1,18 +1,29 @@
 /*
  * sweep.h — the settings a plan compares: one knob at a time around the
- * budget's suggestion (DESIGN.md's split of the per-rank budget B into T
- * intra-op threads and W loader workers).
+ * budget's suggestion (budget.h's split of the per-rank budget B into T
+ * intra-op threads and W loader workers), and the job's current setting.
  *
- *   threads  T' over 1, 2, 4, ... up to B - W, with the workers at W;
- *   workers  W' over 0, 1, 2, 4, ... up to B - T, with the threads at T;
+ *   threads  T' over 1, 2, 4, ... up to max(T, B - W), with the workers
+ *            at W: the threads below the suggestion are there for when
+ *            throttling rises;
+ *   workers  W' over 0, 1, 2, 4, ... with the threads at T: up to B - T
+ *            without a loader, and past the budget with one, up to
+ *            max(W, B - T) + max(2, B / 2) (a loader waits while compute
+ *            runs: the lab's 1-CPU image job was fastest with 1 thread
+ *            and 2 workers);
+ *   current  the job's own setting as written, when its threads (and
+ *            workers, when the plan sets them) are known numbers and it
+ *            is none of the above and within --max: its id ends in
+ *            "-current", so compare can say what the winner gains over
+ *            it;
  *
  * each list also holds its bound and the suggestion, so the suggested
- * setting (T, W) is in both (and listed once); the threads stop at B - W
- * even when the plan cannot set the workers (the code runs some).  Every setting stays
- * inside the budget (T' + W' <= B per rank), so the linter finds nothing
- * new in any of them; --max caps each knob further.  When the workers
- * cannot be set from the spec (the code fixes them), only the threads
- * vary.  Pure arithmetic: nothing is allocated.
+ * setting (T, W) is in both (and listed once); the threads keep the
+ * workers' share even when the plan cannot set the workers (the code
+ * runs some).  The threads never pass the budget (the linter finds no
+ * new CPU202 in any setting); --max caps each knob further.  When the
+ * workers cannot be set from the spec (the code fixes them), only the
+ * threads vary.  Pure arithmetic: nothing is allocated.
  */
 #ifndef CPL_PLAN_SWEEP_H
 #define CPL_PLAN_SWEEP_H
@@ -29,7 +40,11 @@ enum cpl_sweep_knob {
 	CPL_SWEEP_BASE,		/* the suggestion itself */
 	CPL_SWEEP_THREADS,	/* threads vary, workers at the suggestion */
 	CPL_SWEEP_WORKERS,	/* workers vary, threads at the suggestion */
+	CPL_SWEEP_CURRENT,	/* the job's setting as written */
 };
+
+/* The suffix of the current setting's id ("t2-w4-current"). */
+#define CPL_SWEEP_CURRENT_SUFFIX "-current"
 
 struct cpl_sweep_setting {
 	long threads;
@@ -45,12 +60,16 @@ struct cpl_sweep_in {
 	long workers;		/* the suggested W */
 	long max;		/* --max: each knob at most this; 0: none */
 	bool set_workers;	/* the plan can set the workers */
+	bool loader;		/* the job runs a loader: workers may pass B */
+	long cur_threads;	/* the job's threads as written; < 1 unknown */
+	long cur_workers;	/* its workers; < 0 unknown */
 };
 
 /*
  * Fills out (CPL_SWEEP_MAX entries) and returns how many: the suggestion
  * first, then the thread settings ascending, then the worker settings
- * ascending.  0 when the budget is below one CPU.
+ * ascending, then the current setting.  0 when the budget is below one
+ * CPU.
  */
 size_t cpl_sweep_make(struct cpl_sweep_setting *out,
 		      const struct cpl_sweep_in *in);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/sweep.h"
 #include "plan/verdict.h"
 #include "util.h"
 
@@ -139,6 +140,59 @@ storage_rule(struct cpl_verdict *v, const struct cpl_verdict_row *r,
 	}
 }
 
+/* The row the plan ran as the job's current setting ("t2-w4-current"),
+ * or -1; *len receives the length of its name without the suffix. */
+static long
+current_row(const struct cpl_verdict_row *r, size_t n, int *len)
+{
+	static const char sfx[] = CPL_SWEEP_CURRENT_SUFFIX;
+	size_t i, l;
+
+	for (i = 0; i < n; i++) {
+		l = r[i].setting ? strlen(r[i].setting) : 0;
+		if (l > sizeof(sfx) - 1 &&
+		    strcmp(r[i].setting + l - (sizeof(sfx) - 1), sfx) == 0) {
+			*len = (int)(l - (sizeof(sfx) - 1));
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+/* What the winner gains over the job as written, on throughput. */
+static void
+gain_rule(struct cpl_verdict *v, const struct cpl_verdict_row *r, size_t n)
+{
+	const struct cpl_verdict_row *b, *c;
+	long cur, other = -1;
+	int len = 0;
+	size_t i;
+
+	cur = current_row(r, n, &len);
+	if (cur < 0 || v->best < 0 || !v->by_throughput ||
+	    r[cur].throughput <= 0)
+		return;
+	b = &r[v->best];
+	c = &r[cur];
+	if (v->best != cur) {
+		say(v, "gain", cpl_xasprintf("%s: %.2fx your %.*s (%.4g "
+			"against %.4g examples/s)", b->setting,
+			b->throughput / c->throughput, len, c->setting,
+			b->throughput, c->throughput));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if ((long)i != cur && r[i].throughput > 0 &&
+		    (other < 0 || r[i].throughput > r[other].throughput))
+			other = (long)i;
+	if (other < 0)
+		return;
+	say(v, "gain", cpl_xasprintf("your %.*s is the best of these: keep "
+		"it (%.4g examples/s, %.2fx %s)", len, c->setting,
+		c->throughput, c->throughput / r[other].throughput,
+		r[other].setting));
+}
+
 void
 cpl_verdict_judge(struct cpl_verdict *v, const struct cpl_verdict_row *rows,
 		  size_t n, double threshold)
@@ -188,6 +242,7 @@ cpl_verdict_judge(struct cpl_verdict *v, const struct cpl_verdict_row *rows,
 				b->setting, k, b->throttled, b->cpu_used));
 		free(k);
 	}
+	gain_rule(v, rows, n);
 	workers_rule(v, rows, n);
 	storage_rule(v, rows, n);
 }

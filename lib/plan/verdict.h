@@ -7,6 +7,9 @@
  *            fewer workers.  Without a throughput figure: the settings
  *            throttled below the threshold, the one that used the most
  *            CPU (else the least throttled), and the verdict says so;
+ *   gain     what the best gains over the job as written, the row the
+ *            plan ran as its current setting ("t2-w4-current"): "t1-w2:
+ *            2.06x your t2-w4"; or, when that row is the best, keep it;
  *   workers  among settings with the same threads, when more workers
  *            raised the throttled share (by more than 1 point) without
  *            raising throughput (by more than 2%): keep the fewer;
@@ -35,7 +38,8 @@ struct cpl_verdict_row {
 };
 
 struct cpl_verdict_line {
-	const char *kind;	/* "best", "workers", "storage" (static) */
+	const char *kind;	/* "best", "gain", "workers", "storage"
+				 * (static) */
 	char *text;
 };
 

@@ -3,7 +3,7 @@
 # writes the sweep of testdata/plan/pytorchjob.yaml; each manifest
 # becomes the Pod its PyTorchJob would run (settings in its spec, the
 # cpulint.io labels, a start and an end), served by the fake API server
-# in two namespaces; a real Prometheus (Debian's package, run on
+# in three namespaces; a real Prometheus (Debian's package, run on
 # 127.0.0.1 with its own data directory) scrapes
 # testdata/prometheus/exporter.py, whose per-Pod series model the
 # guidance's cases:
@@ -13,8 +13,14 @@
 #            tie, and the tie goes to fewer workers;
 #   sweep-b  a clear winner (t2-w4, 1200 examples/s), and a setting that
 #            uses 1.6 of 8 CPUs while the loop waits 45% of the time:
-#            look at storage and decoding.
+#            look at storage and decoding;
+#   sweep-c  every setting of the plan, the workers past the budget
+#            (t4-w8, 1100 examples/s) the best and the job as written
+#            (t8-w6-current, 350) the worst: the winner's gain over it,
+#            the chart in the terminal and as an SVG, one setting's name
+#            full of markup (escaped).
 #
+# sweep-a and sweep-b run the plan's six settings inside the budget.
 # Without --throughput the ranking is by throttling and says so; the
 # Katib experiment of the plan is found by name; JSON carries the table
 # and the verdict.
@@ -57,6 +63,10 @@ figures = {
     "sweep-b": {"t1-w4": (0.03, 5.0, 14, 610, 0.05), "t2-w4": (0.04, 6.4, 18, 1200, 0.02),
                 "t4-w0": (0.01, 1.6, 12, 150, 0.45), "t4-w1": (0.03, 5.2, 22, 640, 0.10),
                 "t4-w2": (0.05, 6.0, 28, 700, 0.06), "t4-w4": (0.20, 7.8, 40, 720, 0.03)},
+    "sweep-c": {"t1-w4": (0.03, 5.0, 14, 610, 0.05), "t2-w4": (0.04, 6.4, 18, 800, 0.02),
+                "t4-w0": (0.01, 3.9, 12, 300, 0.30), "t4-w1": (0.03, 5.2, 22, 640, 0.10),
+                "t4-w2": (0.05, 6.0, 28, 700, 0.06), "t4-w4": (0.10, 7.8, 40, 900, 0.03),
+                "t4-w8": (0.12, 7.9, 48, 1100, 0.01), "t8-w6-current": (0.62, 8.0, 60, 350, 0.05)},
 }
 stamp = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 args = []
@@ -67,7 +77,11 @@ for ns, figs in figures.items():
         tmpl = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]
         name = job["metadata"]["name"] + "-master-0"
         setting = tmpl["metadata"]["labels"]["cpulint.io/setting"]
+        if setting not in figs:
+            continue
         labels = dict(tmpl["metadata"]["labels"])
+        if ns == "sweep-c" and setting == "t4-w1":
+            labels["cpulint.io/setting"] = 't4-w1<&"x>\x1b[31m'
         labels["training.kubeflow.org/job-name"] = job["metadata"]["name"]
         labels["training.kubeflow.org/replica-type"] = "master"
         pod = {"apiVersion": "v1", "kind": "Pod",
@@ -83,7 +97,7 @@ for ns, figs in figures.items():
         thr, cpus, threads, ex, wait = figs[setting]
         args += ["--container", "%s/%s/pytorch=%s,%s,%s@%d" % (ns, name, thr, cpus, threads, birth),
                  "--app", "%s/%s=%s,%s@%d" % (ns, name, ex, wait, birth)]
-exp = yaml.safe_load(open(katib))
+exp = next(d for d in yaml.safe_load_all(open(katib)) if d)
 exp["metadata"]["namespace"] = "sweep-a"
 json.dump(exp, open("%s/sweep-a-experiment.json" % fx, "w"), indent=1)
 print(" ".join(args))
@@ -189,7 +203,7 @@ has no-tp "best: t4-w2 (4 threads, 2 workers), ranked by throttling, then CPU us
 lacks no-tp "more workers raised"
 
 # 5. the Katib experiment by name; jobs by TYPE/NAME
-expect experiment 0 "$BIN" compare $K -n sweep-a experiment/resnet-cpulint --throughput "$TP" -o json
+expect experiment 0 "$BIN" compare $K -n sweep-a experiment/resnet-cpulint-threads --throughput "$TP" -o json
 printf '%s\n' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -198,6 +212,43 @@ assert len(d["rows"]) == 6 and d["best"] == "t4-w2" and d["plan"], d
 expect jobs 0 "$BIN" compare $K -n sweep-b pytorchjob/resnet-t4-w4 pytorchjob/resnet-t2-w4 --throughput "$TP"
 has jobs "  best: t2-w4 (2 threads, 4 workers)"
 [ "$(printf '%s\n' "$out" | grep -c '^t')" = 2 ] && ok || bad "jobs: not two rows"
+
+# 6b. sweep-c: what the winner gains over the job as written, and the
+# chart: text bars (no colour: not a terminal), an SVG that an XML parser
+# reads, the same in -o html's page; a name full of markup is escaped.
+expect c-text 0 "$BIN" compare $K -n sweep-c -l "cpulint.io/plan=$ID" --throughput "$TP" --wait "$WT" --plot "$tmp/c.svg"
+has c-text "  best: t4-w8 (4 threads, 8 workers): "
+has c-text "  t4-w8: 3."
+has c-text "x your t8-w6 ("
+has c-text "chart: examples/s (#) and throttled share of CFS periods (=) per setting"
+printf '%s\n' "$out" | grep -q '^  t4-w8  *##############################  *1[0-9][0-9][0-9]\.[0-9]  |=  *|  *1[0-9]%  best$' && ok || { bad "c-text: the best's bar"; printf '%s\n' "$out" | grep -A12 '^chart'; }
+printf '%s\n' "$out" | grep -q '^  t8-w6-current  *#\{9,10\}  *3[0-9][0-9]\.[0-9]  |======    |  6[0-9]%$' && ok || bad "c-text: the current setting's bar"
+printf '%s' "$out" | grep -q "$(printf '\033')" && bad "c-text: colour without a terminal" || ok
+python3 - "$tmp/c.svg" <<'PY' && ok || bad "c: the SVG"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+groups = root.findall(ns + "g")
+assert len(groups) == 8, len(groups)
+best = [g for g in groups if "best" in g.get("class").split()]
+assert len(best) == 1 and best[0].find(ns + "text").text == "t4-w8", best
+names = [g.find(ns + "text").text for g in groups]
+assert 't4-w1<&"x>\ufffd[31m' in names, names
+assert all("\x1b" not in n for n in names)
+PY
+expect c-html 0 "$BIN" compare $K -n sweep-c -l "cpulint.io/plan=$ID" --throughput "$TP" -o html
+printf '%s\n' "$out" | python3 -c '
+import sys, xml.etree.ElementTree as ET
+page = sys.stdin.read()
+root = ET.fromstring(page.split("\n", 1)[1])
+svg = root.find(".//{http://www.w3.org/2000/svg}svg")
+assert svg is not None and len(svg.findall("{http://www.w3.org/2000/svg}g")) == 8
+cells = [td.text for td in root.iter("td")]
+assert "t4-w8" in cells and "t8-w6-current" in cells, cells
+items = [li.text for li in root.iter("li")]
+assert any(i.startswith("t4-w8: 3.") and "x your t8-w6 (" in i for i in items), items
+' && ok || bad "c-html: the page"
 
 # 6. keep the setting: sweep-b's best (t2-w4) written into a copy of the
 # file planned from by the linter's own edits (CPU401's), the comment

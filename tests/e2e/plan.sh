@@ -1,10 +1,13 @@
 #!/bin/sh
 # kubectl cpulint plan: for each input of testdata/plan/ the plan is valid
-# for its engine (tests/plan-check.py: Polyaxon's operation schema,
-# Katib's CRD and the webhook's rules, labelled plain manifests), the
-# settings vary one knob at a time inside the budget, and linting the
-# plan with the tool itself finds no rule the input did not already
-# fire (and never CPU202/CPU401: every setting fits the budget).
+# for its engine (tests/plan-check.py: Polyaxon's operation schema and
+# the runs' labels, Katib's CRD and the webhook's rules with one knob per
+# Experiment, labelled plain manifests), the settings vary one knob at a
+# time around the suggestion (workers past the budget when the job has a
+# loader) and include the job as written, and linting the plan with the
+# tool itself finds no rule the input did not already fire but CPU401
+# (workers past the budget, on purpose), and never CPU202 from a setting
+# the plan chose (its threads stay inside the budget).
 set -u
 BIN=${BIN:?}
 SUITE=plan
@@ -16,31 +19,68 @@ rules() { "$BIN" --no-config -o json "$@" 2>/dev/null | python3 -c '
 import json, sys
 print(" ".join(sorted({f["rule"] for f in json.load(sys.stdin)["findings"]})))'; }
 
-# no_new INPUT PLAN: the plan fires no rule the input did not
+# no_new INPUT PLAN: the plan fires no rule the input did not, but
+# CPU401 for workers past the budget
 no_new() {
 	before=$(rules "$1") after=$(rules "$2")
 	for r in $after; do
-		case " $before " in *" $r "*) ;; *) bad "$2: new finding $r (input: $before)"; return ;; esac
+		case " $before CPU401 " in *" $r "*) ;; *) bad "$2: new finding $r (input: $before)"; return ;; esac
 	done
-	case " $after " in *" CPU401 "*|*" CPU202 "*) bad "$2: over the budget: $after"; return ;; esac
+	ok
+}
+
+# chosen_fit JOBS: linted one by one, no setting the plan chose (all but
+# the job as written) sets threads over the budget (CPU202)
+chosen_fit() {
+	python3 - "$1" "$tmp/one.yaml" <<'PY' > "$tmp/settings.txt"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+for i, d in enumerate(docs):
+    s = d["metadata"]["labels"]["cpulint.io/setting"]
+    yaml.safe_dump(d, open("%s.%d" % (sys.argv[2], i), "w"))
+    print(i, s)
+PY
+	while read -r i s; do
+		case $s in *-current) continue ;; esac
+		case " $(rules "$tmp/one.yaml.$i") " in
+		*" CPU202 "*) bad "$1: $s: threads over the budget"; return ;;
+		esac
+	done < "$tmp/settings.txt"
 	ok
 }
 
 for f in pytorchjob job trainjob; do
 	expect "$f-katib" 0 "$BIN" plan "testdata/plan/$f.yaml"
 	printf '%s\n' "$out" > "$tmp/$f-katib.yaml"
-	has "$f-katib" "Katib Experiment, 6 settings (threads, then workers)"
+	has "$f-katib" "Katib Experiments (one per knob), "
 	python3 tests/plan-check.py katib "$tmp/$f-katib.yaml" && ok || bad "$f: Katib plan invalid"
 	no_new "testdata/plan/$f.yaml" "$tmp/$f-katib.yaml"
 	expect "$f-jobs" 0 "$BIN" plan --jobs "testdata/plan/$f.yaml"
 	printf '%s\n' "$out" > "$tmp/$f-jobs.yaml"
 	python3 tests/plan-check.py jobs "$tmp/$f-jobs.yaml" && ok || bad "$f: manifests invalid"
 	no_new "testdata/plan/$f.yaml" "$tmp/$f-jobs.yaml"
+	chosen_fit "$tmp/$f-jobs.yaml"
 done
+expect pytorchjob-katib 0 "$BIN" plan testdata/plan/pytorchjob.yaml
+has pytorchjob-katib "Katib Experiments (one per knob), 8 settings (threads, then workers, then the job as written, t8-w6-current)"
+
+# Katib runs exactly the planned settings: the trials of its Experiments
+# (a grid each, one knob varying) are the plan's, once each.
+python3 - "$tmp/pytorchjob-katib.yaml" <<'PY' && ok || bad "pytorchjob: Katib trials"
+import itertools, sys, yaml
+trials = []
+for e in yaml.safe_load_all(open(sys.argv[1])):
+    if not e:
+        continue
+    p = {x["name"]: [int(v) for v in x["feasibleSpace"]["list"]] for x in e["spec"]["parameters"]}
+    trials += list(itertools.product(p["threads"], p["workers"]))
+assert sorted(trials) == sorted([(4, 4), (1, 4), (2, 4), (4, 0), (4, 1), (4, 2), (4, 8), (8, 6)]), trials
+PY
 
 # The PyTorchJob's budget: 8 CPUs, 1 rank, suggested 4 threads + 4
 # workers: threads 1, 2, 4 at 4 workers, then workers 0, 1, 2 at 4
-# threads, each once, every one within 8 per rank.
+# threads and past the budget (a loader: up to 4 + max(2, 8 / 2) = 8),
+# each once, then the job as written (8 threads, 6 workers).
 python3 - "$tmp/pytorchjob-jobs.yaml" <<'PY' && ok || bad "pytorchjob: the settings"
 import sys, yaml
 docs = list(yaml.safe_load_all(open(sys.argv[1])))
@@ -51,9 +91,10 @@ for d in docs:
     assert env["OMP_NUM_THREADS"] == env["MKL_NUM_THREADS"]
     w = c["command"][c["command"].index("--workers") + 1]
     got.append((int(env["OMP_NUM_THREADS"]), int(w)))
-    assert d["metadata"]["labels"]["cpulint.io/setting"] == "t%d-w%d" % got[-1]
-assert got == [(4, 4), (1, 4), (2, 4), (4, 0), (4, 1), (4, 2)], got
-assert all(t + w <= 8 for t, w in got)
+    assert d["metadata"]["labels"]["cpulint.io/setting"].startswith("t%d-w%d" % got[-1])
+assert got == [(4, 4), (1, 4), (2, 4), (4, 0), (4, 1), (4, 2), (4, 8), (8, 6)], got
+assert docs[-1]["metadata"]["labels"]["cpulint.io/setting"] == "t8-w6-current"
+assert all(t <= 4 for t, w in got[:-1])
 PY
 
 # A shell string's --num-workers is set inside the string; --segment sets
@@ -78,11 +119,53 @@ import sys, yaml
 op = yaml.safe_load(open(sys.argv[1]))
 assert op["params"] == {"epochs": {"value": 1}}, op["params"]
 rows = [(v["cpulint_threads"], v["workers"], v["cpulint_setting"]) for v in op["matrix"]["values"]]
-assert rows == [(3, 3, "t3-w3"), (1, 3, "t1-w3"), (2, 3, "t2-w3"), (3, 0, "t3-w0"), (3, 1, "t3-w1"), (3, 2, "t3-w2")], rows
+assert rows == [(3, 3, "t3-w3"), (1, 3, "t1-w3"), (2, 3, "t2-w3"), (3, 0, "t3-w0"), (3, 1, "t3-w1"), (3, 2, "t3-w2"), (3, 4, "t3-w4"), (3, 6, "t3-w6")], rows
+labels = op["component"]["run"]["environment"]["labels"]
+assert labels == {"cpulint.io/plan": op["name"], "cpulint.io/setting": "{{ cpulint_setting }}"}, labels
 c = op["component"]["run"]["container"]
 assert "--workers={{ workers }}" in c["args"], c["args"]
 assert {"name": "OMP_NUM_THREADS", "value": "{{ cpulint_threads }}"} in c["env"]
 PY
+
+# The lab's 1-CPU image job (issue 34: t2-w4 218 examples/s, t1-w0 409,
+# t1-w1 373, t1-w2 449): the plan reaches t1-w2 and runs the job as
+# written beside it; before, it wrote t1-w0 alone.
+expect lab-jobs 0 "$BIN" plan --jobs testdata/rules/CPU401/decode-one-cpu-bad/job.yaml
+has lab-jobs "Jobs, 5 settings (threads, then workers, then the job as written, t2-w4-current)"
+[ "$(printf '%s\n' "$out" | sed -n 's/^ *cpulint.io\/setting: //p' | sort -u | tr '\n' ' ')" = "t1-w0 t1-w1 t1-w2 t1-w4 t2-w4-current " ] && ok || bad "lab-jobs: the settings"
+expect lab-katib 0 "$BIN" plan testdata/rules/CPU401/decode-one-cpu-bad/job.yaml
+has lab-katib "split by the suggestion into 1 thread(s) and 2 loader worker(s) (the larger share to the workers: the code decodes images)"
+printf '%s\n' "$out" > "$tmp/lab-katib.yaml"
+python3 tests/plan-check.py katib "$tmp/lab-katib.yaml" && ok || bad "lab: Katib plan invalid"
+
+# A budget with nothing to compare says so, with the budget that would:
+# one CPU, a compute job with no loader and no thread setting of its own.
+mkdir "$tmp/compute"
+printf 'import torch\nmodel = torch.nn.Linear(8, 8)\nfor _ in range(10):\n    model(torch.randn(4, 8)).sum().backward()\n' > "$tmp/compute/train.py"
+cat > "$tmp/compute/job.yaml" <<'YML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: dense}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime
+        command: ["python", "train.py"]
+        resources: {limits: {cpu: "1"}}
+YML
+expect nothing 2 "$BIN" plan "$tmp/compute/job.yaml"
+has nothing "Job/dense: nothing to compare: a budget of 1 CPU(s) per rank fits one setting (1 thread(s)) and the job as written is that setting or not one the plan can set; a comparison is worth running from 2 CPUs per rank (resources.limits.cpu \"2\" for 1 rank(s))"
+lacks nothing "kind: Experiment"
+# --max 1 asks for the one setting; a thread count written over the
+# budget is run beside the fix, so the comparison is worth it
+expect nothing-max 0 "$BIN" plan --jobs --max 1 "$tmp/compute/job.yaml"
+has nothing-max "Jobs, 1 settings (threads)"
+sed 's/        resources:/        env: [{name: OMP_NUM_THREADS, value: "4"}]\n        resources:/' "$tmp/compute/job.yaml" > "$tmp/compute/four.yaml"
+expect nothing-four 0 "$BIN" plan --jobs "$tmp/compute/four.yaml"
+has nothing-four "Jobs, 2 settings (threads, then the job as written, t4-current)"
 
 # A v1.1 operation holding its component: its own fields are kept; one
 # that runs a component by reference, or has a matrix, is refused.

@@ -38,21 +38,21 @@ START_TEST(split)
 {
 	long b, t, w;
 
-	cpl_budget_split(&b, &t, &w, 4000, 1, false);
+	cpl_budget_split(&b, &t, &w, 4000, 1, CPL_LOADER_PLAIN);
 	ck_assert_int_eq(b, 4);
 	ck_assert_int_eq(t, 2);
 	ck_assert_int_eq(w, 2);
-	cpl_budget_split(&b, &t, &w, 8000, 4, false);
+	cpl_budget_split(&b, &t, &w, 8000, 4, CPL_LOADER_PLAIN);
 	ck_assert_int_eq(b, 2);
 	ck_assert_int_eq(t, 1);
 	ck_assert_int_eq(w, 1);
-	cpl_budget_split(&b, &t, &w, 2500, 1, false);
+	cpl_budget_split(&b, &t, &w, 2500, 1, CPL_LOADER_PLAIN);
 	ck_assert_int_eq(b, 2);
-	cpl_budget_split(&b, &t, &w, 1000, 4, false);
+	cpl_budget_split(&b, &t, &w, 1000, 4, CPL_LOADER_PLAIN);
 	ck_assert_int_eq(b, 0);
 	ck_assert_int_eq(t, 1);
 	ck_assert_int_eq(w, 0);
-	cpl_budget_split(&b, &t, &w, 7000, 1, false);
+	cpl_budget_split(&b, &t, &w, 7000, 1, CPL_LOADER_PLAIN);
 	ck_assert_int_eq(t, 3);
 	ck_assert_int_eq(w, 4);
 }
@@ -315,15 +315,15 @@ START_TEST(split_no_workers)
 	long b, t, w;
 
 	/* One rank, 4 CPUs, no DataLoader: all four are threads. */
-	cpl_budget_split(&b, &t, &w, 4000, 1, true);
+	cpl_budget_split(&b, &t, &w, 4000, 1, CPL_LOADER_NONE);
 	ck_assert_int_eq(b, 4);
 	ck_assert_int_eq(t, 4);
 	ck_assert_int_eq(w, 0);
-	cpl_budget_split(&b, &t, &w, 16000, 4, true);
+	cpl_budget_split(&b, &t, &w, 16000, 4, CPL_LOADER_NONE);
 	ck_assert_int_eq(t, 4);
 	ck_assert_int_eq(w, 0);
 	/* More ranks than CPUs: still one thread each. */
-	cpl_budget_split(&b, &t, &w, 1000, 4, true);
+	cpl_budget_split(&b, &t, &w, 1000, 4, CPL_LOADER_NONE);
 	ck_assert_int_eq(b, 0);
 	ck_assert_int_eq(t, 1);
 	ck_assert_int_eq(w, 0);
@@ -675,6 +675,105 @@ START_TEST(workers_from_code)
 }
 END_TEST
 
+/* The lab's 1-CPU image job (issue 34): a loader that decodes gets the
+ * larger share and at least 2 workers, even under one CPU. */
+START_TEST(split_decode)
+{
+	long b, t, w;
+
+	cpl_budget_split(&b, &t, &w, 1000, 1, CPL_LOADER_DECODE);
+	ck_assert_int_eq(b, 1);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 2);
+	cpl_budget_split(&b, &t, &w, 2000, 1, CPL_LOADER_DECODE);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 2);
+	cpl_budget_split(&b, &t, &w, 4000, 1, CPL_LOADER_DECODE);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 4);
+	cpl_budget_split(&b, &t, &w, 8000, 1, CPL_LOADER_DECODE);
+	ck_assert_int_eq(t, 2);
+	ck_assert_int_eq(w, 7);
+	/* two ranks on 2 CPUs: per rank as one rank on 1 */
+	cpl_budget_split(&b, &t, &w, 2000, 2, CPL_LOADER_DECODE);
+	ck_assert_int_eq(b, 1);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 2);
+	/* more ranks than CPUs: one thread, no workers, as any loader */
+	cpl_budget_split(&b, &t, &w, 1000, 2, CPL_LOADER_DECODE);
+	ck_assert_int_eq(b, 0);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 0);
+	/* the allowance CPU401 forgives: T + W - B */
+	ck_assert_int_eq(cpl_budget_worker_allowance(1, CPL_LOADER_DECODE), 2);
+	ck_assert_int_eq(cpl_budget_worker_allowance(2, CPL_LOADER_DECODE), 1);
+	ck_assert_int_eq(cpl_budget_worker_allowance(8, CPL_LOADER_DECODE), 1);
+	ck_assert_int_eq(cpl_budget_worker_allowance(0, CPL_LOADER_DECODE), 0);
+	ck_assert_int_eq(cpl_budget_worker_allowance(4, CPL_LOADER_PLAIN), 0);
+	ck_assert_int_eq(cpl_budget_worker_allowance(4, CPL_LOADER_NONE), 0);
+}
+END_TEST
+
+/* What the code shows its loader does. */
+START_TEST(loader_kind)
+{
+	struct cpl_container *c;
+	struct cpl_workload *w = one(CPL_LAUNCH_PYTHON, &c);
+	struct cpl_pyfile *f[5];
+	struct cpl_code *code[5];
+	struct cpl_pos pos;
+	const char *how;
+	size_t i;
+
+	code[0] = code_of(&f[0], "import torch\nfrom PIL import Image\n");
+	code[1] = code_of(&f[1], "import torch\n"
+			  "from torchvision import transforms\n");
+	code[2] = code_of(&f[2], "import torch\nimport numpy\n");
+	code[3] = code_of(&f[3], "import torch\nimport cv2\n");
+	code[4] = code_of(&f[4], "import torch\nimport torchvision\n");
+	for (i = 0; i < 5; i++) {
+		code[i]->loaders = cpl_xcalloc(1, sizeof(*code[i]->loaders));
+		code[i]->nloaders = 1;
+	}
+	c->code = code[0];
+	ck_assert_int_eq(cpl_budget_loader(&how, &pos, w, c),
+			 CPL_LOADER_DECODE);
+	ck_assert_str_eq(how, "PIL.Image");
+	ck_assert_int_eq(pos.line, 2);
+	ck_assert_str_eq(pos.file, "train.py");
+	c->code = code[1];
+	ck_assert_int_eq(cpl_budget_loader(&how, NULL, w, c),
+			 CPL_LOADER_DECODE);
+	c->code = code[3];
+	ck_assert_int_eq(cpl_budget_loader(&how, NULL, w, c),
+			 CPL_LOADER_DECODE);
+	ck_assert_str_eq(how, "cv2");
+	/* a loader of other data; torchvision alone shows no decoding */
+	c->code = code[2];
+	ck_assert_int_eq(cpl_budget_loader(&how, NULL, w, c),
+			 CPL_LOADER_PLAIN);
+	ck_assert_ptr_null(how);
+	c->code = code[4];
+	ck_assert_int_eq(cpl_budget_loader(NULL, NULL, w, c),
+			 CPL_LOADER_PLAIN);
+	/* PIL imported but no DataLoader: nothing runs workers */
+	code[0]->nloaders = 0;
+	c->code = code[0];
+	ck_assert_int_eq(cpl_budget_loader(NULL, NULL, w, c),
+			 CPL_LOADER_NONE);
+	code[0]->nloaders = 1;
+	c->code = NULL;
+	cpl_workload_free(w);
+	for (i = 0; i < 5; i++) {
+		free(code[i]->loaders);
+		code[i]->loaders = NULL;
+		code[i]->nloaders = 0;
+		cpl_pyscan_code_free(code[i]);
+		cpl_pyfile_free(f[i]);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -697,6 +796,8 @@ suite(void)
 	tcase_add_test(tc, deepspeed_ranks);
 	tcase_add_test(tc, tune_ranks);
 	tcase_add_test(tc, workers_from_code);
+	tcase_add_test(tc, split_decode);
+	tcase_add_test(tc, loader_kind);
 	suite_add_tcase(s, tc);
 	return s;
 }

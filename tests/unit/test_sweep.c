@@ -13,7 +13,8 @@ static size_t
 make(struct cpl_sweep_setting *s, long b, long t, long w, long max,
      bool set_workers)
 {
-	struct cpl_sweep_in in = { b, t, w, max, set_workers };
+	struct cpl_sweep_in in = { .per_rank = b, .threads = t, .workers = w,
+				   .max = max, .set_workers = set_workers };
 
 	return cpl_sweep_make(s, &in);
 }
@@ -107,6 +108,78 @@ START_TEST(no_budget_no_sweep)
 }
 END_TEST
 
+/* One setting's knobs and id. */
+static void
+is(const struct cpl_sweep_setting *s, long t, long w, const char *id)
+{
+	ck_assert_int_eq(s->threads, t);
+	ck_assert_int_eq(s->workers, w);
+	ck_assert_str_eq(s->id, id);
+}
+
+/* The lab's 1-CPU image job (issue 34): the decoding split t1-w2, then
+ * workers below and past the budget; the job as written (t2-w4) last. */
+START_TEST(loader_workers_past_the_budget)
+{
+	struct cpl_sweep_setting s[CPL_SWEEP_MAX];
+	struct cpl_sweep_in in = { .per_rank = 1, .threads = 1, .workers = 2,
+				   .set_workers = true, .loader = true,
+				   .cur_threads = 2, .cur_workers = 4 };
+	size_t n = cpl_sweep_make(s, &in);
+
+	ck_assert_uint_eq(n, 5);
+	is(&s[0], 1, 2, "t1-w2");
+	is(&s[1], 1, 0, "t1-w0");
+	is(&s[2], 1, 1, "t1-w1");
+	is(&s[3], 1, 4, "t1-w4");
+	is(&s[4], 2, 4, "t2-w4-current");
+	ck_assert_int_eq(s[4].knob, CPL_SWEEP_CURRENT);
+	/* the old split's t1-w0 under 1 CPU reaches t1-w2 too */
+	in.workers = 0;
+	n = cpl_sweep_make(s, &in);
+	ck_assert_uint_eq(n, 4);
+	is(&s[0], 1, 0, "t1-w0");
+	is(&s[2], 1, 2, "t1-w2");
+	/* 4 CPUs, 2 + 2: workers up to 2 + max(2, 4 / 2) = 4 */
+	in = (struct cpl_sweep_in){ .per_rank = 4, .threads = 2, .workers = 2,
+				    .set_workers = true, .loader = true };
+	n = cpl_sweep_make(s, &in);
+	ck_assert_uint_eq(n, 5);	/* t2-w2 t1-w2 t2-w0 t2-w1 t2-w4 */
+	is(&s[4], 2, 4, "t2-w4");
+	/* --max still caps */
+	in.max = 2;
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 4);
+}
+END_TEST
+
+/* The current setting: added once, only when known and not planned. */
+START_TEST(current_setting)
+{
+	struct cpl_sweep_setting s[CPL_SWEEP_MAX];
+	struct cpl_sweep_in in = { .per_rank = 8, .threads = 4, .workers = 4,
+				   .set_workers = true, .cur_threads = 4,
+				   .cur_workers = 0 };
+
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 6);	/* t4-w0 planned */
+	in.cur_workers = -1;				/* not known */
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 6);
+	in.cur_threads = 0;
+	in.cur_workers = 8;
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 6);
+	in.cur_threads = 16;
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 7);
+	is(&s[6], 16, 8, "t16-w8-current");
+	/* --max: no knob above it, the job's own included */
+	in.max = 8;
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 6);
+	in.max = 0;
+	/* threads only: the workers as written are not the plan's */
+	in.set_workers = false;
+	ck_assert_uint_eq(cpl_sweep_make(s, &in), 4);
+	is(&s[3], 16, -1, "t16-current");
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -119,6 +192,8 @@ suite(void)
 	tcase_add_test(tc, max_caps_each_knob);
 	tcase_add_test(tc, threads_only);
 	tcase_add_test(tc, no_budget_no_sweep);
+	tcase_add_test(tc, loader_workers_past_the_budget);
+	tcase_add_test(tc, current_setting);
 	suite_add_tcase(s, tc);
 	return s;
 }

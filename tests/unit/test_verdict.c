@@ -131,12 +131,49 @@ START_TEST(all_throttled_least_wins)
 }
 END_TEST
 
+/* The lab's 1-CPU image job (issue 34): the winner's gain over the job
+ * as written, which the plan runs as "t2-w4-current". */
+START_TEST(gain_over_current)
+{
+	const struct cpl_verdict_row r[] = {
+		ROW("t1-w0", 1, 0, 409, 0.40, 0.98, 2),
+		ROW("t1-w1", 1, 1, 373, 0.30, 0.99, 5),
+		ROW("t1-w2", 1, 2, 449, 0.20, 0.99, 8),
+		ROW("t2-w4-current", 2, 4, 218, 0.10, 1.0, 90),
+	};
+	struct cpl_verdict_row mine[] = {
+		ROW("t1-w2", 1, 2, 449, 0.20, 0.99, 8),
+		ROW("t2-w4-current", 2, 4, 452, 0.10, 1.0, 90),
+	};
+	struct cpl_verdict v;
+
+	cpl_verdict_judge(&v, r, 4, 10);
+	ck_assert_int_eq(v.best, 2);
+	ck_assert_str_eq(line(&v, "gain"), "t1-w2: 2.06x your t2-w4 (449 "
+			 "against 218 examples/s)");
+	cpl_verdict_free(&v);
+	/* no current run: nothing to say */
+	cpl_verdict_judge(&v, r, 3, 10);
+	ck_assert_ptr_null(line(&v, "gain"));
+	cpl_verdict_free(&v);
+	/* the job as written wins (a tie goes to fewer threads, so it
+	 * must be clearly ahead): keep it */
+	mine[1].throughput = 600;
+	cpl_verdict_judge(&v, mine, 2, 10);
+	ck_assert_int_eq(v.best, 1);
+	ck_assert_str_eq(line(&v, "gain"), "your t2-w4 is the best of "
+			 "these: keep it (600 examples/s, 1.34x t1-w2)");
+	cpl_verdict_free(&v);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
 	Suite *s = suite_create("verdict");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_test(tc, gain_over_current);
 	tcase_add_test(tc, more_workers_no_gain);
 	tcase_add_test(tc, more_workers_with_gain_is_no_verdict);
 	tcase_add_test(tc, ties_go_to_fewer_threads);
