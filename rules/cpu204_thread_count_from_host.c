@@ -3,6 +3,12 @@
  * from nproc, getconf _NPROCESSORS_ONLN or similar in the command: they
  * report the node's CPUs (nproc reads the CFS quota only from coreutils
  * 9.8; most images are older).
+ *
+ * A command that sizes a pool from the host is its own evidence: the main
+ * container of any workload with a CPU budget is judged, a server or an
+ * inference Job included, when what the count sizes names a pool of
+ * threads or workers.  Without a budget (no request, no limit) such a
+ * container may use the node, and only training containers are judged.
  */
 #include "common.h"
 
@@ -53,6 +59,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	    (!training && (c->role != CPL_CROLE_MAIN || c->not_training)))
 		return;
 	cpl_facts_gather(&f, w, c);
+	if (!training && f.cpu < 0)
+		return;
 	for (i = 0; i < c->launch.nhostcounts; i++) {
 		const struct cpl_hostcount *h = &c->launch.hostcounts[i];
 		struct cpl_finding *fd;
