@@ -157,11 +157,29 @@ training_on_evidence(const struct cpl_workload *w,
 }
 
 bool
+cpl_budget_torch_kind(const struct cpl_workload *w,
+		      const struct cpl_container *c)
+{
+	if (c->role != CPL_CROLE_MAIN || c->not_training ||
+	    c->ranks_native != NULL || w->template_only)
+		return false;
+	if (cpl_str_eq(w->kind, "PyTorchJob"))
+		return c->run_container;
+	if (cpl_str_eq(w->kind, "TrainJob"))
+		return c->run_container && (w->trainer == NULL ||
+			w->trainer->policy != CPL_TPOLICY_MPI);
+	/* The generic model marks a PyTorch ElasticJob's trainer. */
+	return cpl_str_eq(w->kind, "ElasticJob") && c->run_container;
+}
+
+bool
 cpl_budget_training(const struct cpl_workload *w,
 		    const struct cpl_container *c)
 {
 	if (c->role != CPL_CROLE_MAIN || c->not_training)
 		return false;
+	if (cpl_budget_torch_kind(w, c))
+		return true;
 	if (w->by_evidence && !c->run_container)
 		return training_on_evidence(w, c);
 	if (c->run_container)
