@@ -136,6 +136,46 @@ trainer_env(const struct cpl_container *c)
 }
 
 /*
+ * Whether linked code is pure Python: none of its files imports torch or
+ * another native library (numpy, pandas, TensorFlow ...), so it starts no
+ * OpenMP pool and trains nothing (a pipeline step's function that splits
+ * a manifest).  False when nothing is linked or a file is not loaded.
+ */
+static bool
+pure_code(const struct cpl_code *code)
+{
+	static const char *const native[] = {
+		"torch", "numpy", "scipy", "pandas", "sklearn", "cv2",
+		"tensorflow", "jax", "transformers", "xgboost", "lightgbm",
+		"mxnet", "paddle", "onnxruntime", "tokenizers", "numexpr",
+		"keras", "accelerate", "deepspeed", "lightning",
+		"pytorch_lightning", "timm", "torchvision", "datasets",
+	};
+	size_t i, j, k;
+
+	if (code == NULL || code->nfiles == 0 || code->imports_torch)
+		return false;
+	for (i = 0; i < code->nfiles; i++) {
+		const struct cpl_pyfile *f = code->files[i];
+
+		if (f->light != NULL)
+			return false;
+		for (j = 0; j < f->nimports; j++) {
+			const char *m = f->imports[j].module;
+			size_t n = m ? strcspn(m, ".") : 0;
+
+			if (f->imports[j].level > 0 || n == 0)
+				continue;
+			for (k = 0; k < CPL_ARRAY_LEN(native); k++)
+				if (strlen(native[k]) == n &&
+				    strncmp(m, native[k], n) == 0)
+					return false;
+		}
+	}
+	return true;
+}
+
+/*
  * A container of a kind whose containers train only on evidence (the
  * generic model, Argo and Tekton steps): a training launcher in its
  * command, linked Python that trains, a distributed trainer's env, or
@@ -153,7 +193,9 @@ training_on_evidence(const struct cpl_workload *w,
 		return true;
 	if (training_script(c->code))
 		return true;
-	return w->run_to_completion && c->gpus > 0 && runs_python(c);
+	/* GPUs with Python, unless the Python is a pure function. */
+	return w->run_to_completion && c->gpus > 0 && runs_python(c) &&
+	       !pure_code(c->code);
 }
 
 bool
