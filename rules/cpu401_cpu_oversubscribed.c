@@ -10,7 +10,8 @@
  * add to the threads, the thread count comes from an environment variable
  * or torch.set_num_threads and the ranks alone fit the CPUs, CPU202 or
  * CPU305 reports the same total (and its fix settles it) and this rule
- * stays silent.
+ * stays silent.  One rank of one thread and no workers on a budget under
+ * one CPU is a note: nothing runs in parallel, the budget is the problem.
  */
 #include "common.h"
 #include "fix/split.h"
@@ -155,10 +156,22 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			r, r, need);
 		limit_edit(ck, fd, c, &f, need);
 	} else {
-		cpl_finding_set_fix(fd,
-			"one rank with one thread keeps a whole CPU busy: "
-			"raise resources.limits.cpu to \"%ld\", or accept "
-			"that it is throttled to %s CPU", need, f.cpus);
+		/* One thread and no workers on a budget under one CPU: the
+		 * budget is the problem, not the threads; a note. */
+		if (t == 1 && wk == 0 && fd->severity > CPL_SEV_NOTE)
+			fd->severity = CPL_SEV_NOTE;
+		if (t == 1 && wk == 0)
+			cpl_finding_set_fix(fd,
+				"one rank with one thread keeps a whole CPU "
+				"busy: raise resources.limits.cpu to \"%ld\", "
+				"or accept that it is throttled to %s CPU",
+				need, f.cpus);
+		else
+			cpl_finding_set_fix(fd,
+				"one rank keeps %ld CPUs busy: raise "
+				"resources.limits.cpu to \"%ld\", or run 1 "
+				"thread and no loader workers on %s CPU",
+				total, need, f.cpus);
 		limit_edit(ck, fd, c, &f, need);
 	}
 }
