@@ -85,6 +85,8 @@ struct cpl_container {
 				 * of the file: linked as the code it runs
 				 * when it names no file; NULL */
 	size_t script_len;
+	int script_line;	/* the line of path where script_py's first
+				 * line is laid (its text is not padded) */
 	int script_base;	/* > 0: a quoted string's script, whose lines
 				 * are not the file's, laid from this line
 				 * past the file's end; positions there are
