@@ -31,6 +31,7 @@
 
 #include "git/repo.h"
 #include "model/link.h"
+#include "run/builds.h"
 #include "run/config.h"
 #include "shell/shlex.h"
 #include "shell/shscan.h"
@@ -43,6 +44,8 @@
 struct pass {
 	struct cpl_engine *e;
 	struct cpl_strmap texts;
+	struct cpl_builds builds;	/* what the build files build */
+	bool builds_read;
 	const char *found_path;		/* engine-owned */
 	const char *found_text;		/* engine-owned */
 };
@@ -644,18 +647,15 @@ foreign_image(const struct dockerfile *d, const char *image)
  * linker then tries its suffixes).
  */
 static void
-map_script(struct pass *p, const struct dockerfile *d, const char *path,
+map_script(struct pass *p, const struct dockerfile *d, const char *ctx,
 	   struct cpl_launch *l)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir, *src, *file;
+	char *src, *file;
 
 	if (!l->has_script || l->is_module || l->script.text == NULL ||
 	    (src = copied_from(d, l->script.text)) == NULL)
 		return;
-	dir = slash ? cpl_xstrndup(path, (size_t)(slash - path)) :
-	      cpl_xstrdup(".");
-	file = cpl_link_join(dir, src);
+	file = cpl_link_join(ctx, src);
 	if (text_at(p, file) != NULL) {
 		free(l->script.text);
 		l->script.text = file;
@@ -663,7 +663,15 @@ map_script(struct pass *p, const struct dockerfile *d, const char *path,
 	}
 	free(file);
 	free(src);
-	free(dir);
+}
+
+/* An image written as a placeholder the manifest's tooling fills in
+ * ($IMAGE, ${IMG}, {{ .image }}): it names no image to tell apart. */
+static bool
+placeholder(const char *image)
+{
+	return image != NULL && (strchr(image, '$') != NULL ||
+				 strstr(image, "{{") != NULL);
 }
 
 /*
@@ -679,18 +687,40 @@ from_dockerfile(struct pass *p, const char *file,
 {
 	struct dockerfile d = { 0 };
 	struct cpl_word *argv;
-	const char *path, *text;
+	const struct cpl_build *bd;
+	const char *path, *text, *slash;
+	char *ctx;
 	size_t n = 0, i;
-	bool ok = false;
+	bool ok = false, built = false;
 
-	if (!find_near(p, file, "Dockerfile"))
+	if (!p->builds_read) {
+		cpl_builds_read(&p->builds, p->e);
+		p->builds_read = true;
+	}
+	/* What builds the image says which Dockerfile; else the nearest
+	 * one up the tree. */
+	bd = placeholder(c->image) ? NULL :
+	     cpl_builds_find(&p->builds, c->image);
+	if (bd != NULL && (text = text_at(p, bd->dockerfile)) != NULL) {
+		path = cpl_engine_own_key(p->e, cpl_link_join(".",
+							      bd->dockerfile));
+		ctx = cpl_xstrdup(bd->context);
+		built = true;
+	} else if (find_near(p, file, "Dockerfile")) {
+		path = p->found_path;
+		text = p->found_text;
+		slash = strrchr(path, '/');
+		ctx = slash ? cpl_xstrndup(path, (size_t)(slash - path)) :
+		      cpl_xstrdup(".");
+	} else {
 		return false;
-	path = p->found_path;
-	text = p->found_text;
+	}
 	read_dockerfile(p, &d, path, text);
-	if (foreign_image(&d, c->image) ||
+	if ((!built && !placeholder(c->image) &&
+	     foreign_image(&d, c->image)) ||
 	    (d.entrypoint.n == 0 && d.cmd.n == 0)) {
 		dockerfile_free(&d);
+		free(ctx);
 		return false;
 	}
 	argv = cpl_xcalloc(d.entrypoint.n + d.cmd.n + c->argc + 1,
@@ -708,7 +738,7 @@ from_dockerfile(struct pass *p, const char *file,
 	*via = path;
 	if (n > 0) {
 		cpl_shscan(out, argv, n, NULL, NULL);
-		map_script(p, &d, path, out);
+		map_script(p, &d, ctx, out);
 		ok = out->launcher != CPL_LAUNCH_NONE || out->has_script;
 		if (!ok) {
 			struct cpl_launch first = *out;
@@ -717,7 +747,14 @@ from_dockerfile(struct pass *p, const char *file,
 			cpl_launch_clear(&first);
 		}
 	}
+	/* A placeholder image links only a Dockerfile that runs Python. */
+	if (ok && placeholder(c->image) && !built &&
+	    out->launcher == CPL_LAUNCH_NONE && !out->has_script) {
+		cpl_launch_clear(out);
+		ok = false;
+	}
 	free(argv);
+	free(ctx);
 	dockerfile_free(&d);
 	return ok;
 }
@@ -772,4 +809,5 @@ cpl_engine_entrypoints(struct cpl_engine *e)
 			resolve(&p, w, &w->containers[j]);
 	}
 	cpl_strmap_free(&p.texts);
+	cpl_builds_free(&p.builds);
 }
