@@ -136,24 +136,44 @@ trainer_env(const struct cpl_container *c)
 }
 
 /*
- * Whether linked code is pure Python: none of its files imports torch or
- * another native library (numpy, pandas, TensorFlow ...), so it starts no
- * OpenMP pool and trains nothing (a pipeline step's function that splits
- * a manifest).  False when nothing is linked or a file is not loaded.
+ * Whether module m (its first n bytes: the top-level name) is one of the
+ * standard library's or a pipeline SDK's, which start no native pool.
+ */
+static bool
+pure_module(const char *m, size_t n)
+{
+	static const char *const pure[] = {
+		"os", "sys", "json", "re", "math", "typing", "collections",
+		"itertools", "functools", "datetime", "time", "pathlib",
+		"random", "string", "logging", "argparse", "csv",
+		"dataclasses", "enum", "hashlib", "base64", "uuid", "glob",
+		"shutil", "subprocess", "tempfile", "io", "textwrap", "copy",
+		"pickle", "gzip", "zipfile", "tarfile", "urllib", "http",
+		"__future__", "statistics", "operator", "fnmatch", "struct",
+		"kfp", "yaml", "requests",
+	};
+	size_t k;
+
+	for (k = 0; k < CPL_ARRAY_LEN(pure); k++)
+		if (strlen(pure[k]) == n && strncmp(m, pure[k], n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether linked code is pure Python: one file that imports only the
+ * standard library or a pipeline SDK, so it starts no OpenMP pool and
+ * trains nothing (a pipeline step's function that splits a manifest).
+ * An import of anything else (torch, numpy, a local module, a package
+ * installed in the image) may train: not pure.  False when nothing is
+ * linked or the file is not loaded.
  */
 static bool
 pure_code(const struct cpl_code *code)
 {
-	static const char *const native[] = {
-		"torch", "numpy", "scipy", "pandas", "sklearn", "cv2",
-		"tensorflow", "jax", "transformers", "xgboost", "lightgbm",
-		"mxnet", "paddle", "onnxruntime", "tokenizers", "numexpr",
-		"keras", "accelerate", "deepspeed", "lightning",
-		"pytorch_lightning", "timm", "torchvision", "datasets",
-	};
-	size_t i, j, k;
+	size_t i, j;
 
-	if (code == NULL || code->nfiles == 0 || code->imports_torch)
+	if (code == NULL || code->nfiles != 1 || code->imports_torch)
 		return false;
 	for (i = 0; i < code->nfiles; i++) {
 		const struct cpl_pyfile *f = code->files[i];
@@ -165,11 +185,9 @@ pure_code(const struct cpl_code *code)
 			size_t n = m ? strcspn(m, ".") : 0;
 
 			if (f->imports[j].level > 0 || n == 0)
-				continue;
-			for (k = 0; k < CPL_ARRAY_LEN(native); k++)
-				if (strlen(native[k]) == n &&
-				    strncmp(m, native[k], n) == 0)
-					return false;
+				return false;
+			if (!pure_module(m, n))
+				return false;
 		}
 	}
 	return true;
