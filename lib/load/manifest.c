@@ -851,6 +851,46 @@ mark_run(struct cpl_workload *w, const char *const *names)
 	}
 }
 
+/*
+ * Pod-level resources (spec.resources, Kubernetes 1.32+): the Pod's CPU
+ * limit bounds all its containers together, so a main container without
+ * a limit of its own shares it (its budget is at most the Pod's), and one
+ * with neither request nor limit takes the Pod's request too.  Positions
+ * are the Pod's values.
+ */
+static int
+pod_resources(struct cpl_workload *w, const struct cpl_ynode *spec,
+	      const char *path, struct cpl_error *err)
+{
+	struct cpl_container pod;
+	size_t i;
+
+	if (w->ncontainers == 0 ||
+	    !cpl_ynode_is_map(cpl_ynode_get(spec, "resources")))
+		return 0;
+	memset(&pod, 0, sizeof(pod));
+	pod.pos = w->containers[0].pos;
+	pod.cpu_request = pod.cpu_limit = CPL_CPU_ABSENT;
+	if (read_resources(&pod, spec, "resources", path, NULL, err) < 0)
+		return -1;
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (c->role != CPL_CROLE_MAIN)
+			continue;
+		if (c->cpu_request == CPL_CPU_ABSENT &&
+		    c->cpu_limit == CPL_CPU_ABSENT) {
+			c->cpu_request = pod.cpu_request;
+			c->request_pos = pod.request_pos;
+		}
+		if (c->cpu_limit == CPL_CPU_ABSENT) {
+			c->cpu_limit = pod.cpu_limit;
+			c->limit_pos = pod.limit_pos;
+		}
+	}
+	return 0;
+}
+
 int
 cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 		 const struct cpl_ynode *spec, const struct cpl_podread *how,
@@ -899,6 +939,8 @@ cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 				    "script", volumes, path, err);
 		break;
 	}
+	if (rc == 0 && how->shape == CPL_POD_K8S)
+		rc = pod_resources(w, spec, path, err);
 	if (rc == 0 && how->job)
 		mark_run(w, how->run);
 	return rc;
