@@ -47,7 +47,9 @@ limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
 {
 	char q[32];
 
-	if (c->limit_pos.line <= 0 || c->limit_pos.line != f->cpu_pos.line ||
+	/* A LimitRange's default is the namespace's, not this job's. */
+	if (c->cpu_from_limitrange ||
+	    c->limit_pos.line <= 0 || c->limit_pos.line != f->cpu_pos.line ||
 	    c->limit_pos.column != f->cpu_pos.column ||
 	    (c->request_pos.line == c->limit_pos.line &&
 	     c->request_pos.column == c->limit_pos.column))

@@ -74,6 +74,9 @@ struct cpl_container {
 	struct cpl_pos request_pos;	/* the value node, when present */
 	struct cpl_pos limit_pos;
 	struct cpl_pos resources_pos;	/* resources: key, else container */
+	bool cpu_from_limitrange;	/* request or limit is a LimitRange's
+					 * default (positions there): fixes
+					 * never edit it */
 	long gpus;		/* nvidia.com/gpu, amd.com/gpu ... limits or
 				 * requests; 0 none */
 	bool shm;		/* emptyDir medium Memory mounted at /dev/shm */

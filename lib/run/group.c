@@ -791,6 +791,7 @@ cpl_engine_judge(struct cpl_engine *e)
 
 	e->crew_wait = cpl_engine_crew_wait;
 	cpl_engine_kustomize(e);
+	cpl_engine_limitranges(e);
 	cpl_engine_entrypoints(e);
 	walk_graph(e, &g);
 	make_groups(e, &g);
