@@ -53,6 +53,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"limit), or size the job to the request: "
 			"OMP_NUM_THREADS=%ld and %ld loader worker(s) per rank",
 			lim, t, wk);
+	/* A LimitRange's default is the namespace's: no edit there. */
+	if (c->cpu_from_limitrange)
+		return;
 	snprintf(quoted, sizeof(quoted), "\"%s\"", lim);
 	cpl_check_replace_scalar(ck, fd, &c->request_pos, quoted);
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job is given */

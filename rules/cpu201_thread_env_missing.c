@@ -108,6 +108,28 @@ add_threads(struct cpl_check *ck, struct cpl_finding *fd,
 		cpl_check_replace_env_count(ck, fd, &mkl->pos, v, t);
 }
 
+/*
+ * Whether prog (a command's first word) is a system tool that runs no
+ * PyTorch whatever the kind: sleep, tail -f, a shell's true, the pause
+ * program, nvidia-smi.
+ */
+static bool
+system_tool(const char *prog)
+{
+	static const char *const tools[] = {
+		"sleep", "tail", "true", "false", "pause", "cat", "echo",
+		"nvidia-smi", "printenv", "env", "ls", "sshd",
+	};
+	const char *base = strrchr(prog, '/');
+	size_t i;
+
+	base = base != NULL ? base + 1 : prog;
+	for (i = 0; i < CPL_ARRAY_LEN(tools); i++)
+		if (strcmp(base, tools[i]) == 0)
+			return true;
+	return false;
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -124,8 +146,13 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	    cpl_container_env_effective(c, "OMP_NUM_THREADS") != NULL ||
 	    code_sets_threads(c->code) || no_openmp(w, c))
 		return;
-	/* A native program it cannot see into is no evidence of a pool. */
-	if (cpl_budget_unseen(c) != NULL) {
+	/* A native program it cannot see into is no evidence of a pool,
+	 * unless the kind says it runs PyTorch (a PyTorchJob's trainer
+	 * that names a console script) and the program is no system
+	 * tool (a trainer kept asleep for debugging). */
+	if (cpl_budget_unseen(c) != NULL &&
+	    (!cpl_budget_torch_kind(w, c) ||
+	     system_tool(cpl_budget_unseen(c)))) {
 		cpl_check_note(ck, w, "silent on container \"%s\": it runs "
 			       "%s, a program cpulint cannot see into (no "
 			       "evidence of an OpenMP pool)",

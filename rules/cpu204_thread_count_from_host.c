@@ -3,6 +3,12 @@
  * from nproc, getconf _NPROCESSORS_ONLN or similar in the command: they
  * report the node's CPUs (nproc reads the CFS quota only from coreutils
  * 9.8; most images are older).
+ *
+ * A command that sizes a pool from the host is its own evidence: the main
+ * container of any workload with a CPU budget is judged, a server or an
+ * inference Job included, when what the count sizes names a pool of
+ * threads or workers.  Without a budget (no request, no limit) such a
+ * container may use the node, and only training containers are judged.
  */
 #include "common.h"
 
@@ -29,27 +35,50 @@ sizes_count(const char *sizes)
 	return false;
 }
 
+/* Whether what a host count sizes names a pool of threads or workers
+ * (OMP_NUM_THREADS, --num-workers): a pool the command itself says it
+ * starts, whether or not the container shows that it trains. */
+static bool
+sizes_pool(const char *sizes)
+{
+	return strcasestr(sizes, "THREAD") != NULL ||
+	       strcasestr(sizes, "WORKER") != NULL;
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
 {
 	struct cpl_facts f;
+	bool training = cpl_budget_training(w, c);
 	size_t i;
 
-	if (!cpl_budget_training(w, c))
+	/* A container that trains, or the main container of any other
+	 * workload that sizes a pool from the node in its command. */
+	if (c->launch.nhostcounts == 0 ||
+	    (!training && (c->role != CPL_CROLE_MAIN || c->not_training)))
 		return;
 	cpl_facts_gather(&f, w, c);
+	if (!training && f.cpu < 0)
+		return;
 	for (i = 0; i < c->launch.nhostcounts; i++) {
 		const struct cpl_hostcount *h = &c->launch.hostcounts[i];
 		struct cpl_finding *fd;
 
-		if (h->sizes == NULL || !sizes_count(h->sizes))
+		if (h->sizes == NULL || !sizes_count(h->sizes) ||
+		    (!training && !sizes_pool(h->sizes)))
 			continue;
 		fd = cpl_check_report(ck, w, c, &h->expr.pos,
 			"%s is sized from %s, which counts the node's CPUs, "
 			"not the container's %s%s", h->sizes, h->expr.text,
 			f.cpu >= 0 ? f.budget : "CPU budget", "");
-		if (f.cpu >= 1000 && f.ranks_known)
+		if (!training && f.cpu >= 1000)
+			cpl_finding_set_fix(fd,
+				"write the count from the budget instead: %s "
+				"%ld (the container's CPU limit), or read the "
+				"quota from /sys/fs/cgroup/cpu.max", h->sizes,
+				f.cpu / 1000);
+		else if (f.cpu >= 1000 && f.ranks_known)
 			cpl_finding_set_fix(fd,
 				"write the count from the budget instead: %s "
 				"%ld (per-rank budget floor(%s / %ld) = %ld: "

@@ -14,6 +14,8 @@
  * the main process (the lab's 1-CPU image job ran fastest with 1 thread
  * and 2 workers): its workers count only beyond the split's allowance
  * (cpl_budget_worker_allowance), so the rule's own fix lints clean.
+ * One rank of one thread and no workers on a budget under one CPU is a
+ * note: nothing runs in parallel, the budget is the problem.
  */
 #include "common.h"
 #include "fix/split.h"
@@ -49,7 +51,9 @@ limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
 {
 	char q[32];
 
-	if (c->limit_pos.line <= 0 || c->limit_pos.line != f->cpu_pos.line ||
+	/* A LimitRange's default is the namespace's, not this job's. */
+	if (c->cpu_from_limitrange ||
+	    c->limit_pos.line <= 0 || c->limit_pos.line != f->cpu_pos.line ||
 	    c->limit_pos.column != f->cpu_pos.column ||
 	    (c->request_pos.line == c->limit_pos.line &&
 	     c->request_pos.column == c->limit_pos.column))
@@ -188,10 +192,22 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			r, r, need);
 		limit_edit(ck, fd, c, &f, need);
 	} else {
-		cpl_finding_set_fix(fd,
-			"one rank with one thread keeps a whole CPU busy: "
-			"raise resources.limits.cpu to \"%ld\", or accept "
-			"that it is throttled to %s CPU", need, f.cpus);
+		/* One thread and no workers on a budget under one CPU: the
+		 * budget is the problem, not the threads; a note. */
+		if (t == 1 && wk == 0 && fd->severity > CPL_SEV_NOTE)
+			fd->severity = CPL_SEV_NOTE;
+		if (t == 1 && wk == 0)
+			cpl_finding_set_fix(fd,
+				"one rank with one thread keeps a whole CPU "
+				"busy: raise resources.limits.cpu to \"%ld\", "
+				"or accept that it is throttled to %s CPU",
+				need, f.cpus);
+		else
+			cpl_finding_set_fix(fd,
+				"one rank keeps %ld CPUs busy: raise "
+				"resources.limits.cpu to \"%ld\", or run 1 "
+				"thread and no loader workers on %s CPU",
+				total, need, f.cpus);
 		limit_edit(ck, fd, c, &f, need);
 	}
 }

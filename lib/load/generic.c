@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Deeper than this the walk does not look. */
 #define MAX_WALK 16
@@ -134,6 +135,28 @@ replicas_of(const struct gwalk *g, int d)
 	return 1;
 }
 
+/*
+ * Whether the workload w of g is the trainer replica of an ElasticJob
+ * that runs PyTorch by its kind: TorchElastic's (elastic.pytorch.org) or
+ * DLRover's with the AllreduceStrategy (its ParameterServerStrategy
+ * replicas run TensorFlow), replica worker.  Its first main container is
+ * then its run container, whatever console script it names.
+ */
+static bool
+torch_elastic(const struct gwalk *g, const struct cpl_workload *w)
+{
+	const char *api = cpl_ynode_gets(g->obj, "apiVersion");
+	const char *how = cpl_ynode_gets(cpl_ynode_get(g->obj, "spec"),
+					 "distributionStrategy");
+
+	if (!cpl_str_eq(g->kind, "ElasticJob") || w->replica == NULL ||
+	    strcasecmp(w->replica, "worker") != 0 || api == NULL)
+		return false;
+	return strncmp(api, "elastic.pytorch.org/", 20) == 0 ||
+	       (strncmp(api, "elastic.iml.github.io/", 22) == 0 &&
+		cpl_str_eq(how, "AllreduceStrategy"));
+}
+
 /* A Pod spec found at depth d: one workload, kept aside. */
 static void
 add_pod(struct gwalk *g, const struct cpl_ynode *spec, int d)
@@ -165,6 +188,15 @@ add_pod(struct gwalk *g, const struct cpl_ynode *spec, int d)
 		cpl_workload_free(w);
 		g->failed = true;
 		return;
+	}
+	if (torch_elastic(g, w)) {
+		size_t i;
+
+		for (i = 0; i < w->ncontainers; i++)
+			if (w->containers[i].role == CPL_CROLE_MAIN) {
+				w->containers[i].run_container = true;
+				break;
+			}
 	}
 	cpl_loader_mpi(w, false);
 	cpl_wlist_add(&g->got, w);

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/quantity.h"
+
 /* What a place's main containers are. */
 enum krole {
 	KROLE_PLAIN,	/* as the workload model says for any Pod: a
@@ -186,6 +188,63 @@ load_configmap(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	return 0;
 }
 
+/*
+ * A LimitRange: not a workload, but its Container defaults are the CPU
+ * budget of containers in its namespace that set none (applied by the
+ * run over the objects it read: run/limitrange.c).  Kept as a workload
+ * that is never linted itself (merged), one init-role container holding
+ * default (limit) and defaultRequest (request; default when absent) and
+ * where they are written.
+ */
+static int
+load_limitrange(const struct cpl_lctx *x, const struct cpl_ynode *obj,
+		const char *kind)
+{
+	const struct cpl_ynode *lims = cpl_ynode_path(obj, "spec", "limits",
+						      NULL);
+	struct cpl_workload *w;
+	struct cpl_container *c;
+	size_t i;
+
+	for (i = 0; cpl_ynode_is_seq(lims) && i < lims->count; i++) {
+		const struct cpl_ynode *l = lims->items[i];
+		const struct cpl_ynode *def, *req;
+		const char *why;
+		int64_t v;
+
+		if (!cpl_str_eq(cpl_ynode_gets(l, "type"), "Container"))
+			continue;
+		def = cpl_ynode_get(cpl_ynode_get(l, "default"), "cpu");
+		req = cpl_ynode_get(cpl_ynode_get(l, "defaultRequest"), "cpu");
+		if (def == NULL && req == NULL)
+			continue;
+		w = cpl_manifest_workload(obj, kind, NULL, x->path);
+		w->merged = true;
+		w->merged_into = cpl_xstrdup("into the CPU budget of the "
+					     "containers of its namespace "
+					     "that set none");
+		c = cpl_workload_add_container(w);
+		c->role = CPL_CROLE_INIT;
+		c->name = cpl_xstrdup("limitrange");
+		if (def != NULL && cpl_quantity_cpu(&v, cpl_ynode_str(def),
+						    &why) == 0) {
+			c->cpu_limit = v;
+			c->limit_pos = cpl_loader_pos(w->file, def);
+		}
+		if (req == NULL)
+			req = def;
+		if (req != NULL && cpl_quantity_cpu(&v, cpl_ynode_str(req),
+						    &why) == 0) {
+			c->cpu_request = v;
+			c->request_pos = cpl_loader_pos(w->file, req);
+		}
+		cpl_wlist_add(x->out, w);
+		return 0;
+	}
+	cpl_loader_skip(x, obj, kind, "no Container CPU default", false);
+	return 0;
+}
+
 /* Ray's Pods, whatever the kind (a RayCronJob ...): found as the generic
  * model finds them, no training containers. */
 static int
@@ -327,6 +386,8 @@ static const struct kind_row kinds[] = {
 	  .after = mpi_here },
 	{ .group = "", .kind = "ConfigMap", .done = KDONE_RUNS,
 	  .load = load_configmap },
+	{ .group = "", .kind = "LimitRange", .done = KDONE_RUNS,
+	  .load = load_limitrange },
 	/* Katib: a trial is an object of its own. */
 	{ .group = "kubeflow.org", .kind = "Experiment",
 	  .done = KDONE_COMPLETES, .nested = "spec.trialTemplate.trialSpec",

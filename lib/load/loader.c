@@ -159,25 +159,50 @@ blank(const char *p, size_t n)
 	return true;
 }
 
-bool
-cpl_loader_block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
-	    const struct cpl_ynode *n)
+const char *
+cpl_loader_block_start(struct cpl_yplace *at, const struct cpl_ystream *s,
+		       const struct cpl_ynode *n)
 {
-	size_t len, i;
+	size_t len;
 	const char *src = cpl_ystream_source(s, &len), *end = src + len;
-	const char *p = src, *v = n->value, *vend = n->value + n->len;
-	long indent = -1;
+	const char *p;
 	int line = 1;
 
 	if (n->style != CPL_YS_LITERAL)
-		return false;
+		return NULL;
+	/* The line after the indicator's, from the node's offset: not
+	 * counted from the file's start for each block (quadratic in a
+	 * file of many).  Counted only when the offset is not that. */
+	if (n->offset < len && (p = memchr(src + n->offset, '\n',
+					   len - n->offset)) != NULL &&
+	    cpl_loader_block_from(at, p + 1, end, n))
+		return p + 1;
+	p = src;
 	while (line < n->line + 1 && p < end) {
 		p = memchr(p, '\n', (size_t)(end - p));
 		if (p == NULL)
-			return false;
+			return NULL;
 		p++;
 		line++;
 	}
+	return cpl_loader_block_from(at, p, end, n) ? p : NULL;
+}
+
+bool
+cpl_loader_block_place(struct cpl_yplace *at, const struct cpl_ystream *s,
+		       const struct cpl_ynode *n)
+{
+	return cpl_loader_block_start(at, s, n) != NULL;
+}
+
+bool
+cpl_loader_block_from(struct cpl_yplace *at, const char *p, const char *end,
+		      const struct cpl_ynode *n)
+{
+	const char *v = n->value, *vend = n->value + n->len;
+	long indent = -1;
+	size_t i;
+
 	while (v < vend) {
 		size_t sl, vl;
 

@@ -225,6 +225,15 @@ bool cpl_loader_holds_containers(const struct cpl_ynode *n);
 bool cpl_loader_block_place(struct cpl_yplace *at,
 			    const struct cpl_ystream *s,
 			    const struct cpl_ynode *n);
+/* As cpl_loader_block_place(), returning where the block's first line
+ * starts in the source of s (NULL: not placed). */
+const char *cpl_loader_block_start(struct cpl_yplace *at,
+				   const struct cpl_ystream *s,
+				   const struct cpl_ynode *n);
+/* The check of cpl_loader_block_place() with the block's first line at p
+ * (end: the source's end). */
+bool cpl_loader_block_from(struct cpl_yplace *at, const char *p,
+			   const char *end, const struct cpl_ynode *n);
 /* Integer field key of map, or def when absent or not an integer. */
 long cpl_loader_long(const struct cpl_ynode *map, const char *key,
 		     long def);

@@ -16,6 +16,7 @@
  */
 #include "load/loader.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,21 +453,16 @@ keep_script_py(struct cpl_container *c, const struct cpl_ystream *s,
 	struct cpl_buf b;
 	size_t len, i, lines = 0;
 	const char *src = cpl_ystream_source(s, &len), *p;
-	int l;
 
 	cpl_buf_init(&b, (size_t)1 << 30);
 	for (i = 0; i < n->len; i++)
 		lines += n->value[i] == '\n';
 	if (n->len > 0 && n->value[n->len - 1] != '\n')
 		lines++;
-	if (cpl_loader_block_place(&at, s, n) && at.line >= 2) {
-		for (l = 1; l < at.line - 1; l++)
-			cpl_buf_addc(&b, '\n');
+	if ((p = cpl_loader_block_start(&at, s, n)) != NULL &&
+	    at.line >= 2) {
+		c->script_line = at.line - 1;
 		cpl_buf_adds(&b, "if 1:\n");
-		for (p = src, l = 1; l < at.line && p != NULL; l++) {
-			p = memchr(p, '\n', len - (size_t)(p - src));
-			p = p ? p + 1 : NULL;
-		}
 		for (i = 0; p != NULL && i < lines; i++) {
 			const char *nl = memchr(p, '\n',
 						len - (size_t)(p - src));
@@ -480,14 +476,15 @@ keep_script_py(struct cpl_container *c, const struct cpl_ystream *s,
 		/* A quoted string: escapes and folding make its lines
 		 * other than the file's, so it is laid past the file's
 		 * end and its positions are reported at the string. */
-		int last = 1;
+		/* Past the last line without counting them (a count per
+		 * script was quadratic in a file of many): a file has at
+		 * most one line per byte, plus one. */
+		int last = len < (size_t)(INT_MAX / 4) ? (int)len + 1 :
+			   INT_MAX / 4;
 
-		for (i = 0; i < len; i++)
-			last += src[i] == '\n';
 		c->script_base = last + 1;
+		c->script_line = last + 1;
 		c->script_at = cpl_loader_pos(c->pos.file, n);
-		for (l = 0; l < last; l++)
-			cpl_buf_addc(&b, '\n');
 		cpl_buf_add(&b, n->value, n->len);
 	}
 	free(c->script_py);
@@ -854,6 +851,46 @@ mark_run(struct cpl_workload *w, const char *const *names)
 	}
 }
 
+/*
+ * Pod-level resources (spec.resources, Kubernetes 1.32+): the Pod's CPU
+ * limit bounds all its containers together, so a main container without
+ * a limit of its own shares it (its budget is at most the Pod's), and one
+ * with neither request nor limit takes the Pod's request too.  Positions
+ * are the Pod's values.
+ */
+static int
+pod_resources(struct cpl_workload *w, const struct cpl_ynode *spec,
+	      const char *path, struct cpl_error *err)
+{
+	struct cpl_container pod;
+	size_t i;
+
+	if (w->ncontainers == 0 ||
+	    !cpl_ynode_is_map(cpl_ynode_get(spec, "resources")))
+		return 0;
+	memset(&pod, 0, sizeof(pod));
+	pod.pos = w->containers[0].pos;
+	pod.cpu_request = pod.cpu_limit = CPL_CPU_ABSENT;
+	if (read_resources(&pod, spec, "resources", path, NULL, err) < 0)
+		return -1;
+	for (i = 0; i < w->ncontainers; i++) {
+		struct cpl_container *c = &w->containers[i];
+
+		if (c->role != CPL_CROLE_MAIN)
+			continue;
+		if (c->cpu_request == CPL_CPU_ABSENT &&
+		    c->cpu_limit == CPL_CPU_ABSENT) {
+			c->cpu_request = pod.cpu_request;
+			c->request_pos = pod.request_pos;
+		}
+		if (c->cpu_limit == CPL_CPU_ABSENT) {
+			c->cpu_limit = pod.cpu_limit;
+			c->limit_pos = pod.limit_pos;
+		}
+	}
+	return 0;
+}
+
 int
 cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 		 const struct cpl_ynode *spec, const struct cpl_podread *how,
@@ -902,6 +939,8 @@ cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 				    "script", volumes, path, err);
 		break;
 	}
+	if (rc == 0 && how->shape == CPL_POD_K8S)
+		rc = pod_resources(w, spec, path, err);
 	if (rc == 0 && how->job)
 		mark_run(w, how->run);
 	return rc;

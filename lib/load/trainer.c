@@ -417,12 +417,15 @@ calc(const struct side *sd, enum nmode mode, const char *fallback,
  * runtime (gpus; -1: the runtime is not known, so neither is the
  * count).  Where the releases disagree — the plugin reaching a side that
  * is not written, where v2.0 sets 1 and later ones read the runtime's —
- * the value is unknown (NULL).  *pos is where it is decided.
+ * the value is unknown (NULL).  "auto" on a node with neither a GPU nor
+ * a CPU anywhere in its resources (node_cpu false, gpus 0) is one process
+ * per node, as the current plugin computes it.  *pos is where it is
+ * decided.
  */
 static char *
 torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,
 	    const struct cpl_container *tc, const struct cpl_trainer *rt,
-	    long gpus)
+	    long gpus, bool node_cpu)
 {
 	const struct cpl_trainer *tj = tw->trainer;
 	const struct cpl_word *src = NULL;
@@ -449,6 +452,8 @@ torch_nproc(struct cpl_pos *pos, const struct cpl_workload *tw,
 		 * or "auto" on GPUs, is the same in every release. */
 		if (strcmp(val, "auto") != 0 && strcmp(val, "cpu") != 0)
 			return cpl_xstrdup(val);
+		if (gpus == 0 && !node_cpu && strcmp(val, "auto") == 0)
+			return cpl_xstrdup("1");
 		return gpus > 0 && strcmp(val, "auto") == 0 ?
 		       cpl_xstrdup(val) : NULL;
 	}
@@ -717,7 +722,9 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 			cpl_loader_mpi(m, true);
 		}
 		if (rt->policy == CPL_TPOLICY_TORCH) {
-			v = torch_nproc(&pos, t, tc, rt, node->gpus);
+			v = torch_nproc(&pos, t, tc, rt, node->gpus,
+					node->cpu_limit != CPL_CPU_ABSENT ||
+					node->cpu_request != CPL_CPU_ABSENT);
 			set_pet(node, v, pos);
 			free(v);
 		}
@@ -756,7 +763,7 @@ alone(struct cpl_workload *t)
 	c->env_from = true;
 	pos = t->pos;
 	if (tj->set_nproc)
-		v = torch_nproc(&pos, t, c, NULL, -1);
+		v = torch_nproc(&pos, t, c, NULL, -1, true);
 	set_pet(c, v, pos);
 	free(v);
 }

@@ -136,6 +136,64 @@ trainer_env(const struct cpl_container *c)
 }
 
 /*
+ * Whether module m (its first n bytes: the top-level name) is one of the
+ * standard library's or a pipeline SDK's, which start no native pool.
+ */
+static bool
+pure_module(const char *m, size_t n)
+{
+	static const char *const pure[] = {
+		"os", "sys", "json", "re", "math", "typing", "collections",
+		"itertools", "functools", "datetime", "time", "pathlib",
+		"random", "string", "logging", "argparse", "csv",
+		"dataclasses", "enum", "hashlib", "base64", "uuid", "glob",
+		"shutil", "subprocess", "tempfile", "io", "textwrap", "copy",
+		"pickle", "gzip", "zipfile", "tarfile", "urllib", "http",
+		"__future__", "statistics", "operator", "fnmatch", "struct",
+		"kfp", "yaml", "requests",
+	};
+	size_t k;
+
+	for (k = 0; k < CPL_ARRAY_LEN(pure); k++)
+		if (strlen(pure[k]) == n && strncmp(m, pure[k], n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether linked code is pure Python: one file that imports only the
+ * standard library or a pipeline SDK, so it starts no OpenMP pool and
+ * trains nothing (a pipeline step's function that splits a manifest).
+ * An import of anything else (torch, numpy, a local module, a package
+ * installed in the image) may train: not pure.  False when nothing is
+ * linked or the file is not loaded.
+ */
+static bool
+pure_code(const struct cpl_code *code)
+{
+	size_t i, j;
+
+	if (code == NULL || code->nfiles != 1 || code->imports_torch)
+		return false;
+	for (i = 0; i < code->nfiles; i++) {
+		const struct cpl_pyfile *f = code->files[i];
+
+		if (f->light != NULL)
+			return false;
+		for (j = 0; j < f->nimports; j++) {
+			const char *m = f->imports[j].module;
+			size_t n = m ? strcspn(m, ".") : 0;
+
+			if (f->imports[j].level > 0 || n == 0)
+				return false;
+			if (!pure_module(m, n))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
  * A container of a kind whose containers train only on evidence (the
  * generic model, Argo and Tekton steps): a training launcher in its
  * command, linked Python that trains, a distributed trainer's env, or
@@ -153,7 +211,25 @@ training_on_evidence(const struct cpl_workload *w,
 		return true;
 	if (training_script(c->code))
 		return true;
-	return w->run_to_completion && c->gpus > 0 && runs_python(c);
+	/* GPUs with Python, unless the Python is a pure function. */
+	return w->run_to_completion && c->gpus > 0 && runs_python(c) &&
+	       !pure_code(c->code);
+}
+
+bool
+cpl_budget_torch_kind(const struct cpl_workload *w,
+		      const struct cpl_container *c)
+{
+	if (c->role != CPL_CROLE_MAIN || c->not_training ||
+	    c->ranks_native != NULL || w->template_only)
+		return false;
+	if (cpl_str_eq(w->kind, "PyTorchJob"))
+		return c->run_container;
+	if (cpl_str_eq(w->kind, "TrainJob"))
+		return c->run_container && (w->trainer == NULL ||
+			w->trainer->policy != CPL_TPOLICY_MPI);
+	/* The generic model marks a PyTorch ElasticJob's trainer. */
+	return cpl_str_eq(w->kind, "ElasticJob") && c->run_container;
 }
 
 bool
@@ -162,6 +238,8 @@ cpl_budget_training(const struct cpl_workload *w,
 {
 	if (c->role != CPL_CROLE_MAIN || c->not_training)
 		return false;
+	if (cpl_budget_torch_kind(w, c))
+		return true;
 	if (w->by_evidence && !c->run_container)
 		return training_on_evidence(w, c);
 	if (c->run_container)

@@ -71,6 +71,14 @@ struct cpl_amount {
 bool cpl_budget_training(const struct cpl_workload *w,
 			 const struct cpl_container *c);
 /*
+ * Whether c runs PyTorch because of its kind, whatever console script its
+ * command names: the trainer of a PyTorchJob, of a TrainJob (a runtime
+ * whose policy is not MPI) or of a PyTorch ElasticJob (the run container
+ * load/generic.c marks).  Never the native program of MPI ranks (ranks_native).
+ */
+bool cpl_budget_torch_kind(const struct cpl_workload *w,
+			   const struct cpl_container *c);
+/*
  * The program c's command runs when it is one cpulint cannot see into: a
  * command written (args alone run the image's entrypoint, which is not
  * known), no launcher, no Python (nor python among its words, nor linked

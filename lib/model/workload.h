@@ -74,6 +74,9 @@ struct cpl_container {
 	struct cpl_pos request_pos;	/* the value node, when present */
 	struct cpl_pos limit_pos;
 	struct cpl_pos resources_pos;	/* resources: key, else container */
+	bool cpu_from_limitrange;	/* request or limit is a LimitRange's
+					 * default (positions there): fixes
+					 * never edit it */
 	long gpus;		/* nvidia.com/gpu, amd.com/gpu ... limits or
 				 * requests; 0 none */
 	bool shm;		/* emptyDir medium Memory mounted at /dev/shm */
@@ -85,6 +88,8 @@ struct cpl_container {
 				 * of the file: linked as the code it runs
 				 * when it names no file; NULL */
 	size_t script_len;
+	int script_line;	/* the line of path where script_py's first
+				 * line is laid (its text is not padded) */
 	int script_base;	/* > 0: a quoted string's script, whose lines
 				 * are not the file's, laid from this line
 				 * past the file's end; positions there are

@@ -1052,6 +1052,7 @@ scan_begin(struct cpl_pyfile *f, struct scan *sc, struct cpl_error *err)
 
 	scan_setup(f, sc);
 	memset(&tk, 0, sizeof(tk));
+	tk.first_line = f->first_line;
 	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);
 	f->index->toks = tk.toks;
 	f->index->captoks = tk.cap;
@@ -1141,6 +1142,17 @@ cpl_pyscan_file(struct cpl_pyfile **out, const char *path, const char *text,
 		size_t len, struct cpl_error *err)
 {
 	return scan_into(file_new(out, path, text, len, false), err, false);
+}
+
+int
+cpl_pyscan_file_at(struct cpl_pyfile **out, const char *path,
+		   const char *text, size_t len, int first_line,
+		   struct cpl_error *err)
+{
+	struct cpl_pyfile *f = file_new(out, path, text, len, false);
+
+	f->first_line = first_line;
+	return scan_into(f, err, false);
 }
 
 int
@@ -1246,6 +1258,7 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	tk.on_line = light_line;
 	tk.skip_plain_lines = true;
 	tk.on_line_ctx = &sc;
+	tk.first_line = f->first_line;
 	rc = cpl_pytoken_scan(&tk, f->text, f->len, f->path, err);
 	f->index->toks = tk.toks;	/* the array; unloading frees it */
 	f->index->captoks = tk.cap;

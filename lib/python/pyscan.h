@@ -343,6 +343,8 @@ struct cpl_pyfile {
 	size_t len;
 	bool text_borrowed;	/* cpl_pyscan_file_borrowed(): never freed
 				 * here */
+	int first_line;		/* the text's first line in path (1; an
+				 * inline script's line there) */
 	size_t ntoks;		/* its tokens: cpl_pyfile_toks() */
 	bool imports_torch;
 	struct cpl_pos torch_pos;	/* the first torch import */
@@ -416,6 +418,14 @@ int cpl_pyscan_file(struct cpl_pyfile **out, const char *path,
 int cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
 			     const char *text, size_t len,
 			     struct cpl_error *err);
+/*
+ * cpl_pyscan_file() of a text that is part of path starting at line
+ * first_line (an inline script of a manifest, laid at its lines): every
+ * position is path's, and nothing pads the text to reach them.
+ */
+int cpl_pyscan_file_at(struct cpl_pyfile **out, const char *path,
+		       const char *text, size_t len, int first_line,
+		       struct cpl_error *err);
 void cpl_pyfile_free(struct cpl_pyfile *f);	/* NULL-safe */
 
 /*

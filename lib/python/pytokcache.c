@@ -106,6 +106,7 @@ remake(const struct cpl_pyfile *f, struct cpl_pyindex *ix)
 	memset(&tk, 0, sizeof(tk));
 	tk.cap = f->ntoks;
 	tk.toks = cpl_xmalloc(tk.cap * sizeof(*tk.toks));
+	tk.first_line = f->first_line;
 	(void)cpl_pytoken_scan(&tk, f->text, f->len, f->path, &err);
 	cpl_error_clear(&err);	/* the scan reported it */
 	/* Facts index these tokens: any other array would be read wrong. */

@@ -930,7 +930,7 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 		len = UINT32_MAX;
 	lx.s = text;
 	lx.n = len;
-	lx.line = 1;
+	lx.line = out->first_line > 1 ? out->first_line : 1;
 	lx.col = 1;
 	lx.out = out;
 	lx.path = path;

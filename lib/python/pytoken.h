@@ -113,6 +113,11 @@ struct cpl_pytokens {
 	 * passed over unread: it is handed over as its INDENT or DEDENTs
 	 * and its NEWLINE. */
 	bool skip_plain_lines;
+	/* The line number of the text's first line: 0 or 1 for line 1; an
+	 * inline script laid at its lines of another file starts there
+	 * (no padding of blank lines, whose tokens and bytes grew with
+	 * every script of a file). */
+	int first_line;
 };
 
 /*

@@ -208,6 +208,9 @@ int cpl_engine_read_source(struct cpl_engine *e, const char *path,
 /* The source at path, however the path is spelled ("./a/../b.py"). */
 const struct source *cpl_engine_find_source(const struct cpl_engine *e,
 					    const char *path);
+/* Applies the Container CPU defaults of the run's LimitRanges to the
+ * containers of their namespace that set none (limitrange.c). */
+void cpl_engine_limitranges(struct cpl_engine *e);
 /* Records what the run skipped or read and why (shown with -v). */
 void cpl_engine_note(struct cpl_engine *e, const char *path,
 		     const char *fmt, ...) CPL_PRINTF(3, 4);

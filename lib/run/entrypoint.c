@@ -31,6 +31,7 @@
 
 #include "git/repo.h"
 #include "model/link.h"
+#include "run/builds.h"
 #include "run/config.h"
 #include "shell/shlex.h"
 #include "shell/shscan.h"
@@ -43,6 +44,8 @@
 struct pass {
 	struct cpl_engine *e;
 	struct cpl_strmap texts;
+	struct cpl_builds builds;	/* what the build files build */
+	bool builds_read;
 	const char *found_path;		/* engine-owned */
 	const char *found_text;		/* engine-owned */
 };
@@ -271,10 +274,22 @@ struct dcmd {
 	bool shell;
 };
 
+/* A COPY or ADD of the last stage from the build context: src as
+ * written (relative to the context), dest absolute in the image. */
+struct dcopy {
+	char *src;
+	char *dest;
+	bool dest_dir;		/* dest is a directory (ends in '/', or
+				 * several sources) */
+};
+
 struct dockerfile {
 	struct dcmd entrypoint, cmd;
 	char **from;		/* FROM images of every stage */
 	size_t nfrom;
+	struct dcopy *copies;	/* the last stage's, in order */
+	size_t ncopies;
+	char *workdir;		/* the last stage's WORKDIR, absolute; NULL */
 };
 
 static void
@@ -360,6 +375,151 @@ read_command(struct pass *p, struct dcmd *c, const char *s, const char *path,
 	dcmd_add(p, c, cpl_xstrdup(s), path, line, col);
 }
 
+/* An image path: rel against dir (absolute, or NULL for "/"), with "."
+ * segments dropped; caller frees. */
+static char *
+image_path(const char *dir, const char *rel)
+{
+	struct cpl_buf b;
+	const char *s;
+
+	cpl_buf_init(&b, 0);
+	if (*rel != '/' && dir != NULL && strcmp(dir, "/") != 0)
+		cpl_buf_add(&b, dir, strlen(dir));
+	for (s = rel; *s;) {
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		n = strcspn(s, "/");
+		if (n == 0)
+			break;
+		if (!(n == 1 && s[0] == '.')) {
+			cpl_buf_addc(&b, '/');
+			cpl_buf_add(&b, s, n);
+		}
+		s += n;
+	}
+	if (b.len == 0)
+		cpl_buf_addc(&b, '/');
+	return cpl_buf_detach(&b);
+}
+
+static void
+copies_clear(struct dockerfile *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->ncopies; i++) {
+		free(d->copies[i].src);
+		free(d->copies[i].dest);
+	}
+	free(d->copies);
+	d->copies = NULL;
+	d->ncopies = 0;
+	free(d->workdir);
+	d->workdir = NULL;
+}
+
+/*
+ * A COPY or ADD instruction's arguments (arg): each source from the build
+ * context (not --from another stage, not a URL) with its destination,
+ * resolved against the WORKDIR.  The JSON form and flags are read.
+ */
+static void
+read_copy(struct dockerfile *d, const char *arg)
+{
+	char *words[64];
+	size_t n = 0, i, len;
+	const char *s = arg;
+	bool json = *s == '[';
+
+	if (json)
+		s++;
+	while (*s && n < CPL_ARRAY_LEN(words)) {
+		while (*s == ' ' || *s == '\t' || (json && *s == ','))
+			s++;
+		if (*s == '\0' || (json && *s == ']'))
+			break;
+		if (json && *s == '"') {
+			len = strcspn(s + 1, "\"");
+			words[n++] = cpl_xstrndup(s + 1, len);
+			s += len + 1 + (s[len + 1] == '"');
+			continue;
+		}
+		len = strcspn(s, " \t");
+		if (strncmp(s, "--", 2) == 0 && n == 0) {
+			/* --from=stage copies from another stage */
+			if (strncmp(s, "--from", 6) == 0)
+				goto out;
+			s += len;
+			continue;
+		}
+		words[n++] = cpl_xstrndup(s, len);
+		s += len;
+	}
+	if (n < 2)
+		goto out;
+	for (i = 0; i + 1 < n; i++) {
+		struct dcopy *c;
+		const char *dest = words[n - 1];
+
+		if (strstr(words[i], "://") != NULL)
+			continue;
+		d->copies = cpl_xrealloc(d->copies, (d->ncopies + 1) *
+					 sizeof(*d->copies));
+		c = &d->copies[d->ncopies++];
+		c->src = cpl_xstrdup(words[i]);
+		c->dest = image_path(d->workdir, dest);
+		c->dest_dir = n > 2 || cpl_str_ends(dest, "/") ||
+			      strcmp(dest, ".") == 0;
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(words[i]);
+}
+
+/*
+ * Where path (in the image; relative to the WORKDIR) comes from in the
+ * build context by d's COPY instructions, the last that covers it
+ * winning: a path relative to the context, caller frees; NULL when no
+ * COPY says.  A source that is a file lands at dest, or inside dest when
+ * that is a directory; a directory's contents land under dest.
+ */
+static char *
+copied_from(const struct dockerfile *d, const char *path)
+{
+	char *abs = image_path(d->workdir, path);
+	char *got = NULL;
+	size_t i;
+
+	for (i = d->ncopies; got == NULL && i-- > 0;) {
+		const struct dcopy *c = &d->copies[i];
+		const char *base = strrchr(c->src, '/');
+		size_t dl = strlen(c->dest);
+		char *into;
+
+		base = base && base[1] ? base + 1 : c->src;
+		if (strcmp(abs, c->dest) == 0 && !c->dest_dir) {
+			got = cpl_xstrdup(c->src);
+			break;
+		}
+		into = image_path(c->dest, base);
+		if (strcmp(abs, into) == 0)
+			got = cpl_xstrdup(c->src);
+		free(into);
+		if (got != NULL)
+			break;
+		/* A directory's contents: COPY src/ /opt/ft/, COPY . /app */
+		if (strncmp(abs, c->dest, dl) == 0 &&
+		    (abs[dl] == '/' || strcmp(c->dest, "/") == 0))
+			got = cpl_link_join(c->src, abs + dl +
+					    (abs[dl] == '/'));
+	}
+	free(abs);
+	return got;
+}
+
 /*
  * Reads the instructions of Dockerfile text at path: the last stage's
  * ENTRYPOINT and CMD (a FROM starts over: what a base image sets is not
@@ -422,6 +582,18 @@ read_dockerfile(struct pass *p, struct dockerfile *d, const char *path,
 			d->from[d->nfrom++] = cpl_xstrndup(arg, n);
 			dcmd_clear(&d->entrypoint);
 			dcmd_clear(&d->cmd);
+			copies_clear(d);
+		} else if ((wl == 4 && strncasecmp(word, "COPY", 4) == 0) ||
+			   (wl == 3 && strncasecmp(word, "ADD", 3) == 0)) {
+			read_copy(d, arg);
+		} else if (wl == 7 && strncasecmp(word, "WORKDIR", 7) == 0) {
+			char *w;
+
+			arg[strcspn(arg, " \t\r")] = '\0';
+			w = image_path(d->workdir, arg);
+
+			free(d->workdir);
+			d->workdir = w;
 		} else if (wl == 10 && strncasecmp(word, "ENTRYPOINT", 10) == 0) {
 			read_command(p, &d->entrypoint, arg, path, first,
 				     (int)(arg - l) + 1);
@@ -443,6 +615,7 @@ dockerfile_free(struct dockerfile *d)
 	for (i = 0; i < d->nfrom; i++)
 		free(d->from[i]);
 	free(d->from);
+	copies_clear(d);
 }
 
 /* An image's name without its tag or digest. */
@@ -489,6 +662,41 @@ foreign_image(const struct dockerfile *d, const char *image)
 }
 
 /*
+ * The script l runs, a path in the image, as the repository file its
+ * Dockerfile d (at path) copies there from its build context (the
+ * Dockerfile's folder), when that file exists: COPY src/ /opt/ft/ makes
+ * /opt/ft/finetune.py src/finetune.py.  Left as written otherwise (the
+ * linker then tries its suffixes).
+ */
+static void
+map_script(struct pass *p, const struct dockerfile *d, const char *ctx,
+	   struct cpl_launch *l)
+{
+	char *src, *file;
+
+	if (!l->has_script || l->is_module || l->script.text == NULL ||
+	    (src = copied_from(d, l->script.text)) == NULL)
+		return;
+	file = cpl_link_join(ctx, src);
+	if (text_at(p, file) != NULL) {
+		free(l->script.text);
+		l->script.text = file;
+		file = NULL;
+	}
+	free(file);
+	free(src);
+}
+
+/* An image written as a placeholder the manifest's tooling fills in
+ * ($IMAGE, ${IMG}, {{ .image }}): it names no image to tell apart. */
+static bool
+placeholder(const char *image)
+{
+	return image != NULL && (strchr(image, '$') != NULL ||
+				 strstr(image, "{{") != NULL);
+}
+
+/*
  * The command container c of file runs from the Dockerfile nearest file:
  * ENTRYPOINT, then c's args when it has them, else CMD (a shell-form
  * ENTRYPOINT takes neither).  Scanned into out; true when it launches
@@ -501,18 +709,40 @@ from_dockerfile(struct pass *p, const char *file,
 {
 	struct dockerfile d = { 0 };
 	struct cpl_word *argv;
-	const char *path, *text;
+	const struct cpl_build *bd;
+	const char *path, *text, *slash;
+	char *ctx;
 	size_t n = 0, i;
-	bool ok = false;
+	bool ok = false, built = false;
 
-	if (!find_near(p, file, "Dockerfile"))
+	if (!p->builds_read) {
+		cpl_builds_read(&p->builds, p->e);
+		p->builds_read = true;
+	}
+	/* What builds the image says which Dockerfile; else the nearest
+	 * one up the tree. */
+	bd = placeholder(c->image) ? NULL :
+	     cpl_builds_find(&p->builds, c->image);
+	if (bd != NULL && (text = text_at(p, bd->dockerfile)) != NULL) {
+		path = cpl_engine_own_key(p->e, cpl_link_join(".",
+							      bd->dockerfile));
+		ctx = cpl_xstrdup(bd->context);
+		built = true;
+	} else if (find_near(p, file, "Dockerfile")) {
+		path = p->found_path;
+		text = p->found_text;
+		slash = strrchr(path, '/');
+		ctx = slash ? cpl_xstrndup(path, (size_t)(slash - path)) :
+		      cpl_xstrdup(".");
+	} else {
 		return false;
-	path = p->found_path;
-	text = p->found_text;
+	}
 	read_dockerfile(p, &d, path, text);
-	if (foreign_image(&d, c->image) ||
+	if ((!built && !placeholder(c->image) &&
+	     foreign_image(&d, c->image)) ||
 	    (d.entrypoint.n == 0 && d.cmd.n == 0)) {
 		dockerfile_free(&d);
+		free(ctx);
 		return false;
 	}
 	argv = cpl_xcalloc(d.entrypoint.n + d.cmd.n + c->argc + 1,
@@ -530,6 +760,7 @@ from_dockerfile(struct pass *p, const char *file,
 	*via = path;
 	if (n > 0) {
 		cpl_shscan(out, argv, n, NULL, NULL);
+		map_script(p, &d, ctx, out);
 		ok = out->launcher != CPL_LAUNCH_NONE || out->has_script;
 		if (!ok) {
 			struct cpl_launch first = *out;
@@ -538,7 +769,14 @@ from_dockerfile(struct pass *p, const char *file,
 			cpl_launch_clear(&first);
 		}
 	}
+	/* A placeholder image links only a Dockerfile that runs Python. */
+	if (ok && placeholder(c->image) && !built &&
+	    out->launcher == CPL_LAUNCH_NONE && !out->has_script) {
+		cpl_launch_clear(out);
+		ok = false;
+	}
 	free(argv);
+	free(ctx);
 	dockerfile_free(&d);
 	return ok;
 }
@@ -593,4 +831,5 @@ cpl_engine_entrypoints(struct cpl_engine *e)
 			resolve(&p, w, &w->containers[j]);
 	}
 	cpl_strmap_free(&p.texts);
+	cpl_builds_free(&p.builds);
 }

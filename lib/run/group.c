@@ -487,8 +487,8 @@ inline_code(struct cpl_engine *e, const struct cpl_linker *lk,
 	if (c->script_py == NULL || w->file == NULL)
 		return NULL;
 	/* A tokenizer error leaves the facts read before it. */
-	(void)cpl_pyscan_file(&py, w->file, c->script_py, c->script_len,
-			      &err);
+	(void)cpl_pyscan_file_at(&py, w->file, c->script_py, c->script_len,
+				 c->script_line, &err);
 	cpl_error_clear(&err);
 	if (py == NULL)
 		return NULL;
@@ -791,6 +791,7 @@ cpl_engine_judge(struct cpl_engine *e)
 
 	e->crew_wait = cpl_engine_crew_wait;
 	cpl_engine_kustomize(e);
+	cpl_engine_limitranges(e);
 	cpl_engine_entrypoints(e);
 	walk_graph(e, &g);
 	make_groups(e, &g);

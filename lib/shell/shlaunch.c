@@ -252,6 +252,16 @@ static const struct launcher launchers[] = {
 		.spec = &torch_spec,
 	},
 	{
+		/* DLRover's torchrun (an ElasticJob's worker): it reads
+		 * torch.distributed.run's options and config_from_args()
+		 * sets its OpenMP default. */
+		.l = CPL_LAUNCH_TORCHRUN,
+		.name = "dlrover-run",
+		.commands = { "dlrover-run" },
+		.module = "dlrover.trainer.torch.elastic_run",
+		.spec = &torch_spec,
+	},
+	{
 		/* TorchElastic's launcher, which torchrun grew from. */
 		.l = CPL_LAUNCH_TORCHRUN,
 		.name = "torchelastic.distributed.launch",

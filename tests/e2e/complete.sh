@@ -161,8 +161,9 @@ expect type-name 1 kubectl cpulint pod train-0 -n ml --kubeconfig "$K"
 has type-name "pod/ml/train-0[pytorch]: error:"
 expect type-names 1 kubectl cpulint pod train-0 train-1 -n ml --kubeconfig "$K"
 has type-names "pod/ml/train-1[pytorch]: error:"
-expect type-deploy 0 kubectl cpulint deploy tokenizer -n serving --kubeconfig "$K" -v
+expect type-deploy 1 kubectl cpulint deploy tokenizer -n serving --kubeconfig "$K" -v
 has type-deploy "owned by Deployment/serving/tokenizer"
+has type-deploy-finding "[CPU204 thread-count-from-host]"
 expect type-alone 1 kubectl cpulint pods -n ml --kubeconfig "$K"
 has type-alone "pod/ml/train-1[pytorch]"
 expect type-alone-deploy 2 kubectl cpulint deploy -n ml --kubeconfig "$K"

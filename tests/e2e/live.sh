@@ -107,8 +107,12 @@ has prom-error "prometheus https://127.0.0.1:$APISERVER_PORT: HTTP 40"
 has prom-error "CPU401 cpu-oversubscribed"
 
 # 4. owners, selectors, namespaces, paging
-expect deploy 0 "$BIN" --kubeconfig "$D/kubeconfig" -n serving -v deploy/tokenizer
+# (the tokenizer server sizes its workers from $(nproc) under a 2-CPU
+# limit: no sign of training, but the command is its own evidence)
+expect deploy 1 "$BIN" --kubeconfig "$D/kubeconfig" -n serving -v deploy/tokenizer
 has deploy-owner "pod/serving/tokenizer-5d8f7c9b6d-q7x2k is owned by Deployment/serving/tokenizer"
+has deploy-cpu204 "--workers is sized from \$(nproc)"
+lacks deploy-cpu201 "CPU201"
 expect selector 1 "$BIN" --kubeconfig "$D/kubeconfig" -l app=resnet
 has selector "pod/ml/train-1[pytorch]"
 : > "$D/requests.jsonl"

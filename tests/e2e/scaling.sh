@@ -6,7 +6,10 @@
 # one-line Pods whose findings carry edits, many torch.set_num_threads
 # calls in one script, many DataLoaders in one script sized by
 # os.cpu_count(), a minified JSON List of Pods, linted and --diff'ed,
-# print calls nested in print calls: not Python past 200, still linear),
+# print calls nested in print calls: not Python past 200, still linear;
+# many inline programs in one file: python -c strings, Argo script
+# templates, a KFP pipeline's functions; many objects in block strings:
+# Argo resource manifests, a Katib trial-template ConfigMap),
 # linting twice the input
 # must take less than 3.3 times as long (linear is 2, quadratic 4).  A
 # ratio, not a time, so a slow or busy machine does not fail it (see
@@ -129,6 +132,72 @@ elif kind in ("threads", "loaders"):
             else:
                 f.write("d%d = DataLoader(ds, num_workers=os.cpu_count())\n"
                         % i)
+elif kind in ("inlinepy", "argoscripts", "kfp"):
+    # many inline programs in one file, each laid at its lines there:
+    # python -c strings in Pods, Argo script templates' block sources,
+    # the functions of a compiled KFP pipeline (each was padded with
+    # the file's lines: memory and time grew with programs x lines)
+    import json
+    prog = ("import os\nimport torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "torch.set_num_threads(8)\ntorch.set_num_threads(4)\n"
+            "d = DataLoader(None, num_workers=os.cpu_count())\n")
+    if kind == "argoscripts":
+        w("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: "
+          "{name: w}\nspec:\n  entrypoint: t0\n  templates:\n")
+    elif kind == "kfp":
+        w("# PIPELINE DEFINITION\n# Name: big\ndeploymentSpec:\n"
+          "  executors:\n")
+    for i in range(n):
+        if kind == "inlinepy":
+            w("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d}\n"
+              "spec:\n  restartPolicy: Never\n  containers:\n  - name: t\n"
+              "    image: pytorch\n    command: [python, -c, %s]\n"
+              "    resources: {limits: {cpu: '4'}}\n"
+              % (i, json.dumps(prog)))
+        elif kind == "argoscripts":
+            w("  - name: t%d\n    script:\n      image: pytorch\n"
+              "      command: [python]\n      resources: {limits: "
+              "{cpu: '4', nvidia.com/gpu: 1}}\n      source: |\n" % i +
+              "".join("        " + l + "\n" for l in prog.splitlines()))
+        else:
+            fn = ("\nfrom kfp import *\nfrom kfp.dsl import *\n\n"
+                  "def s%d():\n" % i + "".join(
+                      "    " + l + "\n" for l in prog.splitlines()))
+            w("    exec-s%d:\n      container:\n        args: "
+              "[--executor_input, '{{$}}', --function_to_execute, s%d]\n"
+              "        command: [sh, -ec, 'printf \"%%s\" \"$0\" > c.py; "
+              "python3 -m kfp.dsl.executor_main --component_module_path "
+              "c.py \"$@\"', %s]\n        image: pytorch/pytorch:2.3.1\n"
+              "        resources: {cpuLimit: 4.0}\n"
+              % (i, i, json.dumps(fn)))
+    if kind == "kfp":
+        w("pipelineInfo:\n  name: big\nroot:\n  dag:\n    tasks: {}\n"
+          "schemaVersion: 2.1.0\nsdkVersion: kfp-2.7.0\n")
+elif kind in ("argomanifests", "katibcm"):
+    # many objects held in block strings of one file: Argo resource
+    # templates' manifests, a Katib trial-template ConfigMap (each
+    # block's place was found by counting lines from the file's start)
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d}\n"
+           "spec:\n  template:\n    spec:\n      restartPolicy: Never\n"
+           "      containers:\n      - name: training-container\n"
+           "        image: x\n        command: [torchrun, "
+           "--nproc_per_node, '4', t.py]\n"
+           "        resources: {limits: {cpu: '2'}}\n")
+    if kind == "argomanifests":
+        w("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: "
+          "{name: w}\nspec:\n  entrypoint: t0\n  templates:\n")
+        for i in range(n):
+            w("  - name: t%d\n    resource:\n      action: create\n"
+              "      manifest: |\n" % i + "".join(
+                  "        " + l + "\n" for l in (job % i).splitlines()))
+    else:
+        w("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
+          "trial-templates\n  labels: {katib.kubeflow.org/component: "
+          "trial-templates}\ndata:\n")
+        for i in range(n):
+            w("  t%d.yaml: |-\n" % i + "".join(
+                "    " + l + "\n" for l in (job % i).splitlines()))
 elif kind == "inputs":
     w("version: 1.1\nkind: component\ninputs:\n")
     for i in range(n):
@@ -175,7 +244,8 @@ PY
 # jsondiff is the json shape with --unsafe-fixes --diff.
 for spec in ${SCALING_SPECS:-env:25000 docs:2500 fixes:2500 containers:10000 \
     inputs:10000 modules:1500 entries:1500 list:3000 threads:40000 \
-    loaders:40000 json:3000 jsondiff:3000 prints:60000}; do
+    loaders:40000 json:3000 jsondiff:3000 prints:60000 inlinepy:1500 \
+    argoscripts:1500 kfp:1500 argomanifests:3000 katibcm:3000}; do
 	kind=${spec%%:*} n=${spec#*:} shape=${spec%%:*} extra=
 	case $kind in
 	modules|entries|threads|loaders) ext= ;;

@@ -1,0 +1,38 @@
+/*
+ * builds.h — which Dockerfile builds an image, as the repository's build
+ * files say (builds.c): Makefile, docker-compose, skaffold, GitHub
+ * workflows.  The list owns its strings; cpl_builds_free() frees them.
+ */
+#ifndef CPL_BUILDS_H
+#define CPL_BUILDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cpl_engine;
+
+/* One build: the image it tags, its Dockerfile and its context (paths
+ * relative to the folder the run starts in). */
+struct cpl_build {
+	char *image;
+	char *dockerfile;
+	char *context;
+};
+
+struct cpl_builds {
+	struct cpl_build *v;
+	size_t n;
+	size_t cap;
+};
+
+/* Reads the build files at the run's starting folder into *b (zeroed
+ * first); a file that cannot be read or parsed adds nothing. */
+void cpl_builds_read(struct cpl_builds *b, struct cpl_engine *e);
+/* The build of image, or NULL (borrowed from b). */
+const struct cpl_build *cpl_builds_find(const struct cpl_builds *b,
+					const char *image);
+/* Whether path lies in a vendored folder (vendor/, third_party/ ...). */
+bool cpl_builds_vendored(const char *path);
+void cpl_builds_free(struct cpl_builds *b);	/* zeroes it */
+
+#endif
