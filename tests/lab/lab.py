@@ -291,6 +291,11 @@ def execute(spec, rep, run_id, parent, prom, aliases, port):
         return rec
     warm = max(m["warm"] for m in marks)
     end = min(m["end"] for m in marks)
+    if end - warm < 0.8 * SECONDS:
+        # a loop that stops early is measured over a window too short to
+        # mean anything (ranks.py once kept its deadline in float32)
+        rec["error"] = "the loop ran %.1f s of %g after warm-up" % (end - warm, SECONDS)
+        return rec
     rec["start"] = int(warm) + 1
     rec["finish"] = int(end)
     rec["direct"] = sum((m["end_examples"] - m["warm_examples"]) / (m["end"] - m["warm"]) for m in marks)

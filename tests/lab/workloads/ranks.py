@@ -39,7 +39,8 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     x = torch.randn(args.batch_size, 512)
     y = torch.randint(0, 10, (args.batch_size,))
-    seconds, stop = metrics.deadline(), torch.zeros(1)
+    # float64: an epoch in float32 is only good to 128 s
+    seconds, stop = metrics.deadline(), torch.zeros(1, dtype=torch.float64)
     for step in range(args.steps):
         opt.zero_grad()
         loss_fn(net(x), y).backward()
@@ -51,7 +52,7 @@ def main():
             dist.broadcast(stop, 0)
         if step > 2 and stop[0] and step % 5 == 0:
             # every rank stops at the same step, as a job's ranks do
-            done = torch.tensor([1.0 if time.time() >= stop[0] else 0.0])
+            done = torch.tensor([1.0 if time.time() >= float(stop[0]) else 0.0])
             dist.all_reduce(done, op=dist.ReduceOp.MAX)
             if done[0]:
                 break
