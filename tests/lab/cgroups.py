@@ -17,7 +17,7 @@ V1_CPU = "/sys/fs/cgroup/cpu"
 V1_ACCT = "/sys/fs/cgroup/cpuacct"
 V2 = "/sys/fs/cgroup"
 PERIOD_US = 100000
-SHARES = 10240          # v1 cpu.shares (default 1024)
+SHARES = 262144         # v1 cpu.shares (default 1024; the most v1 allows)
 WEIGHT = 10000          # v2 cpu.weight (default 100, max 10000)
 
 
