@@ -12,6 +12,7 @@ cpus) makes one; join() is called in the child between fork and exec;
 counters() reads usage seconds, periods, throttled periods and threads.
 """
 import os
+import time
 
 V1_CPU = "/sys/fs/cgroup/cpu"
 V1_ACCT = "/sys/fs/cgroup/cpuacct"
@@ -135,5 +136,4 @@ class Group:
                     os.rmdir(d)
                     break
                 except OSError:
-                    import time
                     time.sleep(0.1)
