@@ -12,6 +12,8 @@
 #   make lint       banned functions, cppcheck
 #   make bench      benchmarks that print figures
 #   make fuzz       libFuzzer over the whole engine (clang)
+#   make lab        real PyTorch under real CFS quotas through the tool
+#                   (tests/lab; make lab-smoke: a few seconds of it)
 #   make dist       release tarballs for krew, linux-amd64 and (cross-built)
 #                   linux-arm64, their krew manifest cpulint.yaml and
 #                   SHA256SUMS (static libraries, needs only the C
@@ -111,7 +113,7 @@ BIN       := kubectl-cpulint
 MAN       := $(BUILD)/kubectl-cpulint.1
 
 .PHONY: all check unit e2e asan tsan valgrind lint bench install uninstall clean \
-        install-deps help fuzz dist
+        install-deps help fuzz dist lab lab-smoke
 all: $(BIN) $(MAN)
 
 CMD_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard cmd/*.c)))
@@ -231,6 +233,18 @@ bench: $(BIN) $(BENCH_FLOORS)
 	    echo "bench: no release binary ($(DIST_BIN) does not build here)"
 	$(Q)BIN=$(BIN) RELEASE_BIN=$(DIST_BIN) FLOORS=$(BUILD)/bench \
 	    sh tests/bench/run.sh
+
+# The lab (tests/lab/README.md): real PyTorch under real CFS quotas,
+# measured by a real Prometheus, through the binary end to end; prints
+# the table and issue 34's checks.  Not part of check (it takes most of
+# an hour at its defaults; LAB_SECONDS, LAB_REPEATS, LAB_BUDGETS and
+# LAB_WORKLOADS shorten it).  lab-smoke: one workload, three settings,
+# a few seconds each (exit 77, with a SKIP line, where it cannot run).
+lab: $(BIN)
+	$(Q)BIN=$(CURDIR)/$(BIN) python3 tests/lab/lab.py
+
+lab-smoke: $(BIN)
+	$(Q)BIN=$(CURDIR)/$(BIN) LAB_SMOKE=1 python3 tests/lab/lab.py
 
 # Fuzzing (clang + libFuzzer): each target in tests/fuzz/fuzz_NAME.c runs
 # FUZZ_SECONDS, seeded from testdata; any crash, leak or undefined

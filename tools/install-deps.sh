@@ -16,6 +16,10 @@
 # quick on a machine that has everything.  Other systems: it prints what
 # to install and stops.
 #
+# With --lab (or CPULINT_LAB=1) it also installs what `make lab` and
+# `make lab-smoke` run (tests/lab/): python3-torch, python3-torchvision and
+# python3-opencv for /usr/bin/python3; never otherwise.
+#
 # Package names are Debian's; Ubuntu's are the same except kubectl, which
 # Ubuntu does not package (Debian: kubernetes-client): it comes from the
 # snap store there, or from https://pkgs.k8s.io.
@@ -111,6 +115,14 @@ need_prom=""
 command -v prometheus >/dev/null 2>&1 || need_prom=y
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	need="$need python3 python3-jsonschema python3-yaml"
+lab=${CPULINT_LAB:-}
+[ "${1:-}" = --lab ] && lab=1
+if [ "$lab" = 1 ] && [ -x /usr/bin/python3 ] &&
+   ! /usr/bin/python3 -c 'import torch, torchvision, cv2' 2>/dev/null; then
+	need="$need python3-torch python3-torchvision python3-opencv"
+elif [ "$lab" = 1 ] && [ ! -x /usr/bin/python3 ]; then
+	need="$need python3 python3-torch python3-torchvision python3-opencv"
+fi
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo

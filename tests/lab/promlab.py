@@ -1,0 +1,189 @@
+"""promlab.py: the lab's measurement side: a cAdvisor-shaped exporter of
+each run's real cgroup counters, a real Prometheus (Debian's package, on
+127.0.0.1, its own data directory under the lab's output) scraping it
+and every training process's own endpoint, the PromQL figures of one run
+(the queries `compare` makes, lib/plan/compare.c), and the test API
+server (testdata/apiserver/server.py) serving the plan's Pods.
+
+Owns: the exporter thread, the Prometheus and API server processes (each
+also exits by itself after its timeout), the file_sd targets file.
+"""
+import http.server
+import json
+import os
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+class Lab:
+    def __init__(self, out, timeout):
+        self.out = out
+        self.dir = os.path.join(out, "prometheus")
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.groups = []        # (group, aliases)
+        self.targets = []       # [(host:port, ns, pod)]
+        self.procs = []
+        self.srv = None
+        self.url = None
+
+    # -- the exporter: cAdvisor's names and labels, real counters --
+    def metrics(self):
+        fam = {"container_cpu_usage_seconds_total": [], "container_cpu_cfs_periods_total": [],
+               "container_cpu_cfs_throttled_periods_total": [], "container_threads": []}
+        with self.lock:
+            groups = list(self.groups)
+        for g, aliases in groups:
+            usage, periods, throttled, threads = g.counters()
+            for ns, pod in aliases:
+                lab = 'container="train",id="/kubepods/%s/%s/train",image="lab",namespace="%s",pod="%s"' % (
+                    ns, pod, ns, pod)
+                fam["container_cpu_usage_seconds_total"].append((lab + ',cpu="total"', usage))
+                fam["container_cpu_cfs_periods_total"].append((lab, periods))
+                fam["container_cpu_cfs_throttled_periods_total"].append((lab, throttled))
+                fam["container_threads"].append((lab, threads))
+        out = []
+        for name, rows in fam.items():
+            out.append("# TYPE %s %s" % (name, "gauge" if name == "container_threads" else "counter"))
+            out += ["%s{%s} %r" % (name, l, float(v)) for l, v in rows]
+        return ("\n".join(out) + "\n").encode()
+
+    def add_run(self, g, aliases):
+        with self.lock:
+            self.groups.append((g, aliases))
+        g.counters()
+
+    def set_targets(self, targets):
+        """The training endpoints of a whole repeat, [(host:port, ns,
+        pod)], written before its first run: Prometheus applies new
+        targets at most every 5 s, later than a short run's first
+        batches."""
+        self.targets = targets
+        self.write_sd()
+
+    def write_sd(self):
+        groups = [{"targets": [t], "labels": {"namespace": ns, "pod": pod}}
+                  for t, ns, pod in self.targets]
+        tmp = os.path.join(self.dir, "apps.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(groups, f)
+        os.replace(tmp, os.path.join(self.dir, "apps.json"))
+
+    def start(self):
+        os.makedirs(self.dir, exist_ok=True)
+        lab = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = lab.metrics()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.srv.daemon_threads = True
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+        self.write_sd()
+        import socket
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        with open(os.path.join(self.dir, "prometheus.yml"), "w") as f:
+            f.write("""global:
+  scrape_interval: 500ms
+  scrape_timeout: 400ms
+scrape_configs:
+  - job_name: cadvisor
+    honor_labels: true
+    static_configs:
+      - targets: ["127.0.0.1:%d"]
+  - job_name: training
+    file_sd_configs:
+      - files: ["%s"]
+        refresh_interval: 1s
+""" % (self.srv.server_address[1], os.path.join(self.dir, "apps.json")))
+        data = os.path.join(self.dir, "data")
+        subprocess.run(["rm", "-rf", data])
+        log = open(os.path.join(self.dir, "prometheus.log"), "w")
+        p = subprocess.Popen(["timeout", str(self.timeout), "prometheus",
+                              "--config.file=" + os.path.join(self.dir, "prometheus.yml"),
+                              "--storage.tsdb.path=" + data,
+                              "--web.listen-address=127.0.0.1:%d" % port],
+                             stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        self.url = "http://127.0.0.1:%d" % port
+        for _ in range(200):
+            try:
+                r = self.query('up{job="cadvisor"}', time.time())
+                if r and r[0]["value"][1] == "1":
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("Prometheus did not start scraping (%s)" % os.path.join(self.dir, "prometheus.log"))
+
+    def query(self, q, at):
+        data = urllib.parse.urlencode({"query": q, "time": "%.3f" % at}).encode()
+        with urllib.request.urlopen(self.url + "/api/v1/query", data, timeout=20) as r:
+            return json.load(r)["data"]["result"]
+
+    def one(self, q, at):
+        r = self.query(q, at)
+        return float(r[0]["value"][1]) if r else None
+
+    def figures(self, ns, pod, start, finish):
+        """The figures compare reads for one Pod over its life."""
+        w = max(1, finish - start)
+        m = '{namespace="%s",pod="%s"' % (ns, pod)
+        c = m + ',container="train"'
+        return {
+            "window": w,
+            "examples_per_s": self.one("sum(rate(train_examples_total%s}[%ds]))" % (m, w), finish),
+            "wait": self.one("sum(rate(train_loader_wait_seconds_total%s}[%ds]))" % (m, w), finish),
+            "cpu": self.one('sum(rate(container_cpu_usage_seconds_total%s,cpu=~"total|"}[%ds]))' % (c, w), finish),
+            "throttled_pct": self.one("100 * sum(rate(container_cpu_cfs_throttled_periods_total%s}[%ds])) / "
+                                      "sum(rate(container_cpu_cfs_periods_total%s}[%ds]))" % (c, w, c, w), finish),
+            "threads_seen": self.one("max(max_over_time(container_threads%s}[%ds]))" % (c, w), finish),
+        }
+
+    # -- the API server the plan's Pods are read from --
+    def apiserver(self, fixtures, timeout=900):
+        d = os.path.join(self.out, "apiserver")
+        subprocess.run(["rm", "-rf", d])
+        os.makedirs(d)
+        log = open(os.path.join(d, "server.log"), "w")
+        p = subprocess.Popen(["python3", os.path.join(ROOT, "testdata", "apiserver", "server.py"),
+                              "--dir", d, "--fixtures", fixtures, "--timeout", str(timeout)],
+                             stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        for _ in range(300):
+            if os.path.exists(os.path.join(d, "port")) and open(os.path.join(d, "port")).read().strip():
+                return os.path.join(d, "kubeconfig")
+            if p.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise RuntimeError("the test API server did not start (%s)" % os.path.join(d, "server.log"))
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        if self.srv:
+            self.srv.shutdown()
