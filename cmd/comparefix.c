@@ -258,11 +258,14 @@ cpl_cli_compare_keep(const char *file, bool diff,
 		return status;
 	}
 	r = &c->rows[v->best];
-	setting = cpl_xasprintf("t%ld-w%ld", r->r.threads, r->r.workers);
-	if (r->r.threads < 0 || r->r.workers < 0) {
+	/* A setting of threads alone (a job with no loader, tT) keeps its
+	 * threads and leaves the worker count as it is. */
+	setting = r->r.workers < 0 ?
+		cpl_xasprintf("t%ld", r->r.threads) :
+		cpl_xasprintf("t%ld-w%ld", r->r.threads, r->r.workers);
+	if (r->r.threads < 0) {
 		cpl_cli_say("kubectl-cpulint compare: %s: the best setting "
-			    "has no %s count to keep", file,
-			    r->r.threads < 0 ? "thread" : "worker");
+			    "has no thread count to keep", file);
 		goto out;
 	}
 	e = lint(file);

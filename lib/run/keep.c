@@ -122,6 +122,26 @@ value_after(const struct cpl_container *c, const struct cpl_pos *pos)
 	return NULL;
 }
 
+/*
+ * Whether pos is a word of the container's command or of its script's
+ * arguments (`--workers 4`, the 4 of it, `--workers=4`): the only places
+ * compare --fix writes a worker count.  A count set in the script, or
+ * read by it from a flag's default, is not one.
+ */
+static bool
+in_command(const struct cpl_container *c, const struct cpl_pos *pos)
+{
+	size_t i;
+
+	for (i = 0; i < c->launch.nargs; i++)
+		if (same_pos(&c->launch.args[i].pos, pos))
+			return true;
+	for (i = 0; i < c->argc; i++)
+		if (same_pos(&c->argv[i].pos, pos))
+			return true;
+	return false;
+}
+
 /* Replaces the worker count from with to, beside its flag or on the
  * value's own line. */
 static bool
@@ -189,15 +209,20 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 			if (!cpl_budget_training(wk, c))
 				continue;
 			cpl_facts_gather(&f, wk, c);
-			if (f.workers.state != CPL_AMT_KNOWN ||
-			    f.workers.pos.file == NULL ||
-			    !cpl_str_eq(f.workers.pos.file, file) ||
-			    strchr(f.workers.how, '-') == NULL) {
+			/* w < 0: a setting of threads alone (a job with
+			 * no loader), whose worker count is not touched. */
+			if (w >= 0 &&
+			    (f.workers.state != CPL_AMT_KNOWN ||
+			     f.workers.pos.file == NULL ||
+			     !cpl_str_eq(f.workers.pos.file, file) ||
+			     !in_command(c, &f.workers.pos))) {
 				refuse_workers(r, file, c, &f, w);
 				break;
 			}
-			fd = cpl_check_report(&ck, wk, c, &c->pos,
-					      "keep t%ld-w%ld", t, w);
+			fd = w >= 0 ? cpl_check_report(&ck, wk, c, &c->pos,
+						       "keep t%ld-w%ld", t, w)
+				    : cpl_check_report(&ck, wk, c, &c->pos,
+						       "keep t%ld", t);
 			if (!cpl_keep_split(&ck, fd, c, &f, t, w, false)) {
 				r->why = cpl_xasprintf("%s: container \"%s\" "
 					"sets its threads (%s) in a way "
@@ -207,7 +232,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 					f.threads.how, t);
 				break;
 			}
-			if (f.workers.n != w &&
+			if (w >= 0 && f.workers.n != w &&
 			    !replace_workers(&ck, fd, c, &f.workers.pos,
 					     f.workers.n, w)) {
 				r->why = cpl_xasprintf("%s:%d:%d: the worker "

@@ -30,11 +30,13 @@ struct cpl_keep_result {
 /*
  * After cpl_engine_run() on one file: the edits that set the threads t
  * and workers w of the training containers of its one workload that has
- * any (all of them: a PyTorchJob's Master and Worker alike).  Refused
+ * any (all of them: a PyTorchJob's Master and Worker alike); w < 0 sets
+ * the threads alone (a setting of a job with no loader).  Refused
  * (r->why) when the file has none, when several workloads have them,
  * or when a value is not written where the file can be edited (the
- * worker count must be a --workers style flag of the command).  No
- * edits and no why: the file holds the setting already.
+ * worker count must be a word of the command or its script's arguments,
+ * however the script names it).  No edits and no why: the file holds
+ * the setting already.
  */
 void cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 		     struct cpl_keep_result *r);

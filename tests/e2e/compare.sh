@@ -284,6 +284,37 @@ lacks keep-lint "CPU401"
 has keep-lint "[CPU402 shm-missing]"
 expect keep-again 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/job.yaml"
 has keep-again "job.yaml already holds t2-w4"
+# the script beside the file reads the flag (argparse, then
+# DataLoader(num_workers=args.workers)): the lint names the count as
+# num_workers=6, and the word of the command is still the place kept
+# (the lab's image job was refused for that name)
+mkdir "$tmp/keep/py"
+cp testdata/plan/pytorchjob.yaml "$tmp/keep/py/job.yaml"
+cat > "$tmp/keep/py/train.py" <<'PY'
+import argparse
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+p = argparse.ArgumentParser()
+p.add_argument("--workers", type=int, default=2)
+p.add_argument("--steps", type=int, default=100)
+args = p.parse_args()
+data = TensorDataset(torch.zeros(64, 3))
+loader = DataLoader(data, batch_size=8, num_workers=args.workers)
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for (x,) in loader:
+    opt.zero_grad()
+    model(x).sum().backward()
+    opt.step()
+PY
+expect keep-py-lint 1 "$BIN" "$tmp/keep/py/job.yaml"
+has keep-py-lint "loader workers: num_workers=6"
+expect keep-py 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/py/job.yaml"
+has keep-py "job.yaml: kept t2-w4 in 1 training container(s)"
+grep -q '"--workers", "4", "--steps"' "$tmp/keep/py/job.yaml" && ok || bad "keep-py: the workers"
+expect keep-py-again 1 "$BIN" "$tmp/keep/py/job.yaml"
+lacks keep-py-again "CPU401"
 # a Polyaxonfile that sets no threads: both variables added to the run
 # container's env, the flag changed
 cp testdata/keep/polyaxonfile.yaml "$tmp/keep/polyaxonfile.yaml"
