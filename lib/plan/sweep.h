@@ -69,7 +69,7 @@ struct cpl_sweep_in {
  * Fills out (CPL_SWEEP_MAX entries) and returns how many: the suggestion
  * first, then the thread settings ascending, then the worker settings
  * ascending, then the current setting.  0 when the budget is below one
- * CPU.
+ * CPU (planrun.c plans a budget under one CPU per rank as one).
  */
 size_t cpl_sweep_make(struct cpl_sweep_setting *out,
 		      const struct cpl_sweep_in *in);

@@ -133,6 +133,18 @@ PY
 expect lab-jobs 0 "$BIN" plan --jobs testdata/rules/CPU401/decode-one-cpu-bad/job.yaml
 has lab-jobs "Jobs, 5 settings (threads, then workers, then the job as written, t2-w4-current)"
 [ "$(printf '%s\n' "$out" | sed -n 's/^ *cpulint.io\/setting: //p' | sort -u | tr '\n' ' ')" = "t1-w0 t1-w1 t1-w2 t1-w4 t2-w4-current " ] && ok || bad "lab-jobs: the settings"
+# The same job on half a CPU (the lab's 0.5-CPU rows): one thread per
+# rank, the workers varied past the budget, and the job as written; it
+# said "no CPU budget to plan in" before
+mkdir -p "$tmp/half"
+sed 's/cpu: "1"/cpu: "500m"/' testdata/rules/CPU401/decode-one-cpu-bad/job.yaml > "$tmp/half/job.yaml"
+cp testdata/rules/CPU401/decode-one-cpu-bad/train.py "$tmp/half/"
+grep -q 'cpu: "500m"' "$tmp/half/job.yaml" && ok || bad "half: the budget not changed"
+expect lab-half-katib 0 "$BIN" plan "$tmp/half/job.yaml"
+has lab-half-katib "under 1 (each rank still runs one thread) per rank, split by the suggestion into 1 thread(s) and 0 loader worker(s)"
+expect lab-half 0 "$BIN" plan --jobs "$tmp/half/job.yaml"
+has lab-half "Jobs, 4 settings (threads, then workers, then the job as written, t2-w4-current)"
+[ "$(printf '%s\n' "$out" | sed -n 's/^ *cpulint.io\/setting: //p' | sort -u | tr '\n' ' ')" = "t1-w0 t1-w1 t1-w2 t2-w4-current " ] && ok || bad "lab-half: the settings"
 expect lab-katib 0 "$BIN" plan testdata/rules/CPU401/decode-one-cpu-bad/job.yaml
 has lab-katib "split by the suggestion into 1 thread(s) and 2 loader worker(s) (the larger share to the workers: the code decodes images)"
 printf '%s\n' "$out" > "$tmp/lab-katib.yaml"
