@@ -121,6 +121,13 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
                 kept_spec = lab.run_spec(yaml.safe_load(open(os.path.join(kept_dir, "job.yaml"))), kept_dir)
                 q = subprocess.run([BIN, "job.yaml"], capture_output=True, text=True, cwd=kept_dir, timeout=60)
                 kept_lint = {"rc": q.returncode, "findings": [l for l in q.stdout.splitlines() if "[CPU" in l]}
+        elif "nothing to compare" in (c["plan_said"] or ""):
+            # The plan found one setting in the budget and said so: what
+            # a user following the tool keeps is the fixed file as it is.
+            kept_spec = c["fix"]
+            q = subprocess.run([BIN, "job.yaml"], capture_output=True, text=True, cwd=kept_dir, timeout=60)
+            kept_lint = {"rc": q.returncode, "findings": [l for l in q.stdout.splitlines() if "[CPU" in l]}
+            res["nothing_to_compare"] = True
         res["kept_lint"] = kept_lint
         # what compare chose on the sweep --fix read, kept or not
         chosen = None
@@ -147,7 +154,8 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         lines.append("| %s | %g | %s | %s | %s | %s | %s |" % (
             wl, b, cell(name("written"), rows["written"][1], bm), cell(name("fix"), rows["fix"][1], bm),
             cell(name("static"), rows["static"][1], bm) if rows["static"][0] else "no suggestion",
-            cell(name("kept"), rows["kept"][1], bm) if kept_spec else
+            (("nothing to compare: " if res.get("nothing_to_compare") else "") +
+             cell(name("kept"), rows["kept"][1], bm)) if kept_spec else
             ("no plan" if not c["plan_id"] else "--fix refused; compare chose " +
              cell(name("chosen"), rows["chosen"][1], bm)),
             cell(name("grid_best"), best, None) if best else "no grid"))
