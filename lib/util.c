@@ -284,6 +284,9 @@ buf_reserve(struct cpl_buf *b, size_t n)
 void
 cpl_buf_add(struct cpl_buf *b, const void *p, size_t n)
 {
+	/* Nothing to add may come as (NULL, 0): an empty buffer's data. */
+	if (n == 0)
+		return;
 	if (!buf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
