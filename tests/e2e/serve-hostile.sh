@@ -210,6 +210,12 @@ expect "--node-proxy goes with serve" 2 "$BIN" --node-proxy x.yaml
 has "--node-proxy goes with serve" "go with serve"
 check "deploy/rbac.yaml grants no nodes/proxy" eval '! grep -q "nodes/proxy\]" deploy/rbac.yaml'
 check "deploy/rbac-node-proxy.yaml states the risk" grep -q "exec into any" deploy/rbac-node-proxy.yaml
+# The deployment runs the release's version of the image, never :latest
+# (issue 38: nothing builds or publishes :latest).
+check "deploy/deployment.yaml names the image kubectl-cpulint:$(cat VERSION)" \
+	grep -q "^ *image: kubectl-cpulint:$(cat VERSION)\$" deploy/deployment.yaml
+check "deploy/ names no :latest image" eval '! grep -rq "image: .*:latest" deploy/'
+
 
 # ---- 11: SIGTERM ends a list under way ----
 # The API server takes 60 s to answer the list; serve exits within 5 s
