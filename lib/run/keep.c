@@ -34,6 +34,28 @@ same_doc(const struct cpl_workload *a, const struct cpl_workload *b)
 	       cpl_str_eq(a->file, b->file);
 }
 
+/*
+ * Whether the run judged c of wk a training container: it made a budget
+ * entry for it.  Asked of the run, not again of the code: after the run
+ * the linked files' calls are released (a script whose only sign of
+ * training is its .backward() would read as no training here).
+ */
+static bool
+judged_training(const struct cpl_engine *e, const struct cpl_workload *wk,
+		const struct cpl_container *c)
+{
+	const struct cpl_budget_entry *b;
+	size_t n, i;
+	int line = c->pos.line > 0 ? c->pos.line : wk->pos.line;
+
+	b = cpl_engine_budgets(e, &n);
+	for (i = 0; i < n; i++)
+		if (b[i].line == line && cpl_str_eq(b[i].file, wk->file) &&
+		    cpl_str_eq(b[i].container, c->name))
+			return true;
+	return false;
+}
+
 /* Where a worker count would go, for a refusal. */
 static void
 refuse_workers(struct cpl_keep_result *r, const char *file,
@@ -175,7 +197,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 		if (wk->merged || wk->file == NULL)
 			continue;
 		for (j = 0; j < wk->ncontainers; j++) {
-			if (!cpl_budget_training(wk, &wk->containers[j]))
+			if (!judged_training(e, wk, &wk->containers[j]))
 				continue;
 			if (first == NULL)
 				first = wk;
@@ -206,7 +228,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 			struct cpl_facts f;
 			struct cpl_finding *fd;
 
-			if (!cpl_budget_training(wk, c))
+			if (!judged_training(e, wk, c))
 				continue;
 			cpl_facts_gather(&f, wk, c);
 			/* w < 0: a setting of threads alone (a job with
