@@ -282,6 +282,26 @@ buf_reserve(struct cpl_buf *b, size_t n)
 }
 
 void
+cpl_buf_add_pct(struct cpl_buf *b, const char *s, const char *keep)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		    *p == '_' || *p == '~' ||
+		    (keep != NULL && strchr(keep, *p) != NULL)) {
+			cpl_buf_addc(b, (char)*p);
+		} else {
+			cpl_buf_addc(b, '%');
+			cpl_buf_addc(b, hex[*p >> 4]);
+			cpl_buf_addc(b, hex[*p & 15]);
+		}
+	}
+}
+
+void
 cpl_buf_add(struct cpl_buf *b, const void *p, size_t n)
 {
 	/* Nothing to add may come as (NULL, 0): an empty buffer's data. */

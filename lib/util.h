@@ -60,6 +60,10 @@ void cpl_buf_init(struct cpl_buf *b, size_t max);
 void cpl_buf_add(struct cpl_buf *b, const void *p, size_t n);
 void cpl_buf_adds(struct cpl_buf *b, const char *s);
 void cpl_buf_addc(struct cpl_buf *b, char c);
+/* Appends s percent-encoded as curl_easy_escape() does (every byte but
+ * letters, digits, "-", ".", "_" and "~" becomes %XX), but keeps the
+ * bytes of keep (NULL: none) as they are ("/" for a URL's path). */
+void cpl_buf_add_pct(struct cpl_buf *b, const char *s, const char *keep);
 void cpl_buf_addf(struct cpl_buf *b, const char *fmt, ...) CPL_PRINTF(2, 3);
 void cpl_buf_vaddf(struct cpl_buf *b, const char *fmt, va_list ap)
 	CPL_PRINTF(2, 0);

@@ -107,35 +107,12 @@ on_body(char *p, size_t size, size_t n, void *ctx)
 	return b->overflow ? 0 : size * n;
 }
 
-/*
- * Appends s percent-encoded as curl_easy_escape() does: every byte but
- * letters, digits, "-", ".", "_" and "~" becomes %XX.
- */
-static void
-add_escaped(struct cpl_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
-		    *p == '_' || *p == '~') {
-			cpl_buf_addc(b, (char)*p);
-		} else {
-			cpl_buf_addc(b, '%');
-			cpl_buf_addc(b, hex[*p >> 4]);
-			cpl_buf_addc(b, hex[*p & 15]);
-		}
-	}
-}
-
 /* Appends a path segment, escaped. */
 static void
 add_segment(struct cpl_buf *b, const char *s)
 {
 	cpl_buf_addc(b, '/');
-	add_escaped(b, s);
+	cpl_buf_add_pct(b, s, NULL);
 }
 
 /* Appends "&key=value" (or "?key=value" first), value escaped. */
@@ -144,7 +121,7 @@ add_param(struct cpl_buf *b, const char *key, const char *value)
 {
 	cpl_buf_addf(b, "%c%s=", strchr(cpl_buf_str(b), '?') ? '&' : '?',
 		     key);
-	add_escaped(b, value);
+	cpl_buf_add_pct(b, value, NULL);
 }
 
 char *

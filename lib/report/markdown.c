@@ -82,27 +82,6 @@ add_cell(struct cpl_buf *b, const char *s)
 	cpl_escape_str(b, s, CPL_ESC_MARKDOWN);
 }
 
-/* Appends s percent-encoded for a link target: every byte but the
- * unreserved ones and '/' (so no byte can end the link or the cell). */
-static void
-add_url_path(struct cpl_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
-		    *p == '_' || *p == '~' || *p == '/') {
-			cpl_buf_addc(b, (char)*p);
-		} else {
-			cpl_buf_addc(b, '%');
-			cpl_buf_addc(b, hex[*p >> 4]);
-			cpl_buf_addc(b, hex[*p & 15]);
-		}
-	}
-}
-
 static void *
 markdown_begin(FILE *out, const struct cpl_report_meta *meta)
 {
@@ -159,7 +138,8 @@ add_place(const struct markdown *m, struct cpl_buf *b, const char *file,
 		return;
 	cpl_buf_adds(b, "](");
 	cpl_buf_adds(b, meta->link_base);	/* checked by the command */
-	add_url_path(b, rel);
+	/* percent-encoded but for "/": no byte can end the link or the cell */
+	cpl_buf_add_pct(b, rel, "/");
 	if (line > 0)
 		cpl_buf_addf(b, "#L%d", line);
 	cpl_buf_addc(b, ')');
