@@ -514,11 +514,25 @@ builtin_render(struct cpl_engine *e, const char *chart, char **files,
 		if (!ok[i])
 			continue;
 		rc = cpl_gotmpl_render(g, files[i], &out, &err);
-		if (rc < 0)
+		if (rc < 0 && err.message != NULL &&
+		    strncmp(err.message, "nil pointer evaluating", 22) == 0) {
+			/* A value the template reads is not in the chart's
+			 * own values (a chart meant for -f VALUES): helm
+			 * fails the same way; not a broken file. */
+			char *why = cpl_xasprintf("%s: a value it reads is "
+				"not set in the chart's own values (give them "
+				"with --helm-values FILE)", err.message);
+
+			not_judged(e, files[i], err.line, err.column, chart,
+				   why, holds[i]);
+			free(why);
+			rc = 1;
+		} else if (rc < 0) {
 			cpl_engine_add_error(e, &err);
-		else if (rc > 0)
+		} else if (rc > 0) {
 			not_judged(e, files[i], err.line, err.column, chart,
 				   err.message, holds[i]);
+		}
 		cpl_error_clear(&err);
 		if (rc != 0)
 			continue;
