@@ -27,6 +27,34 @@ cpl_gotmpl_alloc(struct cpl_gotmpl *g, size_t n)
 	return p;
 }
 
+struct gval *
+cpl_gotmpl_val_new(struct cpl_gotmpl *g, enum gv_kind k)
+{
+	struct gval *v = cpl_gotmpl_alloc(g, sizeof(*v));
+
+	v->kind = k;
+	return v;
+}
+
+struct gval *
+cpl_gotmpl_val_str(struct cpl_gotmpl *g, const char *s, size_t len)
+{
+	struct gval *v = cpl_gotmpl_val_new(g, GV_STR);
+
+	v->s = cpl_gotmpl_strndup(g, s, len);
+	v->len = len;
+	return v;
+}
+
+struct gval *
+cpl_gotmpl_val_bool(struct cpl_gotmpl *g, bool b)
+{
+	struct gval *v = cpl_gotmpl_val_new(g, GV_BOOL);
+
+	v->b = b;
+	return v;
+}
+
 const char *
 cpl_gotmpl_strndup(struct cpl_gotmpl *g, const char *s, size_t n)
 {

@@ -25,34 +25,6 @@
 #define MAX_WORK 4000000
 #define MAX_OUT (16u << 20)
 
-static struct gval *
-gv_new(struct cpl_gotmpl *g, enum gv_kind k)
-{
-	struct gval *v = cpl_gotmpl_alloc(g, sizeof(*v));
-
-	v->kind = k;
-	return v;
-}
-
-static struct gval *
-gv_str(struct cpl_gotmpl *g, const char *s, size_t len)
-{
-	struct gval *v = gv_new(g, GV_STR);
-
-	v->s = cpl_gotmpl_strndup(g, s, len);
-	v->len = len;
-	return v;
-}
-
-static struct gval *
-gv_bool(struct cpl_gotmpl *g, bool b)
-{
-	struct gval *v = gv_new(g, GV_BOOL);
-
-	v->b = b;
-	return v;
-}
-
 #define INDEX_FROM 16	/* keys from which a map keeps an index */
 
 /* The position of key in a map, or -1: by the index of a large map. */
@@ -134,21 +106,21 @@ from_ynode(struct cpl_gotmpl *g, const char *file, const struct cpl_ynode *n,
 	size_t i;
 
 	if (n == NULL || depth > 200)
-		return gv_new(g, GV_ODD);
+		return cpl_gotmpl_val_new(g, GV_ODD);
 	if (n->kind == CPL_Y_SCALAR) {
 		if (n->tag != NULL)
-			v = gv_new(g, GV_ODD);
+			v = cpl_gotmpl_val_new(g, GV_ODD);
 		else if (n->style == CPL_YS_PLAIN)
 			v = cpl_gotmpl_resolve(g, n->value, n->len);
 		else
-			v = gv_str(g, n->value, n->len);
+			v = cpl_gotmpl_val_str(g, n->value, n->len);
 	} else if (n->kind == CPL_Y_SEQ) {
-		v = gv_new(g, GV_SEQ);
+		v = cpl_gotmpl_val_new(g, GV_SEQ);
 		for (i = 0; i < n->count; i++)
 			gv_push(g, v, from_ynode(g, file, n->items[i],
 						 depth + 1));
 	} else {
-		v = gv_new(g, GV_MAP);
+		v = cpl_gotmpl_val_new(g, GV_MAP);
 		for (i = 0; i < n->count; i++) {
 			const char *k = cpl_ynode_str(n->pairs[i].key);
 
@@ -188,19 +160,19 @@ cpl_gotmpl_new(void)
 {
 	struct cpl_gotmpl *g = cpl_xcalloc(1, sizeof(*g));
 
-	g->values = gv_new(g, GV_MAP);
-	g->release = gv_new(g, GV_MAP);
-	g->chart = gv_new(g, GV_MAP);
-	g->root = gv_new(g, GV_MAP);
+	g->values = cpl_gotmpl_val_new(g, GV_MAP);
+	g->release = cpl_gotmpl_val_new(g, GV_MAP);
+	g->chart = cpl_gotmpl_val_new(g, GV_MAP);
+	g->root = cpl_gotmpl_val_new(g, GV_MAP);
 	gv_put(g, g->root, "Values", g->values);
 	gv_put(g, g->root, "Release", g->release);
 	gv_put(g, g->root, "Chart", g->chart);
-	gv_put(g, g->root, "Files", gv_new(g, GV_FILES));
+	gv_put(g, g->root, "Files", cpl_gotmpl_val_new(g, GV_FILES));
 	cpl_gotmpl_builtin(g, "Release", "Name", "release-name");
 	cpl_gotmpl_builtin(g, "Release", "Namespace", "default");
 	cpl_gotmpl_builtin(g, "Release", "Service", "Helm");
-	gv_put(g, g->release, "IsInstall", gv_bool(g, true));
-	gv_put(g, g->release, "IsUpgrade", gv_bool(g, false));
+	gv_put(g, g->release, "IsInstall", cpl_gotmpl_val_bool(g, true));
+	gv_put(g, g->release, "IsUpgrade", cpl_gotmpl_val_bool(g, false));
 	return g;
 }
 
@@ -288,9 +260,9 @@ cpl_gotmpl_set(struct cpl_gotmpl *g, const char *kv, struct cpl_error *err)
 
 				if (strcmp(vs, "true") == 0 ||
 				    strcmp(vs, "false") == 0)
-					v = gv_bool(g, vs[0] == 't');
+					v = cpl_gotmpl_val_bool(g, vs[0] == 't');
 				else if (strcmp(vs, "null") == 0)
-					v = gv_new(g, GV_NIL);
+					v = cpl_gotmpl_val_new(g, GV_NIL);
 				else if (vl > 0 && vl < 19 &&
 					 strspn(vs + (vs[0] == '-'),
 						"0123456789") ==
@@ -298,11 +270,11 @@ cpl_gotmpl_set(struct cpl_gotmpl *g, const char *kv, struct cpl_error *err)
 					 vl > (size_t)(vs[0] == '-') &&
 					 !(vs[vs[0] == '-'] == '0' &&
 					   vl > (size_t)(vs[0] == '-') + 1)) {
-					v = gv_str(g, vs, vl);
+					v = cpl_gotmpl_val_str(g, vs, vl);
 					v->kind = GV_INT;
 					v->gokind = 2;
 				} else {
-					v = gv_str(g, vs, vl);
+					v = cpl_gotmpl_val_str(g, vs, vl);
 				}
 				free(vs);
 				gv_put(g, m, key, v);
@@ -311,7 +283,7 @@ cpl_gotmpl_set(struct cpl_gotmpl *g, const char *kv, struct cpl_error *err)
 			}
 			v = gv_get(m, key);
 			if (v == NULL || v->kind != GV_MAP) {
-				v = gv_new(g, GV_MAP);
+				v = cpl_gotmpl_val_new(g, GV_MAP);
 				gv_put(g, m, key, v);
 			}
 			free(key);
@@ -332,7 +304,7 @@ cpl_gotmpl_builtin(struct cpl_gotmpl *g, const char *obj, const char *key,
 	struct gval *m = gv_get(g->root, obj);
 
 	if (m != NULL)
-		gv_put(g, m, key, gv_str(g, value, strlen(value)));
+		gv_put(g, m, key, cpl_gotmpl_val_str(g, value, strlen(value)));
 }
 
 void
@@ -591,7 +563,7 @@ fields_of(struct ev *e, struct gval *v, const struct arg *a)
 			return NULL;
 		}
 		next = gv_get(v, a->fields[i]);
-		v = next ? next : gv_new(e->g, GV_NIL);
+		v = next ? next : cpl_gotmpl_val_new(e->g, GV_NIL);
 	}
 	return v;
 }
@@ -616,16 +588,16 @@ eval_arg(struct ev *e, const struct arg *a, struct gval *dot)
 		}
 		return fields_of(e, v, a);
 	case A_STR:
-		return gv_str(e->g, a->name, strlen(a->name));
+		return cpl_gotmpl_val_str(e->g, a->name, strlen(a->name));
 	case A_NUM:
-		v = gv_str(e->g, a->name, strlen(a->name));
+		v = cpl_gotmpl_val_str(e->g, a->name, strlen(a->name));
 		v->kind = GV_INT;
 		v->gokind = 1;
 		return v;
 	case A_BOOL:
-		return gv_bool(e->g, a->name[0] == 't');
+		return cpl_gotmpl_val_bool(e->g, a->name[0] == 't');
 	case A_NIL:
-		return gv_new(e->g, GV_NIL);
+		return cpl_gotmpl_val_new(e->g, GV_NIL);
 	case A_PIPE:
 		return eval_pipe(e, a->sub, dot);
 	default:
@@ -678,7 +650,7 @@ static struct gval *
 gv_lines(struct cpl_gotmpl *g, const char *s, size_t len,
 	 const struct gorigin *lines, size_t nlines)
 {
-	struct gval *v = gv_str(g, s, len);
+	struct gval *v = cpl_gotmpl_val_str(g, s, len);
 
 	v->lines = lines;
 	v->nlines = nlines;
@@ -921,7 +893,7 @@ printf_(struct ev *e, struct gval **args, size_t n, int line, int col)
 			"arguments" OUTSIDE);
 		return NULL;
 	}
-	r = gv_str(e->g, cpl_buf_str(&b), b.len);
+	r = cpl_gotmpl_val_str(e->g, cpl_buf_str(&b), b.len);
 	cpl_buf_free(&b);
 	return r;
 }
@@ -941,8 +913,8 @@ files_get(struct ev *e, const struct gval *name, int line, int col)
 	}
 	if (e->g->files_fn == NULL ||
 	    e->g->files_fn(e->g->files_ctx, name->s, &text, &len) < 0)
-		return gv_str(e->g, "", 0);	/* Helm: "" when absent */
-	r = gv_str(e->g, text, len);
+		return cpl_gotmpl_val_str(e->g, "", 0);	/* Helm: "" when absent */
+	r = cpl_gotmpl_val_str(e->g, text, len);
 	free(text);
 	return r;
 }
@@ -1093,7 +1065,7 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 			cpl_buf_adds(&b, s);
 			cpl_buf_addc(&b, q);
 		}
-		r = gv_str(e->g, cpl_buf_str(&b), b.len);
+		r = cpl_gotmpl_val_str(e->g, cpl_buf_str(&b), b.len);
 		if (n == 1) {
 			r->file = args[0]->file;
 			r->line = args[0]->line;
@@ -1142,13 +1114,13 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 		if (!need(e, n, 1, name, line, col) ||
 		    (t = truth(e, args[0], line, col)) < 0)
 			return NULL;
-		return gv_bool(e->g, !t);
+		return cpl_gotmpl_val_bool(e->g, !t);
 	}
 	if (strcmp(name, "eq") == 0 || strcmp(name, "ne") == 0) {
 		if (!need(e, n, 2, name, line, col) ||
 		    (t = equal(e, args[0], args[1], line, col)) < 0)
 			return NULL;
-		return gv_bool(e->g, name[0] == 'e' ? t : !t);
+		return cpl_gotmpl_val_bool(e->g, name[0] == 'e' ? t : !t);
 	}
 	if (strcmp(name, "toString") == 0) {
 		const char *s;
@@ -1156,7 +1128,7 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 		if (!need(e, n, 1, name, line, col) ||
 		    (s = strval(e, args[0], line, col)) == NULL)
 			return NULL;
-		r = gv_str(e->g, s, strlen(s));
+		r = cpl_gotmpl_val_str(e->g, s, strlen(s));
 		r->file = args[0]->file;
 		r->line = args[0]->line;
 		return r;
@@ -1173,13 +1145,13 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 		la = strlen(a);
 		ls = strlen(s);
 		if (name[0] == 'c')
-			return gv_bool(e->g, strstr(s, a) != NULL);
+			return cpl_gotmpl_val_bool(e->g, strstr(s, a) != NULL);
 		if (strcmp(name, "trimSuffix") == 0)
-			return gv_str(e->g, s, ls >= la &&
+			return cpl_gotmpl_val_str(e->g, s, ls >= la &&
 				      memcmp(s + ls - la, a, la) == 0 ?
 				      ls - la : ls);
 		return ls >= la && memcmp(s, a, la) == 0 ?
-		       gv_str(e->g, s + la, ls - la) : gv_str(e->g, s, ls);
+		       cpl_gotmpl_val_str(e->g, s + la, ls - la) : cpl_gotmpl_val_str(e->g, s, ls);
 	}
 	if (strcmp(name, "trunc") == 0) {
 		long k;
@@ -1189,7 +1161,7 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 		    (k = int_arg(e, args[0], line, col)) < 0 ||
 		    (s = strval(e, args[1], line, col)) == NULL)
 			return NULL;
-		return gv_str(e->g, s, strlen(s) > (size_t)k ? (size_t)k :
+		return cpl_gotmpl_val_str(e->g, s, strlen(s) > (size_t)k ? (size_t)k :
 			      strlen(s));
 	}
 	if (strcmp(name, "lower") == 0 || strcmp(name, "upper") == 0 ||
@@ -1214,14 +1186,14 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 				a++;
 			while (len > a && isspace((unsigned char)s[len - 1]))
 				len--;
-			return gv_str(e->g, s + a, len - a);
+			return cpl_gotmpl_val_str(e->g, s + a, len - a);
 		}
 		cp = cpl_xstrndup(s, len);
 		for (i = 0; i < len; i++)
 			cp[i] = (char)(name[0] == 'l' ?
 				       tolower((unsigned char)cp[i]) :
 				       toupper((unsigned char)cp[i]));
-		r = gv_str(e->g, cp, len);
+		r = cpl_gotmpl_val_str(e->g, cp, len);
 		free(cp);
 		return r;
 	}
@@ -1247,7 +1219,7 @@ call(struct ev *e, const struct cmd *c, struct gval *dot, struct gval *piped)
 			s = p + lo;
 		}
 		cpl_buf_adds(&b, s);
-		r = gv_str(e->g, cpl_buf_str(&b), b.len);
+		r = cpl_gotmpl_val_str(e->g, cpl_buf_str(&b), b.len);
 		cpl_buf_free(&b);
 		return r;
 	}
@@ -1313,7 +1285,7 @@ run_node(struct ev *e, const struct node *n, struct gval *dot,
 		return;
 	case N_TEMPLATE:
 		v = n->pipe ? eval_pipe(e, n->pipe, dot) :
-		    gv_new(e->g, GV_NIL);
+		    cpl_gotmpl_val_new(e->g, GV_NIL);
 		if (v == NULL)
 			return;
 		v = include(e, n->name, v, n->line, n->column);
@@ -1363,12 +1335,12 @@ run_node(struct ev *e, const struct node *n, struct gval *dot,
 				if (v->kind == GV_MAP) {
 					const char *k = v->keys[order[i]];
 
-					key = gv_str(e->g, k, strlen(k));
+					key = cpl_gotmpl_val_str(e->g, k, strlen(k));
 				} else {
 					char num[24];
 
 					cpl_format(num, sizeof(num), "%zu", i);
-					key = gv_str(e->g, num, strlen(num));
+					key = cpl_gotmpl_val_str(e->g, num, strlen(num));
 					key->kind = GV_INT;
 					key->gokind = 1;
 				}

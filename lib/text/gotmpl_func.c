@@ -21,43 +21,15 @@
 #include <string.h>
 
 static struct gval *
-val(struct cpl_gotmpl *g, enum gv_kind k)
-{
-	struct gval *v = cpl_gotmpl_alloc(g, sizeof(*v));
-
-	v->kind = k;
-	return v;
-}
-
-static struct gval *
 int_val(struct cpl_gotmpl *g, long long n, int gokind)
 {
-	struct gval *v = val(g, GV_INT);
+	struct gval *v = cpl_gotmpl_val_new(g, GV_INT);
 	char buf[32];
 
 	cpl_format(buf, sizeof(buf), "%lld", n);
 	v->s = cpl_gotmpl_strndup(g, buf, strlen(buf));
 	v->len = strlen(buf);
 	v->gokind = gokind;
-	return v;
-}
-
-static struct gval *
-bool_val(struct cpl_gotmpl *g, bool b)
-{
-	struct gval *v = val(g, GV_BOOL);
-
-	v->b = b;
-	return v;
-}
-
-static struct gval *
-str_val(struct cpl_gotmpl *g, const char *s, size_t len)
-{
-	struct gval *v = val(g, GV_STR);
-
-	v->s = cpl_gotmpl_strndup(g, s, len);
-	v->len = len;
 	return v;
 }
 
@@ -204,7 +176,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 			*why = "invalid kind for an ordered comparison";
 			return -1;
 		}
-		*out = bool_val(g, name[0] == 'l' ? (name[1] == 't' ? c < 0 :
+		*out = cpl_gotmpl_val_bool(g, name[0] == 'l' ? (name[1] == 't' ? c < 0 :
 						    c <= 0) :
 				(name[1] == 't' ? c > 0 : c >= 0));
 		return 0;
@@ -277,7 +249,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 			*why = "kindIs of a value the tool does not model";
 			return 1;
 		}
-		*out = bool_val(g, strcmp(args[0]->s, k) == 0);
+		*out = cpl_gotmpl_val_bool(g, strcmp(args[0]->s, k) == 0);
 		return 0;
 	}
 	if (strcmp(name, "hasKey") == 0) {
@@ -289,7 +261,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 		for (i = 0; i < args[0]->n; i++)
 			if (strcmp(args[0]->keys[i], args[1]->s) == 0)
 				break;
-		*out = bool_val(g, i < args[0]->n);
+		*out = cpl_gotmpl_val_bool(g, i < args[0]->n);
 		return 0;
 	}
 	if (strcmp(name, "ternary") == 0) {
@@ -301,7 +273,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 		return 0;
 	}
 	if (strcmp(name, "list") == 0 || strcmp(name, "dict") == 0) {
-		struct gval *v = val(g, name[0] == 'l' ? GV_SEQ : GV_MAP);
+		struct gval *v = cpl_gotmpl_val_new(g, name[0] == 'l' ? GV_SEQ : GV_MAP);
 
 		if (name[0] == 'd' && n % 2 != 0) {
 			*why = "dict needs key and value pairs";
@@ -331,7 +303,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 		return 0;
 	}
 	if (strcmp(name, "append") == 0) {
-		struct gval *v = val(g, GV_SEQ);
+		struct gval *v = cpl_gotmpl_val_new(g, GV_SEQ);
 
 		if (n != 2 || (args[0]->kind != GV_SEQ &&
 			       args[0]->kind != GV_NIL)) {
@@ -348,7 +320,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 		return 0;
 	}
 	if (strcmp(name, "split") == 0) {
-		struct gval *v = val(g, GV_MAP);
+		struct gval *v = cpl_gotmpl_val_new(g, GV_MAP);
 		const char *s, *p;
 		size_t k = 0, sl;
 
@@ -371,7 +343,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 			cpl_format(key, sizeof(key), "_%zu", k++);
 			v->keys[v->n] = cpl_gotmpl_strndup(g, key,
 							   strlen(key));
-			v->vals[v->n++] = str_val(g, s, p ? (size_t)(p - s) :
+			v->vals[v->n++] = cpl_gotmpl_val_str(g, s, p ? (size_t)(p - s) :
 						  strlen(s));
 			if (p == NULL)
 				break;
@@ -392,7 +364,7 @@ cpl_gotmpl_func(struct cpl_gotmpl *g, const char *name, struct gval **args,
 		}
 		m = regexec(&re, args[1]->s, 0, NULL, 0);
 		regfree(&re);
-		*out = bool_val(g, m == 0);
+		*out = cpl_gotmpl_val_bool(g, m == 0);
 		return 0;
 	}
 	if (strcmp(name, "fail") == 0) {

@@ -142,6 +142,11 @@ struct cpl_gotmpl {
 };
 
 /* Pool allocation (zeroed) and copies. */
+/* Values from the pool (gotmpl.c): an empty one of kind k, a copy of
+ * s[0, len) as a string, a bool; freed with g. */
+struct gval *cpl_gotmpl_val_new(struct cpl_gotmpl *g, enum gv_kind k);
+struct gval *cpl_gotmpl_val_str(struct cpl_gotmpl *g, const char *s, size_t len);
+struct gval *cpl_gotmpl_val_bool(struct cpl_gotmpl *g, bool b);
 void *cpl_gotmpl_alloc(struct cpl_gotmpl *g, size_t n);
 const char *cpl_gotmpl_strndup(struct cpl_gotmpl *g, const char *s,
 			       size_t n);
