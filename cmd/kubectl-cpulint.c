@@ -36,11 +36,12 @@ list_rules(const char *format)
 		json_t *a = json_array();
 
 		for (i = 0; i < n; i++)
-			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s}",
+			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:b}",
 				"id", rules[i]->id, "name", rules[i]->name,
 				"severity",
 				cpl_severity_name(rules[i]->severity),
-				"summary", rules[i]->summary));
+				"summary", rules[i]->summary,
+				"live_only", (int)rules[i]->live_only));
 		json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(a);

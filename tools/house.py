@@ -11,6 +11,8 @@ it may use) and checks, over lib/, rules/ and cmd/:
   - every call from one file to a global another defines (its object's
     undefined symbols against the other's defined ones: `nm`) runs to
     its own wing or one on its line;
+  - a private header (named `*_int.h`) is included only by files of its
+    own wing (the unit tests under tests/ may include it);
   - the table itself runs one way (no wing reaches itself round a loop);
   - no circle between files: no strongly connected component of the
     call graph holds more than one file (a file calls another that calls
@@ -155,6 +157,10 @@ def main():
                                                    m.group(1))):
                     bad.append("%s:%d: includes %s, which is no header "
                                "of a wing" % (p, n, m.group(1)))
+                continue
+            if m.group(1).endswith("_int.h") and hw != w:
+                bad.append("%s:%d: includes %s, a header private to %s"
+                           % (p, n, m.group(1), hw))
                 continue
             if hw != w and hw not in wings[w]:
                 bad.append("%s:%d: includes %s: %s may not reach up to "
