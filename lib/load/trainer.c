@@ -219,6 +219,48 @@ mpi_slots(struct cpl_container *c, const struct cpl_word *nproc, bool own,
 			"numProcPerNode (default)";
 }
 
+/*
+ * Whether an mlPolicy names a framework plugin other than torch and mpi
+ * (Trainer's flux, jax, xgboost): its trainer runs that framework's
+ * program, PyTorch only when its code shows it.
+ */
+static bool
+other_policy(const struct cpl_ynode *policy)
+{
+	size_t i;
+
+	if (!cpl_ynode_is_map(policy))
+		return false;
+	for (i = 0; i < policy->count; i++) {
+		const struct cpl_ynode *kn = policy->pairs[i].key;
+		const char *k = cpl_ynode_is_scalar(kn) ? kn->value : NULL;
+
+		if (k != NULL && !cpl_str_eq(k, "numNodes") &&
+		    !cpl_str_eq(k, "torch") && !cpl_str_eq(k, "mpi"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The policy a runtime's name implies when the runtime is not in the
+ * run: Trainer's own runtimes are named for their framework
+ * (flux-distributed, jax-distributed, xgboost-distributed,
+ * mlx-distributed); any other name keeps the torch default.
+ */
+static enum cpl_tpolicy
+policy_by_name(const char *name)
+{
+	static const char *const other[] = { "flux", "jax", "xgboost",
+					     "mlx" };
+	size_t i;
+
+	for (i = 0; name != NULL && i < CPL_ARRAY_LEN(other); i++)
+		if (strstr(name, other[i]) != NULL)
+			return CPL_TPOLICY_OTHER;
+	return CPL_TPOLICY_NONE;
+}
+
 /* Reads the mlPolicy of a runtime into t. */
 static void
 read_policy(struct cpl_trainer *t, const struct cpl_ynode *obj,
@@ -241,6 +283,8 @@ read_policy(struct cpl_trainer *t, const struct cpl_ynode *obj,
 							     "numProcPerNode"));
 		t->launcher_as_node = cpl_ynode_bool(
 			cpl_ynode_get(mpi, "runLauncherAsNode")) == 1;
+	} else if (other_policy(policy)) {
+		t->policy = CPL_TPOLICY_OTHER;
 	}
 	t->set_policy_nodes = cpl_ynode_long(cpl_ynode_get(policy,
 							   "numNodes"),
@@ -761,6 +805,9 @@ alone(struct cpl_workload *t)
 	if (c->cpu_limit == CPL_CPU_ABSENT)
 		c->cpu_limit = CPL_CPU_UNKNOWN;
 	c->env_from = true;
+	t->trainer->policy = policy_by_name(tj->ref_name);
+	if (t->trainer->policy == CPL_TPOLICY_OTHER)
+		return;
 	pos = t->pos;
 	if (tj->set_nproc)
 		v = torch_nproc(&pos, t, c, NULL, -1, true);

@@ -227,7 +227,8 @@ cpl_budget_torch_kind(const struct cpl_workload *w,
 		return c->run_container;
 	if (cpl_str_eq(w->kind, "TrainJob"))
 		return c->run_container && (w->trainer == NULL ||
-			w->trainer->policy != CPL_TPOLICY_MPI);
+			(w->trainer->policy != CPL_TPOLICY_MPI &&
+			 w->trainer->policy != CPL_TPOLICY_OTHER));
 	/* The generic model marks a PyTorch ElasticJob's trainer. */
 	return cpl_str_eq(w->kind, "ElasticJob") && c->run_container;
 }
@@ -241,6 +242,11 @@ cpl_budget_training(const struct cpl_workload *w,
 	if (cpl_budget_torch_kind(w, c))
 		return true;
 	if (w->by_evidence && !c->run_container)
+		return training_on_evidence(w, c);
+	/* A TrainJob on another framework's runtime (flux runs LAMMPS,
+	 * jax-distributed JAX): its trainer trains PyTorch on evidence. */
+	if (cpl_str_eq(w->kind, "TrainJob") && w->trainer != NULL &&
+	    w->trainer->policy == CPL_TPOLICY_OTHER)
 		return training_on_evidence(w, c);
 	if (c->run_container)
 		return true;

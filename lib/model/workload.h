@@ -156,6 +156,8 @@ enum cpl_tpolicy {
 	CPL_TPOLICY_NONE,
 	CPL_TPOLICY_TORCH,	/* the torch plugin sets PET_NPROC_PER_NODE */
 	CPL_TPOLICY_MPI,	/* ranks are MPI slots on the node Pods */
+	CPL_TPOLICY_OTHER,	/* another framework's plugin (flux, jax,
+				 * xgboost): PyTorch only on evidence */
 };
 
 /*
