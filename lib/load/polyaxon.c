@@ -1165,12 +1165,15 @@ cpl_polyaxon_detect(const struct cpl_ynode *doc)
 	known = one_of(cpl_ynode_str(kind), plx_kinds);
 	if (known && version)
 		return true;
-	/* A run or component mapping among Polyaxonfile keys only: a Hydra
-	 * config (NeMo's launcher: run: {name, results_dir, time_limit}
-	 * beside keys of its own) is not one. */
+	/* A run or component mapping with a known kind, a Polyaxonfile's
+	 * version or among Polyaxonfile keys only: a Hydra config (NeMo's
+	 * launcher: run: {name, results_dir, time_limit} beside keys of its
+	 * own; SageMaker HyperPod's recipes: version: 2.2.1, the recipe's
+	 * own) is not one. */
 	if ((cpl_ynode_is_map(cpl_ynode_get(doc, "run")) ||
 	     cpl_ynode_is_map(cpl_ynode_get(doc, "component"))) &&
-	    (known || version || only_plx_keys(doc)))
+	    (known || one_of(cpl_ynode_str(version), plx_versions) ||
+	     only_plx_keys(doc)))
 		return true;
 	/* Invalid ones, so that the loader can say what is missing: only
 	 * Polyaxonfile keys, and a known kind or a version. */
