@@ -314,44 +314,61 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A plugin started by exec_start(), until exec_finish() reaps it. */
+struct spawned {
+	pid_t pid;
+	int fd;			/* the read end of its stdout */
+	long timeout;		/* ms it is given */
+	long long deadline;	/* on now_ms()'s clock */
+	bool by_deadline;	/* the run's --live-timeout set it */
+};
+
+/* How a plugin's run ended. */
+enum ending {
+	ENDED,			/* it exited or was killed by a signal */
+	TIMED_OUT,		/* killed at the deadline */
+	TOO_BIG,		/* killed: output over EXEC_OUTPUT_MAX */
+};
+
 /*
- * Runs the plugin, collecting stdout into out (capped).  Returns 0 when it
- * exited 0; -1 with err (never quoting its output) otherwise.
+ * Starts the plugin with its stdout on a pipe (stdin and stderr on
+ * /dev/null unless interactive or --exec-stderr), in its own process
+ * group unless interactive.  Fills sp; returns 0, or -1 with err (nothing
+ * left running, nothing left open).
  */
 static int
-exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
+exec_start(struct spawned *sp, const struct cpl_kubeconfig *kc,
 	   bool interactive, struct cpl_error *err)
 {
 	const struct user *u = kc->user;
 	const struct exec_cfg *e = u->exec;
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	char **argv = cpl_xcalloc(e->nargs + 2, sizeof(*argv));
 	char *info = exec_info(kc, interactive);
 	char **env = exec_env(kc, info);
 	/* The run limit: the caller's, else --request-timeout (a plugin that
 	 * hangs must not outlast the timeout the user asked for), else 60 s;
 	 * never past the run's time limit (--live-timeout). */
-	long timeout = kc->exec_timeout_ms > 0 ? kc->exec_timeout_ms :
-		       kc->info.timeout_ms > 0 ? kc->info.timeout_ms :
-		       EXEC_TIMEOUT_MS;
 	long long start = now_ms(), run_left = kc->deadline - start;
-	bool by_deadline = kc->deadline > 0 && run_left < timeout;
-	posix_spawnattr_t attr;
-	bool attr_ready = false;
-	long long deadline;
 	int fds[2] = { -1, -1 };
 	char *file = NULL;
-	bool fa_ready = false, timed_out = false, too_big = false;
-	pid_t pid = -1;
+	bool fa_ready = false, attr_ready = false;
 	size_t i;
-	int status = 0, rc = -1, e_no;
+	int rc = -1, e_no;
 
+	sp->pid = -1;
+	sp->fd = -1;
+	sp->timeout = kc->exec_timeout_ms > 0 ? kc->exec_timeout_ms :
+		      kc->info.timeout_ms > 0 ? kc->info.timeout_ms :
+		      EXEC_TIMEOUT_MS;
+	sp->by_deadline = kc->deadline > 0 && run_left < sp->timeout;
+	if (sp->by_deadline)	/* > 0: cpl_kubeconfig_exec_run() checked */
+		sp->timeout = run_left > 0 ? (long)run_left : 1;
+	sp->deadline = start + sp->timeout;
 	argv[0] = e->command;
 	for (i = 0; i < e->nargs; i++)
 		argv[i + 1] = e->args[i];
-	if (by_deadline)	/* > 0: cpl_kubeconfig_exec_run() checked */
-		timeout = run_left > 0 ? (long)run_left : 1;
-	deadline = start + timeout;
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		set_err_at(err, &e->pos, "exec plugin for user \"%s\": cannot "
 			   "create a pipe: %s", u->name, strerror(errno));
@@ -381,11 +398,9 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 		abort();
 	file = find_executable(e->command, &e_no);
 	if (file)
-		e_no = posix_spawn(&pid, file, &fa, &attr, argv, env);
-	close(fds[1]);
-	fds[1] = -1;
+		e_no = posix_spawn(&sp->pid, file, &fa, &attr, argv, env);
 	if (e_no != 0) {
-		pid = -1;
+		sp->pid = -1;
 		if (e_no == ENOENT) {
 			char *hint = one_line(e->install_hint);
 
@@ -401,85 +416,8 @@ exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
 		}
 		goto out;
 	}
-	for (;;) {
-		struct pollfd pfd = { fds[0], POLLIN, 0 };
-		long long left = deadline - now_ms();
-		char chunk[4096];
-		ssize_t r;
-		int pr;
-
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		pr = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr < 0)
-			break;
-		if (pr == 0)
-			continue;
-		r = read(fds[0], chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		cpl_buf_add(out, chunk, (size_t)r);
-		explicit_bzero(chunk, sizeof(chunk));
-		if (out->overflow) {
-			too_big = true;
-			break;
-		}
-	}
-	/* Output is done; the plugin still gets only the time left. */
-	while (!timed_out && !too_big) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		if (now_ms() >= deadline) {
-			timed_out = true;
-			break;
-		}
-		if (w == 0)
-			poll(NULL, 0, 10);
-	}
-	if (timed_out || too_big) {
-		kill(interactive ? pid : -pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (timed_out && by_deadline) {
-		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
-			   "did not finish within the run's time limit of %g s "
-			   "(--live-timeout) and was killed", e->command,
-			   u->name, (double)kc->deadline_ms / 1000);
-		goto out;
-	}
-	if (timed_out) {
-		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
-			   "did not finish within %ld ms and was killed",
-			   e->command, u->name, timeout);
-		goto out;
-	}
-	if (too_big) {
-		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
-			   "printed more than %zu bytes", e->command, u->name,
-			   EXEC_OUTPUT_MAX);
-		goto out;
-	}
-	if (WIFSIGNALED(status)) {
-		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
-			   "was killed by signal %d", e->command, u->name,
-			   WTERMSIG(status));
-		goto out;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
-			   "failed with exit code %d", e->command, u->name,
-			   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		goto out;
-	}
+	sp->fd = fds[0];
+	fds[0] = -1;
 	rc = 0;
 out:
 	if (fa_ready)
@@ -495,6 +433,123 @@ out:
 	strv_free_secret(env);
 	secret_free_str(info);
 	return rc;
+}
+
+/*
+ * Reads the started plugin's stdout into out (capped) until it closes,
+ * then waits for the plugin, both within sp's deadline; kills its group
+ * (or it, when interactive) at the deadline or the cap.  Always reaps
+ * the plugin and closes sp->fd; *status is its wait status when ENDED.
+ */
+static enum ending
+exec_finish(struct cpl_buf *out, struct spawned *sp, bool interactive,
+	    int *status)
+{
+	enum ending end = ENDED;
+
+	*status = 0;
+	for (;;) {
+		struct pollfd pfd = { sp->fd, POLLIN, 0 };
+		long long left = sp->deadline - now_ms();
+		char chunk[4096];
+		ssize_t r;
+		int pr;
+
+		if (left <= 0) {
+			end = TIMED_OUT;
+			break;
+		}
+		pr = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			break;
+		if (pr == 0)
+			continue;
+		r = read(sp->fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		cpl_buf_add(out, chunk, (size_t)r);
+		explicit_bzero(chunk, sizeof(chunk));
+		if (out->overflow) {
+			end = TOO_BIG;
+			break;
+		}
+	}
+	/* Output is done; the plugin still gets only the time left. */
+	while (end == ENDED) {
+		pid_t w = waitpid(sp->pid, status, WNOHANG);
+
+		if (w == sp->pid || (w < 0 && errno != EINTR))
+			break;
+		if (now_ms() >= sp->deadline) {
+			end = TIMED_OUT;
+			break;
+		}
+		if (w == 0)
+			poll(NULL, 0, 10);
+	}
+	if (end != ENDED) {
+		kill(interactive ? sp->pid : -sp->pid, SIGKILL);
+		while (waitpid(sp->pid, status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(sp->fd);
+	sp->fd = -1;
+	return end;
+}
+
+/*
+ * Runs the plugin, collecting stdout into out (capped).  Returns 0 when it
+ * exited 0; -1 with err (never quoting its output) otherwise.
+ */
+static int
+exec_spawn(struct cpl_buf *out, const struct cpl_kubeconfig *kc,
+	   bool interactive, struct cpl_error *err)
+{
+	const struct user *u = kc->user;
+	const struct exec_cfg *e = u->exec;
+	struct spawned sp;
+	enum ending end;
+	int status;
+
+	if (exec_start(&sp, kc, interactive, err) < 0)
+		return -1;
+	end = exec_finish(out, &sp, interactive, &status);
+	if (end == TIMED_OUT && sp.by_deadline) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "did not finish within the run's time limit of %g s "
+			   "(--live-timeout) and was killed", e->command,
+			   u->name, (double)kc->deadline_ms / 1000);
+		return -1;
+	}
+	if (end == TIMED_OUT) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "did not finish within %ld ms and was killed",
+			   e->command, u->name, sp.timeout);
+		return -1;
+	}
+	if (end == TOO_BIG) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "printed more than %zu bytes", e->command, u->name,
+			   EXEC_OUTPUT_MAX);
+		return -1;
+	}
+	if (WIFSIGNALED(status)) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "was killed by signal %d", e->command, u->name,
+			   WTERMSIG(status));
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		set_err_at(err, &e->pos, "exec plugin \"%s\" for user \"%s\" "
+			   "failed with exit code %d", e->command, u->name,
+			   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- reading its answer -------------------------------------------------- */

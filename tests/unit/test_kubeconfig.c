@@ -961,6 +961,10 @@ START_TEST(exec_failures_never_quote_the_plugin)
 		  "didn't return a token or cert/key pair", 0 },
 		{ "time.sleep(10)\n", "did not finish within 300 ms and was killed",
 		  300 },
+		{ "sys.stdout.write('SECRET-PLUGIN-OUTPUT' * 100000)\n",
+		  "printed more than 1048576 bytes", 0 },
+		{ "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n",
+		  "was killed by signal 15", 0 },
 	};
 	size_t k;
 
