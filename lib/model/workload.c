@@ -159,6 +159,13 @@ launch_copy(struct cpl_launch *dst, const struct cpl_launch *src)
 		dst->hostcounts[i].sizes =
 			cpl_xstrdup(src->hostcounts[i].sizes);
 	}
+	dst->pins = NULL;
+	if (src->npins > 0)
+		dst->pins = cpl_xcalloc(src->npins, sizeof(*dst->pins));
+	for (i = 0; i < src->npins; i++) {
+		dst->pins[i].how = src->pins[i].how;
+		dst->pins[i].list = word_copy(&src->pins[i].list);
+	}
 }
 
 void
