@@ -42,6 +42,8 @@ cpl_workload_add_container(struct cpl_workload *w)
 	memset(c, 0, sizeof(*c));
 	c->cpu_request = CPL_CPU_ABSENT;
 	c->cpu_limit = CPL_CPU_ABSENT;
+	c->mem_request = CPL_CPU_ABSENT;
+	c->mem_limit = CPL_CPU_ABSENT;
 	c->shm_bytes = -1;
 	c->threads_now = -1;
 	c->cpu_used = -1;

@@ -74,6 +74,10 @@ struct cpl_container {
 	struct cpl_pos request_pos;	/* the value node, when present */
 	struct cpl_pos limit_pos;
 	struct cpl_pos resources_pos;	/* resources: key, else container */
+	int64_t mem_request;	/* memory, in thousandths of a byte as a
+				 * quantity reads, or CPL_CPU_*: only to
+				 * tell the Pod's QoS class (CPU406) */
+	int64_t mem_limit;
 	bool cpu_from_limitrange;	/* request or limit is a LimitRange's
 					 * default (positions there): fixes
 					 * never edit it */
@@ -237,6 +241,10 @@ struct cpl_workload {
 	bool context;		/* loaded only because it runs a named
 				 * Python file: findings are kept only
 				 * where they involve that file */
+	bool pod_spec;		/* a Kubernetes Pod spec read whole (its
+				 * containers and initContainers, with their
+				 * memory): its QoS class can be told */
+	bool pod_resources;	/* spec.resources (Pod-level) written */
 	bool by_evidence;	/* a kind whose containers train only on
 				 * evidence (cpl_budget_training): one the
 				 * kinds table has no row for (the generic
