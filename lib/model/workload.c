@@ -48,6 +48,7 @@ cpl_workload_add_container(struct cpl_workload *w)
 	c->threads_now = -1;
 	c->cpu_used = -1;
 	c->throttled_pct = -1;
+	c->pids_max = -1;
 	c->pos.file = w->file;
 	return c;
 }

@@ -118,6 +118,14 @@ struct cpl_container {
 	double threads_now;		/* threads; < 0 unknown */
 	double cpu_used;		/* CPUs; < 0 unknown */
 	double throttled_pct;		/* percent of CFS periods; < 0 */
+	double pids_max;		/* the smallest pids.max over the
+					 * container's and its Pod's cgroups
+					 * (cAdvisor container_threads_max);
+					 * <= 0 unlimited or unknown */
+	bool pids_pod;			/* pids_max is the Pod's cgroup's
+					 * (the kubelet's podPidsLimit) */
+	double node_cpus;		/* the node's CPUs (cAdvisor
+					 * machine_cpu_cores); <= 0 unknown */
 	char *measured_pod;	/* live, a workload of several Pods: the
 				 * Pod whose figures these are (the most
 				 * throttled), "pod/NS/NAME"; else NULL */
