@@ -1,11 +1,11 @@
 /*
  * CPU406 exclusive-cores-not-granted — a container set up for exclusive
- * cores (a whole number of CPUs, request = limit, and threads bound to
- * cores: OMP_PROC_BIND, OMP_PLACES, KMP_AFFINITY, GOMP_CPU_AFFINITY,
- * taskset/numactl ids, deepspeed --bind_cores_to_rank) in a Pod that is
- * not of the Guaranteed QoS class, because some container of it (an init
- * container or a sidecar included) lacks equal requests and limits for
- * CPU and memory.
+ * cores (a whole number of CPUs, CPU and memory requests equal to their
+ * limits, and threads bound to cores: OMP_PROC_BIND, OMP_PLACES,
+ * KMP_AFFINITY, GOMP_CPU_AFFINITY, taskset/numactl ids, deepspeed
+ * --bind_cores_to_rank) in a Pod that is not of the Guaranteed QoS
+ * class, because another container of it (an init container or a
+ * sidecar included) lacks equal requests and limits for CPU and memory.
  *
  * The kubelet's static CPU Manager policy gives exclusive cores only to
  * containers with integer CPU requests in Guaranteed Pods; any other
@@ -105,14 +105,18 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	     c->cpu_request != c->cpu_limit))
 		return;
 	how = binding(c, bind, sizeof(bind));
-	if (how == NULL)
+	/* The bound container is itself set up as Guaranteed asks (its
+	 * memory too): only then is it meant for exclusive cores. */
+	if (how == NULL ||
+	    !side_ok(c->mem_request, c->mem_limit, "memory", why,
+		     sizeof(why), &unknown) || unknown)
 		return;
 	for (i = 0; i < w->ncontainers; i++) {
 		const struct cpl_container *o = &w->containers[i];
 
 		if (o->cpu_from_limitrange)
 			return;
-		if (bad != NULL)
+		if (bad != NULL || o == c)
 			continue;
 		if (!side_ok(o->cpu_request, o->cpu_limit, "CPU", why,
 			     sizeof(why), &unknown) ||
@@ -131,10 +135,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		"threads are bound to CPUs other Pods share",
 		cpl_facts_cname(c), cpus, how, role(bad),
 		cpl_facts_cname(bad), why);
-	if (bad != c)
-		cpl_finding_add_related(fd, cpl_facts_where(w, bad),
-					"%s \"%s\" %s", role(bad),
-					cpl_facts_cname(bad), why);
+	cpl_finding_add_related(fd, cpl_facts_where(w, bad), "%s \"%s\" %s",
+				role(bad), cpl_facts_cname(bad), why);
 	cpl_finding_set_fix(fd,
 		"give %s \"%s\" (and every other container and init "
 		"container of the Pod) CPU and memory limits with requests "
