@@ -3,9 +3,11 @@
  * cores (a whole number of CPUs, CPU and memory requests equal to their
  * limits, and threads bound to cores: OMP_PROC_BIND, OMP_PLACES,
  * KMP_AFFINITY, GOMP_CPU_AFFINITY, taskset/numactl ids, deepspeed
- * --bind_cores_to_rank) in a Pod that is not of the Guaranteed QoS
- * class, because another container of it (an init container or a
- * sidecar included) lacks equal requests and limits for CPU and memory.
+ * --bind_cores_to_rank; or the Pod asks for nodes of the static policy
+ * by nodeSelector, or for CRI-O's exclusive-core annotations) in a Pod
+ * that is not of the Guaranteed QoS class, because another container of
+ * it (an init container or a sidecar included) lacks equal requests and
+ * limits for CPU and memory.
  *
  * The kubelet's static CPU Manager policy gives exclusive cores only to
  * containers with integer CPU requests in Guaranteed Pods; any other
@@ -25,10 +27,12 @@
 #include <string.h>
 #include <strings.h>
 
-/* What binds c's threads to cores, for messages (static or c's); NULL
- * when nothing does. */
+/* What binds c's threads to cores, or asks w's Pod onto nodes that
+ * grant exclusive cores, for messages (static, c's or w's); NULL when
+ * nothing does. */
 static const char *
-binding(const struct cpl_container *c, char *buf, size_t size)
+binding(const struct cpl_workload *w, const struct cpl_container *c,
+	char *buf, size_t size)
 {
 	static const char *const vars[] = {
 		"OMP_PROC_BIND", "OMP_PLACES", "KMP_AFFINITY",
@@ -55,7 +59,7 @@ binding(const struct cpl_container *c, char *buf, size_t size)
 	}
 	if (c->launch.flags & CPL_LFLAG_BIND_CORES)
 		return "deepspeed --bind_cores_to_rank";
-	return NULL;
+	return w->exclusive_hint;
 }
 
 /* Whether one side (CPU or memory) of c is as Guaranteed wants it; *why
@@ -104,7 +108,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	    (c->cpu_request != CPL_CPU_ABSENT &&
 	     c->cpu_request != c->cpu_limit))
 		return;
-	how = binding(c, bind, sizeof(bind));
+	how = binding(w, c, bind, sizeof(bind));
 	/* The bound container is itself set up as Guaranteed asks (its
 	 * memory too): only then is it meant for exclusive cores. */
 	if (how == NULL ||
@@ -131,8 +135,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		"container \"%s\" is set up for exclusive cores (%s whole "
 		"CPU(s), request = limit, %s), but the Pod is not of the "
 		"Guaranteed QoS class: %s \"%s\" %s; the static CPU Manager "
-		"policy gives exclusive cores only to Guaranteed Pods, so the "
-		"threads are bound to CPUs other Pods share",
+		"policy gives exclusive cores only to Guaranteed Pods, so its "
+		"threads run on the shared CPUs other Pods use",
 		cpl_facts_cname(c), cpus, how, role(bad),
 		cpl_facts_cname(bad), why);
 	cpl_finding_add_related(fd, cpl_facts_where(w, bad), "%s \"%s\" %s",

@@ -916,6 +916,27 @@ pod_resources(struct cpl_workload *w, const struct cpl_ynode *spec,
 	return 0;
 }
 
+/* A nodeSelector asking for nodes labelled as running the static CPU
+ * Manager policy (KubeVirt's cpumanager: "true", or a label of the
+ * cluster's own naming "cpu-manager"): w's exclusive_hint. */
+static void
+node_selector(struct cpl_workload *w, const struct cpl_ynode *sel)
+{
+	size_t i;
+
+	for (i = 0; cpl_ynode_is_map(sel) && i < sel->count; i++) {
+		const char *k = cpl_ynode_str(sel->pairs[i].key);
+		const char *v = cpl_ynode_str(sel->pairs[i].value);
+
+		if (k == NULL || w->exclusive_hint != NULL ||
+		    (strcasestr(k, "cpumanager") == NULL &&
+		     strcasestr(k, "cpu-manager") == NULL))
+			continue;
+		w->exclusive_hint = cpl_xasprintf("nodeSelector %s: %s", k,
+						  v ? v : "");
+	}
+}
+
 int
 cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 		 const struct cpl_ynode *spec, const struct cpl_podread *how,
@@ -965,6 +986,7 @@ cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 		break;
 	}
 	if (rc == 0 && how->shape == CPL_POD_K8S) {
+		node_selector(w, cpl_ynode_get(spec, "nodeSelector"));
 		w->pod_spec = true;
 		rc = pod_resources(w, spec, path, err);
 	}

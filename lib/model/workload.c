@@ -106,6 +106,7 @@ cpl_workload_free(struct cpl_workload *w)
 	free(w->object);
 	free(w->nproc.text);
 	free(w->merged_into);
+	free(w->exclusive_hint);
 	trainer_free(w->trainer);
 	free(w);
 }
@@ -240,6 +241,7 @@ cpl_workload_copy(const struct cpl_workload *w)
 	d->nproc = word_copy(&w->nproc);
 	d->merged = false;
 	d->merged_into = NULL;
+	d->exclusive_hint = cpl_xstrdup(w->exclusive_hint);
 	d->trainer = NULL;
 	if (w->trainer) {
 		d->trainer = cpl_xcalloc(1, sizeof(*d->trainer));
@@ -284,9 +286,18 @@ void
 cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
 			    const char *value, struct cpl_pos pos)
 {
-	size_t n = strlen(CPL_IGNORE_ANNOTATION);
+	static const char *const crio[] = {
+		"cpu-load-balancing.crio.io", "cpu-quota.crio.io",
+		"irq-load-balancing.crio.io",
+	};
+	size_t n = strlen(CPL_IGNORE_ANNOTATION), i;
 	struct cpl_wignore ig;
 
+	for (i = 0; key && i < CPL_ARRAY_LEN(crio); i++)
+		if (strcmp(key, crio[i]) == 0 && w->exclusive_hint == NULL)
+			w->exclusive_hint = cpl_xasprintf("annotation %s: %s",
+							  key, value ? value :
+							  "");
 	if (key == NULL || strncmp(key, CPL_IGNORE_ANNOTATION, n) != 0)
 		return;
 	ig.rule = (char *)(key + n);

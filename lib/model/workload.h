@@ -253,6 +253,11 @@ struct cpl_workload {
 				 * containers and initContainers, with their
 				 * memory): its QoS class can be told */
 	bool pod_resources;	/* spec.resources (Pod-level) written */
+	char *exclusive_hint;	/* what asks for nodes that grant exclusive
+				 * cores: "nodeSelector cpumanager: true",
+				 * "annotation cpu-quota.crio.io: disable"
+				 * (CRI-O's, honoured for Guaranteed Pods
+				 * only); NULL */
 	bool by_evidence;	/* a kind whose containers train only on
 				 * evidence (cpl_budget_training): one the
 				 * kinds table has no row for (the generic
@@ -306,8 +311,10 @@ void cpl_container_copy_command(struct cpl_container *dst,
 /* The Trainer record of w, created (zeroed) when it has none. */
 struct cpl_trainer *cpl_workload_trainer(struct cpl_workload *w);
 /* Keeps an annotation of the object or its Pod template when it is an
- * ignore-check one (CPL_IGNORE_ANNOTATION); others are not kept.  value
- * NULL is "".  pos.file should be w->file. */
+ * ignore-check one (CPL_IGNORE_ANNOTATION), and CRI-O's exclusive-core
+ * ones (cpu-load-balancing, cpu-quota, irq-load-balancing .crio.io) as
+ * exclusive_hint; others are not kept.  value NULL is "".  pos.file
+ * should be w->file. */
 void cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
 				 const char *value, struct cpl_pos pos);
 /* Appends a copy of an ignore-check record (strings duplicated). */
