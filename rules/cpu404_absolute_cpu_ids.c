@@ -57,13 +57,16 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	for (i = 0; i < c->launch.npins; i++) {
 		const struct cpl_pin *p = &c->launch.pins[i];
 
+		/* Plain taskset takes a mask ("0xf"), its -c a list. */
+		bool mask = strcmp(p->how, "taskset") == 0;
+
 		fd = cpl_check_report(ck, w, c, &p->list.pos,
-			"%s %s binds what it runs to CPUs %s of the node in "
+			"%s %s binds what it runs to %s%s of the node in "
 			"container \"%s\" (a %s): the container's cpuset is "
 			"not CPUs 0..N-1 of the node, and a CPU limit is a "
 			"share of time, not these cores", p->how,
-			p->list.text, p->list.text, cpl_facts_cname(c),
-			f.budget);
+			p->list.text, mask ? "the CPUs of mask " : "CPUs ",
+			p->list.text, cpl_facts_cname(c), f.budget);
 		cpl_finding_set_fix(fd, "drop the CPU ids (run the command "
 				    "without %s %s): " TAIL, p->how,
 				    p->list.text);
