@@ -24,6 +24,7 @@ enum metric {
 	M_THROTTLED,		/* container_cpu_cfs_throttled_periods_total */
 	M_PERIODS,		/* container_cpu_cfs_periods_total */
 	M_THREADS,		/* container_threads (gauge) */
+	M_THREADS_MAX,		/* container_threads_max (gauge) */
 	M_USAGE,		/* container_cpu_usage_seconds_total */
 	M_MACHINE_CPUS,		/* machine_cpu_cores (the node's) */
 };
@@ -35,6 +36,7 @@ static const struct {
 	{ "container_cpu_cfs_throttled_periods_total", M_THROTTLED },
 	{ "container_cpu_cfs_periods_total", M_PERIODS },
 	{ "container_threads", M_THREADS },
+	{ "container_threads_max", M_THREADS_MAX },
 	{ "container_cpu_usage_seconds_total", M_USAGE },
 	{ "machine_cpu_cores", M_MACHINE_CPUS },
 };
@@ -328,6 +330,7 @@ add_sample(struct cpl_cadvisor *m, struct labels *l, enum metric id,
 		[M_THROTTLED] = CPL_CADVISOR_BAD_THROTTLED,
 		[M_PERIODS] = CPL_CADVISOR_BAD_PERIODS,
 		[M_THREADS] = CPL_CADVISOR_BAD_THREADS,
+		[M_THREADS_MAX] = CPL_CADVISOR_BAD_THREADS_MAX,
 		[M_USAGE] = CPL_CADVISOR_BAD_CPU,
 	};
 
@@ -365,6 +368,11 @@ add_sample(struct cpl_cadvisor *m, struct labels *l, enum metric id,
 	case M_THREADS:
 		e->c.threads += v;
 		e->c.has_threads = true;
+		break;
+	case M_THREADS_MAX:
+		if (!e->c.has_threads_max || v < e->c.threads_max)
+			e->c.threads_max = v;
+		e->c.has_threads_max = true;
 		break;
 	case M_USAGE:
 		if (!l->has_cpu || strcmp(cpl_buf_str(&l->cpu), "total") == 0) {

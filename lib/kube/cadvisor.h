@@ -4,7 +4,8 @@
  * /api/v1/nodes/NODE/proxy/metrics/cadvisor).
  *
  * cpl_cadvisor_parse() reads container_cpu_cfs_throttled_periods_total,
- * container_cpu_cfs_periods_total, container_threads and
+ * container_cpu_cfs_periods_total, container_threads,
+ * container_threads_max (the cgroup's pids.max; 0 when unlimited) and
  * container_cpu_usage_seconds_total (its cpu="total" series, else the sum
  * of per-CPU ones) and sums them per (namespace, pod, container) label
  * set, and the node's machine_cpu_cores; every other line is skipped
@@ -35,6 +36,7 @@
 #define CPL_CADVISOR_BAD_PERIODS 2u
 #define CPL_CADVISOR_BAD_THREADS 4u
 #define CPL_CADVISOR_BAD_CPU 8u
+#define CPL_CADVISOR_BAD_THREADS_MAX 16u
 
 /* One container's counters, summed over its series. */
 struct cpl_cadvisor_counters {
@@ -47,6 +49,10 @@ struct cpl_cadvisor_counters {
 	bool has_periods;		/* a periods sample was seen */
 	double threads;			/* container_threads: threads now */
 	bool has_threads;
+	double threads_max;		/* container_threads_max: the cgroup's
+					 * pids.max, 0 unlimited (the smallest
+					 * of its series) */
+	bool has_threads_max;
 	double cpu_seconds;		/* container_cpu_usage_seconds_total */
 	bool has_cpu_seconds;
 	unsigned bad;			/* CPL_CADVISOR_BAD_* */

@@ -554,6 +554,9 @@ keep_measure(const struct cpl_livemeasure *lm, const struct cpl_livepod *p,
 	dst->threads_now = m->threads_now;
 	dst->cpu_used = m->cpu_used;
 	dst->throttled_pct = m->throttled_pct;
+	dst->pids_max = m->pids_max;
+	dst->pids_pod = m->pids_pod;
+	dst->node_cpus = m->node_cpus;
 	free(dst->measured_pod);
 	dst->measured_pod = g->pods > 1 && m->measure_source ?
 		cpl_xasprintf("pod/%s/%s", g->namespace, p->name) : NULL;
@@ -567,6 +570,7 @@ scratch(struct cpl_container *m)
 	m->threads_now = -1;
 	m->cpu_used = -1;
 	m->throttled_pct = -1;
+	m->pids_max = -1;
 }
 
 /* ---- Prometheus --------------------------------------------------------- */
@@ -758,6 +762,25 @@ out:
 
 /* ---- cAdvisor, by node -------------------------------------------------- */
 
+/* The pids limit of a container from its counters x and its Pod
+ * cgroup's (pod; either NULL): the smallest positive pids.max, and
+ * whether it is the Pod's. */
+static void
+pids_of(struct cpl_container *m, const struct cpl_cadvisor_counters *x,
+	const struct cpl_cadvisor_counters *pod)
+{
+	if (x && x->has_threads_max && !(x->bad & CPL_CADVISOR_BAD_THREADS_MAX)
+	    && x->threads_max >= 1 && x->threads_max <= CPL_THREADS_MAX)
+		m->pids_max = x->threads_max;
+	if (pod && pod->has_threads_max &&
+	    !(pod->bad & CPL_CADVISOR_BAD_THREADS_MAX) &&
+	    pod->threads_max >= 1 && pod->threads_max <= CPL_THREADS_MAX &&
+	    (m->pids_max <= 0 || pod->threads_max < m->pids_max)) {
+		m->pids_max = pod->threads_max;
+		m->pids_pod = true;
+	}
+}
+
 /* Measures Pod p's containers from sample a (and b, elapsed seconds
  * later, when two). */
 static void
@@ -791,6 +814,10 @@ measure_pod(const struct cpl_livemeasure *lm, const struct cpl_livepod *p,
 			     "no cAdvisor counters for it");
 		} else {
 			measure_container(&m, &at, &r);
+			pids_of(&m, b ? r.y : r.x,
+				cpl_cadvisor_find(b ? mb : ma, g->namespace,
+						  p->name, ""));
+			m.node_cpus = r.node_cpus;
 		}
 		keep_measure(lm, p, j, &m);
 	}

@@ -227,6 +227,27 @@ read_cpu(int64_t *out, struct cpl_pos *pos, const char *file,
 	return rc;
 }
 
+/* A memory quantity into *out (as read_cpu, in thousandths of a byte);
+ * one that does not parse or resolve is CPL_CPU_UNKNOWN, never an error:
+ * it only tells the QoS class. */
+static void
+read_mem(int64_t *out, const struct cpl_ynode *n, const struct cpl_expand *ex)
+{
+	const char *why;
+	bool unknown;
+	char *text;
+
+	if (cpl_loader_absent(n))
+		return;
+	*out = CPL_CPU_UNKNOWN;
+	if (n->kind != CPL_Y_SCALAR)
+		return;
+	text = expand(ex, n->value, &unknown);
+	if (unknown || cpl_quantity_cpu(out, text, &why) < 0)
+		*out = CPL_CPU_UNKNOWN;
+	free(text);
+}
+
 /*
  * The GPU count in a requests or limits mapping: the first resource whose
  * name after the last '/' is "gpu".  An unresolved count is 1.
@@ -292,6 +313,8 @@ read_resources(struct cpl_container *c, const struct cpl_ynode *node,
 	    read_cpu(&c->cpu_limit, &c->limit_pos, c->pos.file,
 		     cpl_ynode_get(lim, "cpu"), path, ex, err) < 0)
 		return -1;
+	read_mem(&c->mem_request, cpl_ynode_get(req, "memory"), ex);
+	read_mem(&c->mem_limit, cpl_ynode_get(lim, "memory"), ex);
 	c->gpus = read_gpus(lim, ex);
 	if (c->gpus == 0)
 		c->gpus = read_gpus(req, ex);
@@ -871,6 +894,8 @@ pod_resources(struct cpl_workload *w, const struct cpl_ynode *spec,
 	memset(&pod, 0, sizeof(pod));
 	pod.pos = w->containers[0].pos;
 	pod.cpu_request = pod.cpu_limit = CPL_CPU_ABSENT;
+	pod.mem_request = pod.mem_limit = CPL_CPU_ABSENT;
+	w->pod_resources = true;
 	if (read_resources(&pod, spec, "resources", path, NULL, err) < 0)
 		return -1;
 	for (i = 0; i < w->ncontainers; i++) {
@@ -889,6 +914,27 @@ pod_resources(struct cpl_workload *w, const struct cpl_ynode *spec,
 		}
 	}
 	return 0;
+}
+
+/* A nodeSelector asking for nodes labelled as running the static CPU
+ * Manager policy (KubeVirt's cpumanager: "true", or a label of the
+ * cluster's own naming "cpu-manager"): w's exclusive_hint. */
+static void
+node_selector(struct cpl_workload *w, const struct cpl_ynode *sel)
+{
+	size_t i;
+
+	for (i = 0; cpl_ynode_is_map(sel) && i < sel->count; i++) {
+		const char *k = cpl_ynode_str(sel->pairs[i].key);
+		const char *v = cpl_ynode_str(sel->pairs[i].value);
+
+		if (k == NULL || w->exclusive_hint != NULL ||
+		    (strcasestr(k, "cpumanager") == NULL &&
+		     strcasestr(k, "cpu-manager") == NULL))
+			continue;
+		w->exclusive_hint = cpl_xasprintf("nodeSelector %s: %s", k,
+						  v ? v : "");
+	}
 }
 
 int
@@ -939,8 +985,11 @@ cpl_manifest_pod(struct cpl_workload *w, const struct cpl_ystream *s,
 				    "script", volumes, path, err);
 		break;
 	}
-	if (rc == 0 && how->shape == CPL_POD_K8S)
+	if (rc == 0 && how->shape == CPL_POD_K8S) {
+		node_selector(w, cpl_ynode_get(spec, "nodeSelector"));
+		w->pod_spec = true;
 		rc = pod_resources(w, spec, path, err);
+	}
 	if (rc == 0 && how->job)
 		mark_run(w, how->run);
 	return rc;

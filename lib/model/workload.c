@@ -42,10 +42,13 @@ cpl_workload_add_container(struct cpl_workload *w)
 	memset(c, 0, sizeof(*c));
 	c->cpu_request = CPL_CPU_ABSENT;
 	c->cpu_limit = CPL_CPU_ABSENT;
+	c->mem_request = CPL_CPU_ABSENT;
+	c->mem_limit = CPL_CPU_ABSENT;
 	c->shm_bytes = -1;
 	c->threads_now = -1;
 	c->cpu_used = -1;
 	c->throttled_pct = -1;
+	c->pids_max = -1;
 	c->pos.file = w->file;
 	return c;
 }
@@ -103,6 +106,7 @@ cpl_workload_free(struct cpl_workload *w)
 	free(w->object);
 	free(w->nproc.text);
 	free(w->merged_into);
+	free(w->exclusive_hint);
 	trainer_free(w->trainer);
 	free(w);
 }
@@ -158,6 +162,13 @@ launch_copy(struct cpl_launch *dst, const struct cpl_launch *src)
 		dst->hostcounts[i].expr = word_copy(&src->hostcounts[i].expr);
 		dst->hostcounts[i].sizes =
 			cpl_xstrdup(src->hostcounts[i].sizes);
+	}
+	dst->pins = NULL;
+	if (src->npins > 0)
+		dst->pins = cpl_xcalloc(src->npins, sizeof(*dst->pins));
+	for (i = 0; i < src->npins; i++) {
+		dst->pins[i].how = src->pins[i].how;
+		dst->pins[i].list = word_copy(&src->pins[i].list);
 	}
 }
 
@@ -230,6 +241,7 @@ cpl_workload_copy(const struct cpl_workload *w)
 	d->nproc = word_copy(&w->nproc);
 	d->merged = false;
 	d->merged_into = NULL;
+	d->exclusive_hint = cpl_xstrdup(w->exclusive_hint);
 	d->trainer = NULL;
 	if (w->trainer) {
 		d->trainer = cpl_xcalloc(1, sizeof(*d->trainer));
@@ -274,9 +286,18 @@ void
 cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
 			    const char *value, struct cpl_pos pos)
 {
-	size_t n = strlen(CPL_IGNORE_ANNOTATION);
+	static const char *const crio[] = {
+		"cpu-load-balancing.crio.io", "cpu-quota.crio.io",
+		"irq-load-balancing.crio.io",
+	};
+	size_t n = strlen(CPL_IGNORE_ANNOTATION), i;
 	struct cpl_wignore ig;
 
+	for (i = 0; key && i < CPL_ARRAY_LEN(crio); i++)
+		if (strcmp(key, crio[i]) == 0 && w->exclusive_hint == NULL)
+			w->exclusive_hint = cpl_xasprintf("annotation %s: %s",
+							  key, value ? value :
+							  "");
 	if (key == NULL || strncmp(key, CPL_IGNORE_ANNOTATION, n) != 0)
 		return;
 	ig.rule = (char *)(key + n);

@@ -74,6 +74,10 @@ struct cpl_container {
 	struct cpl_pos request_pos;	/* the value node, when present */
 	struct cpl_pos limit_pos;
 	struct cpl_pos resources_pos;	/* resources: key, else container */
+	int64_t mem_request;	/* memory, in thousandths of a byte as a
+				 * quantity reads, or CPL_CPU_*: only to
+				 * tell the Pod's QoS class (CPU406) */
+	int64_t mem_limit;
 	bool cpu_from_limitrange;	/* request or limit is a LimitRange's
 					 * default (positions there): fixes
 					 * never edit it */
@@ -114,6 +118,14 @@ struct cpl_container {
 	double threads_now;		/* threads; < 0 unknown */
 	double cpu_used;		/* CPUs; < 0 unknown */
 	double throttled_pct;		/* percent of CFS periods; < 0 */
+	double pids_max;		/* the smallest pids.max over the
+					 * container's and its Pod's cgroups
+					 * (cAdvisor container_threads_max);
+					 * <= 0 unlimited or unknown */
+	bool pids_pod;			/* pids_max is the Pod's cgroup's
+					 * (the kubelet's podPidsLimit) */
+	double node_cpus;		/* the node's CPUs (cAdvisor
+					 * machine_cpu_cores); <= 0 unknown */
 	char *measured_pod;	/* live, a workload of several Pods: the
 				 * Pod whose figures these are (the most
 				 * throttled), "pod/NS/NAME"; else NULL */
@@ -239,6 +251,15 @@ struct cpl_workload {
 	bool context;		/* loaded only because it runs a named
 				 * Python file: findings are kept only
 				 * where they involve that file */
+	bool pod_spec;		/* a Kubernetes Pod spec read whole (its
+				 * containers and initContainers, with their
+				 * memory): its QoS class can be told */
+	bool pod_resources;	/* spec.resources (Pod-level) written */
+	char *exclusive_hint;	/* what asks for nodes that grant exclusive
+				 * cores: "nodeSelector cpumanager: true",
+				 * "annotation cpu-quota.crio.io: disable"
+				 * (CRI-O's, honoured for Guaranteed Pods
+				 * only); NULL */
 	bool by_evidence;	/* a kind whose containers train only on
 				 * evidence (cpl_budget_training): one the
 				 * kinds table has no row for (the generic
@@ -292,8 +313,10 @@ void cpl_container_copy_command(struct cpl_container *dst,
 /* The Trainer record of w, created (zeroed) when it has none. */
 struct cpl_trainer *cpl_workload_trainer(struct cpl_workload *w);
 /* Keeps an annotation of the object or its Pod template when it is an
- * ignore-check one (CPL_IGNORE_ANNOTATION); others are not kept.  value
- * NULL is "".  pos.file should be w->file. */
+ * ignore-check one (CPL_IGNORE_ANNOTATION), and CRI-O's exclusive-core
+ * ones (cpu-load-balancing, cpu-quota, irq-load-balancing .crio.io) as
+ * exclusive_hint; others are not kept.  value NULL is "".  pos.file
+ * should be w->file. */
 void cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
 				 const char *value, struct cpl_pos pos);
 /* Appends a copy of an ignore-check record (strings duplicated). */

@@ -171,6 +171,28 @@ carry_exports(struct cpl_launch *to, const struct cpl_launch *from)
 	to->nexports += from->nexports;
 }
 
+/* Puts the CPU pins of from (a calling command: `numactl -C 0-3 bash
+ * train.sh`) before to's own: what it runs inherits them. */
+static void
+carry_pins(struct cpl_launch *to, const struct cpl_launch *from)
+{
+	struct cpl_pin *v;
+	size_t i;
+
+	if (from->npins == 0)
+		return;
+	v = cpl_xcalloc(from->npins + to->npins, sizeof(*v));
+	for (i = 0; i < from->npins; i++) {
+		v[i].how = from->pins[i].how;
+		v[i].list = cpl_word_dup(&from->pins[i].list);
+	}
+	if (to->npins > 0)
+		memcpy(v + from->npins, to->pins, to->npins * sizeof(*v));
+	free(to->pins);
+	to->pins = v;
+	to->npins += from->npins;
+}
+
 /*
  * Follows the wrapper script l names (found near file: the manifest, or
  * the Dockerfile) into out, and the script that one names, up to
@@ -199,6 +221,7 @@ follow(struct pass *p, const char *file, const struct cpl_launch *l,
 		/* What the calling script exports reaches this one's
 		 * commands, before its own exports. */
 		carry_exports(&cur, from);
+		carry_pins(&cur, from);
 		cpl_launch_clear(out);
 		*out = cur;
 		if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
@@ -257,6 +280,8 @@ passed_on(struct pass *p, const char *file, const struct cpl_container *c,
 	cpl_shscan_file(&script, p->found_path, p->found_text);
 	cpl_shscan(out, c->argv + k + 1, c->argc - k - 1, NULL, NULL);
 	carry_exports(out, &script);
+	carry_pins(out, &script);
+	carry_pins(out, l);
 	cpl_launch_clear(&script);
 	if (out->launcher != CPL_LAUNCH_NONE || out->has_script)
 		return true;

@@ -44,6 +44,9 @@ cpl_launch_clear(struct cpl_launch *l)
 		free(l->hostcounts[i].sizes);
 	}
 	free(l->hostcounts);
+	for (i = 0; i < l->npins; i++)
+		free(l->pins[i].list.text);
+	free(l->pins);
 	memset(l, 0, sizeof(*l));
 }
 

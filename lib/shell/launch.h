@@ -74,6 +74,17 @@ struct cpl_hostcount {
 };
 
 /*
+ * A command that binds what it runs to CPU ids of the node: `taskset -c
+ * 0-3`, `taskset 0xf`, `numactl -C 0-3` / `--physcpubind=0-3`.  Only
+ * absolute ids are kept (numactl's relative `+0-3` and `all` are not).
+ */
+struct cpl_pin {
+	const char *how;	/* "taskset -c", "numactl --physcpubind"
+				 * (static) */
+	struct cpl_word list;	/* the ids or mask as written: "0-3" */
+};
+
+/*
  * What the container's command line launches (see shscan.h).  All words
  * point into the command or the shell text with positions.
  */
@@ -95,6 +106,8 @@ struct cpl_launch {
 	size_t nexports;
 	struct cpl_hostcount *hostcounts;
 	size_t nhostcounts;
+	struct cpl_pin *pins;		/* taskset/numactl CPU ids, in order */
+	size_t npins;
 	bool is_shell;			/* came from sh -c / a string command */
 	bool has_wrapper;		/* no launcher, but a command runs a
 					 * shell script file: */

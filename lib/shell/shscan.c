@@ -568,6 +568,133 @@ wrappers(struct cmd *c, size_t i, bool *quiet)
 	return i;
 }
 
+/* ---- CPU pinning (taskset, numactl) ---------------------------------- */
+
+#define MAX_PINS 64		/* pinning commands reported */
+
+/* Whether t is a list of absolute CPU ids or a hex mask as taskset and
+ * numactl read them ("0-3", "0,2,4-7:2", "0xf", "ff"): digits, hex
+ * digits, ',', '-', ':' only.  A variable, "all" or numactl's relative
+ * "+0-3" is not. */
+static bool
+cpu_ids(const char *t)
+{
+	size_t i;
+
+	if (t == NULL || *t == '\0')
+		return false;
+	if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+		t += 2;
+	for (i = 0; t[i]; i++)
+		if (!strchr("0123456789abcdefABCDEF,-:", t[i]))
+			return false;
+	return i > 0 && strcmp(t, "all") != 0;
+}
+
+/* Records that the command pins to the ids in word w (from byte from):
+ * how names the option (static). */
+static void
+add_pin(struct scan *sc, const struct sword *w, size_t from, const char *how)
+{
+	struct cpl_launch *out = sc->out;
+	struct cpl_word list;
+
+	if (out->npins >= MAX_PINS)
+		return;
+	/* Resolved when the script assigns it (cpus=24-47; -C $cpus). */
+	list = word_out(sc, w, from);
+	if (!cpu_ids(list.text)) {
+		free(list.text);
+		return;
+	}
+	out->pins = cpl_xrealloc(out->pins,
+				 (out->npins + 1) * sizeof(*out->pins));
+	out->pins[out->npins].how = how;
+	out->pins[out->npins].list = list;
+	out->npins++;
+}
+
+/* taskset [-a] [-c] MASK|LIST CMD..., taskset -p [-c] IDS PID: records
+ * the ids; returns the word of the command it runs (c->n: none). */
+static size_t
+taskset_command(struct scan *sc, struct cmd *c, size_t ci)
+{
+	bool list = false, pid = false;
+	size_t k;
+
+	for (k = ci + 1; k < c->n; k++) {
+		const char *t = wtext(&c->w[k]);
+
+		if (t[0] != '-')
+			break;
+		if (strcmp(t, "--cpu-list") == 0)
+			list = true;
+		else if (strcmp(t, "--pid") == 0)
+			pid = true;
+		else if (t[1] != '-') {
+			list = list || strchr(t, 'c') != NULL;
+			pid = pid || strchr(t, 'p') != NULL;
+		}
+	}
+	if (k >= c->n)
+		return c->n;
+	add_pin(sc, &c->w[k], 0, list ? "taskset -c" : "taskset");
+	return pid ? c->n : k + 1;
+}
+
+/* numactl [options] CMD...: records the ids of -C/--physcpubind (not
+ * --cpunodebind or --membind, which name NUMA nodes); returns the word
+ * of the command it runs (c->n: none). */
+static size_t
+numactl_command(struct scan *sc, struct cmd *c, size_t ci)
+{
+	static const char *const valued[] = {
+		"--interleave", "--membind", "--preferred", "--cpunodebind",
+		"--physcpubind", "--cpubind", "--weighted-interleave",
+		"--preferred-many", NULL,
+	};
+	size_t k;
+
+	for (k = ci + 1; k < c->n; k++) {
+		const char *t = wtext(&c->w[k]), *eq;
+		bool phys;
+
+		if (strcmp(t, "--") == 0)
+			return k + 1;
+		if (t[0] != '-')
+			return k;
+		if (t[1] != '-') {
+			/* -C LIST, -CLIST, -N 0, -m0, -l ... */
+			if (t[1] == '\0' || !strchr("impNCwP", t[1]))
+				continue;
+			if (t[2] != '\0') {
+				if (t[1] == 'C')
+					add_pin(sc, &c->w[k], 2, "numactl -C");
+				continue;
+			}
+			if (k + 1 < c->n && t[1] == 'C')
+				add_pin(sc, &c->w[k + 1], 0, "numactl -C");
+			k++;
+			continue;
+		}
+		eq = strchr(t, '=');
+		phys = strncmp(t, "--physcpubind", 13) == 0 &&
+		       (t[13] == '\0' || t[13] == '=');
+		if (eq != NULL) {
+			if (phys)
+				add_pin(sc, &c->w[k], (size_t)(eq + 1 - t),
+					"numactl --physcpubind");
+			continue;
+		}
+		if (!cpl_shlex_oneof(t, valued))
+			continue;
+		if (phys && k + 1 < c->n)
+			add_pin(sc, &c->w[k + 1], 0, "numactl --physcpubind");
+		k++;
+	}
+	return c->n;
+}
+
 /*
  * Notes the shell script file command c (its command word at ci) runs:
  * `bash [-opts] FILE`, `sh FILE` (not -c), or `./FILE.sh` itself; the
@@ -646,6 +773,16 @@ top_command(struct scan *sc, struct cmd *c)
 		goto emit;
 	}
 	ci = wrappers(c, i, &quiet);
+	while (ci < c->n) {
+		t = cpl_shlex_base(wtext(&c->w[ci]));
+		if (strcmp(t, "taskset") == 0)
+			ci = taskset_command(sc, c, ci);
+		else if (strcmp(t, "numactl") == 0)
+			ci = numactl_command(sc, c, ci);
+		else
+			break;
+		ci = wrappers(c, ci, &quiet);
+	}
 	if (ci >= c->n)
 		goto emit;
 	t = wtext(&c->w[ci]);

@@ -251,6 +251,7 @@ class Store:
         self.throttling = {}
         self.cpus = {}          # ns/pod/container -> CPUs used
         self.threads = {}       # ns/pod/container -> threads
+        self.pids_max = {}      # ns/pod[/container] -> pids.max (0: max)
 
     def add(self, obj, origin):
         group, _, version = obj["apiVersion"].rpartition("/")
@@ -281,6 +282,7 @@ class Store:
                 self.throttling.update(doc.get("ratios", {}))
                 self.cpus.update(doc.get("cpus", {}))
                 self.threads.update(doc.get("threads", {}))
+                self.pids_max.update(doc.get("pids_max", {}))
                 continue
             if name.startswith("_"):
                 continue
@@ -1344,7 +1346,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if o.get("spec", {}).get("nodeName") == node]
         ts = int(time.time() * 1000)
         series = {"periods": [], "throttled": [], "seconds": [], "usage": [],
-                  "threads": []}
+                  "threads": [], "threads_max": []}
         now = time.time()
         for pod in pods:
             meta = pod["metadata"]
@@ -1386,11 +1388,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                         cpus * max(0.0, now - started)))
                 series["threads"].append((labels,
                                           Config.store.threads.get(key, 4)))
+                series["threads_max"].append((labels,
+                                              Config.store.pids_max.get(
+                                                  key, 0)))
             pod_labels = ('container="",id="%s",image="",name="",'
                           'namespace="%s",pod="%s"' % (
                               cg, meta["namespace"], meta["name"]))
             series["periods"].append((pod_labels, pod_periods))
             series["throttled"].append((pod_labels, pod_throttled))
+            series["threads_max"].append((pod_labels, Config.store.pids_max.get(
+                "%s/%s" % (meta["namespace"], meta["name"]), 0)))
         # The node's CPUs, as the kubelet's cAdvisor endpoint says them.
         machine = []
         nobj = Config.store.objects.get(("", "v1", "nodes"), {}).get(
@@ -1434,6 +1441,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         family("container_threads",
                "Number of threads running inside the container", "gauge",
                series["threads"])
+        family("container_threads_max",
+               "Maximum number of threads allowed inside the container, "
+               "infinity if value is zero", "gauge", series["threads_max"])
         out.append("")
         return "\n".join(out)
 

@@ -377,6 +377,17 @@ assert "notes" not in b["pod/ml/young-0"], b
 ' && ok || bad "cadvisor-range-json: nulls and notes"
 apiserver_stop
 
+# 7b''''. A pids limit (testdata/apiserver/fixtures/pids): cAdvisor's
+# container_threads_max of a Pod's cgroup is the kubelet's podPidsLimit;
+# CPU407 counts the threads each process starts against it (tok-0: pools
+# sized to the node's 32 CPUs), and is silent under it (tok-1).
+apiserver_start --fixtures default --fixtures pids --timeout 120 || { bad "server pids"; finish; }
+D=$APISERVER_DIR
+expect pids 1 "$BIN" --kubeconfig "$D/kubeconfig" -n ml -l app=pids
+has pids "pod/ml/tok-0[train]: note: 9 processes (1 rank + 8 loader workers) start at least 64 threads: 1 x (32 intra-op, the node's CPUs + 8 helpers) + 8 x 2 + 8, against a pids limit of 64 threads (the Pod's cgroup: the kubelet's podPidsLimit, cAdvisor container_threads_max); 61 measured now"
+lacks pids "pod/ml/tok-1[train]: note"
+apiserver_stop
+
 # 7c. a server that echoes the Authorization header, and a password in the
 # server URL: neither is ever shown, in errors or with -v.
 apiserver_start --echo-auth --deny get:pods:ml --timeout 120 || { bad "server 4"; finish; }

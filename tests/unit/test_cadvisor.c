@@ -107,7 +107,11 @@ START_TEST(threads_and_cpu_usage)
 		"container_cpu_usage_seconds_total{container=\"both\","
 		"cpu=\"cpu01\",namespace=\"ml\",pod=\"t-0\"} 20\n"
 		"container_threads_max{container=\"train\",namespace=\"ml\","
-		"pod=\"t-0\"} 4096\n";
+		"pod=\"t-0\"} 4096\n"
+		"container_threads_max{container=\"\",namespace=\"ml\","
+		"pod=\"t-0\"} 1024\n"
+		"container_threads_max{container=\"\",namespace=\"ml\","
+		"pod=\"t-0\",id=\"/x\"} 2048\n";
 	struct cpl_cadvisor *m = parse_ok(text);
 	const struct cpl_cadvisor_counters *c;
 
@@ -118,6 +122,14 @@ START_TEST(threads_and_cpu_usage)
 	ck_assert(c->has_cpu_seconds);
 	ck_assert_double_eq(c->cpu_seconds, 120.5);
 	ck_assert(!c->has_periods);
+	/* pids.max: the container's, and the Pod cgroup's smallest. */
+	ck_assert(c->has_threads_max);
+	ck_assert_double_eq(c->threads_max, 4096);
+	c = cpl_cadvisor_find(m, "ml", "t-0", "");
+	ck_assert_ptr_nonnull(c);
+	ck_assert(c->has_threads_max);
+	ck_assert_double_eq(c->threads_max, 1024);
+	ck_assert(!c->has_threads);
 	c = cpl_cadvisor_find(m, "ml", "t-0", "old");
 	ck_assert_double_eq(c->cpu_seconds, 15);
 	ck_assert(!c->has_threads);

@@ -678,6 +678,55 @@ START_TEST(shscan_smoke)
 }
 END_TEST
 
+/* What the QoS class is told from (CPU406): memory requests and limits
+ * by value, whether the Pod spec was read whole, Pod-level resources, and
+ * what asks for exclusive cores (a CPU Manager nodeSelector, CRI-O's
+ * annotations). */
+START_TEST(qos_fields)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	const struct cpl_container *c;
+
+	load_text(&l, "qos.yaml",
+		  "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+		  "  annotations: {cpu-quota.crio.io: disable}\n"
+		  "spec:\n  nodeSelector: {cpumanager: \"true\"}\n"
+		  "  initContainers:\n  - name: i\n    image: x\n"
+		  "    resources: {requests: {memory: 1Gi}, limits: "
+		  "{memory: \"1073741824\"}}\n"
+		  "  containers:\n  - name: t\n    image: x\n"
+		  "    resources: {limits: {cpu: \"8\", memory: 32Gi}}\n"
+		  "  - name: s\n    image: x\n"
+		  "    resources: {limits: {memory: 1Gb}}\n"
+		  "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\n"
+		  "spec:\n  resources: {limits: {cpu: \"4\"}}\n"
+		  "  nodeSelector: {kubernetes.io/arch: amd64}\n"
+		  "  containers:\n  - name: t\n    image: x\n");
+	ck_assert_int_eq(l.rc, 0);
+	ck_assert_int_eq(l.wl.count, 2);
+	w = l.wl.items[0];
+	ck_assert(w->pod_spec);
+	ck_assert(!w->pod_resources);
+	ck_assert_str_eq(w->exclusive_hint, "annotation cpu-quota.crio.io: "
+			 "disable");
+	c = container(w, "i");
+	ck_assert(c->mem_request == c->mem_limit);
+	ck_assert(c->mem_limit == (int64_t)1073741824 * 1000);
+	c = container(w, "t");
+	ck_assert(c->mem_request == CPL_CPU_ABSENT);
+	ck_assert(c->mem_limit == (int64_t)32 * 1073741824 * 1000);
+	/* A memory quantity that does not parse is unknown, no error. */
+	c = container(w, "s");
+	ck_assert(c->mem_limit == CPL_CPU_UNKNOWN);
+	w = l.wl.items[1];
+	ck_assert(w->pod_spec);
+	ck_assert(w->pod_resources);
+	ck_assert_ptr_null(w->exclusive_hint);
+	loaded_free(&l);
+}
+END_TEST
+
 static Suite *
 manifest_suite(void)
 {
@@ -702,6 +751,7 @@ manifest_suite(void)
 	tcase_add_test(tc, detect);
 	tcase_add_test(tc, expansion_hook);
 	tcase_add_test(tc, shscan_smoke);
+	tcase_add_test(tc, qos_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }

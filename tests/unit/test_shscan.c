@@ -1183,6 +1183,45 @@ START_TEST(hostile_huge_scripts)
 }
 END_TEST
 
+/* taskset and numactl: the CPU ids they bind to are kept (not NUMA
+ * nodes, relative lists or variables), and what they run is launched. */
+START_TEST(cpu_pins)
+{
+	SCAN("numactl", "-C", "0-3", "-m", "0", "torchrun",
+	     "--nproc_per_node", "2", "train.py");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_TORCHRUN);
+	ck_assert_str_eq(L.script.text, "train.py");
+	ck_assert_uint_eq(L.npins, 1);
+	ck_assert_str_eq(L.pins[0].how, "numactl -C");
+	ck_assert_str_eq(L.pins[0].list.text, "0-3");
+	ASSERT_POS(L.pins[0].list.pos, 12, 3);
+
+	SH("export OMP_NUM_THREADS=4\ncpus=24-47\n"
+	   "numactl -C $cpus --membind=1 python -u gemm.py\n"
+	   "taskset -c 0,2,4-7:2 python b.py\nnumactl --physcpubind=8 x\n"
+	   "numactl -C4-5 y\ntaskset 0xf z\ntaskset -pc 1 $$");
+	ck_assert_int_eq(L.launcher, CPL_LAUNCH_PYTHON);
+	ck_assert_str_eq(L.script.text, "gemm.py");
+	ck_assert_uint_eq(L.npins, 6);
+	ck_assert_str_eq(L.pins[0].list.text, "24-47");
+	ck_assert_str_eq(L.pins[1].how, "taskset -c");
+	ck_assert_str_eq(L.pins[1].list.text, "0,2,4-7:2");
+	ck_assert_str_eq(L.pins[2].how, "numactl --physcpubind");
+	ck_assert_str_eq(L.pins[2].list.text, "8");
+	ck_assert_str_eq(L.pins[3].list.text, "4-5");
+	ck_assert_str_eq(L.pins[4].how, "taskset");
+	ck_assert_str_eq(L.pins[4].list.text, "0xf");
+	ck_assert_str_eq(L.pins[5].list.text, "1");
+
+	SH("numactl --cpunodebind=0 --membind=0 python a.py\n"
+	   "numactl -N 1 -m 1 python b.py\nnumactl -C +0-3 python c.py\n"
+	   "numactl --physcpubind all python d.py\ntaskset -c $CPUS e\n"
+	   "echo taskset -c 0-3 f");
+	ck_assert_uint_eq(L.npins, 0);
+	ck_assert_str_eq(L.script.text, "a.py");
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1234,6 +1273,7 @@ suite(void)
 	tcase_add_test(tc, deepspeed_options);
 	tcase_add_test(tc, tune_run);
 	tcase_add_test(tc, launcher_config);
+	tcase_add_test(tc, cpu_pins);
 	tcase_add_test(tc, hostile_unterminated);
 	tcase_add_test(tc, hostile_deep_nesting);
 	tcase_add_test(tc, hostile_launcher_chain);
