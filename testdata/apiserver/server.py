@@ -51,6 +51,9 @@ import urllib.parse
 import urllib.request
 import uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import admission  # noqa: E402  (beside this file)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (group, version, plural, kind, namespaced, shortNames, verbs, categories)
@@ -88,6 +91,11 @@ RESOURCES = [
      "TrainingRuntime", True, [], RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
      "ClusterTrainingRuntime", False, [], RW_VERBS, []),
+    # Applied webhook configurations are called (admission.py).
+    ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+     "MutatingWebhookConfiguration", False, [], RW_VERBS, []),
+    ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+     "ValidatingWebhookConfiguration", False, [], RW_VERBS, []),
 ]
 SUBRESOURCES = {
     ("", "v1"): [("pods/log", "Pod", True, ["get"]),
@@ -813,13 +821,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_not_found(group, plural, name)
             return
         dry = "All" in urllib.parse.parse_qs(url.query).get("dryRun", [])
+        obj, chain_warnings, refusal = self.run_chain(
+            (group, version, plural, kind, info[4], ns, name,
+             "CREATE" if verb == "create" else "UPDATE"), obj, old, dry)
+        if refusal is not None:
+            code, msg = refusal
+            headers = [("Warning", warning_header(w).encode().decode(
+                "latin-1")) for w in recorded_warnings(chain_warnings)]
+            self.send(code, status_body(code, {403: "Forbidden"}.get(
+                code, "InternalError"), msg), headers=headers)
+            return
+        meta = obj["metadata"]
         warnings, refusal = self.call_webhook(
             group, version, plural, kind, ns, name,
             "CREATE" if verb == "create" else "UPDATE", obj, old, dry)
         # Go sends a header's UTF-8 bytes as they are; http.server
         # encodes headers as Latin-1, so the bytes go through that way.
         headers = [("Warning", warning_header(w).encode().decode("latin-1"))
-                   for w in recorded_warnings(warnings)]
+                   for w in recorded_warnings(chain_warnings + warnings)]
         if refusal is not None:
             code, msg = refusal
             self.send(code, status_body(code, {403: "Forbidden"}.get(
@@ -851,6 +870,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
             details["group"] = group
         self.send(404, status_body(404, "NotFound", '%s "%s" not found'
                                    % (qual, name), details))
+
+    def run_chain(self, info, obj, old, dry):
+        """The webhook configurations applied to this server, called as
+        the API server's admission chain calls them (admission.py).
+        Returns (object, warnings, refusal)."""
+        with Config.store_lock:
+            objs = Config.store.objects
+            configs = {
+                "mutating": list(objs.get((
+                    "admissionregistration.k8s.io", "v1",
+                    "mutatingwebhookconfigurations"), {}).values()),
+                "validating": list(objs.get((
+                    "admissionregistration.k8s.io", "v1",
+                    "validatingwebhookconfigurations"), {}).values())}
+            namespaces = {
+                k[1]: (v.get("metadata") or {}).get("labels") or {}
+                for k, v in objs.get(("", "v1", "namespaces"), {}).items()}
+        if not configs["mutating"] and not configs["validating"]:
+            return obj, [], None
+
+        def log(event):
+            event["time"] = round(time.time() - Config.started, 3)
+            with Config.log_lock:
+                Config.log.write(json.dumps(event) + "\n")
+                Config.log.flush()
+        try:
+            obj, warnings = admission.run_chain(
+                configs, namespaces, info, obj, old, self.user, dry, log)
+        except admission.Refusal as r:
+            return obj, [], (r.code, r.message)
+        return obj, warnings, None
 
     def call_webhook(self, group, version, plural, kind, ns, name, op, obj,
                      old, dry):
