@@ -20,6 +20,12 @@
 #include "run/engine.h"
 #include "text/patch.h"
 
+/* The annotation's length past which containers are only counted, and
+ * the API server's limit on all of an object's annotations together
+ * (keys and values: TotalAnnotationSizeLimitB). */
+#define NOTE_MAX 4096
+#define ANNOTATIONS_MAX ((size_t)256 << 10)
+
 /* ---- JSON pointers (RFC 6901) ------------------------------------------ */
 
 /* Appends "/" and key, escaped ('~' as ~0, '/' as ~1), to b. */
@@ -211,13 +217,59 @@ env_names(const json_t *env, const char *name)
 	return false;
 }
 
-/* The finding a walk reads additions for. */
+/* What a walk reads additions for: the findings whose edits were
+ * applied (fs[order[0..n)]), to say which one (and its budget) each
+ * addition comes from. */
 struct walk {
 	struct cpl_mutation *m;
 	const struct cpl_admit *a;
-	const struct cpl_finding *f;
-	const char *why;
+	const struct cpl_finding *fs;
+	const size_t *order;
+	size_t n;
 };
+
+static char *budget_why(const struct cpl_admit *a,
+			const struct cpl_finding *f);
+
+/*
+ * Why container cname at pointer p of the judged text gets variable
+ * name: the first finding (in rule order) on that container, of that
+ * replica when it names one ("PyTorchJob/x[Worker]": p passes through
+ * /Worker/), whose edits write the name.  Caller frees; NULL if none.
+ */
+static char *
+attribute(const struct walk *wk, const char *p, const char *cname,
+	  const char *name)
+{
+	const struct cpl_finding *f;
+	const char *rep, *end;
+	char *quoted = cpl_xasprintf("\"%s\"", name), *seg, *why = NULL;
+	size_t i, j;
+
+	for (i = 0; i < wk->n && why == NULL; i++) {
+		f = &wk->fs[wk->order[i]];
+		if (!cpl_str_eq(f->container, cname))
+			continue;
+		rep = f->object ? strchr(f->object, '[') : NULL;
+		end = rep ? strchr(rep, ']') : NULL;
+		if (rep && end) {
+			seg = cpl_xasprintf("/%.*s/", (int)(end - rep - 1),
+					    rep + 1);
+			j = strstr(p, seg) != NULL;
+			free(seg);
+			if (!j)
+				continue;
+		}
+		for (j = 0; j < f->nedits; j++)
+			if (f->edits[j].text &&
+			    strstr(f->edits[j].text, quoted) != NULL)
+				break;
+		if (j < f->nedits)
+			why = budget_why(wk->a, f);
+	}
+	free(quoted);
+	return why;
+}
 
 /* The pointer p of the judged text as a pointer into the object sent
  * (a wrapped Pod: its spec is /spec); NULL when it is outside it. */
@@ -276,7 +328,8 @@ additions(struct walk *wk, const json_t *orig, const json_t *edited,
 			.name = cpl_xstrdup(name),
 			.value = cpl_xstrdup(value),
 			.env_absent = oenv == NULL,
-			.why = wk->why ? cpl_xstrdup(wk->why) : NULL,
+			.why = attribute(wk, p, json_string_value(
+				json_object_get(orig, "name")), name),
 		};
 	}
 }
@@ -356,49 +409,60 @@ budget_why(const struct cpl_admit *a, const struct cpl_finding *f)
 	return cpl_xasprintf("%s %s", f->rule->id, f->rule->name);
 }
 
-/* The additions of finding f's edits, applied alone to the judged
- * text and read again. */
+/*
+ * The additions of the edits of findings fs[order[0..n)], applied
+ * together to the judged text (as --fix applies a file's edits; each
+ * finding's a group, all or none) and read again: one parse however
+ * many findings, so a 3 MiB object of 128 containers is read twice,
+ * not 128 times.  Two fixes adding the same variable to one container
+ * are inserted in rule order, and the first is taken.
+ */
 static void
-from_finding(struct cpl_mutation *m, const struct cpl_admit *a,
-	     const json_t *judged, const struct cpl_finding *f)
+from_findings(struct cpl_mutation *m, const struct cpl_admit *a,
+	      const json_t *judged, const struct cpl_finding *fs,
+	      const size_t *order, size_t n)
 {
 	struct cpl_patch_edit *pe;
 	struct cpl_patch out = { 0 };
 	struct cpl_buf p;
-	struct walk wk = { m, a, f, NULL };
+	struct walk wk = { m, a, fs, order, n };
+	const struct cpl_finding *f;
 	json_t *edited;
-	char *why;
-	size_t i, n = 0;
+	size_t i, k, ne = 0, cap = 0;
 
-	pe = cpl_xcalloc(f->nedits + 1, sizeof(*pe));
-	for (i = 0; i < f->nedits; i++) {
-		if (!cpl_str_eq(f->edits[i].file, CPL_ADMIT_PATH))
-			continue;
-		pe[n].line = f->edits[i].line;
-		pe[n].column = f->edits[i].column;
-		pe[n].end_line = f->edits[i].end_line;
-		pe[n].end_column = f->edits[i].end_column;
-		pe[n].text = f->edits[i].text;
-		n++;
+	for (i = 0; i < n; i++)
+		cap += fs[order[i]].nedits;
+	pe = cpl_xcalloc(cap + 1, sizeof(*pe));
+	for (i = 0; i < n; i++) {
+		f = &fs[order[i]];
+		for (k = 0; k < f->nedits; k++) {
+			if (!cpl_str_eq(f->edits[k].file, CPL_ADMIT_PATH))
+				continue;
+			pe[ne].line = f->edits[k].line;
+			pe[ne].column = f->edits[k].column;
+			pe[ne].end_line = f->edits[k].end_line;
+			pe[ne].end_column = f->edits[k].end_column;
+			pe[ne].text = f->edits[k].text;
+			pe[ne].group = i;
+			ne++;
+		}
 	}
-	if (n == 0) {
-		free(pe);
-		return;
+	if (ne > 0) {
+		cpl_patch_apply(&out, a->text, a->tlen, pe, ne);
+		edited = out.napplied > 0 ?
+			 json_loadb(out.text, out.len, 0, NULL) : NULL;
+		if (edited == NULL && out.napplied > 0)
+			m->refused = cpl_xstrdup("the fixes' edits, applied "
+						 "together, do not make JSON");
+		if (edited) {
+			cpl_buf_init(&p, 0);
+			cpl_buf_adds(&p, "");
+			walk(&wk, judged, edited, &p, 0);
+			cpl_buf_free(&p);
+		}
+		json_decref(edited);
+		cpl_patch_free(&out);
 	}
-	cpl_patch_apply(&out, a->text, a->tlen, pe, n);
-	edited = out.napplied > 0 ? json_loadb(out.text, out.len, 0, NULL) :
-		 NULL;
-	if (edited) {
-		why = budget_why(a, f);
-		wk.why = why;
-		cpl_buf_init(&p, 0);
-		cpl_buf_adds(&p, "");
-		walk(&wk, judged, edited, &p, 0);
-		cpl_buf_free(&p);
-		free(why);
-	}
-	json_decref(edited);
-	cpl_patch_free(&out);
 	free(pe);
 }
 
@@ -418,12 +482,13 @@ opted_out(const json_t *obj)
 
 /* ---- the patch and its check ------------------------------------------- */
 
-/* The annotation: per container, what is set and why. */
+/* The annotation: per container, what is set and why; past
+ * NOTE_MAX bytes the containers left are counted instead. */
 static char *
 note_text(const struct cpl_mutation *m, bool dry_run)
 {
 	struct cpl_buf b;
-	size_t i;
+	size_t i, left = 0, cut = 0;
 
 	cpl_buf_init(&b, 0);
 	cpl_buf_adds(&b, dry_run ? "dry run (--mutate-dry-run), would set: " :
@@ -435,6 +500,15 @@ note_text(const struct cpl_mutation *m, bool dry_run)
 		bool last = i + 1 == m->nsets ||
 			    strcmp(m->sets[i + 1].pointer, s->pointer) != 0;
 
+		if (first && cut > 0) {
+			left++;
+			continue;
+		}
+		if (first && b.len > NOTE_MAX) {
+			cut = b.len;
+			left++;
+			continue;
+		}
 		if (first)
 			cpl_buf_addf(&b, "%scontainer \"%s\": ", i ? "; " : "",
 				     s->container);
@@ -444,6 +518,9 @@ note_text(const struct cpl_mutation *m, bool dry_run)
 		if (last && s->why)
 			cpl_buf_addf(&b, " (%s)", s->why);
 	}
+	if (left > 0)
+		cpl_buf_addf(&b, "; and %zu more container%s", left,
+			     left == 1 ? "" : "s");
 	return cpl_buf_detach(&b);
 }
 
@@ -563,6 +640,21 @@ env_check(const json_t *env, const char *pointer)
 	return NULL;
 }
 
+/* The bytes of an object's annotations, keys and values, as the API
+ * server counts them. */
+static size_t
+annotations_size(const json_t *ann)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	json_object_foreach((json_t *)ann, k, v)
+		n += strlen(k) + (json_is_string(v) ?
+				  json_string_length(v) : 0);
+	return n;
+}
+
 /*
  * The patch applied to a copy of obj and read again: every env it
  * touches valid, and the copy with what it added taken out equal to
@@ -600,6 +692,9 @@ check(const struct cpl_mutation *m, const json_t *obj, const char *patch,
 	}
 	meta = json_object_get(done, "metadata");
 	ann = json_object_get(meta, "annotations");
+	if (why == NULL && annotations_size(ann) > ANNOTATIONS_MAX)
+		why = cpl_xasprintf("the annotations would pass the API "
+				    "server's %zu bytes", ANNOTATIONS_MAX);
 	if (json_object_get(json_object_get(obj, "metadata"), "annotations"))
 		json_object_del(ann, CPL_MUTATE_NOTE);
 	else
@@ -619,7 +714,7 @@ cpl_mutate_plan(struct cpl_mutation *m, const struct cpl_admit *a,
 	const struct cpl_finding *fs;
 	json_t *judged = NULL, *ops;
 	char *full = NULL;
-	size_t n, i, j, *order;
+	size_t n, i, j, k, *order;
 
 	memset(m, 0, sizeof(*m));
 	if (a->e == NULL || a->object == NULL || a->text == NULL)
@@ -638,18 +733,21 @@ cpl_mutate_plan(struct cpl_mutation *m, const struct cpl_admit *a,
 	/* Rule by rule, so CPU201's thread fix goes first when two rules'
 	 * fixes add the same variable. */
 	order = cpl_xcalloc(n + 1, sizeof(*order));
-	for (i = 0; i < n; i++) {
-		for (j = i; j > 0 && strcmp(fs[order[j - 1]].rule->id,
+	for (i = 0, k = 0; i < n; i++) {
+		if (fs[i].suppressed || fs[i].nedits == 0 ||
+		    fs[i].container == NULL)
+			continue;
+		for (j = k; j > 0 && strcmp(fs[order[j - 1]].rule->id,
 					    fs[i].rule->id) > 0; j--)
 			order[j] = order[j - 1];
 		order[j] = i;
+		k++;
 	}
-	for (i = 0; i < n; i++)
-		if (!fs[order[i]].suppressed && fs[order[i]].nedits > 0 &&
-		    fs[order[i]].container != NULL)
-			from_finding(m, a, judged, &fs[order[i]]);
+	from_findings(m, a, judged, fs, order, k);
 	free(order);
 	json_decref(judged);
+	if (m->refused)
+		return;		/* nothing is sent */
 	if (m->nsets == 0)
 		return;
 	group_sets(m);

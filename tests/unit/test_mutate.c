@@ -318,6 +318,73 @@ START_TEST(apply_refuses)
 }
 END_TEST
 
+START_TEST(limits)
+{
+	struct cpl_mutation m;
+	struct cpl_admit a;
+	struct cpl_buf b;
+	char *obj, *pad;
+	size_t i;
+
+	/* Annotations already near the API server's 256 KiB: refused. */
+	pad = cpl_xcalloc(262100 + 1, 1);
+	memset(pad, 'x', 262100);
+	obj = cpl_xasprintf("{'apiVersion':'v1','kind':'Pod','metadata':{"
+			    "'name':'p','annotations':{'pad':'%s'}},'spec':{"
+			    "'containers':[{" TRAIN "}]}}", pad);
+	plan(&m, &a, obj, false);
+	ck_assert_ptr_null(m.patch);
+	ck_assert(strstr(m.refused, "annotations would pass") != NULL);
+	cpl_mutate_clear(&m);
+	cpl_admit_clear(&a);
+	free(obj);
+	free(pad);
+	/* 120 training containers: the note counts what it cannot say. */
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, POD_HEAD "'containers':[");
+	for (i = 0; i < 120; i++)
+		cpl_buf_addf(&b, "%s{'name':'t%zu','image':'pytorch/pytorch',"
+			     "'command':['torchrun','--nproc_per_node=1',"
+			     "'train.py'],'resources':{'limits':{'cpu':'4'}}}",
+			     i ? "," : "", i);
+	cpl_buf_adds(&b, "]}}");
+	plan(&m, &a, b.data, false);
+	ck_assert_ptr_null(m.refused);
+	ck_assert_uint_eq(m.nsets, 240);
+	ck_assert_uint_lt(strlen(m.note), 4096 + 256);
+	ck_assert(strstr(m.note, "more containers") != NULL);
+	cpl_mutate_clear(&m);
+	cpl_admit_clear(&a);
+	cpl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(replicas_why)
+{
+	struct cpl_mutation m;
+	struct cpl_admit a;
+
+	/* Master and Worker: one container name, two budgets. */
+	plan(&m, &a, "{'apiVersion':'kubeflow.org/v1','kind':'PyTorchJob',"
+	     "'metadata':{'name':'j'},'spec':{'pytorchReplicaSpecs':{"
+	     "'Master':{'replicas':1,'template':{'spec':{'containers':[{"
+	     "'name':'pytorch','image':'pytorch/pytorch','command':['python',"
+	     "'train.py'],'resources':{'limits':{'cpu':'2'}}}]}}},"
+	     "'Worker':{'replicas':2,'template':{'spec':{'containers':[{"
+	     "'name':'pytorch','image':'pytorch/pytorch','command':['python',"
+	     "'train.py'],'resources':{'limits':{'cpu':'8'}}}]}}}}}}", false);
+	ck_assert_uint_eq(m.nsets, 4);
+	ck_assert(strstr(m.sets[0].pointer, "/Master/") != NULL);
+	ck_assert_str_eq(m.sets[0].value, "1");
+	ck_assert(strstr(m.sets[0].why, "[Master] CPU limit 2") != NULL);
+	ck_assert(strstr(m.sets[2].pointer, "/Worker/") != NULL);
+	ck_assert_str_eq(m.sets[2].value, "4");
+	ck_assert(strstr(m.sets[2].why, "[Worker] CPU limit 8") != NULL);
+	cpl_mutate_clear(&m);
+	cpl_admit_clear(&a);
+}
+END_TEST
+
 static Suite *
 mutate_suite(void)
 {
@@ -333,6 +400,8 @@ mutate_suite(void)
 	tcase_add_test(tc, pytorchjob_templates);
 	tcase_add_test(tc, operator_pod);
 	tcase_add_test(tc, apply_refuses);
+	tcase_add_test(tc, limits);
+	tcase_add_test(tc, replicas_why);
 	suite_add_tcase(s, tc);
 	return s;
 }
