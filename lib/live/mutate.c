@@ -488,7 +488,8 @@ static char *
 note_text(const struct cpl_mutation *m, bool dry_run)
 {
 	struct cpl_buf b;
-	size_t i, left = 0, cut = 0;
+	size_t i, left = 0;
+	bool skip = false;
 
 	cpl_buf_init(&b, 0);
 	cpl_buf_adds(&b, dry_run ? "dry run (--mutate-dry-run), would set: " :
@@ -500,15 +501,12 @@ note_text(const struct cpl_mutation *m, bool dry_run)
 		bool last = i + 1 == m->nsets ||
 			    strcmp(m->sets[i + 1].pointer, s->pointer) != 0;
 
-		if (first && cut > 0) {
-			left++;
-			continue;
-		}
 		if (first && b.len > NOTE_MAX) {
-			cut = b.len;
+			skip = true;
 			left++;
-			continue;
 		}
+		if (skip)
+			continue;
 		if (first)
 			cpl_buf_addf(&b, "%scontainer \"%s\": ", i ? "; " : "",
 				     s->container);
@@ -522,22 +520,6 @@ note_text(const struct cpl_mutation *m, bool dry_run)
 		cpl_buf_addf(&b, "; and %zu more container%s", left,
 			     left == 1 ? "" : "s");
 	return cpl_buf_detach(&b);
-}
-
-/* Sorts the sets by pointer, keeping each container's in their order. */
-static void
-group_sets(struct cpl_mutation *m)
-{
-	size_t i, j;
-	struct cpl_mutate_set t;
-
-	for (i = 1; i < m->nsets; i++)
-		for (j = i; j > 0 && strcmp(m->sets[j - 1].pointer,
-					    m->sets[j].pointer) > 0; j--) {
-			t = m->sets[j];
-			m->sets[j] = m->sets[j - 1];
-			m->sets[j - 1] = t;
-		}
 }
 
 /* The patch's operations: env entries (unless env_too is false) and the
@@ -750,7 +732,6 @@ cpl_mutate_plan(struct cpl_mutation *m, const struct cpl_admit *a,
 		return;		/* nothing is sent */
 	if (m->nsets == 0)
 		return;
-	group_sets(m);
 	m->note = note_text(m, dry_run);
 	ops = build(m, a->object, true);
 	full = json_dumps(ops, JSON_COMPACT);

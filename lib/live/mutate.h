@@ -52,7 +52,8 @@ struct cpl_mutate_set {
 
 /* What one review changes. */
 struct cpl_mutation {
-	struct cpl_mutate_set *sets;
+	struct cpl_mutate_set *sets;	/* in the object's order, each
+					 * container's together */
 	size_t nsets;
 	char *note;		/* the annotation's value, or NULL */
 	char *patch;		/* the JSONPatch (a JSON array) to send, or
