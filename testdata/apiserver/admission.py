@@ -185,6 +185,35 @@ def apply_patch(doc, ops):
     return doc
 
 
+# ---- PATCH of a stored object ----------------------------------------------
+
+PATCH_TYPES = ("application/merge-patch+json",
+               "application/strategic-merge-patch+json",
+               "application/json-patch+json")
+
+
+def merge_patch(target, patch):
+    """RFC 7386."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge_patch(out.get(k), v)
+    return out
+
+
+def patch_object(obj, ctype, patch):
+    """obj with patch applied as ctype says.  A strategic merge patch is
+    read as a JSON merge patch: the same for the maps kubectl label and
+    annotate change (lists would be merged by key on a real server)."""
+    if ctype == "application/json-patch+json":
+        return apply_patch(obj, patch)
+    return merge_patch(obj, patch)
+
+
 # ---- the chain ---------------------------------------------------------------
 
 def _call(hook, review, log):

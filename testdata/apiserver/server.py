@@ -719,6 +719,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.write("delete")
 
     def do_PATCH(self):
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0]
+        if ctype.strip() in admission.PATCH_TYPES:
+            self.write("update", patch=ctype.strip())
+            return
         self.auth_kind, self.user = "none", None
         self.authenticate()
         self.read_body()
@@ -734,7 +738,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n > 0 else b""
 
-    def write(self, verb):
+    def write(self, verb, patch=None):
         """POST (create), PUT (replace) and DELETE of one object, with
         the validating webhook called on create and update, its warnings
         sent back in Warning headers, and its denial as the API server
@@ -780,6 +784,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
             self.send(200, obj)
             return
+        if patch is not None:       # PATCH: the stored object, patched
+            with Config.store_lock:
+                cur = Config.store.objects.get(key, {}).get(
+                    (ns or "", rest[1]))
+            if cur is None:
+                self.send_not_found(group, plural, rest[1])
+                return
+            try:
+                body = json.dumps(admission.patch_object(
+                    cur, patch, json.loads(body))).encode()
+            except (ValueError, KeyError, TypeError) as e:
+                self.send(422, status_body(422, "Invalid",
+                                           "the patch does not apply: %s"
+                                           % e))
+                return
         try:
             obj = json.loads(body)
             if not isinstance(obj, dict):

@@ -176,6 +176,15 @@ expect "plain unchanged" 0 python3 tests/serve-mutated.py $D/pod.yaml "$tmp/plai
 lacks "plain: nothing added" "OMP_NUM_THREADS"
 has "plain: same" "rest: same"
 
+# docs/serve.md's step: an existing namespace opted in with kubectl label.
+expect "label ml" 0 kubectl label namespace ml cpulint.io/mutate=enabled
+has "label ml" "namespace/ml labeled"
+expect "apply in ml" 0 kubectl apply -n ml -f $D/pod.yaml
+kubectl get -n ml pod train -o json > "$tmp/ml.json"
+expect "ml mutated" 0 python3 tests/serve-mutated.py $D/pod.yaml "$tmp/ml.json"
+has "ml: OMP" "/spec/containers/0 OMP_NUM_THREADS=2"
+has "ml: same" "rest: same"
+
 # ---- dry run: only the annotation ----
 serve_stop
 serve_start "$tmp/serve2.log" --mutate-dry-run || finish
