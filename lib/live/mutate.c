@@ -699,7 +699,11 @@ cpl_mutate_plan(struct cpl_mutation *m, const struct cpl_admit *a,
 	size_t n, i, j, k, *order;
 
 	memset(m, 0, sizeof(*m));
-	if (a->e == NULL || a->object == NULL || a->text == NULL)
+	/* CREATE only: a Pod's containers cannot change on UPDATE (the
+	 * API server refuses it), and a job's running Pods would not see
+	 * a template changed under them. */
+	if (a->e == NULL || a->object == NULL || a->text == NULL ||
+	    !cpl_str_eq(a->operation, "CREATE"))
 		return;
 	if (opted_out(a->object)) {
 		m->skipped = cpl_xstrdup("the object opts out (cpulint.io/"

@@ -20,6 +20,7 @@
  * object sent.  A patch that fails the check is not sent, and why is
  * said (struct cpl_mutation.refused).
  *
+ * Only a CREATE is mutated (a Pod's containers cannot change on UPDATE).
  * Opt-out: annotation or label cpulint.io/mutate: "false" on the object.
  *
  * Ownership: struct cpl_mutation owns its strings and its patch; free

@@ -19,21 +19,27 @@
 #include "live/mutate.h"
 #include "util.h"
 
-/* obj (JSON with ' for ") in an AdmissionReview of a CREATE. */
+/* obj (JSON with ' for ") in an AdmissionReview of operation op. */
 static char *
-review(const char *obj)
+review_op(const char *obj, const char *op)
 {
 	char *s = cpl_xasprintf(
 		"{'apiVersion':'admission.k8s.io/v1','kind':'AdmissionReview',"
-		"'request':{'uid':'u1','operation':'CREATE','namespace':'ml',"
+		"'request':{'uid':'u1','operation':'%s','namespace':'ml',"
 		"'kind':{'group':'','version':'v1','kind':'Pod'},'object':%s}}",
-		obj);
+		op, obj);
 	char *p;
 
 	for (p = s; *p; p++)
 		if (*p == '\'')
 			*p = '"';
 	return s;
+}
+
+static char *
+review(const char *obj)
+{
+	return review_op(obj, "CREATE");
 }
 
 /* The plan for obj; *out filled, the admit kept in *a for the caller to
@@ -221,6 +227,26 @@ START_TEST(opt_out_and_dry_run)
 }
 END_TEST
 
+START_TEST(update_untouched)
+{
+	struct cpl_error err = { 0 };
+	struct cpl_mutation m;
+	struct cpl_admit a;
+	char *body = review_op(POD_HEAD "'containers':[{" TRAIN "}]}}",
+			       "UPDATE");
+
+	ck_assert_int_eq(cpl_admit_review(&a, body, strlen(body), NULL, &err),
+			 0);
+	ck_assert_ptr_nonnull(a.e);
+	cpl_mutate_plan(&m, &a, false);
+	ck_assert_ptr_null(m.patch);
+	ck_assert_uint_eq(m.nsets, 0);
+	cpl_mutate_clear(&m);
+	cpl_admit_clear(&a);
+	free(body);
+}
+END_TEST
+
 START_TEST(pytorchjob_templates)
 {
 	struct cpl_mutation m;
@@ -397,6 +423,7 @@ mutate_suite(void)
 	tcase_add_test(tc, mkl_kept);
 	tcase_add_test(tc, init_untouched);
 	tcase_add_test(tc, opt_out_and_dry_run);
+	tcase_add_test(tc, update_untouched);
 	tcase_add_test(tc, pytorchjob_templates);
 	tcase_add_test(tc, operator_pod);
 	tcase_add_test(tc, apply_refuses);
