@@ -384,29 +384,38 @@ walk(struct walk *wk, const json_t *orig, const json_t *edited,
 	}
 }
 
-/* "CPU limit 4, 2 ranks" for the container f judges, from its budget. */
+/* "[Worker] CPU limit 4, 2 ranks, CPU201 thread-env-missing" for the
+ * container f judges, from its budget (what is unknown left out). */
 static char *
 budget_why(const struct cpl_admit *a, const struct cpl_finding *f)
 {
 	const struct cpl_budget_entry *b;
-	const char *rep;
+	const char *rep = f->object ? strchr(f->object, '[') : NULL;
+	struct cpl_buf w;
 	size_t n, i;
 
+	cpl_buf_init(&w, 0);
+	if (rep)
+		cpl_buf_addf(&w, "%s ", rep);
 	b = cpl_engine_budgets(a->e, &n);
 	for (i = 0; i < n; i++) {
 		if (!cpl_str_eq(b[i].object, f->object) ||
 		    !cpl_str_eq(b[i].container, f->container))
 			continue;
-		rep = f->object ? strchr(f->object, '[') : NULL;
-		return cpl_xasprintf("%s%sCPU %s %g, %ld %s, %s %s",
-			rep ? rep : "", rep ? " " : "",
-			b[i].cpu_limit >= 0 ? "limit" : "request",
-			b[i].cpu_limit >= 0 ? b[i].cpu_limit :
-			b[i].cpu_request, b[i].ranks,
-			b[i].ranks == 1 ? "rank" : "ranks", f->rule->id,
-			f->rule->name);
+		if (b[i].cpu_limit >= 0)
+			cpl_buf_addf(&w, "CPU limit %g, ", b[i].cpu_limit);
+		else if (b[i].cpu_request >= 0)
+			cpl_buf_addf(&w, "CPU request %g, ",
+				     b[i].cpu_request);
+		else
+			cpl_buf_adds(&w, "no CPU limit, ");
+		if (b[i].ranks > 0)
+			cpl_buf_addf(&w, "%ld %s, ", b[i].ranks,
+				     b[i].ranks == 1 ? "rank" : "ranks");
+		break;
 	}
-	return cpl_xasprintf("%s %s", f->rule->id, f->rule->name);
+	cpl_buf_addf(&w, "%s %s", f->rule->id, f->rule->name);
+	return cpl_buf_detach(&w);
 }
 
 /*

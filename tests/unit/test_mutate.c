@@ -165,6 +165,24 @@ START_TEST(user_values_kept)
 }
 END_TEST
 
+START_TEST(no_limit)
+{
+	struct cpl_mutation m;
+	struct cpl_admit a;
+
+	/* No CPU budget: the fix's 1, and the note says why. */
+	plan(&m, &a, POD_HEAD "'containers':[{'name':'train','image':"
+	     "'pytorch/pytorch','command':['torchrun','--nproc_per_node=1',"
+	     "'train.py']}]}}", false);
+	ck_assert_uint_eq(m.nsets, 2);
+	ck_assert_str_eq(m.sets[0].value, "1");
+	ck_assert_msg(strstr(m.note, "(no CPU limit, 1 rank, CPU201") != NULL,
+		      "%s", m.note);
+	cpl_mutate_clear(&m);
+	cpl_admit_clear(&a);
+}
+END_TEST
+
 START_TEST(mkl_kept)
 {
 	struct cpl_mutation m;
@@ -420,6 +438,7 @@ mutate_suite(void)
 	tcase_add_test(tc, env_created);
 	tcase_add_test(tc, env_appended_and_escaped);
 	tcase_add_test(tc, user_values_kept);
+	tcase_add_test(tc, no_limit);
 	tcase_add_test(tc, mkl_kept);
 	tcase_add_test(tc, init_untouched);
 	tcase_add_test(tc, opt_out_and_dry_run);
