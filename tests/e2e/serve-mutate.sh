@@ -5,7 +5,7 @@
 # API server's admission chain does (namespaceSelector, objectSelector,
 # rules, caBundle over HTTPS, failurePolicy, timeoutSeconds) and applies
 # the JSONPatch answered (testdata/apiserver/admission.py).  A Pod, a
-# PyTorchJob and a Pod its operator made, applied in the opted-in
+# PyTorchJob, a Job and a Pod its operator made, applied in the opted-in
 # namespace, come back with the thread variables the fixes suggest and
 # nothing else changed; a user's values, a non-training Pod, an opted-out
 # Pod (annotation, label) and a namespace not opted in stay as they are;
@@ -134,6 +134,11 @@ has "pytorchjob: Master" "/spec/pytorchReplicaSpecs/Master/template/spec/contain
 has "pytorchjob: Worker" "/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0 MKL_NUM_THREADS=4"
 has "pytorchjob: annotation" "note: container"
 has "pytorchjob: nothing else" "rest: same"
+
+expect "apply job" 0 kubectl apply -n mut -f $D/job.yaml
+expect "job mutated" 0 mutated "job" job finetune $D/job.yaml
+has "job: template" "/spec/template/spec/containers/0 OMP_NUM_THREADS=3"
+has "job: nothing else" "rest: same"
 
 expect "apply operator pod" 0 kubectl apply -n mut -f $D/pod-operator.yaml
 expect "operator pod mutated" 0 mutated "operator pod" pod resnet-worker-0 $D/pod-operator.yaml

@@ -289,6 +289,40 @@ START_TEST(pytorchjob_templates)
 }
 END_TEST
 
+START_TEST(job_kinds)
+{
+	static const struct {
+		const char *obj, *pointer, *value;
+	} cases[] = {
+		{ "{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':"
+		  "'j'},'spec':{'template':{'spec':{'restartPolicy':'Never',"
+		  "'containers':[{" TRAIN "}]}}}}",
+		  "/spec/template/spec/containers/0", "2" },
+		{ "{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet',"
+		  "'metadata':{'name':'js'},'spec':{'replicatedJobs':[{'name':"
+		  "'w','replicas':2,'template':{'spec':{'template':{'spec':{"
+		  "'restartPolicy':'Never','containers':[{'name':'t','image':"
+		  "'pytorch/pytorch','command':['torchrun','--nproc_per_node=1',"
+		  "'train.py'],'resources':{'limits':{'cpu':'6'}}}]}}}}}]}}",
+		  "/spec/replicatedJobs/0/template/spec/template/spec/"
+		  "containers/0", "3" },
+	};
+	struct cpl_mutation m;
+	struct cpl_admit a;
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(cases); i++) {
+		plan(&m, &a, cases[i].obj, false);
+		ck_assert_ptr_null(m.refused);
+		ck_assert_uint_eq(m.nsets, 2);
+		ck_assert_str_eq(m.sets[0].pointer, cases[i].pointer);
+		ck_assert_str_eq(m.sets[0].value, cases[i].value);
+		cpl_mutate_clear(&m);
+		cpl_admit_clear(&a);
+	}
+}
+END_TEST
+
 START_TEST(operator_pod)
 {
 	struct cpl_mutation m;
@@ -444,6 +478,7 @@ mutate_suite(void)
 	tcase_add_test(tc, opt_out_and_dry_run);
 	tcase_add_test(tc, update_untouched);
 	tcase_add_test(tc, pytorchjob_templates);
+	tcase_add_test(tc, job_kinds);
 	tcase_add_test(tc, operator_pod);
 	tcase_add_test(tc, apply_refuses);
 	tcase_add_test(tc, limits);
