@@ -93,6 +93,12 @@ has "deep review: 400" "400"
 head -c 10485760 /dev/zero | tr '\0' ' ' > "$tmp/huge"
 expect "huge review" 0 client req "$CA" POST "$URL/mutate" "$tmp/huge"
 has "huge review: 413" "413"
+# 300 random edits of the fixtures ('~' and '/' in keys and names, odd
+# types, envs without names or with one twice, odd CPUs): every patch
+# applies, adds only thread counts with valid distinct names, and
+# taken out again gives the object sent (tests/serve-mutate-props.py).
+expect "random reviews" 0 python3 tests/serve-mutate-props.py "$CA" "$URL/mutate" 300 37 $D/*.yaml
+has "random reviews: some patched" "patched"
 expect "serve still up" 0 client req "$CA" GET "$URL/healthz"
 has "serve still up" "200"
 
