@@ -655,7 +655,7 @@ static char *
 check(const struct cpl_mutation *m, const json_t *obj, const char *patch,
       bool env_too)
 {
-	json_t *done, *c, *env, *ann, *meta;
+	json_t *done, *c, *env, *ann, *meta, *before;
 	char *why = NULL;
 	size_t i, j, drop;
 
@@ -686,7 +686,14 @@ check(const struct cpl_mutation *m, const json_t *obj, const char *patch,
 	if (why == NULL && annotations_size(ann) > ANNOTATIONS_MAX)
 		why = cpl_xasprintf("the annotations would pass the API "
 				    "server's %zu bytes", ANNOTATIONS_MAX);
-	if (json_object_get(json_object_get(obj, "metadata"), "annotations"))
+	/* Taken out: the note (back to the one sent, when it had one: an
+	 * object copied from one mutated before), or the annotations. */
+	before = json_object_get(json_object_get(json_object_get(obj,
+		 "metadata"), "annotations"), CPL_MUTATE_NOTE);
+	if (before)
+		json_object_set(ann, CPL_MUTATE_NOTE, before);
+	else if (json_object_get(json_object_get(obj, "metadata"),
+				 "annotations"))
 		json_object_del(ann, CPL_MUTATE_NOTE);
 	else
 		json_object_del(meta, "annotations");

@@ -134,6 +134,25 @@ START_TEST(env_appended_and_escaped)
 }
 END_TEST
 
+START_TEST(note_replaced)
+{
+	struct cpl_mutation m;
+	struct cpl_admit a;
+
+	/* An object copied from one mutated before, its env dropped: the
+	 * note is replaced, not refused. */
+	plan(&m, &a, "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p',"
+	     "'annotations':{'cpulint.io/mutated':'old'}},'spec':{"
+	     "'containers':[{" TRAIN "}]}}", false);
+	ck_assert_ptr_null(m.refused);
+	ck_assert_ptr_nonnull(m.patch);
+	ck_assert(strstr(m.patch, "\"path\":\"/metadata/annotations/"
+			 "cpulint.io~1mutated\"") != NULL);
+	cpl_mutate_clear(&m);
+	cpl_admit_clear(&a);
+}
+END_TEST
+
 START_TEST(user_values_kept)
 {
 	static const char *const objs[] = {
@@ -471,6 +490,7 @@ mutate_suite(void)
 
 	tcase_add_test(tc, env_created);
 	tcase_add_test(tc, env_appended_and_escaped);
+	tcase_add_test(tc, note_replaced);
 	tcase_add_test(tc, user_values_kept);
 	tcase_add_test(tc, no_limit);
 	tcase_add_test(tc, mkl_kept);
