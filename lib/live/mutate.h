@@ -6,19 +6,22 @@
  * object the review carries, and an annotation saying what was set and
  * why.
  *
- * The numbers are the fixes' numbers by construction: each finding's
- * edits on the judged text (live/admit.h) are applied alone and the
- * text read again; an env entry a fix adds to a container whose env did
- * not name it is taken, and nothing else (a fix that would change a
- * value the user set, in env or valueFrom, a worker count or a CPU
- * limit, is never carried over).  A container no fix names (not
- * training, an init container, a sidecar) is never touched.
+ * The numbers are the fixes' numbers by construction: the edits of the
+ * findings (not suppressed) on the judged text (live/admit.h) are
+ * applied together, each finding's all or none, as --fix applies a
+ * file's, and the text read again; an env entry a fix adds to a
+ * container whose env did not name it (nor envFrom) is taken, and
+ * nothing else (a fix that would change a value the user set, in env
+ * or valueFrom, a worker count or a CPU limit, is never carried over).
+ * A container no fix names (not training, an init container, a sidecar)
+ * is never touched.
  *
  * The patch is checked as --fix edits are: applied to a copy of the
  * object and read again: every touched env holds valid, distinct names,
- * and the object minus the added entries and the annotation is the
- * object sent.  A patch that fails the check is not sent, and why is
- * said (struct cpl_mutation.refused).
+ * the annotations stay under the API server's 256 KiB, and the object
+ * minus the added entries and the annotation is the object sent.  A
+ * patch that fails the check is not sent, and why is said (struct
+ * cpl_mutation.refused).
  *
  * Only a CREATE is mutated (a Pod's containers cannot change on UPDATE).
  * Opt-out: annotation or label cpulint.io/mutate: "false" on the object.
