@@ -196,6 +196,34 @@ expect "ml mutated" 0 python3 tests/serve-mutated.py $D/pod.yaml "$tmp/ml.json"
 has "ml: OMP" "/spec/containers/0 OMP_NUM_THREADS=2"
 has "ml: same" "rest: same"
 
+# Both webhooks, as deploy/ installs them: the API server calls the
+# mutating one first, so /validate judges the patched object (no CPU201
+# from it: the variables are set).
+python3 - "$URL/validate" "$CAB" deploy/webhook.yaml > "$tmp/vwc.yaml" <<'PY'
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[3]))
+for h in doc["webhooks"]:
+    h["clientConfig"] = {"url": sys.argv[1], "caBundle": sys.argv[2]}
+    h["rules"].append({"apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods"],
+                       "operations": ["CREATE", "UPDATE"]})
+yaml.safe_dump(doc, sys.stdout)
+PY
+expect "apply the ValidatingWebhookConfiguration" 0 kubectl apply -f "$tmp/vwc.yaml"
+expect "label mut for /validate" 0 kubectl label namespace mut cpulint.io/webhook=enabled
+sed 's/name: train$/name: train-both/' $D/pod.yaml > "$tmp/pod-both.yaml"
+expect "apply with both" 0 kubectl apply -n mut -f "$tmp/pod-both.yaml"
+n=$(printf '%s\n' "$all" | grep -c "Warning: CPU201")
+check "both: CPU201 from /mutate only" [ "$n" -eq 1 ]
+grep '"webhook": "validate.cpulint.io"' "$APISERVER_DIR/requests.jsonl" | tail -1 > "$tmp/v.line"
+all=$(cat "$tmp/v.line")
+has "both: /validate called after" '"phase": "validating"'
+has "both: /validate answered" '"allowed": true'
+lacks "both: /validate no error" '"error"'
+expect "both: stored patched" 0 mutated "both" pod train-both "$tmp/pod-both.yaml"
+has "both: OMP" "/spec/containers/0 OMP_NUM_THREADS=2"
+has "both: same" "rest: same"
+
 # ---- dry run: only the annotation ----
 serve_stop
 serve_start "$tmp/serve2.log" --mutate-dry-run || finish
