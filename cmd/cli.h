@@ -42,6 +42,7 @@ enum cli_opt {
 	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_NODE_PROXY, OPT_BASELINE, OPT_WRITE_BASELINE,
 	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
 	OPT_KEEP_FIX, OPT_KEEP_DIFF, OPT_HELM_VALUES, OPT_HELM_SET, OPT_PLOT,
+	OPT_MUTATE, OPT_MUTATE_DRY_RUN,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -147,6 +148,9 @@ struct options {
 	const char *tls_key;	/* --tls-private-key-file */
 	enum cpl_severity deny_on;	/* --deny-on; OFF: never deny */
 	bool no_audit;		/* --no-audit */
+	bool mutate;		/* --mutate: serve /mutate */
+	bool mutate_dry_run;	/* --mutate-dry-run: /mutate only
+				 * annotates */
 	bool node_proxy;	/* --node-proxy: the audit reads cAdvisor */
 	double audit_interval;	/* --audit-interval seconds; 0: 60 */
 };

@@ -100,6 +100,11 @@ static const struct cli_flag flags[] = {
 	{ OPT_DENY_ON, 0, "deny-on", "SEV", CLI_SEVERITY, NULL,
 	  "serve: refuse objects with findings at or above\n"
 	  "SEV (default: never refuse, only warn)" },
+	{ OPT_MUTATE, 0, "mutate", NULL, CLI_NONE, NULL,
+	  "serve: answer /mutate with a JSONPatch setting the\n"
+	  "suggested thread variables (docs/serve.md)" },
+	{ OPT_MUTATE_DRY_RUN, 0, "mutate-dry-run", NULL, CLI_NONE, NULL,
+	  "serve: /mutate only annotates what it would set" },
 	{ OPT_NO_AUDIT, 0, "no-audit", NULL, CLI_NONE, NULL,
 	  "serve: the webhook only (no audit, no cluster reads)" },
 	{ OPT_AUDIT_INTERVAL, 0, "audit-interval", "DURATION", CLI_TEXT, NULL,

@@ -404,6 +404,13 @@ parse_flags(struct options *o, int argc, char **argv,
 			}
 			o->serve_flags = true;
 			break;
+		case OPT_MUTATE_DRY_RUN:
+			o->mutate_dry_run = true;
+			/* fall through */
+		case OPT_MUTATE:
+			o->mutate = true;
+			o->serve_flags = true;
+			break;
 		case OPT_NO_AUDIT:
 			o->no_audit = true;
 			o->serve_flags = true;
@@ -659,7 +666,8 @@ main(int argc, char **argv)
 	}
 	if (o.serve_flags) {
 		cpl_cli_say("kubectl-cpulint: --listen, --tls-cert-file, "
-			    "--tls-private-key-file, --deny-on, --no-audit, "
+			    "--tls-private-key-file, --deny-on, --mutate, "
+			    "--mutate-dry-run, --no-audit, "
 			    "--audit-interval and --node-proxy go with serve "
 			    "(kubectl-cpulint serve ...)");
 		goto out;

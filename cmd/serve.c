@@ -1,5 +1,6 @@
 /*
- * serve.c — `kubectl-cpulint serve`: the admission webhook (/validate),
+ * serve.c — `kubectl-cpulint serve`: the admission webhooks (/validate;
+ * /mutate with --mutate, live/mutate.h),
  * the audit's /metrics, /healthz and /readyz on one HTTPS port
  * (lib/http/httpd.h), the audit loop (lib/live/audit.h) unless --no-audit.
  * The main thread only waits for signals: SIGTERM or SIGINT stop it
@@ -23,6 +24,7 @@
 #include "kube/curlso.h"
 #include "live/admit.h"
 #include "live/audit.h"
+#include "live/mutate.h"
 #include "report/admission.h"
 #include "report/metrics.h"
 #include "run/engine.h"
@@ -47,11 +49,15 @@ say_text(struct cpl_http_answer *ans, unsigned status, const char *text)
 	ans->len = strlen(text);
 }
 
+/* /validate, and with mutate /mutate (--mutate): the same review and
+ * warnings, the latter with the JSONPatch of live/mutate.h and never a
+ * denial (the validating webhook denies). */
 static void
 validate(struct serve *s, const struct cpl_http_request *rq,
-	 struct cpl_http_answer *ans)
+	 struct cpl_http_answer *ans, bool mutate)
 {
 	struct cpl_admit a;
+	struct cpl_mutation m = { 0 };
 	struct cpl_admission out = { 0 };
 	struct cpl_error err = { 0 };
 	size_t nw = 0;
@@ -82,7 +88,21 @@ validate(struct serve *s, const struct cpl_http_request *rq,
 	out.uid = a.uid;
 	out.what = a.what;
 	out.skipped = a.skipped;
-	out.deny_on = s->o->deny_on;
+	out.deny_on = mutate ? CPL_SEV_OFF : s->o->deny_on;
+	if (mutate) {
+		cpl_mutate_plan(&m, &a, s->o->mutate_dry_run);
+		out.patch = m.patch;
+		if (m.refused)
+			text = cpl_xasprintf("kubectl-cpulint: not mutated: "
+					     "the patch failed its check: %s",
+					     m.refused);
+		else if (m.skipped)
+			text = cpl_xasprintf("kubectl-cpulint: not mutated: "
+					     "%s", m.skipped);
+		else
+			text = NULL;
+		out.mutate_note = text;
+	}
 	if (a.e) {
 		out.findings = cpl_engine_findings(a.e, &out.nfindings);
 		out.errors = cpl_engine_errors(a.e, &out.nerrors);
@@ -92,6 +112,8 @@ validate(struct serve *s, const struct cpl_http_request *rq,
 	ans->status = 200;
 	ans->content_type = "application/json";
 	atomic_fetch_add(denied ? &s->denied : &s->allowed, 1);
+	free((char *)out.mutate_note);
+	cpl_mutate_clear(&m);
 	cpl_admit_clear(&a);
 }
 
@@ -188,7 +210,12 @@ handle(void *ctx, const struct cpl_http_request *rq,
 		if (strcmp(rq->method, "POST") != 0)
 			say_text(ans, 405, "POST an AdmissionReview\n");
 		else
-			validate(s, rq, ans);
+			validate(s, rq, ans, false);
+	} else if (strcmp(rq->url, "/mutate") == 0 && s->o->mutate) {
+		if (strcmp(rq->method, "POST") != 0)
+			say_text(ans, 405, "POST an AdmissionReview\n");
+		else
+			validate(s, rq, ans, true);
 	} else if (strcmp(rq->url, "/metrics") == 0 && get) {
 		metrics(s, ans);
 	} else if (strcmp(rq->url, "/healthz") == 0 && get) {
@@ -303,7 +330,9 @@ cpl_cli_serve(struct options *o)
 	if (cpl_httpd_start(&h, &ho, &err) < 0)
 		goto fail;
 	cpl_cli_say("kubectl-cpulint serve: listening on port %u (/validate, "
-		    "/metrics, /healthz, /readyz)%s", cpl_httpd_port(h),
+		    "%s/metrics, /healthz, /readyz)%s", cpl_httpd_port(h),
+		    !o->mutate ? "" : o->mutate_dry_run ?
+		    "/mutate (dry run), " : "/mutate, ",
 		    s.audit ? "" : "; audit off (--no-audit)");
 	wait_loop(h, &set);
 	atomic_store(&s.ready, false);

@@ -15,15 +15,9 @@
 #include "live/admit.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * Where the object's text is judged: a path below a directory that does
- * not exist, deep enough that the linker's climb (the file's directory
- * and 4 parents) stays inside it.
- */
-#define ADMIT_PATH "/<admission-review>/o/b/j/e/c/t.json"
 
 /*
  * The containers of every Pod template in v (arrays named containers,
@@ -187,12 +181,88 @@ bad(struct cpl_error *err, const char *why)
 	return -1;
 }
 
+/* The Kubeflow v1 job kinds whose Pods are judged as their owner's, and
+ * the member that holds their replica specs. */
+static const struct {
+	const char *kind, *replicas;
+} owners[] = {
+	{ "PyTorchJob", "pytorchReplicaSpecs" },
+	{ "TFJob", "tfReplicaSpecs" },
+	{ "XGBoostJob", "xgbReplicaSpecs" },
+	{ "PaddleJob", "paddleReplicaSpecs" },
+	{ "JAXJob", "jaxReplicaSpecs" },
+};
+
+/*
+ * A Pod whose controller is a Kubeflow v1 job, put inside an object of
+ * its owner's kind as its only replica (the type its operator labels it
+ * with, capitalised as the job writes it; Worker when unlabelled), with
+ * nprocPerNode from the PET_NPROC_PER_NODE the operator set on its
+ * containers: so the kinds table judges it with its owner's ranks and
+ * launcher, as live mode does.  NULL (not wrapped) for any other object;
+ * *pointer says where the Pod spec is in the result.  Caller frees both.
+ */
+static json_t *
+owner_wrap(const json_t *obj, char **pointer)
+{
+	const json_t *meta = json_object_get(obj, "metadata");
+	const json_t *refs = json_object_get(meta, "ownerReferences");
+	const json_t *spec = json_object_get(obj, "spec");
+	const json_t *r, *c, *e, *owner = NULL;
+	const char *type, *nproc = NULL;
+	json_t *tmpl, *out;
+	char rtype[64];
+	size_t i, j, k;
+
+	if (!cpl_str_eq(str_of(obj, "kind"), "Pod") || !json_is_object(spec))
+		return NULL;
+	json_array_foreach(refs, i, r)
+		if (json_is_true(json_object_get(r, "controller")))
+			owner = r;
+	for (k = 0; owner && k < CPL_ARRAY_LEN(owners); k++)
+		if (cpl_str_eq(str_of(owner, "kind"), owners[k].kind))
+			break;
+	if (owner == NULL || k == CPL_ARRAY_LEN(owners) ||
+	    !cpl_str_starts(str_of(owner, "apiVersion") ?
+			    str_of(owner, "apiVersion") : "", "kubeflow.org/"))
+		return NULL;
+	type = json_string_value(json_object_get(json_object_get(meta,
+		"labels"), "training.kubeflow.org/replica-type"));
+	if (type == NULL || *type == '\0' || strlen(type) >= sizeof(rtype) ||
+	    strchr(type, '/') || strchr(type, '~'))
+		type = "worker";
+	snprintf(rtype, sizeof(rtype), "%s", type);
+	rtype[0] = (char)(rtype[0] >= 'a' && rtype[0] <= 'z' ?
+			  rtype[0] - 'a' + 'A' : rtype[0]);
+	json_array_foreach(json_object_get(spec, "containers"), i, c)
+		json_array_foreach(json_object_get(c, "env"), j, e)
+			if (cpl_str_eq(str_of(e, "name"),
+				       "PET_NPROC_PER_NODE") &&
+			    str_of(e, "value") && nproc == NULL)
+				nproc = str_of(e, "value");
+	tmpl = json_pack("{s:{s:O*,s:O*},s:O}", "metadata", "labels",
+			 json_object_get(meta, "labels"), "annotations",
+			 json_object_get(meta, "annotations"), "spec", spec);
+	out = json_pack("{s:s,s:s,s:O*,s:{s:{s:{s:o}}}}", "apiVersion",
+			str_of(owner, "apiVersion"), "kind", owners[k].kind,
+			"metadata", meta, "spec", owners[k].replicas, rtype,
+			"template", tmpl);
+	if (out == NULL)
+		return NULL;
+	if (nproc)
+		json_object_set_new(json_object_get(out, "spec"),
+				    "nprocPerNode", json_string(nproc));
+	*pointer = cpl_xasprintf("/spec/%s/%s/template/spec",
+				 owners[k].replicas, rtype);
+	return out;
+}
+
 int
 cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 		 const char *config, struct cpl_error *err)
 {
 	json_error_t jerr;
-	json_t *root = NULL, *rq, *obj, *kind, *meta;
+	json_t *root = NULL, *rq, *obj, *kind, *meta, *wrapped;
 	const char *s, *name, *ns;
 	char *text = NULL, *fixed, *safe;
 	size_t tlen;
@@ -265,7 +335,10 @@ cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 		a->skipped = cpl_xstrdup("the review holds no object");
 		goto out;
 	}
-	text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	wrapped = owner_wrap(obj, &a->wrapped);
+	text = json_dumps(wrapped ? wrapped : obj,
+			  JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(wrapped);
 	if (text == NULL) {
 		a->skipped = cpl_xstrdup("the object cannot be written out");
 		goto out;
@@ -295,8 +368,12 @@ cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 		cpl_engine_add_error(a->e, err);
 		cpl_error_clear(err);
 	}
-	cpl_engine_add_buffer(a->e, ADMIT_PATH, text, tlen, true);
+	cpl_engine_add_buffer(a->e, CPL_ADMIT_PATH, text, tlen, true);
 	cpl_engine_run(a->e);
+	a->object = json_incref(obj);
+	a->text = text;
+	a->tlen = tlen;
+	text = NULL;
 out:
 	if (rc < 0)
 		cpl_admit_clear(a);
@@ -315,5 +392,8 @@ cpl_admit_clear(struct cpl_admit *a)
 	free(a->what);
 	free(a->skipped);
 	cpl_engine_free(a->e);
+	json_decref(a->object);
+	free(a->text);
+	free(a->wrapped);
 	memset(a, 0, sizeof(*a));
 }

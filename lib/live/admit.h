@@ -16,7 +16,10 @@
  * repository has the code).
  *
  * Ownership: struct cpl_admit owns its strings and engine; free with
- * cpl_admit_clear().
+ * cpl_admit_clear().  A Pod whose controller is a Kubeflow job
+ * (PyTorchJob, TFJob ...) is judged inside an object of that kind with
+ * the Pod's replica type and its PET_NPROC_PER_NODE as nprocPerNode, so
+ * its ranks and training container are its owner's, as in live mode.
  */
 #ifndef CPL_ADMIT_H
 #define CPL_ADMIT_H
@@ -28,6 +31,12 @@
 #include "util.h"
 
 #define CPL_ADMIT_MAX_OBJECT ((size_t)3 << 20)
+/*
+ * Where the object's text is judged: a path below a directory that does
+ * not exist, deep enough that the linker's climb (the file's directory
+ * and 4 parents) stays inside it.  Findings on the object name it.
+ */
+#define CPL_ADMIT_PATH "/<admission-review>/o/b/j/e/c/t.json"
 /* The most containers (of all its Pod templates) an object judged may
  * have: the linting of one Pod template grows faster than linearly with
  * its containers (400 take seconds), and real ones have a handful. */
@@ -40,6 +49,16 @@ struct cpl_admit {
 	char *what;		/* "PyTorchJob ml/resnet", for messages */
 	struct cpl_engine *e;	/* the findings; NULL when not judged */
 	char *skipped;		/* why it was not judged, or NULL */
+	/* For /mutate (live/mutate.h), set when e is: */
+	struct json_t *object;	/* request.object as sent; a reference */
+	char *text;		/* the JSON text judged at CPL_ADMIT_PATH */
+	size_t tlen;
+	/* A Pod an operator made (its controller a PyTorchJob ...) is
+	 * judged inside an object of its owner's kind, as live mode judges
+	 * it with its owner's ranks: the JSON pointer of its Pod spec in
+	 * text ("/spec/pytorchReplicaSpecs/Worker/template/spec"), which is
+	 * "/spec" in object; NULL when text is the object itself. */
+	char *wrapped;
 };
 
 /*

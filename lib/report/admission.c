@@ -58,6 +58,41 @@ cpl_report_admission_clip(const char *text, size_t max)
 	return cpl_buf_detach(&b);
 }
 
+char *
+cpl_report_base64(const char *text, size_t len)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = (const unsigned char *)text;
+	struct cpl_buf b;
+	unsigned long v;
+	size_t i;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, "");
+	for (i = 0; i + 2 < len; i += 3) {
+		v = (unsigned long)s[i] << 16 | (unsigned long)s[i + 1] << 8 |
+		    s[i + 2];
+		cpl_buf_addc(&b, abc[v >> 18 & 63]);
+		cpl_buf_addc(&b, abc[v >> 12 & 63]);
+		cpl_buf_addc(&b, abc[v >> 6 & 63]);
+		cpl_buf_addc(&b, abc[v & 63]);
+	}
+	if (len - i == 1) {
+		v = (unsigned long)s[i] << 16;
+		cpl_buf_addc(&b, abc[v >> 18 & 63]);
+		cpl_buf_addc(&b, abc[v >> 12 & 63]);
+		cpl_buf_adds(&b, "==");
+	} else if (len - i == 2) {
+		v = (unsigned long)s[i] << 16 | (unsigned long)s[i + 1] << 8;
+		cpl_buf_addc(&b, abc[v >> 18 & 63]);
+		cpl_buf_addc(&b, abc[v >> 12 & 63]);
+		cpl_buf_addc(&b, abc[v >> 6 & 63]);
+		cpl_buf_addc(&b, '=');
+	}
+	return cpl_buf_detach(&b);
+}
+
 /* The findings to say, worst first (stable within a severity). */
 static const struct cpl_finding **
 ordered(const struct cpl_admission *a, size_t *n)
@@ -117,6 +152,8 @@ cpl_report_admission(const struct cpl_admission *a, bool *denied,
 	char *text, *out;
 
 	v = ordered(a, &n);
+	if (a->mutate_note)
+		add_warning(w, a->mutate_note, &left);
 	if (a->skipped) {
 		text = cpl_xasprintf("kubectl-cpulint: not judged: %s",
 				     a->skipped);
@@ -176,6 +213,13 @@ cpl_report_admission(const struct cpl_admission *a, bool *denied,
 	}
 	if (json_array_size(w) > 0)
 		json_object_set(resp, "warnings", w);
+	if (a->patch && !*denied) {
+		char *b64 = cpl_report_base64(a->patch, strlen(a->patch));
+
+		json_object_set_new(resp, "patchType", json_string("JSONPatch"));
+		json_object_set_new(resp, "patch", json_string(b64));
+		free(b64);
+	}
 	root = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1",
 			 "kind", "AdmissionReview", "response", resp);
 	out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);

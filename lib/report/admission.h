@@ -39,6 +39,11 @@ struct cpl_admission {
 	size_t nerrors;
 	const char *skipped;		/* not judged, and why; or NULL */
 	enum cpl_severity deny_on;	/* CPL_SEV_OFF: never deny */
+	const char *patch;		/* /mutate: a JSONPatch (JSON array
+					 * text) sent base64 as the API server
+					 * wants it, or NULL */
+	const char *mutate_note;	/* /mutate: said as a first warning
+					 * (not mutated, and why), or NULL */
 };
 
 /*
@@ -51,6 +56,9 @@ char *cpl_report_admission(const struct cpl_admission *a, bool *denied,
 /* A warning cut to at most max runes of UTF-8 (a "…" ends a cut one),
  * escaped; caller frees.  For tests. */
 char *cpl_report_admission_clip(const char *text, size_t max);
+
+/* text (len bytes) in standard base64 with padding; caller frees. */
+char *cpl_report_base64(const char *text, size_t len);
 
 /* The runes of a UTF-8 text (a stray byte counts as one). */
 size_t cpl_report_runes(const char *s);

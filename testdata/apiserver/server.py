@@ -51,6 +51,9 @@ import urllib.parse
 import urllib.request
 import uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import admission  # noqa: E402  (beside this file)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (group, version, plural, kind, namespaced, shortNames, verbs, categories)
@@ -88,6 +91,11 @@ RESOURCES = [
      "TrainingRuntime", True, [], RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
      "ClusterTrainingRuntime", False, [], RW_VERBS, []),
+    # Applied webhook configurations are called (admission.py).
+    ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+     "MutatingWebhookConfiguration", False, [], RW_VERBS, []),
+    ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+     "ValidatingWebhookConfiguration", False, [], RW_VERBS, []),
 ]
 SUBRESOURCES = {
     ("", "v1"): [("pods/log", "Pod", True, ["get"]),
@@ -713,6 +721,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.write("delete")
 
     def do_PATCH(self):
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0]
+        if ctype.strip() in admission.PATCH_TYPES:
+            self.write("update", patch=ctype.strip())
+            return
         self.auth_kind, self.user = "none", None
         self.authenticate()
         self.read_body()
@@ -728,7 +740,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n > 0 else b""
 
-    def write(self, verb):
+    def write(self, verb, patch=None):
         """POST (create), PUT (replace) and DELETE of one object, with
         the validating webhook called on create and update, its warnings
         sent back in Warning headers, and its denial as the API server
@@ -774,6 +786,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
             self.send(200, obj)
             return
+        if patch is not None:       # PATCH: the stored object, patched
+            with Config.store_lock:
+                cur = Config.store.objects.get(key, {}).get(
+                    (ns or "", rest[1]))
+            if cur is None:
+                self.send_not_found(group, plural, rest[1])
+                return
+            try:
+                body = json.dumps(admission.patch_object(
+                    cur, patch, json.loads(body))).encode()
+            except (ValueError, KeyError, TypeError) as e:
+                self.send(422, status_body(422, "Invalid",
+                                           "the patch does not apply: %s"
+                                           % e))
+                return
         try:
             obj = json.loads(body)
             if not isinstance(obj, dict):
@@ -815,13 +842,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_not_found(group, plural, name)
             return
         dry = "All" in urllib.parse.parse_qs(url.query).get("dryRun", [])
+        obj, chain_warnings, refusal = self.run_chain(
+            (group, version, plural, kind, info[4], ns, name,
+             "CREATE" if verb == "create" else "UPDATE"), obj, old, dry)
+        if refusal is not None:
+            code, msg = refusal
+            headers = [("Warning", warning_header(w).encode().decode(
+                "latin-1")) for w in recorded_warnings(chain_warnings)]
+            self.send(code, status_body(code, {403: "Forbidden"}.get(
+                code, "InternalError"), msg), headers=headers)
+            return
+        meta = obj["metadata"]
         warnings, refusal = self.call_webhook(
             group, version, plural, kind, ns, name,
             "CREATE" if verb == "create" else "UPDATE", obj, old, dry)
         # Go sends a header's UTF-8 bytes as they are; http.server
         # encodes headers as Latin-1, so the bytes go through that way.
         headers = [("Warning", warning_header(w).encode().decode("latin-1"))
-                   for w in recorded_warnings(warnings)]
+                   for w in recorded_warnings(chain_warnings + warnings)]
         if refusal is not None:
             code, msg = refusal
             self.send(code, status_body(code, {403: "Forbidden"}.get(
@@ -853,6 +891,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
             details["group"] = group
         self.send(404, status_body(404, "NotFound", '%s "%s" not found'
                                    % (qual, name), details))
+
+    def run_chain(self, info, obj, old, dry):
+        """The webhook configurations applied to this server, called as
+        the API server's admission chain calls them (admission.py).
+        Returns (object, warnings, refusal)."""
+        with Config.store_lock:
+            objs = Config.store.objects
+            configs = {
+                "mutating": list(objs.get((
+                    "admissionregistration.k8s.io", "v1",
+                    "mutatingwebhookconfigurations"), {}).values()),
+                "validating": list(objs.get((
+                    "admissionregistration.k8s.io", "v1",
+                    "validatingwebhookconfigurations"), {}).values())}
+            namespaces = {
+                k[1]: (v.get("metadata") or {}).get("labels") or {}
+                for k, v in objs.get(("", "v1", "namespaces"), {}).items()}
+        if not configs["mutating"] and not configs["validating"]:
+            return obj, [], None
+
+        def log(event):
+            event["time"] = round(time.time() - Config.started, 3)
+            with Config.log_lock:
+                Config.log.write(json.dumps(event) + "\n")
+                Config.log.flush()
+        try:
+            obj, warnings = admission.run_chain(
+                configs, namespaces, info, obj, old, self.user, dry, log)
+        except admission.Refusal as r:
+            return obj, [], (r.code, r.message)
+        return obj, warnings, None
 
     def call_webhook(self, group, version, plural, kind, ns, name, op, obj,
                      old, dry):
