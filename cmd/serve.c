@@ -1,7 +1,9 @@
 /*
  * serve.c — `kubectl-cpulint serve`: the admission webhook (/validate),
  * the audit's /metrics, /healthz and /readyz on one HTTPS port
- * (lib/http/httpd.h), the audit loop (lib/live/audit.h) unless --no-audit.
+ * (lib/http/httpd.h), the audit loop (lib/live/audit.h) unless --no-audit;
+ * with --leader-elect, in the replica that holds the Lease only
+ * (lib/live/lease.h).
  * The main thread only waits for signals: SIGTERM or SIGINT stop it
  * gracefully (not ready, no new connections, the requests under way
  * answered, at most 10 s), and every second (or on SIGHUP) the
@@ -23,6 +25,7 @@
 #include "kube/curlso.h"
 #include "live/admit.h"
 #include "live/audit.h"
+#include "live/lease.h"
 #include "report/admission.h"
 #include "report/metrics.h"
 #include "run/engine.h"
@@ -32,7 +35,10 @@
 
 struct serve {
 	const struct options *o;
-	struct cpl_audit *audit;	/* NULL with --no-audit */
+	struct cpl_audit *audit;	/* NULL with --no-audit or
+					 * --leader-elect */
+	struct cpl_leader *leader;	/* --leader-elect: runs the audit
+					 * while it holds the Lease */
 	atomic_bool ready;
 	atomic_ulong allowed, denied, invalid;
 };
@@ -141,6 +147,12 @@ render(void *ctx, const struct cpl_audit_snapshot *snap)
 	struct cpl_budget_entry *bs = NULL;
 
 	m.audit = sc->s->audit != NULL;
+	if (sc->s->leader) {
+		/* Audit series from the Lease's holder alone. */
+		m.audit = m.leader = snap != NULL;
+		m.identity = cpl_leader_identity(sc->s->leader);
+		m.lease = cpl_leader_lease(sc->s->leader);
+	}
 	if (snap) {
 		gather(&m, &fs, &bs, snap);
 		m.up = snap->ok;
@@ -166,7 +178,9 @@ metrics(struct serve *s, struct cpl_http_answer *ans)
 {
 	struct scrape sc = { s, NULL };
 
-	if (s->audit)
+	if (s->leader)
+		cpl_leader_with(s->leader, render, &sc);
+	else if (s->audit)
 		cpl_audit_with(s->audit, render, &sc);
 	else
 		render(&sc, NULL);
@@ -292,8 +306,15 @@ cpl_cli_serve(struct options *o)
 		if (ao.live.kube.namespace == NULL)
 			ao.live.all_namespaces = true;
 		ao.interval_s = o->audit_interval;
-		if (cpl_audit_start(&s.audit, &ao, &err) < 0)
+		if (o->leader_elect) {
+			struct cpl_lease_opts lo = { 0 };
+
+			lo.duration_s = o->lease_duration;
+			if (cpl_leader_start(&s.leader, &lo, &ao, &err) < 0)
+				goto fail;
+		} else if (cpl_audit_start(&s.audit, &ao, &err) < 0) {
 			goto fail;
+		}
 	}
 	ho.listen = o->listen ? o->listen : "0.0.0.0:8443";
 	ho.cert_file = o->tls_cert;
@@ -304,14 +325,21 @@ cpl_cli_serve(struct options *o)
 		goto fail;
 	cpl_cli_say("kubectl-cpulint serve: listening on port %u (/validate, "
 		    "/metrics, /healthz, /readyz)%s", cpl_httpd_port(h),
+		    s.leader ? "; audit while holding the Lease" :
 		    s.audit ? "" : "; audit off (--no-audit)");
+	if (s.leader)
+		cpl_cli_say("kubectl-cpulint serve: leader election on Lease "
+			    "%s as %s", cpl_leader_lease(s.leader),
+			    cpl_leader_identity(s.leader));
 	wait_loop(h, &set);
 	atomic_store(&s.ready, false);
 	cpl_httpd_stop(h, GRACE_MS);
 	cpl_audit_stop(s.audit);
+	cpl_leader_stop(s.leader);
 	return EXIT_CLEAN;
 fail:
 	say_error(&err);
 	cpl_audit_stop(s.audit);
+	cpl_leader_stop(s.leader);
 	return status;
 }

@@ -88,6 +88,32 @@ RESOURCES = [
      "TrainingRuntime", True, [], RW_VERBS, []),
     ("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
      "ClusterTrainingRuntime", False, [], RW_VERBS, []),
+    # serve's leader election, and what docs/serve.md installs (deploy/)
+    ("coordination.k8s.io", "v1", "leases", "Lease", True, [], RW_VERBS,
+     []),
+    ("", "v1", "serviceaccounts", "ServiceAccount", True, ["sa"], RW_VERBS,
+     []),
+    ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True,
+     ["pdb"], RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "roles", "Role", True, [],
+     RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True,
+     [], RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
+     False, [], RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+     "ClusterRoleBinding", False, [], RW_VERBS, []),
+    ("admissionregistration.k8s.io", "v1",
+     "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
+     False, [], RW_VERBS, ["api-extensions"]),
+    ("cert-manager.io", "v1", "issuers", "Issuer", True, [], RW_VERBS,
+     ["cert-manager"]),
+    ("cert-manager.io", "v1", "certificates", "Certificate", True,
+     ["cert", "certs"], RW_VERBS, ["cert-manager"]),
+    ("monitoring.coreos.com", "v1", "servicemonitors", "ServiceMonitor",
+     True, ["smon"], RW_VERBS, []),
+    ("monitoring.coreos.com", "v1", "prometheusrules", "PrometheusRule",
+     True, ["promrule"], RW_VERBS, []),
 ]
 SUBRESOURCES = {
     ("", "v1"): [("pods/log", "Pod", True, ["get"]),
@@ -98,7 +124,9 @@ SUBRESOURCES = {
     ("apps", "v1"): [("deployments/scale", "Scale", True,
                       ["get", "patch", "update"])],
 }
-BUILTIN_GROUPS = {"", "apps", "batch"}
+BUILTIN_GROUPS = {"", "apps", "batch", "coordination.k8s.io", "policy",
+                  "rbac.authorization.k8s.io",
+                  "admissionregistration.k8s.io"}
 KIND_INDEX = {(g, v, k): (g, v, r, k, ns)
               for g, v, r, k, ns, _, _, _ in RESOURCES}
 RES_INDEX = {(g, v, r): (g, v, r, k, ns)
@@ -711,16 +739,38 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.write("delete")
 
     def do_PATCH(self):
-        self.auth_kind, self.user = "none", None
-        self.authenticate()
-        self.read_body()
-        self.send(405, status_body(405, "MethodNotAllowed",
-                                   "the fake API server does not patch: "
-                                   "create (kubectl apply of a new "
-                                   "object, kubectl create), replace "
-                                   "and delete"))
+        """A JSON merge patch (RFC 7386), which is what kubectl label and
+        annotate send (merge-patch+json, or strategic-merge-patch+json
+        for built-in kinds, the same for the maps they change); other
+        patch types (apply, json-patch) get 415."""
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0]
+        if ctype not in ("application/merge-patch+json",
+                         "application/strategic-merge-patch+json"):
+            self.auth_kind, self.user = "none", None
+            self.authenticate()
+            self.read_body()
+            self.send(415, status_body(415, "UnsupportedMediaType",
+                                       "the fake API server patches with "
+                                       "merge patches only, not %s" %
+                                       ctype))
+            return
+        self.write("patch")
 
     # -- writes --
+
+    @staticmethod
+    def merge_patch(target, patch):
+        """RFC 7386: null removes, objects merge, anything else
+        replaces."""
+        if not isinstance(patch, dict):
+            return patch
+        out = dict(target) if isinstance(target, dict) else {}
+        for k, v in patch.items():
+            if v is None:
+                out.pop(k, None)
+            else:
+                out[k] = Handler.merge_patch(out.get(k), v)
+        return out
 
     def read_body(self):
         n = int(self.headers.get("Content-Length") or 0)
@@ -780,6 +830,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(400, status_body(400, "BadRequest",
                                        "the body is not JSON: %s" % e))
             return
+        if verb == "patch":
+            with Config.store_lock:
+                old = Config.store.objects.get(key, {}).get(
+                    (ns or "", rest[1]))
+                old = json.loads(json.dumps(old)) if old else None
+            if old is None:
+                self.send_not_found(group, plural, rest[1])
+                return
+            obj = self.merge_patch(old, obj)
+            obj.setdefault("metadata", {})["resourceVersion"] = \
+                old["metadata"].get("resourceVersion")
+            verb = "update"
         if obj.get("kind") != kind or obj.get("apiVersion") != \
                 gv_string(group, version):
             self.send(400, status_body(400, "BadRequest",
@@ -825,23 +887,50 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(code, status_body(code, {403: "Forbidden"}.get(
                 code, "BadRequest"), msg), headers=headers)
             return
+        conflict = None
         with Config.store_lock:
-            Config.store.rv += 1
-            if old is not None:
-                meta["uid"] = old["metadata"].get("uid")
-                meta["creationTimestamp"] = old["metadata"].get(
-                    "creationTimestamp")
+            # Optimistic concurrency: an update that names a
+            # resourceVersion other than the stored one is refused, in
+            # the same lock as the write, so of two writers from one
+            # version exactly one wins.
+            now = Config.store.objects.get(key, {}).get((ns or "", name))
+            want = meta.get("resourceVersion")
+            if verb == "update" and want and now is not None and \
+                    want != now["metadata"].get("resourceVersion"):
+                qual = plural if not group else plural + "." + group
+                conflict = status_body(
+                    409, "Conflict", 'Operation cannot be fulfilled on '
+                    '%s "%s": the object has been modified; please apply '
+                    'your changes to the latest version and try again' %
+                    (qual, name), {"name": name, "group": group,
+                                   "kind": plural})
+            elif verb == "create" and now is not None:
+                qual = plural if not group else plural + "." + group
+                conflict = status_body(409, "AlreadyExists",
+                                       '%s "%s" already exists' %
+                                       (qual, name),
+                                       {"name": name, "kind": plural})
             else:
-                meta["uid"] = str(uuid.uuid4())
-                meta["creationTimestamp"] = time.strftime(
-                    "%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            meta["resourceVersion"] = str(Config.store.rv)
-            meta["generation"] = (old or {}).get("metadata", {}).get(
-                "generation", 0) + 1
-            if not dry:
-                Config.store.objects.setdefault(key, {})[
-                    (ns or "", name)] = obj
-                add_event(key, "ADDED" if old is None else "MODIFIED", obj)
+                Config.store.rv += 1
+                if old is not None:
+                    meta["uid"] = old["metadata"].get("uid")
+                    meta["creationTimestamp"] = old["metadata"].get(
+                        "creationTimestamp")
+                else:
+                    meta["uid"] = str(uuid.uuid4())
+                    meta["creationTimestamp"] = time.strftime(
+                        "%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                meta["resourceVersion"] = str(Config.store.rv)
+                meta["generation"] = (old or {}).get("metadata", {}).get(
+                    "generation", 0) + 1
+                if not dry:
+                    Config.store.objects.setdefault(key, {})[
+                        (ns or "", name)] = obj
+                    add_event(key, "ADDED" if old is None else "MODIFIED",
+                              obj)
+        if conflict is not None:
+            self.send(409, conflict)
+            return
         self.send(201 if verb == "create" else 200, obj, headers=headers)
 
     def send_not_found(self, group, plural, name):
