@@ -233,15 +233,41 @@ say_error(struct cpl_error *err)
 	cpl_error_clear(err);
 }
 
+/* Says when this replica takes or loses the Lease, and why the Lease
+ * cannot be read or written (once per reason). */
+static void
+say_leader(struct cpl_leader *l, bool *held)
+{
+	char *why;
+	bool now;
+
+	if (l == NULL)
+		return;
+	now = cpl_leader_held(l);
+	if (now != *held)
+		cpl_cli_say("kubectl-cpulint serve: %s the Lease %s: %s",
+			    now ? "holds" : "no longer holds",
+			    cpl_leader_lease(l),
+			    now ? "auditing" : "audit stopped");
+	*held = now;
+	why = cpl_leader_error(l);
+	if (why)
+		cpl_cli_say("kubectl-cpulint serve: error: leader election: "
+			    "%s", why);
+	free(why);
+}
+
 /* Waits for signals; reloads the pair every second and on SIGHUP. */
 static void
-wait_loop(struct cpl_httpd *h, const sigset_t *set)
+wait_loop(struct cpl_httpd *h, struct cpl_leader *l, const sigset_t *set)
 {
 	struct timespec tick = { 1, 0 };
 	struct cpl_error err = { 0 };
+	bool held = false;
 	int sig, rc;
 
 	for (;;) {
+		say_leader(l, &held);
 		sig = sigtimedwait(set, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
 			cpl_cli_say("kubectl-cpulint serve: %s: stopping "
@@ -331,7 +357,7 @@ cpl_cli_serve(struct options *o)
 		cpl_cli_say("kubectl-cpulint serve: leader election on Lease "
 			    "%s as %s", cpl_leader_lease(s.leader),
 			    cpl_leader_identity(s.leader));
-	wait_loop(h, &set);
+	wait_loop(h, s.leader, &set);
 	atomic_store(&s.ready, false);
 	cpl_httpd_stop(h, GRACE_MS);
 	cpl_audit_stop(s.audit);

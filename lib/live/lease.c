@@ -42,6 +42,9 @@ struct cpl_leader {
 	pthread_cond_t wake;
 	atomic_bool stopping;
 	struct cpl_audit *audit;	/* under lock; NULL: not the leader */
+	char *error;			/* under lock: the last failure's
+					 * message, NULL after a good round */
+	bool error_new;			/* under lock: not taken yet */
 	/* the elector thread's alone: */
 	char *seen;			/* the spec last read, compact JSON */
 	double seen_at;			/* monotonic s it last changed */
@@ -298,6 +301,26 @@ set_leading(struct cpl_leader *l, bool lead)
 	cpl_audit_stop(old);
 }
 
+/* Keeps err's message for cpl_leader_error when it is a new one; NULL:
+ * a round that worked. */
+static void
+note_error(struct cpl_leader *l, const struct cpl_error *err)
+{
+	const char *msg = err && err->message ? err->message : NULL;
+
+	pthread_mutex_lock(&l->lock);
+	if (msg == NULL) {
+		free(l->error);
+		l->error = NULL;
+		l->error_new = false;
+	} else if (l->error == NULL || strcmp(l->error, msg) != 0) {
+		free(l->error);
+		l->error = cpl_xstrdup(msg);
+		l->error_new = true;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* Sleeps s seconds or until stopped. */
 static void
 nap(struct cpl_leader *l, double s)
@@ -332,6 +355,8 @@ loop(void *arg)
 
 	while (!atomic_load(&l->stopping)) {
 		rc = try_acquire_or_renew(l, &err);
+		note_error(l, rc < 0 && !atomic_load(&l->stopping) ? &err
+								   : NULL);
 		cpl_error_clear(&err);
 		if (atomic_load(&l->stopping))
 			break;
@@ -432,6 +457,30 @@ cpl_leader_with(struct cpl_leader *l, cpl_audit_fn fn, void *ctx)
 	pthread_mutex_unlock(&l->lock);
 }
 
+bool
+cpl_leader_held(struct cpl_leader *l)
+{
+	bool held;
+
+	pthread_mutex_lock(&l->lock);
+	held = l->audit != NULL;
+	pthread_mutex_unlock(&l->lock);
+	return held;
+}
+
+char *
+cpl_leader_error(struct cpl_leader *l)
+{
+	char *msg = NULL;
+
+	pthread_mutex_lock(&l->lock);
+	if (l->error_new && l->error)
+		msg = cpl_xstrdup(l->error);
+	l->error_new = false;
+	pthread_mutex_unlock(&l->lock);
+	return msg;
+}
+
 const char *
 cpl_leader_identity(const struct cpl_leader *l)
 {
@@ -458,6 +507,7 @@ cpl_leader_stop(struct cpl_leader *l)
 	pthread_cond_destroy(&l->wake);
 	json_decref(l->stored);
 	free(l->seen);
+	free(l->error);
 	cpl_kubeclient_free(l->client);
 	cpl_kubeconfig_free(l->kc);
 	free(l->namespace);

@@ -59,6 +59,15 @@ int cpl_leader_start(struct cpl_leader **out, const struct cpl_lease_opts *lo,
  * not.
  */
 void cpl_leader_with(struct cpl_leader *l, cpl_audit_fn fn, void *ctx);
+/* Whether this replica holds the Lease (and so audits) now. */
+bool cpl_leader_held(struct cpl_leader *l);
+/*
+ * Why the Lease could not be read or written (RBAC, the server down ...),
+ * once per new reason: a message the caller frees, or NULL when nothing
+ * new went wrong since the last call (a reason is new again after a
+ * round that worked).
+ */
+char *cpl_leader_error(struct cpl_leader *l);
 /* This replica's holderIdentity; borrowed until cpl_leader_stop. */
 const char *cpl_leader_identity(const struct cpl_leader *l);
 /* The Lease, "namespace/name"; borrowed until cpl_leader_stop. */

@@ -135,6 +135,7 @@ until_metrics "B takes over" "$PB" 'cpulint_audit_leader{identity="cpulint-b",le
 # the duration and one retry period (2 s) of the kill.
 check "hand-over within ${DUR}s + 2s (took ${took}s)" [ "$(echo "$took <= $DUR + 2" | bc)" = 1 ]
 until_metrics "B audits" "$PB" 'owner="train-0",container="pytorch",rule="CPU401"'
+check "B said it took over" grep -q "serve: holds the Lease cpulint-system/kubectl-cpulint: auditing" "$tmp/cpulint-b.log"
 check "the Lease is B's" [ "$(holder)" = cpulint-b ]
 expect "one transition" 0 kubectl -n cpulint-system get lease kubectl-cpulint -o json
 has "one transition" '"leaseTransitions": 1'
@@ -155,4 +156,25 @@ wait "$A_PID"
 check "A stops on SIGTERM with 0" [ $? = 0 ]
 A_PID=
 check "released on stop" [ -z "$(holder)" ]
+
+# ---- RBAC without the Lease: no audit anywhere, the reason said once ----
+apiserver_stop
+apiserver_start --deny get:leases --deny get:nodes/proxy --timeout 60 || finish
+trap cleanup EXIT
+export KUBECONFIG=$APISERVER_DIR/kubeconfig
+: > "$tmp/cpulint-c.log"
+start cpulint-c "$PA"
+C_PID=$!
+A_PID=$C_PID	# cleanup stops it
+until_metrics "no Lease, no leader" "$PA" 'cpulint_audit_leader{identity="cpulint-c",lease="cpulint-system/kubectl-cpulint"} 0'
+sleep 3		# more than one retry period
+all=$(metrics "$PA")
+lacks "no Lease, no audit" "cpulint_audit_up"
+all=$(cat "$tmp/cpulint-c.log")
+has "the reason said" 'error: leader election: forbidden: cannot get leases.coordination.k8s.io "kubectl-cpulint" in namespace "cpulint-system"'
+check "said once" [ "$(grep -c 'leader election' "$tmp/cpulint-c.log")" = 2 ]
+kill -TERM "$C_PID"
+wait "$C_PID"
+check "C stops on SIGTERM with 0" [ $? = 0 ]
+A_PID=
 finish
