@@ -48,6 +48,9 @@ struct cpl_leader {
 	/* the elector thread's alone: */
 	char *seen;			/* the spec last read, compact JSON */
 	double seen_at;			/* monotonic s it last changed */
+	double asked_at;		/* monotonic s of the last read */
+	double wake_in;			/* s until another's hold lapses
+					 * (-1: not known) */
 	double renewed_at;		/* monotonic s of the last good write */
 	json_t *stored;			/* the Lease as last read or written */
 };
@@ -152,20 +155,35 @@ my_spec(const struct cpl_leader *l, const json_t *old, bool mine)
 	return spec;
 }
 
-/* Notes the spec read, and when it last changed. */
+/*
+ * Notes the spec read, and when it last changed on this replica's clock:
+ * between the read before (since) and now, where the record's renewTime
+ * puts it (so clocks that agree lose no time to polling, and a clock that
+ * lies can move it only within that interval).
+ */
 static void
-observe(struct cpl_leader *l, const json_t *spec)
+observe(struct cpl_leader *l, const json_t *spec, double since)
 {
 	char *text = json_dumps(spec ? spec : json_null(),
 				JSON_COMPACT | JSON_SORT_KEYS |
 				JSON_ENCODE_ANY);
+	double now = mono_s(), at = now, renew;
 
 	if (text == NULL)
 		abort();
 	if (l->seen == NULL || strcmp(l->seen, text) != 0) {
+		renew = parse_time(json_string_value(json_object_get(
+			spec, "renewTime")));
+		if (renew >= 0 && l->seen != NULL) {
+			at = now - (wall_s() - renew);
+			if (at < since)
+				at = since;
+			if (at > now)
+				at = now;
+		}
 		free(l->seen);
 		l->seen = text;
-		l->seen_at = mono_s();
+		l->seen_at = at;
 	} else {
 		free(text);
 	}
@@ -190,7 +208,7 @@ create(struct cpl_leader *l, struct cpl_error *err)
 	if (rc == 0) {
 		json_decref(l->stored);
 		l->stored = out;
-		observe(l, json_object_get(out, "spec"));
+		observe(l, json_object_get(out, "spec"), mono_s());
 	}
 	return rc;
 }
@@ -206,10 +224,12 @@ try_acquire_or_renew(struct cpl_leader *l, struct cpl_error *err)
 	struct cpl_kube_ref r = lease_ref(l, true);
 	json_t *obj = NULL, *out = NULL, *spec, *copy = NULL;
 	const char *holder;
-	double dur, renew;
+	double dur, renew, since = l->asked_at, left;
 	bool mine;
 	int rc;
 
+	l->wake_in = -1;
+	l->asked_at = mono_s();
 	rc = cpl_kubeclient_get(&obj, NULL, l->client, &r, err);
 	if (rc == CPL_KUBE_NOT_FOUND) {
 		cpl_error_clear(err);
@@ -219,7 +239,7 @@ try_acquire_or_renew(struct cpl_leader *l, struct cpl_error *err)
 	if (rc < 0)
 		return rc;
 	spec = json_object_get(obj, "spec");
-	observe(l, spec);
+	observe(l, spec, since);
 	holder = json_string_value(json_object_get(spec, "holderIdentity"));
 	mine = holder && strcmp(holder, l->identity) == 0;
 	if (holder && *holder && !mine) {
@@ -230,8 +250,11 @@ try_acquire_or_renew(struct cpl_leader *l, struct cpl_error *err)
 		if (dur <= 0)
 			dur = l->duration_s;
 		/* Held until both clocks say it has lapsed. */
-		if (l->seen_at + dur > mono_s() ||
-		    (renew >= 0 && renew + dur > wall_s())) {
+		left = l->seen_at + dur - mono_s();
+		if (renew >= 0 && renew + dur - wall_s() > left)
+			left = renew + dur - wall_s();
+		if (left > 0) {
+			l->wake_in = left;
 			json_decref(obj);
 			return 0;
 		}
@@ -251,7 +274,7 @@ try_acquire_or_renew(struct cpl_leader *l, struct cpl_error *err)
 		return rc;
 	json_decref(l->stored);
 	l->stored = out;
-	observe(l, json_object_get(out, "spec"));
+	observe(l, json_object_get(out, "spec"), mono_s());
 	return 1;
 }
 
@@ -283,8 +306,9 @@ out:
 	json_decref(copy);
 }
 
-/* Starts (lead true) or stops this replica's audit. */
-static void
+/* Starts (lead true) or stops this replica's audit; whether it runs
+ * after. */
+static bool
 set_leading(struct cpl_leader *l, bool lead)
 {
 	struct cpl_audit *a = NULL, *old = NULL;
@@ -292,13 +316,14 @@ set_leading(struct cpl_leader *l, bool lead)
 
 	if (lead && cpl_audit_start(&a, &l->ao, &err) < 0) {
 		cpl_error_clear(&err);	/* a thread: tried next round */
-		return;
+		return false;
 	}
 	pthread_mutex_lock(&l->lock);
 	old = l->audit;
 	l->audit = a;
 	pthread_mutex_unlock(&l->lock);
 	cpl_audit_stop(old);
+	return a != NULL;
 }
 
 /* Keeps err's message for cpl_leader_error when it is a new one; NULL:
@@ -363,18 +388,22 @@ loop(void *arg)
 		if (rc == 1) {
 			l->renewed_at = mono_s();
 			if (!leading)
-				set_leading(l, true);
-			leading = true;
+				leading = set_leading(l, true);
 		} else if (leading && (rc == 0 ||
 			   mono_s() - l->renewed_at >= deadline)) {
 			/* Taken over, or not renewed in time. */
-			set_leading(l, false);
-			leading = false;
+			leading = set_leading(l, false);
 		}
-		nap(l, leading && rc == 1 ? renew_every : retry);
+		/* A follower also tries the moment another's hold lapses. */
+		if (leading && rc == 1)
+			nap(l, renew_every);
+		else if (l->wake_in >= 0 && l->wake_in + 0.05 < retry)
+			nap(l, l->wake_in + 0.05);
+		else
+			nap(l, retry);
 	}
 	if (leading) {
-		set_leading(l, false);
+		(void)set_leading(l, false);
 		release(l);
 	}
 	return NULL;

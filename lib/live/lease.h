@@ -10,13 +10,16 @@
  *     holds it;
  *   - takes it over when the holder is empty (released) or the holder
  *     has not renewed it for leaseDurationSeconds: both by the record's
- *     renewTime on the wall clock and by the time this replica last saw
- *     the record change on its own monotonic clock (client-go's guard
- *     against skewed clocks), acquireTime now and leaseTransitions + 1;
+ *     renewTime on the wall clock and by when this replica saw the
+ *     record change on its own monotonic clock (client-go's guard
+ *     against skewed clocks; the change is placed by renewTime within
+ *     the interval between the two reads that bracket it, so agreeing
+ *     clocks lose no time to polling), acquireTime now and
+ *     leaseTransitions + 1;
  *   - writes with the resourceVersion it read, so of two replicas that
  *     try at once one gets 409 Conflict and reads again;
  *   - tries again every retry period (min(2 s, duration / 3)) while
- *     another holds it.
+ *     another holds it, and at the moment its hold lapses.
  * A holder that cannot renew for two thirds of the duration (client-go's
  * renewDeadline) stops its audit before anyone may take over; on stop it
  * releases the Lease (holderIdentity empty, client-go's
