@@ -43,6 +43,7 @@ enum cli_opt {
 	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
 	OPT_KEEP_FIX, OPT_KEEP_DIFF, OPT_HELM_VALUES, OPT_HELM_SET, OPT_PLOT,
 	OPT_MUTATE, OPT_MUTATE_DRY_RUN,
+	OPT_LEADER_ELECT, OPT_LEASE_DURATION,
 };
 
 /* What a flag's value is: how completion offers it. */
@@ -153,6 +154,9 @@ struct options {
 				 * annotates */
 	bool node_proxy;	/* --node-proxy: the audit reads cAdvisor */
 	double audit_interval;	/* --audit-interval seconds; 0: 60 */
+	bool leader_elect;	/* --leader-elect: audit in the Lease's
+				 * holder only (live/lease.h) */
+	double lease_duration;	/* --leader-elect-lease-duration s; 0: 15 */
 };
 
 /* Where the report goes (output.c): stdout or --output-file. */

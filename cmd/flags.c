@@ -114,6 +114,12 @@ static const struct cli_flag flags[] = {
 	  "(nodes/proxy, which also allows exec: deploy/\n"
 	  "rbac-node-proxy.yaml); default: --prometheus or\n"
 	  "nothing" },
+	{ OPT_LEADER_ELECT, 0, "leader-elect", NULL, CLI_NONE, NULL,
+	  "serve: audit only in the replica that holds the\n"
+	  "Lease kubectl-cpulint (replicas > 1)" },
+	{ OPT_LEASE_DURATION, 0, "leader-elect-lease-duration", "DURATION",
+	  CLI_TEXT, NULL,
+	  "serve: the Lease's duration (default 15s)" },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
 	  "the format: text (default), json, sarif\n"
 	  "(code scanning), github (annotations), junit,\n"

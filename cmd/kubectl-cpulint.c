@@ -431,6 +431,22 @@ parse_flags(struct options *o, int argc, char **argv,
 			}
 			o->serve_flags = true;
 			break;
+		case OPT_LEADER_ELECT:
+			o->leader_elect = true;
+			o->serve_flags = true;
+			break;
+		case OPT_LEASE_DURATION:
+			if (cpl_live_parse_duration(&o->lease_duration,
+						    optarg) < 0 ||
+			    o->lease_duration < 3) {
+				cpl_cli_say("kubectl-cpulint: --leader-elect-"
+					    "lease-duration takes a duration "
+					    "of 3s or more, not \"%s\"", optarg);
+				act = DONE;
+				goto out;
+			}
+			o->serve_flags = true;
+			break;
 		case OPT_IGNORE_UNKNOWN:
 			o->ignore_unknown = true;
 			break;
@@ -667,8 +683,8 @@ main(int argc, char **argv)
 	if (o.serve_flags) {
 		cpl_cli_say("kubectl-cpulint: --listen, --tls-cert-file, "
 			    "--tls-private-key-file, --deny-on, --mutate, "
-			    "--mutate-dry-run, --no-audit, "
-			    "--audit-interval and --node-proxy go with serve "
+			    "--mutate-dry-run, --no-audit, --audit-interval, "
+			    "--node-proxy and --leader-elect go with serve "
 			    "(kubectl-cpulint serve ...)");
 		goto out;
 	}

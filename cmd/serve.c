@@ -2,7 +2,9 @@
  * serve.c — `kubectl-cpulint serve`: the admission webhooks (/validate;
  * /mutate with --mutate, live/mutate.h),
  * the audit's /metrics, /healthz and /readyz on one HTTPS port
- * (lib/http/httpd.h), the audit loop (lib/live/audit.h) unless --no-audit.
+ * (lib/http/httpd.h), the audit loop (lib/live/audit.h) unless --no-audit;
+ * with --leader-elect, in the replica that holds the Lease only
+ * (lib/live/lease.h).
  * The main thread only waits for signals: SIGTERM or SIGINT stop it
  * gracefully (not ready, no new connections, the requests under way
  * answered, at most 10 s), and every second (or on SIGHUP) the
@@ -25,6 +27,7 @@
 #include "live/admit.h"
 #include "live/audit.h"
 #include "live/mutate.h"
+#include "live/lease.h"
 #include "report/admission.h"
 #include "report/metrics.h"
 #include "run/engine.h"
@@ -34,7 +37,10 @@
 
 struct serve {
 	const struct options *o;
-	struct cpl_audit *audit;	/* NULL with --no-audit */
+	struct cpl_audit *audit;	/* NULL with --no-audit or
+					 * --leader-elect */
+	struct cpl_leader *leader;	/* --leader-elect: runs the audit
+					 * while it holds the Lease */
 	atomic_bool ready;
 	atomic_ulong allowed, denied, invalid;
 };
@@ -163,6 +169,12 @@ render(void *ctx, const struct cpl_audit_snapshot *snap)
 	struct cpl_budget_entry *bs = NULL;
 
 	m.audit = sc->s->audit != NULL;
+	if (sc->s->leader) {
+		/* Audit series from the Lease's holder alone. */
+		m.audit = m.leader = snap != NULL;
+		m.identity = cpl_leader_identity(sc->s->leader);
+		m.lease = cpl_leader_lease(sc->s->leader);
+	}
 	if (snap) {
 		gather(&m, &fs, &bs, snap);
 		m.up = snap->ok;
@@ -188,7 +200,9 @@ metrics(struct serve *s, struct cpl_http_answer *ans)
 {
 	struct scrape sc = { s, NULL };
 
-	if (s->audit)
+	if (s->leader)
+		cpl_leader_with(s->leader, render, &sc);
+	else if (s->audit)
 		cpl_audit_with(s->audit, render, &sc);
 	else
 		render(&sc, NULL);
@@ -246,15 +260,41 @@ say_error(struct cpl_error *err)
 	cpl_error_clear(err);
 }
 
+/* Says when this replica takes or loses the Lease, and why the Lease
+ * cannot be read or written (once per reason). */
+static void
+say_leader(struct cpl_leader *l, bool *held)
+{
+	char *why;
+	bool now;
+
+	if (l == NULL)
+		return;
+	now = cpl_leader_held(l);
+	if (now != *held)
+		cpl_cli_say("kubectl-cpulint serve: %s the Lease %s: %s",
+			    now ? "holds" : "no longer holds",
+			    cpl_leader_lease(l),
+			    now ? "auditing" : "audit stopped");
+	*held = now;
+	why = cpl_leader_error(l);
+	if (why)
+		cpl_cli_say("kubectl-cpulint serve: error: leader election: "
+			    "%s", why);
+	free(why);
+}
+
 /* Waits for signals; reloads the pair every second and on SIGHUP. */
 static void
-wait_loop(struct cpl_httpd *h, const sigset_t *set)
+wait_loop(struct cpl_httpd *h, struct cpl_leader *l, const sigset_t *set)
 {
 	struct timespec tick = { 1, 0 };
 	struct cpl_error err = { 0 };
+	bool held = false;
 	int sig, rc;
 
 	for (;;) {
+		say_leader(l, &held);
 		sig = sigtimedwait(set, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
 			cpl_cli_say("kubectl-cpulint serve: %s: stopping "
@@ -319,8 +359,15 @@ cpl_cli_serve(struct options *o)
 		if (ao.live.kube.namespace == NULL)
 			ao.live.all_namespaces = true;
 		ao.interval_s = o->audit_interval;
-		if (cpl_audit_start(&s.audit, &ao, &err) < 0)
+		if (o->leader_elect) {
+			struct cpl_lease_opts lo = { 0 };
+
+			lo.duration_s = o->lease_duration;
+			if (cpl_leader_start(&s.leader, &lo, &ao, &err) < 0)
+				goto fail;
+		} else if (cpl_audit_start(&s.audit, &ao, &err) < 0) {
 			goto fail;
+		}
 	}
 	ho.listen = o->listen ? o->listen : "0.0.0.0:8443";
 	ho.cert_file = o->tls_cert;
@@ -333,14 +380,21 @@ cpl_cli_serve(struct options *o)
 		    "%s/metrics, /healthz, /readyz)%s", cpl_httpd_port(h),
 		    !o->mutate ? "" : o->mutate_dry_run ?
 		    "/mutate (dry run), " : "/mutate, ",
+		    s.leader ? "; audit while holding the Lease" :
 		    s.audit ? "" : "; audit off (--no-audit)");
-	wait_loop(h, &set);
+	if (s.leader)
+		cpl_cli_say("kubectl-cpulint serve: leader election on Lease "
+			    "%s as %s", cpl_leader_lease(s.leader),
+			    cpl_leader_identity(s.leader));
+	wait_loop(h, s.leader, &set);
 	atomic_store(&s.ready, false);
 	cpl_httpd_stop(h, GRACE_MS);
 	cpl_audit_stop(s.audit);
+	cpl_leader_stop(s.leader);
 	return EXIT_CLEAN;
 fail:
 	say_error(&err);
 	cpl_audit_stop(s.audit);
+	cpl_leader_stop(s.leader);
 	return status;
 }

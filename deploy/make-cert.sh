@@ -1,7 +1,10 @@
 #!/bin/sh
 # Makes the serving certificate of kubectl-cpulint serve with openssl: a
 # CA of its own and a server certificate for the Service's DNS names
-# (SERVICE.NAMESPACE.svc and .svc.cluster.local), valid DAYS days.
+# (SERVICE.NAMESPACE.svc and .svc.cluster.local), valid DAYS days.  The
+# alternative to deploy/cert-manager.yaml for a cluster without
+# cert-manager (docs/serve.md, "Without cert-manager"); renewing is then
+# running it again and replacing the Secret and the caBundle.
 #
 #   sh deploy/make-cert.sh [DIR] [NAMESPACE] [SERVICE] [DAYS]
 #

@@ -324,6 +324,12 @@ http_failure(struct cpl_kubeclient *c, const struct cpl_kc_what *w, long code,
 				     ? w->ref->api_version : "v1");
 		}
 		rc = CPL_KUBE_NOT_FOUND;
+	} else if (code == 409) {
+		cpl_buf_addf(&b, "conflict: cannot %s ", w->verb);
+		add_object(&b, w);
+		if (msg && *msg)
+			cpl_buf_addf(&b, " (%s)", msg);
+		rc = CPL_KUBE_CONFLICT;
 	} else if (code == 429) {
 		cpl_buf_addf(&b, "too many requests: the server still "
 			     "answered 429 after %d retries", retries);

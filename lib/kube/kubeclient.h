@@ -1,6 +1,8 @@
 /*
- * kubeclient.h — read-only Kubernetes API client: GET one object, LIST
- * with paging, GET a non-JSON body (the kubelet's cAdvisor metrics).
+ * kubeclient.h — Kubernetes API client: GET one object, LIST with
+ * paging, GET a non-JSON body (the kubelet's cAdvisor metrics), and the
+ * one kind of write serve's leader election needs (create and update of
+ * one object with optimistic concurrency, kubewrite.c).
  *
  * One client per run: it keeps one libcurl easy handle, so connections
  * to the API server are reused.  TLS is verified with the configured CA
@@ -41,6 +43,9 @@ enum {
 	CPL_KUBE_GONE = -4,		/* 410: a watch's resourceVersion is
 					 * too old; list again */
 	CPL_KUBE_STOPPED = -5,		/* a watch stopped by its caller */
+	CPL_KUBE_CONFLICT = -6,		/* 409: an update's resourceVersion
+					 * is stale, or a create's object
+					 * exists; read it again */
 };
 
 /*
@@ -198,6 +203,22 @@ int cpl_kubeclient_watch(struct cpl_kubeclient *c,
 			 const struct cpl_kube_watch_opts *o,
 			 cpl_kube_event_fn fn, void *ctx,
 			 struct cpl_error *err);
+
+/*
+ * Writes one object (kubewrite.c): POST creates obj in ref's collection
+ * (ref->name NULL), PUT replaces the object ref names (ref->name set;
+ * obj carries the metadata.resourceVersion it was read at, so a stale
+ * write fails with CPL_KUBE_CONFLICT, as the API server's optimistic
+ * concurrency wants).  *out: the object the server stored; caller
+ * json_decrefs.  Each try bounded by --request-timeout, else 10 s; no
+ * retry.  0, or a CPL_KUBE_* failure with err set.
+ */
+int cpl_kubeclient_create(json_t **out, struct cpl_kubeclient *c,
+			  const struct cpl_kube_ref *ref, const json_t *obj,
+			  struct cpl_error *err);
+int cpl_kubeclient_update(json_t **out, struct cpl_kubeclient *c,
+			  const struct cpl_kube_ref *ref, const json_t *obj,
+			  struct cpl_error *err);
 
 /* The request path for ref (escaped), without a query; caller frees. */
 char *cpl_kubeclient_path(const struct cpl_kube_ref *ref);

@@ -243,6 +243,17 @@ cpl_report_metrics(const struct cpl_metrics_in *m)
 		       "Top owners of Pods the audit keeps a row for.");
 		cpl_buf_addf(&b, "cpulint_audit_owners %zu\n", m->owners);
 	}
+	if (m->identity) {
+		family(&b, "cpulint_audit_leader", "gauge",
+		       "1 when this replica holds the Lease and runs the "
+		       "audit, 0 when another does (--leader-elect).");
+		cpl_buf_adds(&b, "cpulint_audit_leader{");
+		label(&b, "identity", m->identity, strlen(m->identity));
+		cpl_buf_addc(&b, ',');
+		label(&b, "lease", m->lease ? m->lease : "",
+		      m->lease ? strlen(m->lease) : 0);
+		cpl_buf_addf(&b, "} %d\n", m->leader ? 1 : 0);
+	}
 	family(&b, "cpulint_admission_reviews_total", "counter",
 	       "Admission reviews answered, by result.");
 	cpl_buf_addf(&b, "cpulint_admission_reviews_total{result=\"allowed\"} "

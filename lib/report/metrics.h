@@ -16,6 +16,9 @@
  *   cpulint_audit_judgements_total, cpulint_audit_watch_events_total,
  *   cpulint_audit_relists_total (after a 410 Gone), cpulint_audit_owners
  *   cpulint_admission_reviews_total{result="allowed|denied|invalid"}
+ *   cpulint_audit_leader{identity,lease} 1 or 0 (with --leader-elect:
+ *       whether this replica holds the Lease and so runs the audit; the
+ *       audit's series above come from the holder alone)
  *
  * Live objects are named "kind/namespace/name" (a fourth part, the Pod,
  * when one owner's Pods differ: the owner stays the third); label values
@@ -47,6 +50,10 @@ struct cpl_metrics_in {
 	unsigned long relists;		/* lists after a 410 Gone */
 	size_t owners;			/* owners the audit keeps */
 	unsigned long allowed, denied, invalid;	/* reviews answered */
+	const char *identity;		/* --leader-elect: this replica's
+					 * holderIdentity; NULL: no election */
+	const char *lease;		/* "namespace/name" of the Lease */
+	bool leader;			/* this replica holds it */
 };
 
 /* The exposition text; caller frees. */

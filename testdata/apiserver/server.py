@@ -96,6 +96,29 @@ RESOURCES = [
      "MutatingWebhookConfiguration", False, [], RW_VERBS, []),
     ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
      "ValidatingWebhookConfiguration", False, [], RW_VERBS, []),
+    # serve's leader election, and what docs/serve.md installs (deploy/)
+    ("coordination.k8s.io", "v1", "leases", "Lease", True, [], RW_VERBS,
+     []),
+    ("", "v1", "serviceaccounts", "ServiceAccount", True, ["sa"], RW_VERBS,
+     []),
+    ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True,
+     ["pdb"], RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "roles", "Role", True, [],
+     RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True,
+     [], RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
+     False, [], RW_VERBS, []),
+    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+     "ClusterRoleBinding", False, [], RW_VERBS, []),
+    ("cert-manager.io", "v1", "issuers", "Issuer", True, [], RW_VERBS,
+     ["cert-manager"]),
+    ("cert-manager.io", "v1", "certificates", "Certificate", True,
+     ["cert", "certs"], RW_VERBS, ["cert-manager"]),
+    ("monitoring.coreos.com", "v1", "servicemonitors", "ServiceMonitor",
+     True, ["smon"], RW_VERBS, []),
+    ("monitoring.coreos.com", "v1", "prometheusrules", "PrometheusRule",
+     True, ["promrule"], RW_VERBS, []),
 ]
 SUBRESOURCES = {
     ("", "v1"): [("pods/log", "Pod", True, ["get"]),
@@ -106,7 +129,9 @@ SUBRESOURCES = {
     ("apps", "v1"): [("deployments/scale", "Scale", True,
                       ["get", "patch", "update"])],
 }
-BUILTIN_GROUPS = {"", "apps", "batch"}
+BUILTIN_GROUPS = {"", "apps", "batch", "coordination.k8s.io", "policy",
+                  "rbac.authorization.k8s.io",
+                  "admissionregistration.k8s.io"}
 KIND_INDEX = {(g, v, k): (g, v, r, k, ns)
               for g, v, r, k, ns, _, _, _ in RESOURCES}
 RES_INDEX = {(g, v, r): (g, v, r, k, ns)
@@ -721,6 +746,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.write("delete")
 
     def do_PATCH(self):
+        """A JSON merge patch (RFC 7386; what kubectl label and annotate
+        send: merge-patch+json, or strategic-merge-patch+json for built-in
+        kinds, the same for the maps they change) or a JSON patch (RFC
+        6902), applied to the stored object and written as an update
+        (webhooks called); other patch types (apply) get 415."""
         ctype = (self.headers.get("Content-Type") or "").split(";")[0]
         if ctype.strip() in admission.PATCH_TYPES:
             self.write("update", patch=ctype.strip())
@@ -728,11 +758,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.auth_kind, self.user = "none", None
         self.authenticate()
         self.read_body()
-        self.send(405, status_body(405, "MethodNotAllowed",
-                                   "the fake API server does not patch: "
-                                   "create (kubectl apply of a new "
-                                   "object, kubectl create), replace "
-                                   "and delete"))
+        self.send(415, status_body(415, "UnsupportedMediaType",
+                                   "the fake API server patches with "
+                                   "merge and JSON patches only, not %s" %
+                                   ctype))
 
     # -- writes --
 
@@ -865,23 +894,50 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(code, status_body(code, {403: "Forbidden"}.get(
                 code, "BadRequest"), msg), headers=headers)
             return
+        conflict = None
         with Config.store_lock:
-            Config.store.rv += 1
-            if old is not None:
-                meta["uid"] = old["metadata"].get("uid")
-                meta["creationTimestamp"] = old["metadata"].get(
-                    "creationTimestamp")
+            # Optimistic concurrency: an update that names a
+            # resourceVersion other than the stored one is refused, in
+            # the same lock as the write, so of two writers from one
+            # version exactly one wins.
+            now = Config.store.objects.get(key, {}).get((ns or "", name))
+            want = meta.get("resourceVersion")
+            if verb == "update" and want and now is not None and \
+                    want != now["metadata"].get("resourceVersion"):
+                qual = plural if not group else plural + "." + group
+                conflict = status_body(
+                    409, "Conflict", 'Operation cannot be fulfilled on '
+                    '%s "%s": the object has been modified; please apply '
+                    'your changes to the latest version and try again' %
+                    (qual, name), {"name": name, "group": group,
+                                   "kind": plural})
+            elif verb == "create" and now is not None:
+                qual = plural if not group else plural + "." + group
+                conflict = status_body(409, "AlreadyExists",
+                                       '%s "%s" already exists' %
+                                       (qual, name),
+                                       {"name": name, "kind": plural})
             else:
-                meta["uid"] = str(uuid.uuid4())
-                meta["creationTimestamp"] = time.strftime(
-                    "%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            meta["resourceVersion"] = str(Config.store.rv)
-            meta["generation"] = (old or {}).get("metadata", {}).get(
-                "generation", 0) + 1
-            if not dry:
-                Config.store.objects.setdefault(key, {})[
-                    (ns or "", name)] = obj
-                add_event(key, "ADDED" if old is None else "MODIFIED", obj)
+                Config.store.rv += 1
+                if old is not None:
+                    meta["uid"] = old["metadata"].get("uid")
+                    meta["creationTimestamp"] = old["metadata"].get(
+                        "creationTimestamp")
+                else:
+                    meta["uid"] = str(uuid.uuid4())
+                    meta["creationTimestamp"] = time.strftime(
+                        "%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                meta["resourceVersion"] = str(Config.store.rv)
+                meta["generation"] = (old or {}).get("metadata", {}).get(
+                    "generation", 0) + 1
+                if not dry:
+                    Config.store.objects.setdefault(key, {})[
+                        (ns or "", name)] = obj
+                    add_event(key, "ADDED" if old is None else "MODIFIED",
+                              obj)
+        if conflict is not None:
+            self.send(409, conflict)
+            return
         self.send(201 if verb == "create" else 200, obj, headers=headers)
 
     def send_not_found(self, group, plural, name):

@@ -4,7 +4,8 @@
  * loopback): token and client-certificate auth, GET equal to the fixture,
  * paging over 1,200 generated pods, CRD lists, cAdvisor metrics read
  * twice, and the exact error line for 401, 401 with an exec plugin,
- * 403, 404, 429, timeout, unreachable server and TLS failures.  No error
+ * 403, 404, 429, timeout, unreachable server and TLS failures; create
+ * and update with 409 conflicts.  No error
  * text or log line may hold a token.
  *
  * The server records every request in requests.jsonl; tests read the
@@ -1204,6 +1205,66 @@ stop_now(void *ctx)
 	return true;
 }
 
+/* Create and update with the resourceVersion read (kubewrite.c): a
+ * second create and a stale update are conflicts, and the handle is as
+ * GET wants it after a write. */
+START_TEST(write_with_optimistic_concurrency)
+{
+	struct cpl_kubeconfig *kc = kc_load("kubeconfig", "fake-token", NULL);
+	struct cpl_kubeclient *c = client_new(kc);
+	struct cpl_kube_ref coll = { "coordination.k8s.io/v1", "leases",
+				     "cpulint-system", NULL, NULL };
+	struct cpl_kube_ref one = { "coordination.k8s.io/v1", "leases",
+				    "cpulint-system", "unit", NULL };
+	struct cpl_error err = { 0 };
+	json_t *lease = json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:i}}",
+				  "apiVersion", "coordination.k8s.io/v1",
+				  "kind", "Lease", "metadata", "name", "unit",
+				  "spec", "holderIdentity", "a",
+				  "leaseDurationSeconds", 15);
+	json_t *out = NULL, *stale, *got = NULL;
+	char *rv1;
+
+	ck_assert_int_eq(cpl_kubeclient_create(&out, c, &coll, lease, &err),
+			 0);
+	rv1 = cpl_xstrdup(json_string_value(json_object_get(json_object_get(
+		out, "metadata"), "resourceVersion")));
+	ck_assert_int_eq(cpl_kubeclient_create(&got, c, &coll, lease, &err),
+			 CPL_KUBE_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(err.message, "conflict: cannot create"));
+	ck_assert_ptr_nonnull(strstr(err.message, "already exists"));
+	cpl_error_clear(&err);
+	stale = json_deep_copy(out);
+	json_object_set_new(json_object_get(out, "spec"), "holderIdentity",
+			    json_string("b"));
+	ck_assert_int_eq(cpl_kubeclient_update(&got, c, &one, out, &err), 0);
+	ck_assert_str_ne(json_string_value(json_object_get(json_object_get(
+		got, "metadata"), "resourceVersion")), rv1);
+	json_decref(got);
+	got = NULL;
+	/* From the version read before: refused, as the API server does. */
+	ck_assert_int_eq(cpl_kubeclient_update(&got, c, &one, stale, &err),
+			 CPL_KUBE_CONFLICT);
+	ck_assert_ptr_null(got);
+	ck_assert_ptr_nonnull(strstr(err.message, "conflict: cannot update"));
+	ck_assert_ptr_nonnull(strstr(err.message,
+				     "the object has been modified"));
+	ck_assert_ptr_null(strstr(err.message, srv_token));
+	cpl_error_clear(&err);
+	/* A GET after the writes is a GET. */
+	ck_assert_int_eq(cpl_kubeclient_get(&got, NULL, c, &one, &err), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		got, "spec"), "holderIdentity")), "b");
+	json_decref(got);
+	json_decref(stale);
+	json_decref(out);
+	json_decref(lease);
+	free(rv1);
+	cpl_kubeclient_free(c);
+	cpl_kubeconfig_free(kc);
+}
+END_TEST
+
 START_TEST(watch_events_gone_and_bounded)
 {
 	struct cpl_kubeconfig *kc = kc_load("kubeconfig", "fake-token", NULL);
@@ -1302,6 +1363,7 @@ main(void)
 	tcase_add_test(tc, tls_verification);
 	tcase_add_test(tc, request_paths);
 	tcase_add_test(tc, watch_events_gone_and_bounded);
+	tcase_add_test(tc, write_with_optimistic_concurrency);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -265,6 +265,33 @@ START_TEST(answer_deny)
 }
 END_TEST
 
+/* --leader-elect: the gauge in every replica, its identity escaped; no
+ * audit series from the replica that does not hold the Lease. */
+START_TEST(metrics_leader)
+{
+	struct cpl_metrics_in m = { .identity = "pod-\"b\"\x1b",
+				    .lease = "cpulint-system/kubectl-cpulint" };
+	char *out = cpl_report_metrics(&m);
+
+	ck_assert(strstr(out, "# TYPE cpulint_audit_leader gauge\n") != NULL);
+	ck_assert(strstr(out, "cpulint_audit_leader{identity=\"pod-\\\"b"
+			 "\\\"\\\\x1b\",lease=\"cpulint-system/"
+			 "kubectl-cpulint\"} 0\n") != NULL);
+	ck_assert(strstr(out, "cpulint_audit_up") == NULL);
+	free(out);
+	m.leader = m.audit = true;
+	out = cpl_report_metrics(&m);
+	ck_assert(strstr(out, "lease=\"cpulint-system/kubectl-cpulint\"} 1\n")
+		  != NULL);
+	ck_assert(strstr(out, "cpulint_audit_up 0\n") != NULL);
+	free(out);
+	m.identity = NULL;
+	out = cpl_report_metrics(&m);
+	ck_assert(strstr(out, "cpulint_audit_leader") == NULL);
+	free(out);
+}
+END_TEST
+
 START_TEST(metrics_text)
 {
 	struct cpl_finding *f = findings(4, "CPU401", CPL_SEV_ERROR, 5);
@@ -325,6 +352,7 @@ serve_suite(void)
 	tcase_add_test(tc, answer_limits);
 	tcase_add_test(tc, answer_deny);
 	tcase_add_test(tc, metrics_text);
+	tcase_add_test(tc, metrics_leader);
 	suite_add_tcase(s, tc);
 	return s;
 }
