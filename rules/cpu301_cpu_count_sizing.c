@@ -4,7 +4,8 @@
  * CFS quota.  Printing or logging a CPU count is fine, and
  * torch.multiprocessing is not the stdlib (pyscan tells them apart).  A
  * count passed into another module of the same process that sizes a pool
- * there is this rule's too.
+ * there, or returned or imported from a helper module to size one in the
+ * entry script, is this rule's too, capped or not.
  *
  * A cap is not a budget: min(8, os.cpu_count()) is the node's CPU count on
  * any node smaller than 8 and 8 on the rest, whatever the container's
@@ -246,12 +247,16 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		for (j = code->count_at[refs[i].file];
 		     j < code->count_at[refs[i].file + 1]; j++) {
 			const struct cpl_code_count *cc = &code->counts[j];
+			struct cap cap = { 0 };
 
 			if (cc->file != f || done[cc->index])
 				continue;
 			done[cc->index] = true;
+			cap.n = cc->cap;
+			if (cap.n > 0 && cap_fits(&cap, refs, nrefs))
+				continue;
 			report(ck, f, &f->cpucounts[cc->index], cc->what,
-			       &cc->sink, NULL);
+			       &cc->sink, &cap);
 		}
 	}
 	free(done);

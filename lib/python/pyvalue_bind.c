@@ -72,6 +72,35 @@ call_file(struct ctx *cx, const struct cpl_pyfile *h,
 	return g;
 }
 
+/*
+ * The def qual of linked module *g, following a package's re-exports
+ * (`from .workers import get_num_workers` in its __init__.py) a few hops;
+ * *g becomes the file the def is in.  -1 when none: an import cycle
+ * spends the hops and stops.
+ */
+static int
+remote_def(struct ctx *cx, const struct cpl_pyfile **g, const char *qual)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	int hops, func, im;
+
+	for (hops = 0; *g != NULL && hops <= MAX_REEXPORT; hops++) {
+		const struct cpl_pyimport *m;
+
+		if ((func = cpl_pyscan_func_find(*g, qual)) >= 0)
+			return func;
+		if (strchr(qual, '.') != NULL ||
+		    (im = cpl_pyscan_binding(*g, 0, qual)) < 0)
+			return -1;
+		m = &(*g)->imports[im];
+		if (m->name == NULL || strcmp(m->name, "*") == 0)
+			return -1;
+		qual = m->name;
+		*g = env->module(env->ctx, *g, m->module, m->level);
+	}
+	return -1;
+}
+
 /* ---- argparse --------------------------------------------------------- */
 
 /* w names option flag: exactly, or as a unique prefix of a long flag. */
@@ -417,7 +446,10 @@ returns(struct ctx *cx, const struct cpl_pyfile *f, int func,
 	int a = cpl_pyscan_assign_last(f, func, "return");
 	bool have = false;
 
-	if (f->scopes[func].kind != CPL_PYSCOPE_FUNC)
+	/* A quota-aware helper: the count it falls back on runs only where
+	 * no quota is set, and what it reads from the quota is unknown. */
+	if (f->scopes[func].kind != CPL_PYSCOPE_FUNC ||
+	    f->scopes[func].quota_reader)
 		return unknown();
 	if (a < 0) {
 		acc.kind = V_NONE;
@@ -621,7 +653,7 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 	} else if (c->import >= 0 && c->remote) {
 		const char *qual;
 		const struct cpl_pyfile *g = call_file(cx, f, c, &qual);
-		int func = g ? cpl_pyscan_func_find(g, qual) : -1;
+		int func = g ? remote_def(cx, &g, qual) : -1;
 
 		if (func >= 0) {
 			site.file = f;

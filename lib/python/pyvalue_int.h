@@ -39,6 +39,9 @@
  * 5 KiB of stack (10 KiB under ASan), so this keeps a resolution well
  * under a thread's stack whatever the text. */
 #define MAX_NEST 64
+/* Re-exports followed from a package to the module that defines a name
+ * (pkg/__init__.py → pkg/workers.py): real packages take one or two. */
+#define MAX_REEXPORT 4
 
 enum vkind {
 	V_UNKNOWN,
