@@ -5,7 +5,8 @@
  * torch.multiprocessing is not the stdlib (pyscan tells them apart).  A
  * count passed into another module of the same process that sizes a pool
  * there, or returned or imported from a helper module to size one in the
- * entry script, is this rule's too, capped or not.
+ * entry script, is this rule's too; capped, it is judged against the
+ * budgets of the containers that run it, and left alone when none does.
  *
  * A cap is not a budget: min(8, os.cpu_count()) is the node's CPU count on
  * any node smaller than 8 and 8 on the rest, whatever the container's
@@ -187,6 +188,18 @@ cap_fits(struct cap *cap, const struct cpl_code_ref *refs, size_t nrefs)
 	return any;
 }
 
+/* Whether a container of the run runs the file (refs, nrefs). */
+static bool
+run_by_container(const struct cpl_code_ref *refs, size_t nrefs)
+{
+	size_t i;
+
+	for (i = 0; i < nrefs; i++)
+		if (refs[i].c != NULL)
+			return true;
+	return false;
+}
+
 /*
  * A pool made without its size: multiprocessing's Pool and ThreadPool
  * (processes=None) and ProcessPoolExecutor (max_workers=None) start one
@@ -252,8 +265,12 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 			if (cc->file != f || done[cc->index])
 				continue;
 			done[cc->index] = true;
+			/* Capped across modules: judged against the
+			 * containers that run it; none (a script linted
+			 * alone) is no finding here. */
 			cap.n = cc->cap;
-			if (cap.n > 0 && cap_fits(&cap, refs, nrefs))
+			if (cap.n > 0 && (!run_by_container(refs, nrefs) ||
+					  cap_fits(&cap, refs, nrefs)))
 				continue;
 			report(ck, f, &f->cpucounts[cc->index], cc->what,
 			       &cc->sink, &cap);
