@@ -14,7 +14,9 @@
  * self.X of the same class, names and attributes of linked modules;
  * parameters through the call site (keyword or positional, self skipped)
  * or their default; return values of local defs and of defs in linked
- * modules; args.X where args comes from parse_args() and X is an argparse
+ * modules, also through a package's re-exports (MAX_REEXPORT hops), and
+ * UNKNOWN for a quota-aware def (pyscan's quota_reader: its CPU count is
+ * the fallback where no quota is set); args.X where args comes from parse_args() and X is an argparse
  * dest, overridden by the command line ("--workers 8", "--workers=8",
  * "-j 4", "-j4", unique prefixes of long flags, dest renames, type=int /
  * float, store_true); os.environ[...] / os.environ.get / os.getenv through
