@@ -101,6 +101,37 @@ remote_def(struct ctx *cx, const struct cpl_pyfile **g, const char *qual)
 	return -1;
 }
 
+/*
+ * The linked module that a star import of f (`from config import *`)
+ * brings name from: one that defines, assigns or imports name at module
+ * level (names with a leading underscore are not exported); NULL.  Python
+ * allows star imports only at module level, before what reads them.
+ */
+static const struct cpl_pyfile *
+star_module(struct ctx *cx, const struct cpl_pyfile *f, const char *name)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	size_t i;
+
+	if (env->module == NULL || name[0] == '_' || strchr(name, '.'))
+		return NULL;
+	for (i = 0; i < f->nimports; i++) {
+		const struct cpl_pyimport *m = &f->imports[i];
+		const struct cpl_pyfile *g;
+
+		if (m->name == NULL || strcmp(m->name, "*") != 0 ||
+		    m->scope != 0)
+			continue;
+		g = env->module(env->ctx, f, m->module, m->level);
+		if (g != NULL && g != f &&
+		    (cpl_pyscan_assign_last(g, 0, name) >= 0 ||
+		     cpl_pyscan_func_find(g, name) >= 0 ||
+		     cpl_pyscan_binding(g, 0, name) >= 0))
+			return g;
+	}
+	return NULL;
+}
+
 /* ---- argparse --------------------------------------------------------- */
 
 /* w names option flag: exactly, or as a unique prefix of a long flag. */
@@ -663,6 +694,17 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 							      NULL;
 			v = returns(cx, g, func, &site);
 		}
+	} else if (c->func < 0 && c->import < 0) {
+		/* A def a star import brings: from utils import *. */
+		const struct cpl_pyfile *g = star_module(cx, f, c->callee);
+		int func = g ? remote_def(cx, &g, c->callee) : -1;
+
+		if (func >= 0) {
+			site.file = f;
+			site.call = (size_t)ci;
+			site.up = NULL;
+			v = returns(cx, g, func, &site);
+		}
 	}
 	leave(cx);
 	return v;
@@ -862,8 +904,16 @@ cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr, int scope,
 		first = false;
 		s = sc->parent;
 	}
-	if (!found && (im = cpl_pyscan_binding(f, scope, name)) >= 0)
+	if (!found && (im = cpl_pyscan_binding(f, scope, name)) >= 0) {
 		v = imported(cx, f, im);
+	} else if (!found) {
+		const struct cpl_pyfile *g = star_module(cx, f, name);
+		struct frame gf = { g, NULL, -1 };
+
+		if (g != NULL)
+			v = cpl_pyvalue_eval_name(cx, &gf, 0, name,
+						  (size_t)-1, 0);
+	}
 	leave(cx);
 	return v;
 }

@@ -553,6 +553,42 @@ START_TEST(process_keeps_caps_across_modules)
 }
 END_TEST
 
+/* Names and defs a star import brings (from utils import *); a name
+ * with a leading underscore is not exported. */
+START_TEST(star_imports_bring_values)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"from utils import *\n"
+		"a = DataLoader(range(8), num_workers=N_CPU)\n"
+		"b = DataLoader(range(8), num_workers=get_workers())\n"
+		"c = DataLoader(range(8), num_workers=_hidden)\n");
+	struct cpl_pyfile *u = scan_as("utils.py",
+		"import os\n"
+		"N_CPU = os.cpu_count() - 1\n"
+		"_hidden = os.cpu_count()\n"
+		"def get_workers():\n"
+		"    return os.cpu_count()\n");
+	struct linkmap m = { { "utils" }, { u }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_pyval v;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	cpl_pyvalue_loader(&v, t, 0, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	ck_assert_int_eq(v.host.line, 2);
+	cpl_pyvalue_loader(&v, t, 1, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	ck_assert_int_eq(v.host.line, 5);
+	cpl_pyvalue_loader(&v, t, 2, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_UNKNOWN);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(u);
+}
+END_TEST
+
 START_TEST(process_factories_build_transforms)
 {
 	struct cpl_pyfile *t = scan_as("train.py",
@@ -766,6 +802,7 @@ pycode_suite(void)
 	tcase_add_test(tc, process_follows_reexports);
 	tcase_add_test(tc, quota_aware_helpers_size_nothing);
 	tcase_add_test(tc, process_keeps_caps_across_modules);
+	tcase_add_test(tc, star_imports_bring_values);
 	tcase_add_test(tc, parallel_work);
 	suite_add_tcase(s, tc);
 	return s;
