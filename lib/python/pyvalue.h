@@ -11,7 +11,9 @@
  * through the assignments that reach the use (module, class, function;
  * an assignment in a nested block only combines with the others),
  * augmented assignments, tuple unpacking of tuple displays, walrus,
- * self.X of the same class, names and attributes of linked modules;
+ * self.X of the same class, Class.X and module.Class.X (the class body's
+ * value unless the dotted name is assigned first), names and attributes
+ * of linked modules, and names a star import brings;
  * parameters through the call site (keyword or positional, self skipped)
  * or their default; return values of local defs and of defs in linked
  * modules, also through a package's re-exports (MAX_REEXPORT hops), and

@@ -589,6 +589,51 @@ START_TEST(star_imports_bring_values)
 }
 END_TEST
 
+/* A class's attribute (Class.attr, module.Class.attr): the class body's
+ * value; the dotted name assigned before the use wins, and assigned in
+ * another def leaves it unknown. */
+START_TEST(class_attributes_across_modules)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"import config\n"
+		"from config import CFG, Other\n"
+		"a = DataLoader(range(8), num_workers=CFG.cpus)\n"
+		"b = DataLoader(range(8), num_workers=config.CFG.cpus)\n"
+		"def tune():\n"
+		"    Other.cpus = 2\n"
+		"c = DataLoader(range(8), num_workers=Other.cpus)\n"
+		"CFG.cpus = 3\n"
+		"d = DataLoader(range(8), num_workers=CFG.cpus)\n");
+	struct cpl_pyfile *cfg = scan_as("config.py",
+		"import os\n"
+		"class CFG:\n"
+		"    seed = 42\n"
+		"    cpus = os.cpu_count()\n"
+		"class Other:\n"
+		"    cpus = os.cpu_count()\n");
+	struct linkmap m = { { "config" }, { cfg }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_pyval v;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	cpl_pyvalue_loader(&v, t, 0, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	ck_assert_int_eq(v.host.line, 4);
+	cpl_pyvalue_loader(&v, t, 1, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	cpl_pyvalue_loader(&v, t, 2, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_UNKNOWN);
+	cpl_pyvalue_loader(&v, t, 3, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_KNOWN);
+	ck_assert_int_eq(v.value, 3);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(cfg);
+}
+END_TEST
+
 START_TEST(process_factories_build_transforms)
 {
 	struct cpl_pyfile *t = scan_as("train.py",
@@ -803,6 +848,7 @@ pycode_suite(void)
 	tcase_add_test(tc, quota_aware_helpers_size_nothing);
 	tcase_add_test(tc, process_keeps_caps_across_modules);
 	tcase_add_test(tc, star_imports_bring_values);
+	tcase_add_test(tc, class_attributes_across_modules);
 	tcase_add_test(tc, parallel_work);
 	suite_add_tcase(s, tc);
 	return s;
