@@ -247,7 +247,10 @@ name_primary(struct ev *ev)
 		dotted[len] = '\0';
 		v = cx->names->class_attr(cx, ev->fr, ev->scope, dotted,
 					  names[0], ev->block, &is_class);
+		/* A val holds no pointer to is_class (cppcheck cannot see
+		 * that through the table). */
 		if (is_class || n == 3)
+			/* cppcheck-suppress returnDanglingLifetime */
 			return v;
 	}
 	if (n == 2 && tok_text(attr, sizeof(attr), f, names[1])) {
