@@ -4,7 +4,9 @@
  * CFS quota.  Printing or logging a CPU count is fine, and
  * torch.multiprocessing is not the stdlib (pyscan tells them apart).  A
  * count passed into another module of the same process that sizes a pool
- * there is this rule's too.
+ * there, or returned or imported from a helper module to size one in the
+ * entry script, is this rule's too; capped, it is judged against the
+ * budgets of the containers that run it, and left alone when none does.
  *
  * A cap is not a budget: min(8, os.cpu_count()) is the node's CPU count on
  * any node smaller than 8 and 8 on the rest, whatever the container's
@@ -13,7 +15,9 @@
  * weigh the whole split); a script no manifest runs has no known budget,
  * so it is reported.  A cap the text does not fix (min(args.workers,
  * os.cpu_count()) with no value known for args.workers) is the user's
- * setting: no guess, no finding.
+ * setting: no guess, no finding.  A workers-named variable that its def
+ * returns only under a cap (return min(8, suggested_workers)) has that
+ * cap.
  */
 #include "common.h"
 
@@ -87,6 +91,72 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 		cpl_check_cpu_quota_fix(ck, fd, &call->pos, &call->end);
 }
 
+/* Expression e of f reads name (a NAME token, not an attribute). */
+static bool
+reads(const struct cpl_pyfile *f, const struct cpl_pyexpr *e,
+      const char *name)
+{
+	const struct cpl_pytoken *t = cpl_pyfile_toks(f);
+	size_t k, n = strlen(name);
+
+	for (k = e->first; k < e->last; k++)
+		if (t[k].kind == CPL_PYTOK_NAME && t[k].len == n &&
+		    memcmp(f->text + t[k].off, name, n) == 0 &&
+		    !(k > e->first && t[k - 1].kind == CPL_PYTOK_OP &&
+		      f->text[t[k - 1].off] == '.'))
+			return true;
+	return false;
+}
+
+/*
+ * A variable that says it holds workers (sink sk, an assignment in a
+ * def) which the def only returns under a cap, `return min(8,
+ * suggested_workers)`, and no other sink of the def reads: the cap (as
+ * capped() returns it), else 0.
+ */
+static long
+returned_cap(const struct cpl_pyfile *f, const struct cpl_pysink *sk)
+{
+	int d = sk->value.scope, a;
+	long cap = 0;
+	size_t j;
+	bool assigned = false;
+
+	while (d > 0 && f->scopes[d].kind != CPL_PYSCOPE_FUNC)
+		d = f->scopes[d].parent;
+	if (d <= 0)
+		return 0;
+	for (a = cpl_pyscan_assign_last(f, d, sk->what); a >= 0;
+	     a = f->assigns[a].prev)
+		assigned |= f->assigns[a].value.first == sk->value.first;
+	if (!assigned)
+		return 0;
+	for (j = 0; j < f->nsinks; j++) {
+		const struct cpl_pysink *o = &f->sinks[j];
+
+		if (o->value.first >= f->scopes[d].body_first &&
+		    o->value.last <= f->scopes[d].body_last &&
+		    strcmp(o->what, sk->what) != 0 && reads(f, &o->value,
+							    sk->what))
+			return 0;
+	}
+	for (a = cpl_pyscan_assign_last(f, d, "return"); a >= 0;
+	     a = f->assigns[a].prev) {
+		struct cpl_pyval v;
+
+		if (!reads(f, &f->assigns[a].value, sk->what))
+			continue;
+		cpl_pyvalue_expr(&v, f, &f->assigns[a].value, NULL, NULL);
+		if (v.kind != CPL_PYVAL_HOST || !v.capped)
+			return 0;
+		if (v.cap <= 0)
+			cap = -1;
+		else if (cap >= 0 && v.cap > cap)
+			cap = v.cap;
+	}
+	return cap;
+}
+
 /*
  * Whether the value cc reaches its first sink with is bounded by a
  * setting: min(8, os.cpu_count()), min(args.workers, os.cpu_count()).
@@ -127,7 +197,7 @@ capped(const struct cpl_pyfile *f, const struct cpl_pycpucount *cc)
 		return 0;
 	cpl_pyvalue_expr(&v, f, &f->sinks[cc->sink_index].value, NULL, NULL);
 	if (v.kind != CPL_PYVAL_HOST || !v.capped)
-		return 0;
+		return returned_cap(f, &f->sinks[cc->sink_index]);
 	return v.cap > 0 ? v.cap : -1;
 }
 
@@ -184,6 +254,18 @@ cap_fits(struct cap *cap, const struct cpl_code_ref *refs, size_t nrefs)
 			 "no manifest in this run runs this file, so no CPU "
 			 "budget is known");
 	return any;
+}
+
+/* Whether a container of the run runs the file (refs, nrefs). */
+static bool
+run_by_container(const struct cpl_code_ref *refs, size_t nrefs)
+{
+	size_t i;
+
+	for (i = 0; i < nrefs; i++)
+		if (refs[i].c != NULL)
+			return true;
+	return false;
 }
 
 /*
@@ -246,12 +328,20 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		for (j = code->count_at[refs[i].file];
 		     j < code->count_at[refs[i].file + 1]; j++) {
 			const struct cpl_code_count *cc = &code->counts[j];
+			struct cap cap = { 0 };
 
 			if (cc->file != f || done[cc->index])
 				continue;
 			done[cc->index] = true;
+			/* Capped across modules: judged against the
+			 * containers that run it; none (a script linted
+			 * alone) is no finding here. */
+			cap.n = cc->cap;
+			if (cap.n > 0 && (!run_by_container(refs, nrefs) ||
+					  cap_fits(&cap, refs, nrefs)))
+				continue;
 			report(ck, f, &f->cpucounts[cc->index], cc->what,
-			       &cc->sink, NULL);
+			       &cc->sink, &cap);
 		}
 	}
 	free(done);

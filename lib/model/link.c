@@ -678,6 +678,10 @@ follow_import(struct walk *wk, const struct cpl_pyfile *from,
 			note_first(wk, mod);
 		add_edge(wk, imp->level > 0 ? load_module(wk, base, mod) :
 					      load_absolute(wk, mod));
+	} else if (imp->level > 0) {
+		/* `from . import name`: the package's own __init__.py,
+		 * which may define or re-export name. */
+		add_edge(wk, load_module(wk, base, "__init__"));
 	}
 	free(mod);
 	free(base);
@@ -696,6 +700,8 @@ module_cb(void *ctx, const struct cpl_pyfile *from, const char *module,
 	if (*mod)
 		f = level > 0 ? load_module(wk, base, mod) :
 				load_absolute(wk, mod);
+	else if (level > 0)	/* from . import name: the package */
+		f = load_module(wk, base, "__init__");
 	free(mod);
 	free(base);
 	if (f != NULL && wk->lk->ready)

@@ -507,14 +507,87 @@ flow_key(struct flow *fl, int ns, const char *name, size_t len, int sink)
 	it->sink = sink;
 }
 
-/* Marks CPU-count call as sizing sink (the first sink wins). */
+/* The def enclosing scope (itself when a def), -1. */
+static int
+def_of(const struct cpl_pyfile *f, int scope)
+{
+	while (scope > 0 && f->scopes[scope].kind != CPL_PYSCOPE_FUNC)
+		scope = f->scopes[scope].parent;
+	return scope > 0 ? scope : -1;
+}
+
+/* A string literal in tokens [first, last) of f names a cgroup CPU quota
+ * file: "/sys/fs/cgroup/cpu.max", ".../cpu.cfs_quota_us". */
+static bool
+names_quota(const struct cpl_pyfile *f, size_t first, size_t last)
+{
+	static const char *const files[] = { "cpu.max", "cpu.cfs_quota_us" };
+	const struct cpl_pytoken *t = cpl_pyfile_toks(f);
+	size_t k, i, j;
+
+	for (k = first; k < last; k++) {
+		const char *s = f->text + t[k].off;
+
+		if (t[k].kind != CPL_PYTOK_STRING)
+			continue;
+		for (i = 0; i < CPL_ARRAY_LEN(files); i++) {
+			size_t n = strlen(files[i]);
+
+			for (j = 0; j + n <= t[k].len; j++)
+				if (memcmp(s + j, files[i], n) == 0)
+					return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Marks the defs holding a CPU count that read the cgroup's CPU quota,
+ * themselves or in a local def they call (`return _cgroup_cpus() or
+ * os.cpu_count()`): quota-aware helpers, whose count runs only where no
+ * quota is set.  Each def's body is read once.
+ */
+static void
+mark_quota_readers(struct cpl_pyfile *f)
+{
+	unsigned char *done = cpl_xcalloc(f->nscopes + 1, 1);
+	size_t i, j;
+
+	for (i = 0; i < f->ncpucounts; i++) {
+		int d = def_of(f, f->calls[f->cpucounts[i].call].scope);
+		struct cpl_pyscope *s;
+
+		if (d < 0 || done[d])
+			continue;
+		done[d] = 1;
+		s = &f->scopes[d];
+		s->quota_reader = names_quota(f, s->body_first, s->body_last);
+		for (j = 0; j < s->ncalls && !s->quota_reader; j++) {
+			int g = f->calls[s->calls[j]].func;
+
+			if (g > 0 && g != d &&
+			    f->scopes[g].kind == CPL_PYSCOPE_FUNC)
+				s->quota_reader = names_quota(f,
+					f->scopes[g].body_first,
+					f->scopes[g].body_last);
+		}
+	}
+	free(done);
+}
+
+/* Marks CPU-count call as sizing sink (the first sink wins); the
+ * fallback count of a quota-aware helper sizes nothing. */
 static void
 mark_sizing(struct flow *fl, size_t call, int sink)
 {
 	struct cpl_pycpucount *cc;
 	const struct cpl_pysink *sk;
+	int d;
 
 	if (fl->count_of[call] < 0 || sink < 0)
+		return;
+	d = def_of(fl->f, fl->f->calls[call].scope);
+	if (d >= 0 && fl->f->scopes[d].quota_reader)
 		return;
 	cc = &fl->f->cpucounts[fl->count_of[call]];
 	if (cc->use == CPL_PYUSE_SIZING)
@@ -960,6 +1033,7 @@ cpl_pyscan_cpu_flow(struct cpl_pyfile *f)
 	}
 	for (i = 0; i < f->ncpucounts; i++)
 		f->cpucounts[i].sink_index = -1;
+	mark_quota_readers(f);
 	/* Sizing uses the libraries define, then keywords and names that
 	 * say they size something. */
 	for (i = 0; i < f->nloaders; i++)

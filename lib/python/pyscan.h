@@ -132,6 +132,11 @@ struct cpl_pyscope {
 	bool does_work;		/* def: tensor work here or in a local
 				 * def it calls */
 	bool uses_cv2;		/* a cv2 call in its body */
+	bool quota_reader;	/* def: reads a cgroup CPU quota file
+				 * (cpu.max, cpu.cfs_quota_us), itself or
+				 * in a local def it calls, so a CPU count
+				 * in it is the fallback where no quota is
+				 * set: set only for defs holding a count */
 	size_t body_first;	/* tokens of the body (after the ':') */
 	size_t body_last;
 	int block;		/* the block of its body (module: 0) */
@@ -585,6 +590,8 @@ struct cpl_code_count {
 	size_t index;			/* into file->cpucounts */
 	const char *what;		/* what it sizes: "num_workers" */
 	struct cpl_pos sink;		/* where, in another file */
+	long cap;			/* 0, or the bound the text puts on
+					 * it: min(8, os.cpu_count()) is 8 */
 	size_t at;			/* file's index in the process */
 	size_t order;			/* the order it was found in */
 };

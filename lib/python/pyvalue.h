@@ -11,10 +11,14 @@
  * through the assignments that reach the use (module, class, function;
  * an assignment in a nested block only combines with the others),
  * augmented assignments, tuple unpacking of tuple displays, walrus,
- * self.X of the same class, names and attributes of linked modules;
+ * self.X of the same class, Class.X and module.Class.X (the class body's
+ * value unless the dotted name is assigned first), names and attributes
+ * of linked modules, and names a star import brings;
  * parameters through the call site (keyword or positional, self skipped)
  * or their default; return values of local defs and of defs in linked
- * modules; args.X where args comes from parse_args() and X is an argparse
+ * modules, also through a package's re-exports (MAX_REEXPORT hops), and
+ * UNKNOWN for a quota-aware def (pyscan's quota_reader: its CPU count is
+ * the fallback where no quota is set); args.X where args comes from parse_args() and X is an argparse
  * dest, overridden by the command line ("--workers 8", "--workers=8",
  * "-j 4", "-j4", unique prefixes of long flags, dest renames, type=int /
  * float, store_true); os.environ[...] / os.environ.get / os.getenv through

@@ -72,6 +72,66 @@ call_file(struct ctx *cx, const struct cpl_pyfile *h,
 	return g;
 }
 
+/*
+ * The def qual of linked module *g, following a package's re-exports
+ * (`from .workers import get_num_workers` in its __init__.py) a few hops;
+ * *g becomes the file the def is in.  -1 when none: an import cycle
+ * spends the hops and stops.
+ */
+static int
+remote_def(struct ctx *cx, const struct cpl_pyfile **g, const char *qual)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	int hops, func, im;
+
+	for (hops = 0; *g != NULL && hops <= MAX_REEXPORT; hops++) {
+		const struct cpl_pyimport *m;
+
+		if ((func = cpl_pyscan_func_find(*g, qual)) >= 0)
+			return func;
+		if (strchr(qual, '.') != NULL ||
+		    (im = cpl_pyscan_binding(*g, 0, qual)) < 0)
+			return -1;
+		m = &(*g)->imports[im];
+		if (m->name == NULL || strcmp(m->name, "*") == 0)
+			return -1;
+		qual = m->name;
+		*g = env->module(env->ctx, *g, m->module, m->level);
+	}
+	return -1;
+}
+
+/*
+ * The linked module that a star import of f (`from config import *`)
+ * brings name from: one that defines, assigns or imports name at module
+ * level (names with a leading underscore are not exported); NULL.  Python
+ * allows star imports only at module level, before what reads them.
+ */
+static const struct cpl_pyfile *
+star_module(struct ctx *cx, const struct cpl_pyfile *f, const char *name)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	size_t i;
+
+	if (env->module == NULL || name[0] == '_' || strchr(name, '.'))
+		return NULL;
+	for (i = 0; i < f->nimports; i++) {
+		const struct cpl_pyimport *m = &f->imports[i];
+		const struct cpl_pyfile *g;
+
+		if (m->name == NULL || strcmp(m->name, "*") != 0 ||
+		    m->scope != 0)
+			continue;
+		g = env->module(env->ctx, f, m->module, m->level);
+		if (g != NULL && g != f &&
+		    (cpl_pyscan_assign_last(g, 0, name) >= 0 ||
+		     cpl_pyscan_func_find(g, name) >= 0 ||
+		     cpl_pyscan_binding(g, 0, name) >= 0))
+			return g;
+	}
+	return NULL;
+}
+
 /* ---- argparse --------------------------------------------------------- */
 
 /* w names option flag: exactly, or as a unique prefix of a long flag. */
@@ -417,7 +477,10 @@ returns(struct ctx *cx, const struct cpl_pyfile *f, int func,
 	int a = cpl_pyscan_assign_last(f, func, "return");
 	bool have = false;
 
-	if (f->scopes[func].kind != CPL_PYSCOPE_FUNC)
+	/* A quota-aware helper: the count it falls back on runs only where
+	 * no quota is set, and what it reads from the quota is unknown. */
+	if (f->scopes[func].kind != CPL_PYSCOPE_FUNC ||
+	    f->scopes[func].quota_reader)
 		return unknown();
 	if (a < 0) {
 		acc.kind = V_NONE;
@@ -621,7 +684,7 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 	} else if (c->import >= 0 && c->remote) {
 		const char *qual;
 		const struct cpl_pyfile *g = call_file(cx, f, c, &qual);
-		int func = g ? cpl_pyscan_func_find(g, qual) : -1;
+		int func = g ? remote_def(cx, &g, qual) : -1;
 
 		if (func >= 0) {
 			site.file = f;
@@ -629,6 +692,17 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 			site.up = fr->site && fr->site_func ==
 				  enclosing_def(f, c->scope) ? fr->site :
 							      NULL;
+			v = returns(cx, g, func, &site);
+		}
+	} else if (c->func < 0 && c->import < 0) {
+		/* A def a star import brings: from utils import *. */
+		const struct cpl_pyfile *g = star_module(cx, f, c->callee);
+		int func = g ? remote_def(cx, &g, c->callee) : -1;
+
+		if (func >= 0) {
+			site.file = f;
+			site.call = (size_t)ci;
+			site.up = NULL;
 			v = returns(cx, g, func, &site);
 		}
 	}
@@ -796,6 +870,101 @@ cpl_pyvalue_self_attr(struct ctx *cx, const struct frame *fr, int scope,
 	return acc;
 }
 
+/* The class that name (Class, or module.Class through a plain import)
+ * stands for in scope of f: *g receives its file; -1 when none. */
+static int
+class_named(struct ctx *cx, const struct cpl_pyfile *f, int scope,
+	    const char *name, const struct cpl_pyfile **g)
+{
+	const struct cpl_pyenv *env = env_of(cx);
+	const char *dot = strchr(name, '.');
+	char *first = cpl_xstrndup(name, dot ? (size_t)(dot - name) :
+						strlen(name));
+	int im = cpl_pyscan_binding(f, scope, first), c = -1;
+
+	*g = f;
+	if (dot == NULL && im < 0) {
+		c = cpl_pyscan_func_find(f, name);
+	} else if (im >= 0 && env->module != NULL) {
+		const struct cpl_pyimport *m = &f->imports[im];
+
+		if (dot == NULL && m->name != NULL) {
+			*g = env->module(env->ctx, f, m->module, m->level);
+			c = *g ? remote_def(cx, g, m->name) : -1;
+		} else if (dot != NULL && strchr(dot + 1, '.') == NULL) {
+			*g = cpl_pyvalue_module_of(cx, f, im);
+			c = *g ? remote_def(cx, g, dot + 1) : -1;
+		}
+	}
+	free(first);
+	if (c < 0 || *g == NULL || (*g)->scopes[c].kind != CPL_PYSCOPE_CLASS ||
+	    (*g)->scopes[c].parent != 0)
+		return -1;
+	return c;
+}
+
+/*
+ * Class.attr or module.Class.attr (dotted) read at use_tok of use_block
+ * in scope: the class body's assignments of attr (it runs whole before
+ * any use outside it).  An assignment of the dotted name itself
+ * (CFG.workers = 2) in the scopes the use sees wins in code order; one
+ * anywhere else in the file leaves the value unknown.  *is_class false
+ * when dotted names no class.
+ */
+struct val
+cpl_pyvalue_class_attr(struct ctx *cx, const struct frame *fr, int scope,
+		       const char *dotted, size_t use_tok, int use_block,
+		       bool *is_class)
+{
+	const struct cpl_pyfile *f = fr->f, *g;
+	const char *attr = strrchr(dotted, '.');
+	char *cname;
+	struct frame gf;
+	size_t i;
+	int s, cls, a;
+
+	*is_class = false;
+	if (attr == NULL)
+		return unknown();
+	cname = cpl_xstrndup(dotted, (size_t)(attr - dotted));
+	cls = class_named(cx, f, scope, cname, &g);
+	free(cname);
+	if (cls < 0)
+		return unknown();
+	*is_class = true;
+	/* Assignments of the dotted name the use sees: before it in its
+	 * own scope, anywhere in an enclosing one. */
+	for (s = scope; s >= 0; s = f->scopes[s].parent)
+		for (a = cpl_pyscan_assign_last(f, s, dotted); a >= 0;
+		     a = f->assigns[a].prev)
+			if (s != scope || f->assigns[a].tok < use_tok)
+				return cpl_pyvalue_eval_name(cx, fr, scope,
+							     dotted, use_tok,
+							     use_block);
+	/* Set in a def the use does not run in: no guess. */
+	for (i = 0; i < f->nscopes; i++) {
+		int in_chain = 0;
+
+		for (s = scope; s >= 0 && !in_chain; s = f->scopes[s].parent)
+			in_chain = s == (int)i;
+		if (!in_chain && cpl_pyscan_assign_last(f, (int)i, dotted) >= 0)
+			return unknown();
+	}
+	a = cpl_pyscan_assign_last(g, cls, attr + 1);
+	if (a < 0 || !enter(cx))
+		return unknown();
+	gf.f = g;
+	gf.site = NULL;
+	gf.site_func = -1;
+	{
+		struct val v = reach(cx, &gf, cls, a, -1, (size_t)-1,
+				     g->scopes[cls].block);
+
+		leave(cx);
+		return v;
+	}
+}
+
 /* The value of name used at token use_tok of block use_block in scope. */
 struct val
 cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr, int scope,
@@ -830,8 +999,16 @@ cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr, int scope,
 		first = false;
 		s = sc->parent;
 	}
-	if (!found && (im = cpl_pyscan_binding(f, scope, name)) >= 0)
+	if (!found && (im = cpl_pyscan_binding(f, scope, name)) >= 0) {
 		v = imported(cx, f, im);
+	} else if (!found) {
+		const struct cpl_pyfile *g = star_module(cx, f, name);
+		struct frame gf = { g, NULL, -1 };
+
+		if (g != NULL)
+			v = cpl_pyvalue_eval_name(cx, &gf, 0, name,
+						  (size_t)-1, 0);
+	}
 	leave(cx);
 	return v;
 }
@@ -839,4 +1016,5 @@ cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr, int scope,
 const struct pyvalue_names cpl_pyvalue_names = {
 	cpl_pyvalue_eval_name, cpl_pyvalue_eval_call, cpl_pyvalue_self_attr,
 	cpl_pyvalue_option, cpl_pyvalue_module_of, cpl_pyvalue_env_read,
+	cpl_pyvalue_class_attr,
 };

@@ -443,9 +443,11 @@ group_counts(struct cpl_code *code)
 
 /*
  * The CPU counts that size a pool in another file: every sink of every
- * file resolved in the process; a value that tracks the node with no
- * upper bound, from a CPU count in another file that its own file does
- * not see sizing anything, is one (each count once, at its first sink).
+ * file resolved in the process; a value that tracks the node, with no
+ * upper bound or one the text fixes (min(8, os.cpu_count()): the rule
+ * weighs it against the budget), from a CPU count in another file that
+ * its own file does not see sizing anything, is one (each count once, at
+ * its first sink).
  */
 static void
 join_counts(struct proc *p, const struct cpl_pyenv *env)
@@ -469,8 +471,10 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			if (!reads_name(f, &sk->value))
 				continue;
 			cpl_pyvalue_expr(&v, f, &sk->value, NULL, env);
-			if (v.kind != CPL_PYVAL_HOST || v.capped ||
-			    v.host.file == NULL)
+			/* A cap the text does not fix is the user's
+			 * setting: no guess. */
+			if (v.kind != CPL_PYVAL_HOST || v.host.file == NULL ||
+			    (v.capped && v.cap <= 0))
 				continue;
 			hi = (long)(uintptr_t)cpl_strmap_get(&p->at,
 							     v.host.file) - 1;
@@ -495,6 +499,7 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			cc->index = (size_t)n;
 			cc->what = sk->what;
 			cc->sink = sk->pos;
+			cc->cap = v.capped ? v.cap : 0;
 			cc->at = (size_t)hi;
 		}
 	}

@@ -225,6 +225,34 @@ name_primary(struct ev *ev)
 	if (n == 1)
 		return cx->names->eval_name(cx, ev->fr, ev->scope, base,
 					     names[0], ev->block);
+	if (n == 3 || (n == 2 && tok_text(attr, sizeof(attr), f, names[1]) &&
+		       strcmp(base, "self") != 0 &&
+		       cpl_pyscan_assign_last(f, ev->scope, base) < 0)) {
+		/* Class.attr, module.Class.attr: a class's attribute. */
+		struct val v;
+		bool is_class;
+		char dotted[3 * 128 + 2];
+		size_t i, len = 0;
+
+		for (i = 0; i < n; i++) {
+			const struct cpl_pytoken *t = &ev->toks[names[i]];
+
+			if (len + t->len + 1 >= sizeof(dotted))
+				return unknown();
+			if (i > 0)
+				dotted[len++] = '.';
+			memcpy(dotted + len, f->text + t->off, t->len);
+			len += t->len;
+		}
+		dotted[len] = '\0';
+		v = cx->names->class_attr(cx, ev->fr, ev->scope, dotted,
+					  names[0], ev->block, &is_class);
+		/* A val holds no pointer to is_class (cppcheck cannot see
+		 * that through the table). */
+		if (is_class || n == 3)
+			/* cppcheck-suppress returnDanglingLifetime */
+			return v;
+	}
 	if (n == 2 && tok_text(attr, sizeof(attr), f, names[1])) {
 		struct val b;
 		int im;

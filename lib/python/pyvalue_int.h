@@ -39,6 +39,9 @@
  * 5 KiB of stack (10 KiB under ASan), so this keeps a resolution well
  * under a thread's stack whatever the text. */
 #define MAX_NEST 64
+/* Re-exports followed from a package to the module that defines a name
+ * (pkg/__init__.py → pkg/workers.py): real packages take one or two. */
+#define MAX_REEXPORT 4
 
 enum vkind {
 	V_UNKNOWN,
@@ -271,6 +274,13 @@ struct val cpl_pyvalue_self_attr(struct ctx *cx, const struct frame *fr,
 struct val cpl_pyvalue_option(struct ctx *cx, const struct cpl_pyfile *g,
 			      const char *dest);
 
+/* Class.attr or module.Class.attr (dotted) read at use_tok of use_block
+ * in scope; *is_class false when dotted names no class. */
+struct val cpl_pyvalue_class_attr(struct ctx *cx, const struct frame *fr,
+				  int scope, const char *dotted,
+				  size_t use_tok, int use_block,
+				  bool *is_class);
+
 /* The file a plain or from-import binding im of f stands for, NULL. */
 const struct cpl_pyfile *cpl_pyvalue_module_of(struct ctx *cx,
 					       const struct cpl_pyfile *f,
@@ -297,6 +307,10 @@ struct pyvalue_names {
 					      int im);
 	struct val (*env_read)(struct ctx *cx, struct val name,
 			       const struct val *dflt, struct cpl_pos pos);
+	struct val (*class_attr)(struct ctx *cx, const struct frame *fr,
+				 int scope, const char *dotted,
+				 size_t use_tok, int use_block,
+				 bool *is_class);
 };
 extern const struct pyvalue_names cpl_pyvalue_names;
 

@@ -419,6 +419,221 @@ START_TEST(process_keeps_capped_counts_local)
 }
 END_TEST
 
+/* A helper reached through a package's re-export, and re-exports that
+ * point at each other (an import cycle) stop. */
+START_TEST(process_follows_reexports)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"from common import loader_workers, spin\n"
+		"a = DataLoader(range(8), num_workers=loader_workers())\n"
+		"b = DataLoader(range(8), num_workers=spin())\n");
+	struct cpl_pyfile *init = scan_as("common/__init__.py",
+		"from .data import loader_workers\n"
+		"from .cyc import spin\n");
+	struct cpl_pyfile *data = scan_as("common/data.py",
+		"import os\n"
+		"def loader_workers():\n"
+		"    return os.cpu_count()\n");
+	struct cpl_pyfile *cyc = scan_as("common/cyc.py",
+		"from common import spin\n");
+	const struct cpl_pyfile *files[] = { t, init, data, cyc };
+	struct linkmap m = { { "common", "data", "cyc" }, { init, data, cyc },
+			     3 };
+	struct cpl_pyenv env;
+	struct cpl_code *code;
+	struct cpl_pyval v;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	ck_assert_int_eq(cpl_pyvalue_code(&code, files, 4, &env), 0);
+	ck_assert_uint_eq(code->nloaders, 2);
+	ck_assert_int_eq(code->loaders[0].value.kind, CPL_PYVAL_HOST);
+	ck_assert_str_eq(code->loaders[0].value.host.file, "common/data.py");
+	ck_assert_int_eq(code->loaders[1].value.kind, CPL_PYVAL_UNKNOWN);
+	ck_assert_uint_eq(code->ncounts, 1);
+	ck_assert_ptr_eq(code->counts[0].file, data);
+	ck_assert_str_eq(code->counts[0].sink.file, "train.py");
+	/* The value alone, through the same callback. */
+	cpl_pyvalue_loader(&v, t, 1, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_UNKNOWN);
+	cpl_pyscan_code_free(code);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(init);
+	cpl_pyfile_free(data);
+	cpl_pyfile_free(cyc);
+}
+END_TEST
+
+/* A helper that reads the cgroup's CPU quota falls back on the CPU count
+ * only where no quota is set: its count sizes nothing, in its own file or
+ * in another. */
+START_TEST(quota_aware_helpers_size_nothing)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"import os\n"
+		"from torch.utils.data import DataLoader\n"
+		"from system import available_cpus\n"
+		"def _cgroup():\n"
+		"    q, p = open('/sys/fs/cgroup/cpu.max').read().split()\n"
+		"    return None if q == 'max' else int(q) // int(p)\n"
+		"def cpus():\n"
+		"    return _cgroup() or os.cpu_count()\n"
+		"def host():\n"
+		"    return os.cpu_count()\n"
+		"a = DataLoader(range(8), num_workers=cpus())\n"
+		"b = DataLoader(range(8), num_workers=available_cpus() - 1)\n"
+		"c = DataLoader(range(8), num_workers=host())\n");
+	struct cpl_pyfile *sys = scan_as("system.py",
+		"import os\n"
+		"def available_cpus():\n"
+		"    n = len(os.sched_getaffinity(0))\n"
+		"    try:\n"
+		"        q = int(open('/sys/fs/cgroup/cpu/cpu.cfs_quota_us')"
+		".read())\n"
+		"    except OSError:\n"
+		"        return n\n"
+		"    return n if q <= 0 else max(1, q // 100000)\n");
+	const struct cpl_pyfile *files[] = { t, sys };
+	struct linkmap m = { { "system" }, { sys }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_code *code;
+
+	ck_assert_uint_eq(t->ncpucounts, 2);
+	ck_assert_int_ne(t->cpucounts[0].use, CPL_PYUSE_SIZING);
+	ck_assert_int_eq(t->cpucounts[1].use, CPL_PYUSE_SIZING);
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	ck_assert_int_eq(cpl_pyvalue_code(&code, files, 2, &env), 0);
+	ck_assert_uint_eq(code->nloaders, 3);
+	ck_assert_int_eq(code->loaders[0].value.kind, CPL_PYVAL_UNKNOWN);
+	ck_assert_int_eq(code->loaders[1].value.kind, CPL_PYVAL_UNKNOWN);
+	ck_assert_int_eq(code->loaders[2].value.kind, CPL_PYVAL_HOST);
+	ck_assert_uint_eq(code->ncounts, 0);
+	cpl_pyscan_code_free(code);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(sys);
+}
+END_TEST
+
+/* A capped count returned from a helper module keeps its cap for the
+ * rule to weigh against the budget; a cap the text does not fix is not
+ * one. */
+START_TEST(process_keeps_caps_across_modules)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"from hardware import get_num_workers, up_to\n"
+		"a = DataLoader(range(8), num_workers=get_num_workers())\n"
+		"b = DataLoader(range(8), num_workers=up_to(cfg.workers))\n");
+	struct cpl_pyfile *hw = scan_as("hardware.py",
+		"import os\n"
+		"def get_num_workers():\n"
+		"    return min(8, os.cpu_count())\n"
+		"def up_to(n):\n"
+		"    return min(n, os.cpu_count())\n");
+	const struct cpl_pyfile *files[] = { t, hw };
+	struct linkmap m = { { "hardware" }, { hw }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_code *code;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	ck_assert_int_eq(cpl_pyvalue_code(&code, files, 2, &env), 0);
+	ck_assert_uint_eq(code->ncounts, 1);
+	ck_assert_ptr_eq(code->counts[0].file, hw);
+	ck_assert_int_eq(code->counts[0].sink.line, 3);
+	ck_assert_int_eq(code->counts[0].cap, 8);
+	cpl_pyscan_code_free(code);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(hw);
+}
+END_TEST
+
+/* Names and defs a star import brings (from utils import *); a name
+ * with a leading underscore is not exported. */
+START_TEST(star_imports_bring_values)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"from utils import *\n"
+		"a = DataLoader(range(8), num_workers=N_CPU)\n"
+		"b = DataLoader(range(8), num_workers=get_workers())\n"
+		"c = DataLoader(range(8), num_workers=_hidden)\n");
+	struct cpl_pyfile *u = scan_as("utils.py",
+		"import os\n"
+		"N_CPU = os.cpu_count() - 1\n"
+		"_hidden = os.cpu_count()\n"
+		"def get_workers():\n"
+		"    return os.cpu_count()\n");
+	struct linkmap m = { { "utils" }, { u }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_pyval v;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	cpl_pyvalue_loader(&v, t, 0, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	ck_assert_int_eq(v.host.line, 2);
+	cpl_pyvalue_loader(&v, t, 1, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	ck_assert_int_eq(v.host.line, 5);
+	cpl_pyvalue_loader(&v, t, 2, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_UNKNOWN);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(u);
+}
+END_TEST
+
+/* A class's attribute (Class.attr, module.Class.attr): the class body's
+ * value; the dotted name assigned before the use wins, and assigned in
+ * another def leaves it unknown. */
+START_TEST(class_attributes_across_modules)
+{
+	struct cpl_pyfile *t = scan_as("train.py",
+		"from torch.utils.data import DataLoader\n"
+		"import config\n"
+		"from config import CFG, Other\n"
+		"a = DataLoader(range(8), num_workers=CFG.cpus)\n"
+		"b = DataLoader(range(8), num_workers=config.CFG.cpus)\n"
+		"def tune():\n"
+		"    Other.cpus = 2\n"
+		"c = DataLoader(range(8), num_workers=Other.cpus)\n"
+		"CFG.cpus = 3\n"
+		"d = DataLoader(range(8), num_workers=CFG.cpus)\n");
+	struct cpl_pyfile *cfg = scan_as("config.py",
+		"import os\n"
+		"class CFG:\n"
+		"    seed = 42\n"
+		"    cpus = os.cpu_count()\n"
+		"class Other:\n"
+		"    cpus = os.cpu_count()\n");
+	struct linkmap m = { { "config" }, { cfg }, 1 };
+	struct cpl_pyenv env;
+	struct cpl_pyval v;
+
+	memset(&env, 0, sizeof(env));
+	env.module = link_module;
+	env.ctx = &m;
+	cpl_pyvalue_loader(&v, t, 0, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	ck_assert_int_eq(v.host.line, 4);
+	cpl_pyvalue_loader(&v, t, 1, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_HOST);
+	cpl_pyvalue_loader(&v, t, 2, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_UNKNOWN);
+	cpl_pyvalue_loader(&v, t, 3, NULL, &env);
+	ck_assert_int_eq(v.kind, CPL_PYVAL_KNOWN);
+	ck_assert_int_eq(v.value, 3);
+	cpl_pyfile_free(t);
+	cpl_pyfile_free(cfg);
+}
+END_TEST
+
 START_TEST(process_factories_build_transforms)
 {
 	struct cpl_pyfile *t = scan_as("train.py",
@@ -629,6 +844,11 @@ pycode_suite(void)
 	tcase_add_test(tc, process_joins_modules);
 	tcase_add_test(tc, process_keeps_capped_counts_local);
 	tcase_add_test(tc, process_factories_build_transforms);
+	tcase_add_test(tc, process_follows_reexports);
+	tcase_add_test(tc, quota_aware_helpers_size_nothing);
+	tcase_add_test(tc, process_keeps_caps_across_modules);
+	tcase_add_test(tc, star_imports_bring_values);
+	tcase_add_test(tc, class_attributes_across_modules);
 	tcase_add_test(tc, parallel_work);
 	suite_add_tcase(s, tc);
 	return s;
