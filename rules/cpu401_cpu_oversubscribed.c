@@ -133,9 +133,9 @@ pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
 		      p->size.how[strlen(p->env)] == '=';
 		if (len < sizeof(text))
 			cpl_format(text + len, sizeof(text) - len,
-				   "%s%s%s%s", len ? ", " : "",
-				   env ? p->env : p->size.how,
-				   env ? "=\"1\"" : " to 1", "");
+				   "%s%s%s", len ? ", " : "",
+				   env ? p->env : p->setter,
+				   env ? "=\"1\"" : " to 1");
 		len = strlen(text);
 		if (edits && env)
 			cpl_check_replace_env_count(ck, fd, &p->size.pos,
@@ -313,8 +313,8 @@ const struct cpl_rule cpl_rule_cpu401 = {
 	.id = "CPU401",
 	.name = "cpu-oversubscribed",
 	.severity = CPL_SEV_ERROR,
-	.summary = "Ranks x (intra-op threads + loader workers) exceeds the "
-		   "CPU budget.",
+	.summary = "Ranks x (intra-op threads + loader workers + other "
+		   "native pools) exceeds the CPU budget.",
 	.precision = "high",
 	.check_container = check,
 };

@@ -85,6 +85,7 @@ static void
 size_from_value(struct cpl_pool *p, const struct cpl_pyval *v,
 		const struct cpl_pos *at, const char *how)
 {
+	cpl_format(p->setter, sizeof(p->setter), "the argument of %s", how);
 	if (v->kind == CPL_PYVAL_KNOWN && v->value >= 0)
 		set_amount(&p->size, CPL_AMT_KNOWN, v->value, at, "%s(%ld)",
 			   how, v->value);
@@ -246,6 +247,8 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 		memset(&v, 0, sizeof(v));
 		cpl_pyvalue_expr(&v, f, &a->value, NULL, NULL);
 		size_from_value(&p[CPL_POOL_ORT], &v, &a->pos, a->name);
+		cpl_format(p[CPL_POOL_ORT].setter,
+			   sizeof(p[CPL_POOL_ORT].setter), "%s", a->name);
 		/* "x.intra_op_num_threads(4)" reads oddly: the value alone. */
 		if (v.kind == CPL_PYVAL_KNOWN)
 			cpl_format(p[CPL_POOL_ORT].size.how,
@@ -284,6 +287,8 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 			else
 				size_from_value(&p[k], &v, &s->pos,
 						"os.environ");
+			cpl_format(p[k].setter, sizeof(p[k].setter),
+				   "os.environ[\"%s\"]", s->name);
 		}
 	}
 }
@@ -361,8 +366,11 @@ from_env(struct cpl_pools *ps, const struct cpl_container *c)
 			continue;
 		}
 		cpl_budget_env_count(&a, c, kinds[k].env);
-		if (a.state != CPL_AMT_UNSET)
+		if (a.state != CPL_AMT_UNSET) {
 			p->size = a;
+			cpl_format(p->setter, sizeof(p->setter), "%s",
+				   kinds[k].env);
+		}
 	}
 	/* TOKENIZERS_PARALLELISM=false: one thread, whatever Rayon says. */
 	e = cpl_container_env_effective(c, "TOKENIZERS_PARALLELISM");

@@ -58,6 +58,9 @@ struct cpl_pool {
 	struct cpl_pos use;	/* the call that uses it (file NULL: none
 				 * seen, the env alone) */
 	const char *use_how;	/* its callee as written, or NULL */
+	char setter[96];	/* what a fix sets, for its text: the env
+				 * variable, "so.intra_op_num_threads", "the
+				 * argument of numexpr.set_num_threads" */
 };
 
 struct cpl_pools {
