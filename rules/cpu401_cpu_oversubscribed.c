@@ -111,6 +111,7 @@ pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
 {
 	char text[400];
 	size_t k, len = 0;
+	bool whole = true;
 
 	text[0] = '\0';
 	for (k = 0; k < CPL_POOL_NKINDS; k++) {
@@ -137,10 +138,15 @@ pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
 				   env ? p->env : p->setter,
 				   env ? "=\"1\"" : " to 1");
 		len = strlen(text);
-		if (edits && env)
-			cpl_check_replace_env_count(ck, fd, &p->size.pos,
-						    p->size.n, 1);
+		/* A fix applies whole or not at all: a pool set in code
+		 * (or by a variable no edit reaches) takes the split's
+		 * edits with it. */
+		if (edits && !(env && cpl_check_replace_env_count(ck, fd,
+				&p->size.pos, p->size.n, 1)))
+			whole = false;
 	}
+	if (edits && !whole)
+		cpl_finding_drop_edits(fd, 0);
 	(void)c;
 	if (len > 0 && fd->fix != NULL) {
 		char *fix = cpl_xstrdup(fd->fix);

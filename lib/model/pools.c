@@ -372,6 +372,18 @@ from_env(struct cpl_pools *ps, const struct cpl_container *c)
 				   kinds[k].env);
 		}
 	}
+	/* numexpr with neither NUMEXPR_NUM_THREADS nor OMP_NUM_THREADS
+	 * starts NUMEXPR_MAX_THREADS threads when that is set. */
+	if (ps->p[CPL_POOL_NUMEXPR].size.state == CPL_AMT_UNSET &&
+	    cpl_container_env_effective(c, "OMP_NUM_THREADS") == NULL) {
+		cpl_budget_env_count(&a, c, "NUMEXPR_MAX_THREADS");
+		if (a.state != CPL_AMT_UNSET) {
+			ps->p[CPL_POOL_NUMEXPR].size = a;
+			cpl_format(ps->p[CPL_POOL_NUMEXPR].setter,
+				   sizeof(ps->p[CPL_POOL_NUMEXPR].setter),
+				   "NUMEXPR_NUM_THREADS");
+		}
+	}
 	/* TOKENIZERS_PARALLELISM=false: one thread, whatever Rayon says. */
 	e = cpl_container_env_effective(c, "TOKENIZERS_PARALLELISM");
 	if (e != NULL && ps->p[CPL_POOL_RAYON].size.state == CPL_AMT_UNSET) {
