@@ -147,6 +147,38 @@ report_rayon(struct cpl_check *ck, const struct cpl_workload *w,
 	fd->fix_safety = CPL_FIX_UNSAFE;
 }
 
+/* Says (with -v) that pool p runs with a size not read here: not
+ * counted, not guessed.  The JSON budget entry lists it too. */
+static void
+note_unread(struct cpl_check *ck, const struct cpl_workload *w,
+	    const struct cpl_container *c, const struct cpl_pool *p)
+{
+	const char *why;
+
+	switch (p->kind) {
+	case CPL_POOL_INDUCTOR:
+		why = "TORCHINDUCTOR_COMPILE_THREADS is unset: its compile "
+		      "workers size from the node, while compiling";
+		break;
+	case CPL_POOL_RAYON:
+		why = "RAYON_NUM_THREADS is unset: one thread per node CPU "
+		      "while the main process tokenizes";
+		break;
+	case CPL_POOL_NUMEXPR:
+		why = "NUMEXPR_NUM_THREADS and OMP_NUM_THREADS are unset: "
+		      "up to 16 threads from the node's cores";
+		break;
+	default:
+		why = p->size.how;
+		break;
+	}
+	cpl_check_note(ck, w, "container \"%s\": %s is used (%s%s%s:%d) and "
+		       "its pool's size is not read here (%s); not counted",
+		       c->name, p->name, p->use_how ? p->use_how : "",
+		       p->use_how ? " at " : "",
+		       p->use.file ? p->use.file : "?", p->use.line, why);
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -161,6 +193,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	if (f.cpu < 0)
 		return;
 	cpl_budget_pools(&ps, w, c);
+	for (size_t k = 0; k < CPL_POOL_NKINDS; k++)
+		if (ps.p[k].unread && ps.p[k].use.file != NULL)
+			note_unread(ck, w, c, &ps.p[k]);
 	if (ps.p[CPL_POOL_ORT].host_default)
 		report_ort(ck, w, c, &f, &ps.p[CPL_POOL_ORT]);
 	if (ps.p[CPL_POOL_TF].host_default)

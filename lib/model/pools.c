@@ -434,6 +434,9 @@ cpl_budget_pools(struct cpl_pools *out, const struct cpl_workload *w,
 		if (code == NULL && p->size.state == CPL_AMT_KNOWN &&
 		    p->size.n > 1 && k != CPL_POOL_INTEROP)
 			p->active = true;
+		if (p->active && !p->off &&
+		    p->size.state == CPL_AMT_UNKNOWN)
+			p->unread = true;
 		if (!p->active || p->off || p->size.state != CPL_AMT_UNSET)
 			continue;
 		switch (p->kind) {
@@ -446,6 +449,14 @@ cpl_budget_pools(struct cpl_pools *out, const struct cpl_workload *w,
 			break;
 		case CPL_POOL_RAYON:
 			p->host_default = p->in_workers;
+			p->unread = !p->in_workers;
+			break;
+		case CPL_POOL_INDUCTOR:
+			p->unread = true;
+			break;
+		case CPL_POOL_NUMEXPR:
+			p->unread = cpl_container_env_effective(c,
+					"OMP_NUM_THREADS") == NULL;
 			break;
 		default:
 			break;
@@ -476,5 +487,59 @@ cpl_pools_extra(long *rank, long *worker, const struct cpl_pools *ps)
 			*worker = cpl_sat_add(*worker, n);
 		else
 			*rank = cpl_sat_add(*rank, n);
+	}
+}
+
+/* A how of the budget entry: text and position, copied. */
+static void
+entry_how(struct cpl_budget_how *h, const char *text,
+	  const struct cpl_pos *pos)
+{
+	memset(h, 0, sizeof(*h));
+	if (text == NULL || *text == '\0')
+		return;
+	h->text = cpl_xstrdup(text);
+	if (pos != NULL && pos->file != NULL && pos->line > 0) {
+		h->file = cpl_xstrdup(pos->file);
+		h->line = pos->line;
+		h->column = pos->column;
+	}
+}
+
+void
+cpl_pools_entry(struct cpl_budget_entry *b, const struct cpl_workload *w,
+		const struct cpl_container *c)
+{
+	struct cpl_pools ps;
+	long xr, xw;
+	size_t k, n = 0;
+
+	cpl_budget_pools(&ps, w, c);
+	cpl_pools_extra(&xr, &xw, &ps);
+	if (b->busy >= 0)
+		b->busy = cpl_sat_add(b->busy, cpl_sat_mul(b->ranks,
+			cpl_sat_add(xr, cpl_sat_mul(b->workers, xw))));
+	for (k = 0; k < CPL_POOL_NKINDS; k++)
+		n += cpl_pool_extra(&ps.p[k]) > 0 || ps.p[k].host_default ||
+		     ps.p[k].unread;
+	if (n == 0)
+		return;
+	b->pools = cpl_xcalloc(n, sizeof(*b->pools));
+	for (k = 0; k < CPL_POOL_NKINDS; k++) {
+		const struct cpl_pool *p = &ps.p[k];
+		struct cpl_budget_pool *e = &b->pools[b->npools];
+
+		if (!(cpl_pool_extra(p) > 0 || p->host_default || p->unread))
+			continue;
+		b->npools++;
+		e->name = cpl_xstrdup(p->name);
+		e->threads = p->size.state == CPL_AMT_KNOWN ? p->size.n : -1;
+		e->counted = cpl_pool_extra(p);
+		e->in_workers = p->in_workers;
+		e->node_default = p->host_default;
+		e->unread = p->unread;
+		entry_how(&e->how, p->size.state != CPL_AMT_UNSET ?
+			  p->size.how : NULL, &p->size.pos);
+		entry_how(&e->use, p->use_how, &p->use);
 	}
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "model/budget.h"
+#include "model/finding.h"
 #include "model/workload.h"
 
 enum cpl_pool_kind {
@@ -54,6 +55,12 @@ struct cpl_pool {
 				 * tokenizer in __getitem__) */
 	bool host_default;	/* unset, and the library's documented
 				 * default is the node's cores */
+	bool unread;		/* used, and its size is not read here: set
+				 * to what the text does not fix, or unset
+				 * with a default cpulint does not count
+				 * (Inductor's compile workers, Rayon in the
+				 * main process, numexpr without
+				 * OMP_NUM_THREADS) */
 	struct cpl_amount size;	/* UNSET: nothing sets it */
 	struct cpl_pos use;	/* the call that uses it (file NULL: none
 				 * seen, the env alone) */
@@ -83,5 +90,16 @@ long cpl_pool_extra(const struct cpl_pool *p);
 /* The busy threads all pools of c add per rank (*rank) and per loader
  * worker (*worker). */
 void cpl_pools_extra(long *rank, long *worker, const struct cpl_pools *ps);
+
+/*
+ * Adds container c's pools to its budget entry b (made by
+ * cpl_budget_entry(), which calls this): what they add to b->busy when
+ * it is known (workers known), and b->pools, the pools that count, size
+ * to the node or are unread (owned by b, freed with
+ * cpl_finding_budget_free()).
+ */
+void cpl_pools_entry(struct cpl_budget_entry *b,
+		     const struct cpl_workload *w,
+		     const struct cpl_container *c);
 
 #endif
