@@ -13,7 +13,6 @@
 #include <strings.h>
 
 #include "model/link.h"
-#include "model/pools.h"
 #include "python/pyscan.h"
 #include "shell/shscan.h"
 #include "util.h"
@@ -1459,5 +1458,4 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 		b->measured_pod = cpl_xstrdup(c->measured_pod);
 	}
 	b->pods = w->pods > 1 ? w->pods : 0;
-	cpl_pools_entry(b, w, c);
 }

@@ -93,8 +93,8 @@ void cpl_pools_extra(long *rank, long *worker, const struct cpl_pools *ps);
 
 /*
  * Adds container c's pools to its budget entry b (made by
- * cpl_budget_entry(), which calls this): what they add to b->busy when
- * it is known (workers known), and b->pools, the pools that count, size
+ * cpl_budget_entry(); the run calls this after it): what they add to
+ * b->busy when that is known, and b->pools, the pools that count, size
  * to the node or are unread (owned by b, freed with
  * cpl_finding_budget_free()).
  */
