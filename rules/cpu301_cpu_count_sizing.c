@@ -65,14 +65,16 @@ python313(const char *image)
 	return end != t && (major > 3 || (major == 3 && minor >= 13));
 }
 
-/* Whether a container that runs the file has a Python 3.13+ image. */
+/* Whether a container that runs the file has a Python 3.13+ image: its
+ * own, or the FROM of the Dockerfile that gives its command. */
 static bool
 runs_py313(const struct cpl_code_ref *refs, size_t nrefs)
 {
 	size_t i;
 
 	for (i = 0; i < nrefs; i++)
-		if (refs[i].c != NULL && python313(refs[i].c->image))
+		if (refs[i].c != NULL && (python313(refs[i].c->image) ||
+					  python313(refs[i].c->base_image)))
 			return true;
 	return false;
 }
