@@ -79,8 +79,9 @@ report_tf(struct cpl_check *ck, const struct cpl_workload *w,
 	cpl_finding_set_fix(fd,
 		"set TF_NUM_INTRAOP_THREADS to \"%ld\" and "
 		"TF_NUM_INTEROP_THREADS to \"1\" in the container's env (or "
-		"call tf.config.threading.set_intra_op_parallelism_threads(%ld) "
-		"and set_inter_op_parallelism_threads(1) before TensorFlow "
+		"call tf.config.threading."
+		"set_intra_op_parallelism_threads(%ld) and "
+		"set_inter_op_parallelism_threads(1) before TensorFlow "
 		"runs)", t, t);
 	snprintf(v, sizeof(v), "%ld", t);
 	cpl_check_insert_env(ck, fd, c, intra, 1, v);

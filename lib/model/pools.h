@@ -28,7 +28,8 @@
 enum cpl_pool_kind {
 	CPL_POOL_OPENBLAS,	/* OPENBLAS_NUM_THREADS, openblas_set_num_
 				 * threads, threadpoolctl.threadpool_limits */
-	CPL_POOL_NUMEXPR,	/* NUMEXPR_NUM_THREADS, numexpr.set_num_threads */
+	CPL_POOL_NUMEXPR,	/* NUMEXPR_NUM_THREADS (NUMEXPR_MAX_THREADS),
+				 * numexpr.set_num_threads */
 	CPL_POOL_RAYON,		/* tokenizers: RAYON_NUM_THREADS,
 				 * TOKENIZERS_PARALLELISM=false turns it off */
 	CPL_POOL_ORT,		/* SessionOptions.intra_op_num_threads */
