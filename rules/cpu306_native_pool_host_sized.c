@@ -167,7 +167,8 @@ note_unread(struct cpl_check *ck, const struct cpl_workload *w,
 		break;
 	case CPL_POOL_NUMEXPR:
 		why = "NUMEXPR_NUM_THREADS and OMP_NUM_THREADS are unset: "
-		      "up to 16 threads from the node's cores";
+		      "8 threads (16 in older releases) on a node with more "
+		      "cores";
 		break;
 	default:
 		why = p->size.how;
