@@ -429,6 +429,13 @@ cpl_budget_pools(struct cpl_pools *out, const struct cpl_workload *w,
 	for (k = 0; k < CPL_POOL_NKINDS; k++) {
 		struct cpl_pool *p = &out->p[k];
 
+		/* 0 asks ONNX Runtime, TensorFlow and Rayon for their
+		 * default: the node's cores. */
+		if (p->size.state == CPL_AMT_KNOWN && p->size.n == 0 &&
+		    (k == CPL_POOL_ORT || k == CPL_POOL_TF ||
+		     k == CPL_POOL_RAYON))
+			memset(&p->size, 0, sizeof(p->size));
+
 		/* With no code to read, a size the env sets is the
 		 * evidence of the pool. */
 		if (code == NULL && p->size.state == CPL_AMT_KNOWN &&

@@ -183,6 +183,13 @@ START_TEST(onnxruntime)
 			 "so.intra_op_num_threads");
 	ck_assert_int_eq(cpl_pool_extra(&ps.p[CPL_POOL_ORT]), 2);
 	done(&x);
+	setup(&x, "import onnxruntime\n"
+		  "so = onnxruntime.SessionOptions()\n"
+		  "so.intra_op_num_threads = 0\n"
+		  "s = onnxruntime.InferenceSession('m.onnx', so)\n");
+	cpl_budget_pools(&ps, x.w, x.c);
+	ck_assert(ps.p[CPL_POOL_ORT].host_default);
+	done(&x);
 	/* A size the text does not fix: not the node's, not counted. */
 	setup(&x, "import onnxruntime\nimport sys\n"
 		  "so = onnxruntime.SessionOptions()\n"
@@ -216,6 +223,12 @@ START_TEST(tensorflow)
 	cpl_budget_pools(&ps, x.w, x.c);
 	ck_assert(!ps.p[CPL_POOL_TF].host_default);
 	ck_assert_int_eq(cpl_pool_extra(&ps.p[CPL_POOL_TF]), 1);
+	done(&x);
+	/* 0 is TensorFlow's "pick for me": the node's cores. */
+	setup(&x, "import tensorflow as tf\nm = tf.keras.Sequential()\n");
+	cpl_container_set_env(x.c, "TF_NUM_INTRAOP_THREADS", "0", P);
+	cpl_budget_pools(&ps, x.w, x.c);
+	ck_assert(ps.p[CPL_POOL_TF].host_default);
 	done(&x);
 	setup(&x, "import tensorflow as tf\n"
 		  "tf.config.threading.set_intra_op_parallelism_threads(1)\n"
