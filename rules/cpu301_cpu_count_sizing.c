@@ -36,6 +36,53 @@
 	"open(\"/sys/fs/cgroup/cpu.max\").read().split(); return max(1, " \
 	"int(q) // int(p)) if q != \"max\" else os.cpu_count()`"
 
+/* Said in the fix where the image's Python is 3.13 or newer. */
+#define PY313 "; in this Python 3.13 image os.process_cpu_count() " \
+	"follows the CPU affinity, not the CFS quota, and PYTHON_CPU_COUNT " \
+	"is a fixed number that does not follow the limit: neither is the fix"
+
+/*
+ * Whether image names Python 3.13 or newer by its tag: "python:3.13",
+ * "python:3.14-slim", "docker.io/library/python:3.13.1-bookworm".
+ */
+static bool
+python313(const char *image)
+{
+	const char *name, *colon, *t;
+	char *end;
+	long major, minor;
+
+	if (image == NULL)
+		return false;
+	name = strrchr(image, '/');
+	name = name ? name + 1 : image;
+	colon = strchr(name, ':');
+	if (colon == NULL || (size_t)(colon - name) != 6 ||
+	    strncmp(name, "python", 6) != 0)
+		return false;
+	t = colon + 1;
+	major = strtol(t, &end, 10);
+	if (end == t || *end != '.')
+		return major > 3 && end != t;
+	t = end + 1;
+	minor = strtol(t, &end, 10);
+	return end != t && (major > 3 || (major == 3 && minor >= 13));
+}
+
+/* Whether a container that runs the file has a Python 3.13+ image: its
+ * own, or the FROM of the Dockerfile that gives its command. */
+static bool
+runs_py313(const struct cpl_code_ref *refs, size_t nrefs)
+{
+	size_t i;
+
+	for (i = 0; i < nrefs; i++)
+		if (refs[i].c != NULL && (python313(refs[i].c->image) ||
+					  python313(refs[i].c->base_image)))
+			return true;
+	return false;
+}
+
 struct cap {
 	long n;			/* 0: not capped */
 	char why[200];
@@ -45,7 +92,7 @@ struct cap {
 static void
 report(struct cpl_check *ck, const struct cpl_pyfile *f,
        const struct cpl_pycpucount *cc, const char *what_sized,
-       const struct cpl_pos *sink, const struct cap *cap)
+       const struct cpl_pos *sink, const struct cap *cap, bool py313)
 {
 	const struct cpl_pycall *call = &f->calls[cc->call];
 	struct cpl_finding *fd;
@@ -80,8 +127,9 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 	cpl_finding_set_fix(fd,
 		"size it from the quota or a setting instead: "
 		"replace %s%s with " CPU_QUOTA ", or pass the count "
-		"explicitly (e.g. --workers) from the job's CPU budget",
-		what, cpl_str_eq(what, call->callee) ? "()" : "");
+		"explicitly (e.g. --workers) from the job's CPU budget%s",
+		what, cpl_str_eq(what, call->callee) ? "()" : "",
+		py313 ? PY313 : "");
 	/* A capped count's value goes into the budget rules' edits too
 	 * (CPU305 replaces min(8, os.cpu_count()) whole): no edit of its
 	 * own, so the edits of all findings still apply together. */
@@ -277,7 +325,7 @@ run_by_container(const struct cpl_code_ref *refs, size_t nrefs)
  */
 static void
 default_pool(struct cpl_check *ck, const struct cpl_pyfile *f,
-	     const struct cpl_pypool *p)
+	     const struct cpl_pypool *p, bool py313)
 {
 	const struct cpl_pycall *call = &f->calls[p->call];
 	const char *arg = p->kind == CPL_PYPOOL_MP ? "processes" :
@@ -291,8 +339,8 @@ default_pool(struct cpl_check *ck, const struct cpl_pyfile *f,
 		"throttled", call->callee, arg);
 	cpl_finding_set_fix(fd,
 		"pass %s= sized from the quota or a setting: " CPU_QUOTA
-		", or a count from the job's CPU budget (e.g. --workers)",
-		arg);
+		", or a count from the job's CPU budget (e.g. --workers)%s",
+		arg, py313 ? PY313 : "");
 }
 
 static void
@@ -300,12 +348,12 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 {
 	const struct cpl_code_ref *refs;
 	size_t nrefs = cpl_check_codes_of(ck, f, &refs), i, j;
-	bool *done;
+	bool *done, py313 = runs_py313(refs, nrefs);
 
 	for (i = 0; i < f->npools; i++)
 		if (!f->pools[i].has_size &&
 		    f->pools[i].kind != CPL_PYPOOL_THREAD)
-			default_pool(ck, f, &f->pools[i]);
+			default_pool(ck, f, &f->pools[i], py313);
 	if (f->ncpucounts == 0)
 		return;
 	done = cpl_xcalloc(f->ncpucounts, sizeof(*done));
@@ -318,7 +366,7 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 		cap.n = capped(f, cc);
 		if (cap.n < 0 || (cap.n > 0 && cap_fits(&cap, refs, nrefs)))
 			continue;
-		report(ck, f, cc, cc->sink, &cc->sink_pos, &cap);
+		report(ck, f, cc, cc->sink, &cc->sink_pos, &cap, py313);
 		done[i] = true;
 	}
 	/* Counts that size a pool in another file of a process. */
@@ -341,7 +389,7 @@ check(struct cpl_check *ck, const struct cpl_pyfile *f)
 					  cap_fits(&cap, refs, nrefs)))
 				continue;
 			report(ck, f, &f->cpucounts[cc->index], cc->what,
-			       &cc->sink, &cap);
+			       &cc->sink, &cap, py313);
 		}
 	}
 	free(done);

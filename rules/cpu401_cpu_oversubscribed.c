@@ -16,11 +16,19 @@
  * (cpl_budget_worker_allowance), so the rule's own fix lints clean.
  * One rank of one thread and no workers on a budget under one CPU is a
  * note: nothing runs in parallel, the budget is the problem.
+ * Every other pool counts too (model/pools.h): a native pool the process
+ * uses and sizes to n > 1 (OPENBLAS_NUM_THREADS=8, an ONNX Runtime
+ * session's intra_op_num_threads, torch.set_num_interop_threads) adds
+ * n - 1 threads to its rank, or to each loader worker it runs in; the
+ * message names each such pool, a note points at the line that sizes
+ * it, and the fix sets it to 1 (the calling thread does its work).
  */
 #include "common.h"
 #include "fix/split.h"
+#include "model/pools.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether the thread rule that reports threads set this way runs: CPU202
@@ -67,16 +75,101 @@ limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* what the job is given */
 }
 
+/* The message's terms for the pools that add threads: " + 7 OpenBLAS
+ * threads", " + 2 workers x 3 tokenizers (Rayon) threads". */
+static void
+pool_terms(char *out, size_t size, const struct cpl_pools *ps, long wk)
+{
+	size_t k, len = 0;
+
+	out[0] = '\0';
+	for (k = 0; k < CPL_POOL_NKINDS && len < size; k++) {
+		const struct cpl_pool *p = &ps->p[k];
+		long n = cpl_pool_extra(p);
+
+		if (n == 0 || (p->in_workers && wk == 0))
+			continue;
+		if (p->in_workers)
+			cpl_format(out + len, size - len,
+				   " + %ld %s x %ld %s %s", wk,
+				   cpl_plural(wk, "worker", "workers"), n,
+				   p->name, cpl_plural(n, "thread", "threads"));
+		else
+			cpl_format(out + len, size - len, " + %ld %s %s", n,
+				   p->name, cpl_plural(n, "thread", "threads"));
+		len = strlen(out);
+	}
+}
+
+/* The notes on the pools that add threads, and their part of the fix:
+ * each set to 1, by an edit of its env variable where the manifest
+ * writes it as a number (edits only when the split's are made). */
+static void
+pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
+	 const struct cpl_container *c, const struct cpl_pools *ps,
+	 bool edits)
+{
+	char text[400];
+	size_t k, len = 0;
+	bool whole = true;
+
+	text[0] = '\0';
+	for (k = 0; k < CPL_POOL_NKINDS; k++) {
+		const struct cpl_pool *p = &ps->p[k];
+		long n = cpl_pool_extra(p);
+		bool env;
+
+		if (n == 0)
+			continue;
+		cpl_finding_add_related(fd, &p->size.pos, "%s pool: %s (%ld "
+					"threads, %ld beyond the calling "
+					"thread%s)", p->name, p->size.how,
+					p->size.n, n, p->in_workers ?
+					", in each loader worker" : "");
+		if (p->use.file != NULL && p->use_how != NULL)
+			cpl_finding_add_related(fd, &p->use, "%s used here "
+						"(%s)", p->name, p->use_how);
+		env = p->env != NULL &&
+		      strncmp(p->size.how, p->env, strlen(p->env)) == 0 &&
+		      p->size.how[strlen(p->env)] == '=';
+		if (len < sizeof(text))
+			cpl_format(text + len, sizeof(text) - len,
+				   "%s%s%s", len ? ", " : "",
+				   env ? p->env : p->setter,
+				   env ? "=\"1\"" : " to 1");
+		len = strlen(text);
+		/* A fix applies whole or not at all: a pool set in code
+		 * (or by a variable no edit reaches) takes the split's
+		 * edits with it. */
+		if (edits && !(env && cpl_check_replace_env_count(ck, fd,
+				&p->size.pos, p->size.n, 1)))
+			whole = false;
+	}
+	if (edits && !whole)
+		cpl_finding_drop_edits(fd, 0);
+	(void)c;
+	if (len > 0 && fd->fix != NULL) {
+		char *fix = cpl_xstrdup(fd->fix);
+
+		cpl_finding_set_fix(fd, "%s; and set the other pools to 1 "
+				    "thread each (the calling thread does "
+				    "their work): %s", fix, text);
+		free(fix);
+	}
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
 {
 	struct cpl_facts f;
 	struct cpl_finding *fd;
-	long r, t, wk, total, need, allow;
+	long r, t, wk, total, need, allow, xr, xw, busy;
 	const char *var, *least;
-	char unknown[400], set[80], from[100] = "";
+	char unknown[400], set[80], from[100] = "", terms[300];
 	struct cpl_tinput in;
+	struct cpl_pools ps;
+	bool split = false;
 
 	if (!cpl_budget_training(w, c))
 		return;
@@ -89,27 +182,36 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	/* Host-sized workers count as their lower bound (at least 1). */
 	wk = f.workers.state == CPL_AMT_KNOWN ||
 	     f.workers.state == CPL_AMT_HOST ? f.workers.n : 0;
-	total = cpl_sat_mul(r, cpl_sat_add(t, wk));
+	/* Every other pool: n - 1 threads per rank, or per worker. */
+	cpl_budget_pools(&ps, w, c);
+	cpl_pools_extra(&xr, &xw, &ps);
+	busy = cpl_sat_add(cpl_sat_add(t, xr),
+			   cpl_sat_mul(wk, cpl_sat_add(1, xw)));
+	total = cpl_sat_mul(r, busy);
 	/* A loader that decodes takes turns with the main process: its
 	 * workers count only beyond the split's allowance. */
 	allow = cpl_budget_worker_allowance(f.per_rank, f.loader);
-	if (cpl_sat_mul(cpl_sat_mul(r, cpl_sat_add(t, wk > allow ?
-			wk - allow : 0)), 1000) <= f.cpu)
+	if (cpl_sat_mul(cpl_sat_mul(r, cpl_sat_add(cpl_sat_add(t, xr),
+			cpl_sat_mul(wk > allow ? wk - allow : 0,
+				    cpl_sat_add(1, xw)))), 1000) <= f.cpu)
 		return;
 	/* The thread rule's fix (T = B per rank) settles it unless the
-	 * ranks alone are more than the CPUs. */
-	if (wk == 0 && cpl_sat_mul(r, 1000) <= f.cpu &&
+	 * ranks alone are more than the CPUs, or other pools add. */
+	if (wk == 0 && xr == 0 && cpl_sat_mul(r, 1000) <= f.cpu &&
 	    thread_rule_reports(ck, &f.threads))
 		return;
 	least = f.ranks_known ? "" : "at least ";
 	/* A raised limit lets capped workers grow to their cap. */
 	need = f.workers.state == CPL_AMT_HOST && f.workers.cap > wk ?
-	       cpl_sat_mul(r, cpl_sat_add(t, f.workers.cap)) : total;
+	       cpl_sat_mul(r, cpl_sat_add(cpl_sat_add(t, xr),
+			cpl_sat_mul(f.workers.cap, cpl_sat_add(1, xw)))) :
+	       total;
+	pool_terms(terms, sizeof(terms), &ps, wk);
 	fd = cpl_check_report(ck, w, c, &f.cpu_pos,
-		"%s x (%ld intra-op %s + %ld loader %s) = %s%ld busy "
+		"%s x (%ld intra-op %s + %ld loader %s%s) = %s%ld busy "
 		"%s on a %s (container \"%s\")", f.rank_phrase, t,
 		cpl_plural(t, "thread", "threads"), wk,
-		cpl_plural(wk, "worker", "workers"), least, total,
+		cpl_plural(wk, "worker", "workers"), terms, least, total,
 		cpl_plural(total, "thread", "threads"), f.budget,
 		cpl_facts_cname(c));
 	/* Name what actually sets the threads. */
@@ -166,7 +268,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"(a starting point to compare against), "
 			"or raise resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, var, f.t, total);
-		cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
+		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
 	} else if (f.per_rank >= 1 && f.loader == CPL_LOADER_DECODE) {
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld, the larger "
@@ -176,7 +278,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"starting point to compare against), or raise "
 			"resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, f.decodes, set, f.t, f.w, from, need);
-		cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
+		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (f.per_rank >= 1) {
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: %s "
@@ -184,7 +286,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"starting point to compare against), or raise "
 			"resources.limits.cpu to \"%ld\"", f.cpus, r,
 			f.per_rank, set, f.t, f.w, from, need);
-		cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
+		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (r > 1) {
 		cpl_finding_set_fix(fd,
 			"%ld ranks need at least %ld CPUs: raise "
@@ -210,14 +312,15 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 				total, need, f.cpus);
 		limit_edit(ck, fd, c, &f, need);
 	}
+	pool_fix(ck, fd, c, &ps, split);
 }
 
 const struct cpl_rule cpl_rule_cpu401 = {
 	.id = "CPU401",
 	.name = "cpu-oversubscribed",
 	.severity = CPL_SEV_ERROR,
-	.summary = "Ranks x (intra-op threads + loader workers) exceeds the "
-		   "CPU budget.",
+	.summary = "Ranks x (intra-op threads + loader workers + other "
+		   "native pools) exceeds the CPU budget.",
 	.precision = "high",
 	.check_container = check,
 };

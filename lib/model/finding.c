@@ -82,6 +82,8 @@ how_free(struct cpl_budget_how *h)
 void
 cpl_finding_budget_free(struct cpl_budget_entry *b)
 {
+	size_t i;
+
 	if (b == NULL)
 		return;
 	free(b->object);
@@ -93,6 +95,12 @@ cpl_finding_budget_free(struct cpl_budget_entry *b)
 	how_free(&b->how_workers);
 	free(b->measured_pod);
 	free(b->measure_notes);
+	for (i = 0; i < b->npools; i++) {
+		free(b->pools[i].name);
+		how_free(&b->pools[i].how);
+		how_free(&b->pools[i].use);
+	}
+	free(b->pools);
 	memset(b, 0, sizeof(*b));
 }
 

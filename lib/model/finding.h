@@ -117,6 +117,23 @@ struct cpl_budget_how {
 	int column;
 };
 
+/* A native pool beside the intra-op threads (model/pools.h), for the
+ * budget entry: those that count, that size to the node, or that run with
+ * a size cpulint cannot read. */
+struct cpl_budget_pool {
+	char *name;			/* "OpenBLAS" */
+	long threads;			/* its size; -1 unknown or unset */
+	long counted;			/* busy threads it adds per rank or
+					 * per worker (n - 1; 0 when not
+					 * counted) */
+	bool in_workers;		/* it runs in the loader workers */
+	bool node_default;		/* unset: the library sizes it to the
+					 * node's cores (CPU306) */
+	bool unread;			/* used, its size not read here */
+	struct cpl_budget_how how;	/* what sizes it */
+	struct cpl_budget_how use;	/* the call that uses it */
+};
+
 /*
  * The CPU budget of one training container (DESIGN.md's arithmetic), for
  * every training container whether or not a rule fires: the JSON
@@ -134,7 +151,8 @@ struct cpl_budget_entry {
 	long ranks;
 	long threads;			/* intra-op threads per rank */
 	long workers;			/* loader workers per rank */
-	long busy;			/* ranks x (threads + workers) */
+	long busy;			/* ranks x (threads + workers + what
+					 * the other pools add) */
 	long per_rank;			/* B = floor(C / ranks) */
 	long suggested_threads;
 	long suggested_workers;
@@ -163,6 +181,8 @@ struct cpl_budget_entry {
 					 * (the most throttled); else NULL */
 	unsigned long pods;		/* live: Pods of one owner with this
 					 * spec (object names the owner); 0 */
+	struct cpl_budget_pool *pools;	/* other native pools; owned */
+	size_t npools;
 };
 
 void cpl_finding_budget_free(struct cpl_budget_entry *b); /* members */

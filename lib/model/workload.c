@@ -59,6 +59,7 @@ container_clear(struct cpl_container *c)
 {
 	free(c->name);
 	free(c->image);
+	free(c->base_image);
 	free(c->slots.text);
 	free(c->ranks_native);
 	cpl_words_free(c->argv, c->argc);
@@ -183,6 +184,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	*dst = *src;
 	dst->name = cpl_xstrdup(src->name);
 	dst->image = cpl_xstrdup(src->image);
+	dst->base_image = cpl_xstrdup(src->base_image);
 	dst->slots = word_copy(&src->slots);
 	dst->ranks_native = cpl_xstrdup(src->ranks_native);
 	dst->argv = words_dup(src->argv, src->argc);

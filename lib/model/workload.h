@@ -45,6 +45,10 @@ struct cpl_facts;	/* budget.h */
 struct cpl_container {
 	char *name;
 	char *image;
+	char *base_image;	/* the last FROM of the repository's
+				 * Dockerfile that builds image, when it
+				 * was linked as the container's command
+				 * (run/entrypoint.c); else NULL */
 	enum cpl_crole role;
 	bool run_container;	/* Polyaxon run container or a Kubeflow job
 				 * replica's main container */

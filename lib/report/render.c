@@ -157,6 +157,33 @@ budget_json(struct cpl_jsonw *j, const struct cpl_budget_entry *b)
 		}
 		cpl_jsonw_close(j);
 	}
+	if (b->npools > 0) {	/* native pools beside the intra-op threads */
+		size_t i;
+
+		cpl_jsonw_key(j, "pools");
+		cpl_jsonw_array(j);
+		for (i = 0; i < b->npools; i++) {
+			const struct cpl_budget_pool *p = &b->pools[i];
+
+			cpl_jsonw_object(j);
+			cpl_jsonw_key(j, "pool");
+			cpl_jsonw_str(j, p->name);
+			cpl_jsonw_key(j, "threads");
+			jcount(j, p->threads);
+			cpl_jsonw_key(j, "counted");
+			cpl_jsonw_int(j, p->counted);
+			cpl_jsonw_key(j, "in_workers");
+			cpl_jsonw_bool(j, p->in_workers);
+			cpl_jsonw_key(j, "node_default");
+			cpl_jsonw_bool(j, p->node_default);
+			cpl_jsonw_key(j, "unread");
+			cpl_jsonw_bool(j, p->unread);
+			how_json(j, "how", &p->how);
+			how_json(j, "use", &p->use);
+			cpl_jsonw_close(j);
+		}
+		cpl_jsonw_close(j);
+	}
 	if (b->pods > 1) {	/* live: the Pods of one owner it stands for */
 		cpl_jsonw_key(j, "pods");
 		cpl_jsonw_int(j, (long long)b->pods);

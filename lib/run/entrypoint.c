@@ -730,7 +730,7 @@ placeholder(const char *image)
 static bool
 from_dockerfile(struct pass *p, const char *file,
 		const struct cpl_container *c, struct cpl_launch *out,
-		const char **via)
+		const char **via, char **base)
 {
 	struct dockerfile d = { 0 };
 	struct cpl_word *argv;
@@ -800,6 +800,9 @@ from_dockerfile(struct pass *p, const char *file,
 		cpl_launch_clear(out);
 		ok = false;
 	}
+	/* The last stage's FROM: the image the command runs in. */
+	if (ok && d.nfrom > 0)
+		*base = cpl_xstrdup(d.from[d.nfrom - 1]);
 	free(argv);
 	free(ctx);
 	dockerfile_free(&d);
@@ -815,7 +818,7 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 {
 	struct cpl_launch l;
 	const char *via = NULL;
-	char *object;
+	char *object, *base = NULL;
 	bool ok;
 
 	if (c->launch.launcher != CPL_LAUNCH_NONE || c->launch.has_script ||
@@ -823,7 +826,7 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 		return;
 	/* No command: the image's ENTRYPOINT runs, with the args. */
 	if (c->ncommand == 0)
-		ok = from_dockerfile(p, w->file, c, &l, &via);
+		ok = from_dockerfile(p, w->file, c, &l, &via, &base);
 	else
 		ok = follow(p, w->file, &c->launch, &l, &via) ||
 		     passed_on(p, w->file, c, &l, &via);
@@ -838,6 +841,8 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 	free(object);
 	cpl_launch_clear(&c->launch);
 	c->launch = l;
+	free(c->base_image);
+	c->base_image = base;
 }
 
 void

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "model/budget.h"
+#include "model/pools.h"
 #include "model/rule.h"
 
 /* Files past which a batch is cut (a group is never split). */
@@ -576,6 +577,7 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 				  e->nbudgets + 1, sizeof(*e->budgets));
 			b = &e->budgets[e->nbudgets++];
 			cpl_budget_entry(b, object, w, c);
+			cpl_pools_entry(b, w, c);	/* the other pools */
 			b->seq = ((uint64_t)g->members[k] << 24) | j;
 			/* Its facts stay for its rules (rules_group() lets
 			 * them go): gathered once, not twice. */

@@ -1452,5 +1452,14 @@ cpl_engine_chart_relocate(struct cpl_engine *e)
 				move(r, &how[j]->file, &how[j]->line,
 				     &how[j]->column);
 		}
+		/* The other pools' env settings (model/pools.h). */
+		for (j = 0; j < b->npools; j++) {
+			struct cpl_budget_how *ph = &b->pools[j].how;
+
+			r = ph->file ? cpl_strmap_get(&h->by_path, ph->file) :
+			    NULL;
+			if (r != NULL)
+				move(r, &ph->file, &ph->line, &ph->column);
+		}
 	}
 }
