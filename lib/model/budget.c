@@ -1317,8 +1317,9 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
 	if (f->cpu >= 0) {
 		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
-		cpl_format(f->budget, sizeof(f->budget), "budget of %s CPU%s",
-			 f->cpus, f->cpu > 1000 ? "s" : "");
+		cpl_format(f->budget, sizeof(f->budget), "budget of %s CPU%s%s%s",
+			 f->cpus, f->cpu > 1000 ? "s" : "",
+			 c->cpu_note ? " " : "", c->cpu_note ? c->cpu_note : "");
 	}
 	cpl_budget_ranks(&f->ranks, w, c);
 	cpl_budget_threads(&f->threads, w, c);
