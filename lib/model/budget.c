@@ -1412,7 +1412,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 		 const struct cpl_workload *w, const struct cpl_container *c)
 {
 	struct cpl_facts f;
-	char text[64];
+	char text[256];
 
 	memset(b, 0, sizeof(*b));
 	cpl_facts_gather(&f, w, c);
@@ -1436,8 +1436,9 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->loader = f.loader != CPL_LOADER_NONE;
 	b->decodes = f.loader == CPL_LOADER_DECODE;
 	if (f.cpu >= 0) {
-		cpl_format(text, sizeof(text), "resources.%s.cpu %s",
-			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus);
+		cpl_format(text, sizeof(text), "resources.%s.cpu %s%s%s",
+			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus,
+			 c->cpu_note ? " " : "", c->cpu_note ? c->cpu_note : "");
 		how_set(&b->how_cpu, text, &f.cpu_pos);
 	}
 	how_set(&b->how_ranks, f.ranks.how, &f.ranks.pos);
