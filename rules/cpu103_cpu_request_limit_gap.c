@@ -15,7 +15,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	char req[16], lim[16], quoted[24];
 	long b, t, wk;
 	struct cpl_amount ranks;
-	bool none;
+	bool none, lr;
 	enum cpl_loader loader;
 
 	if (!cpl_budget_training(w, c) || w->template_only ||
@@ -29,10 +29,13 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	none = loader == CPL_LOADER_NONE;
 	cpl_budget_split(&b, &t, &wk, c->cpu_request,
 			 ranks.n > 0 ? ranks.n : 1, loader);
+	/* Where both come from a LimitRange, the message names it. */
+	lr = c->cpu_from_limitrange && c->cpu_note != NULL;
 	fd = cpl_check_report(ck, w, c, &c->request_pos,
-		"container \"%s\" requests %s CPU but may use up to %s: only "
-		"%s is assured when the node is busy, so threads and workers "
-		"sized to %s can be throttled", cpl_facts_cname(c), req, lim,
+		"container \"%s\" requests %s CPU but may use up to %s%s%s%s: "
+		"only %s is assured when the node is busy, so threads and "
+		"workers sized to %s can be throttled", cpl_facts_cname(c),
+		req, lim, lr ? " (" : "", lr ? c->cpu_note : "", lr ? ")" : "",
 		req, lim);
 	if (ranks.state != CPL_AMT_KNOWN)
 		cpl_finding_set_fix(fd,

@@ -158,6 +158,27 @@ pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
 	}
 }
 
+/* The fix's other way, raising the limit to need ("at least" when
+ * least): into out, or, where the namespace's LimitRange caps the limit
+ * below need, that admission would reject the raise. */
+static void
+raise_or(char *out, size_t size, const struct cpl_container *c, long need,
+	 bool least)
+{
+	char m[16];
+
+	if (c->limits != NULL && c->limits->max >= 0 &&
+	    cpl_sat_mul(need, 1000) > c->limits->max) {
+		cpl_budget_cpus_str(m, sizeof(m), c->limits->max);
+		snprintf(out, size, "; LimitRange \"%s\" caps the limit at "
+			 "%s, so a larger one is rejected at admission",
+			 c->limits->name ? c->limits->name : "", m);
+		return;
+	}
+	snprintf(out, size, ", or raise resources.limits.cpu to %s\"%ld\"",
+		 least ? "at least " : "", need);
+}
+
 static void
 check(struct cpl_check *ck, const struct cpl_workload *w,
       const struct cpl_container *c)
@@ -166,7 +187,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_finding *fd;
 	long r, t, wk, total, need, allow, xr, xw, busy;
 	const char *var, *least;
-	char unknown[400], set[80], from[100] = "", terms[300];
+	char unknown[400], set[80], from[100] = "", terms[300], raise[400];
 	struct cpl_tinput in;
 	struct cpl_pools ps;
 	bool split = false;
@@ -259,33 +280,33 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		snprintf(set, sizeof(set), "set %s to", var);
 	if (!f.ranks_known) {
 		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), &f, var);
-		cpl_finding_set_fix(fd, "%s, or raise resources.limits.cpu to "
-				    "at least \"%ld\"", unknown, total);
+		raise_or(raise, sizeof(raise), c, total, true);
+		cpl_finding_set_fix(fd, "%s%s", unknown, raise);
 	} else if (f.per_rank >= 1 && f.no_workers) {
+		raise_or(raise, sizeof(raise), c, total, false);
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld, all of it for "
 			"threads as no loader workers run: set %s to \"%ld\" "
-			"(a starting point to compare against), "
-			"or raise resources.limits.cpu to \"%ld\"", f.cpus, r,
-			f.per_rank, var, f.t, total);
+			"(a starting point to compare against)%s", f.cpus, r,
+			f.per_rank, var, f.t, raise);
 		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
 	} else if (f.per_rank >= 1 && f.loader == CPL_LOADER_DECODE) {
+		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld, the larger "
 			"share to the workers as the loader decodes images "
 			"(%s), which wait while compute runs: %s \"%ld\" "
 			"and use %ld loader worker(s) per rank%s (a "
-			"starting point to compare against), or raise "
-			"resources.limits.cpu to \"%ld\"", f.cpus, r,
-			f.per_rank, f.decodes, set, f.t, f.w, from, need);
+			"starting point to compare against)%s", f.cpus, r,
+			f.per_rank, f.decodes, set, f.t, f.w, from, raise);
 		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (f.per_rank >= 1) {
+		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: %s "
 			"\"%ld\" and use %ld loader worker(s) per rank%s (a "
-			"starting point to compare against), or raise "
-			"resources.limits.cpu to \"%ld\"", f.cpus, r,
-			f.per_rank, set, f.t, f.w, from, need);
+			"starting point to compare against)%s", f.cpus, r,
+			f.per_rank, set, f.t, f.w, from, raise);
 		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (r > 1) {
 		cpl_finding_set_fix(fd,

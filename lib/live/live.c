@@ -1,7 +1,11 @@
 /*
  * live.c — live targets → workloads (see live.h).
  *
- * Objects arrive as JSON; env from ConfigMaps is resolved in the JSON
+ * Objects arrive as JSON; a Pod's containers resized in place take the
+ * CPU its status says was allocated (Kubernetes 1.33+); a controller
+ * with no Pods yet is judged with its namespace's LimitRanges (read once
+ * per namespace), which admission has not applied to anything yet.
+ * Env from ConfigMaps is resolved in the JSON
  * itself (configMapKeyRef → value, envFrom configMapRef → env entries that
  * explicit env overrides, as the kubelet does), then the object goes
  * through the same manifest loader as a file, so static and live findings
@@ -27,7 +31,9 @@
 #include "live/livemeasure.h"
 #include "live/livepods.h"
 #include "load/loader.h"
+#include "model/budget.h"
 #include "model/rule.h"
+#include "text/quantity.h"
 #include "text/yamldoc.h"
 
 /* A resource kubectl knows by several names. */
@@ -73,6 +79,13 @@ struct live {
 	struct cpl_strmap seen;		/* "ns/name" of pods already read */
 	bool cm_forbidden_noted;
 	struct cpl_livemeasure_cache *cache;	/* a session's; NULL */
+	struct cpl_workload **added;	/* what the last add_object() added
+					 * (borrowed from the engine) */
+	size_t nadded;
+	size_t added_cap;
+	size_t listed;			/* Pods list_pod() was given */
+	struct cpl_strmap lr_read;	/* namespaces whose LimitRanges
+					 * were read (keys in keys) */
 };
 
 static int missing_cm;	/* sentinel value in the ConfigMap cache */
@@ -516,6 +529,7 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 
 	if (pod_w)
 		*pod_w = NULL;
+	l->nadded = 0;
 	if (text == NULL) {
 		live_errorf(l, "%s: cannot serialise the object", object);
 		return;
@@ -545,6 +559,9 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 		}
 		if (pod_w && *pod_w == NULL)
 			*pod_w = w;
+		cpl_xgrow((void **)&l->added, &l->added_cap, l->nadded + 1,
+			  sizeof(*l->added));
+		l->added[l->nadded++] = w;
 		cpl_engine_add_workload(l->e, w);
 	}
 	/* The workloads went to the engine; the rest of the list
@@ -555,6 +572,105 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 	cpl_ystream_free(s);
 	free(text);
 }
+
+/*
+ * In-place resize (Kubernetes 1.33+): the CPU the kubelet allocated to a
+ * container is its status.containerStatuses[].resources when that
+ * differs from its spec.  The spec's JSON c is given the allocated
+ * limits and requests in res (so the budget is what runs); returns the
+ * note that says both (caller frees), or NULL when nothing differs.  A
+ * request's change is said only when the container has no limit (the
+ * budget is then the request).
+ */
+static char *
+resize_container(json_t *c, const json_t *res)
+{
+	static const char *const which[] = { "limits", "requests" };
+	json_t *r = json_object_get(c, "resources");
+	char *note = NULL, was_s[16];
+	size_t k;
+
+	for (k = 0; k < CPL_ARRAY_LEN(which); k++) {
+		const char *now = jstr(json_object_get(res, which[k]), "cpu");
+		const char *was = jstr(json_object_get(r, which[k]), "cpu");
+		const char *why;
+		int64_t a, b = -1;
+		json_t *m;
+
+		if (now == NULL || cpl_quantity_cpu(&a, now, &why) < 0 ||
+		    (was != NULL && cpl_quantity_cpu(&b, was, &why) == 0 &&
+		     a == b))
+			continue;
+		if (!json_is_object(r)) {
+			r = json_object();
+			json_object_set_new(c, "resources", r);
+		}
+		m = json_object_get(r, which[k]);
+		if (!json_is_object(m)) {
+			m = json_object();
+			json_object_set_new(r, which[k], m);
+		}
+		json_object_set_new(m, "cpu", json_string(now));
+		if (note != NULL || (k == 1 && jstr(json_object_get(r,
+						"limits"), "cpu") != NULL))
+			continue;
+		if (b >= 0)
+			cpl_budget_cpus_str(was_s, sizeof(was_s), b);
+		note = cpl_xasprintf("as resized in place, not the spec's "
+				     "%s%s", k == 1 ? "request of " : "",
+				     b >= 0 ? was_s : "(unset)");
+	}
+	return note;
+}
+
+/* The resized containers of pod (resize_container()): their names and
+ * notes into names/notes (caller frees each), at most max; the count. */
+static size_t
+resize_pod(json_t *pod, char **names, char **notes, size_t max)
+{
+	const json_t *sts = json_object_get(json_object_get(pod, "status"),
+					    "containerStatuses");
+	json_t *cs = json_object_get(json_object_get(pod, "spec"),
+				     "containers");
+	const json_t *st;
+	json_t *c;
+	size_t i, j, n = 0;
+
+	json_array_foreach(sts, i, st) {
+		const json_t *res = json_object_get(st, "resources");
+		const char *name = jstr(st, "name");
+
+		if (!json_is_object(res) || name == NULL)
+			continue;
+		json_array_foreach(cs, j, c) {
+			char *note;
+
+			if (n >= max || !cpl_str_eq(jstr(c, "name"), name) ||
+			    (note = resize_container(c, res)) == NULL)
+				continue;
+			names[n] = cpl_xstrdup(name);
+			notes[n++] = note;
+		}
+	}
+	return n;
+}
+
+/* Gives the containers of w that resize_pod() found their notes. */
+static void
+resize_notes(struct cpl_workload *w, char **names, char **notes, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; w != NULL && i < n; i++)
+		for (j = 0; j < w->ncontainers; j++)
+			if (cpl_str_eq(w->containers[j].name, names[i]) &&
+			    w->containers[j].cpu_note == NULL)
+				w->containers[j].cpu_note =
+					cpl_xstrdup(notes[i]);
+}
+
+/* Containers of one Pod whose resize is said, at most. */
+#define MAX_RESIZED 16
 
 /*
  * Adds one live Pod (once, however many targets name it).  A Pod whose
@@ -570,6 +686,8 @@ add_pod(struct live *l, json_t *pod)
 	struct cpl_liveowner *owner;
 	struct cpl_workload *w;
 	char *key, *spec_key, *object;
+	char *rnames[MAX_RESIZED], *rnotes[MAX_RESIZED];
+	size_t nres, i;
 	long g;
 
 	if (ns == NULL)
@@ -593,6 +711,7 @@ add_pod(struct live *l, json_t *pod)
 		l->o->log(l->o->log_ctx, line);
 		free(line);
 	}
+	nres = resize_pod(pod, rnames, rnotes, MAX_RESIZED);
 	spec_key = cpl_livepods_key(owner, pod);
 	g = cpl_livepods_find(&l->lp, spec_key);
 	if (g < 0) {
@@ -601,6 +720,12 @@ add_pod(struct live *l, json_t *pod)
 		add_object(l, pod, object, training_pod(pod, owner ?
 			   owner->kind : NULL), &w);
 		free(object);
+		resize_notes(w, rnames, rnotes, nres);
+		for (i = 0; i < nres; i++) {
+			free(rnames[i]);
+			free(rnotes[i]);
+		}
+		nres = 0;
 		if (w == NULL) {
 			free(spec_key);
 			return;
@@ -610,6 +735,10 @@ add_pod(struct live *l, json_t *pod)
 						 w);
 	} else {
 		free(spec_key);
+	}
+	for (i = 0; i < nres; i++) {
+		free(rnames[i]);
+		free(rnotes[i]);
 	}
 	cpl_livepods_add_pod(&l->lp, (size_t)g, name,
 			     jstr(json_object_get(pod, "spec"), "nodeName"),
@@ -630,6 +759,7 @@ list_pod(void *ctx, json_t *pod)
 		json_object_set_new(pod, "apiVersion", json_string("v1"));
 	if (json_is_object(pod) && !json_object_get(pod, "kind"))
 		json_object_set_new(pod, "kind", json_string("Pod"));
+	l->listed++;
 	add_pod(l, pod);
 }
 
@@ -791,6 +921,50 @@ add_runtime(struct live *l, const json_t *tj, const char *ns,
 	json_decref(rt);
 }
 
+/*
+ * The LimitRanges of namespace ns (read once per run), for the template
+ * of object, whose Pods do not exist yet: admission will give them the
+ * defaults and hold them to the bounds, which run/limitrange.c applies
+ * to the workloads marked unadmitted.  Not read (no RBAC ...): a note.
+ */
+static void
+limitranges(struct live *l, const char *ns, const char *object)
+{
+	struct cpl_kube_ref ref = { "v1", "limitranges", ns, NULL, NULL };
+	struct cpl_error err = { 0 };
+	json_t *items = NULL, *it;
+	char *key;
+	size_t i;
+
+	if (cpl_strmap_get(&l->lr_read, ns) != NULL)
+		return;
+	key = cpl_xstrdup(ns);
+	cpl_xgrow((void **)&l->keys, &l->keys_cap, l->nkeys + 1,
+		  sizeof(*l->keys));
+	l->keys[l->nkeys++] = key;
+	cpl_strmap_put(&l->lr_read, key, key);
+	if (cpl_kubeclient_list(&items, l->client, &ref, NULL, &err) < 0) {
+		cpl_buf_addf(l->notes, "%s: no Pods yet, and the LimitRanges "
+			     "of namespace %s were not read (%s): its template "
+			     "is judged without their defaults and bounds\n",
+			     object, ns, err.message ? err.message : "error");
+		cpl_error_clear(&err);
+		return;
+	}
+	json_array_foreach(items, i, it) {
+		const char *name = jstr(json_object_get(it, "metadata"),
+					"name");
+		char *lr;
+
+		if (name == NULL)
+			continue;
+		lr = cpl_xasprintf("limitrange/%s/%s", ns, name);
+		add_object(l, it, lr, false, NULL);
+		free(lr);
+	}
+	json_decref(items);
+}
+
 /* One TYPE/NAME target (or a bare Pod name). */
 static void
 add_target(struct live *l, const char *target)
@@ -804,7 +978,9 @@ add_target(struct live *l, const char *target)
 	struct cpl_kube_ref ref;
 	struct cpl_error err = { 0 };
 	json_t *obj = NULL;
+	struct cpl_workload **tmpl;
 	char *object;
+	size_t ntmpl, listed, i;
 	int rc;
 
 	if (k == NULL) {
@@ -847,14 +1023,28 @@ add_target(struct live *l, const char *target)
 	add_object(l, obj, object, strcmp(k->resource, "pytorchjobs") == 0 ||
 		   strcmp(k->resource, "trainjobs") == 0 ||
 		   strcmp(k->resource, "mpijobs") == 0, NULL);
+	/* The template's workloads, before another object is added. */
+	ntmpl = l->nadded;
+	tmpl = cpl_xcalloc(ntmpl + 1, sizeof(*tmpl));
+	for (i = 0; i < ntmpl; i++)
+		tmpl[i] = l->added[i];
+	listed = l->listed;
 	if (strcmp(k->resource, "trainjobs") == 0)
 		add_runtime(l, obj, ns, object);
 	if (strcmp(k->resource, "mpijobs") == 0)
 		/* Its Pods find this read in their owner's record. */
 		mpijob_spec(cpl_livepods_top(&l->lp, "MPIJob", ref.api_version,
 					     ns, name), obj);
-	free(object);
 	controller_pods(l, k, obj, ns, name);
+	/* No Pods yet: admission has not applied the namespace's
+	 * LimitRanges to them, so they apply to the template. */
+	if (l->listed == listed && ntmpl > 0) {
+		for (i = 0; i < ntmpl; i++)
+			tmpl[i]->unadmitted = true;
+		limitranges(l, ns, object);
+	}
+	free(tmpl);
+	free(object);
 out:
 	json_decref(obj);
 	cpl_error_clear(&err);
@@ -987,6 +1177,10 @@ live_clear(struct live *l)
 	}
 	cpl_strmap_free(&l->configmaps);
 	cpl_strmap_free(&l->seen);
+	cpl_strmap_free(&l->lr_read);
+	free(l->added);
+	l->added = NULL;
+	l->nadded = l->added_cap = 0;
 	for (i = 0; i < l->nkeys; i++)
 		free(l->keys[i]);
 	free(l->keys);

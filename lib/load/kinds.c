@@ -188,13 +188,33 @@ load_configmap(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	return 0;
 }
 
+/* The CPU quantity of item l's field key (max, default ...) into *v and
+ * *pos; false when it is not written or not a quantity. */
+static bool
+lr_cpu(const struct cpl_workload *w, const struct cpl_ynode *l,
+       const char *key, int64_t *v, struct cpl_pos *pos)
+{
+	const struct cpl_ynode *n = cpl_ynode_get(cpl_ynode_get(l, key),
+						  "cpu");
+	const char *why;
+
+	if (n == NULL || cpl_quantity_cpu(v, cpl_ynode_str(n), &why) < 0)
+		return false;
+	*pos = cpl_loader_pos(w->file, n);
+	return true;
+}
+
 /*
- * A LimitRange: not a workload, but its Container defaults are the CPU
- * budget of containers in its namespace that set none (applied by the
- * run over the objects it read: run/limitrange.c).  Kept as a workload
- * that is never linted itself (merged), one init-role container holding
- * default (limit) and defaultRequest (request; default when absent) and
- * where they are written.
+ * A LimitRange: not a workload, but its `type: Container` defaults are
+ * the CPU budget of containers in its namespace that set none, and its
+ * max, min and maxLimitRequestRatio (and `type: Pod` max) what admission
+ * rejects (applied by the run over the objects it read:
+ * run/limitrange.c).  Kept as a workload that is never linted itself
+ * (merged), one init-role container holding default (limit) and
+ * defaultRequest (request) as the API server defaults them (default
+ * from max, defaultRequest from default, else from min) and where they
+ * are written, and the bounds in its limits.  The first item of a type
+ * that writes a field gives it.
  */
 static int
 load_limitrange(const struct cpl_lctx *x, const struct cpl_ynode *obj,
@@ -202,46 +222,86 @@ load_limitrange(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 {
 	const struct cpl_ynode *lims = cpl_ynode_path(obj, "spec", "limits",
 						      NULL);
-	struct cpl_workload *w;
+	struct cpl_workload *w = cpl_manifest_workload(obj, kind, NULL,
+						       x->path);
+	struct cpl_limits *b = cpl_xcalloc(1, sizeof(*b));
+	int64_t def = CPL_CPU_ABSENT, req = CPL_CPU_ABSENT, v;
+	struct cpl_pos def_pos = { 0 }, req_pos = { 0 }, pos;
 	struct cpl_container *c;
 	size_t i;
 
+	b->max = b->min = b->ratio = b->pod_max = CPL_CPU_ABSENT;
 	for (i = 0; cpl_ynode_is_seq(lims) && i < lims->count; i++) {
 		const struct cpl_ynode *l = lims->items[i];
-		const struct cpl_ynode *def, *req;
-		const char *why;
-		int64_t v;
+		const char *type = cpl_ynode_gets(l, "type");
 
-		if (!cpl_str_eq(cpl_ynode_gets(l, "type"), "Container"))
+		if (cpl_str_eq(type, "Pod")) {
+			if (b->pod_max == CPL_CPU_ABSENT &&
+			    lr_cpu(w, l, "max", &v, &pos)) {
+				b->pod_max = v;
+				b->pod_max_pos = pos;
+			}
 			continue;
-		def = cpl_ynode_get(cpl_ynode_get(l, "default"), "cpu");
-		req = cpl_ynode_get(cpl_ynode_get(l, "defaultRequest"), "cpu");
-		if (def == NULL && req == NULL)
+		}
+		if (!cpl_str_eq(type, "Container"))
 			continue;
-		w = cpl_manifest_workload(obj, kind, NULL, x->path);
-		w->merged = true;
-		w->merged_into = cpl_xstrdup("into the CPU budget of the "
-					     "containers of its namespace "
-					     "that set none");
-		c = cpl_workload_add_container(w);
-		c->role = CPL_CROLE_INIT;
-		c->name = cpl_xstrdup("limitrange");
-		if (def != NULL && cpl_quantity_cpu(&v, cpl_ynode_str(def),
-						    &why) == 0) {
-			c->cpu_limit = v;
-			c->limit_pos = cpl_loader_pos(w->file, def);
+		if (def == CPL_CPU_ABSENT && lr_cpu(w, l, "default", &v, &pos)) {
+			def = v;
+			def_pos = pos;
 		}
-		if (req == NULL)
-			req = def;
-		if (req != NULL && cpl_quantity_cpu(&v, cpl_ynode_str(req),
-						    &why) == 0) {
-			c->cpu_request = v;
-			c->request_pos = cpl_loader_pos(w->file, req);
+		if (req == CPL_CPU_ABSENT &&
+		    lr_cpu(w, l, "defaultRequest", &v, &pos)) {
+			req = v;
+			req_pos = pos;
 		}
-		cpl_wlist_add(x->out, w);
+		if (b->max == CPL_CPU_ABSENT && lr_cpu(w, l, "max", &v, &pos)) {
+			b->max = v;
+			b->max_pos = pos;
+		}
+		if (b->min == CPL_CPU_ABSENT && lr_cpu(w, l, "min", &v, &pos)) {
+			b->min = v;
+			b->min_pos = pos;
+		}
+		if (b->ratio == CPL_CPU_ABSENT &&
+		    lr_cpu(w, l, "maxLimitRequestRatio", &v, &pos)) {
+			b->ratio = v;
+			b->ratio_pos = pos;
+		}
+	}
+	if (def == CPL_CPU_ABSENT && req == CPL_CPU_ABSENT &&
+	    b->max == CPL_CPU_ABSENT && b->min == CPL_CPU_ABSENT &&
+	    b->ratio == CPL_CPU_ABSENT && b->pod_max == CPL_CPU_ABSENT) {
+		cpl_limits_free(b);
+		cpl_workload_free(w);
+		cpl_loader_skip(x, obj, kind, "no CPU default or bound", false);
 		return 0;
 	}
-	cpl_loader_skip(x, obj, kind, "no Container CPU default", false);
+	/* The API server's defaulting (SetDefaults_LimitRangeItem). */
+	if (def == CPL_CPU_ABSENT && b->max != CPL_CPU_ABSENT) {
+		def = b->max;
+		def_pos = b->max_pos;
+		b->default_from_max = true;
+	}
+	if (req == CPL_CPU_ABSENT && def != CPL_CPU_ABSENT) {
+		req = def;
+		req_pos = def_pos;
+	} else if (req == CPL_CPU_ABSENT && b->min != CPL_CPU_ABSENT) {
+		req = b->min;
+		req_pos = b->min_pos;
+	}
+	b->name = cpl_xstrdup(w->name);
+	w->merged = true;
+	w->merged_into = cpl_xstrdup("into the CPU budget of the containers "
+				     "of its namespace");
+	c = cpl_workload_add_container(w);
+	c->role = CPL_CROLE_INIT;
+	c->name = cpl_xstrdup("limitrange");
+	c->cpu_limit = def;
+	c->limit_pos = def_pos;
+	c->cpu_request = req;
+	c->request_pos = req_pos;
+	c->limits = b;
+	cpl_wlist_add(x->out, w);
 	return 0;
 }
 

@@ -1323,8 +1323,9 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 	f->cpu = cpl_budget_cpu(c, &f->cpu_pos);
 	if (f->cpu >= 0) {
 		cpl_budget_cpus_str(f->cpus, sizeof(f->cpus), f->cpu);
-		cpl_format(f->budget, sizeof(f->budget), "budget of %s CPU%s",
-			 f->cpus, f->cpu > 1000 ? "s" : "");
+		cpl_format(f->budget, sizeof(f->budget), "budget of %s CPU%s%s%s",
+			 f->cpus, f->cpu > 1000 ? "s" : "",
+			 c->cpu_note ? " " : "", c->cpu_note ? c->cpu_note : "");
 	}
 	cpl_budget_ranks(&f->ranks, w, c);
 	cpl_budget_threads(&f->threads, w, c);
@@ -1417,7 +1418,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 		 const struct cpl_workload *w, const struct cpl_container *c)
 {
 	struct cpl_facts f;
-	char text[64];
+	char text[256];
 
 	memset(b, 0, sizeof(*b));
 	cpl_facts_gather(&f, w, c);
@@ -1441,8 +1442,9 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->loader = f.loader != CPL_LOADER_NONE;
 	b->decodes = f.loader == CPL_LOADER_DECODE;
 	if (f.cpu >= 0) {
-		cpl_format(text, sizeof(text), "resources.%s.cpu %s",
-			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus);
+		cpl_format(text, sizeof(text), "resources.%s.cpu %s%s%s",
+			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus,
+			 c->cpu_note ? " " : "", c->cpu_note ? c->cpu_note : "");
 		how_set(&b->how_cpu, text, &f.cpu_pos);
 	}
 	how_set(&b->how_ranks, f.ranks.how, &f.ranks.pos);

@@ -174,7 +174,8 @@ struct cpl_facts {
 	int64_t cpu;		/* C in millicores, -1 unknown */
 	struct cpl_pos cpu_pos;
 	char cpus[16];		/* C for messages: "4", "2.5" */
-	char budget[48];	/* "budget of 4 CPUs", "budget of 1 CPU" */
+	char budget[192];	/* "budget of 4 CPUs", "budget of 1 CPU",
+				 * with the container's cpu_note */
 	struct cpl_amount ranks;
 	struct cpl_amount threads;
 	struct cpl_amount workers;

@@ -70,6 +70,30 @@ container_clear(struct cpl_container *c)
 	free(c->measure_notes);
 	free(c->measured_pod);
 	free(c->facts);
+	free(c->cpu_note);
+	cpl_limits_free(c->limits);
+}
+
+struct cpl_limits *
+cpl_limits_dup(const struct cpl_limits *l)
+{
+	struct cpl_limits *d;
+
+	if (l == NULL)
+		return NULL;
+	d = cpl_xmalloc(sizeof(*d));
+	*d = *l;
+	d->name = l->name ? cpl_xstrdup(l->name) : NULL;
+	return d;
+}
+
+void
+cpl_limits_free(struct cpl_limits *l)
+{
+	if (l == NULL)
+		return;
+	free(l->name);
+	free(l);
 }
 
 static void
@@ -205,6 +229,8 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	dst->measure_notes = cpl_xstrdup(src->measure_notes);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);
 	dst->facts = NULL;	/* gathered for the copy when asked */
+	dst->cpu_note = src->cpu_note ? cpl_xstrdup(src->cpu_note) : NULL;
+	dst->limits = cpl_limits_dup(src->limits);
 }
 
 void

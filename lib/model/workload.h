@@ -42,6 +42,31 @@ struct cpl_code;	/* facts from linked Python (pyscan.h); may be NULL */
 
 struct cpl_facts;	/* budget.h */
 
+/*
+ * The CPU bounds of a LimitRange (`type: Container` max, min and
+ * maxLimitRequestRatio, `type: Pod` max) that the LimitRanger admission
+ * plugin checks a Pod against: on a LimitRange's one container, and a
+ * copy on each container in its namespace (run/limitrange.c).  Values
+ * are millicores (the ratio ×1000), CPL_CPU_ABSENT when unset.
+ */
+struct cpl_limits {
+	char *name;		/* the LimitRange's name; owned */
+	int64_t max;
+	int64_t min;
+	int64_t ratio;
+	int64_t pod_max;
+	struct cpl_pos max_pos;
+	struct cpl_pos min_pos;
+	struct cpl_pos ratio_pos;
+	struct cpl_pos pod_max_pos;
+	bool default_from_max;	/* no default: the API server set it to
+				 * max */
+};
+
+/* A copy of l (NULL: NULL); caller frees with cpl_limits_free(). */
+struct cpl_limits *cpl_limits_dup(const struct cpl_limits *l);
+void cpl_limits_free(struct cpl_limits *l);	/* NULL-safe */
+
 struct cpl_container {
 	char *name;
 	char *image;
@@ -85,6 +110,12 @@ struct cpl_container {
 	bool cpu_from_limitrange;	/* request or limit is a LimitRange's
 					 * default (positions there): fixes
 					 * never edit it */
+	char *cpu_note;		/* where the budget comes from when not the
+				 * container's own resources, said after it
+				 * in messages ("from LimitRange \"x\"",
+				 * "(resized from 4)"); owned, NULL */
+	struct cpl_limits *limits;	/* the LimitRange bounds admission
+					 * checks it against; owned, NULL */
 	long gpus;		/* nvidia.com/gpu, amd.com/gpu ... limits or
 				 * requests; 0 none */
 	bool shm;		/* emptyDir medium Memory mounted at /dev/shm */
@@ -242,6 +273,10 @@ struct cpl_workload {
 	bool template_only;	/* a training runtime no TrainJob of the run
 				 * uses: resources and env come from each
 				 * TrainJob, so their absence is no finding */
+	bool unadmitted;	/* live: a controller's Pod template whose
+				 * Pods do not exist yet, so admission has
+				 * not applied its namespace's LimitRanges
+				 * (run/limitrange.c applies them) */
 	bool merged;		/* merged into another workload (a TrainJob
 				 * with its runtime): not linted itself */
 	char *merged_into;	/* with merged: "into TrainJob \"x\"", "with

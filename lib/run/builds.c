@@ -15,16 +15,22 @@
  * registry and tag when either side holds a variable the file does not
  * set (`$(REGISTRY)/resnet:$(TAG)` builds resnet), else whole.
  *
+ * It also lists the repository's Dockerfiles under the starting folder
+ * (cpl_builds_dockerfiles), for an image written as a placeholder that
+ * no build file names: entrypoint.c links the only one that runs Python.
+ *
  * Owns its list; cpl_builds_free() frees it.  Includes: engine_int.h,
- * builds.h, text/yamldoc.h, model/link.h, the C library.
+ * builds.h, run/config.h, text/yamldoc.h, model/link.h, the C library.
  */
 #include "run/builds.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model/link.h"
+#include "run/config.h"
 #include "run/engine_int.h"
 #include "text/yamldoc.h"
 
@@ -32,6 +38,9 @@
 #define MAX_BUILD_TEXT (1u << 20)
 /* Workflows read from .github/workflows, at most. */
 #define MAX_WORKFLOWS 64
+/* The Dockerfile walk: this deep, this many directory entries at most. */
+#define MAX_DF_DEPTH 8
+#define MAX_DF_ENTRIES 20000
 
 bool
 cpl_builds_vendored(const char *path)
@@ -465,6 +474,65 @@ cpl_builds_read(struct cpl_builds *b, struct cpl_engine *e)
 		n++;
 	}
 	closedir(d);
+}
+
+/* Whether a file's name is a Dockerfile's. */
+static bool
+dockerfile_name(const char *name)
+{
+	return strcmp(name, "Dockerfile") == 0 ||
+	       strcmp(name, "Containerfile") == 0 ||
+	       cpl_str_starts(name, "Dockerfile.") ||
+	       cpl_str_ends(name, ".Dockerfile") ||
+	       cpl_str_ends(name, ".dockerfile");
+}
+
+/* The walk of cpl_builds_dockerfiles() below dir (a path from the
+ * starting folder, "." itself); *budget counts entries left. */
+static void
+list_dockerfiles(struct cpl_engine *e, const char *dir, int depth,
+		 char **out, size_t max, size_t *n, size_t *budget)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while (*n < max && *budget > 0 && (de = readdir(d)) != NULL) {
+		char *path, *probe;
+		struct stat st;
+
+		(*budget)--;
+		if (de->d_name[0] == '.')
+			continue;	/* ., .., .git, .venv, .github */
+		path = strcmp(dir, ".") == 0 ? cpl_xstrdup(de->d_name) :
+		       cpl_xasprintf("%s/%s", dir, de->d_name);
+		probe = cpl_xasprintf("%s/", path);
+		if (lstat(path, &st) < 0 || cpl_builds_vendored(probe) ||
+		    cpl_config_excluded(e->config, path)) {
+			/* not ours to read */
+		} else if (S_ISDIR(st.st_mode) && depth < MAX_DF_DEPTH) {
+			list_dockerfiles(e, path, depth + 1, out, max, n,
+					 budget);
+		} else if (S_ISREG(st.st_mode) &&
+			   dockerfile_name(de->d_name)) {
+			out[(*n)++] = path;
+			path = NULL;
+		}
+		free(probe);
+		free(path);
+	}
+	closedir(d);
+}
+
+size_t
+cpl_builds_dockerfiles(char **out, size_t max, struct cpl_engine *e)
+{
+	size_t n = 0, budget = MAX_DF_ENTRIES;
+
+	if (!e->staged)
+		list_dockerfiles(e, ".", 0, out, max, &n, &budget);
+	return n;
 }
 
 /* An image's name without registry host and tag or digest: its last

@@ -31,6 +31,12 @@ void cpl_builds_read(struct cpl_builds *b, struct cpl_engine *e);
 /* The build of image, or NULL (borrowed from b). */
 const struct cpl_build *cpl_builds_find(const struct cpl_builds *b,
 					const char *image);
+/* The Dockerfiles (Dockerfile, Dockerfile.*, *.Dockerfile, Containerfile)
+ * under the run's starting folder, outside vendored and hidden folders
+ * and the configured excludes, in a bounded walk: at most max paths into
+ * out (caller frees each and out), in the order listed; returns how many.
+ * None when the run reads the index (--staged). */
+size_t cpl_builds_dockerfiles(char **out, size_t max, struct cpl_engine *e);
 /* Whether path lies in a vendored folder (vendor/, third_party/ ...). */
 bool cpl_builds_vendored(const char *path);
 void cpl_builds_free(struct cpl_builds *b);	/* zeroes it */

@@ -48,6 +48,12 @@ struct pass {
 	bool builds_read;
 	const char *found_path;		/* engine-owned */
 	const char *found_text;		/* engine-owned */
+	bool sole_read;			/* the Dockerfiles below were listed */
+	size_t npython;			/* how many of them run Python */
+	const char *sole_path;		/* the first (the only, when npython
+					 * is 1); engine-owned */
+	const char *sole_text;		/* engine-owned */
+	struct cpl_buf python_list;	/* the first three, for -v */
 };
 
 /* Says that the script or Dockerfile at path is too large to read. */
@@ -315,6 +321,9 @@ struct dockerfile {
 	struct dcopy *copies;	/* the last stage's, in order */
 	size_t ncopies;
 	char *workdir;		/* the last stage's WORKDIR, absolute; NULL */
+	bool python;		/* a RUN, CMD or ENTRYPOINT of any stage
+				 * installs or runs Python (pip, conda,
+				 * python, a launcher) */
 };
 
 static void
@@ -545,6 +554,32 @@ copied_from(const struct dockerfile *d, const char *path)
 	return got;
 }
 
+/* Whether an instruction's argument installs or runs Python: a word
+ * that starts with python, pip, conda, mamba, torchrun, accelerate or
+ * deepspeed (python3.11, pip3, /opt/conda/bin/python). */
+static bool
+mentions_python(const char *arg)
+{
+	static const char *const words[] = {
+		"python", "pip", "conda", "mamba", "micromamba", "torchrun",
+		"accelerate", "deepspeed",
+	};
+	const char *s = arg;
+	size_t i;
+
+	while (*s) {
+		size_t n = strcspn(s, " \t\"[],;&|/=");
+
+		for (i = 0; n > 0 && i < CPL_ARRAY_LEN(words); i++)
+			if (strncasecmp(s, words[i], strlen(words[i])) == 0)
+				return true;
+		s += n;
+		while (*s && strchr(" \t\"[],;&|/=", *s) != NULL)
+			s++;
+	}
+	return false;
+}
+
 /*
  * Reads the instructions of Dockerfile text at path: the last stage's
  * ENTRYPOINT and CMD (a FROM starts over: what a base image sets is not
@@ -592,7 +627,14 @@ read_dockerfile(struct pass *p, struct dockerfile *d, const char *path,
 			arg++;
 		if (*word == '#' || wl == 0) {
 			/* a comment or a blank line */
-		} else if (wl == 4 && strncasecmp(word, "FROM", 4) == 0) {
+			goto next;
+		}
+		if (((wl == 3 && strncasecmp(word, "RUN", 3) == 0) ||
+		     (wl == 3 && strncasecmp(word, "CMD", 3) == 0) ||
+		     (wl == 10 && strncasecmp(word, "ENTRYPOINT", 10) == 0)) &&
+		    mentions_python(arg))
+			d->python = true;
+		if (wl == 4 && strncasecmp(word, "FROM", 4) == 0) {
 			size_t n = strcspn(arg, " \t");
 
 			/* --platform=... comes first */
@@ -626,6 +668,7 @@ read_dockerfile(struct pass *p, struct dockerfile *d, const char *path,
 			read_command(p, &d->cmd, arg, path, first,
 				     (int)(arg - l) + 1);
 		}
+next:
 		free(l);
 	}
 }
@@ -722,52 +765,29 @@ placeholder(const char *image)
 }
 
 /*
- * The command container c of file runs from the Dockerfile nearest file:
- * ENTRYPOINT, then c's args when it has them, else CMD (a shell-form
- * ENTRYPOINT takes neither).  Scanned into out; true when it launches
- * something, directly or through the wrapper script it names.
+ * The command container c runs from Dockerfile text at path (its build
+ * context ctx, else ctx2 when not NULL and ctx holds not the script;
+ * built: a build file names it for c's image): ENTRYPOINT,
+ * then c's args when it has them, else CMD (a shell-form ENTRYPOINT
+ * takes neither).  Scanned into out; true when it launches something,
+ * directly or through the wrapper script it names.
  */
 static bool
-from_dockerfile(struct pass *p, const char *file,
-		const struct cpl_container *c, struct cpl_launch *out,
-		const char **via, char **base)
+run_dockerfile(struct pass *p, const struct cpl_container *c,
+	       const char *path, const char *text, const char *ctx,
+	       const char *ctx2, bool built, struct cpl_launch *out,
+	       const char **via, char **base)
 {
 	struct dockerfile d = { 0 };
 	struct cpl_word *argv;
-	const struct cpl_build *bd;
-	const char *path, *text, *slash;
-	char *ctx;
 	size_t n = 0, i;
-	bool ok = false, built = false;
+	bool ok = false;
 
-	if (!p->builds_read) {
-		cpl_builds_read(&p->builds, p->e);
-		p->builds_read = true;
-	}
-	/* What builds the image says which Dockerfile; else the nearest
-	 * one up the tree. */
-	bd = placeholder(c->image) ? NULL :
-	     cpl_builds_find(&p->builds, c->image);
-	if (bd != NULL && (text = text_at(p, bd->dockerfile)) != NULL) {
-		path = cpl_engine_own_key(p->e, cpl_link_join(".",
-							      bd->dockerfile));
-		ctx = cpl_xstrdup(bd->context);
-		built = true;
-	} else if (find_near(p, file, "Dockerfile")) {
-		path = p->found_path;
-		text = p->found_text;
-		slash = strrchr(path, '/');
-		ctx = slash ? cpl_xstrndup(path, (size_t)(slash - path)) :
-		      cpl_xstrdup(".");
-	} else {
-		return false;
-	}
 	read_dockerfile(p, &d, path, text);
 	if ((!built && !placeholder(c->image) &&
 	     foreign_image(&d, c->image)) ||
 	    (d.entrypoint.n == 0 && d.cmd.n == 0)) {
 		dockerfile_free(&d);
-		free(ctx);
 		return false;
 	}
 	argv = cpl_xcalloc(d.entrypoint.n + d.cmd.n + c->argc + 1,
@@ -784,8 +804,15 @@ from_dockerfile(struct pass *p, const char *file,
 	}
 	*via = path;
 	if (n > 0) {
+		char *as_written;
+
 		cpl_shscan(out, argv, n, NULL, NULL);
+		as_written = out->script.text ?
+			     cpl_xstrdup(out->script.text) : NULL;
 		map_script(p, &d, ctx, out);
+		if (ctx2 != NULL && cpl_str_eq(out->script.text, as_written))
+			map_script(p, &d, ctx2, out);
+		free(as_written);
 		ok = out->launcher != CPL_LAUNCH_NONE || out->has_script;
 		if (!ok) {
 			struct cpl_launch first = *out;
@@ -804,8 +831,131 @@ from_dockerfile(struct pass *p, const char *file,
 	if (ok && d.nfrom > 0)
 		*base = cpl_xstrdup(d.from[d.nfrom - 1]);
 	free(argv);
-	free(ctx);
 	dockerfile_free(&d);
+	return ok;
+}
+
+/* The Dockerfiles under the starting folder that run Python, at most. */
+#define MAX_DOCKERFILES 64
+
+static int
+cmp_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The repository's only Dockerfile that installs or runs Python, for
+ * container c of w whose image is a placeholder and whose manifest has
+ * no Dockerfile up the tree that links: found once per pass, kept in
+ * p->sole_path/sole_text (NULL: none, or more than one, which -v says
+ * for each container it leaves unlinked).
+ */
+static bool
+sole_dockerfile(struct pass *p, const struct cpl_workload *w,
+		const struct cpl_container *c)
+{
+	char *paths[MAX_DOCKERFILES];
+	size_t n, i;
+
+	if (!p->sole_read) {
+		p->sole_read = true;
+		n = cpl_builds_dockerfiles(paths, MAX_DOCKERFILES, p->e);
+		qsort(paths, n, sizeof(*paths), cmp_paths);
+		for (i = 0; i < n; i++) {
+			struct dockerfile d = { 0 };
+			const char *text = text_at(p, paths[i]);
+
+			if (text == NULL)
+				continue;
+			read_dockerfile(p, &d, paths[i], text);
+			if (d.python) {
+				if (p->npython == 0) {
+					p->sole_path = cpl_engine_own_key(
+						p->e, cpl_link_join(".",
+								    paths[i]));
+					p->sole_text = text;
+				}
+				if (p->npython < 3)
+					cpl_buf_adds(&p->python_list,
+						p->npython ? ", " : "");
+				if (p->npython < 3)
+					cpl_buf_adds(&p->python_list,
+							paths[i]);
+				p->npython++;
+			}
+			dockerfile_free(&d);
+		}
+		for (i = 0; i < n; i++)
+			free(paths[i]);
+	}
+	if (p->npython > 1) {
+		char *object = cpl_engine_object_name(w);
+
+		cpl_engine_note(p->e, w->file, "%s: container \"%s\" has a "
+				"placeholder image and no Dockerfile up the "
+				"tree; %zu Dockerfiles of the repository run "
+				"Python (%s%s): none is read for its command",
+				object, c->name ? c->name : "", p->npython,
+				cpl_buf_str(&p->python_list),
+				p->npython > 3 ? ", ..." : "");
+		free(object);
+	}
+	return p->npython == 1;
+}
+
+/*
+ * The command container c of w runs from its image's Dockerfile: the one
+ * a build file names for the image, else the nearest up the tree from
+ * w's manifest, else (a placeholder image) the repository's only
+ * Dockerfile that runs Python.  True when it launches something.
+ */
+static bool
+from_dockerfile(struct pass *p, const struct cpl_workload *w,
+		const struct cpl_container *c, struct cpl_launch *out,
+		const char **via, char **base)
+{
+	const struct cpl_build *bd;
+	const char *text, *slash;
+	char *ctx;
+	bool ok;
+
+	if (!p->builds_read) {
+		cpl_builds_read(&p->builds, p->e);
+		p->builds_read = true;
+	}
+	/* What builds the image says which Dockerfile. */
+	bd = placeholder(c->image) ? NULL :
+	     cpl_builds_find(&p->builds, c->image);
+	if (bd != NULL && (text = text_at(p, bd->dockerfile)) != NULL) {
+		const char *path = cpl_engine_own_key(
+			p->e, cpl_link_join(".", bd->dockerfile));
+
+		return run_dockerfile(p, c, path, text, bd->context, NULL,
+				      true, out, via, base);
+	}
+	if (find_near(p, w->file, "Dockerfile")) {
+		const char *path = p->found_path;
+
+		slash = strrchr(path, '/');
+		ctx = slash ? cpl_xstrndup(path, (size_t)(slash - path)) :
+		      cpl_xstrdup(".");
+		ok = run_dockerfile(p, c, path, p->found_text, ctx, NULL,
+				    false, out, via, base);
+		free(ctx);
+		return ok;
+	}
+	if (!placeholder(c->image) || !sole_dockerfile(p, w, c))
+		return false;
+	slash = strrchr(p->sole_path, '/');
+	ctx = slash ? cpl_xstrndup(p->sole_path,
+				   (size_t)(slash - p->sole_path)) :
+	      cpl_xstrdup(".");
+	/* Its context: its folder, else the starting folder (docker build
+	 * -f docker/Dockerfile .). */
+	ok = run_dockerfile(p, c, p->sole_path, p->sole_text, ctx, ".",
+			    false, out, via, base);
+	free(ctx);
 	return ok;
 }
 
@@ -826,7 +976,7 @@ resolve(struct pass *p, const struct cpl_workload *w, struct cpl_container *c)
 		return;
 	/* No command: the image's ENTRYPOINT runs, with the args. */
 	if (c->ncommand == 0)
-		ok = from_dockerfile(p, w->file, c, &l, &via, &base);
+		ok = from_dockerfile(p, w, c, &l, &via, &base);
 	else
 		ok = follow(p, w->file, &c->launch, &l, &via) ||
 		     passed_on(p, w->file, c, &l, &via);
@@ -851,6 +1001,7 @@ cpl_engine_entrypoints(struct cpl_engine *e)
 	struct pass p = { .e = e };
 	size_t i, j;
 
+	cpl_buf_init(&p.python_list, 0);
 	for (i = 0; i < e->workloads.count; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
 
@@ -862,4 +1013,5 @@ cpl_engine_entrypoints(struct cpl_engine *e)
 	}
 	cpl_strmap_free(&p.texts);
 	cpl_builds_free(&p.builds);
+	cpl_buf_free(&p.python_list);
 }

@@ -63,6 +63,7 @@ RW_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch",
 RESOURCES = [
     ("", "v1", "pods", "Pod", True, ["po"], RW_VERBS, ["all"]),
     ("", "v1", "configmaps", "ConfigMap", True, ["cm"], RW_VERBS, []),
+    ("", "v1", "limitranges", "LimitRange", True, ["limits"], RW_VERBS, []),
     ("", "v1", "secrets", "Secret", True, [], RW_VERBS, []),
     ("", "v1", "nodes", "Node", False, ["no"], RW_VERBS, []),
     ("", "v1", "namespaces", "Namespace", False, ["ns"],

@@ -2,8 +2,8 @@
  * test_kinds.c — the kinds read beyond Pods, controllers and Kubeflow v1
  * jobs (JobSet, Volcano Job, LeaderWorkerSet, AppWrapper, Argo, Tekton,
  * Ray), objects inside objects, the generic model, whether a workload
- * runs to completion, MPI launchers in commands, and the record of
- * skipped documents.
+ * runs to completion, MPI launchers in commands, the record of
+ * skipped documents, and LimitRanges as the API server defaults them.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -372,6 +372,57 @@ START_TEST(not_judged)
 }
 END_TEST
 
+/* A LimitRange keeps its Container defaults as the API server defaults
+ * them (default from max, defaultRequest from default, else from min)
+ * and its bounds, the flow style and integer ratio of kubernetes.io's
+ * examples included. */
+START_TEST(limitrange)
+{
+	struct loaded l;
+	const struct cpl_workload *w;
+	const struct cpl_container *c;
+
+	load_text(&l, "lr.yaml",
+		  "{apiVersion: v1, kind: LimitRange,\n"
+		  " metadata: {name: cpu-min-max-demo-lr},\n"
+		  " spec: {limits: [{max: {cpu: \"800m\"}, min: {cpu: \"200m\"},"
+		  " type: Container}, {type: Pod, max: {cpu: \"2\"},"
+		  " maxLimitRequestRatio: {cpu: 3}},\n"
+		  "  {type: Container, maxLimitRequestRatio: {cpu: 4}}]}}\n"
+		  "---\n"
+		  "apiVersion: v1\nkind: LimitRange\n"
+		  "metadata: {name: floor, namespace: ml}\n"
+		  "spec:\n  limits:\n  - type: Container\n"
+		  "    min: {cpu: 500m}\n"
+		  "---\n"
+		  "apiVersion: v1\nkind: LimitRange\n"
+		  "metadata: {name: mem-only, namespace: ml}\n"
+		  "spec:\n  limits:\n  - type: Container\n"
+		  "    max: {memory: 1Gi}\n");
+	ck_assert_int_eq(l.rc, 0);
+	ck_assert_uint_eq(l.wl.count, 2);	/* mem-only: skipped */
+	w = find(&l, "cpu-min-max-demo-lr", NULL);
+	ck_assert(w->merged);
+	c = &w->containers[0];
+	ck_assert_int_eq(c->cpu_limit, 800);	/* default from max */
+	ck_assert_int_eq(c->cpu_request, 800);	/* request from default */
+	ck_assert_ptr_nonnull(c->limits);
+	ck_assert(c->limits->default_from_max);
+	ck_assert_int_eq(c->limits->max, 800);
+	ck_assert_int_eq(c->limits->min, 200);
+	ck_assert_int_eq(c->limits->ratio, 4000);	/* the Container's */
+	ck_assert_int_eq(c->limits->pod_max, 2000);
+	ck_assert_int_eq(c->limits->max_pos.line, 3);
+	ck_assert_str_eq(c->limits->name, "cpu-min-max-demo-lr");
+	w = find(&l, "floor", NULL);
+	c = &w->containers[0];
+	ck_assert_int_eq(c->cpu_limit, CPL_CPU_ABSENT);
+	ck_assert_int_eq(c->cpu_request, 500);	/* request from min */
+	ck_assert(!c->limits->default_from_max);
+	loaded_free(&l);
+}
+END_TEST
+
 static Suite *
 kinds_suite(void)
 {
@@ -389,6 +440,7 @@ kinds_suite(void)
 	tcase_add_test(tc, steps);
 	tcase_add_test(tc, generic);
 	tcase_add_test(tc, not_judged);
+	tcase_add_test(tc, limitrange);
 	suite_add_tcase(s, tc);
 	return s;
 }
