@@ -644,13 +644,15 @@ code_rules(struct cpl_engine *e, struct cpl_check *ck,
  * The code rules over the inline script container c of w runs (an Argo
  * script template's source, a Tekton step's script): no linted file holds
  * it, so they run here, in the container's turn; their findings sit at
- * the script's lines in the workload's file.
+ * the script's lines in the workload's file.  A workload declared in a
+ * Python file (w->py_declared) runs a copy of a file the run lints: the
+ * code rules judge that file once, in its own turn.
  */
 static void
 inline_rules(struct cpl_engine *e, struct cpl_check *ck,
 	     const struct cpl_workload *w, const struct cpl_container *c)
 {
-	if (c->script_py == NULL || c->code == NULL ||
+	if (c->script_py == NULL || c->code == NULL || w->py_declared ||
 	    c->code->entry == NULL || w->file == NULL ||
 	    !cpl_str_eq(c->code->entry->path, w->file))
 		return;
