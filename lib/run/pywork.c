@@ -1029,6 +1029,101 @@ ktask_set(const struct rd *r, struct ktask *t, int k, const char *method)
 	}
 }
 
+/* Call k is kfp-kubernetes' empty_dir_mount(NAME, ..., mount_path=
+ * "/dev/shm") of the task t that name stands for: t's /dev/shm is
+ * memory-backed.  Whether it was. */
+static bool
+kfp_shm(const struct rd *r, struct ktask *t, int k, const char *name)
+{
+	const struct cpl_pyarg *a = posarg(r, k, 0);
+	const struct cpl_pyarg *m = kwarg(r, k, "mount_path");
+	char *mp;
+	bool yes;
+
+	if (a == NULL)
+		a = kwarg(r, k, "task");
+	if (a == NULL || m == NULL || a->value.last - a->value.first != 1 ||
+	    !tok_is(r, a->value.first, CPL_PYTOK_NAME, name) ||
+	    !ends_name(r->f->calls[k].target, "empty_dir_mount"))
+		return false;
+	mp = str_lit(r, m->value.first);
+	yes = cpl_str_eq(mp, "/dev/shm") || cpl_str_eq(mp, "/dev/shm/");
+	free(mp);
+	if (yes) {
+		t->w->containers[0].shm = true;
+		t->w->containers[0].shm_bytes = -1;
+	}
+	return true;
+}
+
+/*
+ * A task handed to call k as a whole (a name bound to it): a local def
+ * that configures it (`_configure_gpu_step(task, 2)`) has its setters on
+ * that parameter read as the task's; a helper the file does not hold may
+ * set anything, so the task is not judged; KFP's own kubernetes helpers
+ * (tolerations, secrets, node selectors) set no CPU.
+ */
+static void
+kfp_passed(const struct rd *r, struct ktask *ts, size_t nt, int k)
+{
+	const struct cpl_pycall *c = &r->f->calls[k];
+	size_t i, j, npos = 0;
+
+	for (i = 0; i < c->nargs; i++) {
+		const struct cpl_pyarg *a = &c->args[i];
+		const struct cpl_pyscope *fn;
+		const char *param = NULL;
+		struct ktask *t = NULL;
+
+		if (a->keyword == NULL && !a->star)
+			npos++;
+		if (a->star || a->value.last - a->value.first != 1)
+			continue;
+		for (j = nt; j-- > 0;)
+			if (ts[j].var != NULL && ts[j].call < k &&
+			    tok_is(r, a->value.first, CPL_PYTOK_NAME,
+				   ts[j].var)) {
+				t = &ts[j];
+				break;
+			}
+		if (t == NULL || t->why != NULL)
+			continue;
+		if (c->func <= 0) {
+			/* A task's own method (.after(t)), a list's
+			 * append, KFP's helpers: none sets resources. */
+			if (c->import >= 0 &&
+			    !cpl_str_starts(c->target, "kfp.") &&
+			    ktask_of(r, ts, nt, k, 0) < 0)
+				t->why = "it is handed to a helper the file "
+					 "does not hold, which may set its "
+					 "resources";
+			continue;
+		}
+		fn = &r->f->scopes[c->func];
+		if (a->keyword != NULL)
+			param = a->keyword;
+		else if (npos - 1 < fn->nparams && fn->params[npos - 1].star ==
+			 0)
+			param = fn->params[npos - 1].name;
+		if (param == NULL) {
+			t->why = "it is handed to a helper whose parameter "
+				 "the file does not fix";
+			continue;
+		}
+		for (j = 0; j < fn->ncalls; j++) {
+			const struct cpl_pycall *h = &r->f->calls[fn->calls[j]];
+			const char *dot = strrchr(h->callee, '.');
+
+			if (kfp_shm(r, t, (int)fn->calls[j], param))
+				continue;
+			if (dot != NULL &&
+			    (size_t)(dot - h->callee) == strlen(param) &&
+			    strncmp(h->callee, param, strlen(param)) == 0)
+				ktask_set(r, t, (int)fn->calls[j], dot + 1);
+		}
+	}
+}
+
 /* One @dsl.pipeline function s: its tasks become workloads. */
 static void
 kfp_pipeline(struct rd *r, size_t s)
@@ -1062,27 +1157,16 @@ kfp_pipeline(struct rd *r, size_t s)
 		const struct cpl_pycall *c = &r->f->calls[k];
 		const char *dot = strrchr(c->callee, '.');
 
-		if (dot != NULL && ends_name(c->target, "empty_dir_mount")) {
-			const struct cpl_pyarg *a = posarg(r, k, 0);
-			const struct cpl_pyarg *m = kwarg(r, k, "mount_path");
-			char *mp = m ? str_lit(r, m->value.first) : NULL;
+		if (ends_name(c->target, "empty_dir_mount")) {
 			size_t j;
 
-			for (j = nt; a != NULL && j-- > 0;)
+			for (j = nt; j-- > 0;)
 				if (ts[j].var != NULL && ts[j].call < k &&
-				    a->value.last - a->value.first == 1 &&
-				    tok_is(r, a->value.first, CPL_PYTOK_NAME,
-					   ts[j].var))
+				    kfp_shm(r, &ts[j], k, ts[j].var))
 					break;
-			if (a != NULL && j < nt && mp != NULL &&
-			    (cpl_str_eq(mp, "/dev/shm") ||
-			     cpl_str_eq(mp, "/dev/shm/"))) {
-				ts[j].w->containers[0].shm = true;
-				ts[j].w->containers[0].shm_bytes = -1;
-			}
-			free(mp);
 			continue;
 		}
+		kfp_passed(r, ts, nt, k);
 		if (dot == NULL || (ti = ktask_of(r, ts, nt, k, 0)) < 0 ||
 		    ts[ti].call == k)
 			continue;
