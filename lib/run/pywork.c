@@ -29,7 +29,8 @@
  *    OMP_NUM_THREADS to them when unset (ray/_private/utils.py
  *    set_omp_num_threads_if_unset), so the worker's CPUs are its budget.
  *  - ZenML: ResourceSettings(cpu_count=, gpu_count=) in a step's
- *    settings["resources"], a request.
+ *    settings["resources"]: the budget (the Kubeflow orchestrator makes
+ *    it the limit, the Trainer one request and limit).
  * A pipeline or workflow function only wires steps: no workload.  A value
  * the file does not fix (a name bound elsewhere, a call) is never
  * guessed: the declaration is listed as not judged, with why.
@@ -47,6 +48,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "python/pyscan.h"
 #include "python/pyvalue.h"
@@ -1212,7 +1214,8 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 	const struct deco *td = deco_of(r, s, "metaflow", "torchrun");
 	const struct deco *pd = deco_of(r, s, "metaflow",
 					"pytorch_parallel");
-	const struct deco *src[2] = { kd, rd_ };
+	const struct deco *src[2] = { kd, rd_ }, *ed;
+	const struct cpl_pyarg *a;
 	const char *name = r->f->scopes[s].name, *why = NULL;
 	int64_t cpu = 0;
 	enum vstate cs = V_ABSENT;
@@ -1224,7 +1227,6 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 	size_t i;
 
 	for (i = 0; i < 2 && why == NULL; i++) {
-		const struct cpl_pyarg *a;
 		int64_t v = 0;
 		enum vstate st = V_ABSENT;
 		struct cpl_pos p = { 0 };
@@ -1254,7 +1256,9 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 		if (i == 0 && (a = kwarg(r, src[i]->call, "qos")) != NULL) {
 			char *q = str_lit(r, a->value.first);
 
-			guaranteed = cpl_str_eq(q, "Guaranteed");
+			/* metaflow's qos_requests_and_limits(): any case */
+			guaranteed = q != NULL && strcasecmp(q,
+							     "guaranteed") == 0;
 			free(q);
 		}
 	}
@@ -1283,6 +1287,10 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 		w->training_job = true;
 		c->run_container = true;
 	}
+	ed = deco_of(r, s, "metaflow", "environment");
+	if (ed != NULL && (a = kwarg(r, ed->call, "vars")) != NULL &&
+	    !read_env(r, c, w, &a->value))
+		c->env_from = true;
 	if (td != NULL)	/* its ranks and thread env are torchrun's call */
 		cpl_container_set_env(c, "OMP_NUM_THREADS", NULL,
 				      at(w, td->pos));
@@ -1385,6 +1393,9 @@ ray_trainer(struct rd *r, int k)
 	free(fname);
 	c = &w->containers[0];
 	w->replicas = workers > 0 ? workers : 1;
+	/* The worker Pods (and their /dev/shm, which Ray's object store
+	 * needs anyway) are the RayCluster's, not this file's. */
+	w->platform_shm = true;
 	w->training_job = true;
 	c->run_container = true;
 	set_cpu(w, c, cpu, V_KNOWN, cpos, cpu, V_KNOWN, cpos);
@@ -1461,9 +1472,12 @@ zenml_step(struct rd *r, size_t s, const struct deco *d)
 	}
 	w = new_workload(r, "ZenML step", name, NULL, name, d->pos,
 			 "read by the ZenML reader: the step function is the "
-			 "code; cpu_count is a request");
+			 "code; cpu_count is its CPU budget");
 	c = &w->containers[0];
-	set_cpu(w, c, cpu, cs, cpos, 0, V_ABSENT, cpos);
+	/* The orchestrator decides: Kubeflow's sets it as the limit,
+	 * Trainer's as both; either way it is the step's budget, and
+	 * whether a limit is missing is not the file's to say. */
+	set_cpu(w, c, cpu, cs, cpos, cpu, cs, cpos);
 	c->gpus = gpus;
 	keep_code(r, c, s, false);
 	cpl_wlist_add(r->out, w);
