@@ -290,6 +290,14 @@ count(const struct rd *r, const struct cpl_pyexpr *e)
 	return v.kind == CPL_PYVAL_KNOWN && v.value >= 0 ? v.value : -1;
 }
 
+/* Token i is a line break or comment inside brackets. */
+static bool
+soft(const struct rd *r, size_t i)
+{
+	return r->t[i].kind == CPL_PYTOK_NL ||
+	       r->t[i].kind == CPL_PYTOK_COMMENT;
+}
+
 /* The value of key (a string) in dict display e: 1 and *val when there,
  * 0 when the display lacks it, -1 when e is no display the text fixes. */
 static int
@@ -312,6 +320,8 @@ dict_get(const struct rd *r, const struct cpl_pyexpr *e, const char *key,
 	    !tok_is(r, e->last - 1, CPL_PYTOK_OP, "}"))
 		return -1;
 	kfirst = e->first + 1;
+	while (kfirst < e->last && soft(r, kfirst))
+		kfirst++;
 	for (i = e->first + 1; i < e->last - 1; i++) {
 		const struct cpl_pytoken *t = &r->t[i];
 		char c = t->kind == CPL_PYTOK_OP && t->len == 1 ?
@@ -347,9 +357,15 @@ dict_get(const struct rd *r, const struct cpl_pyexpr *e, const char *key,
 				return -1;	/* a key not literal */
 			}
 			if (strcmp(k, key) == 0) {
+				size_t a = i + 1, b = j;
+
 				free(k);
-				val->first = i + 1;
-				val->last = j;
+				while (a < b && soft(r, a))
+					a++;
+				while (b > a && soft(r, b - 1))
+					b--;
+				val->first = a;
+				val->last = b;
 				val->scope = e->scope;
 				val->block = e->block;
 				val->pos = cpl_pyscan_pos(r->f, i + 1);
@@ -358,6 +374,8 @@ dict_get(const struct rd *r, const struct cpl_pyexpr *e, const char *key,
 			free(k);
 			i = j;
 			kfirst = j + 1;
+			while (kfirst < e->last && soft(r, kfirst))
+				kfirst++;
 		}
 	}
 	return 0;
@@ -1214,7 +1232,7 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 	const struct deco *td = deco_of(r, s, "metaflow", "torchrun");
 	const struct deco *pd = deco_of(r, s, "metaflow",
 					"pytorch_parallel");
-	const struct deco *src[2] = { kd, rd_ }, *ed;
+	const struct deco *src[2] = { kd, rd_ }, *ed, *dp;
 	const struct cpl_pyarg *a;
 	const char *name = r->f->scopes[s].name, *why = NULL;
 	int64_t cpu = 0;
@@ -1272,8 +1290,10 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 		cpos = kd->pos;
 		cs = V_KNOWN;
 	}
-	w = new_workload(r, "Metaflow step", cls, name, name,
-			 (kd ? kd : rd_ ? rd_ : td ? td : pd)->pos,
+	dp = kd ? kd : rd_ ? rd_ : td ? td : pd;
+	if (dp == NULL)		/* read_metaflow() asks for one */
+		return;
+	w = new_workload(r, "Metaflow step", cls, name, name, dp->pos,
 			 "read by the Metaflow reader: the step is the code; "
 			 "its CPU is a request");
 	c = &w->containers[0];
