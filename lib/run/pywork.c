@@ -771,9 +771,11 @@ read_env(const struct rd *r, struct cpl_container *c,
 			free(v);
 			v = NULL;
 		}
+		/* At the value, which a fix may replace (a number). */
 		if (k != NULL)
 			cpl_container_set_env(c, k, v, at(w,
-					      cpl_pyscan_pos(r->f, i)));
+					      cpl_pyscan_pos(r->f, v ? i + 2 :
+							     i)));
 		free(k);
 		free(v);
 	}
@@ -1043,7 +1045,8 @@ ktask_set(const struct rd *r, struct ktask *t, int k, const char *method)
 		if (val != NULL && val->value.last - val->value.first == 1)
 			value = str_lit(r, val->value.first);
 		cpl_container_set_env(c, name, value,
-				      at(t->w, r->f->calls[k].pos));
+				      at(t->w, value ? val->value.pos :
+					 r->f->calls[k].pos));
 		free(name);
 		free(value);
 	}
@@ -1420,13 +1423,16 @@ ray_trainer(struct rd *r, int k)
 	c->run_container = true;
 	set_cpu(w, c, cpu, V_KNOWN, cpos, cpu, V_KNOWN, cpos);
 	c->gpus = gpus;
-	/* ray/_private/utils.py: int(assigned CPUs), at least 1. */
+	/* ray/_private/utils.py: int(assigned CPUs), at least 1.  Ray
+	 * writes it, not the file: no place a fix could edit (the CPUs
+	 * it comes from are the worker's budget, not a thread count). */
 	omp = (long)(cpu / 1000);
 	{
 		char n[24];
+		struct cpl_pos none = { 0 };
 
 		cpl_format(n, sizeof(n), "%ld", omp > 0 ? omp : 1);
-		cpl_container_set_env(c, "OMP_NUM_THREADS", n, at(w, cpos));
+		cpl_container_set_env(c, "OMP_NUM_THREADS", n, none);
 	}
 	keep_code(r, c, (size_t)fn, false);
 	cpl_wlist_add(r->out, w);

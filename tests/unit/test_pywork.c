@@ -92,6 +92,9 @@ START_TEST(flyte_elastic)
 	e = cpl_container_env(c, "OMP_NUM_THREADS");
 	ck_assert_ptr_nonnull(e);
 	ck_assert_str_eq(e->value, "2");
+	/* At the value, which a fix replaces. */
+	ck_assert_int_eq(e->pos.line, 5);
+	ck_assert_int_eq(e->pos.column, 39);
 	cpl_wlist_free(&l);
 }
 END_TEST
@@ -303,6 +306,10 @@ START_TEST(ray_trainer)
 	ck_assert_int_eq(c->gpus, 2);
 	ck_assert_str_eq(cpl_container_env(c, "OMP_NUM_THREADS")->value,
 			 "6");
+	/* Ray writes it: no place in the file for a fix to edit (the CPU
+	 * count is the worker's budget, not a thread count). */
+	ck_assert_int_eq(cpl_container_env(c, "OMP_NUM_THREADS")->pos.line,
+			 0);
 	c = &find(&l, "other", NULL)->containers[0];
 	ck_assert_int_eq(c->cpu_limit, 1000);	/* Ray Train's default */
 	ck_assert_str_eq(cpl_container_env(c, "OMP_NUM_THREADS")->value,
