@@ -172,7 +172,9 @@ file_edge(void *ctx, const struct cpl_pyfile *from,
  * records which nodes belong together: a workload with the entry script
  * of each of its containers, each file with the files its imports lead
  * to on those walks (cpl_link_batch_run(): joined along them, every file
- * a walk reaches is in its asker's group, as if joined to it).
+ * a walk reaches is in its asker's group, as if joined to it).  A
+ * workload declared in a Python file (pywork.c) is joined with that
+ * file and, through a script's walk from it, what the file imports.
  */
 static void
 walk_graph(struct cpl_engine *e, struct graph *g)
@@ -181,6 +183,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	struct cpl_link_batch *b;
 	size_t *entries = NULL, nentries = 0, entries_cap = 0;
 	bool *entry_of;		/* [file]: some container's entry script */
+	const struct cpl_pyfile *last_decl = NULL;
 	size_t i, j, k;
 
 	cpl_engine_linker(e, &lk);
@@ -193,6 +196,19 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 
 		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
+		/* Declared in a Python file: its containers run a copy of
+		 * that file, whose imports its group must hold. */
+		if (w->py_declared && w->file != NULL) {
+			const struct source *src =
+				cpl_engine_find_source(e, w->file);
+
+			if (src != NULL && src->py != NULL) {
+				edge(g, i, file_node(g, src->py));
+				if (src->py != last_decl)
+					cpl_link_batch_script(b, src->py);
+				last_decl = src->py;
+			}
+		}
 		for (j = 0; j < w->ncontainers; j++) {
 			const struct cpl_pyfile *entry;
 

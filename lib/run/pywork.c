@@ -15,8 +15,11 @@
  *    torch's elastic_launch and sets OMP_NUM_THREADS=1 when it is unset
  *    and nproc_per_node > 1, as torchrun does (flytekitplugins-kfpytorch
  *    task.py, PytorchElasticFunctionTask._execute); both mount a memory
- *    /dev/shm unless increase_shared_mem=False; MPIJob(slots=) runs that
- *    many ranks per worker.
+ *    /dev/shm unless increase_shared_mem=False; MPIJob(slots=) (and
+ *    HorovodJob) runs that many ranks per worker; TfJob one process per
+ *    replica.  Another plugin's task_config (Slurm, Spark, Ray,
+ *    Databricks, a Pod spec) runs elsewhere or in a shape the file does
+ *    not show: no workload.
  *  - KFP v2: a task's .set_cpu_limit/.set_cpu_request/
  *    .set_accelerator_limit (.set_gpu_limit)/.set_env_variable, chained
  *    or on the variable the task is bound to; the component's function
@@ -846,13 +849,21 @@ flyte_task(struct rd *r, size_t s, const struct deco *d)
 			 ends_name(r->f->calls[cfg].target, "Elastic"))
 			cfgname = "Elastic";
 		else if (cfg >= 0 &&
-			 ends_name(r->f->calls[cfg].target, "MPIJob"))
+			 (ends_name(r->f->calls[cfg].target, "MPIJob") ||
+			  ends_name(r->f->calls[cfg].target, "HorovodJob")))
 			cfgname = "MPIJob";
-		else if (cfg < 0)
-			why = "its task_config is a value the file does not "
-			      "fix";
+		else if (cfg >= 0 &&
+			 ends_name(r->f->calls[cfg].target, "TfJob"))
+			cfgname = "TfJob";
+		else if (tok_is(r, a->value.first, CPL_PYTOK_KEYWORD,
+				"None") && a->value.last == a->value.first + 1)
+			cfg = -1;	/* a plain task */
 		else
-			cfg = -1;	/* another plugin's: a plain task */
+			/* Another plugin's (Slurm, Spark, Ray, Databricks,
+			 * a Pod spec ...) or one the file does not fix:
+			 * it runs elsewhere or in a shape the file does
+			 * not show, and holds no container of ours. */
+			return;
 	}
 	if (why != NULL) {
 		not_judged(r, "Flyte task", name, d->pos, why);
@@ -861,6 +872,7 @@ flyte_task(struct rd *r, size_t s, const struct deco *d)
 	kind = cfgname == NULL ? "Flyte task" :
 	       cpl_str_eq(cfgname, "PyTorch") ? "Flyte PyTorch task" :
 	       cpl_str_eq(cfgname, "Elastic") ? "Flyte Elastic task" :
+	       cpl_str_eq(cfgname, "TfJob") ? "Flyte TFJob task" :
 	       "Flyte MPI task";
 	w = new_workload(r, kind, name, NULL, name, d->pos,
 			 "read by the Flyte reader: the task function is "
@@ -893,7 +905,8 @@ flyte_task(struct rd *r, size_t s, const struct deco *d)
 		w->training_job = true;
 		c->run_container = true;
 		a = kwarg(r, cfg, "increase_shared_mem");
-		if (!cpl_str_eq(cfgname, "MPIJob") &&
+		if ((cpl_str_eq(cfgname, "PyTorch") ||
+		     cpl_str_eq(cfgname, "Elastic")) &&
 		    (a == NULL || !tok_is(r, a->value.first,
 					  CPL_PYTOK_KEYWORD, "False"))) {
 			c->shm = true;
