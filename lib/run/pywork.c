@@ -24,9 +24,11 @@
  *    .set_accelerator_limit (.set_gpu_limit)/.set_env_variable, chained
  *    or on the variable the task is bound to; the component's function
  *    is all the code KFP ships (its imports are inside it).
- *  - Metaflow: @kubernetes(cpu=, gpu=, shared_memory=) and @resources
- *    (the larger of the two wins; @kubernetes alone requests 1 CPU, its
- *    default); a request, no limit; shared_memory (MiB) mounts /dev/shm.
+ *  - Metaflow: a step with @kubernetes(cpu=, gpu=, shared_memory=) or
+ *    @resources (the larger of the two wins; either alone requests 1
+ *    CPU, their default); a request, no limit unless qos="Guaranteed";
+ *    shared_memory (MiB) mounts /dev/shm; @torchrun and
+ *    @pytorch_parallel make it train by kind.
  *  - Ray Train: each of ScalingConfig's num_workers is a process with
  *    resources_per_worker's CPUs (1 by default), and Ray sets its
  *    OMP_NUM_THREADS to them when unset (ray/_private/utils.py
@@ -676,9 +678,9 @@ new_workload(const struct rd *r, const char *kind, const char *name,
 	c->role = CPL_CROLE_MAIN;
 	c->pos = pos;
 	c->resources_pos = pos;
-	c->launch.launcher = CPL_LAUNCH_PYTHON;
-	c->launch.launcher_word.text = cpl_xstrdup("python");
-	c->launch.launcher_word.pos = pos;
+	/* No command: the framework's runner calls the function.  So GPUs
+	 * alone are no evidence of training (a step that checks CUDA or
+	 * echoes its config trains nothing); its code is. */
 	return w;
 }
 
@@ -917,8 +919,8 @@ flyte_task(struct rd *r, size_t s, const struct deco *d)
 		/* elastic_launch, with torchrun's OMP_NUM_THREADS rule. */
 		a = kwarg(r, cfg, "nproc_per_node");
 		c->launch.launcher = CPL_LAUNCH_TORCHRUN;
-		free(c->launch.launcher_word.text);
 		c->launch.launcher_word.text = cpl_xstrdup("elastic_launch");
+		c->launch.launcher_word.pos = at(w, r->f->calls[cfg].pos);
 		c->launch.has_nproc = true;
 		if (a == NULL) {
 			c->launch.nproc.text = cpl_xstrdup("1");
@@ -1300,15 +1302,13 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 		not_judged(r, "Metaflow step", name, r->f->scopes[s].pos, why);
 		return;
 	}
-	if (cs != V_KNOWN && kd != NULL) {
-		/* @kubernetes's own default: cpu="1". */
+	if (cs != V_KNOWN) {
+		/* @kubernetes's and @resources' own default: cpu="1". */
 		cpu = 1000;
-		cpos = kd->pos;
+		cpos = (kd ? kd : rd_)->pos;
 		cs = V_KNOWN;
 	}
-	dp = kd ? kd : rd_ ? rd_ : td ? td : pd;
-	if (dp == NULL)		/* read_metaflow() asks for one */
-		return;
+	dp = kd ? kd : rd_;
 	w = new_workload(r, "Metaflow step", cls, name, name, dp->pos,
 			 "read by the Metaflow reader: the step is the code; "
 			 "its CPU is a request");
@@ -1347,10 +1347,11 @@ read_metaflow(struct rd *r)
 		if (!r->decl[s] || sc->cls < 0 ||
 		    strstr(r->f->scopes[sc->cls].bases, "FlowSpec") == NULL)
 			continue;
+		/* A step without a compute decorator may run anywhere
+		 * (locally, --with kubernetes): the file says nothing of
+		 * its container. */
 		if (deco_of(r, s, "metaflow", "kubernetes") ||
-		    deco_of(r, s, "metaflow", "resources") ||
-		    deco_of(r, s, "metaflow", "torchrun") ||
-		    deco_of(r, s, "metaflow", "pytorch_parallel"))
+		    deco_of(r, s, "metaflow", "resources"))
 			metaflow_step(r, s, r->f->scopes[sc->cls].name);
 	}
 }

@@ -125,7 +125,7 @@ START_TEST(flyte_plain_and_pytorch)
 	c = &find(&l, "fit", NULL)->containers[0];
 	ck_assert(c->run_container && !c->shm);
 	ck_assert_int_eq(c->cpu_limit, 4000);
-	ck_assert_int_eq(c->launch.launcher, CPL_LAUNCH_PYTHON);
+	ck_assert_int_eq(c->launch.launcher, CPL_LAUNCH_NONE);
 	cpl_wlist_free(&l);
 }
 END_TEST
