@@ -4,8 +4,9 @@
  * equal to it, so that case is fine here.  The fix sizes this container:
  * the ranks it starts (accelerate's total divided by its machines), not
  * the job's; with an unknown rank count it gives the size per rank.  A
- * Flyte task with no CPU gets the platform's task resource defaults
- * (w->platform_cpu), which the file does not show: a note there.
+ * Flyte task with no CPU gets the platform's task resource defaults, a
+ * ZenML step its run configuration's (w->platform_cpu), which the file
+ * does not show: a note there.
  */
 #include "common.h"
 
@@ -31,10 +32,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		"container \"%s\" has no CPU request or limit: the scheduler "
 		"reserves no CPU for it and every thread pool sizes itself "
 		"to the node%s", cpl_facts_cname(c), w->platform_cpu ?
-		"; unless the platform's task resource defaults give it "
-		"one (Flyte fills in a request and limit the task does "
-		"not set)" : "");
-	/* Flyte's defaults are the cluster's to see, not the file's. */
+		", unless the platform fills one in (Flyte's task resource "
+		"defaults, a ZenML run configuration)" : "");
+	/* Those defaults are the cluster's to see, not the file's. */
 	if (w->platform_cpu && fd->severity > CPL_SEV_NOTE)
 		fd->severity = CPL_SEV_NOTE;
 	if (!f.ranks_known)

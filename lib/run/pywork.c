@@ -1479,14 +1479,36 @@ read_ray(struct rd *r)
 
 /* ---- ZenML ---- */
 
-/* One @step on def s (decorator d) with settings["resources"]. */
+/* The ResourceSettings call of decorator call k's settings["resources"]:
+ * 1 and *out, 0 when it names none, -1 when the file does not fix it. */
+static int
+zenml_resources(const struct rd *r, int k, int *out)
+{
+	const struct cpl_pyarg *a = kwarg(r, k, "settings");
+	struct cpl_pyexpr v;
+	int got;
+
+	if (a == NULL)
+		return 0;
+	got = dict_get(r, &a->value, "resources", &v, 0);
+	if (got <= 0)
+		return got;
+	*out = expr_call(r, &v, 0);
+	if (*out < 0 || !ends_name(r->f->calls[*out].target,
+				   "ResourceSettings") || spread(r, *out))
+		return -1;
+	return 1;
+}
+
+/* One @step on def s (decorator d) with settings["resources"]; pcpu is
+ * the CPU the file's @pipeline settings give its steps (V_ABSENT: none),
+ * which ZenML merges under the step's own. */
 static void
-zenml_step(struct rd *r, size_t s, const struct deco *d)
+zenml_step(struct rd *r, size_t s, const struct deco *d, int64_t pcpu,
+	   enum vstate pcs, struct cpl_pos ppos)
 {
 	const char *name = r->f->scopes[s].name, *why = NULL;
-	const struct cpl_pyarg *a = kwarg(r, d->call, "settings");
-	struct cpl_pyexpr v;
-	int got, k;
+	int got, k = -1;
 	int64_t cpu = 0;
 	enum vstate cs = V_ABSENT;
 	struct cpl_pos cpos = d->pos;
@@ -1494,18 +1516,20 @@ zenml_step(struct rd *r, size_t s, const struct deco *d)
 	struct cpl_workload *w;
 	struct cpl_container *c;
 
-	if (a == NULL)
-		return;
-	got = dict_get(r, &a->value, "resources", &v, 0);
+	got = zenml_resources(r, d->call, &k);
 	if (got == 0)
 		return;		/* settings of other kinds */
-	if (got < 0 || (k = expr_call(r, &v, 0)) < 0 ||
-	    !ends_name(r->f->calls[k].target, "ResourceSettings"))
+	if (got < 0)
 		why = "its resource settings are a value the file does not "
 		      "fix";
 	else
 		(void)read_res(r, k, "cpu_count", "gpu_count", false, &cpu,
 			       &cs, &cpos, &gpus, &why);
+	if (why == NULL && cs == V_ABSENT && pcs == V_KNOWN) {
+		cpu = pcpu;
+		cs = pcs;
+		cpos = ppos;
+	}
 	if (why != NULL) {
 		not_judged(r, "ZenML step", name, d->pos, why);
 		return;
@@ -1518,6 +1542,8 @@ zenml_step(struct rd *r, size_t s, const struct deco *d)
 	 * Trainer's as both; either way it is the step's budget, and
 	 * whether a limit is missing is not the file's to say. */
 	set_cpu(w, c, cpu, cs, cpos, cpu, cs, cpos);
+	/* No cpu_count here: a run configuration may set one. */
+	w->platform_cpu = cs != V_KNOWN;
 	c->gpus = gpus;
 	keep_code(r, c, s, false);
 	cpl_wlist_add(r->out, w);
@@ -1527,15 +1553,32 @@ static void
 read_zenml(struct rd *r)
 {
 	size_t s;
+	int64_t pcpu = 0;
+	enum vstate pcs = V_ABSENT;
+	struct cpl_pos ppos = { 0 };
 
-	for (s = 1; s < r->f->nscopes; s++)
+	for (s = 1; s < r->f->nscopes; s++) {
+		const struct deco *p = deco_of(r, s, "zenml", "pipeline");
+		const char *why = NULL;
+		long g = 0;
+		int k;
+
 		r->decl[s] = deco_of(r, s, "zenml", "step") != NULL;
+		/* One pipeline's settings, when the file has one that
+		 * fixes them: its steps' default. */
+		if (p != NULL && p->call >= 0 && pcs == V_ABSENT &&
+		    zenml_resources(r, p->call, &k) > 0)
+			(void)read_res(r, k, "cpu_count", NULL, false, &pcpu,
+				       &pcs, &ppos, &g, &why);
+		if (why != NULL)
+			pcs = V_ABSENT;
+	}
 	for (s = 1; s < r->f->nscopes; s++) {
 		const struct deco *d = deco_of(r, s, "zenml", "step");
 
 		if (d != NULL && d->call >= 0 &&
 		    r->f->scopes[s].kind == CPL_PYSCOPE_FUNC)
-			zenml_step(r, s, d);
+			zenml_step(r, s, d, pcpu, pcs, ppos);
 	}
 }
 

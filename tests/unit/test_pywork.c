@@ -164,6 +164,7 @@ START_TEST(imports_only)
 		 "from kfp import dsl\nprint(task, dsl)\n");
 	ck_assert_uint_eq(l.count, 0);
 	ck_assert_uint_eq(l.nskipped, 0);
+	cpl_wlist_free(&l);
 	load(&l, "import torch\n@task(requests=Resources(cpu=\"1\"))\n"
 		 "def f():\n    pass\n");
 	ck_assert_uint_eq(l.count, 0);	/* no framework imported */
@@ -344,6 +345,43 @@ START_TEST(zenml_steps)
 }
 END_TEST
 
+/* A step's ResourceSettings without cpu_count takes the file's
+ * @pipeline settings (ZenML merges them); with neither, the run
+ * configuration may set one (platform_cpu). */
+START_TEST(zenml_pipeline_settings)
+{
+	struct cpl_wlist l;
+	const struct cpl_workload *w;
+
+	load(&l,
+	     "from zenml import step, pipeline\n"
+	     "from zenml.config import ResourceSettings\n"
+	     "@step(settings={\"resources\": ResourceSettings(gpu_count=1)})\n"
+	     "def train():\n"
+	     "    pass\n"
+	     "@pipeline(settings={\"resources\":\n"
+	     "          ResourceSettings(cpu_count=3, memory=\"1GB\")})\n"
+	     "def p():\n"
+	     "    train()\n");
+	ck_assert_uint_eq(l.count, 1);
+	w = find(&l, "train", NULL);
+	ck_assert_int_eq(w->containers[0].cpu_request, 3000);
+	ck_assert_int_eq(w->containers[0].request_pos.line, 7);
+	ck_assert(!w->platform_cpu);
+	cpl_wlist_free(&l);
+	load(&l,
+	     "from zenml import step\n"
+	     "from zenml.config import ResourceSettings\n"
+	     "@step(settings={\"resources\": ResourceSettings(gpu_count=1)})\n"
+	     "def train():\n"
+	     "    pass\n");
+	w = find(&l, "train", NULL);
+	ck_assert_int_eq(w->containers[0].cpu_request, CPL_CPU_ABSENT);
+	ck_assert(w->platform_cpu);
+	cpl_wlist_free(&l);
+}
+END_TEST
+
 /* A task's code keeps the module and what its function reaches; the
  * other tasks and the helpers only they call are blanked. */
 START_TEST(code_reach)
@@ -395,6 +433,7 @@ pywork_suite(void)
 	tcase_add_test(tc, metaflow_steps);
 	tcase_add_test(tc, ray_trainer);
 	tcase_add_test(tc, zenml_steps);
+	tcase_add_test(tc, zenml_pipeline_settings);
 	tcase_add_test(tc, code_reach);
 	suite_add_tcase(s, tc);
 	return s;
