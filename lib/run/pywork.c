@@ -62,6 +62,8 @@
 /* Decorators of one def: what each names (through the imports) and its
  * call (-1: not called). */
 #define MAX_DECOS 8
+/* Workloads one file may declare: each holds a copy of the file. */
+#define MAX_WORKLOADS 512
 
 struct deco {
 	char *target;		/* "flytekit.task", "metaflow.kubernetes" */
@@ -92,6 +94,7 @@ struct rd {
 	bool *decl;		/* [scope]: a declared function (a task,
 				 * a component, a step) */
 	struct cpl_wlist *out;
+	size_t nout;		/* workloads emitted */
 };
 
 /* ---- tokens and values ---- */
@@ -563,45 +566,47 @@ inside(const struct rd *r, size_t k, size_t a)
 	return p >= 0 && (size_t)p == a;
 }
 
+/* Keeps scope k and the scopes inside it (after it in source order,
+ * while inside), queueing each newly kept one on q (*nq of them). */
+static void
+keep_tree(const struct rd *r, size_t k, bool *keep, size_t *q, size_t *nq)
+{
+	size_t m;
+
+	for (m = k; m < r->f->nscopes && (m == k || inside(r, m, k)); m++)
+		if (!keep[m]) {
+			keep[m] = true;
+			q[(*nq)++] = m;
+		}
+}
+
 /*
  * The scopes the code of function s takes (keep[]): s and what is inside
  * it, the classes and defs around it, and, transitively, the local defs
  * and classes its code calls or constructs (a class with its methods).
+ * Each scope is taken once and its calls read once: linear in the file.
  */
 static void
 reach(const struct rd *r, size_t s, bool *keep)
 {
-	size_t k, pass;
-	bool more = true;
+	size_t *q = cpl_xcalloc(r->f->nscopes + 1, sizeof(*q));
+	size_t nq = 0, head = 0, i;
 	int p;
 
-	for (k = 1; k < r->f->nscopes; k++)
-		keep[k] = inside(r, k, s);
+	keep_tree(r, s, keep, q, &nq);
 	for (p = r->f->scopes[s].parent; p > 0; p = r->f->scopes[p].parent)
-		keep[p] = true;
-	/* The rounds are bounded: each adds a def, or stops. */
-	for (pass = 0; more && pass < r->f->nscopes; pass++) {
-		more = false;
-		for (k = 0; k < r->f->ncalls; k++) {
-			const struct cpl_pycall *c = &r->f->calls[k];
-			int sc = c->scope;
-			size_t m;
+		keep[p] = true;	/* kept, not followed: a flow's other steps */
+	while (head < nq) {
+		const struct cpl_pyscope *sc = &r->f->scopes[q[head++]];
 
-			if (c->func <= 0 || keep[c->func])
-				continue;
-			while (sc > 0 && !keep[sc])
-				sc = r->f->scopes[sc].parent;
-			/* Only calls in the code kept count (a module-level
-			 * call runs in every task's process: it stays as
-			 * module code, not as a reason). */
-			if (sc <= 0 || (size_t)sc == 0)
-				continue;
-			for (m = 1; m < r->f->nscopes; m++)
-				if (inside(r, m, (size_t)c->func))
-					keep[m] = true;
-			more = true;
+		for (i = 0; i < sc->ncalls; i++) {
+			int fn = r->f->calls[sc->calls[i]].func;
+
+			if (fn > 0 && !keep[fn])
+				keep_tree(r, (size_t)fn, keep, q, &nq);
 		}
 	}
+	free(q);
 }
 
 /* The code of a workload whose function is scope s, as container c's
@@ -703,6 +708,22 @@ not_judged(const struct rd *r, const char *what, const char *name,
 
 	k->kind = cpl_xstrdup(what);
 	k->containers = true;
+}
+
+/* Appends w to the run's workloads: at most MAX_WORKLOADS a file, each
+ * with a copy of the file as its code; past them, not judged. */
+static void
+emit(struct rd *r, struct cpl_workload *w)
+{
+	if (r->nout >= MAX_WORKLOADS) {
+		not_judged(r, w->kind, w->replica ? w->replica : w->name,
+			   w->pos, "more workloads are declared in this file "
+			   "than the reader takes from one (512)");
+		cpl_workload_free(w);
+		return;
+	}
+	r->nout++;
+	cpl_wlist_add(r->out, w);
 }
 
 /* The CPU and GPUs of a Resources-like call k into *cpu, *gpus (each
@@ -945,7 +966,7 @@ flyte_task(struct rd *r, size_t s, const struct deco *d)
 		c->slots_from = "MPIJob slots";
 	}
 	keep_code(r, c, s, false);
-	cpl_wlist_add(r->out, w);
+	emit(r, w);
 }
 
 static void
@@ -1220,7 +1241,7 @@ kfp_pipeline(struct rd *r, size_t s)
 			continue;
 		}
 		keep_code(r, c, ts[i].comp, true);
-		cpl_wlist_add(r->out, ts[i].w);
+		emit(r, ts[i].w);
 	}
 	free(ts);
 }
@@ -1331,7 +1352,7 @@ metaflow_step(struct rd *r, size_t s, const char *cls)
 		cpl_container_set_env(c, "OMP_NUM_THREADS", NULL,
 				      at(w, td->pos));
 	keep_code(r, c, s, false);
-	cpl_wlist_add(r->out, w);
+	emit(r, w);
 }
 
 static void
@@ -1449,7 +1470,7 @@ ray_trainer(struct rd *r, int k)
 		cpl_container_set_env(c, "OMP_NUM_THREADS", n, none);
 	}
 	keep_code(r, c, (size_t)fn, false);
-	cpl_wlist_add(r->out, w);
+	emit(r, w);
 }
 
 static void
@@ -1546,7 +1567,7 @@ zenml_step(struct rd *r, size_t s, const struct deco *d, int64_t pcpu,
 	w->platform_cpu = cs != V_KNOWN;
 	c->gpus = gpus;
 	keep_code(r, c, s, false);
-	cpl_wlist_add(r->out, w);
+	emit(r, w);
 }
 
 static void
