@@ -82,6 +82,7 @@ flyte_task(struct cpl_pyw_rd *r, size_t s, const struct cpl_pyw_deco *d)
 	long gpus = 0;
 	int cfg = -1, k;
 	const char *cfgname = NULL;
+	bool tmpl;
 	struct cpl_workload *w;
 	struct cpl_container *c;
 
@@ -132,6 +133,13 @@ flyte_task(struct cpl_pyw_rd *r, size_t s, const struct cpl_pyw_deco *d)
 			 * not show, and holds no container of ours. */
 			return;
 	}
+	/* A pod template may give the primary container its CPU, env and
+	 * volumes; the task's own requests and limits win over it. */
+	tmpl = cpl_pyw_kwarg(r, d->call, "pod_template") != NULL ||
+	       cpl_pyw_kwarg(r, d->call, "pod_template_name") != NULL;
+	if (why == NULL && tmpl && rs == CPL_PYW_ABSENT &&
+	    ls == CPL_PYW_ABSENT)
+		why = "its pod template may set its CPU";
 	if (why != NULL) {
 		cpl_pyw_not_judged(r, "Flyte task", name, d->pos, why);
 		return;
@@ -165,6 +173,10 @@ flyte_task(struct cpl_pyw_rd *r, size_t s, const struct cpl_pyw_deco *d)
 	    !cpl_pyw_tok_is(r, a->value.first, CPL_PYTOK_KEYWORD, "None")) {
 		c->shm = true;
 		c->shm_bytes = -1;
+	}
+	if (tmpl) {
+		c->env_from = true;	/* env the template may add */
+		w->platform_shm = true;	/* and a /dev/shm it may mount */
 	}
 	if (cfgname != NULL) {
 		/* A Kubeflow job the plugin makes: its replicas run the
@@ -333,9 +345,10 @@ ktask_set(const struct cpl_pyw_rd *r, struct ktask *t, int k,
 	}
 }
 
-/* Call k is kfp-kubernetes' empty_dir_mount(NAME, ..., mount_path=
- * "/dev/shm") of the task t that name stands for: t's /dev/shm is
- * memory-backed.  Whether it was. */
+/* Call k is a kfp-kubernetes call on the task t that name stands for:
+ * empty_dir_mount(NAME, ..., mount_path="/dev/shm") makes its /dev/shm
+ * memory-backed, use_config_map_as_env / use_secret_as_env give it env
+ * the file does not show.  Whether it was one. */
 static bool
 kfp_shm(const struct cpl_pyw_rd *r, struct ktask *t, int k, const char *name)
 {
@@ -344,11 +357,20 @@ kfp_shm(const struct cpl_pyw_rd *r, struct ktask *t, int k, const char *name)
 	char *mp;
 	bool yes;
 
+	const char *tg = r->f->calls[k].target;
+
 	if (a == NULL)
 		a = cpl_pyw_kwarg(r, k, "task");
-	if (a == NULL || m == NULL || a->value.last - a->value.first != 1 ||
-	    !cpl_pyw_tok_is(r, a->value.first, CPL_PYTOK_NAME, name) ||
-	    !cpl_pyw_ends_name(r->f->calls[k].target, "empty_dir_mount"))
+	if (a == NULL || a->value.last - a->value.first != 1 ||
+	    !cpl_pyw_tok_is(r, a->value.first, CPL_PYTOK_NAME, name))
+		return false;
+	/* Env from a ConfigMap or Secret: names the file does not see. */
+	if (cpl_pyw_ends_name(tg, "use_config_map_as_env") ||
+	    cpl_pyw_ends_name(tg, "use_secret_as_env")) {
+		t->w->containers[0].env_from = true;
+		return true;
+	}
+	if (m == NULL || !cpl_pyw_ends_name(tg, "empty_dir_mount"))
 		return false;
 	mp = cpl_pyw_str_lit(r, m->value.first);
 	yes = cpl_str_eq(mp, "/dev/shm") || cpl_str_eq(mp, "/dev/shm/");
@@ -461,7 +483,9 @@ kfp_pipeline(struct cpl_pyw_rd *r, size_t s)
 		const struct cpl_pycall *c = &r->f->calls[k];
 		const char *dot = strrchr(c->callee, '.');
 
-		if (cpl_pyw_ends_name(c->target, "empty_dir_mount")) {
+		if (cpl_pyw_ends_name(c->target, "empty_dir_mount") ||
+		    cpl_pyw_ends_name(c->target, "use_config_map_as_env") ||
+		    cpl_pyw_ends_name(c->target, "use_secret_as_env")) {
 			size_t j;
 
 			for (j = nt; j-- > 0;)
@@ -769,6 +793,26 @@ zenml_resources(const struct cpl_pyw_rd *r, int k, int *out)
 	return 1;
 }
 
+/* Whether decorator call k's settings hold an orchestrator's or step
+ * operator's (their pod settings may add env and volumes). */
+static bool
+zenml_pod_settings(const struct cpl_pyw_rd *r, int k)
+{
+	static const char *const keys[] = {
+		"orchestrator", "orchestrator.kubernetes",
+		"orchestrator.kubeflow", "orchestrator.vertex",
+		"step_operator", "step_operator.kubernetes",
+	};
+	const struct cpl_pyarg *a = cpl_pyw_kwarg(r, k, "settings");
+	struct cpl_pyexpr v;
+	size_t i;
+
+	for (i = 0; a != NULL && i < CPL_ARRAY_LEN(keys); i++)
+		if (cpl_pyw_dict_get(r, &a->value, keys[i], &v, 0) != 0)
+			return true;
+	return false;
+}
+
 /* One @step on def s (decorator d) with settings["resources"]; pcpu is
  * the CPU the file's @pipeline settings give its steps (CPL_PYW_ABSENT: none),
  * which ZenML merges under the step's own. */
@@ -813,6 +857,10 @@ zenml_step(struct cpl_pyw_rd *r, size_t s, const struct cpl_pyw_deco *d,
 	cpl_pyw_set_cpu(w, c, cpu, cs, cpos, cpu, cs, cpos);
 	/* No cpu_count here: a run configuration may set one. */
 	w->platform_cpu = cs != CPL_PYW_KNOWN;
+	if (zenml_pod_settings(r, d->call)) {
+		c->env_from = true;	/* the pod settings' env */
+		w->platform_shm = true;	/* and volumes */
+	}
 	c->gpus = gpus;
 	cpl_pyw_keep_code(r, c, s, false);
 	cpl_pyw_emit(r, w);

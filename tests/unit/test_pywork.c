@@ -156,6 +156,30 @@ START_TEST(flyte_not_fixed)
 }
 END_TEST
 
+/* A pod template may set what the task does not: CPU (so a task with
+ * none is not judged), env and /dev/shm (unknown, never missing). */
+START_TEST(flyte_pod_template)
+{
+	struct cpl_wlist l;
+	const struct cpl_workload *w;
+
+	load(&l,
+	     "from flytekit import PodTemplate, Resources, task\n"
+	     "@task(pod_template=PodTemplate(primary_container_name=\"p\"))\n"
+	     "def a():\n"
+	     "    pass\n"
+	     "@task(pod_template_name=\"gpu\", requests=Resources(cpu=\"2\"))\n"
+	     "def b():\n"
+	     "    pass\n");
+	ck_assert_uint_eq(l.count, 1);
+	ck_assert_uint_eq(l.nskipped, 1);
+	w = find(&l, "b", NULL);
+	ck_assert_int_eq(w->containers[0].cpu_limit, 2000);
+	ck_assert(w->containers[0].env_from && w->platform_shm);
+	cpl_wlist_free(&l);
+}
+END_TEST
+
 START_TEST(imports_only)
 {
 	struct cpl_wlist l;
@@ -240,6 +264,20 @@ START_TEST(kfp_helper)
 	ck_assert_int_eq(c->cpu_limit, 8000);
 	ck_assert(c->shm);
 	ck_assert_uint_eq(l.nskipped, 1);	/* b: an imported helper */
+	ck_assert(!c->env_from);
+	cpl_wlist_free(&l);
+	load(&l,
+	     "from kfp import dsl, kubernetes\n"
+	     "@dsl.component\n"
+	     "def train():\n"
+	     "    pass\n"
+	     "@dsl.pipeline\n"
+	     "def pipe():\n"
+	     "    a = train().set_cpu_limit(\"4\")\n"
+	     "    kubernetes.use_config_map_as_env(a, config_map_name=\"t\",\n"
+	     "        config_map_key_to_env={\"omp\": \"OMP_NUM_THREADS\"})\n");
+	ck_assert_uint_eq(l.count, 1);
+	ck_assert(find(&l, "pipe", "a")->containers[0].env_from);
 	cpl_wlist_free(&l);
 }
 END_TEST
@@ -427,6 +465,7 @@ pywork_suite(void)
 	tcase_add_test(tc, flyte_elastic);
 	tcase_add_test(tc, flyte_plain_and_pytorch);
 	tcase_add_test(tc, flyte_not_fixed);
+	tcase_add_test(tc, flyte_pod_template);
 	tcase_add_test(tc, imports_only);
 	tcase_add_test(tc, kfp_tasks);
 	tcase_add_test(tc, kfp_helper);
