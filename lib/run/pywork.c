@@ -620,6 +620,14 @@ metaflow_step(struct cpl_pyw_rd *r, size_t s, const char *cls)
 	if (ed != NULL && (a = cpl_pyw_kwarg(r, ed->call, "vars")) != NULL &&
 	    !cpl_pyw_read_env(r, c, w, &a->value))
 		c->env_from = true;
+	/* @metaflow_ray: the step's Pods are a Ray cluster's nodes, whose
+	 * workers Ray gives OMP_NUM_THREADS (as RayCluster Pods). */
+	if (cpl_pyw_deco_of(r, s, "metaflow", "metaflow_ray") != NULL) {
+		c->not_training = true;
+		w->note = "read by the Metaflow reader: a @metaflow_ray step, "
+			  "a Ray cluster's nodes: Ray sets each worker's "
+			  "OMP_NUM_THREADS, so it is no training container";
+	}
 	if (td != NULL)	/* its ranks and thread env are torchrun's call */
 		cpl_container_set_env(c, "OMP_NUM_THREADS", NULL,
 				      cpl_pyw_at(w, td->pos));

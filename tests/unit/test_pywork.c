@@ -315,6 +315,19 @@ START_TEST(metaflow_steps)
 	ck_assert_int_eq(c->gpus, 1);
 	ck_assert(c->shm);
 	ck_assert_int_eq(c->shm_bytes, 1024 * 1024 * 1024);
+	ck_assert(!c->not_training);
+	cpl_wlist_free(&l);
+	/* outerbounds/metaflow-ray: the step's Pods are Ray's nodes. */
+	load(&l,
+	     "from metaflow import FlowSpec, step, kubernetes, metaflow_ray\n"
+	     "class F(FlowSpec):\n"
+	     "    @kubernetes(cpu=4)\n"
+	     "    @metaflow_ray\n"
+	     "    @step\n"
+	     "    def tune(self):\n"
+	     "        pass\n");
+	ck_assert_uint_eq(l.count, 1);
+	ck_assert(find(&l, "F", "tune")->containers[0].not_training);
 	cpl_wlist_free(&l);
 }
 END_TEST
