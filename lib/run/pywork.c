@@ -126,11 +126,13 @@ flyte_task(struct cpl_pyw_rd *r, size_t s, const struct cpl_pyw_deco *d)
 		else if (cpl_pyw_tok_is(r, a->value.first, CPL_PYTOK_KEYWORD,
 				"None") && a->value.last == a->value.first + 1)
 			cfg = -1;	/* a plain task */
+		else if (cfg < 0)
+			why = "its task_config is a value the file does not "
+			      "fix";
 		else
 			/* Another plugin's (Slurm, Spark, Ray, Databricks,
-			 * a Pod spec ...) or one the file does not fix:
-			 * it runs elsewhere or in a shape the file does
-			 * not show, and holds no container of ours. */
+			 * a Pod spec ...): it runs elsewhere or in a shape
+			 * the file does not show, no container of ours. */
 			return;
 	}
 	/* A pod template may give the primary container its CPU, env and

@@ -60,26 +60,40 @@ cpl_pyw_str_lit(const struct cpl_pyw_rd *r, size_t i)
 	return cpl_xstrndup(q, n);
 }
 
-/* The expression a name stands for: its last assignment in scope, else
- * at module level; false when there is none or it is not one value. */
+/*
+ * The expression name u (a NAME token, read in u's scope and block)
+ * stands for: in its own scope, the nearest assignment before it, when
+ * that is in u's own block (so it surely ran, and no other came after:
+ * a name set in both branches of an if is not fixed); else, from a def,
+ * the module's one assignment of it.  False when there is none, or it
+ * is no single value (unpacking, +=, a for or with target).
+ */
 static bool
-name_value(const struct cpl_pyw_rd *r, int scope, size_t tok,
+name_value(const struct cpl_pyw_rd *r, const struct cpl_pyexpr *u,
 	   struct cpl_pyexpr *e)
 {
-	const struct cpl_pytoken *t = &r->t[tok];
+	const struct cpl_pytoken *t = &r->t[u->first];
 	char *name = cpl_xstrndup(r->f->text + t->off, t->len);
-	int a = cpl_pyscan_assign_last(r->f, scope, name);
+	int a = cpl_pyscan_assign_last(r->f, u->scope, name);
+	const struct cpl_pyassign *as;
 
-	if (a < 0 && scope != 0)
+	while (a >= 0 && r->f->assigns[a].tok > u->first)
+		a = r->f->assigns[a].prev;
+	if (a >= 0 && (u->block < 0 || r->f->assigns[a].block != u->block))
+		a = -1;
+	if (a < 0 && u->scope != 0 &&
+	    cpl_pyscan_assign_last(r->f, u->scope, name) < 0) {
 		a = cpl_pyscan_assign_last(r->f, 0, name);
+		if (a >= 0 && r->f->assigns[a].prev >= 0)
+			a = -1;	/* set twice: which one ran first? */
+	}
 	free(name);
-	/* One binding, read as written: a name set twice, in a loop, or
-	 * by unpacking is the user's to say. */
-	if (a < 0 || r->f->assigns[a].opaque || r->f->assigns[a].prev >= 0 ||
-	    r->f->assigns[a].index >= 0 ||
-	    strcmp(r->f->assigns[a].op, "=") != 0)
+	if (a < 0)
 		return false;
-	*e = r->f->assigns[a].value;
+	as = &r->f->assigns[a];
+	if (as->opaque || as->index >= 0 || strcmp(as->op, "=") != 0)
+		return false;
+	*e = as->value;
 	return e->first < e->last;
 }
 
@@ -95,7 +109,7 @@ cpl_pyw_expr_call(const struct cpl_pyw_rd *r, const struct cpl_pyexpr *e,
 		return -1;
 	if (e->last - e->first == 1 && cpl_pyw_tok_is(r, e->first, CPL_PYTOK_NAME,
 					      NULL)) {
-		if (depth > 0 || !name_value(r, e->scope, e->first, &v))
+		if (depth > 0 || !name_value(r, e, &v))
 			return -1;
 		return cpl_pyw_expr_call(r, &v, depth + 1);
 	}
@@ -178,7 +192,7 @@ cpl_pyw_amount(const struct cpl_pyw_rd *r, const struct cpl_pyexpr *e,
 		return CPL_PYW_ABSENT;
 	if (e->last - e->first == 1 && cpl_pyw_tok_is(r, e->first, CPL_PYTOK_NAME,
 					      NULL)) {
-		if (depth > 0 || !name_value(r, e->scope, e->first, &v))
+		if (depth > 0 || !name_value(r, e, &v))
 			return CPL_PYW_UNKNOWN;
 		return cpl_pyw_amount(r, &v, millis, whole, depth + 1);
 	}
@@ -240,7 +254,7 @@ cpl_pyw_dict_get(const struct cpl_pyw_rd *r, const struct cpl_pyexpr *e,
 		return -1;
 	if (e->last - e->first == 1 && cpl_pyw_tok_is(r, e->first, CPL_PYTOK_NAME,
 					      NULL)) {
-		if (depth > 0 || !name_value(r, e->scope, e->first, &v))
+		if (depth > 0 || !name_value(r, e, &v))
 			return -1;
 		return cpl_pyw_dict_get(r, &v, key, val, depth + 1);
 	}

@@ -146,12 +146,34 @@ START_TEST(flyte_not_fixed)
 	     "    pass\n"
 	     "@task(requests=make_resources())\n"
 	     "def other():\n"
+	     "    pass\n"
+	     "@task(task_config=config_from_elsewhere)\n"
+	     "def third():\n"
+	     "    pass\n"
+	     "@task(task_config=SlurmFunction(script=\"x\"))\n"
+	     "def on_slurm():\n"
 	     "    pass\n");
 	ck_assert_uint_eq(l.count, 0);
-	ck_assert_uint_eq(l.nskipped, 2);
+	ck_assert_uint_eq(l.nskipped, 3);	/* Slurm's is no workload */
 	ck_assert(l.skipped[0].containers);
 	ck_assert_int_eq(l.skipped[0].line, 7);
 	ck_assert_ptr_nonnull(strstr(l.skipped[0].why, "does not fix"));
+	cpl_wlist_free(&l);
+	/* Set twice at module level, in code order (flytesnacks'
+	 * ray_example.py): the decorator reads the one before it. */
+	load(&l,
+	     "from flytekit import Resources, task\n"
+	     "res = Resources(cpu=\"2\")\n"
+	     "@task(requests=res)\n"
+	     "def a():\n"
+	     "    pass\n"
+	     "res = Resources(cpu=\"8\")\n"
+	     "@task(requests=res)\n"
+	     "def b():\n"
+	     "    pass\n");
+	ck_assert_uint_eq(l.count, 2);
+	ck_assert_int_eq(find(&l, "a", NULL)->containers[0].cpu_request, 2000);
+	ck_assert_int_eq(find(&l, "b", NULL)->containers[0].cpu_request, 8000);
 	cpl_wlist_free(&l);
 }
 END_TEST
