@@ -3,7 +3,10 @@
  * request nor a CPU limit.  With only a limit, admission sets the request
  * equal to it, so that case is fine here.  The fix sizes this container:
  * the ranks it starts (accelerate's total divided by its machines), not
- * the job's; with an unknown rank count it gives the size per rank.
+ * the job's; with an unknown rank count it gives the size per rank.  A
+ * Flyte task with no CPU gets the platform's task resource defaults, a
+ * ZenML step its run configuration's (w->platform_cpu), which the file
+ * does not show: a note there.
  */
 #include "common.h"
 
@@ -28,7 +31,12 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	fd = cpl_check_report(ck, w, c, cpl_facts_where(w, c),
 		"container \"%s\" has no CPU request or limit: the scheduler "
 		"reserves no CPU for it and every thread pool sizes itself "
-		"to the node", cpl_facts_cname(c));
+		"to the node%s", cpl_facts_cname(c), w->platform_cpu ?
+		", unless the platform fills one in (Flyte's task resource "
+		"defaults, a ZenML run configuration)" : "");
+	/* Those defaults are the cluster's to see, not the file's. */
+	if (w->platform_cpu && fd->severity > CPL_SEV_NOTE)
+		fd->severity = CPL_SEV_NOTE;
 	if (!f.ranks_known)
 		cpl_finding_set_fix(fd,
 			"add resources.requests.cpu and resources.limits.cpu "

@@ -303,6 +303,16 @@ struct cpl_workload {
 				 * evidence (cpl_budget_training): one the
 				 * kinds table has no row for (the generic
 				 * model), Argo or Tekton steps */
+	bool py_declared;	/* declared in a Python file (a Flyte task,
+				 * a KFP component, a Metaflow step, a Ray
+				 * TorchTrainer, a ZenML step): its code is
+				 * a copy of that file laid at its lines
+				 * (script_py), and the code rules judge the
+				 * file itself once, not the copy */
+	bool platform_cpu;	/* the platform fills in a CPU request and
+				 * limit the task does not set (Flyte's
+				 * task resource defaults): CPU101 is a
+				 * note there */
 	const char *note;	/* static text for -v: how the kind was
 				 * read ("the generic model"), why its
 				 * containers do not train (Ray); NULL */

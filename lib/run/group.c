@@ -173,7 +173,9 @@ file_edge(void *ctx, const struct cpl_pyfile *from,
  * records which nodes belong together: a workload with the entry script
  * of each of its containers, each file with the files its imports lead
  * to on those walks (cpl_link_batch_run(): joined along them, every file
- * a walk reaches is in its asker's group, as if joined to it).
+ * a walk reaches is in its asker's group, as if joined to it).  A
+ * workload declared in a Python file (pywork.c) is joined with that
+ * file and, through a script's walk from it, what the file imports.
  */
 static void
 walk_graph(struct cpl_engine *e, struct graph *g)
@@ -182,6 +184,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	struct cpl_link_batch *b;
 	size_t *entries = NULL, nentries = 0, entries_cap = 0;
 	bool *entry_of;		/* [file]: some container's entry script */
+	const struct cpl_pyfile *last_decl = NULL;
 	size_t i, j, k;
 
 	cpl_engine_linker(e, &lk);
@@ -194,6 +197,19 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 
 		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
+		/* Declared in a Python file: its containers run a copy of
+		 * that file, whose imports its group must hold. */
+		if (w->py_declared && w->file != NULL) {
+			const struct source *src =
+				cpl_engine_find_source(e, w->file);
+
+			if (src != NULL && src->py != NULL) {
+				edge(g, i, file_node(g, src->py));
+				if (src->py != last_decl)
+					cpl_link_batch_script(b, src->py);
+				last_decl = src->py;
+			}
+		}
 		for (j = 0; j < w->ncontainers; j++) {
 			const struct cpl_pyfile *entry;
 
@@ -646,13 +662,15 @@ code_rules(struct cpl_engine *e, struct cpl_check *ck,
  * The code rules over the inline script container c of w runs (an Argo
  * script template's source, a Tekton step's script): no linted file holds
  * it, so they run here, in the container's turn; their findings sit at
- * the script's lines in the workload's file.
+ * the script's lines in the workload's file.  A workload declared in a
+ * Python file (w->py_declared) runs a copy of a file the run lints: the
+ * code rules judge that file once, in its own turn.
  */
 static void
 inline_rules(struct cpl_engine *e, struct cpl_check *ck,
 	     const struct cpl_workload *w, const struct cpl_container *c)
 {
-	if (c->script_py == NULL || c->code == NULL ||
+	if (c->script_py == NULL || c->code == NULL || w->py_declared ||
 	    c->code->entry == NULL || w->file == NULL ||
 	    !cpl_str_eq(c->code->entry->path, w->file))
 		return;

@@ -49,6 +49,7 @@
 
 #include "model/link.h"
 #include "run/cpus.h"
+#include "run/pywork.h"
 
 /* Queued files past which a flush starts: bounds what waits in memory. */
 #define QUEUE_MAX 1024
@@ -164,6 +165,10 @@ process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 		cpl_engine_load_yaml(j->out, j->src, j->explicit);
 		return;
 	}
+	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
+	 * here, on this thread, from a scan of their own. */
+	(void)cpl_pywork_load(&j->out->workloads, j->src->path, j->src->text,
+			      j->src->len);
 	/* Scanned light: held unloaded until its group is judged
 	 * (group.c). */
 	j->src->scanned = true;
