@@ -15,7 +15,12 @@
  * and 2 workers): its workers count only beyond the split's allowance
  * (cpl_budget_worker_allowance), so the rule's own fix lints clean.
  * One rank of one thread and no workers on a budget under one CPU is a
- * note: nothing runs in parallel, the budget is the problem.
+ * note: nothing runs in parallel, the budget is the problem; so are
+ * ranks of one thread and no workers whose share is under one CPU each
+ * (the budget that fits is one CPU per rank).  A setting compare --fix
+ * kept from a measurement on this budget (cpulint.io/measured, still
+ * the container's threads, workers and budget) is a note citing it: a
+ * measurement beats the static model.
  */
 #include "common.h"
 #include "fix/split.h"
@@ -159,6 +164,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), &f, var);
 		cpl_finding_set_fix(fd, "%s, or raise resources.limits.cpu to "
 				    "at least \"%ld\"", unknown, total);
+	} else if (cpl_facts_measured(fd, w, &f)) {
+		/* kept from a measurement: a note, no edit */
 	} else if (f.per_rank >= 1 && f.no_workers) {
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld, all of it for "
@@ -186,6 +193,10 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			f.per_rank, set, f.t, f.w, from, need);
 		cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (r > 1) {
+		/* Ranks of one thread and no workers, each with less than
+		 * a CPU: nothing to lower, the budget is the problem. */
+		if (t == 1 && wk == 0 && fd->severity > CPL_SEV_NOTE)
+			fd->severity = CPL_SEV_NOTE;
 		cpl_finding_set_fix(fd,
 			"%ld ranks need at least %ld CPUs: raise "
 			"resources.limits.cpu to \"%ld\" or start fewer ranks",

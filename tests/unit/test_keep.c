@@ -21,13 +21,13 @@ START_TEST(threads_alone_after_the_run)
 
 	cpl_engine_add_path(e, DIR "job.yaml", true);
 	cpl_engine_run(e);
-	cpl_engine_keep(e, DIR "job.yaml", 1, -1, &k);
+	cpl_engine_keep(e, DIR "job.yaml", 1, -1, NULL, &k);
 	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
 	ck_assert_uint_eq(k.nedits, 1);
 	ck_assert_str_eq(k.edits[0].text, "\"1\"");
 	cpl_keep_free(&k);
 	/* the same threads as the file: nothing to do, and not refused */
-	cpl_engine_keep(e, DIR "job.yaml", 2, -1, &k);
+	cpl_engine_keep(e, DIR "job.yaml", 2, -1, NULL, &k);
 	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
 	ck_assert_uint_eq(k.nedits, 0);
 	cpl_keep_free(&k);
