@@ -137,9 +137,8 @@ cpl_facts_measured(struct cpl_finding *fd, const struct cpl_workload *w,
 	cpl_finding_add_related(fd, &w->measured_pos, "measured: %s",
 				w->measured);
 	cpl_finding_set_fix(fd, "none: this setting measured best on this "
-		"budget (" CPL_MEASURED_ANNOTATION ": \"%s\", kept by "
-		"compare --fix), and a measurement beats the static model; "
-		"plan and compare again when the job or its budget changes",
-		w->measured);
+		"budget (the record below, kept by compare --fix), and a "
+		"measurement beats the static model; plan and compare again "
+		"when the job or its budget changes");
 	return true;
 }

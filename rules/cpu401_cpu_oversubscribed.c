@@ -195,12 +195,20 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	} else if (r > 1) {
 		/* Ranks of one thread and no workers, each with less than
 		 * a CPU: nothing to lower, the budget is the problem. */
-		if (t == 1 && wk == 0 && fd->severity > CPL_SEV_NOTE)
-			fd->severity = CPL_SEV_NOTE;
-		cpl_finding_set_fix(fd,
-			"%ld ranks need at least %ld CPUs: raise "
-			"resources.limits.cpu to \"%ld\" or start fewer ranks",
-			r, r, need);
+		if (t == 1 && wk == 0) {
+			if (fd->severity > CPL_SEV_NOTE)
+				fd->severity = CPL_SEV_NOTE;
+			cpl_finding_set_fix(fd,
+				"one thread per rank is the least: the budget "
+				"that fits is %ld CPUs, one per rank; raise "
+				"resources.limits.cpu to \"%ld\", start fewer "
+				"ranks, or accept the throttling of a %s", r,
+				need, f.budget);
+		} else
+			cpl_finding_set_fix(fd,
+				"%ld ranks need at least %ld CPUs: raise "
+				"resources.limits.cpu to \"%ld\" or start "
+				"fewer ranks", r, r, need);
 		limit_edit(ck, fd, c, &f, need);
 	} else {
 		/* One thread and no workers on a budget under one CPU: the
