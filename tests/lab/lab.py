@@ -21,7 +21,9 @@ before it exits), and its cgroups.
 Environment: LAB_SECONDS (measured seconds per run, default 10),
 LAB_REPEATS (3), LAB_BUDGETS (0.5,1,2), LAB_WORKLOADS
 (images,dense,dense-node,ranks; dense-node is dense.py as written on a
-16-CPU node, sharing dense's runs wherever the settings are the same), LAB_SMOKE=1 (images at 1 CPU: the job as written,
+16-CPU node, sharing dense's runs wherever the settings are the same),
+LAB_SCRAPE_MS (Prometheus's interval: 1000 for runs of 5 s or more, else
+500), LAB_SMOKE=1 (images at 1 CPU: the job as written,
 its fix and the plan's settings, 3 s each, once, no grid), BIN.
 Exit 0 when the harness ran (whatever the checks say; a FAIL line is a
 figure, not a harness error), 1 when the harness broke, 77 when this
@@ -385,7 +387,8 @@ def main():
                 order.append(k)
     log("%d distinct settings x %d repeat(s) x %g s" % (len(order), REPEATS, SECONDS))
     parent = cgroups.Parent()
-    prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900))
+    prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900),
+                       scrape_ms=int(os.environ.get("LAB_SCRAPE_MS") or (1000 if SECONDS >= 5 else 500)))
     try:
         prom.start()
         for rep in range(1, REPEATS + 1):
