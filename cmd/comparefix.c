@@ -4,7 +4,9 @@
  * was planned from, by the linter's own edits (lib/run/keep.h: CPU401's
  * split fix), proved by the re-parse check (fixcheck.h) and written
  * whole or not at all (atomic.h).  One YAML comment at the end of the
- * first value's line that takes one says which comparison chose it; when
+ * first value's line that takes one says which comparison chose it, and
+ * the workload's annotation cpulint.io/measured what it measured (the
+ * linter honours it: keep.h); when
  * no place takes a comment (every value inside a flow collection, a JSON
  * file), or the re-parse refuses it, the values go alone.  A worker count
  * on a line of its own after its flag (a block sequence, a multi-line
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "fix/fixcheck.h"
@@ -59,6 +62,54 @@ comment(const struct cpl_compare *c, const struct cpl_verdict *v)
 			     r->r.throttled);
 	cpl_buf_adds(&b, "; kept by compare --fix");
 	return cpl_buf_detach(&b);
+}
+
+/*
+ * What the comparison measured, for the workload's cpulint.io/measured
+ * annotation (keep.h): "412 examples/s, 1.04x t1-w0; plan ID,
+ * 2026-12-07", the ratio to the next best setting; "ranked by
+ * throttling (3%)" without a throughput.  No quote or backslash.
+ */
+static char *
+measured(const struct cpl_compare *c, const struct cpl_verdict *v)
+{
+	const struct cpl_compare_row *r = &c->rows[v->best], *next = NULL;
+	struct cpl_buf b;
+	char day[16] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+	char *s;
+
+	cpl_buf_init(&b, 0);
+	if (v->by_throughput && r->r.throughput >= 0) {
+		cpl_buf_addf(&b, "%.0f examples/s", r->r.throughput);
+		for (i = 0; i < c->nrows; i++)
+			if ((long)i != v->best && c->rows[i].r.throughput > 0 &&
+			    (next == NULL || c->rows[i].r.throughput >
+					     next->r.throughput))
+				next = &c->rows[i];
+		if (next != NULL) {
+			cpl_buf_addf(&b, ", %.2fx ", r->r.throughput /
+				     next->r.throughput);
+			add_clean(&b, next->setting);
+		}
+	} else {
+		cpl_buf_addf(&b, "ranked by throttling (%.0f%%)",
+			     r->r.throttled);
+	}
+	if (c->plan) {
+		cpl_buf_adds(&b, "; plan ");
+		add_clean(&b, c->plan);
+	}
+	if (gmtime_r(&now, &tm) != NULL &&
+	    strftime(day, sizeof(day), "%Y-%m-%d", &tm) > 0)
+		cpl_buf_addf(&b, "%s %s", c->plan ? "," : ";", day);
+	s = cpl_buf_detach(&b);
+	for (i = 0; s[i]; i++)
+		if (s[i] == '"' || s[i] == '\\')
+			s[i] = '?';
+	return s;
 }
 
 /* The byte offset of line:column in text, or (size_t)-1. */
@@ -247,7 +298,7 @@ cpl_cli_compare_keep(const char *file, bool diff,
 	struct cpl_patch p = { 0 };
 	struct cpl_engine *e = NULL;
 	const char *text, *path;
-	char *note = NULL, *why = NULL, *setting;
+	char *note = NULL, *why = NULL, *setting, *record = NULL;
 	size_t len, i;
 	int status = EXIT_TROUBLE;
 	bool ok = false;
@@ -271,7 +322,8 @@ cpl_cli_compare_keep(const char *file, bool diff,
 	e = lint(file);
 	if (e == NULL)
 		goto out;
-	cpl_engine_keep(e, file, r->r.threads, r->r.workers, &k);
+	record = measured(c, v);
+	cpl_engine_keep(e, file, r->r.threads, r->r.workers, record, &k);
 	if (k.why) {
 		cpl_cli_say("kubectl-cpulint compare: %s", k.why);
 		goto out;
@@ -296,8 +348,13 @@ cpl_cli_compare_keep(const char *file, bool diff,
 	 * make it YAML. */
 	for (i = 0; i < k.nedits && !ok && !flow_doc(text, len); i++) {
 		struct cpl_patch_edit at;
-		char *t = with_comment(&k.edits[i], text, len, note, &at);
+		char *t;
 
+		/* The annotation says it already; the comment goes on a
+		 * value that the comparison set. */
+		if (strstr(k.edits[i].text, CPL_MEASURED_ANNOTATION))
+			continue;
+		t = with_comment(&k.edits[i], text, len, note, &at);
 		if (t == NULL)
 			continue;
 		free(t);
@@ -316,10 +373,15 @@ cpl_cli_compare_keep(const char *file, bool diff,
 		goto out;
 	}
 	status = finish(path, text, len, &p, diff, setting, k.ncontainers);
+	if (k.unrecorded && status != EXIT_TROUBLE)
+		cpl_cli_say("kubectl-cpulint compare: %s: no place for the "
+			    "annotation " CPL_MEASURED_ANNOTATION ": the lint "
+			    "will judge %s by the static model", file, setting);
 out:
 	cpl_patch_free(&p);
 	free(why);
 	free(note);
+	free(record);
 	free(setting);
 	cpl_keep_free(&k);
 	cpl_engine_free(e);

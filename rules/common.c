@@ -118,3 +118,27 @@ cpl_facts_throttled(const struct cpl_container *c)
 		       (double)c->periods;
 	return -1;
 }
+
+bool
+cpl_facts_measured(struct cpl_finding *fd, const struct cpl_workload *w,
+		   const struct cpl_facts *f)
+{
+	long wk = f->workers.state == CPL_AMT_KNOWN ? f->workers.n : -1;
+
+	if (w->measured == NULL || f->threads.state != CPL_AMT_KNOWN ||
+	    f->cpu < 0)
+		return false;
+	/* "tT" is a setting of threads alone: a job with no workers. */
+	if (!cpl_workload_measured(w, f->threads.n, wk, f->cpu) &&
+	    !(wk <= 0 && cpl_workload_measured(w, f->threads.n, -1, f->cpu)))
+		return false;
+	if (fd->severity > CPL_SEV_NOTE)
+		fd->severity = CPL_SEV_NOTE;
+	cpl_finding_add_related(fd, &w->measured_pos, "measured: %s",
+				w->measured);
+	cpl_finding_set_fix(fd, "none: this setting measured best on this "
+		"budget (the record below, kept by compare --fix), and a "
+		"measurement beats the static model; plan and compare again "
+		"when the job or its budget changes");
+	return true;
+}

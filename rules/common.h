@@ -52,6 +52,16 @@ void cpl_facts_window(char *out, size_t size, const char **source,
 /* The share of CFS periods c was throttled in, or -1 when unknown. */
 double cpl_facts_throttled(const struct cpl_container *c);
 
+/*
+ * When w records a measurement (compare --fix's cpulint.io/measured) of
+ * c's setting as it is now, threads and workers, on its budget now:
+ * fd becomes a note that cites it, with a fix that keeps the setting
+ * (and no edit), and true.  A measurement beats the static model; a
+ * setting or budget changed since makes the record stale, and false.
+ */
+bool cpl_facts_measured(struct cpl_finding *fd, const struct cpl_workload *w,
+			const struct cpl_facts *f);
+
 /* "1 thread" / "2 threads": the noun for n (static strings). */
 const char *cpl_plural(long n, const char *one, const char *many);
 

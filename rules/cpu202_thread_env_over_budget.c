@@ -38,6 +38,10 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 					f->ranks_known ? "" : " (",
 					f->ranks_known ? "" : f->ranks_why,
 					f->ranks_known ? "" : ")");
+	/* A setting kept from a measurement on this budget: a note. */
+	if (f->threads.state == CPL_AMT_KNOWN && f->threads.n == a.n &&
+	    cpl_facts_measured(fd, w, f))
+		return;
 	if (!f->ranks_known) {
 		/* No number to write without the rank count: no edit. */
 		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), f, var);

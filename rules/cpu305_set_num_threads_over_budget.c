@@ -70,6 +70,10 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 						f.ranks_known ? "" : " (",
 						f.ranks_known ? "" : f.ranks_why,
 						f.ranks_known ? "" : ")");
+		/* A setting kept from a measurement on this budget. */
+		if (f.threads.state == CPL_AMT_KNOWN && f.threads.n == n &&
+		    cpl_facts_measured(fd, w, &f))
+			continue;
 		if (!f.ranks_known) {
 			cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown),
 				&f, "the torch.set_num_threads argument");

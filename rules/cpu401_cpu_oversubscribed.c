@@ -15,7 +15,12 @@
  * and 2 workers): its workers count only beyond the split's allowance
  * (cpl_budget_worker_allowance), so the rule's own fix lints clean.
  * One rank of one thread and no workers on a budget under one CPU is a
- * note: nothing runs in parallel, the budget is the problem.
+ * note: nothing runs in parallel, the budget is the problem; so are
+ * ranks of one thread and no workers whose share is under one CPU each
+ * (the budget that fits is one CPU per rank).  A setting compare --fix
+ * kept from a measurement on this budget (cpulint.io/measured, still
+ * the container's threads, workers and budget) is a note citing it: a
+ * measurement beats the static model.
  * Every other pool counts too (model/pools.h): a native pool the process
  * uses and sizes to n > 1 (OPENBLAS_NUM_THREADS=8, an ONNX Runtime
  * session's intra_op_num_threads, torch.set_num_interop_threads) adds
@@ -282,6 +287,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		cpl_facts_ranks_unknown_fix(unknown, sizeof(unknown), &f, var);
 		raise_or(raise, sizeof(raise), c, total, true);
 		cpl_finding_set_fix(fd, "%s%s", unknown, raise);
+	} else if (cpl_facts_measured(fd, w, &f)) {
+		/* kept from a measurement: a note, no edit */
 	} else if (f.per_rank >= 1 && f.no_workers) {
 		raise_or(raise, sizeof(raise), c, total, false);
 		cpl_finding_set_fix(fd,
@@ -309,10 +316,22 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			f.per_rank, set, f.t, f.w, from, raise);
 		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
 	} else if (r > 1) {
-		cpl_finding_set_fix(fd,
-			"%ld ranks need at least %ld CPUs: raise "
-			"resources.limits.cpu to \"%ld\" or start fewer ranks",
-			r, r, need);
+		/* Ranks of one thread and no workers, each with less than
+		 * a CPU: nothing to lower, the budget is the problem. */
+		if (t == 1 && wk == 0) {
+			if (fd->severity > CPL_SEV_NOTE)
+				fd->severity = CPL_SEV_NOTE;
+			cpl_finding_set_fix(fd,
+				"one thread per rank is the least: the budget "
+				"that fits is %ld CPUs, one per rank; raise "
+				"resources.limits.cpu to \"%ld\", start fewer "
+				"ranks, or accept the throttling of a %s", r,
+				need, f.budget);
+		} else
+			cpl_finding_set_fix(fd,
+				"%ld ranks need at least %ld CPUs: raise "
+				"resources.limits.cpu to \"%ld\" or start "
+				"fewer ranks", r, r, need);
 		limit_edit(ck, fd, c, &f, need);
 	} else {
 		/* One thread and no workers on a budget under one CPU: the

@@ -845,3 +845,59 @@ whole:
 	cpl_check_replace_scalar(ck, f, pos, q);
 	return f->nedits > had;
 }
+
+void
+cpl_check_set_annotation(struct cpl_check *ck, struct cpl_finding *f,
+			 const struct cpl_workload *w, const char *key,
+			 const char *value, const struct cpl_pos *at)
+{
+	const struct cpl_yedit *ed = yedit_of(ck, w->file);
+	const struct cpl_yenode *into = NULL, *cn;
+	struct cpl_yedit_out out = { 0 };
+	const char *outer = "metadata";
+	char *quoted;
+	size_t i;
+
+	if (ed == NULL || w->pos.line <= 0)
+		return;
+	if (at != NULL && at->line > 0) {
+		quoted = cpl_xasprintf("\"%s\"", value);
+		cpl_check_replace_scalar(ck, f, at, quoted);
+		free(quoted);
+		return;
+	}
+	if (w->source == CPL_SRC_POLYAXON) {
+		/* Polyaxon's place: the environment of the run or replica
+		 * that holds the run container. */
+		for (i = 0; i < w->ncontainers && into == NULL; i++) {
+			if (!w->containers[i].run_container)
+				continue;
+			cn = container_node(ed, &w->containers[i]);
+			if (cn != NULL &&
+			    cpl_str_eq(cpl_yedit_key_of(cn), "container"))
+				into = cpl_yedit_parent(cn);
+		}
+		outer = "environment";
+	} else {
+		into = cpl_yedit_find(ed, w->pos.line, w->pos.column);
+		if (cpl_yedit_get(into, "kind") == NULL)
+			into = NULL;
+	}
+	if (!cpl_yedit_is_map(into) || shared(ck, f, w->file, into) ||
+	    merged(f, into, outer))
+		return;
+	{
+		const struct cpl_yval pair = { .kind = CPL_YV_SCALAR,
+			.key = key, .text = value, .quote = true };
+		const struct cpl_yval ann = { .kind = CPL_YV_MAP,
+			.key = "annotations", .kids = &pair, .nkids = 1 };
+		const struct cpl_yval md = { .kind = CPL_YV_MAP,
+			.key = outer, .kids = &ann, .nkids = 1 };
+		const struct cpl_yval top = { .kind = CPL_YV_MAP,
+			.kids = &md, .nkids = 1 };
+
+		if (cpl_yedit_merge(ed, into, &top, &out) == 0)
+			add_edits(f, w->file, &out);
+	}
+	cpl_yedit_out_free(&out);
+}

@@ -109,4 +109,13 @@ long cpl_fixedit_offset(const struct source *src, int line, int column);
 struct cpl_pos cpl_fixedit_pos(const struct source *src, const char *file,
 			       size_t off);
 
+/* Sets the annotation key = value (a string with no quote or backslash)
+ * on w's own metadata (a Polyaxon run's or replica's environment):
+ * replaces the value written at at (when at names one) or adds it, with
+ * metadata (environment) and annotations when missing.  Nothing when
+ * that mapping cannot be found. */
+void cpl_check_set_annotation(struct cpl_check *ck, struct cpl_finding *f,
+			      const struct cpl_workload *w, const char *key,
+			      const char *value, const struct cpl_pos *at);
+
 #endif

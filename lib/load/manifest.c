@@ -1072,6 +1072,12 @@ read_annotations(struct cpl_workload *w, const struct cpl_ynode *obj,
 			cpl_workload_add_annotation(w, cpl_ynode_str(k),
 				cpl_ynode_str(a->pairs[j].value),
 				cpl_loader_pos(w->file, k));
+			if (cpl_str_eq(cpl_ynode_str(k),
+				       CPL_MEASURED_ANNOTATION))
+				cpl_workload_set_measured(w,
+					cpl_ynode_str(a->pairs[j].value),
+					cpl_loader_pos(w->file,
+						       a->pairs[j].value));
 		}
 	}
 }

@@ -610,6 +610,19 @@ mpijob_replica(struct pl *pl, struct cpl_workload *w, struct cpl_container *c,
 	}
 }
 
+/* The cpulint.io/measured annotation of a run or replica's
+ * environment.annotations, kept on w. */
+static void
+patch_measured(struct cpl_workload *w, const struct cpl_ynode *spec)
+{
+	const struct cpl_ynode *m = cpl_ynode_path(spec, "environment",
+		"annotations", CPL_MEASURED_ANNOTATION, NULL);
+
+	if (cpl_ynode_is_scalar(m) && cpl_ynode_str(m) != NULL)
+		cpl_workload_set_measured(w, cpl_ynode_str(m),
+					  cpl_loader_pos(w->file, m));
+}
+
 /*
  * Loads one replica (or a job's run): init containers, the run container
  * (patched, then merged with the simplified fields), sidecars.  key is the
@@ -642,6 +655,9 @@ load_replica(struct pl *pl, const char *rkind, const struct cpl_ynode *spec,
 	if (add_extra(pl, w, cpl_ynode_get(spec, "init"), CPL_CROLE_INIT,
 		      volumes) < 0)
 		goto out;
+	/* compare --fix's record (keep.h), in Polyaxon's place for a
+	 * run's annotations: the replica's environment. */
+	patch_measured(w, spec);
 	c = cpl_workload_add_container(w);
 	c->name = cpl_xstrdup("polyaxon-main");
 	c->run_container = true;

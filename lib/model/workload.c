@@ -123,6 +123,7 @@ cpl_workload_free(struct cpl_workload *w)
 		free(w->ignores[i].reason);
 	}
 	free(w->ignores);
+	free(w->measured);
 	free(w->kind);
 	free(w->name);
 	free(w->namespace);
@@ -284,6 +285,7 @@ cpl_workload_copy(const struct cpl_workload *w)
 	d->nignores = 0;
 	for (i = 0; i < w->nignores; i++)
 		cpl_workload_add_ignore(d, &w->ignores[i]);
+	d->measured = w->measured ? cpl_xstrdup(w->measured) : NULL;
 	d->containers = NULL;
 	d->ncontainers = 0;
 	d->containers_cap = w->ncontainers;
@@ -332,6 +334,72 @@ cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
 	ig.reason = (char *)(value ? value : "");
 	ig.pos = pos;
 	cpl_workload_add_ignore(w, &ig);
+}
+
+void
+cpl_workload_set_measured(struct cpl_workload *w, const char *value,
+			  struct cpl_pos pos)
+{
+	if (w->measured != NULL || value == NULL)
+		return;
+	w->measured = cpl_xstrdup(value);
+	w->measured_pos = pos;
+}
+
+/* The number of digits at s (a count), or 0; *n gets its value. */
+static size_t
+count_at(const char *s, long *n)
+{
+	size_t i = 0;
+
+	*n = 0;
+	while (s[i] >= '0' && s[i] <= '9' && i < 9)
+		*n = *n * 10 + (s[i++] - '0');
+	return s[i] >= '0' && s[i] <= '9' ? 0 : i;
+}
+
+/*
+ * "tT-wW on B CPU..." or "tT on B CPU...": the setting and the budget,
+ * B a decimal number of CPUs ("0.5", "2") or millicores ("500m").
+ */
+bool
+cpl_workload_measured(const struct cpl_workload *w, long t, long wk,
+		      long cpu)
+{
+	const char *s = w ? w->measured : NULL;
+	long mt, mw = -1, whole, frac = 0, scale = 1000;
+	size_t k;
+
+	if (s == NULL || *s++ != 't' || (k = count_at(s, &mt)) == 0)
+		return false;
+	s += k;
+	if (strncmp(s, "-w", 2) == 0) {
+		if ((k = count_at(s + 2, &mw)) == 0)
+			return false;
+		s += 2 + k;
+	}
+	if (strncmp(s, " on ", 4) != 0 || (k = count_at(s + 4, &whole)) == 0)
+		return false;
+	s += 4 + k;
+	if (*s == 'm') {
+		s++;
+		scale = 1;
+	} else if (*s == '.') {
+		s++;
+		for (k = 0; s[k] >= '0' && s[k] <= '9' && k < 3; k++) {
+			frac = frac * 10 + (s[k] - '0');
+			scale /= 10;
+		}
+		if (k == 0 || (s[k] >= '0' && s[k] <= '9'))
+			return false;
+		frac *= scale;
+		scale = 1000;
+		s += k;
+	}
+	if (strncmp(s, " CPU", 4) != 0)
+		return false;
+	return mt == t && mw == (wk < 0 ? -1 : wk) &&
+	       whole * scale + frac == cpu;
 }
 
 void

@@ -177,6 +177,15 @@ struct cpl_container {
  */
 #define CPL_IGNORE_ANNOTATION "ignore-check.cpulint.io/"
 
+/*
+ * The annotation `compare --fix` writes beside the setting it keeps:
+ * "tT-wW on B CPU: what it measured; plan ID, DATE" (tT alone for a job
+ * with no loader).  A measurement beats the static model: the budget
+ * rules make a note, not an error, of a container whose setting and
+ * budget are still the ones recorded (cpl_workload_measured).
+ */
+#define CPL_MEASURED_ANNOTATION "cpulint.io/measured"
+
 struct cpl_wignore {
 	char *rule;
 	char *reason;		/* the value; "" when empty */
@@ -287,6 +296,9 @@ struct cpl_workload {
 	size_t containers_cap;	/* allocated, grown by doubling */
 	struct cpl_wignore *ignores;	/* ignore-check annotations */
 	size_t nignores;
+	char *measured;		/* CPL_MEASURED_ANNOTATION's value; owned,
+				 * NULL when none */
+	struct cpl_pos measured_pos;	/* its value */
 	bool context;		/* loaded only because it runs a named
 				 * Python file: findings are kept only
 				 * where they involve that file */
@@ -368,6 +380,14 @@ struct cpl_trainer *cpl_workload_trainer(struct cpl_workload *w);
  * should be w->file. */
 void cpl_workload_add_annotation(struct cpl_workload *w, const char *key,
 				 const char *value, struct cpl_pos pos);
+/* Keeps value as w's measured record (CPL_MEASURED_ANNOTATION), pos
+ * at the value; the first one found wins. */
+void cpl_workload_set_measured(struct cpl_workload *w, const char *value,
+			       struct cpl_pos pos);
+/* Whether w records a measurement of t threads and wk workers (wk < 0:
+ * a setting of threads alone) on a budget of cpu millicores. */
+bool cpl_workload_measured(const struct cpl_workload *w, long t, long wk,
+			   long cpu);
 /* Appends a copy of an ignore-check record (strings duplicated). */
 void cpl_workload_add_ignore(struct cpl_workload *w,
 			     const struct cpl_wignore *ig);

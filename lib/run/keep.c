@@ -180,10 +180,59 @@ replace_workers(struct cpl_check *ck, struct cpl_finding *fd,
 	       cpl_check_replace_count(ck, fd, v, from, to);
 }
 
+/* The budget of a record: "1", "0.5", "250m" (millicores otherwise). */
+static void
+budget_text(char *out, size_t size, int64_t cpu)
+{
+	if (cpu % 1000 == 0)
+		snprintf(out, size, "%lld", (long long)(cpu / 1000));
+	else if (cpu % 100 == 0)
+		snprintf(out, size, "%lld.%lld", (long long)(cpu / 1000),
+			 (long long)(cpu % 1000 / 100));
+	else
+		snprintf(out, size, "%lldm", (long long)cpu);
+}
+
+/*
+ * The annotation's edit on wk: "tT-wW on B CPU: measured" (B the budget
+ * of its first training container c), unless it holds that already.
+ * False (r->why) when it cannot be written.
+ */
+static bool
+record(struct cpl_check *ck, struct cpl_keep_result *r, const char *file,
+       const struct cpl_workload *wk, const struct cpl_container *c,
+       int64_t cpu, long t, long w, const char *measured)
+{
+	struct cpl_finding *fd;
+	char b[32], *text;
+	bool ok = true;
+
+	budget_text(b, sizeof(b), cpu);
+	text = w >= 0 ?
+	       cpl_xasprintf("t%ld-w%ld on %s CPU: %s", t, w, b, measured) :
+	       cpl_xasprintf("t%ld on %s CPU: %s", t, b, measured);
+	if (cpl_str_eq(wk->measured, text))
+		goto out;
+	fd = cpl_check_report(ck, wk, c, &c->pos, "keep measured");
+	cpl_check_set_annotation(ck, fd, wk, CPL_MEASURED_ANNOTATION, text,
+				 wk->measured ? &wk->measured_pos : NULL);
+	if (fd->nedits == 0) {
+		/* The setting is kept all the same; the lint will not
+		 * know it was measured. */
+		r->unrecorded = true;
+		goto out;
+	}
+	ok = take_edits(r, file, fd, c);
+out:
+	free(text);
+	return ok;
+}
+
 void
 cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
-		struct cpl_keep_result *r)
+		const char *measured, struct cpl_keep_result *r)
 {
+
 	const struct cpl_wlist *wl = cpl_engine_workloads(e);
 	const struct cpl_workload *first = NULL, *other = NULL;
 	struct cpl_check ck;
@@ -220,6 +269,9 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 	}
 	for (i = 0; i < wl->count && r->why == NULL; i++) {
 		const struct cpl_workload *wk = wl->items[i];
+
+		const struct cpl_container *c0 = NULL;
+		int64_t cpu0 = -1;
 
 		if (wk->merged || wk->file == NULL || !same_doc(first, wk))
 			continue;
@@ -270,8 +322,18 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 			}
 			if (take_edits(r, file, fd, c))
 				r->ncontainers++;
+			if (c0 == NULL) {
+				c0 = c;
+				cpu0 = f.cpu;
+			}
 			cpl_facts_forget(c);
 		}
+		/* Each workload of the document: a PyTorchJob's replicas
+		 * share their object's annotation (one edit, made once), a
+		 * Polyaxon run's replicas have one each. */
+		if (r->why == NULL && measured != NULL && c0 != NULL &&
+		    cpu0 > 0)
+			record(&ck, r, file, wk, c0, cpu0, t, w, measured);
 	}
 	/* The engine sorted its findings in cpl_engine_run(); the keep's
 	 * are dropped again so that a report made after sees none. */

@@ -24,6 +24,7 @@ struct cpl_keep_result {
 	struct cpl_edit *edits;	/* copies; all in the file */
 	size_t nedits;
 	size_t ncontainers;	/* the training containers set */
+	bool unrecorded;	/* no place took the measured annotation */
 	char *why;		/* refused: one line; NULL otherwise */
 };
 
@@ -36,10 +37,14 @@ struct cpl_keep_result {
  * or when a value is not written where the file can be edited (the
  * worker count must be a word of the command or its script's arguments,
  * however the script names it).  No edits and no why: the file holds
- * the setting already.
+ * the setting already.  measured (NULL: none) is what the comparison
+ * measured ("412 examples/s, 1.04x t1-w0; plan ID, DATE", no quote or
+ * backslash): the workload's annotation cpulint.io/measured gets it
+ * after the setting and the budget ("t1-w4 on 1 CPU: ..."), added or
+ * replaced, so that the budget rules honour the measurement.
  */
 void cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
-		     struct cpl_keep_result *r);
+		     const char *measured, struct cpl_keep_result *r);
 void cpl_keep_free(struct cpl_keep_result *r);
 
 #endif

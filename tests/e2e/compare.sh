@@ -259,7 +259,7 @@ mkdir "$tmp/keep"
 cp testdata/plan/pytorchjob.yaml "$tmp/keep/job.yaml"
 # the figure in the comment as N: it is measured (1200 give or take)
 NOTE="# cpulint compare $ID: best t2-w4, N examples/s; kept by compare --fix"
-norm() { sed -E 's/(best t[0-9]+-w[0-9]+), [0-9.]+ examples/\1, N examples/'; }
+norm() { sed -E -e 's/(best t[0-9]+-w[0-9]+), [0-9.]+ examples/\1, N examples/' -e 's/(measured: "t[0-9]+-w[0-9]+ on [0-9.]+ CPU: )[0-9]+ examples\/s, [0-9.]+x (t[0-9]+-w[0-9]+); plan ([a-z0-9-]+), [0-9-]+"/\1N examples\/s, Rx \2; plan \3, DATE"/'; }
 expect keep-diff 1 env -C "$tmp/keep" "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --diff job.yaml
 all=$(printf '%s\n' "$all" | norm)
 lacks keep-diff "SETTING"
@@ -275,8 +275,11 @@ expect keep-fix 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throug
 has keep-fix "  best: t2-w4 (2 threads, 4 workers): "
 has keep-fix "job.yaml: kept t2-w4 in 1 training container(s)"
 cmp -s "$tmp/keep/patched.yaml" "$tmp/keep/job.yaml" && ok || { bad "keep-fix: not the diff's text"; diff "$tmp/keep/patched.yaml" "$tmp/keep/job.yaml"; }
-# byte-preserving: only the two lines changed
-[ "$(diff testdata/plan/pytorchjob.yaml "$tmp/keep/job.yaml" | grep -c '^[<>]')" = 4 ] && ok || bad "keep-fix: more than two lines changed"
+# byte-preserving: only the two lines changed, and the measurement
+# recorded on the object (annotations: and its key, under metadata)
+[ "$(diff testdata/plan/pytorchjob.yaml "$tmp/keep/job.yaml" | grep -c '^[<>]')" = 6 ] && ok || bad "keep-fix: more than two lines changed and two added"
+grep -q "^  annotations:\$" "$tmp/keep/job.yaml" && ok || bad "keep-fix: no annotations"
+norm < "$tmp/keep/job.yaml" | grep -q "^    cpulint.io/measured: \"t2-w4 on 8 CPU: N examples/s, Rx t[0-9]-w[0-9]; plan $ID, DATE\"\$" && ok || { bad "keep-fix: the measured annotation"; grep measured "$tmp/keep/job.yaml"; }
 expect keep-lint 1 "$BIN" "$tmp/keep/job.yaml"
 lacks keep-lint "CPU201"
 lacks keep-lint "CPU202"
@@ -321,7 +324,11 @@ cp testdata/keep/polyaxonfile.yaml "$tmp/keep/polyaxonfile.yaml"
 expect keep-px 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/polyaxonfile.yaml"
 diff testdata/keep/polyaxonfile.yaml "$tmp/keep/polyaxonfile.yaml" | norm > "$tmp/keep/px.diff"
 {
-	echo '11c11,16'
+	echo '8a9,11'
+	echo '>   environment:'
+	echo '>     annotations:'
+	echo ">       cpulint.io/measured: \"t2-w4 on 8 CPU: N examples/s, Rx t4-w4; plan $ID, DATE\""
+	echo '11c14,19'
 	echo '<     command: ["python", "train.py", "--workers", "6", "--steps", "20000"]'
 	echo '---'
 	echo '>     env:'
@@ -342,7 +349,7 @@ has keep-mw "mw.yaml: kept t4-w2 in 2 training container(s)"
 [ "$(grep -c 'command: \[python, train.py, --workers=2\]$' "$tmp/keep/mw.yaml")" = 2 ] && ok || bad "keep-mw: the workers"
 [ "$(grep -c '{name: OMP_NUM_THREADS, value: "4"}' "$tmp/keep/mw.yaml")" = 2 ] && ok || bad "keep-mw: the threads"
 grep -q '# cpulint compare' "$tmp/keep/mw.yaml" && bad "keep-mw: a comment" || ok
-[ "$(diff testdata/keep/masterworker.yaml "$tmp/keep/mw.yaml" | grep -c '^[<>]')" = 8 ] && ok || bad "keep-mw: more than four lines changed"
+[ "$(diff testdata/keep/masterworker.yaml "$tmp/keep/mw.yaml" | grep -c '^[<>]')" = 10 ] && ok || bad "keep-mw: more than four lines changed and two added"
 expect keep-mw-lint 1 "$BIN" "$tmp/keep/mw.yaml"
 lacks keep-mw-lint "CPU401"
 lacks keep-mw-lint "CPU202"

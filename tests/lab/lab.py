@@ -20,7 +20,10 @@ before it exits), and its cgroups.
 
 Environment: LAB_SECONDS (measured seconds per run, default 10),
 LAB_REPEATS (3), LAB_BUDGETS (0.5,1,2), LAB_WORKLOADS
-(images,dense,ranks), LAB_SMOKE=1 (images at 1 CPU: the job as written,
+(images,dense,dense-node,ranks; dense-node is dense.py as written on a
+16-CPU node, sharing dense's runs wherever the settings are the same),
+LAB_SCRAPE_MS (Prometheus's interval: 1000 for runs of 5 s or more, else
+500), LAB_SMOKE=1 (images at 1 CPU: the job as written,
 its fix and the plan's settings, 3 s each, once, no grid), BIN.
 Exit 0 when the harness ran (whatever the checks say; a FAIL line is a
 figure, not a harness error), 1 when the harness broke, 77 when this
@@ -50,7 +53,11 @@ SMOKE = os.environ.get("LAB_SMOKE") == "1"
 SECONDS = float(os.environ.get("LAB_SECONDS") or (3 if SMOKE else 10))
 REPEATS = int(os.environ.get("LAB_REPEATS") or (1 if SMOKE else 3))
 BUDGETS = [float(b) for b in (os.environ.get("LAB_BUDGETS") or ("1" if SMOKE else "0.5,1,2")).split(",")]
-WORKLOADS = (os.environ.get("LAB_WORKLOADS") or ("images" if SMOKE else "images,dense,ranks")).split(",")
+WORKLOADS = (os.environ.get("LAB_WORKLOADS") or ("images" if SMOKE else "images,dense,dense-node,ranks")).split(",")
+# A job file's script when it is not the job's own name: dense-node is
+# dense.py as written on a node (jobs/dense-node.yaml).
+SCRIPTS = {"dense-node": "dense"}
+CV2_FIX = "cv2.setNumThreads(0)"
 OUT = os.environ.get("LAB_OUT") or os.path.join(ROOT, "build", "lab")
 WORKER_FLAGS = ("--workers", "--num-workers", "--num_workers", "-j")
 TP = 'sum(rate(train_examples_total{namespace="$namespace",pod="$pod"}[$window]))'
@@ -160,22 +167,47 @@ def static_suggestion(findings):
     return None
 
 
+def script(wl):
+    return SCRIPTS.get(wl, wl)
+
+
+def cv2_variant(src, dst, on):
+    """A copy of directory src in dst whose script calls CPU304's fix,
+    cv2.setNumThreads(0), right after `import cv2` (on), or calls no
+    cv2.setNumThreads at all (off): the same job with and without the
+    fix that bounds OpenCV's pool in the loader's workers."""
+    shutil.copytree(src, dst)
+    for f in os.listdir(dst):
+        if not f.endswith(".py"):
+            continue
+        path = os.path.join(dst, f)
+        lines = open(path).read().split("\n")
+        lines = [l for l in lines if not re.match(r"\s*cv2\.setNumThreads\(", l)]
+        if on:
+            for i, l in enumerate(lines):
+                if l.strip() == "import cv2":
+                    lines.insert(i + 1, CV2_FIX)
+                    break
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines))
+
+
 def prepare(wl, budget):
     """Lint, fix and plan one workload at one budget; returns its case."""
     d = os.path.join(OUT, "%s-%s" % (wl, bname(budget)))
     shutil.rmtree(d, ignore_errors=True)
     text = open(os.path.join(HERE, "jobs", wl + ".yaml")).read()
     text = text.replace('cpu: "1"', "cpu: " + cpu_text(budget))
-    case = {"workload": wl, "budget": budget, "dir": d}
+    case = {"workload": wl, "script": script(wl), "budget": budget, "dir": d}
     for sub in ("written", "fixed"):
         os.makedirs(os.path.join(d, sub))
-        for f in (wl + ".py", "metrics.py"):
+        for f in (script(wl) + ".py", "metrics.py"):
             shutil.copy(os.path.join(HERE, "workloads", f), os.path.join(d, sub, f))
         with open(os.path.join(d, sub, "job.yaml"), "w") as f:
             f.write(text)
     w, fx = os.path.join(d, "written"), os.path.join(d, "fixed")
     # the files by name: "." honours .gitignore, and build/ is ignored
-    files = ["job.yaml", wl + ".py", "metrics.py"]
+    files = ["job.yaml", script(wl) + ".py", "metrics.py"]
     rc, out, err = tool(["-o", "json"] + files, w)
     case["findings"] = json.loads(out)["findings"] if out.strip() else []
     case["rules"] = sorted({f["rule"] for f in case["findings"]})
@@ -203,6 +235,17 @@ def prepare(wl, budget):
         case["static"] = run_spec(with_setting(fixed, t, wk), fx)
         case["static_rule"] = rule
     case["planned"] = [(doc, run_spec(doc, fx)) for doc in case["plan"]]
+    # OpenCV's pool in the loader (CPU304, issue 36): the job as written
+    # and as fixed, each without and with cv2.setNumThreads(0)
+    case["cv2"] = []
+    if script(wl) == "images" and not SMOKE:
+        for name, src, doc in (("written", w, written), ("fix", fx, fixed)):
+            pair = []
+            for on in (False, True):
+                dst = os.path.join(d, "cv2-%s-%s" % (name, "on" if on else "off"))
+                cv2_variant(src, dst, on)
+                pair.append(run_spec(doc, dst))
+            case["cv2"].append((name, pair[0], pair[1]))
     loader = case["fix"]["workers"] is not None
     case["grid"] = []
     if not SMOKE:
@@ -329,29 +372,35 @@ def main():
     order = []
     for c in cases:
         specs = [c["written"], c["fix"]] + ([c["static"]] if c["static"] else []) + \
-            [s for _, s in c["planned"]] + c["grid"]
+            [s for _, s in c["planned"]] + c["grid"] + \
+            [s for _, off, on in c["cv2"] for s in (off, on)]
         for s in specs:
-            k = (c["workload"], s["key"])
+            # runs are shared by script: dense-node's fix and grid are
+            # dense's
+            k = (c["script"], s["key"])
             if k not in runs:
                 rid = "%s-%s-%s" % (c["workload"], bname(c["budget"]), setting_name(s))
+                if "/cv2-" in s["cwd"] and s["cwd"].endswith("-on"):
+                    rid += "-cv2fix"
                 n = sum(1 for r in runs.values() if r["id"].startswith(rid))
                 runs[k] = {"spec": s, "id": rid + ("" if n == 0 else "-%d" % n), "recs": {}, "case": c}
                 order.append(k)
     log("%d distinct settings x %d repeat(s) x %g s" % (len(order), REPEATS, SECONDS))
     parent = cgroups.Parent()
-    prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900))
+    prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900),
+                       scrape_ms=int(os.environ.get("LAB_SCRAPE_MS") or (1000 if SECONDS >= 5 else 500)))
     try:
         prom.start()
         for rep in range(1, REPEATS + 1):
             used, targets, at = set(), [], {}
             for k in order:
                 r = runs[k]
-                c = r["case"]
-                ns = namespace(c, rep)
-                aliases = [(ns, "run-" + r["id"])]
-                for doc, s in c["planned"]:
-                    if (c["workload"], s["key"]) == k:
-                        aliases.append((ns, pod_name(doc)))
+                aliases = [(namespace(r["case"], rep), "run-" + r["id"])]
+                # every plan that wrote this setting sees it as its Pod
+                for c in cases:
+                    for doc, s in c["planned"]:
+                        if (c["script"], s["key"]) == k:
+                            aliases.append((namespace(c, rep), pod_name(doc)))
                 ranks = command(r["spec"])[1]
                 port = free_ports(ranks, used)
                 at[k] = (aliases, port)

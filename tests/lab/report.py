@@ -77,7 +77,7 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
     os.makedirs(fx)
     for c in cases:
         for doc, s in c["planned"]:
-            run = runs[(c["workload"], s["key"])]
+            run = runs[(c["script"], s["key"])]
             for rep, rec in run["recs"].items():
                 if "start" not in rec:
                     continue
@@ -89,7 +89,7 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
     lines, checks, results = [], [], []
     for c in cases:
         wl, b = c["workload"], c["budget"]
-        R = lambda s: runs.get((wl, s["key"])) if s else None
+        R = lambda s: runs.get((c["script"], s["key"])) if s else None
         res = {"workload": wl, "budget": b, "rules": c["rules"], "plan_id": c["plan_id"],
                "plan_said": c["plan_said"], "compare": [], "kept": None}
         # compare on every repeat's Pods; --fix with the first (the sweep
@@ -193,6 +193,31 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
             checks.append("%s %s: the kept file lints clean%s" % (
                 "PASS" if kept_lint["rc"] == 0 else "FAIL", tag,
                 "" if kept_lint["rc"] == 0 else ": " + "; ".join(kept_lint["findings"])))
+    # OpenCV's pool in the loader (CPU304, issue 36): the same job
+    # without and with the fix's cv2.setNumThreads(0)
+    cv_lines, cv_checks, helped, judged = [], [], 0, 0
+    for c in cases:
+        for name, off, on in c.get("cv2", []):
+            a, b = summary(runs.get((c["script"], off["key"]))), summary(runs.get((c["script"], on["key"])))
+            seen = lambda x: "%.0f" % x if x is not None else "?"
+            thr = lambda run: statistics.median([r["threads_seen"] for r in run["recs"].values()
+                                                 if r.get("threads_seen") is not None] or [float("nan")])
+            if not a or not b:
+                cv_lines.append("| %g | %s %s | not measured | | | |" % (c["budget"], name, lab.setting_name(off)))
+                continue
+            judged += 1
+            ratio = b["median"] / a["median"]
+            good = ratio >= 1.05 and b["min"] > a["max"]
+            helped += good
+            cv_lines.append("| %g | %s %s | %.0f [%.0f-%.0f] | %.0f [%.0f-%.0f] | %.2fx | %s / %s |" % (
+                c["budget"], name, lab.setting_name(off), a["median"], a["min"], a["max"],
+                b["median"], b["min"], b["max"], ratio,
+                seen(thr(runs[(c["script"], off["key"])])), seen(thr(runs[(c["script"], on["key"])]))))
+            cv_checks.append("%s %s at %g CPU, %s %s: cv2.setNumThreads(0) >= 1.05x without, spreads apart: %.2fx" % (
+                "PASS" if good else "FAIL", c["workload"], c["budget"], name, lab.setting_name(off), ratio))
+    if judged:
+        cv_checks.append("%s issue 36: the fix that bounds a second pool (OpenCV in the loader, CPU304) measurably "
+                         "helps in %d of %d cases" % ("PASS" if helped else "FAIL", helped, judged))
     # Prometheus against the loops' own counts
     worst = 0.0
     missing = 0
@@ -222,11 +247,21 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
                                                           " / ".join(c["compare_fix"]["said"][-2:])))
     for ch in checks:
         print(ch)
+    cv_head = ("| CPUs | job | OpenCV's pool as is | with cv2.setNumThreads(0) | with / without | "
+               "threads seen (without / with) |\n| --- | --- | --- | --- | --- | --- |")
+    if cv_lines:
+        print("OpenCV's pool in the loader (CPU304's fix), images: examples/s, Prometheus, median [min-max]")
+        print(cv_head)
+        print("\n".join(cv_lines))
+        for ch in cv_checks:
+            print(ch)
     with open(os.path.join(OUT, "results.json"), "w") as f:
-        json.dump({"config": cfg, "results": results, "checks": checks,
+        json.dump({"config": cfg, "results": results, "checks": checks + cv_checks,
                    "runs": {r["id"]: {"argv": r["spec"]["argv"], "env": r["spec"]["env"],
                                       "cpus": r["spec"]["cpus"], "recs": r["recs"]}
                             for r in runs.values()}}, f, indent=1, default=str)
     with open(os.path.join(OUT, "table.md"), "w") as f:
         f.write(head + "\n" + "\n".join(lines) + "\n")
+        if cv_lines:
+            f.write("\n" + cv_head + "\n" + "\n".join(cv_lines) + "\n")
     return ok
