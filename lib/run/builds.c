@@ -25,6 +25,7 @@
 #include "run/builds.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -526,13 +527,65 @@ list_dockerfiles(struct cpl_engine *e, const char *dir, int depth,
 }
 
 size_t
-cpl_builds_dockerfiles(char **out, size_t max, struct cpl_engine *e)
+cpl_builds_dockerfiles(char **out, size_t max, struct cpl_engine *e,
+		       const char *root)
 {
 	size_t n = 0, budget = MAX_DF_ENTRIES;
 
 	if (!e->staged)
-		list_dockerfiles(e, ".", 0, out, max, &n, &budget);
+		list_dockerfiles(e, root ? root : ".", 0, out, max, &n,
+				 &budget);
 	return n;
+}
+
+/* Whether directory dir holds a git repository's .git (a folder, or a
+ * file for a worktree or submodule). */
+static bool
+holds_git(const char *dir)
+{
+	char *probe = cpl_xasprintf("%s/.git", dir);
+	struct stat st;
+	bool yes = lstat(probe, &st) == 0;
+
+	free(probe);
+	return yes;
+}
+
+const char *
+cpl_builds_root_of(struct cpl_engine *e, const char *file)
+{
+	const char *walk = ".";
+	size_t i, n, walk_n = 0;
+	bool inside;
+	char *dir, *slash;
+
+	for (i = 0; file != NULL && i < e->nroots; i++) {
+		n = strlen(e->roots[i]);
+		if (n > walk_n && strncmp(file, e->roots[i], n) == 0 &&
+		    file[n] == '/') {
+			walk = e->roots[i];
+			walk_n = n;
+		}
+	}
+	if (file == NULL)
+		return ".";
+	/* Below the starting folder: the repository that holds the file
+	 * (its nearest folder with .git, up to the starting folder), else
+	 * the starting folder itself.  Elsewhere (an absolute path, ../):
+	 * its repository, else the directory the run was given. */
+	inside = file[0] != '/' && strncmp(file, "../", 3) != 0;
+	dir = cpl_xstrdup(file);
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if (*dir == '\0')
+			break;
+		if (holds_git(dir))
+			return cpl_engine_own_key(e, dir);
+	}
+	free(dir);
+	if (inside)
+		return ".";
+	return walk;
 }
 
 /* An image's name without registry host and tag or digest: its last

@@ -66,6 +66,9 @@ cpl_engine_free(struct cpl_engine *e)
 	for (i = 0; i < e->ninline; i++)
 		cpl_pyfile_free(e->inline_py[i]);
 	free(e->inline_py);
+	for (i = 0; i < e->nroots; i++)
+		free(e->roots[i]);
+	free(e->roots);
 	cpl_strmap_free(&e->code_of);
 	for (i = 0; i < e->nrefs; i++) {
 		free(e->refs[i]->v);
@@ -293,6 +296,15 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 		add_file(e, path, explicit);	/* a staged file */
 		cpl_engine_flush(e);
 		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		size_t n = strlen(path);
+
+		while (n > 1 && path[n - 1] == '/')
+			n--;
+		cpl_xgrow((void **)&e->roots, &e->roots_cap, e->nroots + 1,
+			  sizeof(*e->roots));
+		e->roots[e->nroots++] = cpl_xstrndup(path, n);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		struct cpl_walker w = { .config = e->config,

@@ -116,6 +116,10 @@ struct cpl_engine {
 	struct cpl_repo *repo;		/* borrowed; NULL outside git */
 	bool staged;			/* read files from the index */
 	bool diff;			/* keep only changed lines */
+	char **roots;			/* the directories the run walks, as
+					 * given (builds.c's Dockerfile
+					 * search starts there); owned */
+	size_t nroots, roots_cap;
 	char **seeds;			/* Python files named (pre-commit's
 					 * changed files), caller paths */
 	size_t nseeds;

@@ -49,6 +49,8 @@ struct pass {
 	const char *found_path;		/* engine-owned */
 	const char *found_text;		/* engine-owned */
 	bool sole_read;			/* the Dockerfiles below were listed */
+	const char *sole_root;		/* below this directory of the run
+					 * (engine-owned) */
 	size_t npython;			/* how many of them run Python */
 	const char *sole_path;		/* the first (the only, when npython
 					 * is 1); engine-owned */
@@ -858,9 +860,22 @@ sole_dockerfile(struct pass *p, const struct cpl_workload *w,
 	char *paths[MAX_DOCKERFILES];
 	size_t n, i;
 
+	const char *root = cpl_builds_root_of(p->e, w->file);
+
+	/* One walk per directory the run was given: a second root starts
+	 * over (a run over two repositories links neither's Dockerfile to
+	 * the other's manifests). */
+	if (p->sole_read && !cpl_str_eq(p->sole_root, root)) {
+		p->sole_read = false;
+		p->npython = 0;
+		p->sole_path = NULL;
+		p->sole_text = NULL;
+		cpl_buf_reset(&p->python_list);
+	}
 	if (!p->sole_read) {
 		p->sole_read = true;
-		n = cpl_builds_dockerfiles(paths, MAX_DOCKERFILES, p->e);
+		p->sole_root = root;
+		n = cpl_builds_dockerfiles(paths, MAX_DOCKERFILES, p->e, root);
 		qsort(paths, n, sizeof(*paths), cmp_paths);
 		for (i = 0; i < n; i++) {
 			struct dockerfile d = { 0 };
@@ -951,10 +966,10 @@ from_dockerfile(struct pass *p, const struct cpl_workload *w,
 	ctx = slash ? cpl_xstrndup(p->sole_path,
 				   (size_t)(slash - p->sole_path)) :
 	      cpl_xstrdup(".");
-	/* Its context: its folder, else the starting folder (docker build
-	 * -f docker/Dockerfile .). */
-	ok = run_dockerfile(p, c, p->sole_path, p->sole_text, ctx, ".",
-			    false, out, via, base);
+	/* Its context: its folder, else the directory of the run that
+	 * holds it (docker build -f docker/Dockerfile .). */
+	ok = run_dockerfile(p, c, p->sole_path, p->sole_text, ctx,
+			    p->sole_root, false, out, via, base);
 	free(ctx);
 	return ok;
 }
