@@ -50,7 +50,7 @@ add_print(struct cli_baseline *b, const char *fp)
 	if (cpl_strmap_get(&b->set, fp))
 		return;
 	k = cpl_xstrdup(fp);
-	cpl_xgrow((void **)&b->keys, &b->cap, b->n + 1, sizeof(*b->keys));
+	CPL_GROW(b->keys, b->cap, b->n + 1);
 	b->keys[b->n++] = k;
 	cpl_strmap_put(&b->set, k, b);
 }

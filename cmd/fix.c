@@ -60,8 +60,7 @@ note_refusal(struct fixrun *r, const struct cpl_finding *f, const char *why)
 		free(key);
 		return;
 	}
-	cpl_xgrow((void **)&r->refused, &r->refused_cap, r->nrefused + 1,
-		  sizeof(*r->refused));
+	CPL_GROW(r->refused, r->refused_cap, r->nrefused + 1);
 	r->refused[r->nrefused++] = key;
 	cpl_strmap_put(&r->refused_at, key,
 		       cpl_xasprintf("%s:%d:%d: %s not fixed: %s", f->file,
@@ -85,9 +84,8 @@ fixfile(struct fixrun *r, const char *path, const char *text, size_t len,
 	if (i-- > 0)
 		goto out;
 	i = r->n;
-	cpl_xgrow((void **)&r->files, &r->cap, r->n + 1, sizeof(*r->files));
-	cpl_xgrow((void **)&r->nfixed, &r->nfixed_cap, r->n + 1,
-		  sizeof(*r->nfixed));
+	CPL_GROW(r->files, r->cap, r->n + 1);
+	CPL_GROW(r->nfixed, r->nfixed_cap, r->n + 1);
 	memset(&r->files[i], 0, sizeof(r->files[i]));
 	r->files[i].path = cpl_xstrdup(path);
 	r->files[i].orig = cpl_xstrndup(text, len);
@@ -187,8 +185,7 @@ fix_pass(struct fixrun *r, const struct options *o,
 				continue;
 			k = (size_t)(uintptr_t)cpl_strmap_get(&at, x->file);
 			if (k == 0) {
-				cpl_xgrow((void **)&g, &cap, nf + 1,
-					  sizeof(*g));
+				CPL_GROW(g, cap, nf + 1);
 				memset(&g[nf], 0, sizeof(g[nf]));
 				g[nf].file = x->file;
 				k = ++nf;
@@ -196,8 +193,7 @@ fix_pass(struct fixrun *r, const struct options *o,
 					       (void *)(uintptr_t)k);
 			}
 			fe = &g[k - 1];
-			cpl_xgrow((void **)&fe->ed, &fe->cap, fe->n + 1,
-				  sizeof(*fe->ed));
+			CPL_GROW(fe->ed, fe->cap, fe->n + 1);
 			pe = &fe->ed[fe->n++];
 			memset(pe, 0, sizeof(*pe));
 			pe->line = x->line;

@@ -52,20 +52,21 @@ cpl_xrealloc(void *p, size_t size)
 	return q;
 }
 
-void
-cpl_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+void *
+cpl_xgrow_to(void *p, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 8;
 
 	if (need <= *cap)
-		return;
+		return p;
 	while (n < need) {
 		if (n > SIZE_MAX / 2 / elem)
 			oom(SIZE_MAX);
 		n *= 2;
 	}
-	*p = cpl_xrealloc(*p, n * elem);
+	p = cpl_xrealloc(p, n * elem);
 	*cap = n;
+	return p;
 }
 
 char *
@@ -277,7 +278,7 @@ buf_reserve(struct cpl_buf *b, size_t n)
 		b->overflow = true;
 		return false;
 	}
-	cpl_xgrow((void **)&b->data, &b->cap, b->len + n + 1, 1);
+	b->data = cpl_xgrow_to(b->data, &b->cap, b->len + n + 1, 1);
 	return true;
 }
 
@@ -522,7 +523,7 @@ cpl_read_fd(char **out, size_t *len, int fd, size_t size, const char *path,
 		ssize_t r;
 
 		if (n + 1 >= cap)
-			cpl_xgrow((void **)&data, &cap, n + 65536 + 1, 1);
+			data = cpl_xgrow_to(data, &cap, n + 65536 + 1, 1);
 		r = read(fd, data + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;

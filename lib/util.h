@@ -25,8 +25,14 @@
 void *cpl_xmalloc(size_t size);
 void *cpl_xcalloc(size_t n, size_t size);
 void *cpl_xrealloc(void *p, size_t size);
-/* Grows *p (holding *cap elements of size elem) to hold at least need. */
-void cpl_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* p (holding *cap elements of size elem) grown to hold at least need,
+ * doubling; returns it (moved or not) and updates *cap.  Aborts on
+ * overflow or exhaustion. */
+void *cpl_xgrow_to(void *p, size_t *cap, size_t need, size_t elem);
+/* Grows the typed array a (cap elements) to hold need, as git's
+ * ALLOC_GROW: CPL_GROW(v->items, v->cap, v->n + 1). */
+#define CPL_GROW(a, cap, need) \
+	((a) = cpl_xgrow_to((a), &(cap), (need), sizeof(*(a))))
 char *cpl_xstrdup(const char *s);		/* NULL in, NULL out */
 char *cpl_xstrndup(const char *s, size_t n);
 char *cpl_xasprintf(const char *fmt, ...) CPL_PRINTF(1, 2);

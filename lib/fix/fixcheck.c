@@ -48,7 +48,7 @@ add_refusal(struct cpl_fixcheck *c, size_t group, const char *why)
 {
 	if (is_refused(c, group))
 		return;
-	cpl_xgrow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	CPL_GROW(c->v, c->cap, c->n + 1);
 	c->v[c->n].group = group;
 	c->v[c->n].why = cpl_xstrdup(why);
 	c->n++;

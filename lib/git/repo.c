@@ -276,7 +276,7 @@ static void
 files_add(struct cpl_repo_files *f, const char *path, const char *prefix,
 	  const char *rel)
 {
-	cpl_xgrow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v));
+	CPL_GROW(f->v, f->cap, f->n + 1);
 	f->v[f->n].path = caller_form(path, prefix, rel);
 	f->v[f->n].rel = cpl_xstrdup(rel);
 	f->n++;
@@ -1049,7 +1049,7 @@ on_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
 	}
 	if (c->whole || h->new_lines <= 0)
 		return 0;
-	cpl_xgrow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	CPL_GROW(c->v, c->cap, c->n + 1);
 	c->v[c->n].start = h->new_start;
 	c->v[c->n].end = h->new_start + h->new_lines;
 	c->n++;

@@ -117,8 +117,7 @@ lookup(struct cpl_cadvisor *m, const char *key, size_t keylen)
 	s = find_slot(m, key, keylen, h);
 	if (m->slots[s])
 		return &m->entries[m->slots[s] - 1];
-	cpl_xgrow((void **)&m->entries, &m->cap, m->n + 1,
-		  sizeof(*m->entries));
+	CPL_GROW(m->entries, m->cap, m->n + 1);
 	e = &m->entries[m->n];
 	memset(e, 0, sizeof(*e));
 	e->key = cpl_xmalloc(keylen);

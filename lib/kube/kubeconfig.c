@@ -111,8 +111,7 @@ kc_getenv(const struct cpl_kubeconfig *kc, const char *name)
 static void
 add_file(struct cpl_kubeconfig *kc, const char *path)
 {
-	cpl_xgrow((void **)&kc->files, &kc->capfiles, kc->nfiles + 1,
-		  sizeof(*kc->files));
+	CPL_GROW(kc->files, kc->capfiles, kc->nfiles + 1);
 	kc->files[kc->nfiles++] = cpl_xstrdup(path);
 }
 
@@ -139,8 +138,7 @@ load_files(struct cpl_kubeconfig *kc, char **source,
 		add_file(kc, o->kubeconfig);
 		/* Positions in the model borrow the path: the handle keeps a
 		 * copy (the caller's string may not outlive the load). */
-		cpl_xgrow((void **)&kc->names, &kc->capnames, kc->nnames + 1,
-			  sizeof(*kc->names));
+		CPL_GROW(kc->names, kc->capnames, kc->nnames + 1);
 		kc->names[kc->nnames++] = cpl_xstrdup(o->kubeconfig);
 		if (cpl_kubeconfig_model_read(&m, &found,
 					      kc->names[kc->nnames - 1],
@@ -173,8 +171,7 @@ load_files(struct cpl_kubeconfig *kc, char **source,
 				if (j < npaths) {
 					free(path);
 				} else {
-					cpl_xgrow((void **)&paths, &cap,
-						  npaths + 1, sizeof(*paths));
+					CPL_GROW(paths, cap, npaths + 1);
 					paths[npaths++] = path;
 				}
 			}
@@ -195,8 +192,7 @@ load_files(struct cpl_kubeconfig *kc, char **source,
 
 		/* Positions in the model borrow the path: the handle keeps it
 		 * (paths[] is freed below). */
-		cpl_xgrow((void **)&kc->names, &kc->capnames, kc->nnames + 1,
-			  sizeof(*kc->names));
+		CPL_GROW(kc->names, kc->capnames, kc->nnames + 1);
 		kc->names[kc->nnames++] = paths[i];
 		paths[i] = NULL;
 		if (cpl_kubeconfig_model_read(&m, &found,

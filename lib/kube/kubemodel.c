@@ -309,7 +309,7 @@ list_put(struct list *l, void *item, void (*del)(void *), bool replace)
 		}
 		return;
 	}
-	cpl_xgrow((void **)&l->items, &l->cap, l->n + 1, sizeof(void *));
+	l->items = cpl_xgrow_to(l->items, &l->cap, l->n + 1, sizeof(void *));
 	l->items[l->n++] = item;
 }
 

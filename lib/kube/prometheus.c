@@ -452,7 +452,7 @@ entry_of(struct cpl_prometheus *p, const char *ns, const char *pod,
 		free(key);
 		return &p->items[at - 1];
 	}
-	cpl_xgrow((void **)&p->items, &p->cap, p->n + 1, sizeof(*p->items));
+	CPL_GROW(p->items, p->cap, p->n + 1);
 	e = &p->items[p->n++];
 	memset(e, 0, sizeof(*e));
 	e->key = key;
@@ -524,8 +524,7 @@ nsq_term(struct nsq *q, size_t from, size_t npods, size_t ncontainers,
 {
 	struct term *t;
 
-	cpl_xgrow((void **)&q->terms, &q->terms_cap, q->nterms + 1,
-		  sizeof(*q->terms));
+	CPL_GROW(q->terms, q->terms_cap, q->nterms + 1);
 	t = &q->terms[q->nterms++];
 	t->pods = (const char *const *)(uintptr_t)from;
 	t->npods = npods;
@@ -553,8 +552,7 @@ nsq_fix(struct nsq *q)
 static void
 nsq_name(struct nsq *q, const char *name)
 {
-	cpl_xgrow((void **)&q->names, &q->names_cap, q->nnames + 1,
-		  sizeof(*q->names));
+	CPL_GROW(q->names, q->names_cap, q->nnames + 1);
 	q->names[q->nnames++] = name;
 }
 

@@ -147,8 +147,7 @@ row_of(struct cpl_audit *a, const char *owner, bool make)
 	if (r->specs == NULL || r->pods == NULL)
 		abort();
 	pthread_mutex_lock(&a->lock);
-	cpl_xgrow((void **)&a->rows, &a->rows_cap, a->nrows + 1,
-		  sizeof(*a->rows));
+	CPL_GROW(a->rows, a->rows_cap, a->nrows + 1);
 	a->rows[a->nrows] = r;
 	json_object_set_new(a->row_at, owner,
 			    json_integer((json_int_t)a->nrows));

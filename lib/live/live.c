@@ -166,8 +166,7 @@ configmap(struct live *l, const char *ns, const char *name)
 		live_error(l, &err);
 	}
 	cpl_error_clear(&err);
-	cpl_xgrow((void **)&l->keys, &l->keys_cap, l->nkeys + 1,
-		  sizeof(*l->keys));
+	CPL_GROW(l->keys, l->keys_cap, l->nkeys + 1);
 	l->keys[l->nkeys++] = key;
 	cpl_strmap_put(&l->configmaps, key, rc == 0 ? (void *)cm :
 		       (void *)&missing_cm);
@@ -559,8 +558,7 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 		}
 		if (pod_w && *pod_w == NULL)
 			*pod_w = w;
-		cpl_xgrow((void **)&l->added, &l->added_cap, l->nadded + 1,
-			  sizeof(*l->added));
+		CPL_GROW(l->added, l->added_cap, l->nadded + 1);
 		l->added[l->nadded++] = w;
 		cpl_engine_add_workload(l->e, w);
 	}
@@ -699,8 +697,7 @@ add_pod(struct live *l, json_t *pod)
 		free(key);
 		return;
 	}
-	cpl_xgrow((void **)&l->keys, &l->keys_cap, l->nkeys + 1,
-		  sizeof(*l->keys));
+	CPL_GROW(l->keys, l->keys_cap, l->nkeys + 1);
 	l->keys[l->nkeys++] = key;
 	cpl_strmap_put(&l->seen, key, key);
 	owner = cpl_livepods_owner(&l->lp, l->client, pod, ns);
@@ -939,8 +936,7 @@ limitranges(struct live *l, const char *ns, const char *object)
 	if (cpl_strmap_get(&l->lr_read, ns) != NULL)
 		return;
 	key = cpl_xstrdup(ns);
-	cpl_xgrow((void **)&l->keys, &l->keys_cap, l->nkeys + 1,
-		  sizeof(*l->keys));
+	CPL_GROW(l->keys, l->keys_cap, l->nkeys + 1);
 	l->keys[l->nkeys++] = key;
 	cpl_strmap_put(&l->lr_read, key, key);
 	if (cpl_kubeclient_list(&items, l->client, &ref, NULL, &err) < 0) {

@@ -260,7 +260,7 @@ cached_node(const struct cpl_livemeasure *lm, const char *node)
 	if (r->rc < 0)
 		r->why = cpl_xstrdup(err.message ? err.message : "failed");
 	cpl_error_clear(&err);
-	cpl_xgrow((void **)&c->reads, &c->cap, c->n + 1, sizeof(*c->reads));
+	CPL_GROW(c->reads, c->cap, c->n + 1);
 	c->reads[c->n++] = r;
 	cpl_strmap_put(&c->at, r->node, r);
 	return r;
@@ -281,8 +281,7 @@ sample_node(const struct cpl_livemeasure *lm, struct sample *s,
 
 	if (node == NULL || cpl_strmap_get(&s->nodes, node) != NULL)
 		return;
-	cpl_xgrow((void **)&s->names, &s->names_cap, s->n + 1,
-		  sizeof(*s->names));
+	CPL_GROW(s->names, s->names_cap, s->n + 1);
 	s->names[s->n] = cpl_xstrdup(node);
 	if (s->borrowed) {
 		const struct node_read *r = cached_node(lm, node);
@@ -624,7 +623,7 @@ prom_entries(const struct cpl_livemeasure *lm, double window, double **wins,
 			if (!measured(g->w, j) || (same && seen))
 				continue;
 			seen = true;
-			cpl_xgrow((void **)&out, &cap, *n + 1, sizeof(*out));
+			CPL_GROW(out, cap, *n + 1);
 			out[*n] = (struct cpl_prometheus_pod){ g->namespace,
 				p->name, same ? NULL : g->w->containers[j].name,
 				w[j] };

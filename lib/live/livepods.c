@@ -40,8 +40,7 @@ jstr(const json_t *o, const char *key)
 static const char *
 own_key(struct cpl_livepods *lp, char *key)
 {
-	cpl_xgrow((void **)&lp->keys, &lp->keys_cap, lp->nkeys + 1,
-		  sizeof(*lp->keys));
+	CPL_GROW(lp->keys, lp->keys_cap, lp->nkeys + 1);
 	lp->keys[lp->nkeys++] = key;
 	return key;
 }
@@ -79,8 +78,7 @@ new_owner(struct cpl_livepods *lp, const char *kind, const char *api_version,
 	for (i = 0; o->object[i] != '/'; i++)
 		if (o->object[i] >= 'A' && o->object[i] <= 'Z')
 			o->object[i] = (char)(o->object[i] - 'A' + 'a');
-	cpl_xgrow((void **)&lp->owners, &lp->owners_cap, lp->nowners + 1,
-		  sizeof(*lp->owners));
+	CPL_GROW(lp->owners, lp->owners_cap, lp->nowners + 1);
 	lp->owners[lp->nowners++] = o;
 	return o;
 }
@@ -374,8 +372,7 @@ cpl_livepods_add_group(struct cpl_livepods *lp, char *key,
 	struct cpl_livegroup *g;
 	size_t i = lp->ngroups;
 
-	cpl_xgrow((void **)&lp->groups, &lp->groups_cap, lp->ngroups + 1,
-		  sizeof(*lp->groups));
+	CPL_GROW(lp->groups, lp->groups_cap, lp->ngroups + 1);
 	g = &lp->groups[lp->ngroups++];
 	memset(g, 0, sizeof(*g));
 	g->w = w;
@@ -474,14 +471,12 @@ cpl_livepods_add_pod(struct cpl_livepods *lp, size_t g, const char *name,
 		       0;
 
 	if (node && ix == 0) {
-		cpl_xgrow((void **)&lp->nodes, &lp->nodes_cap, lp->nnodes + 1,
-			  sizeof(*lp->nodes));
+		CPL_GROW(lp->nodes, lp->nodes_cap, lp->nnodes + 1);
 		lp->nodes[lp->nnodes++] = own_key(lp, cpl_xstrdup(node));
 		ix = lp->nnodes;
 		cpl_strmap_put(&lp->node_at, lp->nodes[ix - 1], (void *)ix);
 	}
-	cpl_xgrow((void **)&lp->pods, &lp->pods_cap, lp->npods + 1,
-		  sizeof(*lp->pods));
+	CPL_GROW(lp->pods, lp->pods_cap, lp->npods + 1);
 	p = &lp->pods[lp->npods++];
 	p->group = g;
 	p->name = cpl_xstrdup(name);

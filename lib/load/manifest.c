@@ -97,7 +97,7 @@ add_word(struct cpl_container *c, struct word_nodes *wn,
 		free(text);
 		text = cpl_xstrdup(n->value);
 	}
-	cpl_xgrow((void **)&wn->v, &wn->cap, c->argc + 1, sizeof(*wn->v));
+	CPL_GROW(wn->v, wn->cap, c->argc + 1);
 	wn->v[c->argc] = strcmp(text, n->value) == 0 ? n : NULL;
 	cpl_container_add_arg(c, text, cpl_loader_pos(c->pos.file, n));
 	free(text);
@@ -520,7 +520,7 @@ static void
 add_text_word(struct cpl_container *c, struct word_nodes *wn,
 	      const char *text, struct cpl_pos pos)
 {
-	cpl_xgrow((void **)&wn->v, &wn->cap, c->argc + 1, sizeof(*wn->v));
+	CPL_GROW(wn->v, wn->cap, c->argc + 1);
 	wn->v[c->argc] = NULL;
 	cpl_container_add_arg(c, text, pos);
 }
@@ -567,7 +567,7 @@ read_script(struct cpl_container *c, struct word_nodes *wn,
 		c->ncommand = c->argc;
 	}
 	add_text_word(c, wn, "-c", at);
-	cpl_xgrow((void **)&wn->v, &wn->cap, c->argc + 1, sizeof(*wn->v));
+	CPL_GROW(wn->v, wn->cap, c->argc + 1);
 	wn->v[c->argc] = src;
 	cpl_container_add_arg(c, src->value, at);
 }

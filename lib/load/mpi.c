@@ -50,7 +50,7 @@ tok_add(struct toks *t, char *text, bool op, struct cpl_pos pos)
 		free(text);
 		return;
 	}
-	cpl_xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	CPL_GROW(t->v, t->cap, t->n + 1);
 	t->v[t->n].text = text;
 	t->v[t->n].op = op;
 	t->v[t->n].pos = pos;

@@ -568,8 +568,7 @@ struct index {
 static const char *
 own(struct index *x, char *key)
 {
-	cpl_xgrow((void **)&x->keys, &x->cap, x->nkeys + 1,
-		  sizeof(*x->keys));
+	CPL_GROW(x->keys, x->cap, x->nkeys + 1);
 	x->keys[x->nkeys++] = key;
 	return key;
 }

@@ -355,8 +355,7 @@ add_file(struct walk *wk, const struct cpl_pyfile *f)
 	if (wk->lk->ready && !wk->files_only)
 		wk->lk->ready(wk->lk->ctx, f);
 	ptr_put(&wk->seen, f, wk->nfiles);
-	cpl_xgrow((void **)&wk->files, &wk->files_cap, wk->nfiles + 1,
-		  sizeof(*wk->files));
+	CPL_GROW(wk->files, wk->files_cap, wk->nfiles + 1);
 	wk->files[wk->nfiles++] = f;
 	return wk->nfiles - 1;
 }
@@ -369,15 +368,13 @@ add_edge(struct walk *wk, const struct cpl_pyfile *f)
 	size_t to;
 
 	if (wk->getting && f != NULL) {
-		cpl_xgrow((void **)&wk->got, &wk->got_cap, wk->ngot + 1,
-			  sizeof(*wk->got));
+		CPL_GROW(wk->got, wk->got_cap, wk->ngot + 1);
 		wk->got[wk->ngot++] = f;
 	}
 	to = add_file(wk, f);
 	if (!wk->record || to == SIZE_MAX)
 		return;
-	cpl_xgrow((void **)&wk->adj, &wk->adj_cap, wk->nadj + 1,
-		  sizeof(*wk->adj));
+	CPL_GROW(wk->adj, wk->adj_cap, wk->nadj + 1);
 	wk->adj[wk->nadj++] = to;
 }
 
@@ -549,8 +546,7 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 		return v == &memo_none ? NULL : v;
 	key = cpl_xstrdup(cpl_buf_str(&m->scratch));
 	f = load_module_now(wk, base, mod);
-	cpl_xgrow((void **)&m->keys, &m->cap, m->nkeys + 1,
-		  sizeof(*m->keys));
+	CPL_GROW(m->keys, m->cap, m->nkeys + 1);
 	m->keys[m->nkeys++] = key;
 	cpl_strmap_put(&m->map, key, f ? (void *)f : &memo_none);
 	return f;
@@ -785,8 +781,7 @@ follow_ctx(struct walk *wk)
 		return c;
 	c = cpl_xcalloc(1, sizeof(*c));
 	c->key = cpl_xstrdup(cpl_buf_str(&m->scratch));
-	cpl_xgrow((void **)&m->ctxs, &m->ctxs_cap, m->nctxs + 1,
-		  sizeof(*m->ctxs));
+	CPL_GROW(m->ctxs, m->ctxs_cap, m->nctxs + 1);
 	m->ctxs[m->nctxs++] = c;
 	cpl_strmap_put(&m->ctx_of, c->key, c);
 	return c;
@@ -824,8 +819,7 @@ walk_on_memo(struct walk *wk, size_t i)
 		fl->n = wk->ngot;
 		if (wk->ngot > 0)
 			memcpy(fl->to, wk->got, wk->ngot * sizeof(fl->to[0]));
-		cpl_xgrow((void **)&c->lists, &c->cap, c->n + 1,
-			  sizeof(*c->lists));
+		CPL_GROW(c->lists, c->cap, c->n + 1);
 		ptr_put(&c->of, f, c->n);
 		c->lists[c->n++] = fl;
 		m->nfollows++;
@@ -851,8 +845,7 @@ walk_on(struct walk *wk, size_t i)
 		const struct cpl_pyfile *f = wk->files[i];
 
 		if (wk->record) {
-			cpl_xgrow((void **)&wk->adj_at, &wk->adj_at_cap,
-				  i + 2, sizeof(*wk->adj_at));
+			CPL_GROW(wk->adj_at, wk->adj_at_cap, i + 2);
 			wk->adj_at[i] = wk->nadj;
 		}
 		for (j = 0; j < f->nimports; j++)
@@ -1062,15 +1055,13 @@ batch_add(struct cpl_link_batch *b, const struct cpl_pyfile *entry,
 	} else {
 		struct walk wk = { .lk = b->lk };
 
-		cpl_xgrow((void **)&b->dirs, &b->dirs_cap, b->ndirs + 1,
-			  sizeof(*b->dirs));
+		CPL_GROW(b->dirs, b->dirs_cap, b->ndirs + 1);
 		d = b->ndirs++;
 		b->dirs[d].path = edir;
 		b->dirs[d].root = package_root(&wk, edir);
 		cpl_strmap_put(&b->dir_index, edir, (void *)(uintptr_t)(d + 1));
 	}
-	cpl_xgrow((void **)&b->reqs, &b->reqs_cap, b->nreqs + 1,
-		  sizeof(*b->reqs));
+	CPL_GROW(b->reqs, b->reqs_cap, b->nreqs + 1);
 	b->reqs[b->nreqs].entry = entry;
 	b->reqs[b->nreqs++].dir = d;
 }

@@ -36,8 +36,7 @@ cpl_workload_add_container(struct cpl_workload *w)
 		w->containers = cpl_xmalloc(sizeof(*w->containers));
 		w->containers_cap = 1;
 	}
-	cpl_xgrow((void **)&w->containers, &w->containers_cap,
-		  w->ncontainers + 1, sizeof(*w->containers));
+	CPL_GROW(w->containers, w->containers_cap, w->ncontainers + 1);
 	c = &w->containers[w->ncontainers++];
 	memset(c, 0, sizeof(*c));
 	c->cpu_request = CPL_CPU_ABSENT;
@@ -406,8 +405,7 @@ void
 cpl_container_add_arg(struct cpl_container *c, const char *text,
 		      struct cpl_pos pos)
 {
-	cpl_xgrow((void **)&c->argv, &c->argv_cap, c->argc + 1,
-		  sizeof(*c->argv));
+	CPL_GROW(c->argv, c->argv_cap, c->argc + 1);
 	c->argv[c->argc].text = cpl_xstrdup(text);
 	c->argv[c->argc].pos = pos;
 	c->argc++;
@@ -429,8 +427,7 @@ cpl_container_set_env(struct cpl_container *c, const char *name,
 		e->pos = pos;
 		return;
 	}
-	cpl_xgrow((void **)&c->env, &c->env_cap, c->nenv + 1,
-		  sizeof(*c->env));
+	CPL_GROW(c->env, c->env_cap, c->nenv + 1);
 	e = &c->env[c->nenv++];
 	e->name = cpl_xstrdup(name);
 	e->value = cpl_xstrdup(value);
@@ -460,8 +457,7 @@ cpl_container_env_effective(const struct cpl_container *c, const char *name)
 void
 cpl_wlist_add(struct cpl_wlist *l, struct cpl_workload *w)
 {
-	cpl_xgrow((void **)&l->items, &l->cap, l->count + 1,
-		  sizeof(*l->items));
+	CPL_GROW(l->items, l->cap, l->count + 1);
 	l->items[l->count++] = w;
 }
 
@@ -472,8 +468,7 @@ cpl_wlist_skip(struct cpl_wlist *l, const char *file, int line, int column,
 	struct cpl_skip *k;
 	va_list ap;
 
-	cpl_xgrow((void **)&l->skipped, &l->skipped_cap, l->nskipped + 1,
-		  sizeof(*l->skipped));
+	CPL_GROW(l->skipped, l->skipped_cap, l->nskipped + 1);
 	k = &l->skipped[l->nskipped++];
 	va_start(ap, fmt);
 	k->what = cpl_xvasprintf(fmt, ap);

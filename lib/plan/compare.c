@@ -410,8 +410,8 @@ add_run(struct cpl_compare *c, struct run *r, size_t *cap)
 		if (strcmp(c->rows[i].setting, r->setting) == 0)
 			row = &c->rows[i];
 	if (row == NULL) {
-		cpl_xgrow((void **)&c->rows, cap, c->nrows + 1,
-			  sizeof(*c->rows));
+		c->rows = cpl_xgrow_to(c->rows, cap, c->nrows + 1,
+					 sizeof(*c->rows));
 		row = &c->rows[c->nrows++];
 		memset(row, 0, sizeof(*row));
 		row->setting = r->setting;

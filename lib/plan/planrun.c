@@ -19,8 +19,7 @@ fail(struct cpl_planrun *r, const char *file, int line, const char *fmt,
 {
 	size_t cap = r->nerrors;
 
-	cpl_xgrow((void **)&r->errors, &cap, r->nerrors + 1,
-		  sizeof(*r->errors));
+	CPL_GROW(r->errors, cap, r->nerrors + 1);
 	memset(&r->errors[r->nerrors], 0, sizeof(*r->errors));
 	cpl_error_set(&r->errors[r->nerrors++], file, line, 0, fmt, a, b);
 }
@@ -199,7 +198,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 		goto out;
 	}
 	cap = r->ndone;
-	cpl_xgrow((void **)&r->done, &cap, r->ndone + 1, sizeof(*r->done));
+	CPL_GROW(r->done, cap, r->ndone + 1);
 	r->done[r->ndone].id = cpl_xstrdup(id);
 	r->done[r->ndone].object = cpl_xstrdup(b[0].object);
 	r->done[r->ndone].file = cpl_xstrdup(b[0].file);

@@ -26,7 +26,7 @@ add(struct found *f, json_t *v)
 	for (i = 0; i < f->n; i++)
 		if (f->v[i] == v)
 			return;
-	cpl_xgrow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v));
+	CPL_GROW(f->v, f->cap, f->n + 1);
 	f->v[f->n++] = v;
 }
 

@@ -18,7 +18,7 @@ say(struct cpl_verdict *v, const char *kind, char *text)
 {
 	size_t cap = v->nlines;
 
-	cpl_xgrow((void **)&v->lines, &cap, v->nlines + 1, sizeof(*v->lines));
+	CPL_GROW(v->lines, cap, v->nlines + 1);
 	v->lines[v->nlines].kind = kind;
 	v->lines[v->nlines].text = text;
 	v->nlines++;

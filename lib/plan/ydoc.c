@@ -214,7 +214,7 @@ cpl_ydoc_load(struct cpl_ydoc **docs, size_t *n, const char *path,
 			yaml_document_delete(&doc);
 			goto out;
 		}
-		cpl_xgrow((void **)&out, &cap, count + 1, sizeof(*out));
+		CPL_GROW(out, cap, count + 1);
 		out[count].root = v;
 		out[count].line = (int)root->start_mark.line + 1;
 		count++;

@@ -84,7 +84,7 @@ refuse(struct cpl_ycheck_result *r, size_t group, const char *why)
 	for (i = 0; i < r->n; i++)
 		if (r->v[i].group == group)
 			return;
-	cpl_xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
+	CPL_GROW(r->v, r->cap, r->n + 1);
 	r->v[r->n].group = group;
 	r->v[r->n].why = cpl_xstrdup(why);
 	r->n++;

@@ -510,8 +510,7 @@ add_argdef(struct cpl_pyfile *f, int ci)
 	}
 	if (n == 0)
 		return;
-	cpl_xgrow((void **)&f->argdefs, &f->index->capargdefs, f->nargdefs + 1,
-		  sizeof(*f->argdefs));
+	CPL_GROW(f->argdefs, f->index->capargdefs, f->nargdefs + 1);
 	d = &f->argdefs[f->nargdefs];
 	memset(d, 0, sizeof(*d));
 	d->flags = cpl_pyscan_arena_alloc(&f->index->arena,
@@ -595,8 +594,7 @@ add_loader(struct cpl_pyfile *f, int ci)
 	struct cpl_pyloader *l;
 	size_t i;
 
-	cpl_xgrow((void **)&f->loaders, &f->index->caploaders, f->nloaders + 1,
-		  sizeof(*f->loaders));
+	CPL_GROW(f->loaders, f->index->caploaders, f->nloaders + 1);
 	l = &f->loaders[f->nloaders++];
 	memset(l, 0, sizeof(*l));
 	l->call = ci;
@@ -625,8 +623,7 @@ add_threads(struct cpl_pyfile *f, int ci)
 	const struct cpl_pycall *c = &f->calls[ci];
 	struct cpl_pythreads *t;
 
-	cpl_xgrow((void **)&f->threads, &f->index->capthreads, f->nthreads + 1,
-		  sizeof(*f->threads));
+	CPL_GROW(f->threads, f->index->capthreads, f->nthreads + 1);
 	t = &f->threads[f->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->kind = c->kind == CPL_PYCALL_SET_THREADS ? CPL_PYTHREADS_INTRA :
@@ -649,8 +646,7 @@ add_pool(struct cpl_pyfile *f, int ci)
 	const struct cpl_pyarg *a;
 	struct cpl_pypool *p;
 
-	cpl_xgrow((void **)&f->pools, &f->index->cappools, f->npools + 1,
-		  sizeof(*f->pools));
+	CPL_GROW(f->pools, f->index->cappools, f->npools + 1);
 	p = &f->pools[f->npools++];
 	memset(p, 0, sizeof(*p));
 	p->kind = c->kind == CPL_PYCALL_POOL ? CPL_PYPOOL_MP :
@@ -680,8 +676,7 @@ add_envset(struct cpl_pyfile *f, const char *name,
 
 	if (name == NULL)
 		return;
-	cpl_xgrow((void **)&f->envsets, &f->index->capenvsets,
-		  f->nenvsets + 1, sizeof(*f->envsets));
+	CPL_GROW(f->envsets, f->index->capenvsets, f->nenvsets + 1);
 	e = &f->envsets[f->nenvsets++];
 	e->name = (char *)name;
 	e->value = *value;
@@ -889,8 +884,7 @@ cpl_pyscan_facts(struct cpl_pyfile *f)
 			add_pool(f, (int)i);
 			break;
 		case CPL_PYCALL_CPU_COUNT:
-			cpl_xgrow((void **)&f->cpucounts, &ix->capcpucounts,
-				  f->ncpucounts + 1, sizeof(*f->cpucounts));
+			CPL_GROW(f->cpucounts, ix->capcpucounts, f->ncpucounts + 1);
 			memset(&f->cpucounts[f->ncpucounts], 0,
 			       sizeof(*f->cpucounts));
 			f->cpucounts[f->ncpucounts].call = (int)i;

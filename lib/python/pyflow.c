@@ -49,8 +49,7 @@ add_ref(struct cpl_pyfile *f, size_t k, size_t end, int scope, unsigned role,
 	       t[last + 2].off == t[last + 1].off + 1 &&
 	       t[last + 1].off == t[last].off + t[last].len)
 		last += 2;
-	cpl_xgrow((void **)&f->refs, &f->index->caprefs, f->nrefs + 1,
-		  sizeof(*f->refs));
+	CPL_GROW(f->refs, f->index->caprefs, f->nrefs + 1);
 	r = &f->refs[f->nrefs++];
 	r->role = role;
 	r->name = fdup(f, f->text + t[k].off,
@@ -499,7 +498,7 @@ flow_key(struct flow *fl, int ns, const char *name, size_t len, int sink)
 	if (cpl_pyscan_nmap_get(&fl->seen, ns, name, len) >= 0)
 		return;
 	cpl_pyscan_nmap_put(&fl->seen, ns, name, len, 1);
-	cpl_xgrow((void **)&fl->q, &fl->capq, fl->nq + 1, sizeof(*fl->q));
+	CPL_GROW(fl->q, fl->capq, fl->nq + 1);
 	it = &fl->q[fl->nq++];
 	it->ns = ns;
 	it->name = name;
@@ -607,8 +606,7 @@ add_sink(struct cpl_pyfile *f, const char *what,
 {
 	struct cpl_pysink *sk;
 
-	cpl_xgrow((void **)&f->sinks, &f->index->capsinks, f->nsinks + 1,
-		  sizeof(*f->sinks));
+	CPL_GROW(f->sinks, f->index->capsinks, f->nsinks + 1);
 	sk = &f->sinks[f->nsinks];
 	sk->what = what;
 	sk->value = *value;

@@ -32,8 +32,7 @@ cpl_pyscan_new_scope(struct scan *sc, enum cpl_pyscope_kind kind,
 	struct cpl_pyscope *s;
 	int parent = sc->nss ? cur_scope(sc) : -1;
 
-	cpl_xgrow((void **)&f->scopes, &sc->ix->capscopes, f->nscopes + 1,
-		  sizeof(*f->scopes));
+	CPL_GROW(f->scopes, sc->ix->capscopes, f->nscopes + 1);
 	s = &f->scopes[f->nscopes];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
@@ -79,8 +78,7 @@ cpl_pyscan_add_assign(struct scan *sc, const char *name, size_t vfirst,
 
 	if (cpl_str_starts(name, "self.") && s->cls >= 0)
 		ns = CLASS_NS(s->cls);
-	cpl_xgrow((void **)&f->assigns, &sc->ix->capassigns, f->nassigns + 1,
-		  sizeof(*f->assigns));
+	CPL_GROW(f->assigns, sc->ix->capassigns, f->nassigns + 1);
 	a = &f->assigns[f->nassigns];
 	memset(a, 0, sizeof(*a));
 	a->name = (char *)name;
@@ -111,8 +109,7 @@ cpl_pyscan_add_import(struct scan *sc, const char *module, int level,
 	const char *dot;
 	int k;
 
-	cpl_xgrow((void **)&f->imports, &ix->capimports, f->nimports + 1,
-		  sizeof(*f->imports));
+	CPL_GROW(f->imports, ix->capimports, f->nimports + 1);
 	im = &f->imports[f->nimports];
 	memset(im, 0, sizeof(*im));
 	im->module = cpl_pyscan_arena_strndup(&ix->arena, module,

@@ -63,10 +63,9 @@ push_block(struct scan *sc, bool oneline)
 {
 	struct cpl_pyindex *ix = sc->ix;
 
-	cpl_xgrow((void **)&ix->block_parent, &ix->capblocks, ix->nblocks + 1,
-		  sizeof(*ix->block_parent));
+	CPL_GROW(ix->block_parent, ix->capblocks, ix->nblocks + 1);
 	ix->block_parent[ix->nblocks] = sc->nbs ? cur_block(sc) : -1;
-	cpl_xgrow((void **)&sc->bs, &sc->capbs, sc->nbs + 1, sizeof(*sc->bs));
+	CPL_GROW(sc->bs, sc->capbs, sc->nbs + 1);
 	sc->bs[sc->nbs].block = (int)ix->nblocks++;
 	sc->bs[sc->nbs].oneline = oneline;
 	sc->nbs++;
@@ -76,7 +75,7 @@ push_block(struct scan *sc, bool oneline)
 static void
 push_scope_frame(struct scan *sc, int scope, bool oneline)
 {
-	cpl_xgrow((void **)&sc->ss, &sc->capss, sc->nss + 1, sizeof(*sc->ss));
+	CPL_GROW(sc->ss, sc->capss, sc->nss + 1);
 	sc->ss[sc->nss].scope = scope;
 	sc->ss[sc->nss].depth = sc->depth;
 	sc->ss[sc->nss].oneline = oneline;
@@ -130,8 +129,7 @@ push_cframe(struct scan *sc, int call)
 	int below = sc->ncs ? sc->cs[sc->ncs - 1].near : -1;
 
 	if (sc->ncs == sc->capcs)
-		cpl_xgrow((void **)&sc->cs, &sc->capcs, sc->ncs + 1,
-			  sizeof(*sc->cs));
+		CPL_GROW(sc->cs, sc->capcs, sc->ncs + 1);
 	c = &sc->cs[sc->ncs];
 	c->call = call;
 	c->start = 0;
@@ -152,8 +150,7 @@ open_call(struct scan *sc, size_t k, size_t first, char *callee,
 	int near = sc->ncs ? sc->cs[sc->ncs - 1].near : -1;
 
 	if (f->ncalls == ix->capcalls)
-		cpl_xgrow((void **)&f->calls, &ix->capcalls, f->ncalls + 1,
-			  sizeof(*f->calls));
+		CPL_GROW(f->calls, ix->capcalls, f->ncalls + 1);
 	if (sc->capargoff != ix->capcalls) {
 		ix->argoff = cpl_xrealloc(ix->argoff, ix->capcalls *
 					  sizeof(*ix->argoff));
@@ -193,8 +190,7 @@ add_arg(struct scan *sc, struct cframe *fr, size_t a, size_t b)
 	if (a >= b)
 		return;
 	if (sc->ntargs == sc->captargs)
-		cpl_xgrow((void **)&sc->targs, &sc->captargs, sc->ntargs + 1,
-			  sizeof(*sc->targs));
+		CPL_GROW(sc->targs, sc->captargs, sc->ntargs + 1);
 	arg = &sc->targs[sc->ntargs++];
 	memset(arg, 0, sizeof(*arg));
 	if (tok_name(sc, a) && a + 1 < b && tok_op(sc, a + 1, "=")) {
@@ -225,8 +221,7 @@ close_cframe(struct scan *sc, size_t k)
 		add_arg(sc, fr, fr->start, k);
 		nargs = sc->ntargs - fr->argbase;
 		if (nargs > 0) {
-			cpl_xgrow((void **)&ix->args, &ix->capargs,
-				  ix->nargs + nargs, sizeof(*ix->args));
+			CPL_GROW(ix->args, ix->capargs, ix->nargs + nargs);
 			memcpy(ix->args + ix->nargs, sc->targs + fr->argbase,
 			       nargs * sizeof(*ix->args));
 		}
@@ -446,8 +441,7 @@ target_item(struct scan *sc, size_t a, size_t b, size_t vfirst, size_t vlast,
 		struct cpl_pyindex *ix = sc->ix;
 		struct subassign *sa;
 
-		cpl_xgrow((void **)&ix->subs, &ix->capsubs, ix->nsubs + 1,
-			  sizeof(*ix->subs));
+		CPL_GROW(ix->subs, ix->capsubs, ix->nsubs + 1);
 		sa = &ix->subs[ix->nsubs++];
 		sa->base = a;
 		sa->base_end = d;

@@ -170,8 +170,7 @@ cpl_pytokcache_attach(struct cpl_pytokcache *c, const struct cpl_pyfile *f)
 	if (c == NULL || f == NULL || f->index->tokcache != NULL)
 		return;
 	ix = f->index;
-	cpl_xgrow((void **)&c->files, &c->capfiles, c->nfiles + 1,
-		  sizeof(*c->files));
+	CPL_GROW(c->files, c->capfiles, c->nfiles + 1);
 	ix->tokslot = c->nfiles;
 	c->files[c->nfiles++] = ix;
 	ix->tokcache = c;

@@ -158,8 +158,7 @@ emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
 	struct cpl_pytoken *t;
 
 	if (o->count == o->cap)
-		cpl_xgrow((void **)&o->toks, &o->cap, o->count + 1,
-			  sizeof(*o->toks));
+		CPL_GROW(o->toks, o->cap, o->count + 1);
 	t = &o->toks[o->count++];
 	t->kind = kind;
 	t->flags = flags;
@@ -189,8 +188,7 @@ emit_empty(struct lexer *lx, enum cpl_pytok_kind kind)
 static void
 push_indent(struct lexer *lx, int col)
 {
-	cpl_xgrow((void **)&lx->indents, &lx->capindents, lx->nindents + 1,
-		  sizeof(*lx->indents));
+	CPL_GROW(lx->indents, lx->capindents, lx->nindents + 1);
 	lx->indents[lx->nindents++] = col;
 }
 
@@ -618,7 +616,7 @@ open_bracket(struct lexer *lx, char c, int line, int col)
 {
 	if (lx->nbr == CPL_PYTOKEN_MAX_NEST)
 		lex_error(lx, line, col, "too many nested parentheses");
-	cpl_xgrow((void **)&lx->br, &lx->capbr, lx->nbr + 1, sizeof(*lx->br));
+	CPL_GROW(lx->br, lx->capbr, lx->nbr + 1);
 	lx->br[lx->nbr].c = c;
 	lx->br[lx->nbr].line = line;
 	lx->br[lx->nbr].column = col;

@@ -133,7 +133,7 @@ mark(struct proc *p, size_t fi, int d, unsigned role)
 	if ((*r & role) == role)
 		return;
 	if (!(*r & CPL_PYROLE_PIPELINE)) {
-		cpl_xgrow((void **)&p->q, &p->capq, p->nq + 1, sizeof(*p->q));
+		CPL_GROW(p->q, p->capq, p->nq + 1);
 		p->q[p->nq].file = fi;
 		p->q[p->nq++].scope = d;
 	}
@@ -191,8 +191,7 @@ join_roles(struct proc *p)
 			code->roles[i][j] = f->scopes[j].roles;
 			if (!(f->scopes[j].roles & CPL_PYROLE_PIPELINE))
 				continue;
-			cpl_xgrow((void **)&p->q, &p->capq, p->nq + 1,
-				  sizeof(*p->q));
+			CPL_GROW(p->q, p->capq, p->nq + 1);
 			p->q[p->nq].file = i;
 			p->q[p->nq++].scope = (int)j;
 		}
@@ -289,13 +288,11 @@ cpl_pyvalue_callmap_new(const struct cpl_pyfile *const *files, size_t n)
 			cs = cpl_strmap_get(&m->by_name, name);
 			if (cs == NULL) {
 				cs = cpl_xcalloc(1, sizeof(*cs));
-				cpl_xgrow((void **)&m->all, &m->capall,
-					  m->nall + 1, sizeof(*m->all));
+				CPL_GROW(m->all, m->capall, m->nall + 1);
 				m->all[m->nall++] = cs;
 				cpl_strmap_put(&m->by_name, name, cs);
 			}
-			cpl_xgrow((void **)&cs->v, &cs->cap, cs->n + 1,
-				  sizeof(*cs->v));
+			CPL_GROW(cs->v, cs->cap, cs->n + 1);
 			cs->v[cs->n].file = h;
 			cs->v[cs->n].call = j;
 			cs->v[cs->n++].up = NULL;
@@ -328,7 +325,7 @@ add_size(struct cpl_code_size **arr, size_t *n, size_t *cap,
 {
 	struct cpl_code_size *s;
 
-	cpl_xgrow((void **)arr, cap, *n + 1, sizeof(**arr));
+	*arr = cpl_xgrow_to(*arr, cap, *n + 1, sizeof(**arr));
 	s = &(*arr)[(*n)++];
 	s->file = f;
 	s->index = index;
@@ -492,8 +489,7 @@ join_counts(struct proc *p, const struct cpl_pyenv *env)
 			if (seen[hi][n])
 				continue;
 			seen[hi][n] = 1;
-			cpl_xgrow((void **)&code->counts, &capcounts,
-				  code->ncounts + 1, sizeof(*code->counts));
+			CPL_GROW(code->counts, capcounts, code->ncounts + 1);
 			cc = &code->counts[code->ncounts++];
 			cc->file = h;
 			cc->index = (size_t)n;

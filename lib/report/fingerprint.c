@@ -115,8 +115,7 @@ roll_output(struct roller *r)
 {
 	struct linehash *lh = r->lh;
 
-	cpl_xgrow((void **)&lh->hash, &r->cap, lh->nlines + 1,
-		  sizeof(*lh->hash));
+	CPL_GROW(lh->hash, r->cap, lh->nlines + 1);
 	lh->hash[lh->nlines++] = r->hash;
 	r->start[r->index] = 0;
 }
@@ -205,8 +204,7 @@ own_hashes(struct linehash *lh, const char *text, size_t len)
 		if (c == '\n') {
 			if (i == len && (len == 0 || text[len - 1] == '\n'))
 				break;	/* no line after the last LF */
-			cpl_xgrow((void **)&lh->own, &cap, lh->nown + 1,
-				  sizeof(*lh->own));
+			CPL_GROW(lh->own, cap, lh->nown + 1);
 			lh->own[lh->nown++] = h;
 			h = FNV_OFFSET;
 		} else if (c != ' ' && c != '\t' && c != '\r') {
@@ -407,7 +405,7 @@ cpl_report_prints_finding(struct cpl_report_prints *p,
 	}
 	for (i = 0; i < p->nkeys; i++)
 		k += p->keys[i] == h;
-	cpl_xgrow((void **)&p->keys, &p->cap, p->nkeys + 1, sizeof(*p->keys));
+	CPL_GROW(p->keys, p->cap, p->nkeys + 1);
 	p->keys[p->nkeys++] = h;
 	free(where);
 	free(lh);

@@ -780,7 +780,7 @@ sarif_emit(void *state, const struct cpl_finding *f)
 	result_json(&j, s, f, made ? made : f->fingerprint);
 	free(made);
 	kl = &s->kept[rank];
-	cpl_xgrow((void **)&kl->v, &kl->cap, kl->n + 1, sizeof(*kl->v));
+	CPL_GROW(kl->v, kl->cap, kl->n + 1);
 	k = &kl->v[kl->n++];
 	k->index = s->nresults - 1;
 	k->text = cpl_wbuf_take(&s->scratch, &k->len);

@@ -305,8 +305,7 @@ count_rule(struct text *t, const struct cpl_rule *r)
 			t->byrule[i].n++;
 			return;
 		}
-	cpl_xgrow((void **)&t->byrule, &t->byrule_cap, t->nbyrule + 1,
-		  sizeof(*t->byrule));
+	CPL_GROW(t->byrule, t->byrule_cap, t->nbyrule + 1);
 	t->byrule[t->nbyrule].rule = r;
 	t->byrule[t->nbyrule++].n = 1;
 }

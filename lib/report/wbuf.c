@@ -81,7 +81,7 @@ cpl_wbuf_add(struct cpl_wbuf *w, const void *p, size_t n)
 	if (n == 0)
 		return;
 	if (w->out == NULL) {
-		cpl_xgrow((void **)&w->data, &w->cap, w->len + n + 1, 1);
+		w->data = cpl_xgrow_to(w->data, &w->cap, w->len + n + 1, 1);
 		memcpy(w->data + w->len, p, n);
 		w->len += n;
 		w->data[w->len] = '\0';
@@ -109,7 +109,7 @@ char *
 cpl_wbuf_reserve(struct cpl_wbuf *w, size_t n)
 {
 	if (w->out == NULL) {
-		cpl_xgrow((void **)&w->data, &w->cap, w->len + n + 1, 1);
+		w->data = cpl_xgrow_to(w->data, &w->cap, w->len + n + 1, 1);
 		return w->data + w->len;
 	}
 	if (w->failed || n >= CPL_WBUF_SIZE)

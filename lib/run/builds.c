@@ -95,7 +95,7 @@ add(struct cpl_builds *b, const char *from, const char *image,
 		free(df);
 		return;
 	}
-	cpl_xgrow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
+	CPL_GROW(b->v, b->cap, b->n + 1);
 	e = &b->v[b->n++];
 	e->image = cpl_xstrdup(image);
 	e->dockerfile = df;

@@ -25,8 +25,7 @@ run_report(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_engine *e = ck->e;
 	struct cpl_finding *f;
 
-	cpl_xgrow((void **)&e->findings, &e->findings_cap, e->nfindings + 1,
-		  sizeof(*e->findings));
+	CPL_GROW(e->findings, e->findings_cap, e->nfindings + 1);
 	f = &e->findings[e->nfindings++];
 	memset(f, 0, sizeof(*f));
 	f->rule = ck->rule;
@@ -102,8 +101,7 @@ run_edit_parsed(struct cpl_check *ck, struct source *src)
 {
 	struct cpl_engine *e = ck->e;
 
-	cpl_xgrow((void **)&e->yedits, &e->yedits_cap, e->nyedits + 1,
-		  sizeof(*e->yedits));
+	CPL_GROW(e->yedits, e->yedits_cap, e->nyedits + 1);
 	e->yedits[e->nyedits++] = src;
 }
 

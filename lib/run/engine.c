@@ -244,8 +244,7 @@ dir_listed(void *ctx, const char *dir, char *const *names, size_t n)
 		cpl_strmap_put(m, cpl_engine_own_key(e, cpl_xstrdup(names[i])),
 			       e);
 	}
-	cpl_xgrow((void **)&e->listings, &e->listings_cap, e->nlistings + 1,
-		  sizeof(*e->listings));
+	CPL_GROW(e->listings, e->listings_cap, e->nlistings + 1);
 	e->listings[e->nlistings++] = m;
 	cpl_strmap_put(&e->listed, cpl_engine_own_key(e, cpl_link_join(".",
 								      dir)),
@@ -288,8 +287,7 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 	    (e->staged || !S_ISDIR(st.st_mode))) {
 		/* A Python file named on its own: pre-commit's changed
 		 * file, judged with the workloads that run it. */
-		cpl_xgrow((void **)&e->seeds, &e->seeds_cap, e->nseeds + 1,
-			  sizeof(*e->seeds));
+		CPL_GROW(e->seeds, e->seeds_cap, e->nseeds + 1);
 		e->seeds[e->nseeds++] = cpl_xstrdup(path);
 	}
 	if (e->staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
@@ -302,8 +300,7 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 
 		while (n > 1 && path[n - 1] == '/')
 			n--;
-		cpl_xgrow((void **)&e->roots, &e->roots_cap, e->nroots + 1,
-			  sizeof(*e->roots));
+		CPL_GROW(e->roots, e->roots_cap, e->nroots + 1);
 		e->roots[e->nroots++] = cpl_xstrndup(path, n);
 	}
 	if (S_ISDIR(st.st_mode)) {

@@ -151,8 +151,7 @@ file_node(const struct graph *g, const struct cpl_pyfile *f)
 static void
 edge(struct graph *g, size_t a, size_t b)
 {
-	cpl_xgrow((void **)&g->edges, &g->edges_cap, g->nedges + 2,
-		  sizeof(*g->edges));
+	CPL_GROW(g->edges, g->edges_cap, g->nedges + 2);
 	g->edges[g->nedges++] = a;
 	g->edges[g->nedges++] = b;
 }
@@ -217,8 +216,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 			if (entry == NULL)
 				continue;
 			edge(g, i, file_node(g, entry));
-			cpl_xgrow((void **)&entries, &entries_cap,
-				  nentries + 1, sizeof(*entries));
+			CPL_GROW(entries, entries_cap, nentries + 1);
 			entries[nentries++] = file_node(g, entry) - g->nw;
 		}
 	}
@@ -405,7 +403,7 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 			continue;
 		cpl_engine_text_back(e, src);	/* (never let go yet) */
 		src->inflight = true;
-		cpl_xgrow((void **)&c->srcs, &cap, c->n + 1, sizeof(*c->srcs));
+		CPL_GROW(c->srcs, cap, c->n + 1);
 		c->srcs[c->n++] = src;
 	}
 	/* Tokens kept are made once; kept for a whole tree they would be
@@ -509,8 +507,7 @@ inline_code(struct cpl_engine *e, const struct cpl_linker *lk,
 	cpl_error_clear(&err);
 	if (py == NULL)
 		return NULL;
-	cpl_xgrow((void **)&e->inline_py, &e->inline_cap, e->ninline + 1,
-		  sizeof(*e->inline_py));
+	CPL_GROW(e->inline_py, e->inline_cap, e->ninline + 1);
 	e->inline_py[e->ninline++] = py;
 	return cpl_link_script(lk, py);
 }
@@ -589,8 +586,7 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 			if (!cpl_budget_training(w, c))
 				continue;
-			cpl_xgrow((void **)&e->budgets, &e->budgets_cap,
-				  e->nbudgets + 1, sizeof(*e->budgets));
+			CPL_GROW(e->budgets, e->budgets_cap, e->nbudgets + 1);
 			b = &e->budgets[e->nbudgets++];
 			cpl_budget_entry(b, object, w, c);
 			cpl_pools_entry(b, w, c);	/* the other pools */

@@ -86,8 +86,7 @@ helm_state(struct cpl_engine *e)
 static const char *
 keep_string(struct cpl_helm *h, char *s)
 {
-	cpl_xgrow((void **)&h->strings, &h->strings_cap, h->nstrings + 1,
-		  sizeof(*h->strings));
+	CPL_GROW(h->strings, h->strings_cap, h->nstrings + 1);
 	h->strings[h->nstrings++] = s;
 	return s;
 }
@@ -123,8 +122,7 @@ cpl_engine_helm_free(struct cpl_engine *e)
 void
 cpl_engine_helm_option(struct cpl_engine *e, bool set, const char *value)
 {
-	cpl_xgrow((void **)&e->helm_args, &e->helm_args_cap,
-		  e->nhelm_args + 1, sizeof(*e->helm_args));
+	CPL_GROW(e->helm_args, e->helm_args_cap, e->nhelm_args + 1);
 	e->helm_args[e->nhelm_args++] = cpl_xasprintf("%c%s", set ? 's' : 'f',
 						      value);
 }
@@ -159,7 +157,7 @@ list_files(const char *dir, char ***out, size_t *n, size_t *cap, int depth)
 			free(p);
 			continue;
 		}
-		cpl_xgrow((void **)out, cap, *n + 1, sizeof(**out));
+		*out = cpl_xgrow_to(*out, cap, *n + 1, sizeof(**out));
 		(*out)[(*n)++] = p;
 	}
 	qsort(*out + first, *n - first, sizeof(**out), cmp_str);
@@ -292,7 +290,7 @@ add_rendered(struct cpl_engine *e, const char *path, char *text, size_t len,
 	r->path = cpl_xstrdup(path);
 	r->lines = lines;
 	r->nlines = nlines;
-	cpl_xgrow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+	CPL_GROW(h->v, h->cap, h->n + 1);
 	h->v[h->n++] = r;
 	cpl_strmap_put(&h->by_path, r->path, r);
 	cpl_engine_flush(e);	/* after the files met before it */
@@ -381,8 +379,7 @@ builtin_chart(struct cpl_engine *e, const char *chart, char **files,
 	size_t i, len;
 	int rc;
 
-	cpl_xgrow((void **)&h->charts, &h->charts_cap, h->ncharts + 1,
-		  sizeof(*h->charts));
+	CPL_GROW(h->charts, h->charts_cap, h->ncharts + 1);
 	h->charts[h->ncharts++] = g;
 	fc->chart = keep_string(h, cpl_xstrdup(chart));
 	keep_string(h, (char *)fc);
@@ -771,7 +768,7 @@ key_paths(const char *text, size_t len, size_t *nlines)
 			}
 			mine = cpl_xstrdup(cpl_buf_str(&path));
 		}
-		cpl_xgrow((void **)&v, &cap, n + 1, sizeof(*v));
+		CPL_GROW(v, cap, n + 1);
 		v[n++] = mine;
 		if (nl == NULL)
 			break;
@@ -869,8 +866,7 @@ map_by_path(const char *file, const char *out, size_t olen,
 			o = &occs[nocc++];
 			cpl_strmap_put(&where, pt[i], o);
 		}
-		cpl_xgrow((void **)&o->lines, &o->cap, o->n + 1,
-			  sizeof(*o->lines));
+		CPL_GROW(o->lines, o->cap, o->n + 1);
 		o->lines[o->n++] = i;
 	}
 	if (tmpl != NULL)
@@ -978,8 +974,7 @@ split_docs(const char *t, size_t len, size_t *n)
 			while (b > a && isspace((unsigned char)t[b - 1]))
 				b--;
 			if (b > a) {
-				cpl_xgrow((void **)&v, &cap, *n + 1,
-					  sizeof(*v));
+				CPL_GROW(v, cap, *n + 1);
 				v[*n].s = t + a;
 				v[*n].len = b - a;
 				v[(*n)++].line = al;
@@ -1105,10 +1100,8 @@ helm_split(struct cpl_engine *e, const char *chart, const char *out,
 			size_t *at = cpl_strmap_get(&idx, name);
 
 			if (at == NULL) {
-				cpl_xgrow((void **)&names, &cap, n + 1,
-					  sizeof(*names));
-				cpl_xgrow((void **)&texts, &tcap, n + 1,
-					  sizeof(*texts));
+				CPL_GROW(names, cap, n + 1);
+				CPL_GROW(texts, tcap, n + 1);
 				memset(&texts[n], 0, sizeof(texts[n]));
 				cpl_buf_init(&texts[n], HELM_MAX_OUTPUT);
 				names[n] = name;
@@ -1160,8 +1153,7 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 		free(exe);
 		return;
 	}
-	cpl_xgrow((void **)&argv, &cap, e->nhelm_args * 2 + 5,
-		  sizeof(*argv));
+	CPL_GROW(argv, cap, e->nhelm_args * 2 + 5);
 	argv[argc++] = cpl_xstrdup(exe);
 	argv[argc++] = cpl_xstrdup("template");
 	argv[argc++] = cpl_xstrdup(chart);

@@ -37,8 +37,7 @@ cpl_engine_set_text(struct cpl_engine *e, const char *path,
 	} else {
 		o = cpl_xcalloc(1, sizeof(*o));
 		o->key = key;
-		cpl_xgrow((void **)&e->overlays, &e->overlays_cap,
-			  e->noverlays + 1, sizeof(*e->overlays));
+		CPL_GROW(e->overlays, e->overlays_cap, e->noverlays + 1);
 		e->overlays[e->noverlays++] = o;
 		cpl_strmap_put(&e->overlay, o->key, o);
 	}

@@ -113,8 +113,7 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 	struct pjob *j;
 	struct cpl_error err = { 0 };
 
-	cpl_xgrow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1,
-		  sizeof(*e->jobs));
+	CPL_GROW(e->jobs, e->jobs_cap, e->njobs + 1);
 	j = &e->jobs[e->njobs++];
 	memset(j, 0, sizeof(*j));
 	j->path = cpl_xstrdup(path);
@@ -261,7 +260,7 @@ take_errors(struct cpl_error **to, size_t *n, size_t *cap,
 {
 	if (nfrom == 0)
 		return;
-	cpl_xgrow((void **)to, cap, *n + nfrom, sizeof(**to));
+	*to = cpl_xgrow_to(*to, cap, *n + nfrom, sizeof(**to));
 	memcpy(*to + *n, from, nfrom * sizeof(*from));
 	*n += nfrom;
 	free(from);
@@ -288,8 +287,7 @@ take(struct cpl_engine *e, struct pjob *j)
 	if (wl->nskipped > 0) {
 		struct cpl_wlist *to = &e->workloads;
 
-		cpl_xgrow((void **)&to->skipped, &to->skipped_cap,
-			  to->nskipped + wl->nskipped, sizeof(*to->skipped));
+		CPL_GROW(to->skipped, to->skipped_cap, to->nskipped + wl->nskipped);
 		memcpy(to->skipped + to->nskipped, wl->skipped,
 		       wl->nskipped * sizeof(*wl->skipped));
 		to->nskipped += wl->nskipped;

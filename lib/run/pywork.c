@@ -469,7 +469,7 @@ kfp_pipeline(struct cpl_pyw_rd *r, size_t s)
 		    (comp = cpl_pyscan_func_find(r->f, c->callee)) <= 0 ||
 		    !r->decl[comp])
 			continue;
-		cpl_xgrow((void **)&ts, &cap, nt + 1, sizeof(*ts));
+		CPL_GROW(ts, cap, nt + 1);
 		t = &ts[nt++];
 		t->call = (int)sc->calls[i];
 		t->var = c->assign >= 0 ? r->f->assigns[c->assign].name : NULL;

@@ -86,8 +86,7 @@ candidate(void *ctx, const char *path)
 	char *chart;
 
 	if (cpl_str_ends(path, ".py")) {
-		cpl_xgrow((void **)&rc->py, &rc->py_cap, rc->npy + 1,
-			  sizeof(*rc->py));
+		CPL_GROW(rc->py, rc->py_cap, rc->npy + 1);
 		rc->py[rc->npy++] = cpl_link_join(".", path);
 		return;
 	}
@@ -97,8 +96,7 @@ candidate(void *ctx, const char *path)
 		free(chart);	/* Helm templates: skipped, as in a walk */
 		return;
 	}
-	cpl_xgrow((void **)&rc->yaml, &rc->yaml_cap, rc->nyaml + 1,
-		  sizeof(*rc->yaml));
+	CPL_GROW(rc->yaml, rc->yaml_cap, rc->nyaml + 1);
 	rc->yaml[rc->nyaml++] = cpl_xstrdup(path);
 }
 
@@ -169,14 +167,15 @@ add_r(struct reach *rc, size_t i, char ***fresh, size_t *nfresh,
 	char *stem = module_stem(rc->py[i]);
 
 	cpl_strmap_put(&rc->in_r, rc->py[i], rc->py[i]);
-	cpl_xgrow((void **)&rc->r, &rc->r_cap, rc->nr + 1, sizeof(*rc->r));
+	CPL_GROW(rc->r, rc->r_cap, rc->nr + 1);
 	rc->r[rc->nr++] = rc->py[i];
 	if (*stem == '\0' || cpl_strmap_get(&rc->stems, stem) != NULL) {
 		free(stem);
 		return;
 	}
 	cpl_strmap_put(&rc->stems, cpl_engine_own_key(rc->e, stem), rc);
-	cpl_xgrow((void **)fresh, fresh_cap, *nfresh + 1, sizeof(**fresh));
+	*fresh = cpl_xgrow_to(*fresh, fresh_cap, *nfresh + 1,
+			      sizeof(**fresh));
 	(*fresh)[(*nfresh)++] = stem;
 }
 

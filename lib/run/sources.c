@@ -46,7 +46,7 @@ push_error(struct cpl_error **v, size_t *n, size_t *cap,
 {
 	struct cpl_error *d;
 
-	cpl_xgrow((void **)v, cap, *n + 1, sizeof(**v));
+	*v = cpl_xgrow_to(*v, cap, *n + 1, sizeof(**v));
 	d = &(*v)[(*n)++];
 	memset(d, 0, sizeof(*d));
 	d->path = cpl_xstrdup(err->path);
@@ -73,8 +73,7 @@ cpl_engine_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
 	struct cpl_error *n;
 	va_list ap;
 
-	cpl_xgrow((void **)&e->notes, &e->notes_cap, e->nnotes + 1,
-		  sizeof(*e->notes));
+	CPL_GROW(e->notes, e->notes_cap, e->nnotes + 1);
 	n = &e->notes[e->nnotes++];
 	memset(n, 0, sizeof(*n));
 	n->path = cpl_xstrdup(path);
@@ -123,8 +122,7 @@ cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 const char *
 cpl_engine_own_key(struct cpl_engine *e, char *key)
 {
-	cpl_xgrow((void **)&e->keys, &e->keys_cap, e->nkeys + 1,
-		  sizeof(*e->keys));
+	CPL_GROW(e->keys, e->keys_cap, e->nkeys + 1);
 	e->keys[e->nkeys++] = key;
 	return key;
 }
@@ -136,8 +134,7 @@ cpl_engine_read_aux(struct cpl_engine *e, const char *path)
 
 	if (stat(path, &st) < 0 || cpl_engine_is_aux(e, &st))
 		return;
-	cpl_xgrow((void **)&e->aux, &e->aux_cap, e->naux + 1,
-		  sizeof(*e->aux));
+	CPL_GROW(e->aux, e->aux_cap, e->naux + 1);
 	e->aux[e->naux].dev = (unsigned long long)st.st_dev;
 	e->aux[e->naux++].ino = (unsigned long long)st.st_ino;
 }
@@ -174,8 +171,7 @@ cpl_engine_source_new(const char *path, enum file_kind kind, char *text,
 void
 cpl_engine_source_add(struct cpl_engine *e, struct source *src)
 {
-	cpl_xgrow((void **)&e->files, &e->files_cap, e->nfiles + 1,
-		  sizeof(*e->files));
+	CPL_GROW(e->files, e->files_cap, e->nfiles + 1);
 	src->index = e->nfiles;
 	if (src->py != NULL)
 		src->py->owner = src;
@@ -554,8 +550,7 @@ cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
 	if (c != NULL)
 		c->code = code;
 
-	cpl_xgrow((void **)&e->codes, &e->codes_cap, e->ncodes + 1,
-		  sizeof(*e->codes));
+	CPL_GROW(e->codes, e->codes_cap, e->ncodes + 1);
 	e->codes[e->ncodes++] = code;
 	for (k = 0; k < code->nfiles; k++) {
 		const char *path = code->files[k]->path;
@@ -563,12 +558,11 @@ cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
 
 		if (r == NULL) {
 			r = cpl_xcalloc(1, sizeof(*r));
-			cpl_xgrow((void **)&e->refs, &e->refs_cap,
-				  e->nrefs + 1, sizeof(*e->refs));
+			CPL_GROW(e->refs, e->refs_cap, e->nrefs + 1);
 			e->refs[e->nrefs++] = r;
 			cpl_strmap_put(&e->code_of, path, r);
 		}
-		cpl_xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
+		CPL_GROW(r->v, r->cap, r->n + 1);
 		r->v[r->n].code = code;
 		r->v[r->n].w = c != NULL ? w : NULL;
 		r->v[r->n].c = c;

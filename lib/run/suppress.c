@@ -144,8 +144,7 @@ add(struct cpl_suppress **s, int line, char *rules, char *reason)
 			free(reason);
 		return;
 	}
-	cpl_xgrow((void **)&(*s)->v, &(*s)->cap, (*s)->n + 1,
-		  sizeof(*(*s)->v));
+	CPL_GROW((*s)->v, (*s)->cap, (*s)->n + 1);
 	(*s)->v[(*s)->n].line = line;
 	(*s)->v[(*s)->n].rules = rules;
 	(*s)->v[(*s)->n].reason = reason;

@@ -146,7 +146,7 @@ walk_plain(const struct cpl_walker *w, const char *dir, int depth)
 		 * most entries need no lstat (DT_UNKNOWN: some file
 		 * systems do not say). */
 		len = strlen(de->d_name);
-		cpl_xgrow((void **)&names, &cap, n + 1, sizeof(*names));
+		CPL_GROW(names, cap, n + 1);
 		names[n] = cpl_xmalloc(len + 2);
 		memcpy(names[n], de->d_name, len + 1);
 		names[n][len + 1] = (char)de->d_type;

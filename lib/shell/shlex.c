@@ -85,7 +85,7 @@ cpl_shlex_index_lines(struct scan *sc, const struct cpl_ynode *node,
 
 	if (len == 0)
 		return false;
-	cpl_xgrow(&p, &cap, 1, sizeof(size_t));
+	p = cpl_xgrow_to(p, &cap, 1, sizeof(size_t));
 	sc->lines = p;
 	sc->lines[0] = 0;
 	sc->nlines = 1;
@@ -93,7 +93,7 @@ cpl_shlex_index_lines(struct scan *sc, const struct cpl_ynode *node,
 		if (t[k] != '\n')
 			continue;
 		p = sc->lines;
-		cpl_xgrow(&p, &cap, sc->nlines + 1, sizeof(size_t));
+		p = cpl_xgrow_to(p, &cap, sc->nlines + 1, sizeof(size_t));
 		sc->lines = p;
 		sc->lines[sc->nlines++] = k + 1;
 	}
@@ -167,7 +167,7 @@ cpl_shlex_push(struct cmd *c)
 {
 	void *p = c->w;
 
-	cpl_xgrow(&p, &c->cap, c->n + 1, sizeof(*c->w));
+	p = cpl_xgrow_to(p, &c->cap, c->n + 1, sizeof(*c->w));
 	c->w = p;
 	cpl_shlex_word_init(&c->w[c->n]);
 	return &c->w[c->n++];
@@ -200,7 +200,7 @@ add_ref(struct sword *w, size_t at, size_t len, size_t name, size_t namelen)
 {
 	void *p = w->refs;
 
-	cpl_xgrow(&p, &w->caprefs, w->nrefs + 1, sizeof(*w->refs));
+	p = cpl_xgrow_to(p, &w->caprefs, w->nrefs + 1, sizeof(*w->refs));
 	w->refs = p;
 	w->refs[w->nrefs].at = at;
 	w->refs[w->nrefs].len = len;

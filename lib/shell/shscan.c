@@ -181,7 +181,7 @@ hook_hostread(struct scan *sc, const struct src *src, size_t start,
 	sc->hostseen++;
 	if (sc->nhcs >= MAX_PENDING)
 		return;
-	cpl_xgrow(&p, &sc->caphcs, sc->nhcs + 1, sizeof(*sc->hcs));
+	p = cpl_xgrow_to(p, &sc->caphcs, sc->nhcs + 1, sizeof(*sc->hcs));
 	sc->hcs = p;
 	h = &sc->hcs[sc->nhcs++];
 	h->expr = cpl_xstrndup(src->p + start, end - start);
@@ -228,7 +228,7 @@ emit_word(struct scan *sc, const struct sword *w)
 			continue;
 		if (out->nhostcounts >= MAX_HOSTCOUNTS)
 			return;
-		cpl_xgrow(&p, &sc->caphc_out, out->nhostcounts + 1,
+		p = cpl_xgrow_to(p, &sc->caphc_out, out->nhostcounts + 1,
 			  sizeof(*out->hostcounts));
 		out->hostcounts = p;
 		o = &out->hostcounts[out->nhostcounts++];
@@ -286,7 +286,7 @@ add_export(struct scan *sc, const char *name, size_t n, char *value,
 		free(value);
 		return;
 	}
-	cpl_xgrow(&p, &sc->capexp_out, out->nexports + 1,
+	p = cpl_xgrow_to(p, &sc->capexp_out, out->nexports + 1,
 		  sizeof(*out->exports));
 	out->exports = p;
 	e = &out->exports[out->nexports];

@@ -21,8 +21,7 @@ cpl_gotmpl_alloc(struct cpl_gotmpl *g, size_t n)
 {
 	void *p = cpl_xcalloc(1, n ? n : 1);
 
-	cpl_xgrow((void **)&g->pool, &g->pool_cap, g->npool + 1,
-		  sizeof(*g->pool));
+	CPL_GROW(g->pool, g->pool_cap, g->npool + 1);
 	g->pool[g->npool++] = p;
 	return p;
 }

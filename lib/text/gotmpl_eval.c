@@ -79,8 +79,7 @@ gv_put(struct cpl_gotmpl *g, struct gval *m, const char *key,
 			       (void *)(uintptr_t)m->n);
 	} else if (m->n >= INDEX_FROM) {
 		m->index = cpl_xcalloc(1, sizeof(*m->index));
-		cpl_xgrow((void **)&g->indexes, &g->indexes_cap,
-			  g->nindexes + 1, sizeof(*g->indexes));
+		CPL_GROW(g->indexes, g->indexes_cap, g->nindexes + 1);
 		g->indexes[g->nindexes++] = m->index;
 		for (i = 0; i < m->n; i++)
 			cpl_strmap_put(m->index, m->keys[i],
@@ -372,8 +371,7 @@ ev_fail(struct ev *e, int rc, const char *file, int line, int col,
 static void
 out_newline(struct out *o)
 {
-	cpl_xgrow((void **)&o->lines, &o->cap, o->nlines + 1,
-		  sizeof(*o->lines));
+	CPL_GROW(o->lines, o->cap, o->nlines + 1);
 	memset(&o->lines[o->nlines], 0, sizeof(o->lines[0]));
 	o->nlines++;
 	o->col = 1;
@@ -459,8 +457,7 @@ var_get(struct ev *e, const char *name)
 static void
 var_push(struct ev *e, const char *name, struct gval *v)
 {
-	cpl_xgrow((void **)&e->vars, &e->vars_cap, e->nvars + 1,
-		  sizeof(*e->vars));
+	CPL_GROW(e->vars, e->vars_cap, e->nvars + 1);
 	e->vars[e->nvars].name = name;
 	e->vars[e->nvars++].v = v;
 }

@@ -16,11 +16,11 @@ cpl_lines_index(struct cpl_lines *l, const char *text, size_t len)
 
 	l->at = NULL;
 	l->n = 0;
-	cpl_xgrow((void **)&l->at, &cap, 1, sizeof(*l->at));
+	CPL_GROW(l->at, cap, 1);
 	l->at[l->n++] = 0;
 	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 		p++;
-		cpl_xgrow((void **)&l->at, &cap, l->n + 1, sizeof(*l->at));
+		CPL_GROW(l->at, cap, l->n + 1);
 		l->at[l->n++] = (size_t)(p - text);
 	}
 }

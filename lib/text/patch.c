@@ -249,8 +249,7 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 		edits[s->index].new_end = b.len;
 		pos = s->end;
 		if (r == NULL || os > r->old_end) {
-			cpl_xgrow((void **)&out->regions, &rcap,
-				  out->nregions + 1, sizeof(*out->regions));
+			CPL_GROW(out->regions, rcap, out->nregions + 1);
 			r = &out->regions[out->nregions++];
 			r->old_off = os;
 			r->new_off = (size_t)((long)os + delta);

@@ -227,7 +227,7 @@ add_node(struct ytree *t, enum ykind kind, const yaml_event_t *ev,
 {
 	struct ynode *n;
 
-	cpl_xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	CPL_GROW(t->v, t->cap, t->n + 1);
 	n = &t->v[t->n];
 	memset(n, 0, sizeof(*n));
 	n->kind = kind;
@@ -247,13 +247,12 @@ attach(struct ytree *t, const size_t *stack, size_t depth, size_t i)
 	struct ynode *p;
 
 	if (depth == 0) {
-		cpl_xgrow((void **)&t->docs, &t->docs_cap, t->ndocs + 1,
-			  sizeof(*t->docs));
+		CPL_GROW(t->docs, t->docs_cap, t->ndocs + 1);
 		t->docs[t->ndocs++] = i;
 		return;
 	}
 	p = &t->v[stack[depth - 1]];
-	cpl_xgrow((void **)&p->kids, &p->cap, p->n + 1, sizeof(*p->kids));
+	CPL_GROW(p->kids, p->cap, p->n + 1);
 	p->kids[p->n++] = i;
 }
 
@@ -356,8 +355,7 @@ parse(struct ytree *t)
 			if (t->v[i].anchor)
 				cpl_strmap_put(&anchors, t->v[i].anchor,
 					       (void *)(i + 1));
-			cpl_xgrow((void **)&stack, &scap, depth + 1,
-				  sizeof(*stack));
+			CPL_GROW(stack, scap, depth + 1);
 			stack[depth++] = i;
 			break;
 		}
@@ -495,7 +493,7 @@ refuse(struct walk *w, size_t group, char *why)
 		free(why);
 		return;
 	}
-	cpl_xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
+	CPL_GROW(r->v, r->cap, r->n + 1);
 	r->v[r->n].group = group;
 	r->v[r->n].why = why;
 	r->n++;
@@ -919,8 +917,7 @@ compare(struct walk *w, size_t o, size_t n, int depth)
 			if (e->old_off >= x->end)
 				break;
 			if (touches(e, x->start, x->end)) {
-				cpl_xgrow((void **)&ks, &kcap, nk + 1,
-					  sizeof(*ks));
+				CPL_GROW(ks, kcap, nk + 1);
 				ks[nk++] = w->by_old[k];
 			}
 		}

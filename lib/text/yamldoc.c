@@ -241,8 +241,7 @@ attach(struct builder *b, struct cpl_ynode *n)
 		return;
 	}
 	if (b->nkids == b->kids_cap)
-		cpl_xgrow((void **)&b->kids, &b->kids_cap, b->nkids + 1,
-			  sizeof(*b->kids));
+		CPL_GROW(b->kids, b->kids_cap, b->nkids + 1);
 	b->kids[b->nkids++] = n;
 }
 
@@ -259,8 +258,7 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 			      CPL_YAML_MAX_DEPTH);
 		return -1;
 	}
-	cpl_xgrow((void **)&b->stack, &b->stack_cap, b->depth + 1,
-		  sizeof(*b->stack));
+	CPL_GROW(b->stack, b->stack_cap, b->depth + 1);
 	f = &b->stack[b->depth++];
 	memset(f, 0, sizeof(*f));
 	f->node = n;
@@ -313,8 +311,7 @@ add_warning(struct builder *b, const struct cpl_ynode *at, const char *fmt,
 		s->warnings_dropped++;
 		return;
 	}
-	cpl_xgrow((void **)&s->warnings, &s->warnings_cap, s->nwarnings + 1,
-		  sizeof(*s->warnings));
+	CPL_GROW(s->warnings, s->warnings_cap, s->nwarnings + 1);
 	memset(&s->warnings[s->nwarnings], 0, sizeof(*s->warnings));
 	cpl_error_set(&s->warnings[s->nwarnings], b->path, at->line,
 		      at->column, fmt, arg);
@@ -517,8 +514,7 @@ is_open(const struct builder *b, const struct cpl_ynode *n)
 static void
 add_doc(struct cpl_ystream *s, struct cpl_ynode *root)
 {
-	cpl_xgrow((void **)&s->docs, &s->docs_cap, s->ndocs + 1,
-		  sizeof(*s->docs));
+	CPL_GROW(s->docs, s->docs_cap, s->ndocs + 1);
 	s->docs[s->ndocs++] = root;
 }
 

@@ -121,8 +121,7 @@ new_node(struct cpl_yedit *ed, enum nkind kind, const yaml_mark_t *start,
 	n->column = (int)start->column + 1;
 	n->start = (uint32_t)mark_offset(ed, start);
 	n->end = (uint32_t)end;
-	cpl_xgrow((void **)&ed->all, &ed->all_cap, ed->nall + 1,
-		  sizeof(*ed->all));
+	CPL_GROW(ed->all, ed->all_cap, ed->nall + 1);
 	ed->all[ed->nall++] = n;
 	return n;
 }
@@ -132,8 +131,7 @@ static void
 attach(struct cpl_yedit *ed, struct cpl_yenode *top, struct cpl_yenode *n)
 {
 	if (top == NULL) {
-		cpl_xgrow((void **)&ed->docs, &ed->docs_cap, ed->ndocs + 1,
-			  sizeof(*ed->docs));
+		CPL_GROW(ed->docs, ed->docs_cap, ed->ndocs + 1);
 		ed->docs[ed->ndocs++] = n;
 		return;
 	}
@@ -143,8 +141,7 @@ attach(struct cpl_yedit *ed, struct cpl_yenode *top, struct cpl_yenode *n)
 	if (top->n == top->cap) {
 		size_t cap = top->cap;
 
-		cpl_xgrow((void **)&top->kids, &cap, (size_t)top->n + 1,
-			  sizeof(*top->kids));
+		CPL_GROW(top->kids, cap, (size_t)top->n + 1);
 		top->cap = (uint32_t)cap;
 	}
 	top->kids[top->n++] = n;
@@ -193,8 +190,7 @@ anchor(struct build *b, const yaml_char_t *name)
 
 	if (name == NULL)
 		return;
-	cpl_xgrow((void **)&b->names, &b->names_cap, b->nnames + 1,
-		  sizeof(*b->names));
+	CPL_GROW(b->names, b->names_cap, b->nnames + 1);
 	b->names[b->nnames] = cpl_xstrdup((const char *)name);
 	cpl_strmap_put(&b->anchors, b->names[b->nnames++], n);
 }
@@ -222,8 +218,7 @@ on_start(struct build *b, enum nkind kind, bool flow,
 	n = new_node(b->ed, kind, start, end);
 	n->flow = flow;
 	attach(b->ed, b->depth ? b->stack[b->depth - 1] : NULL, n);
-	cpl_xgrow((void **)&b->stack, &b->cap, b->depth + 1,
-		  sizeof(*b->stack));
+	CPL_GROW(b->stack, b->cap, b->depth + 1);
 	b->stack[b->depth++] = n;
 	return 0;
 }
@@ -946,7 +941,7 @@ add_ins(const struct cpl_yedit *ed, struct cpl_yedit_out *out, size_t off,
 			out->v[i].text = t;
 			return;
 		}
-	cpl_xgrow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v));
+	CPL_GROW(out->v, out->cap, out->n + 1);
 	in = &out->v[out->n++];
 	in->offset = off;
 	cpl_lines_pos(&ed->lines, off, &in->line, &in->column);
@@ -1174,8 +1169,7 @@ merge_map(const struct cpl_yedit *ed, const struct cpl_yenode *map,
 		const struct cpl_yenode *ex = cpl_yedit_get(map, k->key);
 
 		if (ex == NULL) {
-			cpl_xgrow((void **)&missing, &cap, nmiss + 1,
-				  sizeof(*missing));
+			CPL_GROW(missing, cap, nmiss + 1);
 			missing[nmiss++] = k;
 		} else if (k->kind == CPL_YV_MAP && ex->kind == N_MAP) {
 			if (merge_map(ed, ex, k, out) < 0)

@@ -174,7 +174,7 @@ emit(struct rd *r, int type, struct mark m)
 		f->n = 0;
 	}
 	if (f->n == f->cap)
-		cpl_xgrow((void **)&f->ev, &f->cap, f->n + 1, sizeof(*f->ev));
+		CPL_GROW(f->ev, f->cap, f->n + 1);
 	e = &f->ev[f->n++];
 	memset(e, 0, sizeof(*e));
 	e->type = (unsigned char)type;
@@ -226,7 +226,7 @@ scratch_add(struct cpl_yfast *f, const char *s, size_t n)
 	if (n == 0)		/* the scratch text may not exist yet */
 		return;
 	if (f->slen + n > f->scap)
-		cpl_xgrow((void **)&f->scratch, &f->scap, f->slen + n, 1);
+		f->scratch = cpl_xgrow_to(f->scratch, &f->scap, f->slen + n, 1);
 	memcpy(f->scratch + f->slen, s, n);
 	f->slen += n;
 }
@@ -237,7 +237,7 @@ scratch_addc(struct cpl_yfast *f, char c, size_t times)
 	if (times == 0)
 		return;
 	if (f->slen + times > f->scap)
-		cpl_xgrow((void **)&f->scratch, &f->scap, f->slen + times, 1);
+		f->scratch = cpl_xgrow_to(f->scratch, &f->scap, f->slen + times, 1);
 	memset(f->scratch + f->slen, c, times);
 	f->slen += times;
 }
@@ -959,8 +959,7 @@ cpl_yfast_read(struct cpl_yfast *f, const char *text, size_t len)
 	f->n = 0;
 	f->slen = 0;
 	if (f->cap == 0)
-		cpl_xgrow((void **)&f->ev, &f->cap, f->sink != NULL ?
-			  CPL_YFAST_BATCH : len / 8 + 16, sizeof(*f->ev));
+		CPL_GROW(f->ev, f->cap, f->sink != NULL ? CPL_YFAST_BATCH : len / 8 + 16);
 	if (!plain_ascii(text, len))
 		return -1;
 	skip_to_content(&r);

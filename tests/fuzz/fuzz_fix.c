@@ -43,8 +43,7 @@ fix_as(const char *path, const char *text, size_t len)
 
 			if (d->file == NULL || strcmp(d->file, path) != 0)
 				continue;
-			cpl_xgrow((void **)&edits, &cap, nedits + 1,
-				  sizeof(*edits));
+			CPL_GROW(edits, cap, nedits + 1);
 			edits[nedits++] = (struct cpl_patch_edit){
 				.line = d->line, .column = d->column,
 				.end_line = d->end_line,

@@ -45,8 +45,7 @@ collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	(void)st;
 	(void)ftw;
 	if (type == FTW_F && cpl_str_ends(path, ".py")) {
-		cpl_xgrow((void **)&paths, &paths_cap, npaths + 1,
-			  sizeof(*paths));
+		CPL_GROW(paths, paths_cap, npaths + 1);
 		paths[npaths++] = cpl_xstrdup(path);
 	}
 	return 0;

@@ -745,7 +745,7 @@ START_TEST(skip_plain_lines_hides_nothing)
 	for (i = 0; i < n; i++) {
 		size_t t = i % ntexts, len = lens[t], edits = 1 + i % 4;
 
-		cpl_xgrow((void **)&buf, &cap, len + 64, 1);
+		buf = cpl_xgrow_to(buf, &cap, len + 64, 1);
 		memcpy(buf, texts[t], len);
 		for (k = 0; k < edits; k++) {
 			const char *bit;

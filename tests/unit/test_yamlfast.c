@@ -255,7 +255,7 @@ START_TEST(mutations)
 	for (i = 0; i < n; i++) {
 		size_t s = i % nseeds, len = seed_lens[s], edits;
 
-		cpl_xgrow((void **)&buf, &cap, len + 8, 1);
+		buf = cpl_xgrow_to(buf, &cap, len + 8, 1);
 		memcpy(buf, seeds[s], len);
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		edits = 1 + x % 3;
