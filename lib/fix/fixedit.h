@@ -9,8 +9,6 @@
  * source's own style (text/yamledit.h).  Columns handed in count code
  * points, as the readers do; edits carry byte columns.  Defined in
  * fixedit.c, and fixcode.c for the Python edit.
- *
- * Includes: finding.h and workload.h (core).
  */
 #ifndef CPL_FIXEDIT_H
 #define CPL_FIXEDIT_H

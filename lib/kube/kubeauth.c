@@ -14,8 +14,6 @@
  * Ownership: fills the handle's cert, key, token and token_file (the
  * handle frees and wipes them); -data fields and inline tokens stay
  * borrowed from the model.
- *
- * Includes: kube/kubeconfig_int.h and core util.h (through it).
  */
 #include "kube/kubeconfig_int.h"
 

@@ -14,9 +14,6 @@
  * Ownership: the handle owns the merged model (every cluster, user and
  * context read) and the resolved strings; the public info view borrows
  * from both.  Positions borrow file names from the handle's file list.
- *
- * Includes: kube/kubeconfig_int.h and core util.h (through it); nothing
- * above the kube wing.
  */
 #include "kube/kubeconfig_int.h"
 

@@ -18,8 +18,6 @@
  * Invariant: as kubeconfig.h says, no secret reaches an error message, and
  * every secret is wiped before it is freed (secret_free).  The helpers
  * below are static inline so each part keeps its own copy.
- *
- * Includes: kube/kubeconfig.h, core util.h (through it) and jansson.
  */
 #ifndef CPL_KUBE_KUBECONFIG_INT_H
 #define CPL_KUBE_KUBECONFIG_INT_H

@@ -16,9 +16,6 @@
  *
  * Ownership: replaces the handle's token, cert and key with the plugin's
  * (the handle frees and wipes them); counts runs in the handle.
- *
- * Includes: kube/kubeconfig_int.h, core util.h (through it), jansson and
- * POSIX process headers.
  */
 #include "kube/kubeconfig_int.h"
 

@@ -11,9 +11,6 @@
  *
  * Ownership: a model owns its entries and every string in them; positions
  * borrow the file name from the caller (the handle's file list).
- *
- * Includes: kube/kubeconfig_int.h, core util.h and text/yamldoc.h; it
- * knows nothing of the handle's resolved state.
  */
 #include "kube/kubeconfig_int.h"
 

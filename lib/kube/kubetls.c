@@ -12,8 +12,6 @@
  * Ownership: fills the handle's server, proxy_url, ca and ca_origin (the
  * handle frees them); certificate-authority-data stays borrowed from the
  * model.
- *
- * Includes: kube/kubeconfig_int.h and core util.h (through it).
  */
 #include "kube/kubeconfig_int.h"
 

@@ -21,8 +21,6 @@
  *
  * Ownership: fills the containers of the groups' workloads (borrowed
  * from lp); errors go to the engine, notes for the user to notes.
- *
- * Includes: model/, run/, kube/ (cadvisor, prometheus, kubeclient).
  */
 #ifndef CPL_LIVEMEASURE_H
 #define CPL_LIVEMEASURE_H

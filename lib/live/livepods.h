@@ -12,8 +12,7 @@
  * group; a Pod without an owner is a group of its own, always.
  *
  * Ownership: the set owns its groups, records, owners and keys; the
- * workloads belong to the engine (borrowed here).  Includes: core util.h,
- * workload.h and kube/kubeclient.h (to read owners).
+ * workloads belong to the engine (borrowed here).
  */
 #ifndef CPL_LIVEPODS_H
 #define CPL_LIVEPODS_H

@@ -16,7 +16,6 @@
  * /dev/shm for an executor: emptyDirMounts with mountPath /dev/shm.
  *
  * Ownership: workloads go to out; nothing is kept.
- * Includes: load/loader.h, text/quantity.h, the C library.
  */
 #include "load/loader.h"
 

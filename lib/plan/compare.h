@@ -11,8 +11,6 @@
  * wait and CPU used averaged, throttling and threads their worst.
  *
  * Ownership: the result owns its strings (cpl_compare_free).
- *
- * Includes: core headers, kube/, plan/.
  */
 #ifndef CPL_COMPARE_H
 #define CPL_COMPARE_H

@@ -9,8 +9,6 @@
  * Ownership: output is appended to the caller's buffers; errors are
  * appended to the caller's array (free each with cpl_error_clear, then
  * the array).
- *
- * Includes: core headers and plan/.
  */
 #ifndef CPL_PLANRUN_H
 #define CPL_PLANRUN_H

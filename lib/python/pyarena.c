@@ -11,7 +11,6 @@
  * from the file's text or arena; a map grows past 70% load.
  *
  * Owns the chunks of an arena and the slots of a map, not the keys.
- * Includes: python/pyscan_int.h and the C library only.
  */
 #include "python/pyscan_int.h"
 

@@ -13,7 +13,6 @@
  *
  * Owns nothing of its own: strings go into the file's arena and facts
  * into the file's arrays, all freed by cpl_pyfile_free().
- * Includes: python/pyscan_int.h and the C library only.
  */
 #include "python/pyscan_int.h"
 

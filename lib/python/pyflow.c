@@ -19,7 +19,6 @@
  *
  * Owns only its queues and the flow's maps, freed before each walk
  * returns; marks go into the file's facts.
- * Includes: python/pyscan_int.h and the C library only.
  */
 #include "python/pyscan_int.h"
 

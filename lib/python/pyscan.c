@@ -30,7 +30,6 @@
  * Ownership: strings live in the file's arena (struct cpl_pyindex), arrays
  * are heap blocks; cpl_pyfile_free() releases both.  The walk's stacks
  * (struct scan) live for one cpl_pyscan_file().
- * Includes: python/pyscan_int.h and the C library only.
  */
 #include "python/pyscan_int.h"
 

@@ -20,7 +20,6 @@
  *
  * Ownership is the file's: strings in its arena, arrays and map slots on
  * the heap, all released by cpl_pyfile_free().
- * Includes: python/pyscan.h and the C library only.
  */
 #ifndef CPL_PYTHON_PYSCAN_INT_H
 #define CPL_PYTHON_PYSCAN_INT_H

@@ -21,7 +21,6 @@
  * attached, remade and trimmed on the engine's thread.
  *
  * Owns the remade arrays (with their files) and the cache's own arrays.
- * Includes: python/pyscan_int.h, python/pytokcache.h and the C library.
  */
 #include "python/pytokcache.h"
 

@@ -19,8 +19,7 @@
  * (cpl_builds_dockerfiles), for an image written as a placeholder that
  * no build file names: entrypoint.c links the only one that runs Python.
  *
- * Owns its list; cpl_builds_free() frees it.  Includes: engine_int.h,
- * builds.h, run/config.h, text/yamldoc.h, model/link.h, the C library.
+ * Owns its list; cpl_builds_free() frees it.
  */
 #include "run/builds.h"
 

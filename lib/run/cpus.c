@@ -9,7 +9,7 @@
  * missing is passed over: in a container the mount point is often the
  * process's own cgroup, whatever path /proc names.
  *
- * Owns nothing past a call.  Includes: cpus.h, util.h and the C library.
+ * Owns nothing past a call.
  */
 #include "run/cpus.h"
 

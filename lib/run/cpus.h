@@ -7,8 +7,6 @@
  * cgroup and its ancestors), and at least 1.  A linter run in a CI
  * container with a 2-CPU quota on a 64-core host must not start 64
  * threads.
- *
- * Includes: the C library only.
  */
 #ifndef CPL_CPUS_H
 #define CPL_CPUS_H

@@ -28,8 +28,6 @@
  *                notes, the linker's loader and hooks;
  *   overlay.c    texts given for paths (--fix and --diff passes over
  *                fixed text), read instead of the files.
- *
- * Includes: engine.h and the headers of the wings below the run.
  */
 #ifndef CPL_ENGINE_INT_H
 #define CPL_ENGINE_INT_H

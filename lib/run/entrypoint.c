@@ -19,8 +19,6 @@
  * Runs once per run, before the group graph (group.c), over the static
  * workloads.  Owns nothing after it returns: each text it reads and each
  * path that positions name are kept by the engine (cpl_engine_own_key()).
- * Includes: engine_int.h, link.h, shell/shlex.h, shell/shscan.h, the C
- * library.
  */
 #include "run/engine_int.h"
 

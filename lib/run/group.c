@@ -41,7 +41,6 @@
  * thread loading it has finished (cpl_engine_python()).
  *
  * Owns the run's graph and crews while judging; nothing after.
- * Includes: engine_int.h, budget.h, rule.h, the C library, pthreads.
  */
 #include "run/engine_int.h"
 

@@ -5,8 +5,6 @@
  *
  * Ownership: findings and their edits are the engine's; the keep's
  * strings (struct cpl_keep_result) are the caller's (cpl_keep_free).
- *
- * Includes: model/ (finding.h, workload.h).
  */
 #ifndef CPL_KEEP_H
 #define CPL_KEEP_H

@@ -12,7 +12,6 @@
  *
  * Runs once per run, after every file is loaded and before the group
  * graph (group.c).  Owns nothing after it returns.
- * Includes: engine_int.h, link.h, text/yamldoc.h, the C library.
  */
 #include "run/engine_int.h"
 

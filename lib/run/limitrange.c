@@ -16,7 +16,7 @@
  * Static workloads, and live ones whose Pods do not exist yet
  * (unadmitted: live.c read their namespace's LimitRanges); a live Pod
  * already carries what admission applied.  Runs once per run, before the
- * group graph.  Owns nothing.  Includes: engine_int.h, the C library.
+ * group graph.  Owns nothing.
  */
 #include "run/engine_int.h"
 

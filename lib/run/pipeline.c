@@ -36,8 +36,6 @@
  * would have been.
  *
  * Owns the queue and its jobs until they are taken.
- * Includes: engine_int.h and the wings below the run, cpus.h, the C library,
- * pthreads and jansson (to seed its hash before threads start).
  */
 #include "run/engine_int.h"
 

@@ -48,7 +48,6 @@
  *
  * Any thread (the pipeline's): reads only the text it is given.
  * Ownership: workloads and skips go to out; nothing is kept.
- * Includes: run/pywork_int.h (pywork_py.c below it), python/.
  */
 #include "run/pywork_int.h"
 

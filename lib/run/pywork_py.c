@@ -9,7 +9,6 @@
  *
  * Any thread: reads only the file it is given.
  * Ownership: see pywork_int.h.
- * Includes: pywork_int.h, python/pyvalue.h, text/quantity.h.
  */
 #include "run/pywork_int.h"
 

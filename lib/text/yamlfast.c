@@ -18,7 +18,6 @@
  * the first byte it does not expect, and libyaml reads the text again.
  *
  * Owns nothing past the struct cpl_yfast it fills.
- * Includes: text/yamlfast.h, text/yamldoc.h (the style enum), util.h.
  */
 #include "text/yamlfast.h"
 
