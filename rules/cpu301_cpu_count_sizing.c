@@ -28,9 +28,6 @@
 #include "python/pyscan.h"
 #include "python/pyvalue.h"
 
-/* Reports CPU count cc of f, which sizes what at sink. */
-/* A capped count's finding: the cap (N) and why it is not known to fit
- * (a sentence), with where the budget is written. */
 /* The helper both fixes name: the CPUs the cgroup's quota allows. */
 #define CPU_QUOTA "cpu_quota() defined as `q, p = " \
 	"open(\"/sys/fs/cgroup/cpu.max\").read().split(); return max(1, " \
@@ -83,12 +80,16 @@ runs_py313(const struct cpl_code_ref *refs, size_t nrefs)
 	return false;
 }
 
+/* A capped count's finding: the cap (N) and why it is not known to fit
+ * (a sentence), with where the budget is written. */
 struct cap {
 	long n;			/* 0: not capped */
 	char why[200];
 	struct cpl_pos budget;	/* the CPU limit that N exceeds, or none */
 };
 
+/* Reports CPU count cc of f, which sizes what_sized at sink; capped by
+ * cap (NULL: not capped); py313: the image's Python is 3.13 or newer. */
 static void
 report(struct cpl_check *ck, const struct cpl_pyfile *f,
        const struct cpl_pycpucount *cc, const char *what_sized,
