@@ -11,6 +11,9 @@ it may use) and checks, over lib/, rules/ and cmd/:
   - every call from one file to a global another defines (its object's
     undefined symbols against the other's defined ones: `nm`) runs to
     its own wing or one on its line;
+  - no struct of one bare name is defined in two wings (`struct scan`
+    of the shell and of the Python reader: grep and a debugger cannot
+    tell them apart);
   - a private header (named `*_int.h`) is included only by files of its
     own wing (the unit tests under tests/ may include it);
   - the table itself runs one way (no wing reaches itself round a loop);
@@ -165,6 +168,19 @@ def main():
             if hw != w and hw not in wings[w]:
                 bad.append("%s:%d: includes %s: %s may not reach up to "
                            "%s (tools/wings)" % (p, n, m.group(1), w, hw))
+    # Struct names: one wing each.
+    owner = {}
+    for p in srcs:
+        for n, line in enumerate(open(p, encoding="utf-8"), 1):
+            m = re.match(r"struct ([A-Za-z_][A-Za-z_0-9]*) \{", line)
+            if not m:
+                continue
+            w = wing_of(p)
+            prev = owner.setdefault(m.group(1), (w, p, n))
+            if prev[0] != w:
+                bad.append("%s:%d: struct %s is also defined in %s:%d "
+                           "(another wing)" % (p, n, m.group(1), prev[1],
+                                               prev[2]))
     # Calls, from the objects (of sources that still exist: a file moved
     # leaves its old object behind in a build directory).
     defs, uses = {}, {}

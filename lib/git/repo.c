@@ -39,7 +39,7 @@
 #define BINARY_PROBE 8192	/* bytes searched for NUL, as cpl_read_file */
 
 /* Lines [start, end) of a file's new side that are new or edited. */
-struct span {
+struct repo_span {
 	int start;
 	int end;
 };
@@ -50,7 +50,7 @@ struct changed {
 	bool whole;
 	bool has_old;		/* old: its content at the merge base */
 	git_oid old;
-	struct span *v;
+	struct repo_span *v;
 	size_t n;
 	size_t cap;
 };
@@ -1060,7 +1060,7 @@ on_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
 static int
 cmp_span(const void *a, const void *b)
 {
-	const struct span *x = a, *y = b;
+	const struct repo_span *x = a, *y = b;
 
 	return (x->start > y->start) - (x->start < y->start);
 }
@@ -1170,7 +1170,7 @@ cpl_repo_diff_base(struct cpl_repo *repo, const char *ref, bool staged,
 	for (i = 0; i < repo->nslots; i++)
 		if (repo->slots[i] != NULL && repo->slots[i]->n > 1)
 			qsort(repo->slots[i]->v, repo->slots[i]->n,
-			      sizeof(struct span), cmp_span);
+			      sizeof(struct repo_span), cmp_span);
 	repo->diffed = true;
 	rc = 0;
 out:

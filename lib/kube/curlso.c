@@ -56,13 +56,13 @@ CURL_FUNCTIONS(SAME_TYPE)
 #endif
 
 /* One symbol to look up and where its address goes. */
-struct sym {
+struct curl_sym {
 	const char *name;
 	size_t offset;		/* in struct cpl_curlso */
 };
 
 #define SYM(slot, fn) { #fn, offsetof(struct cpl_curlso, slot) },
-static const struct sym syms[] = { CURL_FUNCTIONS(SYM) };
+static const struct curl_sym syms[] = { CURL_FUNCTIONS(SYM) };
 #undef SYM
 
 static struct cpl_curlso table;

@@ -32,7 +32,7 @@ struct cpl_prometheus {
 };
 
 /* One run's connection. */
-struct conn {
+struct prom_conn {
 	const struct cpl_curlso *cu;
 	CURL *curl;
 	const struct cpl_prometheus_opts *o;
@@ -225,7 +225,7 @@ on_body(char *p, size_t size, size_t n, void *ctx)
 
 /* The handle, TLS and the bearer token. */
 static int
-conn_setup(struct conn *c, struct cpl_error *err)
+conn_setup(struct prom_conn *c, struct cpl_error *err)
 {
 	const struct cpl_prometheus_opts *o = c->o;
 	char *token = NULL;
@@ -306,7 +306,7 @@ conn_setup(struct conn *c, struct cpl_error *err)
 
 /* The answer's "error" (or the HTTP status) as one line. */
 static void
-answer_error(struct cpl_error *err, const struct conn *c, long code,
+answer_error(struct cpl_error *err, const struct prom_conn *c, long code,
 	     const struct cpl_buf *body)
 {
 	json_t *j = json_loadb(cpl_buf_str(body), body->len, 0, NULL);
@@ -335,7 +335,7 @@ answer_error(struct cpl_error *err, const struct conn *c, long code,
  * limit ms (run: what was left of the run's time limit).
  */
 static void
-timed_out(struct cpl_error *err, const struct conn *c, long limit, bool run)
+timed_out(struct cpl_error *err, const struct prom_conn *c, long limit, bool run)
 {
 	long made = 0;
 	curl_off_t ready = 0;
@@ -365,7 +365,7 @@ timed_out(struct cpl_error *err, const struct conn *c, long limit, bool run)
 /* GET /api/v1/query?query=q (at: &time=, epoch seconds; 0: now); the
  * result in *result. */
 static int
-instant(json_t **result, struct conn *c, const char *q, double at,
+instant(json_t **result, struct prom_conn *c, const char *q, double at,
 	struct cpl_error *err)
 {
 	struct cpl_buf url, body;
@@ -620,7 +620,7 @@ nsq_build(struct nsq *q, const struct cpl_prometheus_pod *pods,
 /* The three queries for one namespace's terms (each the union of its
  * terms), their answers stored in p. */
 static int
-query_ns(struct cpl_prometheus *p, struct conn *c, const char *ns,
+query_ns(struct cpl_prometheus *p, struct prom_conn *c, const char *ns,
 	 const struct nsq *q, struct cpl_error *err)
 {
 	static const char *const metrics[] = { "throttled", "cpu",
@@ -660,7 +660,7 @@ cpl_prometheus_query(struct cpl_prometheus **out,
 		     double window_s, struct cpl_error *err)
 {
 	struct cpl_prometheus *p = cpl_xcalloc(1, sizeof(*p));
-	struct conn c = { 0 };
+	struct prom_conn c = { 0 };
 	size_t *idx = cpl_xcalloc(n + 1, sizeof(*idx));
 	bool *done = cpl_xcalloc(n + 1, sizeof(*done));
 	bool *used = cpl_xcalloc(n + 1, sizeof(*used));
@@ -763,7 +763,7 @@ cpl_prometheus_value(double *out, bool *has,
 		     const struct cpl_prometheus_opts *o, const char *q,
 		     double at, struct cpl_error *err)
 {
-	struct conn c = { 0 };
+	struct prom_conn c = { 0 };
 	json_t *result = NULL, *x;
 	bool junk = false;
 	double d;
@@ -816,7 +816,7 @@ cpl_prometheus_counter(double *used, double *covered, bool *has,
 		       const struct cpl_prometheus_opts *o, const char *q,
 		       double at, struct cpl_error *err)
 {
-	struct conn c = { 0 };
+	struct prom_conn c = { 0 };
 	json_t *result = NULL, *x, *pt;
 	double first = 0, last = 0, d, prev = 0, t;
 	bool junk = false, any = false;

@@ -220,7 +220,7 @@ env_names(const json_t *env, const char *name)
 /* What a walk reads additions for: the findings whose edits were
  * applied (fs[order[0..n)]), to say which one (and its budget) each
  * addition comes from. */
-struct walk {
+struct mutate_walk {
 	struct cpl_mutation *m;
 	const struct cpl_admit *a;
 	const struct cpl_finding *fs;
@@ -238,7 +238,7 @@ static char *budget_why(const struct cpl_admit *a,
  * /Worker/), whose edits write the name.  Caller frees; NULL if none.
  */
 static char *
-attribute(const struct walk *wk, const char *p, const char *cname,
+attribute(const struct mutate_walk *wk, const char *p, const char *cname,
 	  const char *name)
 {
 	const struct cpl_finding *f;
@@ -289,7 +289,7 @@ to_object(const struct cpl_admit *a, const char *p)
 /* Records the entries edited's env adds to orig's (one container, at
  * pointer p of the judged text). */
 static void
-additions(struct walk *wk, const json_t *orig, const json_t *edited,
+additions(struct mutate_walk *wk, const json_t *orig, const json_t *edited,
 	  const char *p)
 {
 	const json_t *oenv = json_object_get(orig, "env");
@@ -340,7 +340,7 @@ additions(struct walk *wk, const json_t *orig, const json_t *edited,
  * initContainers) of the same length, compares each container's env.
  */
 static void
-walk(struct walk *wk, const json_t *orig, const json_t *edited,
+walk(struct mutate_walk *wk, const json_t *orig, const json_t *edited,
      struct cpl_buf *p, int depth)
 {
 	const char *key;
@@ -434,7 +434,7 @@ from_findings(struct cpl_mutation *m, const struct cpl_admit *a,
 	struct cpl_patch_edit *pe;
 	struct cpl_patch out = { 0 };
 	struct cpl_buf p;
-	struct walk wk = { m, a, fs, order, n };
+	struct mutate_walk wk = { m, a, fs, order, n };
 	const struct cpl_finding *f;
 	json_t *edited;
 	size_t i, k, ne = 0, cap = 0;

@@ -31,14 +31,14 @@ enum mpi_hosts {
 };
 
 /* One token of a command line; op marks a shell operator. */
-struct tok {
+struct mpi_tok {
 	char *text;
 	bool op;
 	struct cpl_pos pos;
 };
 
 struct toks {
-	struct tok *v;
+	struct mpi_tok *v;
 	size_t n;
 	size_t cap;
 };

@@ -21,8 +21,8 @@
 /* ---- arena ------------------------------------------------------------ */
 
 /* A block of the arena. */
-struct chunk {
-	struct chunk *next;
+struct arena_chunk {
+	struct arena_chunk *next;
 	size_t used;
 	size_t size;
 	max_align_t data[];
@@ -30,9 +30,9 @@ struct chunk {
 
 /* n bytes from the arena at a multiple of align (a power of two). */
 static void *
-take(struct chunk **head, size_t n, size_t align)
+take(struct arena_chunk **head, size_t n, size_t align)
 {
-	struct chunk *c = *head;
+	struct arena_chunk *c = *head;
 	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
 	if (c == NULL || at > c->size || c->size - at < n) {
@@ -55,14 +55,14 @@ take(struct chunk **head, size_t n, size_t align)
 
 /* n bytes from the arena, aligned for any type. */
 void *
-cpl_pyscan_arena_alloc(struct chunk **head, size_t n)
+cpl_pyscan_arena_alloc(struct arena_chunk **head, size_t n)
 {
 	return take(head, n, sizeof(max_align_t));
 }
 
 /* s[0, n) copied into the arena, NUL-terminated. */
 char *
-cpl_pyscan_arena_strndup(struct chunk **head, const char *s, size_t n)
+cpl_pyscan_arena_strndup(struct arena_chunk **head, const char *s, size_t n)
 {
 	char *p = take(head, n + 1, 1);	/* strings: packed */
 
@@ -73,7 +73,7 @@ cpl_pyscan_arena_strndup(struct chunk **head, const char *s, size_t n)
 
 /* a, b and c (any may be NULL) joined, in the arena. */
 char *
-cpl_pyscan_arena_cat(struct chunk **head, const char *a, const char *b,
+cpl_pyscan_arena_cat(struct arena_chunk **head, const char *a, const char *b,
 		     const char *c)
 {
 	size_t na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0;
@@ -92,10 +92,10 @@ cpl_pyscan_arena_cat(struct chunk **head, const char *a, const char *b,
 
 /* Frees every chunk of an arena. */
 void
-cpl_pyscan_arena_free(struct chunk *c)
+cpl_pyscan_arena_free(struct arena_chunk *c)
 {
 	while (c) {
-		struct chunk *next = c->next;
+		struct arena_chunk *next = c->next;
 
 		free(c);
 		c = next;

@@ -33,18 +33,18 @@
 
 /* ---- arena (pyarena.c) ------------------------------------------------ */
 
-struct chunk;		/* a block of an arena; a NULL head is empty */
+struct arena_chunk;		/* a block of an arena; a NULL head is empty */
 
 /* n bytes from the arena, aligned for any type. */
-void *cpl_pyscan_arena_alloc(struct chunk **head, size_t n);
+void *cpl_pyscan_arena_alloc(struct arena_chunk **head, size_t n);
 /* s[0, n) copied into the arena, NUL-terminated. */
-char *cpl_pyscan_arena_strndup(struct chunk **head, const char *s,
+char *cpl_pyscan_arena_strndup(struct arena_chunk **head, const char *s,
 			       size_t n);
 /* a, b and c (any may be NULL) joined, in the arena. */
-char *cpl_pyscan_arena_cat(struct chunk **head, const char *a,
+char *cpl_pyscan_arena_cat(struct arena_chunk **head, const char *a,
 			   const char *b, const char *c);
 /* Frees every chunk of an arena. */
-void cpl_pyscan_arena_free(struct chunk *c);
+void cpl_pyscan_arena_free(struct arena_chunk *c);
 
 /* ---- maps: (namespace, name) → int ------------------------------------ */
 
@@ -99,7 +99,7 @@ struct cpl_pytokcache;	/* bounds remade tokens (pytokcache.h) */
 
 /* Lookup tables and capacities of a cpl_pyfile. */
 struct cpl_pyindex {
-	struct chunk *arena;	/* every string of the facts */
+	struct arena_chunk *arena;	/* every string of the facts */
 	struct nmap assigns;	/* (scope | CLASS_NS, name) → last assign */
 	struct nmap bindings;	/* (scope, bound) → import */
 	struct nmap defs;	/* (parent scope, name) → scope */

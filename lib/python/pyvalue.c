@@ -76,7 +76,7 @@ cpl_pyvalue_expr(struct cpl_pyval *out, const struct cpl_pyfile *f,
 		 const struct cpl_pyenv *env)
 {
 	struct ctx cx;
-	struct frame fr;
+	struct pv_frame fr;
 	struct val v;
 
 	ctx_init(&cx, f, env);
@@ -145,7 +145,7 @@ cpl_pyvalue_envset(struct cpl_pyval *out, const struct cpl_pyfile *f,
 {
 	const struct cpl_pyenvset *e = &f->envsets[i];
 	struct ctx cx;
-	struct frame fr = { f, NULL, -1 };
+	struct pv_frame fr = { f, NULL, -1 };
 	struct val v;
 
 	ctx_init(&cx, f, env);

@@ -227,7 +227,7 @@ static struct val
 option_default(struct ctx *cx, const struct cpl_pyfile *g,
 	       const struct cpl_pyargdef *d)
 {
-	struct frame fr = { g, NULL, -1 };
+	struct pv_frame fr = { g, NULL, -1 };
 	struct val v = unknown();
 
 	if (d->def.first >= d->def.last) {
@@ -338,7 +338,7 @@ param_at(struct ctx *cx, const struct cpl_pyfile *f, int func, size_t p,
 	const struct cpl_pycall *c = &site->file->calls[site->call];
 	const struct cpl_pyparam *pp = &f->scopes[func].params[p];
 	const struct cpl_pyarg *a;
-	struct frame fr;
+	struct pv_frame fr;
 	struct val v;
 	bool spread;
 
@@ -378,7 +378,7 @@ site_value(struct ctx *cx, const struct cpl_pyfile *f, int func, size_t p,
  * linked files binds it, else its default does.
  */
 static struct val
-param_value(struct ctx *cx, const struct frame *fr, const struct cpl_pyfile *f,
+param_value(struct ctx *cx, const struct pv_frame *fr, const struct cpl_pyfile *f,
 	    int func, size_t p)
 {
 	const struct cpl_pyenv *env = env_of(cx);
@@ -456,7 +456,7 @@ param_value(struct ctx *cx, const struct frame *fr, const struct cpl_pyfile *f,
 	if (pp->def.first >= pp->def.last)
 		return unknown();
 	{
-		struct frame df = { f, NULL, -1 };
+		struct pv_frame df = { f, NULL, -1 };
 
 		acc = cpl_pyvalue_eval_range(cx, &df, &pp->def);
 		if (acc.kind == V_NUM) {
@@ -472,7 +472,7 @@ static struct val
 returns(struct ctx *cx, const struct cpl_pyfile *f, int func,
 	const struct cpl_pysite *site)
 {
-	struct frame fr = { f, site, func };
+	struct pv_frame fr = { f, site, func };
 	struct val acc = unknown();
 	int a = cpl_pyscan_assign_last(f, func, "return");
 	bool have = false;
@@ -534,7 +534,7 @@ cpl_pyvalue_env_read(struct ctx *cx, struct val name, const struct val *dflt,
 
 /* The positional argument i of call c evaluated, or unknown. */
 static struct val
-arg_value(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c,
+arg_value(struct ctx *cx, const struct pv_frame *fr, const struct cpl_pycall *c,
 	  size_t i, bool *given)
 {
 	size_t k, n = 0;
@@ -575,7 +575,7 @@ is_len(const struct cpl_pyfile *f, const struct cpl_pyexpr *e)
  * is not read.
  */
 static struct val
-minmax(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c)
+minmax(struct ctx *cx, const struct pv_frame *fr, const struct cpl_pycall *c)
 {
 	const struct cpl_pyfile *f = fr->f;
 	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
@@ -630,7 +630,7 @@ minmax(struct ctx *cx, const struct frame *fr, const struct cpl_pycall *c)
 
 /* The value call ci returns, where we know it. */
 struct val
-cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
+cpl_pyvalue_eval_call(struct ctx *cx, const struct pv_frame *fr, int ci)
 {
 	static const char *const conv[] = {
 		"int", "float", "round", "abs", "str", "math.floor",
@@ -714,7 +714,7 @@ cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr, int ci)
 
 /* The value assignment ai of fr->f gives its target. */
 static struct val
-eval_assign(struct ctx *cx, const struct frame *fr, int ai)
+eval_assign(struct ctx *cx, const struct pv_frame *fr, int ai)
 {
 	const struct cpl_pyfile *f = fr->f;
 	const struct cpl_pytoken *toks = cpl_pyfile_toks(f);
@@ -773,7 +773,7 @@ eval_assign(struct ctx *cx, const struct frame *fr, int ai)
  * dominates the use.
  */
 static struct val
-reach(struct ctx *cx, const struct frame *fr, int s, int a, int p,
+reach(struct ctx *cx, const struct pv_frame *fr, int s, int a, int p,
       size_t use_tok, int use_block)
 {
 	const struct cpl_pyfile *f = fr->f;
@@ -828,7 +828,7 @@ imported(struct ctx *cx, const struct cpl_pyfile *f, int im)
 	const struct cpl_pyenv *env = env_of(cx);
 	const struct cpl_pyimport *m = &f->imports[im];
 	const struct cpl_pyfile *g;
-	struct frame fr;
+	struct pv_frame fr;
 
 	if (m->name == NULL || env->module == NULL)
 		return unknown();
@@ -844,7 +844,7 @@ imported(struct ctx *cx, const struct cpl_pyfile *f, int im)
 /* self.X in a method of class cls: every assignment of it in the class,
  * and the class attribute X. */
 struct val
-cpl_pyvalue_self_attr(struct ctx *cx, const struct frame *fr, int scope,
+cpl_pyvalue_self_attr(struct ctx *cx, const struct pv_frame *fr, int scope,
 		      const char *name)
 {
 	const struct cpl_pyfile *f = fr->f;
@@ -912,14 +912,14 @@ class_named(struct ctx *cx, const struct cpl_pyfile *f, int scope,
  * when dotted names no class.
  */
 struct val
-cpl_pyvalue_class_attr(struct ctx *cx, const struct frame *fr, int scope,
+cpl_pyvalue_class_attr(struct ctx *cx, const struct pv_frame *fr, int scope,
 		       const char *dotted, size_t use_tok, int use_block,
 		       bool *is_class)
 {
 	const struct cpl_pyfile *f = fr->f, *g;
 	const char *attr = strrchr(dotted, '.');
 	char *cname;
-	struct frame gf;
+	struct pv_frame gf;
 	size_t i;
 	int s, cls, a;
 
@@ -967,7 +967,7 @@ cpl_pyvalue_class_attr(struct ctx *cx, const struct frame *fr, int scope,
 
 /* The value of name used at token use_tok of block use_block in scope. */
 struct val
-cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr, int scope,
+cpl_pyvalue_eval_name(struct ctx *cx, const struct pv_frame *fr, int scope,
 		      const char *name, size_t use_tok, int use_block)
 {
 	const struct cpl_pyfile *f = fr->f;
@@ -1003,7 +1003,7 @@ cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr, int scope,
 		v = imported(cx, f, im);
 	} else if (!found) {
 		const struct cpl_pyfile *g = star_module(cx, f, name);
-		struct frame gf = { g, NULL, -1 };
+		struct pv_frame gf = { g, NULL, -1 };
 
 		if (g != NULL)
 			v = cpl_pyvalue_eval_name(cx, &gf, 0, name,

@@ -6,7 +6,7 @@
  * precedence-climbing parser that computes as it parses: lambda, walrus
  * and conditional, or / and / not, comparisons, binary operators, unary
  * - + ~, **, and atoms (numbers, strings, True False None, parentheses,
- * names).  It owns the parse state (struct ev) and the token helpers it
+ * names).  It owns the parse state (struct pv_ev) and the token helpers it
  * moves by.  A name, a call, self.X, args.X, os.environ[...] or an
  * attribute of a linked module is handed to pyvalue_bind.c, which may
  * read further expressions through cpl_pyvalue_eval_range(); each such
@@ -24,9 +24,9 @@
 #include <string.h>
 
 /* A parse over tokens [k, end) of a file. */
-struct ev {
+struct pv_ev {
 	struct ctx *cx;
-	const struct frame *fr;
+	const struct pv_frame *fr;
 	const struct cpl_pyfile *f;
 	const struct cpl_pytoken *toks;	/* f's, held for the parse */
 	size_t k;
@@ -36,11 +36,11 @@ struct ev {
 	bool bad;		/* not an expression we read */
 };
 
-static struct val expr(struct ev *ev);
+static struct val expr(struct pv_ev *ev);
 
 /* Opens one level of nesting; false (and the parse bad) past MAX_NEST. */
 static bool
-nest(struct ev *ev)
+nest(struct pv_ev *ev)
 {
 	if (ev->cx->nest >= MAX_NEST) {
 		ev->bad = true;
@@ -52,7 +52,7 @@ nest(struct ev *ev)
 
 /* Closes the level nest() opened. */
 static void
-unnest(struct ev *ev)
+unnest(struct pv_ev *ev)
 {
 	ev->cx->nest--;
 }
@@ -61,7 +61,7 @@ unnest(struct ev *ev)
 
 /* The next token of the parse that is not NL or a comment. */
 static size_t
-at(struct ev *ev)
+at(struct pv_ev *ev)
 {
 	while (ev->k < ev->end &&
 	       (ev->toks[ev->k].kind == CPL_PYTOK_NL ||
@@ -72,7 +72,7 @@ at(struct ev *ev)
 
 /* The next token is operator op. */
 static bool
-is_op(struct ev *ev, const char *op)
+is_op(struct pv_ev *ev, const char *op)
 {
 	size_t k = at(ev);
 
@@ -82,7 +82,7 @@ is_op(struct ev *ev, const char *op)
 
 /* The next token is keyword kw. */
 static bool
-is_kw(struct ev *ev, const char *kw)
+is_kw(struct pv_ev *ev, const char *kw)
 {
 	size_t k = at(ev);
 
@@ -168,7 +168,7 @@ str_slice(const struct cpl_pyfile *f, size_t k, const char **s, size_t *n)
 
 /* A chain NAME(.NAME)* with its call or subscript, if any. */
 static struct val
-name_primary(struct ev *ev)
+name_primary(struct pv_ev *ev)
 {
 	const struct cpl_pyfile *f = ev->f;
 	struct ctx *cx = ev->cx;
@@ -272,7 +272,7 @@ name_primary(struct ev *ev)
 		if (b.kind == V_UNKNOWN && im >= 0) {
 			const struct cpl_pyfile *g =
 				cx->names->module_of(cx, f, im);
-			struct frame fr = { g, NULL, -1 };
+			struct pv_frame fr = { g, NULL, -1 };
 
 			/* A val holds nothing of the frame it was read in
 			 * (cppcheck cannot see that through the table). */
@@ -287,7 +287,7 @@ name_primary(struct ev *ev)
 
 /* An atom and its trailers. */
 static struct val
-primary(struct ev *ev)
+primary(struct pv_ev *ev)
 {
 	const struct cpl_pyfile *f = ev->f;
 	size_t k = at(ev), close;
@@ -350,7 +350,7 @@ primary(struct ev *ev)
 		}
 		if (f->text[t->off] == '(' &&
 		    cpl_pyvalue_top_comma(f, k + 1, close) == close) {
-			struct ev sub = *ev;
+			struct pv_ev sub = *ev;
 
 			if (!nest(ev))
 				break;
@@ -380,11 +380,11 @@ primary(struct ev *ev)
 	return v;
 }
 
-static struct val unary(struct ev *ev);
+static struct val unary(struct pv_ev *ev);
 
 /* primary [** unary] */
 static struct val
-power(struct ev *ev)
+power(struct pv_ev *ev)
 {
 	struct val a = primary(ev), b;
 
@@ -400,7 +400,7 @@ power(struct ev *ev)
 
 /* - + ~ before a power. */
 static struct val
-unary(struct ev *ev)
+unary(struct pv_ev *ev)
 {
 	struct val v;
 
@@ -429,7 +429,7 @@ unary(struct ev *ev)
 /* The binary operator at the cursor: its precedence (0: none), its text
  * and how many tokens it takes. */
 static int
-binop_at(struct ev *ev, const char **op, size_t *ntok)
+binop_at(struct pv_ev *ev, const char **op, size_t *ntok)
 {
 	static const struct {
 		const char *op;
@@ -476,7 +476,7 @@ binop_at(struct ev *ev, const char **op, size_t *ntok)
 
 /* Binary operators of precedence minprec and up (precedence climbing). */
 static struct val
-binary(struct ev *ev, int minprec)
+binary(struct pv_ev *ev, int minprec)
 {
 	struct val lhs = unary(ev);
 
@@ -497,7 +497,7 @@ binary(struct ev *ev, int minprec)
 
 /* [not] comparison */
 static struct val
-not_test(struct ev *ev)
+not_test(struct pv_ev *ev)
 {
 	struct val v;
 	bool known, t;
@@ -531,7 +531,7 @@ logic(bool is_and, struct val a, struct val b)
 
 /* not_test (and not_test)* */
 static struct val
-and_test(struct ev *ev)
+and_test(struct pv_ev *ev)
 {
 	struct val v = not_test(ev);
 
@@ -544,7 +544,7 @@ and_test(struct ev *ev)
 
 /* and_test (or and_test)* */
 static struct val
-or_test(struct ev *ev)
+or_test(struct pv_ev *ev)
 {
 	struct val v = and_test(ev);
 
@@ -557,7 +557,7 @@ or_test(struct ev *ev)
 
 /* A full expression: lambda, walrus, conditional. */
 static struct val
-expr(struct ev *ev)
+expr(struct pv_ev *ev)
 {
 	struct val v, c, e, r;
 	bool known, t;
@@ -606,10 +606,10 @@ expr(struct ev *ev)
 
 /* The value of expression e read in frame fr. */
 struct val
-cpl_pyvalue_eval_range(struct ctx *cx, const struct frame *fr,
+cpl_pyvalue_eval_range(struct ctx *cx, const struct pv_frame *fr,
 		       const struct cpl_pyexpr *e)
 {
-	struct ev ev;
+	struct pv_ev ev;
 	struct val v;
 
 	if (e->first >= e->last || !enter(cx))

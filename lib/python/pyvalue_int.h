@@ -96,7 +96,7 @@ struct ctx {
 };
 
 /* The file an expression is read in and the site binding one def. */
-struct frame {
+struct pv_frame {
 	const struct cpl_pyfile *f;
 	const struct cpl_pysite *site;
 	int site_func;		/* the def site calls, -1 */
@@ -250,23 +250,23 @@ size_t cpl_pyvalue_top_comma(const struct cpl_pyfile *f, size_t k,
 			     size_t end);
 
 /* The value of expression e read in frame fr. */
-struct val cpl_pyvalue_eval_range(struct ctx *cx, const struct frame *fr,
+struct val cpl_pyvalue_eval_range(struct ctx *cx, const struct pv_frame *fr,
 				  const struct cpl_pyexpr *e);
 
 /* ---- pyvalue_bind.c: what names stand for ----------------------------- */
 
 /* The value of name used at token use_tok of block use_block in scope. */
-struct val cpl_pyvalue_eval_name(struct ctx *cx, const struct frame *fr,
+struct val cpl_pyvalue_eval_name(struct ctx *cx, const struct pv_frame *fr,
 				 int scope, const char *name, size_t use_tok,
 				 int use_block);
 
 /* The value call ci of fr->f returns, where we know it. */
-struct val cpl_pyvalue_eval_call(struct ctx *cx, const struct frame *fr,
+struct val cpl_pyvalue_eval_call(struct ctx *cx, const struct pv_frame *fr,
 				 int ci);
 
 /* self.X (name is "self.X") in a method: every assignment of it in the
  * class, and the class attribute X. */
-struct val cpl_pyvalue_self_attr(struct ctx *cx, const struct frame *fr,
+struct val cpl_pyvalue_self_attr(struct ctx *cx, const struct pv_frame *fr,
 				 int scope, const char *name);
 
 /* The value of dest in the argparse definitions of g (or, failing that,
@@ -276,7 +276,7 @@ struct val cpl_pyvalue_option(struct ctx *cx, const struct cpl_pyfile *g,
 
 /* Class.attr or module.Class.attr (dotted) read at use_tok of use_block
  * in scope; *is_class false when dotted names no class. */
-struct val cpl_pyvalue_class_attr(struct ctx *cx, const struct frame *fr,
+struct val cpl_pyvalue_class_attr(struct ctx *cx, const struct pv_frame *fr,
 				  int scope, const char *dotted,
 				  size_t use_tok, int use_block,
 				  bool *is_class);
@@ -293,12 +293,12 @@ struct val cpl_pyvalue_env_read(struct ctx *cx, struct val name,
 
 /* The functions above as a table, for a context (struct ctx.names). */
 struct pyvalue_names {
-	struct val (*eval_name)(struct ctx *cx, const struct frame *fr,
+	struct val (*eval_name)(struct ctx *cx, const struct pv_frame *fr,
 				int scope, const char *name, size_t use_tok,
 				int use_block);
-	struct val (*eval_call)(struct ctx *cx, const struct frame *fr,
+	struct val (*eval_call)(struct ctx *cx, const struct pv_frame *fr,
 				int ci);
-	struct val (*self_attr)(struct ctx *cx, const struct frame *fr,
+	struct val (*self_attr)(struct ctx *cx, const struct pv_frame *fr,
 				int scope, const char *name);
 	struct val (*option)(struct ctx *cx, const struct cpl_pyfile *g,
 			     const char *dest);
@@ -307,7 +307,7 @@ struct pyvalue_names {
 					      int im);
 	struct val (*env_read)(struct ctx *cx, struct val name,
 			       const struct val *dflt, struct cpl_pos pos);
-	struct val (*class_attr)(struct ctx *cx, const struct frame *fr,
+	struct val (*class_attr)(struct ctx *cx, const struct pv_frame *fr,
 				 int scope, const char *dotted,
 				 size_t use_tok, int use_block,
 				 bool *is_class);

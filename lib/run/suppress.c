@@ -13,14 +13,14 @@
 #include "model/rule.h"
 #include "util.h"
 
-struct entry {
+struct suppress_entry {
 	int line;	/* -1: whole file */
 	char *rules;	/* ",CPU301,CPU102," upper-cased, or ",ALL," */
 	char *reason;	/* the words after the list, or NULL */
 };
 
 struct cpl_suppress {
-	struct entry *v;	/* line comments, in line order */
+	struct suppress_entry *v;	/* line comments, in line order */
 	size_t n;
 	size_t cap;
 	char *file_rules;	/* disable-file lists, concatenated */

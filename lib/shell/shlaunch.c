@@ -75,7 +75,7 @@ opt_in(const char *name, size_t n, const char *const *list)
  * _NPROCESSORS_*, /proc/cpuinfo, lscpu, python ... cpu_count().  Used on
  * the commands inside a substitution. */
 bool
-cpl_shlaunch_reads_host(const struct cmd *c)
+cpl_shlaunch_reads_host(const struct sh_cmd *c)
 {
 	static const char *const getconf[] = {
 		"_NPROCESSORS_ONLN", "_NPROCESSORS_CONF", "NPROCESSORS_ONLN",

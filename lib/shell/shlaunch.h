@@ -42,7 +42,7 @@ bool cpl_shlaunch_recognise(struct launchrec *r, const struct sword *w,
 
 /* True when the command reads the host's CPU count: nproc, getconf
  * _NPROCESSORS_*, /proc/cpuinfo, lscpu, python ... cpu_count(). */
-bool cpl_shlaunch_reads_host(const struct cmd *c);
+bool cpl_shlaunch_reads_host(const struct sh_cmd *c);
 
 /* python, python3, python3.11 ...: "python" then digits and dots. */
 bool cpl_shlaunch_is_python(const char *base);

@@ -33,8 +33,8 @@
 
 #define MAX_DEPTH 32		/* substitutions nested deeper are skipped */
 
-static void parse_dquote(struct scan *sc, const struct src *src, size_t *i,
-			 struct frame *fr, struct sword *w);
+static void parse_dquote(struct sh_scan *sc, const struct src *src, size_t *i,
+			 struct sh_frame *fr, struct sword *w);
 
 /* ---- characters and names --------------------------------------------- */
 
@@ -76,7 +76,7 @@ cpl_shlex_oneof(const char *s, const char *const *list)
  * gives, instead of its O(n) walk per call.
  */
 bool
-cpl_shlex_index_lines(struct scan *sc, const struct cpl_ynode *node,
+cpl_shlex_index_lines(struct sh_scan *sc, const struct cpl_ynode *node,
 		      const char *t, size_t len)
 {
 	size_t cap = 0, k;
@@ -110,7 +110,7 @@ cpl_shlex_index_lines(struct scan *sc, const struct cpl_ynode *node,
 
 /* Position of byte offset off of src. */
 struct cpl_pos
-cpl_shlex_pos(const struct scan *sc, const struct src *src, size_t off)
+cpl_shlex_pos(const struct sh_scan *sc, const struct src *src, size_t off)
 {
 	struct cpl_pos p = sc->argv[src->argi].pos;
 	size_t lo = 0, hi = sc->nlines;
@@ -163,7 +163,7 @@ mark_plain(struct sword *w)
 
 /* Appends a new empty word to c; borrowed until the next push. */
 struct sword *
-cpl_shlex_push(struct cmd *c)
+cpl_shlex_push(struct sh_cmd *c)
 {
 	void *p = c->w;
 
@@ -175,7 +175,7 @@ cpl_shlex_push(struct cmd *c)
 
 /* Drops every word of c, keeping its array. */
 void
-cpl_shlex_clear(struct cmd *c)
+cpl_shlex_clear(struct sh_cmd *c)
 {
 	size_t k;
 
@@ -186,7 +186,7 @@ cpl_shlex_clear(struct cmd *c)
 
 /* Frees c. */
 void
-cpl_shlex_free(struct cmd *c)
+cpl_shlex_free(struct sh_cmd *c)
 {
 	cpl_shlex_clear(c);
 	free(c->w);
@@ -271,12 +271,12 @@ skip_nested(const struct src *src, size_t *i, char lb, char rb,
 
 /* Reads $((...)) at *i, noting host counts and host-sized variables. */
 static void
-parse_arith(struct scan *sc, const struct src *src, size_t *i,
-	    struct frame *fr)
+parse_arith(struct sh_scan *sc, const struct src *src, size_t *i,
+	    struct sh_frame *fr)
 {
 	const char *p = src->p;
 	size_t n = src->len;
-	struct frame sub = { fr->depth + 1, false };
+	struct sh_frame sub = { fr->depth + 1, false };
 	struct sword scratch;
 	int depth = 0;
 
@@ -332,12 +332,12 @@ parse_arith(struct scan *sc, const struct src *src, size_t *i,
 
 /* Reads the rest of a ${...} that is more than a name, from *i. */
 static void
-parse_braces(struct scan *sc, const struct src *src, size_t *i,
-	     struct frame *fr)
+parse_braces(struct sh_scan *sc, const struct src *src, size_t *i,
+	     struct sh_frame *fr)
 {
 	const char *p = src->p;
 	size_t n = src->len;
-	struct frame sub = { fr->depth + 1, false };
+	struct sh_frame sub = { fr->depth + 1, false };
 	struct sword scratch;
 	int depth = 1;
 
@@ -399,8 +399,8 @@ parse_ansi(const struct src *src, size_t *i, struct sword *w)
  * $'...', $"...", or a lone '$'.  The text as written goes into w.
  */
 void
-cpl_shlex_dollar(struct scan *sc, const struct src *src, size_t *i,
-		 struct frame *fr, struct sword *w, bool dq)
+cpl_shlex_dollar(struct sh_scan *sc, const struct src *src, size_t *i,
+		 struct sh_frame *fr, struct sword *w, bool dq)
 {
 	const char *p = src->p;
 	size_t n = src->len, start = *i, j;
@@ -411,7 +411,7 @@ cpl_shlex_dollar(struct scan *sc, const struct src *src, size_t *i,
 		w->unknown = true;
 		parse_arith(sc, src, i, fr);
 	} else if (d == '(') {
-		struct frame sub = { fr->depth + 1, false };
+		struct sh_frame sub = { fr->depth + 1, false };
 
 		mark_plain(w);
 		w->unknown = true;
@@ -478,12 +478,12 @@ cpl_shlex_dollar(struct scan *sc, const struct src *src, size_t *i,
 /* Reads a `...` substitution at *i: its unescaped body is parsed as a
  * script of its own, whose positions all stand for the backtick. */
 void
-cpl_shlex_backtick(struct scan *sc, const struct src *src, size_t *i,
-		   struct frame *fr, struct sword *w)
+cpl_shlex_backtick(struct sh_scan *sc, const struct src *src, size_t *i,
+		   struct sh_frame *fr, struct sword *w)
 {
 	const char *p = src->p;
 	size_t n = src->len, start = *i;
-	struct frame sub = { fr->depth + 1, false };
+	struct sh_frame sub = { fr->depth + 1, false };
 	struct cpl_buf body;
 
 	mark_plain(w);
@@ -517,8 +517,8 @@ cpl_shlex_backtick(struct scan *sc, const struct src *src, size_t *i,
 
 /* Reads the inside of "..." from *i (after the opening quote). */
 static void
-parse_dquote(struct scan *sc, const struct src *src, size_t *i,
-	     struct frame *fr, struct sword *w)
+parse_dquote(struct sh_scan *sc, const struct src *src, size_t *i,
+	     struct sh_frame *fr, struct sword *w)
 {
 	const char *p = src->p;
 	size_t n = src->len;
@@ -553,8 +553,8 @@ parse_dquote(struct scan *sc, const struct src *src, size_t *i,
 
 /* Reads one word at *i into w. */
 static void
-parse_word(struct scan *sc, const struct src *src, size_t *i,
-	   struct frame *fr, struct sword *w)
+parse_word(struct sh_scan *sc, const struct src *src, size_t *i,
+	   struct sh_frame *fr, struct sword *w)
 {
 	const char *p = src->p;
 	size_t n = src->len;
@@ -599,7 +599,7 @@ parse_word(struct scan *sc, const struct src *src, size_t *i,
 
 /* Skips the bodies of the here-documents opened on the line just ended. */
 void
-cpl_shlex_skip_heredocs(struct scan *sc, const struct src *src, size_t *i)
+cpl_shlex_skip_heredocs(struct sh_scan *sc, const struct src *src, size_t *i)
 {
 	const char *p = src->p;
 	size_t n = src->len, k;
@@ -627,8 +627,8 @@ cpl_shlex_skip_heredocs(struct scan *sc, const struct src *src, size_t *i)
 /* Reads a redirection at *i and its target word; a here-document's
  * delimiter is remembered so that its body is skipped. */
 static void
-parse_redirect(struct scan *sc, const struct src *src, size_t *i,
-	       struct frame *fr)
+parse_redirect(struct sh_scan *sc, const struct src *src, size_t *i,
+	       struct sh_frame *fr)
 {
 	const char *p = src->p;
 	size_t n = src->len;
@@ -694,12 +694,12 @@ fd_word(const struct sword *w)
  * that ends a $(...), handing each to the scan's finish hook.
  */
 void
-cpl_shlex_list(struct scan *sc, const struct src *src, size_t *i,
-	       struct frame *fr, bool to_paren)
+cpl_shlex_list(struct sh_scan *sc, const struct src *src, size_t *i,
+	       struct sh_frame *fr, bool to_paren)
 {
 	const char *p = src->p;
 	size_t n = src->len;
-	struct cmd c = { 0 };
+	struct sh_cmd c = { 0 };
 
 	while (*i < n) {
 		char ch = p[*i], nx = *i + 1 < n ? p[*i + 1] : '\0';

@@ -13,7 +13,7 @@
  * commands back to the scanner through the cpl_shscan_* hooks.
  *
  * Ownership: a struct sword owns its text and refs (cpl_shlex_word_free());
- * a struct cmd owns its words (cpl_shlex_free()).  Source text is borrowed.
+ * a struct sh_cmd owns its words (cpl_shlex_free()).  Source text is borrowed.
  */
 #ifndef CPL_SHELL_SHLEX_H
 #define CPL_SHELL_SHLEX_H
@@ -28,7 +28,7 @@
 
 #define NO_IDX SIZE_MAX
 
-struct scan;			/* shstate.h */
+struct sh_scan;			/* shstate.h */
 
 /* Text being parsed: the script word, or the unescaped body of a backtick
  * substitution inside it. */
@@ -43,7 +43,7 @@ struct src {
 
 /* One level of parsing: its depth, and whether a command in it read the
  * host's CPU count (meaningful inside a substitution). */
-struct frame {
+struct sh_frame {
 	int depth;
 	bool host;
 };
@@ -77,7 +77,7 @@ struct sword {
 };
 
 /* A simple command: its words. */
-struct cmd {
+struct sh_cmd {
 	struct sword *w;
 	size_t n;
 	size_t cap;
@@ -126,13 +126,13 @@ void cpl_shlex_word_init(struct sword *w);
 void cpl_shlex_word_free(struct sword *w);
 
 /* Appends a new empty word to c; borrowed until the next push. */
-struct sword *cpl_shlex_push(struct cmd *c);
+struct sword *cpl_shlex_push(struct sh_cmd *c);
 
 /* Drops every word of c, keeping its array. */
-void cpl_shlex_clear(struct cmd *c);
+void cpl_shlex_clear(struct sh_cmd *c);
 
 /* Frees c. */
-void cpl_shlex_free(struct cmd *c);
+void cpl_shlex_free(struct sh_cmd *c);
 
 /* Length of NAME when the text of w reads NAME=..., else 0; with strict,
  * NAME= must also be unquoted (as the shell requires of assignments, but
@@ -150,11 +150,11 @@ size_t cpl_shlex_assign_len(const struct sword *w);
  * into sc; true when offsets map to positions linearly, so that
  * cpl_shlex_pos() can use the index.
  */
-bool cpl_shlex_index_lines(struct scan *sc, const struct cpl_ynode *node,
+bool cpl_shlex_index_lines(struct sh_scan *sc, const struct cpl_ynode *node,
 			   const char *t, size_t len);
 
 /* Position of byte offset off of src. */
-struct cpl_pos cpl_shlex_pos(const struct scan *sc, const struct src *src,
+struct cpl_pos cpl_shlex_pos(const struct sh_scan *sc, const struct src *src,
 			     size_t off);
 
 /* ---- the parser ------------------------------------------------------- */
@@ -163,24 +163,24 @@ struct cpl_pos cpl_shlex_pos(const struct scan *sc, const struct src *src,
  * Reads simple commands from *i to the end of src, or (to_paren) to the ')'
  * that ends a $(...), handing each to cpl_shscan_finish().
  */
-void cpl_shlex_list(struct scan *sc, const struct src *src, size_t *i,
-		    struct frame *fr, bool to_paren);
+void cpl_shlex_list(struct sh_scan *sc, const struct src *src, size_t *i,
+		    struct sh_frame *fr, bool to_paren);
 
 /*
  * Reads an expansion at *i ('$'): $((...)), $(...), ${...}, $NAME, $1,
  * $'...', $"...", or a lone '$'.  The text as written goes into w; dq says
  * it is inside double quotes.
  */
-void cpl_shlex_dollar(struct scan *sc, const struct src *src, size_t *i,
-		      struct frame *fr, struct sword *w, bool dq);
+void cpl_shlex_dollar(struct sh_scan *sc, const struct src *src, size_t *i,
+		      struct sh_frame *fr, struct sword *w, bool dq);
 
 /* Reads a `...` substitution at *i: its unescaped body is parsed as a
  * script of its own, whose positions all stand for the backtick. */
-void cpl_shlex_backtick(struct scan *sc, const struct src *src, size_t *i,
-			struct frame *fr, struct sword *w);
+void cpl_shlex_backtick(struct sh_scan *sc, const struct src *src, size_t *i,
+			struct sh_frame *fr, struct sword *w);
 
 /* Skips the bodies of the here-documents opened on the line just ended. */
-void cpl_shlex_skip_heredocs(struct scan *sc, const struct src *src,
+void cpl_shlex_skip_heredocs(struct sh_scan *sc, const struct src *src,
 			     size_t *i);
 
 #endif

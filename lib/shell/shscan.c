@@ -13,7 +13,7 @@
  *
  * Invariants: variables are hashed and resolved values capped, host-count
  * reads and exports are capped, so time is linear in the input.
- * Ownership: struct scan (shstate.h) owns all scratch state and
+ * Ownership: struct sh_scan (shstate.h) owns all scratch state and
  * scan_free() frees it before cpl_shscan() returns; everything stored in
  * the caller's struct cpl_launch is an owned copy (released with
  * cpl_launch_clear()); argv, nodes and the stream are borrowed.
@@ -46,7 +46,7 @@ struct hc {
 };
 
 /* A shell variable assigned (or exported) by the script. */
-struct var {
+struct sh_var {
 	char *name;
 	size_t namelen;
 	char *value;		/* NULL when unknown */
@@ -61,7 +61,7 @@ struct var {
 
 /* argv word i's text, "" when it has none. */
 static const char *
-argtext(const struct scan *sc, size_t i)
+argtext(const struct sh_scan *sc, size_t i)
 {
 	return sc->argv[i].text ? sc->argv[i].text : "";
 }
@@ -70,12 +70,12 @@ argtext(const struct scan *sc, size_t i)
 
 /* The slot where name lives or would be inserted. */
 static size_t
-var_slot(const struct scan *sc, const char *name, size_t n)
+var_slot(const struct sh_scan *sc, const char *name, size_t n)
 {
 	size_t mask = sc->nslots - 1, h = (size_t)cpl_hash(name, n) & mask;
 
 	while (sc->slots[h] != NULL) {
-		const struct var *v = sc->slots[h];
+		const struct sh_var *v = sc->slots[h];
 
 		if (v->namelen == n && memcmp(v->name, name, n) == 0)
 			break;
@@ -86,9 +86,9 @@ var_slot(const struct scan *sc, const char *name, size_t n)
 
 /* Doubles the variable table. */
 static void
-var_grow(struct scan *sc)
+var_grow(struct sh_scan *sc)
 {
-	struct var **old = sc->slots;
+	struct sh_var **old = sc->slots;
 	size_t nold = sc->nslots, k;
 
 	sc->nslots = nold ? nold * 2 : 64;
@@ -102,10 +102,10 @@ var_grow(struct scan *sc)
 
 /* The variable called by the n bytes at name; created when asked (NULL
  * when absent, or when the table is full). */
-static struct var *
-var_get(struct scan *sc, const char *name, size_t n, bool create)
+static struct sh_var *
+var_get(struct sh_scan *sc, const char *name, size_t n, bool create)
 {
-	struct var *v;
+	struct sh_var *v;
 	size_t h;
 
 	if (sc->nslots == 0) {
@@ -137,7 +137,7 @@ var_get(struct scan *sc, const char *name, size_t n, bool create)
  * a variable not assigned or unknown, a result over MAX_VALUE).
  */
 static char *
-resolve(struct scan *sc, const struct sword *w, size_t from)
+resolve(struct sh_scan *sc, const struct sword *w, size_t from)
 {
 	const char *t = wtext(w);
 	struct cpl_buf b;
@@ -148,7 +148,7 @@ resolve(struct scan *sc, const struct sword *w, size_t from)
 	cpl_buf_init(&b, MAX_VALUE);
 	for (k = 0; k < w->nrefs; k++) {
 		const struct ref *r = &w->refs[k];
-		const struct var *v;
+		const struct sh_var *v;
 
 		if (r->at < from)
 			continue;
@@ -172,7 +172,7 @@ unknown:
 
 /* Records the host-count read src[start, end) for the current command. */
 static void
-hook_hostread(struct scan *sc, const struct src *src, size_t start,
+hook_hostread(struct sh_scan *sc, const struct src *src, size_t start,
 		    size_t end, bool derived)
 {
 	void *p = sc->hcs;
@@ -192,10 +192,10 @@ hook_hostread(struct scan *sc, const struct src *src, size_t start,
 /* Notes a use (src[start, end)) of variable name: when it holds a host
  * count, the use may size something too. */
 static void
-hook_varuse(struct scan *sc, const struct src *src, size_t start,
+hook_varuse(struct sh_scan *sc, const struct src *src, size_t start,
 		  size_t end, const char *name, size_t n)
 {
-	const struct var *v = var_get(sc, name, n, false);
+	const struct sh_var *v = var_get(sc, name, n, false);
 
 	if (v != NULL && v->host)
 		hook_hostread(sc, src, start, end, true);
@@ -203,7 +203,7 @@ hook_varuse(struct scan *sc, const struct src *src, size_t start,
 
 /* Forgets the host-count reads of the finished command. */
 static void
-drop_pending(struct scan *sc)
+drop_pending(struct sh_scan *sc)
 {
 	size_t k;
 
@@ -214,7 +214,7 @@ drop_pending(struct scan *sc)
 
 /* Moves w's host-count reads to the output, sized by w's role. */
 static void
-emit_word(struct scan *sc, const struct sword *w)
+emit_word(struct sh_scan *sc, const struct sword *w)
 {
 	struct cpl_launch *out = sc->out;
 	size_t k;
@@ -244,7 +244,7 @@ emit_word(struct scan *sc, const struct sword *w)
 
 /* Position of byte from of word w. */
 static struct cpl_pos
-word_pos(const struct scan *sc, const struct sword *w, size_t from)
+word_pos(const struct sh_scan *sc, const struct sword *w, size_t from)
 {
 	if (w->from_argv || sc->top == NULL)
 		return sc->argv[w->argi].pos;
@@ -255,7 +255,7 @@ word_pos(const struct scan *sc, const struct sword *w, size_t from)
 /* An owned output word: w's text from byte from, resolved when it can be,
  * else as written. */
 static struct cpl_word
-word_out(struct scan *sc, const struct sword *w, size_t from)
+word_out(struct sh_scan *sc, const struct sword *w, size_t from)
 {
 	struct cpl_word o;
 	char *r = resolve(sc, w, from);
@@ -267,11 +267,11 @@ word_out(struct scan *sc, const struct sword *w, size_t from)
 
 /* Sets (or replaces) an export of the name's n bytes; takes value. */
 static void
-add_export(struct scan *sc, const char *name, size_t n, char *value,
+add_export(struct sh_scan *sc, const char *name, size_t n, char *value,
 	   struct cpl_pos pos)
 {
 	struct cpl_launch *out = sc->out;
-	struct var *v = var_get(sc, name, n, true);
+	struct sh_var *v = var_get(sc, name, n, true);
 	struct cpl_env *e;
 	void *p = out->exports;
 
@@ -298,10 +298,10 @@ add_export(struct scan *sc, const char *name, size_t n, char *value,
 
 /* Assigns the variable of assignment word w (NAME is len bytes); a
  * conditional assignment leaves the value unknown. */
-static struct var *
-set_var(struct scan *sc, struct sword *w, size_t len, bool cond)
+static struct sh_var *
+set_var(struct sh_scan *sc, struct sword *w, size_t len, bool cond)
 {
-	struct var *v = var_get(sc, wtext(w), len, true);
+	struct sh_var *v = var_get(sc, wtext(w), len, true);
 	bool host = w->hs1 > w->hs0;
 	char *value;
 
@@ -320,7 +320,7 @@ set_var(struct scan *sc, struct sword *w, size_t len, bool cond)
 
 /* export/declare/typeset/readonly/local at word ci. */
 static void
-decl_command(struct scan *sc, struct cmd *c, size_t ci, bool cond)
+decl_command(struct sh_scan *sc, struct sh_cmd *c, size_t ci, bool cond)
 {
 	bool exp = strcmp(wtext(&c->w[ci]), "export") == 0;
 	size_t k;
@@ -329,7 +329,7 @@ decl_command(struct scan *sc, struct cmd *c, size_t ci, bool cond)
 		struct sword *w = &c->w[k];
 		const char *t = wtext(w);
 		size_t len = cpl_shlex_assign_name(w, false);
-		struct var *v;
+		struct sh_var *v;
 
 		if ((t[0] == '-' || t[0] == '+') && len == 0) {
 			if (t[0] == '-' && strchr(t, 'x') != NULL)
@@ -361,7 +361,7 @@ decl_command(struct scan *sc, struct cmd *c, size_t ci, bool cond)
 
 /* Fills dst's launcher fields from r over words w[0, n). */
 static void
-fill_launch(struct scan *sc, struct cpl_launch *dst, const struct sword *w,
+fill_launch(struct sh_scan *sc, struct cpl_launch *dst, const struct sword *w,
 	    size_t n, const struct launchrec *r)
 {
 	size_t k;
@@ -408,7 +408,7 @@ tent_export(struct cpl_launch *t, const char *name, size_t n, char *value,
  * setup.py) is only kept as a fallback in case nothing else launches.
  */
 static void
-launch_command(struct scan *sc, struct cmd *c, size_t ci)
+launch_command(struct sh_scan *sc, struct sh_cmd *c, size_t ci)
 {
 	struct launchrec r;
 	bool tentative;
@@ -484,7 +484,7 @@ flag_sizes(struct sword *w, size_t k, size_t ci)
  * conditionals; returns the first word after them, or c->n when the whole
  * command is a for/case/function header. */
 static size_t
-reserved_words(struct scan *sc, const struct cmd *c)
+reserved_words(struct sh_scan *sc, const struct sh_cmd *c)
 {
 	static const char *const opening[] = {
 		"if", "while", "until", NULL,
@@ -523,7 +523,7 @@ reserved_words(struct scan *sc, const struct cmd *c)
  * assignments) from word i; returns the wrapped command's word, c->n when
  * none, and sets *quiet for `command -v`. */
 static size_t
-wrappers(struct cmd *c, size_t i, bool *quiet)
+wrappers(struct sh_cmd *c, size_t i, bool *quiet)
 {
 	while (i < c->n) {
 		const char *t = wtext(&c->w[i]);
@@ -594,7 +594,7 @@ cpu_ids(const char *t)
 /* Records that the command pins to the ids in word w (from byte from):
  * how names the option (static). */
 static void
-add_pin(struct scan *sc, const struct sword *w, size_t from, const char *how)
+add_pin(struct sh_scan *sc, const struct sword *w, size_t from, const char *how)
 {
 	struct cpl_launch *out = sc->out;
 	struct cpl_word list;
@@ -617,7 +617,7 @@ add_pin(struct scan *sc, const struct sword *w, size_t from, const char *how)
 /* taskset [-a] [-c] MASK|LIST CMD..., taskset -p [-c] IDS PID: records
  * the ids; returns the word of the command it runs (c->n: none). */
 static size_t
-taskset_command(struct scan *sc, struct cmd *c, size_t ci)
+taskset_command(struct sh_scan *sc, struct sh_cmd *c, size_t ci)
 {
 	bool list = false, pid = false;
 	size_t k;
@@ -646,7 +646,7 @@ taskset_command(struct scan *sc, struct cmd *c, size_t ci)
  * --cpunodebind or --membind, which name NUMA nodes); returns the word
  * of the command it runs (c->n: none). */
 static size_t
-numactl_command(struct scan *sc, struct cmd *c, size_t ci)
+numactl_command(struct sh_scan *sc, struct sh_cmd *c, size_t ci)
 {
 	static const char *const valued[] = {
 		"--interleave", "--membind", "--preferred", "--cpunodebind",
@@ -702,7 +702,7 @@ numactl_command(struct scan *sc, struct cmd *c, size_t ci)
  * when nothing else launches (entrypoint.c).
  */
 static void
-wrapper_command(struct scan *sc, struct cmd *c, size_t ci)
+wrapper_command(struct sh_scan *sc, struct sh_cmd *c, size_t ci)
 {
 	static const char *const shells[] = {
 		"sh", "bash", "dash", "ash", "zsh", "ksh", NULL,
@@ -733,7 +733,7 @@ wrapper_command(struct scan *sc, struct cmd *c, size_t ci)
  * it is reported with what it sizes.
  */
 static void
-top_command(struct scan *sc, struct cmd *c)
+top_command(struct sh_scan *sc, struct sh_cmd *c)
 {
 	static const char *const decl[] = {
 		"export", "declare", "typeset", "readonly", "local", NULL,
@@ -759,7 +759,7 @@ top_command(struct scan *sc, struct cmd *c)
 		for (k = 0; k < c->n; k++) {
 			struct sword *w = &c->w[k];
 			size_t len = cpl_shlex_assign_len(w);
-			struct var *v;
+			struct sh_var *v;
 
 			if (!w->prefix)
 				continue;
@@ -809,7 +809,7 @@ emit:
 
 /* Hands a finished command to its handler and clears it. */
 static void
-hook_finish(struct scan *sc, struct frame *fr, struct cmd *c,
+hook_finish(struct sh_scan *sc, struct sh_frame *fr, struct sh_cmd *c,
 		  enum conn conn)
 {
 	if (fr->depth > 0) {
@@ -838,7 +838,7 @@ static const struct shhooks hooks = {
  * and -c, or a single word holding blanks.  *si is the script's word.
  */
 static bool
-shell_script(const struct scan *sc, size_t *si)
+shell_script(const struct sh_scan *sc, size_t *si)
 {
 	static const char *const shells[] = {
 		"sh", "bash", "dash", "ash", "zsh", NULL,
@@ -885,13 +885,13 @@ shell_script(const struct scan *sc, size_t *si)
 
 /* Parses the script in argv word si. */
 static void
-scan_script(struct scan *sc, size_t si)
+scan_script(struct sh_scan *sc, size_t si)
 {
 	const char *t = argtext(sc, si);
 	size_t len = strlen(t), i = 0;
 	const struct cpl_ynode *node = sc->nodes ? sc->nodes[si] : NULL;
 	struct src src = { t, len, si, false, NO_IDX };
-	struct frame fr = { 0, false };
+	struct sh_frame fr = { 0, false };
 
 	if (sc->file ||
 	    (node != NULL && sc->ys != NULL && node->kind == CPL_Y_SCALAR &&
@@ -909,11 +909,11 @@ scan_script(struct scan *sc, size_t si)
 /* Notes the substitutions written inside argv word k (not a shell word:
  * only $(...) and backticks are looked for). */
 static void
-scan_argv_word(struct scan *sc, size_t k, struct sword *w)
+scan_argv_word(struct sh_scan *sc, size_t k, struct sword *w)
 {
 	const char *t = argtext(sc, k);
 	struct src src = { t, strlen(t), k, false, NO_IDX };
-	struct frame fr = { 0, false };
+	struct sh_frame fr = { 0, false };
 	struct sword scratch;
 	size_t i = 0;
 
@@ -948,9 +948,9 @@ dash_c(const char *t)
 
 /* Treats argv as one simple command, already split. */
 static void
-scan_argv(struct scan *sc)
+scan_argv(struct sh_scan *sc)
 {
-	struct cmd c = { 0 };
+	struct sh_cmd c = { 0 };
 	size_t k, py = NO_IDX;
 
 	for (k = 0; k < sc->argc; k++) {
@@ -980,7 +980,7 @@ scan_argv(struct scan *sc)
 
 /* Moves a fallback (setup) launch into out when nothing else launched. */
 static void
-settle(struct scan *sc)
+settle(struct sh_scan *sc)
 {
 	struct cpl_launch *out = sc->out, *t = &sc->tent;
 	size_t k;
@@ -1016,7 +1016,7 @@ settle(struct scan *sc)
 
 /* Frees the scan's scratch state. */
 static void
-scan_free(struct scan *sc)
+scan_free(struct sh_scan *sc)
 {
 	size_t k;
 
@@ -1040,7 +1040,7 @@ void
 cpl_shscan(struct cpl_launch *out, const struct cpl_word *argv, size_t argc,
 	   const struct cpl_ynode *const *nodes, const struct cpl_ystream *s)
 {
-	struct scan sc;
+	struct sh_scan sc;
 	size_t si;
 
 	memset(out, 0, sizeof(*out));
@@ -1067,7 +1067,7 @@ void
 cpl_shscan_file(struct cpl_launch *out, const char *path, const char *text)
 {
 	struct cpl_word w;
-	struct scan sc;
+	struct sh_scan sc;
 
 	memset(out, 0, sizeof(*out));
 	if (text == NULL || *text == '\0')

@@ -7,7 +7,7 @@
  * needs words, not a scan).  It may include shell/launch.h, shell/shlex.h,
  * text/ and util.h, never a higher wing or the core's model.
  *
- * Ownership: struct scan lives on cpl_shscan()'s stack.  The lexer owns
+ * Ownership: struct sh_scan lives on cpl_shscan()'s stack.  The lexer owns
  * the line index and the pending here-documents in it; the scanner owns
  * everything else and frees all of it (scan_free() in shscan.c) before
  * cpl_shscan() returns.  argv, nodes and the stream are borrowed.
@@ -25,7 +25,7 @@
 #define MAX_HEREDOCS 16		/* here-documents pending on one line */
 
 struct hc;			/* shscan.c: a pending host-count read */
-struct var;			/* shscan.c: a shell variable */
+struct sh_var;			/* shscan.c: a shell variable */
 
 /* A here-document whose body starts after the current line. */
 struct heredoc {
@@ -36,7 +36,7 @@ struct heredoc {
 /* Everything one cpl_shscan() call works with. */
 struct shhooks;
 
-struct scan {
+struct sh_scan {
 	const struct shhooks *hooks;	/* the scanner's (shscan.c) */
 	struct cpl_launch *out;
 	const struct cpl_word *argv;
@@ -59,7 +59,7 @@ struct scan {
 	size_t caphc_out;
 	size_t capexp_out;
 	/* Shell variables: open addressing, power-of-two slots. */
-	struct var **slots;
+	struct sh_var **slots;
 	size_t nslots;
 	size_t nvars;
 	/* Here-documents opened on the current line; the lexer's. */
@@ -73,7 +73,7 @@ struct scan {
 	struct cpl_launch tent;	/* a setup command, kept as a fallback */
 };
 
-/* ---- hooks the lexer calls (struct scan's hooks, set by shscan.c) ------ */
+/* ---- hooks the lexer calls (struct sh_scan's hooks, set by shscan.c) ------ */
 
 /*
  * What the lexer hands back to the scanner, as calls through the scan's
@@ -86,11 +86,11 @@ struct scan {
  *             check for host-count reads inside a substitution), cleared
  */
 struct shhooks {
-	void (*hostread)(struct scan *sc, const struct src *src, size_t start,
+	void (*hostread)(struct sh_scan *sc, const struct src *src, size_t start,
 			 size_t end, bool derived);
-	void (*varuse)(struct scan *sc, const struct src *src, size_t start,
+	void (*varuse)(struct sh_scan *sc, const struct src *src, size_t start,
 		       size_t end, const char *name, size_t n);
-	void (*finish)(struct scan *sc, struct frame *fr, struct cmd *c,
+	void (*finish)(struct sh_scan *sc, struct sh_frame *fr, struct sh_cmd *c,
 		       enum conn conn);
 };
 

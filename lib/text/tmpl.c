@@ -84,7 +84,7 @@ cpl_tmpl_in_stream(const struct cpl_ystream *s, int *line, int *column)
 }
 
 /* Reading state carried from line to line. */
-struct scan {
+struct tmpl_scan {
 	char quote;		/* inside a '…' or "…" scalar, or 0 */
 	int flow;		/* depth of [ and { */
 	bool block;		/* the lines below are a block scalar's */
@@ -117,7 +117,7 @@ block_indicator(const char *p, const char *eol)
  * column of an action at a node start in *col.  Updates the state.
  */
 static bool
-scan_line(struct scan *st, const char *line, const char *p,
+scan_line(struct tmpl_scan *st, const char *line, const char *p,
 	  const char *eol, int *col)
 {
 	bool node = true;	/* a node may start here */
@@ -174,7 +174,7 @@ scan_line(struct scan *st, const char *line, const char *p,
 bool
 cpl_tmpl_in_text(const char *text, size_t len, int *line, int *column)
 {
-	struct scan st = { 0 };
+	struct tmpl_scan st = { 0 };
 	const char *p = text, *end = text + len;
 	int ln = 1;
 

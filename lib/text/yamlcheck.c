@@ -402,7 +402,7 @@ tree_free(struct ytree *t)
 /* ---- comparing -------------------------------------------------------- */
 
 /* The walk: both trees, the edits by old offset, what each edit did. */
-struct walk {
+struct ycheck_walk {
 	struct ytree *o, *n;
 	const struct cpl_ycheck_edit *ed;
 	size_t ne;
@@ -432,7 +432,7 @@ place_cmp(const void *a, const void *b)
 /* The first position in by_old whose edit ends after off (or starts at
  * it: an insertion there). */
 static size_t
-first_edit(const struct walk *w, size_t off)
+first_edit(const struct ycheck_walk *w, size_t off)
 {
 	size_t lo = 0, hi = w->ne;
 
@@ -485,7 +485,7 @@ cpl_ycheck_why(const struct cpl_ycheck_result *r, size_t group)
 
 /* Refuses group (its first reason is kept). */
 static void
-refuse(struct walk *w, size_t group, char *why)
+refuse(struct ycheck_walk *w, size_t group, char *why)
 {
 	struct cpl_ycheck_result *r = w->out;
 
@@ -502,7 +502,7 @@ refuse(struct walk *w, size_t group, char *why)
 /* Refuses every group with an edit touching old bytes [s, end); false
  * when none does (the caller then says the difference is unexplained). */
 static bool
-refuse_in(struct walk *w, size_t s, size_t end, const char *why)
+refuse_in(struct ycheck_walk *w, size_t s, size_t end, const char *why)
 {
 	size_t k;
 	bool any = false;
@@ -523,7 +523,7 @@ refuse_in(struct walk *w, size_t s, size_t end, const char *why)
 }
 
 static void
-unexplained(struct walk *w, char *why)
+unexplained(struct ycheck_walk *w, char *why)
 {
 	if (w->out->unexplained == NULL)
 		w->out->unexplained = why;
@@ -545,7 +545,7 @@ resolve(const struct ytree *t, size_t i)
 
 /* Strict equality of what two nodes mean (no edit may change it). */
 static bool
-same(struct walk *w, size_t a, size_t b, int depth)
+same(struct ycheck_walk *w, size_t a, size_t b, int depth)
 {
 	struct ynode *x, *y;
 	size_t i;
@@ -629,7 +629,7 @@ spelled(const char *text, size_t len, char **value, size_t *vlen,
  * (a block indicator, an escape, a quote), not content.
  */
 static char *
-substituted(struct walk *w, const struct ynode *x, const size_t *ks,
+substituted(struct ycheck_walk *w, const struct ynode *x, const size_t *ks,
 	    size_t nk, size_t *len)
 {
 	struct cpl_buf b;
@@ -674,7 +674,7 @@ content_end(const struct ytree *t, const struct ynode *x)
 
 /* A scalar (or alias) o that edits touch, against the new node n. */
 static void
-edited_scalar(struct walk *w, size_t o, size_t n, const size_t *ks,
+edited_scalar(struct ycheck_walk *w, size_t o, size_t n, const size_t *ks,
 	      size_t nk)
 {
 	const struct ynode *x = &w->o->v[o], *y = &w->n->v[n];
@@ -762,7 +762,7 @@ out:
 /* The edit (index) whose inserted text holds new byte off, or NONE: the
  * last edit starting at or before it, found by halving. */
 static size_t
-insertion_at(struct walk *w, size_t off)
+insertion_at(struct ycheck_walk *w, size_t off)
 {
 	size_t lo = 0, hi = w->ne, k;
 	const struct cpl_ycheck_edit *e;
@@ -791,7 +791,7 @@ insertion_at(struct walk *w, size_t off)
 /* Whether scalar node key's text is a key that mapping m (old) takes
  * from a merge key (<<: *base, or a list of bases). */
 static bool
-merged_key(struct walk *w, const struct ynode *m, const struct ynode *key)
+merged_key(struct ycheck_walk *w, const struct ynode *m, const struct ynode *key)
 {
 	size_t i, j, k;
 
@@ -832,7 +832,7 @@ merged_key(struct walk *w, const struct ynode *m, const struct ynode *key)
 /* Whether the new kid at j of new collection n was inserted; an
  * inserted key that hides a merged one is refused. */
 static bool
-inserted(struct walk *w, const struct ynode *x, size_t n, size_t j)
+inserted(struct ycheck_walk *w, const struct ynode *x, size_t n, size_t j)
 {
 	const struct ynode *kid = &w->n->v[w->n->v[n].kids[j]];
 	size_t e = insertion_at(w, kid->start);
@@ -850,12 +850,12 @@ inserted(struct walk *w, const struct ynode *x, size_t n, size_t j)
 	return true;
 }
 
-static void compare(struct walk *w, size_t o, size_t n, int depth);
+static void compare(struct ycheck_walk *w, size_t o, size_t n, int depth);
 
 /* Two collections of one kind: the new one's kids less those an
  * insertion added must pair with the old one's, in order. */
 static void
-collections(struct walk *w, size_t o, size_t n, int depth)
+collections(struct ycheck_walk *w, size_t o, size_t n, int depth)
 {
 	const struct ynode *x = &w->o->v[o];
 	size_t step = x->kind == Y_MAP ? 2 : 1, i, j = 0, nn = w->n->v[n].n;
@@ -899,7 +899,7 @@ differ:
 }
 
 static void
-compare(struct walk *w, size_t o, size_t n, int depth)
+compare(struct ycheck_walk *w, size_t o, size_t n, int depth)
 {
 	const struct ynode *x = &w->o->v[o];
 	size_t k, nk = 0, kcap = 0, *ks = NULL;
@@ -975,7 +975,7 @@ cpl_ycheck_run(struct cpl_ycheck_result *out, const char *old, size_t olen,
 	       const struct cpl_ycheck_edit *ed, size_t ne)
 {
 	struct ytree to = { 0 }, tn = { 0 };
-	struct walk w = { &to, &tn, ed, ne, NULL, NULL, out };
+	struct ycheck_walk w = { &to, &tn, ed, ne, NULL, NULL, out };
 	struct place *places;
 	size_t i;
 
