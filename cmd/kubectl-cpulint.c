@@ -619,6 +619,23 @@ base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/*
+ * The subcommands with flags of their own, by their first word; run gets
+ * the words from skip on (its own name for plan and compare, as
+ * getopt_long expects; none for __complete, which the shell completion
+ * scripts call with the words typed so far).  `serve` is not here: it
+ * takes the lint flags, parsed below.
+ */
+static const struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	int skip;
+} subcommands[] = {
+	{ "plan", cpl_cli_plan, 1 },
+	{ "compare", cpl_cli_compare, 1 },
+	{ "__complete", cpl_cli_complete, 2 },
+};
+
 int
 main(int argc, char **argv)
 {
@@ -634,13 +651,11 @@ main(int argc, char **argv)
 	if (argc > 0 && strncmp(base_name(argv[0]), "kubectl_complete-",
 				17) == 0)
 		return cpl_cli_complete(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "__complete") == 0)
-		return cpl_cli_complete(argc - 2, argv + 2);
 	/* Subcommands: the first word (a file called "plan" is ./plan). */
-	if (argc > 1 && strcmp(argv[1], "plan") == 0)
-		return cpl_cli_plan(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "compare") == 0)
-		return cpl_cli_compare(argc - 1, argv + 1);
+	for (i = 0; argc > 1 && i < CPL_ARRAY_LEN(subcommands); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].run(argc - subcommands[i].skip,
+						  argv + subcommands[i].skip);
 	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
 	o.helm = cpl_xcalloc((size_t)argc + 1, sizeof(*o.helm));
 	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
