@@ -27,8 +27,9 @@ def main():
     rank = int(os.environ.get("LOCAL_RANK", "0"))
     if os.environ.get("METRICS_PORT"):
         os.environ["METRICS_PORT"] = str(int(os.environ["METRICS_PORT"]) + rank)
-    if rank and os.environ.get("LAB_STATUS"):
-        os.environ["LAB_STATUS"] += ".%d" % rank
+    for var in ("LAB_STATUS", "LAB_COUNTERS"):
+        if rank and os.environ.get(var):
+            os.environ[var] += ".%d" % rank
     metrics.serve()
     dist.init_process_group("gloo")
     torch.manual_seed(rank)
