@@ -392,6 +392,7 @@ def main():
                 order.append(k)
     log("%d distinct settings x %d repeat(s) x %g s" % (len(order), REPEATS, SECONDS))
     parent = cgroups.Parent()
+    parent.enter()
     prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900),
                        scrape_ms=int(os.environ.get("LAB_SCRAPE_MS") or (1000 if SECONDS >= 5 else 500)))
     try:
