@@ -5,7 +5,8 @@ lab's third workload, tests/lab/README.md).
 Owns: one rank's model wrapped in DistributedDataParallel over gloo,
 batches made in memory, and the rank's counters (metrics.py; each rank
 serves its own endpoint at METRICS_PORT + its local rank, as a job's
-ranks each expose theirs).  Threads per rank come from OMP_NUM_THREADS.
+ranks each expose theirs; under the lab it writes LAB_COUNTERS.N, rank 0
+LAB_COUNTERS itself).  Threads per rank come from OMP_NUM_THREADS.
 """
 import argparse
 import os
