@@ -18,7 +18,12 @@
 #
 # With --lab (or CPULINT_LAB=1) it also installs what `make lab` and
 # `make lab-smoke` run (tests/lab/): python3-torch, python3-torchvision and
-# python3-opencv for /usr/bin/python3; never otherwise.
+# python3-opencv for /usr/bin/python3, and libopenblas0-pthread (the lab's
+# features workload runs on it by LD_LIBRARY_PATH); never otherwise.
+# Installing OpenBLAS switches the system's libblas.so.3 and liblapack.so.3
+# to it, which would change torch's BLAS for every other lab workload and
+# every earlier figure: the reference BLAS and LAPACK stay the system's
+# (update-alternatives --set, each time, only where it differs).
 #
 # Package names are Debian's; Ubuntu's are the same except kubectl, which
 # Ubuntu does not package (Debian: kubernetes-client): it comes from the
@@ -123,6 +128,11 @@ if [ "$lab" = 1 ] && [ -x /usr/bin/python3 ] &&
 elif [ "$lab" = 1 ] && [ ! -x /usr/bin/python3 ]; then
 	need="$need python3 python3-torch python3-torchvision python3-opencv"
 fi
+ma=$(gcc -print-multiarch 2>/dev/null || true)
+[ -n "$ma" ] || ma=x86_64-linux-gnu
+if [ "$lab" = 1 ] && [ ! -e "/usr/lib/$ma/openblas-pthread/libblas.so.3" ]; then
+	need="$need libopenblas0-pthread"
+fi
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -140,6 +150,16 @@ fi
 if [ -n "$need" ]; then
 	echo "installing:$need"
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $need pkg-config
+fi
+if [ "$lab" = 1 ]; then
+	for lib in blas lapack; do
+		ref=/usr/lib/$ma/$lib/lib$lib.so.3
+		[ -e "$ref" ] || continue
+		if [ "$(readlink /etc/alternatives/lib$lib.so.3-$ma 2>/dev/null)" != "$ref" ]; then
+			echo "install-deps: lib$lib.so.3 stays the reference $lib (the lab's figures)"
+			$SUDO update-alternatives --set "lib$lib.so.3-$ma" "$ref"
+		fi
+	done
 fi
 if [ -n "$need_prom" ]; then
 	# The e2e tests start the binary themselves on 127.0.0.1 with their

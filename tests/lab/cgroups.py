@@ -5,7 +5,11 @@ cgroup v1 (the cpu and cpuacct hierarchies: cpu.cfs_quota_us,
 cpu.cfs_period_us, cpu.shares, cpu.stat, cpuacct.usage, tasks) or v2
 (cpu.max, cpu.weight, cpu.stat, cgroup.threads), and removes them.  The
 lab's cgroups get a high weight so that on a shared machine the quota,
-not the neighbours, is what binds.
+not the neighbours, is what binds.  The lab's own process (the exporter
+thread) and what it starts before the runs (Prometheus) move into a
+group of the same weight beside the runs, with no quota (Parent.enter):
+left at the default weight they starved whenever a run held every core,
+and missed scrapes.
 
 available() says why cgroups cannot be made here (or None); Group(name,
 cpus) makes one; join() is called in the child between fork and exec;
@@ -62,8 +66,45 @@ class Parent:
             _write(os.path.join(self.dirs[0], "cgroup.subtree_control"), "+cpu")
         else:
             raise OSError("no cgroup cpu controller mounted")
+        self.tools = None
+        self.home = None
+
+    def enter(self):
+        """Move this process into the lab's tools group (beside the runs,
+        the same weight, no quota); what it starts from now on starts
+        there (a run's child leaves it in join())."""
+        self.tools = [os.path.join(d, "tools") for d in self.dirs]
+        for d in self.tools:
+            os.mkdir(d)
+        if self.mode == "v1":
+            _write(os.path.join(self.tools[0], "cpu.shares"), str(SHARES))
+        else:
+            _write(os.path.join(self.tools[0], "cpu.weight"), str(WEIGHT))
+        self.home = []
+        for line in _read("/proc/self/cgroup").splitlines():
+            _, ctl, path = line.split(":", 2)
+            for d in self.dirs:
+                root = os.path.dirname(d)
+                if (self.mode == "v2" and ctl == "") or \
+                        (self.mode == "v1" and os.path.basename(root) in ctl.split(",")):
+                    self.home.append(os.path.join(root, path.lstrip("/")))
+        for d in self.tools:
+            _write(os.path.join(d, "cgroup.procs"), str(os.getpid()))
 
     def remove(self):
+        if self.tools:
+            for d in self.home or []:
+                try:
+                    _write(os.path.join(d, "cgroup.procs"), str(os.getpid()))
+                except OSError:
+                    pass
+            for d in self.tools:
+                for _ in range(50):
+                    try:
+                        os.rmdir(d)
+                        break
+                    except OSError:
+                        time.sleep(0.1)
         for d in reversed(self.dirs):
             try:
                 os.rmdir(d)

@@ -8,8 +8,9 @@ user wrote it (tests/lab/jobs/): lint it, apply the tool's --fix, plan
 --jobs, run every setting those files name plus a full grid (threads 1-4
 x workers 0-4; threads only without a loader), each run in its own
 cgroup with the budget as its CFS quota; a real Prometheus scrapes the
-runs' cgroup counters (exporter.py, under cAdvisor's names) and the
-training loops' own counters; the plan's Pods are served by the test API
+runs' cgroup counters (promlab.py, under cAdvisor's names) and the
+training loops' own counters (which the loops write to a file and
+promlab.py serves, outside the runs' quotas); the plan's Pods are served by the test API
 server; `compare` ranks them and `compare --fix` keeps the winner in a
 copy of the fixed file, which is linted.  Prints the table and the
 done-when checks of issue 34 as PASS/FAIL lines.
@@ -20,8 +21,9 @@ before it exits), and its cgroups.
 
 Environment: LAB_SECONDS (measured seconds per run, default 10),
 LAB_REPEATS (3), LAB_BUDGETS (0.5,1,2), LAB_WORKLOADS
-(images,dense,dense-node,ranks; dense-node is dense.py as written on a
-16-CPU node, sharing dense's runs wherever the settings are the same),
+(images,dense,dense-node,ranks,features; dense-node is dense.py as written
+on a 16-CPU node, sharing dense's runs wherever the settings are the
+same; features runs on OpenBLAS's pthreads build), LAB_GRID=0 (no grid),
 LAB_SCRAPE_MS (Prometheus's interval: 1000 for runs of 5 s or more, else
 500), LAB_SMOKE=1 (images at 1 CPU: the job as written,
 its fix and the plan's settings, 3 s each, once, no grid), BIN.
@@ -53,11 +55,19 @@ SMOKE = os.environ.get("LAB_SMOKE") == "1"
 SECONDS = float(os.environ.get("LAB_SECONDS") or (3 if SMOKE else 10))
 REPEATS = int(os.environ.get("LAB_REPEATS") or (1 if SMOKE else 3))
 BUDGETS = [float(b) for b in (os.environ.get("LAB_BUDGETS") or ("1" if SMOKE else "0.5,1,2")).split(",")]
-WORKLOADS = (os.environ.get("LAB_WORKLOADS") or ("images" if SMOKE else "images,dense,dense-node,ranks")).split(",")
+WORKLOADS = (os.environ.get("LAB_WORKLOADS") or
+             ("images" if SMOKE else "images,dense,dense-node,ranks,features")).split(",")
+GRID = not SMOKE and os.environ.get("LAB_GRID") != "0"
 # A job file's script when it is not the job's own name: dense-node is
 # dense.py as written on a node (jobs/dense-node.yaml).
 SCRIPTS = {"dense-node": "dense"}
 CV2_FIX = "cv2.setNumThreads(0)"
+# The image's libraries, not the job's settings: features.py runs on
+# OpenBLAS's pthreads build (what pip's numpy bundles), while the
+# system's libblas.so.3 stays the reference BLAS every other workload
+# and every earlier figure used (tools/install-deps.sh --lab pins it).
+OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+LIBS = {"features": {"LD_LIBRARY_PATH": OPENBLAS}}
 OUT = os.environ.get("LAB_OUT") or os.path.join(ROOT, "build", "lab")
 WORKER_FLAGS = ("--workers", "--num-workers", "--num_workers", "-j")
 TP = 'sum(rate(train_examples_total{namespace="$namespace",pod="$pod"}[$window]))'
@@ -132,7 +142,8 @@ def run_spec(doc, cwd):
     # torch here is built without MKL (torch.__config__.show()), so
     # MKL_NUM_THREADS changes nothing: runs that differ only in it share
     # one measurement.
-    key = json.dumps([argv, env.get("OMP_NUM_THREADS"), cpus, h.hexdigest()[:12]])
+    key = json.dumps([argv, env.get("OMP_NUM_THREADS"), cpus, h.hexdigest()[:12]] +
+                     ([env["OPENBLAS_NUM_THREADS"]] if "OPENBLAS_NUM_THREADS" in env else []))
     return {"argv": argv, "env": env, "cpus": cpus, "cwd": cwd, "key": key,
             "threads": int(env["OMP_NUM_THREADS"]) if env.get("OMP_NUM_THREADS", "").isdigit() else None,
             "workers": workers_of(argv)}
@@ -140,7 +151,9 @@ def run_spec(doc, cwd):
 
 def setting_name(spec):
     t = spec["threads"] if spec["threads"] is not None else "?"
-    return "t%s" % t if spec["workers"] is None else "t%s-w%s" % (t, spec["workers"])
+    n = "t%s" % t if spec["workers"] is None else "t%s-w%s" % (t, spec["workers"])
+    ob = spec["env"].get("OPENBLAS_NUM_THREADS")
+    return n + ("-b%s" % ob if ob is not None else "")
 
 
 def tool(args, cwd, timeout=120):
@@ -246,9 +259,20 @@ def prepare(wl, budget):
                 cv2_variant(src, dst, on)
                 pair.append(run_spec(doc, dst))
             case["cv2"].append((name, pair[0], pair[1]))
+    # OpenBLAS's pool in the loader (CPU401's other pools, issue 36): the
+    # job as written and as fixed, each also with nothing changed but
+    # OPENBLAS_NUM_THREADS=1, as CPU401's fix text says it
+    case["blas"] = []
+    if script(wl) == "features" and not SMOKE:
+        for name, src, doc in (("written", w, written), ("fix", fx, fixed)):
+            one = copy.deepcopy(doc)
+            c = container(one)
+            c["env"] = [e for e in c.get("env", []) if e["name"] != "OPENBLAS_NUM_THREADS"] + \
+                [{"name": "OPENBLAS_NUM_THREADS", "value": "1"}]
+            case["blas"].append((name, run_spec(doc, src), run_spec(one, src)))
     loader = case["fix"]["workers"] is not None
     case["grid"] = []
-    if not SMOKE:
+    if GRID:
         for t in (1, 2, 3, 4):
             for wk in ((0, 1, 2, 3, 4) if loader else (None,)):
                 case["grid"].append(run_spec(with_setting(fixed, t, wk), fx))
@@ -256,29 +280,6 @@ def prepare(wl, budget):
 
 
 # ---- running ----------------------------------------------------------
-
-def free_ports(n, used):
-    """n consecutive ports free now, below the ephemeral range and not in
-    used, for one run's endpoints (fixed before its repeat starts)."""
-    import random
-    import socket
-    for _ in range(1000):
-        p = random.randrange(20000, 30000)
-        if any(p + k in used for k in range(n)):
-            continue
-        ok = True
-        for k in range(n):
-            t = socket.socket()
-            try:
-                t.bind(("127.0.0.1", p + k))
-            except OSError:
-                ok = False
-            t.close()
-        if ok:
-            used.update(p + k for k in range(n))
-            return p
-    raise RuntimeError("no free ports")
-
 
 def command(spec):
     """The argv to run and its rank count."""
@@ -296,7 +297,7 @@ def command(spec):
     return argv, ranks
 
 
-def execute(spec, rep, run_id, parent, prom, aliases, port):
+def execute(spec, rep, run_id, parent, prom, aliases):
     """Run one setting under its quota; returns its record."""
     argv, ranks = command(spec)
     status = os.path.join(OUT, "status", "%s-r%d.json" % (run_id, rep))
@@ -304,12 +305,14 @@ def execute(spec, rep, run_id, parent, prom, aliases, port):
     for f in [status] + ["%s.%d" % (status, r) for r in range(1, ranks)]:
         if os.path.exists(f):
             os.unlink(f)
+    counters = status[:-5] + ".counters"
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"),
-           "LANG": "C.UTF-8", "METRICS_PORT": str(port), "LAB_SECONDS": str(SECONDS),
+           "LANG": "C.UTF-8", "LAB_COUNTERS": counters, "LAB_SECONDS": str(SECONDS),
            "LAB_STATUS": status}
     env.update(spec["env"])
+    env.update(LIBS.get(os.path.basename(spec["argv"][1])[:-3], {}) if len(spec["argv"]) > 1 else {})
     g = cgroups.Group(parent, "%s-r%d" % (run_id, rep), spec["cpus"])
-    prom.add_run(g, aliases)
+    prom.add_run(g, aliases, [counters] + ["%s.%d" % (counters, r) for r in range(1, ranks)])
     t0 = time.time()
     log_path = status[:-5] + ".log"
     with open(log_path, "w") as lf:
@@ -348,6 +351,8 @@ def main():
     if not os.path.exists(PY) or subprocess.run([PY, "-c", "import torch, torchvision, cv2"],
                                                 capture_output=True).returncode != 0:
         skip("%s cannot import torch, torchvision and cv2 (sh tools/install-deps.sh --lab)" % PY)
+    if "features" in WORKLOADS and not os.path.exists(os.path.join(OPENBLAS, "libblas.so.3")):
+        skip("no OpenBLAS pthreads build in %s (sh tools/install-deps.sh --lab)" % OPENBLAS)
     if not shutil.which("prometheus"):
         skip("prometheus is not installed (sh tools/install-deps.sh)")
     why = cgroups.available()
@@ -373,7 +378,7 @@ def main():
     for c in cases:
         specs = [c["written"], c["fix"]] + ([c["static"]] if c["static"] else []) + \
             [s for _, s in c["planned"]] + c["grid"] + \
-            [s for _, off, on in c["cv2"] for s in (off, on)]
+            [s for _, off, on in c["cv2"] + c["blas"] for s in (off, on)]
         for s in specs:
             # runs are shared by script: dense-node's fix and grid are
             # dense's
@@ -387,12 +392,13 @@ def main():
                 order.append(k)
     log("%d distinct settings x %d repeat(s) x %g s" % (len(order), REPEATS, SECONDS))
     parent = cgroups.Parent()
+    parent.enter()
     prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900),
                        scrape_ms=int(os.environ.get("LAB_SCRAPE_MS") or (1000 if SECONDS >= 5 else 500)))
     try:
         prom.start()
         for rep in range(1, REPEATS + 1):
-            used, targets, at = set(), [], {}
+            at = {}
             for k in order:
                 r = runs[k]
                 aliases = [(namespace(r["case"], rep), "run-" + r["id"])]
@@ -401,16 +407,11 @@ def main():
                     for doc, s in c["planned"]:
                         if (c["script"], s["key"]) == k:
                             aliases.append((namespace(c, rep), pod_name(doc)))
-                ranks = command(r["spec"])[1]
-                port = free_ports(ranks, used)
-                at[k] = (aliases, port)
-                targets += [("127.0.0.1:%d" % (port + n), a[0], a[1]) for n in range(ranks) for a in aliases]
-            prom.set_targets(targets)
-            time.sleep(7)
+                at[k] = aliases
             for i, k in enumerate(order):
                 r = runs[k]
-                aliases, port = at[k]
-                rec = execute(r["spec"], rep, r["id"], parent, prom, aliases, port)
+                aliases = at[k]
+                rec = execute(r["spec"], rep, r["id"], parent, prom, aliases)
                 rec["aliases"] = aliases
                 r["recs"][rep] = rec
                 log("r%d %3d/%d %-28s %s" % (rep, i + 1, len(order), r["id"],

@@ -1,17 +1,24 @@
-"""promlab.py: the lab's measurement side: a cAdvisor-shaped exporter of
-each run's real cgroup counters, a real Prometheus (Debian's package, on
-127.0.0.1, its own data directory under the lab's output) scraping it
-and every training process's own endpoint, the PromQL figures of one run
-(the queries `compare` makes, lib/plan/compare.c), and the test API
-server (testdata/apiserver/server.py) serving the plan's Pods.
+"""promlab.py: the lab's measurement side: an exporter of each run's real
+cgroup counters (under cAdvisor's names) and of its training loop's own
+counters (train_examples_total, train_loader_wait_seconds_total, read
+from the file the loop writes them to, workloads/metrics.py), a real
+Prometheus (Debian's package, on 127.0.0.1, its own data directory under
+the lab's output) scraping it, the PromQL figures of one run (the
+queries `compare` makes, lib/plan/compare.c), and the test API server
+(testdata/apiserver/server.py) serving the plan's Pods.
+
+The exporter runs in the lab's own process, outside every run's quota:
+served from a thread inside the throttled training process, the loop's
+counters missed scrapes (docs/performance.md, third run).
 
 Owns: the exporter thread, the Prometheus and API server processes (each
-also exits by itself after its timeout), the file_sd targets file.
+also exits by itself after its timeout).
 """
 import http.server
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -19,6 +26,11 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(HERE, "workloads"))
+import metrics  # noqa: E402  (the counters file's layout, one place)
+
+TRAIN_HELP = {"train_examples_total": "Training examples processed.",
+              "train_loader_wait_seconds_total": "Seconds the loop waited for a batch."}
 
 
 class Lab:
@@ -28,8 +40,7 @@ class Lab:
         self.dir = os.path.join(out, "prometheus")
         self.timeout = timeout
         self.lock = threading.Lock()
-        self.groups = []        # (group, aliases)
-        self.targets = []       # [(host:port, ns, pod)]
+        self.groups = []        # (group, aliases, counters files)
         self.procs = []
         self.srv = None
         self.url = None
@@ -38,10 +49,19 @@ class Lab:
     def metrics(self):
         fam = {"container_cpu_usage_seconds_total": [], "container_cpu_cfs_periods_total": [],
                "container_cpu_cfs_throttled_periods_total": [], "container_threads": []}
+        train = {"train_examples_total": [], "train_loader_wait_seconds_total": []}
         with self.lock:
             groups = list(self.groups)
-        for g, aliases in groups:
+        for g, aliases, files in groups:
             usage, periods, throttled, threads = g.counters()
+            for rank, path in enumerate(files):
+                got = metrics.read_counters(path)
+                if got is None:
+                    continue
+                for ns, pod in aliases:
+                    lab = 'namespace="%s",pod="%s",rank="%d"' % (ns, pod, rank)
+                    train["train_examples_total"].append((lab, got[0]))
+                    train["train_loader_wait_seconds_total"].append((lab, got[1]))
             for ns, pod in aliases:
                 lab = 'container="train",id="/kubepods/%s/%s/train",image="lab",namespace="%s",pod="%s"' % (
                     ns, pod, ns, pod)
@@ -53,28 +73,21 @@ class Lab:
         for name, rows in fam.items():
             out.append("# TYPE %s %s" % (name, "gauge" if name == "container_threads" else "counter"))
             out += ["%s{%s} %r" % (name, l, float(v)) for l, v in rows]
+        for name, rows in train.items():
+            out.append("# HELP %s %s" % (name, TRAIN_HELP[name]))
+            out.append("# TYPE %s counter" % name)
+            out += ["%s{%s} %r" % (name, l, float(v)) for l, v in rows]
         return ("\n".join(out) + "\n").encode()
 
-    def add_run(self, g, aliases):
+    def add_run(self, g, aliases, files):
+        """A run's cgroup and the counters files its ranks write (made
+        here at zero, so its series start from 0 as an endpoint's do)."""
+        for path in files:
+            with open(path, "wb") as f:
+                f.write(b"\0" * metrics.SIZE)
         with self.lock:
-            self.groups.append((g, aliases))
+            self.groups.append((g, aliases, list(files)))
         g.counters()
-
-    def set_targets(self, targets):
-        """The training endpoints of a whole repeat, [(host:port, ns,
-        pod)], written before its first run: Prometheus applies new
-        targets at most every 5 s, later than a short run's first
-        batches."""
-        self.targets = targets
-        self.write_sd()
-
-    def write_sd(self):
-        groups = [{"targets": [t], "labels": {"namespace": ns, "pod": pod}}
-                  for t, ns, pod in self.targets]
-        tmp = os.path.join(self.dir, "apps.json.tmp")
-        with open(tmp, "w") as f:
-            json.dump(groups, f)
-        os.replace(tmp, os.path.join(self.dir, "apps.json"))
 
     def start(self):
         os.makedirs(self.dir, exist_ok=True)
@@ -95,17 +108,14 @@ class Lab:
         self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.srv.daemon_threads = True
         threading.Thread(target=self.srv.serve_forever, daemon=True).start()
-        self.write_sd()
         import socket
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
         s.close()
         with open(os.path.join(self.dir, "prometheus.yml"), "w") as f:
-            # 1 s for runs of 5 s and more: at 500 ms (timeout 400 ms) a
-            # busy run's endpoint missed scrapes and lost its figures
-            # (docs/performance.md); shorter runs (the smoke) need 500 ms
-            # for two samples in their window
+            # 1 s for runs of 5 s and more; shorter runs (the smoke) need
+            # 500 ms for two samples in their window
             f.write("""global:
   scrape_interval: %dms
   scrape_timeout: %dms
@@ -114,12 +124,7 @@ scrape_configs:
     honor_labels: true
     static_configs:
       - targets: ["127.0.0.1:%d"]
-  - job_name: training
-    file_sd_configs:
-      - files: ["%s"]
-        refresh_interval: 1s
-""" % (self.scrape_ms, self.scrape_ms - 100, self.srv.server_address[1],
-       os.path.join(self.dir, "apps.json")))
+""" % (self.scrape_ms, self.scrape_ms - 100, self.srv.server_address[1]))
         data = os.path.join(self.dir, "data")
         subprocess.run(["rm", "-rf", data])
         log = open(os.path.join(self.dir, "prometheus.log"), "w")

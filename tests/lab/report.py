@@ -218,6 +218,37 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
     if judged:
         cv_checks.append("%s issue 36: the fix that bounds a second pool (OpenCV in the loader, CPU304) measurably "
                          "helps in %d of %d cases" % ("PASS" if helped else "FAIL", helped, judged))
+    # OpenBLAS's pool in the loader (CPU401's other pools, issue 36): the
+    # job as written, as --fix wrote it, and as written with nothing
+    # changed but OPENBLAS_NUM_THREADS=1 (CPU401's fix text)
+    bl_lines, bl_checks = [], []
+    for c in cases:
+        pairs = dict((name, (off, on)) for name, off, on in c.get("blas", []))
+        if not pairs:
+            continue
+        w_off, w_on = pairs["written"]
+        f_off = pairs["fix"][0]
+        a, f, o = (summary(runs.get((c["script"], s["key"]))) for s in (w_off, f_off, w_on))
+        thr = lambda s: statistics.median([r["threads_seen"] for r in runs[(c["script"], s["key"])]["recs"].values()
+                                           if r.get("threads_seen") is not None] or [float("nan")])
+        cellf = lambda s, x: "%s %.0f [%.0f-%.0f]" % (lab.setting_name(s), x["median"], x["min"], x["max"]) \
+            if x else "%s not measured" % lab.setting_name(s)
+        ratio = lambda x: "%.2fx" % (x["median"] / a["median"]) if x and a else "-"
+        bl_lines.append("| %g | %s | %s | %s | %s | %s | %.0f / %.0f / %.0f |" % (
+            c["budget"], cellf(w_off, a), cellf(f_off, f), cellf(w_on, o), ratio(f), ratio(o),
+            thr(w_off), thr(f_off), thr(w_on)))
+        for what, s, x in (("the fix (--fix as run)", f_off, f), ("OPENBLAS_NUM_THREADS=1 only", w_on, o)):
+            if not a or not x:
+                bl_checks.append("FAIL %s at %g CPU: %s: not measured" % (c["workload"], c["budget"], what))
+                continue
+            good = x["median"] >= 1.3 * a["median"] and x["min"] > a["max"]
+            bl_checks.append("%s %s at %g CPU: the fix that sets the second pool measurably helps (>= 1.3x, "
+                             "spreads apart): %s %s: %.2fx (%s -> %s)%s" % (
+                                 "PASS" if good else "FAIL", c["workload"], c["budget"], what,
+                                 "sets it" if s["env"].get("OPENBLAS_NUM_THREADS") == "1" else
+                                 "does not set it (OPENBLAS_NUM_THREADS=%s)" % s["env"].get("OPENBLAS_NUM_THREADS"),
+                                 x["median"] / a["median"], lab.setting_name(w_off), lab.setting_name(s),
+                                 "" if s is not f_off else " (" + c["fix_said"][0] + ")"))
     # Prometheus against the loops' own counts
     worst = 0.0
     missing = 0
@@ -255,8 +286,18 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         print("\n".join(cv_lines))
         for ch in cv_checks:
             print(ch)
+    bl_head = ("| CPUs | as written | fix (--fix) | as written, OPENBLAS_NUM_THREADS=1 only | fix / written | "
+               "OPENBLAS=1 / written | threads seen (written / fix / OPENBLAS=1) |\n"
+               "| --- | --- | --- | --- | --- | --- | --- |")
+    if bl_lines:
+        print("OpenBLAS's pool in the loader (CPU401's other pools), features: examples/s, Prometheus, "
+              "median [min-max]")
+        print(bl_head)
+        print("\n".join(bl_lines))
+        for ch in bl_checks:
+            print(ch)
     with open(os.path.join(OUT, "results.json"), "w") as f:
-        json.dump({"config": cfg, "results": results, "checks": checks + cv_checks,
+        json.dump({"config": cfg, "results": results, "checks": checks + cv_checks + bl_checks,
                    "runs": {r["id"]: {"argv": r["spec"]["argv"], "env": r["spec"]["env"],
                                       "cpus": r["spec"]["cpus"], "recs": r["recs"]}
                             for r in runs.values()}}, f, indent=1, default=str)
@@ -264,4 +305,6 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         f.write(head + "\n" + "\n".join(lines) + "\n")
         if cv_lines:
             f.write("\n" + cv_head + "\n" + "\n".join(cv_lines) + "\n")
+        if bl_lines:
+            f.write("\n" + bl_head + "\n" + "\n".join(bl_lines) + "\n")
     return ok

@@ -5,7 +5,8 @@ lab's third workload, tests/lab/README.md).
 Owns: one rank's model wrapped in DistributedDataParallel over gloo,
 batches made in memory, and the rank's counters (metrics.py; each rank
 serves its own endpoint at METRICS_PORT + its local rank, as a job's
-ranks each expose theirs).  Threads per rank come from OMP_NUM_THREADS.
+ranks each expose theirs; under the lab it writes LAB_COUNTERS.N, rank 0
+LAB_COUNTERS itself).  Threads per rank come from OMP_NUM_THREADS.
 """
 import argparse
 import os
@@ -27,8 +28,9 @@ def main():
     rank = int(os.environ.get("LOCAL_RANK", "0"))
     if os.environ.get("METRICS_PORT"):
         os.environ["METRICS_PORT"] = str(int(os.environ["METRICS_PORT"]) + rank)
-    if rank and os.environ.get("LAB_STATUS"):
-        os.environ["LAB_STATUS"] += ".%d" % rank
+    for var in ("LAB_STATUS", "LAB_COUNTERS"):
+        if rank and os.environ.get(var):
+            os.environ[var] += ".%d" % rank
     metrics.serve()
     dist.init_process_group("gloo")
     torch.manual_seed(rank)
