@@ -55,6 +55,19 @@ until_metrics() {
 		sleep 0.2
 	done
 }
+# until_log NAME FILE TEXT: polls up to 10 s until FILE has TEXT; serve's
+# main loop says a change of leader at its next one-second tick, which
+# can come after the audit the elector started has reached /metrics.
+until_log() {
+	i=0
+	while [ $i -lt 50 ]; do
+		grep -qF -- "$3" "$2" && { ok; return 0; }
+		sleep 0.2
+		i=$((i + 1))
+	done
+	bad "$1: after 10 s, $2 lacks '$3'"
+	return 1
+}
 holder() {
 	kubectl -n cpulint-system get lease kubectl-cpulint \
 		-o jsonpath='{.spec.holderIdentity}' 2>/dev/null
@@ -156,7 +169,7 @@ since_renew=${times% *} since_kill=${times#* }
 check "not taken before the duration (${since_renew}s after A's last renewal)" [ "$(echo "$since_renew >= $DUR" | bc)" = 1 ]
 check "hand-over within ${DUR}s of the kill (+1 s slack; took ${since_kill}s)" [ "$(echo "$since_kill <= $DUR + 1" | bc)" = 1 ]
 until_metrics "B audits" "$PB" 'owner="train-0",container="pytorch",rule="CPU401"'
-check "B said it took over" grep -q "serve: holds the Lease cpulint-system/kubectl-cpulint: auditing" "$tmp/cpulint-b.log"
+until_log "B said it took over" "$tmp/cpulint-b.log" "serve: holds the Lease cpulint-system/kubectl-cpulint: auditing"
 check "the Lease is B's" [ "$(holder)" = cpulint-b ]
 expect "one transition" 0 kubectl -n cpulint-system get lease kubectl-cpulint -o json
 has "one transition" '"leaseTransitions": 1'
