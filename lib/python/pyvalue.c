@@ -34,7 +34,6 @@ ctx_init(struct ctx *cx, const struct cpl_pyfile *f,
 	 const struct cpl_pyenv *env)
 {
 	memset(cx, 0, sizeof(*cx));
-	cx->names = &cpl_pyvalue_names;
 	if (env)
 		cx->none = *env;
 	if (cx->none.files == NULL) {

@@ -1012,9 +1012,3 @@ cpl_pyvalue_eval_name(struct ctx *cx, const struct pv_frame *fr, int scope,
 	leave(cx);
 	return v;
 }
-
-const struct pyvalue_names cpl_pyvalue_names = {
-	cpl_pyvalue_eval_name, cpl_pyvalue_eval_call, cpl_pyvalue_self_attr,
-	cpl_pyvalue_option, cpl_pyvalue_module_of, cpl_pyvalue_env_read,
-	cpl_pyvalue_class_attr,
-};

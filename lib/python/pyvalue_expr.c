@@ -189,7 +189,8 @@ name_primary(struct pv_ev *ev)
 		int c = cpl_pyscan_call_at(f, open);
 
 		ev->k = close < ev->end ? close + 1 : ev->end;
-		return c < 0 ? unknown() : cx->names->eval_call(cx, ev->fr, c);
+		return c < 0 ? unknown() :
+			       cpl_pyvalue_eval_call(cx, ev->fr, c);
 	}
 	if (!tok_text(base, sizeof(base), f, names[0]))
 		return unknown();
@@ -208,14 +209,14 @@ name_primary(struct pv_ev *ev)
 		/* os.environ["X"]: through the imports, unset is KeyError. */
 		if (n == 2 && strcmp(f->imports[im].target, "os") == 0 &&
 		    tok_is(f->text, &ev->toks[names[1]], "environ")) {
-			struct val v = cx->names->env_read(cx, key, NULL,
+			struct val v = cpl_pyvalue_env_read(cx, key, NULL,
 					cpl_pyscan_pos(f, names[0]));
 
 			return v.kind == V_NONE ? unknown() : v;
 		}
 		if (n == 1 &&
 		    strcmp(f->imports[im].target, "os.environ") == 0) {
-			struct val v = cx->names->env_read(cx, key, NULL,
+			struct val v = cpl_pyvalue_env_read(cx, key, NULL,
 					cpl_pyscan_pos(f, names[0]));
 
 			return v.kind == V_NONE ? unknown() : v;
@@ -223,8 +224,8 @@ name_primary(struct pv_ev *ev)
 		return unknown();
 	}
 	if (n == 1)
-		return cx->names->eval_name(cx, ev->fr, ev->scope, base,
-					     names[0], ev->block);
+		return cpl_pyvalue_eval_name(cx, ev->fr, ev->scope, base,
+					      names[0], ev->block);
 	if (n == 3 || (n == 2 && tok_text(attr, sizeof(attr), f, names[1]) &&
 		       strcmp(base, "self") != 0 &&
 		       cpl_pyscan_assign_last(f, ev->scope, base) < 0)) {
@@ -245,10 +246,10 @@ name_primary(struct pv_ev *ev)
 			len += t->len;
 		}
 		dotted[len] = '\0';
-		v = cx->names->class_attr(cx, ev->fr, ev->scope, dotted,
-					  names[0], ev->block, &is_class);
+		v = cpl_pyvalue_class_attr(cx, ev->fr, ev->scope, dotted,
+					   names[0], ev->block, &is_class);
 		/* A val holds no pointer to is_class (cppcheck cannot see
-		 * that through the table). */
+		 * that through the call into pyvalue_bind.c). */
 		if (is_class || n == 3)
 			/* cppcheck-suppress returnDanglingLifetime */
 			return v;
@@ -261,25 +262,26 @@ name_primary(struct pv_ev *ev)
 			char full[140] = "self.";
 
 			memcpy(full + 5, attr, strlen(attr) + 1);
-			return cx->names->self_attr(cx, ev->fr, ev->scope,
-						     full);
+			return cpl_pyvalue_self_attr(cx, ev->fr, ev->scope,
+						      full);
 		}
-		b = cx->names->eval_name(cx, ev->fr, ev->scope, base,
-					  names[0], ev->block);
+		b = cpl_pyvalue_eval_name(cx, ev->fr, ev->scope, base,
+					   names[0], ev->block);
 		if (b.kind == V_NS)
-			return cx->names->option(cx, b.ns, attr);
+			return cpl_pyvalue_option(cx, b.ns, attr);
 		im = cpl_pyscan_binding(f, ev->scope, base);
 		if (b.kind == V_UNKNOWN && im >= 0) {
 			const struct cpl_pyfile *g =
-				cx->names->module_of(cx, f, im);
+				cpl_pyvalue_module_of(cx, f, im);
 			struct pv_frame fr = { g, NULL, -1 };
 
 			/* A val holds nothing of the frame it was read in
-			 * (cppcheck cannot see that through the table). */
+			 * (cppcheck cannot see that through the call into
+			 * pyvalue_bind.c). */
 			if (g)
 				/* cppcheck-suppress returnDanglingLifetime */
-				return cx->names->eval_name(cx, &fr, 0, attr,
-							     (size_t)-1, 0);
+				return cpl_pyvalue_eval_name(cx, &fr, 0, attr,
+							      (size_t)-1, 0);
 		}
 	}
 	return unknown();

@@ -79,14 +79,7 @@ struct val {
 };
 
 /* The state of one resolution: environment and budget. */
-struct pyvalue_names;
-
 struct ctx {
-	/* What names stand for (pyvalue_bind.c's cpl_pyvalue_names):
-	 * reading an expression (pyvalue_expr.c) reaches it through here,
-	 * so the two files, which recurse into each other, do not call
-	 * each other (tools/house.py). */
-	const struct pyvalue_names *names;
 	const struct cpl_pyenv *env;
 	struct cpl_pyenv none;
 	const struct cpl_pyfile *self[1];
@@ -290,28 +283,5 @@ const struct cpl_pyfile *cpl_pyvalue_module_of(struct ctx *cx,
  * dflt NULL: no default given (unset is None). */
 struct val cpl_pyvalue_env_read(struct ctx *cx, struct val name,
 				const struct val *dflt, struct cpl_pos pos);
-
-/* The functions above as a table, for a context (struct ctx.names). */
-struct pyvalue_names {
-	struct val (*eval_name)(struct ctx *cx, const struct pv_frame *fr,
-				int scope, const char *name, size_t use_tok,
-				int use_block);
-	struct val (*eval_call)(struct ctx *cx, const struct pv_frame *fr,
-				int ci);
-	struct val (*self_attr)(struct ctx *cx, const struct pv_frame *fr,
-				int scope, const char *name);
-	struct val (*option)(struct ctx *cx, const struct cpl_pyfile *g,
-			     const char *dest);
-	const struct cpl_pyfile *(*module_of)(struct ctx *cx,
-					      const struct cpl_pyfile *f,
-					      int im);
-	struct val (*env_read)(struct ctx *cx, struct val name,
-			       const struct val *dflt, struct cpl_pos pos);
-	struct val (*class_attr)(struct ctx *cx, const struct pv_frame *fr,
-				 int scope, const char *dotted,
-				 size_t use_tok, int use_block,
-				 bool *is_class);
-};
-extern const struct pyvalue_names cpl_pyvalue_names;
 
 #endif
