@@ -1098,7 +1098,7 @@ cpl_manifest_load(struct cpl_wlist *out, const struct cpl_ystream *s,
 		  const struct cpl_ynode *doc, const char *path,
 		  struct cpl_error *err)
 {
-	struct cpl_lctx x = { out, s, path, 0, NULL, err, cpl_kinds_load };
+	struct cpl_lctx x = { out, s, path, 0, NULL, err };
 
 	if (!cpl_manifest_detect(doc))
 		return 0;

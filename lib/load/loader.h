@@ -174,11 +174,6 @@ struct cpl_lctx {
 				 * for one that has none (a Katib trial),
 				 * or NULL */
 	struct cpl_error *err;
-	/* Loads one object by its kind (cpl_kinds_load): how an object
-	 * found inside another (nested.c) reaches the kinds table without
-	 * calling up to it. */
-	int (*load)(const struct cpl_lctx *x, const struct cpl_ynode *obj,
-		    const char *kind_hint, const char *api_hint);
 };
 
 /*

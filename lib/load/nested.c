@@ -140,7 +140,7 @@ load_string(const struct cpl_lctx *x, const struct cpl_ynode *n,
 			continue;
 		/* Whatever the filled-in text would hold there is unknown:
 		 * an object that cannot be read is not judged, no error. */
-		if (ix.load(&ix, doc, NULL, NULL) < 0) {
+		if (cpl_kinds_load(&ix, doc, NULL, NULL) < 0) {
 			const char *kind = cpl_ynode_gets(doc, "kind") ?
 					   cpl_ynode_gets(doc, "kind") : "object";
 			char *why = cpl_xasprintf("%s (line %d), until its "
@@ -180,7 +180,7 @@ cpl_nested_load(const struct cpl_lctx *x, const struct cpl_ynode *n,
 		const char *holder)
 {
 	if (cpl_manifest_detect(n))
-		return x->load(x, n, NULL, NULL) < 0 ? -1 : 1;
+		return cpl_kinds_load(x, n, NULL, NULL) < 0 ? -1 : 1;
 	if (cpl_ynode_is_map(n) && cpl_ynode_get(n, "manifest") != NULL)
 		return makes_object(n) ?
 		       cpl_nested_load(x, cpl_ynode_get(n, "manifest"),
