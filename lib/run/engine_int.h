@@ -143,9 +143,8 @@ struct cpl_engine {
 	struct cpl_link_memo *memo;	/* the run's module look-ups */
 	bool light;			/* Python files asked for stay
 					 * unloaded (group.c's graph) */
-	struct crew *crew;		/* loading the next batch (group.c) */
-	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
-						 * (group.c sets it) */
+	struct crew *crew;		/* loading the next batch (group.c;
+					 * cpl_engine_crew_wait waits) */
 	uint64_t order;			/* the next finding's order key */
 	struct source **yedits;		/* sources holding an edit parse */
 	size_t nyedits, yedits_cap;

@@ -804,7 +804,6 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct pool pool = { 0 };
 	size_t gi, end, i;
 
-	e->crew_wait = cpl_engine_crew_wait;
 	cpl_engine_kustomize(e);
 	cpl_engine_limitranges(e);
 	cpl_engine_entrypoints(e);

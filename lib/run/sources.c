@@ -7,10 +7,9 @@
  * and hooks over those files, the linked processes, and the named Python
  * files under whatever spelling.
  *
- * Below the rest of the run: nothing here calls the files that order a
- * run (engine.c, group.c, pipeline.c, reach.c), which call these.  The
- * one wait on a loading thread goes through e->crew_wait (group.c sets
- * it).
+ * Below the rest of the run: the files that order a run (engine.c,
+ * group.c, pipeline.c, reach.c) call these; the one call back up is the
+ * wait on a loading thread (group.c's cpl_engine_crew_wait).
  *
  * Ownership: the engine owns every source, text, key and linked process
  * (cpl_engine_free).
@@ -445,8 +444,8 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 	} else if (!e->light) {
 		/* Another thread may be loading it: nothing of it is read
 		 * before that thread is done. */
-		if (src->inflight && e->crew_wait != NULL)
-			e->crew_wait(e);
+		if (src->inflight)
+			cpl_engine_crew_wait(e);
 		if (!cpl_pyfile_loaded(src->py)) {
 			/* A file of a group judged before (a dynamic
 			 * import): its text may have been let go. */
