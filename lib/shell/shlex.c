@@ -6,9 +6,10 @@
  * up to a separator (';' '&&' '||' '|' '&', newlines, parentheses),
  * parse_word() one word (quotes, escapes, $(...), backticks, $((...)),
  * ${...}), parse_redirect() a redirection and its target, here-documents
- * included.  Each finished command goes to the scan's finish hook; a
- * substitution that read the host's CPU count and each use of a variable
- * are reported through its hostread and varuse hooks.
+ * included.  Each finished command goes to the scanner
+ * (cpl_shscan_finish(), shscan.c, which calls back into the lexer for
+ * the next); a substitution that read the host's CPU count and each use
+ * of a variable are reported to it (cpl_shscan_hostread(), _varuse()).
  * Positions of words inside a YAML scalar come from a line index of the
  * script (cpl_shlex_index_lines(), cpl_shlex_pos()).
  *
@@ -317,7 +318,7 @@ parse_arith(struct sh_scan *sc, const struct src *src, size_t *i,
 
 			while (*i < n && name_char(p[*i]))
 				(*i)++;
-			sc->hooks->varuse(sc, src, s, *i, p + s, *i - s);
+			cpl_shscan_varuse(sc, src, s, *i, p + s, *i - s);
 		} else if (c >= '0' && c <= '9') {
 			while (*i < n && name_char(p[*i]))
 				(*i)++;
@@ -421,7 +422,7 @@ cpl_shlex_dollar(struct sh_scan *sc, const struct src *src, size_t *i,
 		else
 			cpl_shlex_list(sc, src, i, &sub, true);
 		if (sub.host)
-			sc->hooks->hostread(sc, src, start, *i, false);
+			cpl_shscan_hostread(sc, src, start, *i, false);
 	} else if (d == '{') {
 		mark_plain(w);
 		for (j = *i + 2; j < n && name_char(p[j]); j++)
@@ -431,7 +432,7 @@ cpl_shlex_dollar(struct sh_scan *sc, const struct src *src, size_t *i,
 			size_t at = w->text.len;
 
 			add_ref(w, at, j + 1 - start, at + 2, j - start - 2);
-			sc->hooks->varuse(sc, src, start, j + 1,
+			cpl_shscan_varuse(sc, src, start, j + 1,
 					  p + start + 2, j - start - 2);
 			*i = j + 1;
 		} else {
@@ -449,7 +450,7 @@ cpl_shlex_dollar(struct sh_scan *sc, const struct src *src, size_t *i,
 		for (j = *i + 1; j < n && name_char(p[j]); j++)
 			;
 		add_ref(w, at, j - start, at + 1, j - start - 1);
-		sc->hooks->varuse(sc, src, start, j, p + start + 1,
+		cpl_shscan_varuse(sc, src, start, j, p + start + 1,
 				  j - start - 1);
 		*i = j;
 	} else if (d != '\0' && strchr("0123456789@*#?$!-", d) != NULL) {
@@ -510,7 +511,7 @@ cpl_shlex_backtick(struct sh_scan *sc, const struct src *src, size_t *i,
 		cpl_shlex_list(sc, &bs, &j, &sub, false);
 	}
 	if (sub.host)
-		sc->hooks->hostread(sc, src, start, *i, false);
+		cpl_shscan_hostread(sc, src, start, *i, false);
 	cpl_buf_add(&w->text, p + start, *i - start);
 	cpl_buf_free(&body);
 }
@@ -691,7 +692,7 @@ fd_word(const struct sword *w)
 
 /*
  * Reads simple commands from *i to the end of src, or (to_paren) to the ')'
- * that ends a $(...), handing each to the scan's finish hook.
+ * that ends a $(...), handing each to cpl_shscan_finish() (shscan.c).
  */
 void
 cpl_shlex_list(struct sh_scan *sc, const struct src *src, size_t *i,
@@ -714,30 +715,30 @@ cpl_shlex_list(struct sh_scan *sc, const struct src *src, size_t *i,
 
 			*i = nl ? (size_t)(nl - p) : n;
 		} else if (ch == '\n') {
-			sc->hooks->finish(sc, fr, &c, CONN_SEQ);
+			cpl_shscan_finish(sc, fr, &c, CONN_SEQ);
 			(*i)++;
 			if (sc->nheredocs > 0)
 				cpl_shlex_skip_heredocs(sc, src, i);
 		} else if (ch == ';') {
-			sc->hooks->finish(sc, fr, &c, CONN_SEQ);
+			cpl_shscan_finish(sc, fr, &c, CONN_SEQ);
 			*i += (nx == ';' || nx == '&') ? 2 : 1;
 		} else if (ch == '&' && nx == '>') {
 			parse_redirect(sc, src, i, fr);
 		} else if (ch == '&') {
-			sc->hooks->finish(sc, fr, &c,
+			cpl_shscan_finish(sc, fr, &c,
 					  nx == '&' ? CONN_AND : CONN_SEQ);
 			*i += nx == '&' ? 2 : 1;
 		} else if (ch == '|') {
-			sc->hooks->finish(sc, fr, &c,
+			cpl_shscan_finish(sc, fr, &c,
 					  nx == '|' ? CONN_OR : CONN_SEQ);
 			*i += (nx == '|' || nx == '&') ? 2 : 1;
 		} else if (ch == ')') {
-			sc->hooks->finish(sc, fr, &c, CONN_SEQ);
+			cpl_shscan_finish(sc, fr, &c, CONN_SEQ);
 			(*i)++;
 			if (to_paren)
 				goto out;
 		} else if (ch == '(') {
-			sc->hooks->finish(sc, fr, &c, CONN_SEQ);
+			cpl_shscan_finish(sc, fr, &c, CONN_SEQ);
 			(*i)++;
 		} else if (ch == '<' || ch == '>') {
 			parse_redirect(sc, src, i, fr);
@@ -751,7 +752,7 @@ cpl_shlex_list(struct sh_scan *sc, const struct src *src, size_t *i,
 			}
 		}
 	}
-	sc->hooks->finish(sc, fr, &c, CONN_SEQ);
+	cpl_shscan_finish(sc, fr, &c, CONN_SEQ);
 out:
 	cpl_shlex_free(&c);
 }

@@ -10,7 +10,7 @@
  * cmd, enum conn) and the functions that make and read them.  The lexer
  * runs inside a scan (shstate.h): it reads the scan's line index and
  * here-documents, and reports host-count reads, variable uses and finished
- * commands back to the scanner through the cpl_shscan_* hooks.
+ * commands back to the scanner by calling its cpl_shscan_* functions.
  *
  * Ownership: a struct sword owns its text and refs (cpl_shlex_word_free());
  * a struct sh_cmd owns its words (cpl_shlex_free()).  Source text is borrowed.

@@ -4,7 +4,7 @@
  * The argv is either a shell script (sh -c SCRIPT, or a single word
  * holding blanks), which the lexer (shlex.c) splits into simple commands,
  * or one simple command already split.  Each finished command comes back
- * through hook_finish(): at the top level top_command() updates the
+ * through cpl_shscan_finish(): at the top level top_command() updates the
  * shell variables, the exports, the host-count reads and the launch; inside
  * a substitution cpl_shlaunch_reads_host() only says whether it reads the
  * host's CPU count.  Which programs are launchers, and how their options
@@ -171,8 +171,8 @@ unknown:
 /* ---- host-count reads ------------------------------------------------- */
 
 /* Records the host-count read src[start, end) for the current command. */
-static void
-hook_hostread(struct sh_scan *sc, const struct src *src, size_t start,
+void
+cpl_shscan_hostread(struct sh_scan *sc, const struct src *src, size_t start,
 		    size_t end, bool derived)
 {
 	void *p = sc->hcs;
@@ -191,14 +191,14 @@ hook_hostread(struct sh_scan *sc, const struct src *src, size_t start,
 
 /* Notes a use (src[start, end)) of variable name: when it holds a host
  * count, the use may size something too. */
-static void
-hook_varuse(struct sh_scan *sc, const struct src *src, size_t start,
+void
+cpl_shscan_varuse(struct sh_scan *sc, const struct src *src, size_t start,
 		  size_t end, const char *name, size_t n)
 {
 	const struct sh_var *v = var_get(sc, name, n, false);
 
 	if (v != NULL && v->host)
-		hook_hostread(sc, src, start, end, true);
+		cpl_shscan_hostread(sc, src, start, end, true);
 }
 
 /* Forgets the host-count reads of the finished command. */
@@ -808,8 +808,8 @@ emit:
 }
 
 /* Hands a finished command to its handler and clears it. */
-static void
-hook_finish(struct sh_scan *sc, struct sh_frame *fr, struct sh_cmd *c,
+void
+cpl_shscan_finish(struct sh_scan *sc, struct sh_frame *fr, struct sh_cmd *c,
 		  enum conn conn)
 {
 	if (fr->depth > 0) {
@@ -825,11 +825,6 @@ hook_finish(struct sh_scan *sc, struct sh_frame *fr, struct sh_cmd *c,
 	}
 	cpl_shlex_clear(c);
 }
-
-/* The lexer's way back to the scanner (shstate.h). */
-static const struct shhooks hooks = {
-	hook_hostread, hook_varuse, hook_finish,
-};
 
 /* ---- entry points ----------------------------------------------------- */
 
@@ -1047,7 +1042,6 @@ cpl_shscan(struct cpl_launch *out, const struct cpl_word *argv, size_t argc,
 	if (argv == NULL || argc == 0)
 		return;
 	memset(&sc, 0, sizeof(sc));
-	sc.hooks = &hooks;
 	sc.out = out;
 	sc.argv = argv;
 	sc.argc = argc;
@@ -1077,7 +1071,6 @@ cpl_shscan_file(struct cpl_launch *out, const char *path, const char *text)
 	w.pos.line = 1;
 	w.pos.column = 1;
 	memset(&sc, 0, sizeof(sc));
-	sc.hooks = &hooks;
 	sc.out = out;
 	sc.argv = &w;
 	sc.argc = 1;

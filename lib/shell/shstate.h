@@ -1,7 +1,8 @@
 /*
  * shstate.h — the state of one cpl_shscan() call, shared by the lexer
- * (shlex.c) and the scanner (shscan.c), and the hooks through which the
- * lexer reports to the scanner.
+ * (shlex.c) and the scanner (shscan.c), and the scanner's functions the
+ * lexer reports to (the two call each other: the scanner runs the lexer,
+ * which hands each command back).
  *
  * Private to lib/shell/: only shlex.c and shscan.c include it (shlaunch.c
  * needs words, not a scan).  It may include shell/launch.h, shell/shlex.h,
@@ -34,10 +35,7 @@ struct heredoc {
 };
 
 /* Everything one cpl_shscan() call works with. */
-struct shhooks;
-
 struct sh_scan {
-	const struct shhooks *hooks;	/* the scanner's (shscan.c) */
 	struct cpl_launch *out;
 	const struct cpl_word *argv;
 	size_t argc;
@@ -73,25 +71,19 @@ struct sh_scan {
 	struct cpl_launch tent;	/* a setup command, kept as a fallback */
 };
 
-/* ---- hooks the lexer calls (struct sh_scan's hooks, set by shscan.c) ------ */
+/* ---- shscan.c: what the lexer reports to the scanner ------------------ */
 
-/*
- * What the lexer hands back to the scanner, as calls through the scan's
- * hooks, so that shlex.c calls nothing of shscan.c (which calls it):
- *   hostread  the host-count read src[start, end) of the current command;
- *             derived when it is a use of a variable holding a host count
- *   varuse    a use (src[start, end)) of the variable called by the n
- *             bytes at name: when it holds a host count, it may size too
- *   finish    a finished command, to its handler (the top level, or the
- *             check for host-count reads inside a substitution), cleared
- */
-struct shhooks {
-	void (*hostread)(struct sh_scan *sc, const struct src *src, size_t start,
-			 size_t end, bool derived);
-	void (*varuse)(struct sh_scan *sc, const struct src *src, size_t start,
-		       size_t end, const char *name, size_t n);
-	void (*finish)(struct sh_scan *sc, struct sh_frame *fr, struct sh_cmd *c,
-		       enum conn conn);
-};
+/* The host-count read src[start, end) of the current command; derived
+ * when it is a use of a variable holding a host count. */
+void cpl_shscan_hostread(struct sh_scan *sc, const struct src *src,
+			 size_t start, size_t end, bool derived);
+/* A use (src[start, end)) of the variable called by the n bytes at name:
+ * when it holds a host count, it may size too. */
+void cpl_shscan_varuse(struct sh_scan *sc, const struct src *src,
+		       size_t start, size_t end, const char *name, size_t n);
+/* A finished command, to its handler (the top level, or the check for
+ * host-count reads inside a substitution); c is cleared. */
+void cpl_shscan_finish(struct sh_scan *sc, struct sh_frame *fr,
+		       struct sh_cmd *c, enum conn conn);
 
 #endif
