@@ -2,7 +2,12 @@
  * kinds.c — the kinds table: every kind cpulint knows, one row each, and
  * the one loader that reads an object as its row says.
  *
- * A row says where the kind keeps its Pod templates (places: a path to
+ * A row's first half is the kind's public descriptor (struct cpl_kind,
+ * kinds.h): its resource names, how live mode finds its Pods, whether
+ * its replicas train and the labels its operator sets, its launcher,
+ * its merge hook, whether plan and serve --mutate take it; live mode,
+ * plan, serve and the engine read that, never a list of their own.  The
+ * rest is the loader's: where the kind keeps its Pod templates (places: a path to
  * each element, then from the element to its Pod spec, how many Pods it
  * makes and what names it), what its containers are (the run container
  * of a job, training only on evidence, never training), whether it runs
@@ -535,7 +540,8 @@ static const struct kind_row kinds[] = {
 	  .k.labels = "trainer.kubeflow.org/",
 	  .k.role_labels = "trainer.kubeflow.org/trainjob-ancestor-step",
 	  .k.run = run_trainer, .k.launch = CPL_KLAUNCH_TORCHRUN,
-	  .k.merge = cpl_trainer_join, .k.plan = true, .k.mutate = true,
+	  .k.merge = cpl_trainer_join, .k.plan = true,
+	  .k.plan_at = "trainer", .k.mutate = true,
 	  .done = KDONE_COMPLETES, .ranks = "numProcPerNode, the runtime's",
 	  .omp = KF_OMP, .load = load_trainjob },
 	{ .k.group = "trainer.kubeflow.org", .k.kind = "TrainingRuntime",

@@ -90,6 +90,11 @@ struct cpl_kind {
 						 * runtime); live mode reads
 						 * what they name */
 	bool plan;		/* `plan` writes sweeps for it */
+	const char *plan_at;	/* the member of spec plan writes a
+				 * training container's settings into when
+				 * its containers are elsewhere (a
+				 * TrainJob's trainer, over its runtime's);
+				 * NULL: its containers */
 	const char *succeeded;	/* the status condition a finished run
 				 * of it has (Katib trials); NULL:
 				 * "Complete" */

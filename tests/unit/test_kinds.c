@@ -520,6 +520,7 @@ START_TEST(table)
 			  cpl_str_ends(k->replica_specs, "ReplicaSpecs")));
 		ck_assert(k->run == NULL || k->run[0] != NULL);
 		ck_assert(!k->plan || k->kind);
+		ck_assert(k->plan_at == NULL || k->plan);
 		ck_assert(!k->mutate || (k->resource && k->kind));
 		plans += k->plan;
 		merges += k->merge != NULL;
