@@ -464,7 +464,7 @@ static const struct kind_row kinds[] = {
 	  .after = mpi_here },
 	{ .k.group = "batch", .k.kind = "Job", .k.api_version = "batch/v1",
 	  .k.resource = "jobs", .k.singular = "job",
-	  .k.pods = CPL_KPODS_SELECTOR, .k.follow = true, .k.plan = true,
+	  .k.pods = CPL_KPODS_SELECTOR, .k.pod_label = "job-name", .k.follow = true, .k.plan = true,
 	  .k.mutate = true, .places = POD("spec.template.spec"),
 	  .done = KDONE_COMPLETES, .none = "no Pod template",
 	  .after = mpi_here },

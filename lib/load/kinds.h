@@ -64,8 +64,10 @@ struct cpl_kind {
 	const char *short_names;	/* kubectl's, '|' around each:
 					 * "|deploy|" */
 	enum cpl_kpods pods;	/* how its Pods are selected */
-	const char *pod_label;	/* CPL_KPODS_LABEL: the label whose value
-				 * is the object's name */
+	const char *pod_label;	/* the label whose value on its Pods is
+				 * the object's name (CPL_KPODS_LABEL:
+				 * how live mode selects them; compare
+				 * finds a plan's runs by it) */
 	bool follow;		/* as a Pod's owner: read, and its own
 				 * owner taken as the Pods' top owner */
 	/* Its Pods: roles and what trains. */
