@@ -1008,6 +1008,7 @@ on_element(void *ctx, const struct cpl_ynode *el, const char *name)
 	w->replica = cpl_xstrdup(name);
 	w->replicas = count_at(el, pl->replicas);
 	w->training_job = pl->role == KROLE_JOB;
+	w->torch_kind = r->k.launch == CPL_KLAUNCH_TORCHRUN;
 	w->by_evidence = pl->role == KROLE_EVIDENCE;
 	w->run_to_completion = r->done == KDONE_COMPLETES ||
 		(r->done == KDONE_BY_POD &&
@@ -1064,9 +1065,18 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	struct rowload rl = { x, obj, kind, r, NULL, NULL, NULL, NULL, 0, 0 };
 	size_t first = x->out->count, i;
 	char buf[256];
+	int rc;
 
-	if (r->load != NULL)
-		return r->load(x, obj, kind);
+	if (r->load != NULL) {
+		rc = r->load(x, obj, kind);
+		/* Its own workloads (not those of objects it holds) take
+		 * the row's launcher. */
+		for (i = first; rc == 0 && i < x->out->count; i++)
+			if (cpl_str_eq(x->out->items[i]->kind, r->k.kind))
+				x->out->items[i]->torch_kind =
+					r->k.launch == CPL_KLAUNCH_TORCHRUN;
+		return rc;
+	}
 	if (r->nproc != NULL) {
 		const char *p = r->nproc;
 

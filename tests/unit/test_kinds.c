@@ -582,6 +582,36 @@ START_TEST(trains)
 }
 END_TEST
 
+/* The row's launcher reaches the workload: torchrun's kinds (the rules
+ * then know the run container trains PyTorch), not TFJob's. */
+START_TEST(launcher)
+{
+	struct loaded l;
+
+	load_text(&l, "k.yaml",
+		  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+		  "metadata: {name: pt}\n"
+		  "spec:\n  pytorchReplicaSpecs:\n    Worker:\n"
+		  "      template:\n        spec:\n          containers:\n"
+		  "          - {name: pytorch, image: x}\n"
+		  "---\n"
+		  "apiVersion: kubeflow.org/v1\nkind: TFJob\n"
+		  "metadata: {name: tf}\n"
+		  "spec:\n  tfReplicaSpecs:\n    Worker:\n"
+		  "      template:\n        spec:\n          containers:\n"
+		  "          - {name: tensorflow, image: x}\n"
+		  "---\n"
+		  "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+		  "kind: TrainJob\nmetadata: {name: tj}\n"
+		  "spec:\n  runtimeRef: {name: torch-distributed}\n");
+	ck_assert_int_eq(l.rc, 0);
+	ck_assert(find(&l, "pt", "Worker")->torch_kind);
+	ck_assert(!find(&l, "tf", "Worker")->torch_kind);
+	ck_assert(find(&l, "tj", NULL)->torch_kind);
+	loaded_free(&l);
+}
+END_TEST
+
 /* The mutating webhook sends /mutate exactly the kinds marked mutate. */
 START_TEST(webhook)
 {
@@ -656,6 +686,7 @@ kinds_suite(void)
 	tcase_add_test(tc, limitrange);
 	tcase_add_test(tc, table);
 	tcase_add_test(tc, trains);
+	tcase_add_test(tc, launcher);
 	tcase_add_test(tc, webhook);
 	suite_add_tcase(s, tc);
 	return s;
