@@ -263,6 +263,24 @@ training_kind(const json_t *pod, const struct cpl_liveowner *owner)
 	return NULL;
 }
 
+/* Whether name is a run container name of k or of another training
+ * kind of the same operator: a Pod known by its operator's labels alone
+ * may be of any of its kinds (a TFJob's "tensorflow"). */
+static bool
+run_name(const struct cpl_kind *k, const char *name)
+{
+	const struct cpl_kind *o;
+	size_t i;
+
+	if (cpl_kinds_is_run(k, name))
+		return true;
+	for (i = 0; k->labels && (o = cpl_kinds_at(i)) != NULL; i++)
+		if (o->trains && cpl_str_eq(o->labels, k->labels) &&
+		    cpl_kinds_is_run(o, name))
+			return true;
+	return false;
+}
+
 /* In a training pod the run container of its kind (pytorch, node ...),
  * else the first main container, is the run container. */
 static void
@@ -277,7 +295,7 @@ mark_run_container(struct cpl_workload *w, const struct cpl_kind *k)
 			continue;
 		if (pick == w->ncontainers)
 			pick = i;
-		if (cpl_kinds_is_run(k, w->containers[i].name))
+		if (run_name(k, w->containers[i].name))
 			pick = i;
 	}
 	if (pick < w->ncontainers)
