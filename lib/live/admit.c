@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/kinds.h"
+
 /*
  * The containers of every Pod template in v (arrays named containers,
  * initContainers or ephemeralContainers, at any depth), counting on
@@ -181,20 +183,9 @@ bad(struct cpl_error *err, const char *why)
 	return -1;
 }
 
-/* The Kubeflow v1 job kinds whose Pods are judged as their owner's, and
- * the member that holds their replica specs. */
-static const struct {
-	const char *kind, *replicas;
-} owners[] = {
-	{ "PyTorchJob", "pytorchReplicaSpecs" },
-	{ "TFJob", "tfReplicaSpecs" },
-	{ "XGBoostJob", "xgbReplicaSpecs" },
-	{ "PaddleJob", "paddleReplicaSpecs" },
-	{ "JAXJob", "jaxReplicaSpecs" },
-};
-
 /*
- * A Pod whose controller is a Kubeflow v1 job, put inside an object of
+ * A Pod whose controller is a Kubeflow v1 job (a kind with replica_specs
+ * in the kinds table, kinds.h), put inside an object of
  * its owner's kind as its only replica (the type its operator labels it
  * with, capitalised as the job writes it; Worker when unlabelled), with
  * nprocPerNode from the PET_NPROC_PER_NODE the operator set on its
@@ -209,22 +200,21 @@ owner_wrap(const json_t *obj, char **pointer)
 	const json_t *refs = json_object_get(meta, "ownerReferences");
 	const json_t *spec = json_object_get(obj, "spec");
 	const json_t *r, *c, *e, *owner = NULL;
+	const struct cpl_kind *k = NULL;
 	const char *type, *nproc = NULL;
 	json_t *tmpl, *out;
 	char rtype[64];
-	size_t i, j, k;
+	size_t i, j;
 
 	if (!cpl_str_eq(str_of(obj, "kind"), "Pod") || !json_is_object(spec))
 		return NULL;
 	json_array_foreach(refs, i, r)
 		if (json_is_true(json_object_get(r, "controller")))
 			owner = r;
-	for (k = 0; owner && k < CPL_ARRAY_LEN(owners); k++)
-		if (cpl_str_eq(str_of(owner, "kind"), owners[k].kind))
-			break;
-	if (owner == NULL || k == CPL_ARRAY_LEN(owners) ||
-	    !cpl_str_starts(str_of(owner, "apiVersion") ?
-			    str_of(owner, "apiVersion") : "", "kubeflow.org/"))
+	if (owner != NULL && str_of(owner, "apiVersion") != NULL)
+		k = cpl_kinds_find(str_of(owner, "apiVersion"),
+				   str_of(owner, "kind"));
+	if (k == NULL || k->kind == NULL || k->replica_specs == NULL)
 		return NULL;
 	type = json_string_value(json_object_get(json_object_get(meta,
 		"labels"), "training.kubeflow.org/replica-type"));
@@ -244,8 +234,8 @@ owner_wrap(const json_t *obj, char **pointer)
 			 json_object_get(meta, "labels"), "annotations",
 			 json_object_get(meta, "annotations"), "spec", spec);
 	out = json_pack("{s:s,s:s,s:O*,s:{s:{s:{s:o}}}}", "apiVersion",
-			str_of(owner, "apiVersion"), "kind", owners[k].kind,
-			"metadata", meta, "spec", owners[k].replicas, rtype,
+			str_of(owner, "apiVersion"), "kind", k->kind,
+			"metadata", meta, "spec", k->replica_specs, rtype,
 			"template", tmpl);
 	if (out == NULL)
 		return NULL;
@@ -253,7 +243,7 @@ owner_wrap(const json_t *obj, char **pointer)
 		json_object_set_new(json_object_get(out, "spec"),
 				    "nprocPerNode", json_string(nproc));
 	*pointer = cpl_xasprintf("/spec/%s/%s/template/spec",
-				 owners[k].replicas, rtype);
+				 k->replica_specs, rtype);
 	return out;
 }
 

@@ -30,39 +30,12 @@
 
 #include "live/livemeasure.h"
 #include "live/livepods.h"
+#include "load/kinds.h"
 #include "load/loader.h"
 #include "model/budget.h"
 #include "model/rule.h"
 #include "text/quantity.h"
 #include "text/yamldoc.h"
-
-/* A resource kubectl knows by several names. */
-struct kind {
-	const char *names;	/* "|pod|pods|po|" */
-	const char *api_version;
-	const char *resource;
-	const char *label;	/* object prefix in reports */
-};
-
-static const struct kind kinds[] = {
-	{ "|pod|pods|po|", "v1", "pods", "pod" },
-	{ "|deployment|deployments|deploy|", "apps/v1", "deployments",
-	  "deployment" },
-	{ "|statefulset|statefulsets|sts|", "apps/v1", "statefulsets",
-	  "statefulset" },
-	{ "|daemonset|daemonsets|ds|", "apps/v1", "daemonsets", "daemonset" },
-	{ "|replicaset|replicasets|rs|", "apps/v1", "replicasets",
-	  "replicaset" },
-	{ "|job|jobs|", "batch/v1", "jobs", "job" },
-	{ "|cronjob|cronjobs|cj|", "batch/v1", "cronjobs", "cronjob" },
-	{ "|pytorchjob|pytorchjobs|", "kubeflow.org/v1", "pytorchjobs",
-	  "pytorchjob" },
-	{ "|trainjob|trainjobs|", "trainer.kubeflow.org/v1alpha1",
-	  "trainjobs", "trainjob" },
-	/* The MPI operator's; training-operator 1.x served kubeflow.org/v1
-	 * (add_target() falls back to it). */
-	{ "|mpijob|mpijobs|", "kubeflow.org/v2beta1", "mpijobs", "mpijob" },
-};
 
 struct live {
 	struct cpl_engine *e;
@@ -110,27 +83,6 @@ live_errorf(struct live *l, const char *fmt, ...)
 	va_end(ap);
 	live_error(l, &err);
 	cpl_error_clear(&err);
-}
-
-static const struct kind *
-find_kind(const char *type)
-{
-	char key[64];
-	size_t i, n = strcspn(type, ".");	/* deployment.apps → deployment */
-
-	if (n + 3 > sizeof(key))
-		return NULL;
-	key[0] = '|';
-	memcpy(key + 1, type, n);
-	key[n + 1] = '|';
-	key[n + 2] = '\0';
-	for (i = 0; i < n + 2; i++)
-		if (key[i] >= 'A' && key[i] <= 'Z')
-			key[i] = (char)(key[i] - 'A' + 'a');
-	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++)
-		if (strstr(kinds[i].names, key) != NULL)
-			return &kinds[i];
-	return NULL;
 }
 
 static const char *
@@ -284,34 +236,57 @@ resolve_env(struct live *l, json_t *o, const char *ns, int depth)
 
 /* ---- objects → workloads ----------------------------------------------- */
 
-/* Kubeflow or JobSet ownership makes a Pod a training pod. */
-static bool
-training_pod(const json_t *pod, const char *owner_kind)
+/*
+ * The kind whose run container a Pod's trains (kinds.h): its top
+ * owner's when that kind's replicas train; else the kind whose operator
+ * labelled it (a Pod whose owner was not read); NULL: not a training
+ * pod by kind (the workload model may still find it one on evidence).
+ */
+static const struct cpl_kind *
+training_kind(const json_t *pod, const struct cpl_liveowner *owner)
 {
 	json_t *labels = json_object_get(json_object_get(pod, "metadata"),
 					 "labels");
-	const char *k;
+	const struct cpl_kind *k = owner ? cpl_kinds_find(owner->api_version,
+							  owner->kind) : NULL;
+	const char *key;
 	json_t *v;
+	size_t i;
 
-	if (owner_kind && (strstr(owner_kind, "Job") != NULL &&
-			   strcmp(owner_kind, "Job") != 0 &&
-			   strcmp(owner_kind, "CronJob") != 0))
-		return true;	/* PyTorchJob, TFJob, MPIJob, TrainJob ... */
-	json_object_foreach(labels, k, v)
-		if (cpl_str_starts(k, "training.kubeflow.org/") ||
-		    cpl_str_starts(k, "trainer.kubeflow.org/"))
+	if (k != NULL && k->trains)
+		return k;
+	json_object_foreach(labels, key, v)
+		for (i = 0; (k = cpl_kinds_at(i)) != NULL; i++)
+			if (k->trains && k->labels &&
+			    cpl_str_starts(key, k->labels))
+				return k;
+	return NULL;
+}
+
+/* Whether name is a run container name of k or of another training
+ * kind of the same operator: a Pod known by its operator's labels alone
+ * may be of any of its kinds (a TFJob's "tensorflow"). */
+static bool
+run_name(const struct cpl_kind *k, const char *name)
+{
+	const struct cpl_kind *o;
+	size_t i;
+
+	if (cpl_kinds_is_run(k, name))
+		return true;
+	for (i = 0; k->labels && (o = cpl_kinds_at(i)) != NULL; i++)
+		if (o->trains && cpl_str_eq(o->labels, k->labels) &&
+		    cpl_kinds_is_run(o, name))
 			return true;
 	return false;
 }
 
-/* In a training pod the framework's container (pytorch, tensorflow,
- * node), else the first main container, is the run container. */
+/* In a training pod the run container of its kind (pytorch, node ...),
+ * else the first main container, is the run container. */
 static void
-mark_run_container(struct cpl_workload *w)
+mark_run_container(struct cpl_workload *w, const struct cpl_kind *k)
 {
-	static const char *const names[] = { "pytorch", "tensorflow", "node",
-					     "trainer" };
-	size_t i, j, pick = w->ncontainers;
+	size_t i, pick = w->ncontainers;
 
 	for (i = 0; i < w->ncontainers; i++) {
 		if (w->containers[i].run_container)
@@ -320,9 +295,8 @@ mark_run_container(struct cpl_workload *w)
 			continue;
 		if (pick == w->ncontainers)
 			pick = i;
-		for (j = 0; j < CPL_ARRAY_LEN(names); j++)
-			if (cpl_str_eq(w->containers[i].name, names[j]))
-				pick = i;
+		if (run_name(k, w->containers[i].name))
+			pick = i;
 	}
 	if (pick < w->ncontainers)
 		w->containers[pick].run_container = true;
@@ -336,16 +310,38 @@ label(const json_t *obj, const char *key)
 				    "labels"), key);
 }
 
-/* Whether an operator's labels make pod an MPI launcher. */
+/*
+ * Whether a role label of some kind (kinds.h: PyTorchJob's replica-type,
+ * the MPI operator's job-role, JobSet's replicatedjob-name, Trainer's
+ * ancestor step) holds on pod the role want (exactly), or a role holding
+ * want (part, when !exact).
+ */
 static bool
-launcher_pod(const json_t *pod)
+pod_role(const json_t *pod, const char *want, bool exact)
 {
-	return cpl_str_eq(label(pod, "training.kubeflow.org/replica-type"),
-			  "launcher") ||
-	       cpl_str_eq(label(pod, "training.kubeflow.org/job-role"),
-			  "launcher") ||
-	       cpl_str_eq(label(pod, "jobset.sigs.k8s.io/replicatedjob-name"),
-			  "launcher");
+	const struct cpl_kind *k;
+	char key[128];
+	size_t i;
+
+	for (i = 0; (k = cpl_kinds_at(i)) != NULL; i++) {
+		const char *p = k->role_labels;
+
+		while (p != NULL && *p != '\0') {
+			const char *bar = strchr(p, '|'), *v;
+			size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+			if (n < sizeof(key)) {
+				memcpy(key, p, n);
+				key[n] = '\0';
+				v = label(pod, key);
+				if (v && (exact ? strcmp(v, want) == 0 :
+					  strstr(v, want) != NULL))
+					return true;
+			}
+			p = bar ? bar + 1 : NULL;
+		}
+	}
+	return false;
 }
 
 /* What an MPIJob read says its Pods run: slotsPerWorker (the ranks the
@@ -375,8 +371,9 @@ mpijob_spec(struct cpl_liveowner *o, const json_t *job)
 static void
 mpijob_read(struct live *l, struct cpl_liveowner *o, const char *ns)
 {
-	struct cpl_kube_ref ref = { o->api_version, "mpijobs", ns, o->name,
-				    NULL };
+	const struct cpl_kind *k = cpl_kinds_find(NULL, o->kind);
+	struct cpl_kube_ref ref = { o->api_version, k ? k->resource : NULL,
+				    ns, o->name, NULL };
 	struct cpl_error err = { 0 };
 	json_t *job = NULL;
 
@@ -384,7 +381,7 @@ mpijob_read(struct live *l, struct cpl_liveowner *o, const char *ns)
 		return;
 	o->mpi_read = -1;
 	if (o->api_version == NULL ||
-	    !cpl_str_starts(o->api_version, "kubeflow.org/")) {
+	    cpl_kinds_find(o->api_version, o->kind) != k) {
 		cpl_buf_addf(l->notes, "%s: not a Kubeflow MPIJob (apiVersion "
 			     "%s); the ranks of its Pods are unknown\n",
 			     o->object, o->api_version ? o->api_version :
@@ -447,14 +444,12 @@ static void
 judge_pod_role(struct live *l, struct cpl_liveowner *owner, const char *ns,
 	       struct cpl_workload *w, const json_t *pod)
 {
-	const char *step = label(pod, "trainer.kubeflow.org/"
-				 "trainjob-ancestor-step");
-	const char *rjob = label(pod, "jobset.sigs.k8s.io/replicatedjob-name");
-	bool mpijob = owner != NULL && strcmp(owner->kind, "MPIJob") == 0;
+	const struct cpl_kind *k = owner ? cpl_kinds_find(NULL, owner->kind) :
+				       NULL;
+	bool mpijob = k != NULL && k->launch == CPL_KLAUNCH_MPI;
 	size_t i;
 
-	if ((step && strstr(step, "initializer")) ||
-	    (rjob && strstr(rjob, "initializer"))) {
+	if (pod_role(pod, "initializer", false)) {
 		for (i = 0; i < w->ncontainers; i++) {
 			w->containers[i].not_training = true;
 			w->containers[i].run_container = false;
@@ -463,7 +458,7 @@ judge_pod_role(struct live *l, struct cpl_liveowner *owner, const char *ns,
 	}
 	if (mpijob)
 		mpijob_read(l, owner, ns);
-	if (launcher_pod(pod)) {
+	if (pod_role(pod, "launcher", true)) {
 		forget_local_ranks(w);
 		if (mpijob && owner->launcher_node)
 			mpi_node(owner, w);
@@ -513,12 +508,13 @@ object_text(const json_t *obj)
 
 /*
  * Loads one object's JSON through the manifest loader and adds its
- * workloads (named after object) to the engine.  For a Pod, the new
- * workload is returned in *pod_w (NULL otherwise).
+ * workloads (named after object) to the engine, as training replicas of
+ * kind training when it is not NULL.  For a Pod, the new workload is
+ * returned in *pod_w (NULL otherwise).
  */
 static void
-add_object(struct live *l, json_t *obj, const char *object, bool training,
-	   struct cpl_workload **pod_w)
+add_object(struct live *l, json_t *obj, const char *object,
+	   const struct cpl_kind *training, struct cpl_workload **pod_w)
 {
 	struct cpl_wlist wl = { 0 };
 	struct cpl_ystream *s = NULL;
@@ -554,7 +550,7 @@ add_object(struct live *l, json_t *obj, const char *object, bool training,
 			    cpl_xstrdup(object);
 		if (training) {
 			w->training_job = true;
-			mark_run_container(w);
+			mark_run_container(w, training);
 		}
 		if (pod_w && *pod_w == NULL)
 			*pod_w = w;
@@ -714,8 +710,7 @@ add_pod(struct live *l, json_t *pod)
 	if (g < 0) {
 		resolve_env(l, pod, ns, 0);
 		object = cpl_xasprintf("pod/%s/%s", ns, name);
-		add_object(l, pod, object, training_pod(pod, owner ?
-			   owner->kind : NULL), &w);
+		add_object(l, pod, object, training_kind(pod, owner), &w);
 		free(object);
 		resize_notes(w, rnames, rnotes, nres);
 		for (i = 0; i < nres; i++) {
@@ -825,19 +820,16 @@ selector_of(const json_t *obj)
 
 /* The Pods of a controller: its selector, or the operator's labels. */
 static void
-controller_pods(struct live *l, const struct kind *k, const json_t *obj,
-		const char *ns, const char *name)
+controller_pods(struct live *l, const struct cpl_kind *k,
+		const json_t *obj, const char *ns, const char *name)
 {
 	char *sel = NULL;
 
-	if (strcmp(k->resource, "pytorchjobs") == 0 ||
-	    strcmp(k->resource, "mpijobs") == 0)
-		sel = cpl_xasprintf("training.kubeflow.org/job-name=%s", name);
-	else if (strcmp(k->resource, "trainjobs") == 0)
-		sel = cpl_xasprintf("jobset.sigs.k8s.io/jobset-name=%s", name);
-	else if (strcmp(k->resource, "cronjobs") != 0)
+	if (k->pods == CPL_KPODS_LABEL)
+		sel = cpl_xasprintf("%s=%s", k->pod_label, name);
+	else if (k->pods == CPL_KPODS_SELECTOR)
 		sel = selector_of(obj);
-	if (strcmp(k->resource, "cronjobs") == 0) {
+	if (k->pods == CPL_KPODS_JOBS) {
 		/* The CronJob's Pods are those of the Jobs it owns. */
 		struct cpl_kube_ref ref = { "batch/v1", "jobs", ns, NULL,
 					    NULL };
@@ -854,7 +846,7 @@ controller_pods(struct live *l, const struct kind *k, const json_t *obj,
 		json_array_foreach(jobs, i, job) {
 			const json_t *o = cpl_livepods_owner_ref(job);
 
-			if (o && cpl_str_eq(jstr(o, "kind"), "CronJob") &&
+			if (o && cpl_str_eq(jstr(o, "kind"), k->kind) &&
 			    cpl_str_eq(jstr(o, "name"), name)) {
 				char *js = selector_of(job);
 
@@ -913,7 +905,7 @@ add_runtime(struct live *l, const json_t *tj, const char *ns,
 	label_ns = cpl_xasprintf(cluster ? "%s/%s" : "%s/%s/%s",
 				 cluster ? "clustertrainingruntime" :
 				 "trainingruntime", cluster ? name : ns, name);
-	add_object(l, rt, label_ns, false, NULL);
+	add_object(l, rt, label_ns, NULL, NULL);
 	free(label_ns);
 	json_decref(rt);
 }
@@ -955,7 +947,7 @@ limitranges(struct live *l, const char *ns, const char *object)
 		if (name == NULL)
 			continue;
 		lr = cpl_xasprintf("limitrange/%s/%s", ns, name);
-		add_object(l, it, lr, false, NULL);
+		add_object(l, it, lr, NULL, NULL);
 		free(lr);
 	}
 	json_decref(items);
@@ -969,7 +961,7 @@ add_target(struct live *l, const char *target)
 	char *type = slash ? cpl_xstrndup(target, (size_t)(slash - target)) :
 			     cpl_xstrdup("pod");
 	const char *name = slash ? slash + 1 : target;
-	const struct kind *k = find_kind(type);
+	const struct cpl_kind *k = cpl_kinds_by_type(type);
 	const char *ns = l->info->namespace;
 	struct cpl_kube_ref ref;
 	struct cpl_error err = { 0 };
@@ -980,9 +972,17 @@ add_target(struct live *l, const char *target)
 	int rc;
 
 	if (k == NULL) {
-		live_errorf(l, "%s: unknown resource type \"%s\" (use pod, "
-			    "deploy, sts, ds, rs, job, cronjob, pytorchjob, "
-			    "trainjob or mpijob)", target, type);
+		struct cpl_buf use;
+		const char *label;
+
+		cpl_buf_init(&use, 0);
+		for (i = 0; (label = cpl_live_type_label(i)) != NULL; i++)
+			cpl_buf_addf(&use, "%s%s", i == 0 ? "" :
+				     cpl_live_type_label(i + 1) ? ", " :
+				     " or ", label);
+		live_errorf(l, "%s: unknown resource type \"%s\" (use %s)",
+			    target, type, use.data ? use.data : "");
+		cpl_buf_free(&use);
 		goto out;
 	}
 	if (*name == '\0' || strchr(name, '/') != NULL) {
@@ -992,12 +992,13 @@ add_target(struct live *l, const char *target)
 	ref = (struct cpl_kube_ref){ k->api_version, k->resource, ns, name,
 				     NULL };
 	rc = cpl_kubeclient_get(&obj, NULL, l->client, &ref, &err);
-	if (rc == CPL_KUBE_NOT_FOUND && strcmp(k->resource, "mpijobs") == 0) {
-		/* Not served as v2beta1: training-operator 1.x's v1.  Not
-		 * there either: the v2beta1 answer is the one to show. */
+	if (rc == CPL_KUBE_NOT_FOUND && k->old_api_version != NULL) {
+		/* Not served at its version (an MPIJob's v2beta1): the older
+		 * one (training-operator 1.x's v1).  Not there either: the
+		 * first answer is the one to show. */
 		struct cpl_error v1 = { 0 };
 
-		ref.api_version = "kubeflow.org/v1";
+		ref.api_version = k->old_api_version;
 		rc = cpl_kubeclient_get(&obj, NULL, l->client, &ref, &v1);
 		if (rc != CPL_KUBE_NOT_FOUND) {
 			cpl_error_clear(&err);
@@ -1010,26 +1011,25 @@ add_target(struct live *l, const char *target)
 		live_error(l, &err);
 		goto out;
 	}
-	if (strcmp(k->resource, "pods") == 0) {
+	if (k->pods == CPL_KPODS_SELF) {
 		add_pod(l, obj);
 		goto out;
 	}
 	resolve_env(l, obj, ns, 0);
-	object = cpl_xasprintf("%s/%s/%s", k->label, ns, name);
-	add_object(l, obj, object, strcmp(k->resource, "pytorchjobs") == 0 ||
-		   strcmp(k->resource, "trainjobs") == 0 ||
-		   strcmp(k->resource, "mpijobs") == 0, NULL);
+	object = cpl_xasprintf("%s/%s/%s", k->singular, ns, name);
+	add_object(l, obj, object, k->trains ? k : NULL, NULL);
 	/* The template's workloads, before another object is added. */
 	ntmpl = l->nadded;
 	tmpl = cpl_xcalloc(ntmpl + 1, sizeof(*tmpl));
 	for (i = 0; i < ntmpl; i++)
 		tmpl[i] = l->added[i];
 	listed = l->listed;
-	if (strcmp(k->resource, "trainjobs") == 0)
+	if (k->merge != NULL)
+		/* What it is merged with (a TrainJob's runtime). */
 		add_runtime(l, obj, ns, object);
-	if (strcmp(k->resource, "mpijobs") == 0)
+	if (k->launch == CPL_KLAUNCH_MPI)
 		/* Its Pods find this read in their owner's record. */
-		mpijob_spec(cpl_livepods_top(&l->lp, "MPIJob", ref.api_version,
+		mpijob_spec(cpl_livepods_top(&l->lp, k->kind, ref.api_version,
 					     ns, name), obj);
 	controller_pods(l, k, obj, ns, name);
 	/* No Pods yet: admission has not applied the namespace's
@@ -1052,13 +1052,19 @@ out:
 bool
 cpl_live_is_type(const char *word)
 {
-	return find_kind(word) != NULL;
+	return cpl_kinds_by_type(word) != NULL;
 }
 
 const char *
 cpl_live_type_label(size_t i)
 {
-	return i < CPL_ARRAY_LEN(kinds) ? kinds[i].label : NULL;
+	const struct cpl_kind *k;
+	size_t j;
+
+	for (j = 0; (k = cpl_kinds_at(j)) != NULL; j++)
+		if (k->singular != NULL && i-- == 0)
+			return k->singular;
+	return NULL;
 }
 
 /* Orders strings for qsort. */
@@ -1072,10 +1078,11 @@ int
 cpl_live_names(char ***names, size_t *n, const char *type,
 	       const struct cpl_live_opts *o, struct cpl_error *err)
 {
-	static const struct kind namespaces = { "|namespace|", "v1",
-						"namespaces", "namespace" };
-	const struct kind *k = strcmp(type, "namespace") == 0 ? &namespaces :
-			       find_kind(type);
+	static const struct cpl_kind namespaces = {
+		.group = "", .kind = "Namespace", .api_version = "v1",
+		.resource = "namespaces", .singular = "namespace" };
+	const struct cpl_kind *k = strcmp(type, "namespace") == 0 ?
+				   &namespaces : cpl_kinds_by_type(type);
 	struct cpl_kubeconfig *kc = NULL;
 	struct cpl_kubeclient *client = NULL;
 	struct cpl_kubeconfig_opts ko = o->kube;
@@ -1229,16 +1236,16 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 			  o->selector);
 	}
 	for (i = 0; i < ntargets; i++) {
-		const struct kind *k = strchr(targets[i], '/') ? NULL :
-				       find_kind(targets[i]);
+		const struct cpl_kind *k = strchr(targets[i], '/') ? NULL :
+					   cpl_kinds_by_type(targets[i]);
 
 		/* A type alone lists, as `kubectl get pods` does: Pods
 		 * only, since a controller is linted by name. */
 		if (k) {
-			if (strcmp(k->resource, "pods") != 0) {
+			if (k->pods != CPL_KPODS_SELF) {
 				live_errorf(&l, "%s: only pods can be listed; "
 					    "name the %s (%s NAME or %s/NAME)",
-					    targets[i], k->label, targets[i],
+					    targets[i], k->singular, targets[i],
 					    targets[i]);
 				continue;
 			}

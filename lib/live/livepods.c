@@ -19,16 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OWNER_DEPTH 4	/* Pod → Job → JobSet → TrainJob */
+#include "load/kinds.h"
 
-/* Owners that are followed up to their own owner. */
-static const struct {
-	const char *kind, *api_version, *resource;
-} followed[] = {
-	{ "ReplicaSet", "apps/v1", "replicasets" },
-	{ "Job", "batch/v1", "jobs" },
-	{ "JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets" },
-};
+#define OWNER_DEPTH 4	/* Pod → Job → JobSet → TrainJob */
 
 static const char *
 jstr(const json_t *o, const char *key)
@@ -98,19 +91,16 @@ top_of(struct cpl_livepods *lp, struct cpl_kubeclient *c, const char *kind,
 	struct cpl_error err = { 0 };
 	json_t *obj = NULL;
 	const json_t *up;
-	size_t i;
+	/* Owners its row says to follow up to their own (kinds.h). */
+	const struct cpl_kind *k = cpl_kinds_find(api_version, kind);
 
 	if (hit != NULL) {
 		free(key);
 		return hit;
 	}
-	for (i = 0; i < CPL_ARRAY_LEN(followed); i++)
-		if (strcmp(followed[i].kind, kind) == 0)
-			break;
-	if (i < CPL_ARRAY_LEN(followed) &&
-	    depth < OWNER_DEPTH) {
-		ref = (struct cpl_kube_ref){ followed[i].api_version,
-			followed[i].resource, ns, name, NULL };
+	if (k != NULL && k->follow && depth < OWNER_DEPTH) {
+		ref = (struct cpl_kube_ref){ k->api_version, k->resource, ns,
+					     name, NULL };
 		lp->owner_gets++;
 		if (cpl_kubeclient_get(&obj, NULL, c, &ref, &err) == 0) {
 			up = cpl_livepods_owner_ref(obj);
@@ -292,12 +282,7 @@ put_labels(struct cpl_buf *b, const json_t *labels)
 
 	cpl_buf_adds(b, "labels{");
 	json_object_foreach((json_t *)labels, k, v) {
-		bool op = cpl_str_starts(k, "training.kubeflow.org/") ||
-			  cpl_str_starts(k, "trainer.kubeflow.org/") ||
-			  strcmp(k, "jobset.sigs.k8s.io/"
-				    "replicatedjob-name") == 0;
-
-		if (!op)
+		if (!cpl_kinds_operator_label(k))
 			continue;
 		put_str(b, k, strlen(k));
 		if (strcmp(k, "training.kubeflow.org/replica-index") != 0)

@@ -2,7 +2,12 @@
  * kinds.c — the kinds table: every kind cpulint knows, one row each, and
  * the one loader that reads an object as its row says.
  *
- * A row says where the kind keeps its Pod templates (places: a path to
+ * A row's first half is the kind's public descriptor (struct cpl_kind,
+ * kinds.h): its resource names, how live mode finds its Pods, whether
+ * its replicas train and the labels its operator sets, its launcher,
+ * its merge hook, whether plan and serve --mutate take it; live mode,
+ * plan, serve and the engine read that, never a list of their own.  The
+ * rest is the loader's: where the kind keeps its Pod templates (places: a path to
  * each element, then from the element to its Pod spec, how many Pods it
  * makes and what names it), what its containers are (the run container
  * of a job, training only on evidence, never training), whether it runs
@@ -17,6 +22,7 @@
  * complete; when reading it fails it is freed here.  Every object that
  * gives no workload is recorded as skipped, with why.
  */
+#include "load/kinds.h"
 #include "load/loader.h"
 
 #include <stdlib.h>
@@ -61,15 +67,12 @@ struct kplace {
 	enum krole role;
 };
 
-/* One kind. */
+/* One kind: its public descriptor (load/kinds.h), then how the loader
+ * reads it. */
 struct kind_row {
-	const char *group;	/* API group, "" for the core group */
-	const char *old_group;	/* an older group that served it, or NULL */
-	const char *kind;	/* NULL: any kind of the group */
+	struct cpl_kind k;
 	struct kplace places[3];	/* each == NULL ends them */
 	enum kdone done;
-	const char *const *run;	/* KROLE_JOB: run container names, by
-				 * preference; NULL: the first */
 	const char *nproc;	/* from the object: the rank count per Pod
 				 * the loader reads ('|' between
 				 * spellings) */
@@ -377,6 +380,8 @@ static const char *const run_xgb[] = { "xgboost", NULL };
 static const char *const run_paddle[] = { "paddle", NULL };
 static const char *const run_jax[] = { "jax", NULL };
 static const char *const run_mx[] = { "mxnet", NULL };
+/* Kubeflow Trainer's (older runtimes named it trainer). */
+static const char *const run_trainer[] = { "node", "trainer", NULL };
 
 /* One Pod spec: the object's own, or its template's. */
 #define POD(path) { { "", path, NULL, NULL, NULL, CPL_POD_K8S, KROLE_PLAIN } }
@@ -386,6 +391,16 @@ static const char *const run_mx[] = { "mxnet", NULL };
 #define KF_REPLICAS { { "spec.*ReplicaSpecs.*", "template.spec", \
 			"replicas", NULL, NULL, CPL_POD_K8S, KROLE_JOB } }
 #define KF_OMP "torchrun, when it starts more than one rank"
+/* What the training operator sets on a Kubeflow v1 job's Pods. */
+#define KF_JOB_NAME "training.kubeflow.org/job-name"
+#define KF_REPLICA_TYPE "training.kubeflow.org/replica-type"
+/* A Kubeflow v1 job whose replicas are at member: its run container
+ * trains, the webhook sends it to /mutate, a Pod it owns is judged at
+ * admission as its replica. */
+#define KF_ROW(member) .k.trains = true, \
+	.k.labels = "training.kubeflow.org/", \
+	.k.role_labels = KF_REPLICA_TYPE, .k.replica_specs = member, \
+	.k.succeeded = "Succeeded", .k.mutate = true
 /* Ray: the head, the worker groups, under key. */
 #define RAY_HEAD(key) { "", key ".headGroupSpec.template.spec", NULL, \
 			"head", NULL, CPL_POD_K8S, KROLE_NEVER }
@@ -416,141 +431,197 @@ static const char *const run_mx[] = { "mxnet", NULL };
 
 static const struct kind_row kinds[] = {
 	/* Kubernetes */
-	{ .group = "", .kind = "Pod", .places = POD("spec"),
+	{ .k.group = "", .k.kind = "Pod", .k.api_version = "v1",
+	  .k.resource = "pods", .k.singular = "pod", .k.short_names = "|po|",
+	  .k.pods = CPL_KPODS_SELF, .k.mutate = true, .places = POD("spec"),
 	  .done = KDONE_BY_POD, .none = "no Pod template",
 	  .after = mpi_here },
-	{ .group = "apps", .old_group = "extensions", .kind = "Deployment",
+	{ .k.group = "apps", .k.old_group = "extensions", .k.kind = "Deployment",
+	  .k.api_version = "apps/v1", .k.resource = "deployments",
+	  .k.singular = "deployment", .k.short_names = "|deploy|",
+	  .k.pods = CPL_KPODS_SELECTOR, .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .k.group = "apps", .k.kind = "StatefulSet",
+	  .k.api_version = "apps/v1", .k.resource = "statefulsets",
+	  .k.singular = "statefulset", .k.short_names = "|sts|",
+	  .k.pods = CPL_KPODS_SELECTOR, .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .k.group = "apps", .k.old_group = "extensions", .k.kind = "DaemonSet",
+	  .k.api_version = "apps/v1", .k.resource = "daemonsets",
+	  .k.singular = "daemonset", .k.short_names = "|ds|",
+	  .k.pods = CPL_KPODS_SELECTOR, .places = POD("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .k.group = "apps", .k.old_group = "extensions", .k.kind = "ReplicaSet",
+	  .k.api_version = "apps/v1", .k.resource = "replicasets",
+	  .k.singular = "replicaset", .k.short_names = "|rs|",
+	  .k.pods = CPL_KPODS_SELECTOR, .k.follow = true, .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
+	  .none = "no Pod template", .after = mpi_here },
+	{ .k.group = "", .k.kind = "ReplicationController",
 	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
 	  .none = "no Pod template", .after = mpi_here },
-	{ .group = "apps", .kind = "StatefulSet",
-	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
-	  .none = "no Pod template", .after = mpi_here },
-	{ .group = "apps", .old_group = "extensions", .kind = "DaemonSet",
-	  .places = POD("spec.template.spec"), .done = KDONE_RUNS,
-	  .none = "no Pod template", .after = mpi_here },
-	{ .group = "apps", .old_group = "extensions", .kind = "ReplicaSet",
-	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
-	  .none = "no Pod template", .after = mpi_here },
-	{ .group = "", .kind = "ReplicationController",
-	  .places = SCALED("spec.template.spec"), .done = KDONE_RUNS,
-	  .none = "no Pod template", .after = mpi_here },
-	{ .group = "", .kind = "PodTemplate", .places = POD("template.spec"),
+	{ .k.group = "", .k.kind = "PodTemplate", .places = POD("template.spec"),
 	  .done = KDONE_BY_POD, .none = "no Pod template",
 	  .after = mpi_here },
-	{ .group = "batch", .kind = "Job", .places = POD("spec.template.spec"),
+	{ .k.group = "batch", .k.kind = "Job", .k.api_version = "batch/v1",
+	  .k.resource = "jobs", .k.singular = "job",
+	  .k.pods = CPL_KPODS_SELECTOR, .k.pod_label = "job-name", .k.follow = true, .k.plan = true,
+	  .k.mutate = true, .places = POD("spec.template.spec"),
 	  .done = KDONE_COMPLETES, .none = "no Pod template",
 	  .after = mpi_here },
-	{ .group = "batch", .kind = "CronJob",
+	{ .k.group = "batch", .k.kind = "CronJob",
+	  .k.api_version = "batch/v1", .k.resource = "cronjobs",
+	  .k.singular = "cronjob", .k.short_names = "|cj|",
+	  .k.pods = CPL_KPODS_JOBS,
 	  .places = POD("spec.jobTemplate.spec.template.spec"),
 	  .done = KDONE_COMPLETES, .none = "no Pod template",
 	  .after = mpi_here },
-	{ .group = "", .kind = "ConfigMap", .done = KDONE_RUNS,
+	{ .k.group = "", .k.kind = "ConfigMap", .done = KDONE_RUNS,
 	  .load = load_configmap },
-	{ .group = "", .kind = "LimitRange", .done = KDONE_RUNS,
+	{ .k.group = "", .k.kind = "LimitRange", .done = KDONE_RUNS,
 	  .load = load_limitrange },
 	/* Katib: a trial is an object of its own. */
-	{ .group = "kubeflow.org", .kind = "Experiment",
+	{ .k.group = "kubeflow.org", .k.kind = "Experiment",
 	  .done = KDONE_COMPLETES, .nested = "spec.trialTemplate.trialSpec",
 	  .none = "no trialSpec (a trial template in a ConfigMap is "
 		  "judged where the ConfigMap is)" },
-	{ .group = "kubeflow.org", .kind = "Trial", .done = KDONE_COMPLETES,
+	{ .k.group = "kubeflow.org", .k.kind = "Trial", .done = KDONE_COMPLETES,
 	  .nested = "spec.runSpec", .none = "no runSpec" },
 	/* Kubeflow Training Operator v1 */
-	{ .group = "kubeflow.org", .kind = "PyTorchJob",
-	  .places = KF_REPLICAS, .done = KDONE_COMPLETES, .run = run_pytorch,
+	{ .k.group = "kubeflow.org", .k.kind = "PyTorchJob",
+	  .k.api_version = "kubeflow.org/v1", .k.resource = "pytorchjobs",
+	  .k.singular = "pytorchjob", .k.pods = CPL_KPODS_LABEL,
+	  .k.pod_label = KF_JOB_NAME, KF_ROW("pytorchReplicaSpecs"),
+	  .k.launch = CPL_KLAUNCH_TORCHRUN, .k.plan = true,
+	  .places = KF_REPLICAS, .done = KDONE_COMPLETES, .k.run = run_pytorch,
 	  .nproc = "spec.nprocPerNode|spec.elasticPolicy.nProcPerNode",
 	  .nproc_auto = true, .omp = KF_OMP },
-	{ .group = "kubeflow.org", .kind = "TFJob", .places = KF_REPLICAS,
-	  .done = KDONE_COMPLETES, .run = run_tf },
-	{ .group = "kubeflow.org", .kind = "MPIJob", .places = KF_REPLICAS,
-	  .done = KDONE_COMPLETES, .run = run_mpi,
+	{ .k.group = "kubeflow.org", .k.kind = "TFJob",
+	  .k.api_version = "kubeflow.org/v1", .k.resource = "tfjobs",
+	  KF_ROW("tfReplicaSpecs"), .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .k.run = run_tf },
+	{ .k.group = "kubeflow.org", .k.kind = "MPIJob",
+	  .k.api_version = "kubeflow.org/v2beta1",
+	  .k.old_api_version = "kubeflow.org/v1", .k.resource = "mpijobs",
+	  .k.singular = "mpijob", .k.pods = CPL_KPODS_LABEL,
+	  .k.pod_label = KF_JOB_NAME, .k.trains = true,
+	  .k.labels = "training.kubeflow.org/",
+	  .k.role_labels = "training.kubeflow.org/replica-type|"
+			   "training.kubeflow.org/job-role",
+	  .k.launch = CPL_KLAUNCH_MPI, .k.succeeded = "Succeeded",
+	  .k.mutate = true, .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .k.run = run_mpi,
 	  .ranks = "slotsPerWorker", .after = mpi_job,
 	  .after_all = cpl_loader_mpi_cap },
-	{ .group = "kubeflow.org", .kind = "XGBoostJob",
-	  .places = KF_REPLICAS, .done = KDONE_COMPLETES, .run = run_xgb },
-	{ .group = "kubeflow.org", .kind = "PaddleJob",
-	  .places = KF_REPLICAS, .done = KDONE_COMPLETES,
-	  .run = run_paddle },
-	{ .group = "kubeflow.org", .kind = "JAXJob", .places = KF_REPLICAS,
-	  .done = KDONE_COMPLETES, .run = run_jax },
-	{ .group = "kubeflow.org", .kind = "MXJob", .places = KF_REPLICAS,
-	  .done = KDONE_COMPLETES, .run = run_mx },
-	{ .group = "kubeflow.org", .places = KF_REPLICAS,
+	{ .k.group = "kubeflow.org", .k.kind = "XGBoostJob",
+	  .k.api_version = "kubeflow.org/v1", .k.resource = "xgboostjobs",
+	  KF_ROW("xgbReplicaSpecs"), .places = KF_REPLICAS, .done = KDONE_COMPLETES, .k.run = run_xgb },
+	{ .k.group = "kubeflow.org", .k.kind = "PaddleJob",
+	  .k.api_version = "kubeflow.org/v1", .k.resource = "paddlejobs",
+	  KF_ROW("paddleReplicaSpecs"), .places = KF_REPLICAS, .done = KDONE_COMPLETES,
+	  .k.run = run_paddle },
+	{ .k.group = "kubeflow.org", .k.kind = "JAXJob",
+	  .k.api_version = "kubeflow.org/v1", .k.resource = "jaxjobs",
+	  KF_ROW("jaxReplicaSpecs"), .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .k.run = run_jax },
+	{ .k.group = "kubeflow.org", .k.kind = "MXJob", .k.trains = true,
+	  .k.labels = "training.kubeflow.org/",
+	  .k.role_labels = KF_REPLICA_TYPE, .places = KF_REPLICAS,
+	  .done = KDONE_COMPLETES, .k.run = run_mx },
+	{ .k.group = "kubeflow.org", .k.trains = true,
+	  .k.labels = "training.kubeflow.org/",
+	  .k.role_labels = KF_REPLICA_TYPE, .places = KF_REPLICAS,
 	  .done = KDONE_COMPLETES },
 	/* Kubeflow Trainer v2: a TrainJob is merged with its runtime. */
-	{ .group = "trainer.kubeflow.org", .kind = "TrainJob",
+	{ .k.group = "trainer.kubeflow.org", .k.kind = "TrainJob",
+	  .k.api_version = "trainer.kubeflow.org/v1alpha1",
+	  .k.resource = "trainjobs", .k.singular = "trainjob",
+	  .k.pods = CPL_KPODS_LABEL,
+	  .k.pod_label = "jobset.sigs.k8s.io/jobset-name", .k.trains = true,
+	  .k.labels = "trainer.kubeflow.org/",
+	  .k.role_labels = "trainer.kubeflow.org/trainjob-ancestor-step",
+	  .k.run = run_trainer, .k.launch = CPL_KLAUNCH_TORCHRUN,
+	  .k.merge = cpl_trainer_join, .k.plan = true,
+	  .k.plan_at = "trainer", .k.mutate = true,
 	  .done = KDONE_COMPLETES, .ranks = "numProcPerNode, the runtime's",
 	  .omp = KF_OMP, .load = load_trainjob },
-	{ .group = "trainer.kubeflow.org", .kind = "TrainingRuntime",
+	{ .k.group = "trainer.kubeflow.org", .k.kind = "TrainingRuntime",
 	  .done = KDONE_COMPLETES, .ranks = "mlPolicy numProcPerNode",
 	  .omp = KF_OMP, .load = load_runtime },
-	{ .group = "trainer.kubeflow.org", .kind = "ClusterTrainingRuntime",
+	{ .k.group = "trainer.kubeflow.org", .k.kind = "ClusterTrainingRuntime",
 	  .done = KDONE_COMPLETES, .ranks = "mlPolicy numProcPerNode",
 	  .omp = KF_OMP, .load = load_runtime },
 	/* Batch kinds */
-	{ .group = "jobset.x-k8s.io", .kind = "JobSet",
+	{ .k.group = "jobset.x-k8s.io", .k.kind = "JobSet",
+	  .k.api_version = "jobset.x-k8s.io/v1alpha2", .k.resource = "jobsets",
+	  .k.follow = true,
+	  .k.role_labels = "jobset.sigs.k8s.io/replicatedjob-name",
+	  .k.mutate = true,
 	  .places = { { "spec.replicatedJobs[]",
 			"template.spec.template.spec",
 			"replicas,template.spec.parallelism", NULL, NULL,
 			CPL_POD_K8S, KROLE_PLAIN } },
 	  .done = KDONE_COMPLETES, .none = "no replicatedJobs",
 	  .after = mpi_here },
-	{ .group = "batch.volcano.sh", .kind = "Job",
+	{ .k.group = "batch.volcano.sh", .k.kind = "Job",
 	  .places = { { "spec.tasks[]", "template.spec", "replicas", NULL,
 			NULL, CPL_POD_K8S, KROLE_PLAIN } },
 	  .done = KDONE_COMPLETES, .none = "no tasks",
 	  .after = mpi_volcano },
-	{ .group = "leaderworkerset.x-k8s.io", .kind = "LeaderWorkerSet",
+	{ .k.group = "leaderworkerset.x-k8s.io", .k.kind = "LeaderWorkerSet",
 	  .done = KDONE_RUNS, .load = load_lws },
-	{ .group = "workload.codeflare.dev", .kind = "AppWrapper",
+	{ .k.group = "workload.codeflare.dev", .k.kind = "AppWrapper",
 	  .done = KDONE_COMPLETES, .nested = APPWRAPPER_NESTED,
 	  .none = "no wrapped objects" },
-	{ .group = "mcad.ibm.com", .kind = "AppWrapper",
+	{ .k.group = "mcad.ibm.com", .k.kind = "AppWrapper",
 	  .done = KDONE_COMPLETES, .nested = APPWRAPPER_NESTED,
 	  .none = "no wrapped objects" },
 	/* Ray (KubeRay) */
-	{ .group = "ray.io", .kind = "RayCluster",
+	{ .k.group = "ray.io", .k.kind = "RayCluster",
 	  .places = { RAY_HEAD("spec"), RAY_WORKERS("spec") },
-	  .done = KDONE_RUNS, .omp = RAY_OMP, .never = RAY_NEVER },
-	{ .group = "ray.io", .kind = "RayJob",
+	  .k.launch = CPL_KLAUNCH_RAY, .done = KDONE_RUNS, .omp = RAY_OMP,
+	  .never = RAY_NEVER },
+	{ .k.group = "ray.io", .k.kind = "RayJob",
 	  .places = { RAY_HEAD("spec.rayClusterSpec"),
 		      RAY_WORKERS("spec.rayClusterSpec"),
 		      { "", "spec.submitterPodTemplate.spec", NULL,
 			"submitter", NULL, CPL_POD_K8S, KROLE_NEVER } },
-	  .done = KDONE_COMPLETES, .omp = RAY_OMP, .never = RAY_NEVER },
-	{ .group = "ray.io", .kind = "RayService",
+	  .k.launch = CPL_KLAUNCH_RAY, .done = KDONE_COMPLETES,
+	  .omp = RAY_OMP, .never = RAY_NEVER },
+	{ .k.group = "ray.io", .k.kind = "RayService",
 	  .places = { RAY_HEAD("spec.rayClusterConfig"),
 		      RAY_WORKERS("spec.rayClusterConfig") },
-	  .done = KDONE_RUNS, .omp = RAY_OMP, .never = RAY_NEVER },
-	{ .group = "ray.io", .done = KDONE_RUNS, .omp = RAY_OMP,
+	  .k.launch = CPL_KLAUNCH_RAY, .done = KDONE_RUNS, .omp = RAY_OMP,
+	  .never = RAY_NEVER },
+	{ .k.group = "ray.io", .k.launch = CPL_KLAUNCH_RAY,
+	  .done = KDONE_RUNS, .omp = RAY_OMP,
 	  .never = RAY_NEVER, .load = load_ray },
 	/* Argo Workflows: container and script templates; resource
 	 * templates hold objects. */
-	{ .group = "argoproj.io", .kind = "Workflow", ARGO_ROW("spec") },
-	{ .group = "argoproj.io", .kind = "WorkflowTemplate",
+	{ .k.group = "argoproj.io", .k.kind = "Workflow", ARGO_ROW("spec") },
+	{ .k.group = "argoproj.io", .k.kind = "WorkflowTemplate",
 	  ARGO_ROW("spec") },
-	{ .group = "argoproj.io", .kind = "ClusterWorkflowTemplate",
+	{ .k.group = "argoproj.io", .k.kind = "ClusterWorkflowTemplate",
 	  ARGO_ROW("spec") },
-	{ .group = "argoproj.io", .kind = "CronWorkflow",
+	{ .k.group = "argoproj.io", .k.kind = "CronWorkflow",
 	  ARGO_ROW("spec.workflowSpec") },
 	/* Tekton: the steps of a task run in one Pod, in order. */
-	{ .group = "tekton.dev", .kind = "Task", .places = TEKTON_TASK("spec"),
+	{ .k.group = "tekton.dev", .k.kind = "Task", .places = TEKTON_TASK("spec"),
 	  .done = KDONE_COMPLETES, .none = "no steps", .after = mpi_here },
-	{ .group = "tekton.dev", .kind = "ClusterTask",
+	{ .k.group = "tekton.dev", .k.kind = "ClusterTask",
 	  .places = TEKTON_TASK("spec"), .done = KDONE_COMPLETES,
 	  .none = "no steps", .after = mpi_here },
-	{ .group = "tekton.dev", .kind = "TaskRun",
+	{ .k.group = "tekton.dev", .k.kind = "TaskRun",
 	  .places = TEKTON_TASK("spec.taskSpec"), .done = KDONE_COMPLETES,
 	  .none = TEKTON_REF, .after = mpi_here },
-	{ .group = "tekton.dev", .kind = "Pipeline",
+	{ .k.group = "tekton.dev", .k.kind = "Pipeline",
 	  .places = TEKTON_PIPELINE("spec"), .done = KDONE_COMPLETES,
 	  .none = TEKTON_REF, .after = mpi_here },
-	{ .group = "tekton.dev", .kind = "PipelineRun",
+	{ .k.group = "tekton.dev", .k.kind = "PipelineRun",
 	  .places = TEKTON_PIPELINE("spec.pipelineSpec"),
 	  .done = KDONE_COMPLETES, .none = TEKTON_REF, .after = mpi_here },
 	/* Policies whose containers are patterns */
-	{ .group = "kyverno.io", .done = KDONE_RUNS, .load = load_inert },
-	{ .group = "policies.kyverno.io", .done = KDONE_RUNS,
+	{ .k.group = "kyverno.io", .done = KDONE_RUNS, .load = load_inert },
+	{ .k.group = "policies.kyverno.io", .done = KDONE_RUNS,
 	  .load = load_inert },
 };
 
@@ -577,11 +648,121 @@ find_row(const char *api, const char *kind)
 	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++) {
 		const struct kind_row *r = &kinds[i];
 
-		if ((r->kind == NULL || strcmp(r->kind, kind) == 0) &&
-		    (in_group(api, r->group) || in_group(api, r->old_group)))
+		if ((r->k.kind == NULL || strcmp(r->k.kind, kind) == 0) &&
+		    (in_group(api, r->k.group) ||
+		     in_group(api, r->k.old_group)))
 			return r;
 	}
 	return NULL;
+}
+
+/* ---- the descriptors (kinds.h) ---------------------------------------- */
+
+const struct cpl_kind *
+cpl_kinds_find(const char *api, const char *kind)
+{
+	size_t i;
+
+	if (kind == NULL)
+		return NULL;
+	if (api != NULL) {
+		const struct kind_row *r = find_row(api, kind);
+
+		return r ? &r->k : NULL;
+	}
+	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++)
+		if (cpl_str_eq(kinds[i].k.kind, kind))
+			return &kinds[i].k;
+	return NULL;
+}
+
+const struct cpl_kind *
+cpl_kinds_at(size_t i)
+{
+	return i < CPL_ARRAY_LEN(kinds) ? &kinds[i].k : NULL;
+}
+
+const struct cpl_kind *
+cpl_kinds_by_type(const char *word)
+{
+	char key[64];
+	size_t i, n = strcspn(word, ".");	/* deployment.apps */
+
+	if (n == 0 || n + 3 > sizeof(key))
+		return NULL;
+	key[0] = '|';
+	for (i = 0; i < n; i++)
+		key[i + 1] = (char)(word[i] >= 'A' && word[i] <= 'Z' ?
+				    word[i] - 'A' + 'a' : word[i]);
+	key[n + 1] = '|';
+	key[n + 2] = '\0';
+	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++) {
+		const struct cpl_kind *k = &kinds[i].k;
+
+		if (k->singular == NULL)
+			continue;
+		if ((strlen(k->singular) == n &&
+		     strncmp(k->singular, key + 1, n) == 0) ||
+		    (strlen(k->resource) == n &&
+		     strncmp(k->resource, key + 1, n) == 0) ||
+		    (k->short_names && strstr(k->short_names, key) != NULL))
+			return k;
+	}
+	return NULL;
+}
+
+bool
+cpl_kinds_is_run(const struct cpl_kind *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; k != NULL && k->run != NULL && k->run[i] != NULL; i++)
+		if (cpl_str_eq(k->run[i], name))
+			return true;
+	return false;
+}
+
+/* Whether key is one of the '|'-separated names of list. */
+static bool
+in_list(const char *list, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = list;
+
+	while (p != NULL && *p != '\0') {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && strncmp(p, key, n) == 0)
+			return true;
+		p = bar ? bar + 1 : NULL;
+	}
+	return false;
+}
+
+bool
+cpl_kinds_operator_label(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++) {
+		const struct cpl_kind *k = &kinds[i].k;
+
+		if ((k->labels != NULL && cpl_str_starts(key, k->labels)) ||
+		    in_list(k->role_labels, key))
+			return true;
+	}
+	return false;
+}
+
+void
+cpl_kinds_merge(struct cpl_wlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(kinds); i++)
+		if (kinds[i].k.merge != NULL)
+			kinds[i].k.merge(l);
 }
 
 /* ---- paths ------------------------------------------------------------ */
@@ -827,6 +1008,7 @@ on_element(void *ctx, const struct cpl_ynode *el, const char *name)
 	w->replica = cpl_xstrdup(name);
 	w->replicas = count_at(el, pl->replicas);
 	w->training_job = pl->role == KROLE_JOB;
+	w->torch_kind = r->k.launch == CPL_KLAUNCH_TORCHRUN;
 	w->by_evidence = pl->role == KROLE_EVIDENCE;
 	w->run_to_completion = r->done == KDONE_COMPLETES ||
 		(r->done == KDONE_BY_POD &&
@@ -837,7 +1019,7 @@ on_element(void *ctx, const struct cpl_ynode *el, const char *name)
 		w->nproc_default_auto = true;
 	how.shape = pl->shape;
 	how.job = pl->role == KROLE_JOB;
-	how.run = r->run;
+	how.run = r->k.run;
 	how.volumes = rl->volumes;
 	how.defaults = rl->defaults;
 	if (cpl_manifest_pod(w, x->s, pod, &how, x->path, x->err) < 0) {
@@ -883,9 +1065,18 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	struct rowload rl = { x, obj, kind, r, NULL, NULL, NULL, NULL, 0, 0 };
 	size_t first = x->out->count, i;
 	char buf[256];
+	int rc;
 
-	if (r->load != NULL)
-		return r->load(x, obj, kind);
+	if (r->load != NULL) {
+		rc = r->load(x, obj, kind);
+		/* Its own workloads (not those of objects it holds) take
+		 * the row's launcher. */
+		for (i = first; rc == 0 && i < x->out->count; i++)
+			if (cpl_str_eq(x->out->items[i]->kind, r->k.kind))
+				x->out->items[i]->torch_kind =
+					r->k.launch == CPL_KLAUNCH_TORCHRUN;
+		return rc;
+	}
 	if (r->nproc != NULL) {
 		const char *p = r->nproc;
 

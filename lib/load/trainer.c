@@ -738,6 +738,7 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 	free(m->file);
 	free(m->object);
 	m->kind = cpl_xstrdup("TrainJob");
+	m->torch_kind = t->torch_kind;
 	m->name = cpl_xstrdup(t->name);
 	m->namespace = cpl_xstrdup(t->namespace);
 	m->file = cpl_xstrdup(t->file);

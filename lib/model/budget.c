@@ -167,9 +167,9 @@ cpl_budget_torch_kind(const struct cpl_workload *w,
 	if (c->role != CPL_CROLE_MAIN || c->not_training ||
 	    c->ranks_native != NULL || w->template_only)
 		return false;
-	if (cpl_str_eq(w->kind, "PyTorchJob"))
-		return c->run_container;
-	if (cpl_str_eq(w->kind, "TrainJob"))
+	/* A kind whose operator runs torchrun (kinds table): PyTorchJob;
+	 * TrainJob unless its runtime is MPI's or another framework's. */
+	if (w->torch_kind)
 		return c->run_container && (w->trainer == NULL ||
 			(w->trainer->policy != CPL_TPOLICY_MPI &&
 			 w->trainer->policy != CPL_TPOLICY_OTHER));
@@ -189,7 +189,7 @@ cpl_budget_training(const struct cpl_workload *w,
 		return training_on_evidence(w, c);
 	/* A TrainJob on another framework's runtime (flux runs LAMMPS,
 	 * jax-distributed JAX): its trainer trains PyTorch on evidence. */
-	if (cpl_str_eq(w->kind, "TrainJob") && w->trainer != NULL &&
+	if (w->torch_kind && w->trainer != NULL &&
 	    w->trainer->policy == CPL_TPOLICY_OTHER)
 		return training_on_evidence(w, c);
 	if (c->run_container)

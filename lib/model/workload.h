@@ -273,6 +273,10 @@ struct cpl_workload {
 	struct cpl_word nproc;	/* its value */
 	bool nproc_default_auto;	/* PyTorchJob: torchrun reads
 					 * PET_NPROC_PER_NODE, default auto */
+	bool torch_kind;	/* its kind's operator starts its run
+				 * container's ranks with torchrun (the
+				 * kinds table's launcher: PyTorchJob,
+				 * TrainJob) */
 	bool platform_shm;	/* the platform mounts /dev/shm (Polyaxon
 				 * unless plugins.shm is false) */
 	bool run_to_completion;	/* a Job, CronJob, Kubeflow or Trainer job,

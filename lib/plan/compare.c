@@ -14,6 +14,7 @@
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/prometheus.h"
+#include "load/kinds.h"
 #include "plan/compare.h"
 #include "plan/knobs.h"
 #include "plan/plan.h"
@@ -344,6 +345,9 @@ target_selector(struct cpl_kubeclient *client, const char *target,
 	const char *slash = strchr(target, '/');
 	size_t tl = slash ? (size_t)(slash - target) : 0;
 	const char *name = slash ? slash + 1 : target;
+	const struct cpl_kind *k = NULL;
+	struct cpl_buf use;
+	size_t i;
 
 	if (slash && (strncmp(target, "experiment", tl) == 0 ||
 		      strncmp(target, "experiments", tl) == 0) && tl >= 10) {
@@ -367,23 +371,26 @@ target_selector(struct cpl_kubeclient *client, const char *target,
 		json_decref(exp);
 		return sel;
 	}
-	if (slash && (strncmp(target, "job", tl) == 0 ||
-		      strncmp(target, "jobs", tl) == 0))
-		return cpl_xasprintf("job-name=%s", name);
-	if (slash && (strncmp(target, "pytorchjob", tl) == 0 ||
-		      strncmp(target, "pytorchjobs", tl) == 0))
-		return cpl_xasprintf("training.kubeflow.org/job-name=%s",
-				     name);
-	if (slash && (strncmp(target, "trainjob", tl) == 0 ||
-		      strncmp(target, "trainjobs", tl) == 0))
-		return cpl_xasprintf("jobset.sigs.k8s.io/jobset-name=%s",
-				     name);
-	if (!slash || strncmp(target, "pod", tl) == 0 ||
-	    strncmp(target, "pods", tl) == 0 ||
-	    strncmp(target, "po", tl) == 0)
+	if (slash) {
+		/* A kind plan takes (the kinds table): its Pods by the label
+		 * their operator gives them; a Pod by name. */
+		char *type = cpl_xstrndup(target, tl);
+
+		k = cpl_kinds_by_type(type);
+		free(type);
+	}
+	if (!slash || (k && k->pods == CPL_KPODS_SELF))
 		return cpl_xasprintf("@%s", name);	/* one Pod by name */
-	cpl_error_set(err, NULL, 0, 0, "compare reads pod/, job/, pytorchjob/, "
-		      "trainjob/ or experiment/ targets, not \"%s\"", target);
+	if (k && k->plan && k->pod_label)
+		return cpl_xasprintf("%s=%s", k->pod_label, name);
+	cpl_buf_init(&use, 0);
+	for (i = 0; (k = cpl_kinds_at(i)) != NULL; i++)
+		if (k->singular && (k->pods == CPL_KPODS_SELF ||
+				    (k->plan && k->pod_label)))
+			cpl_buf_addf(&use, "%s/, ", k->singular);
+	cpl_error_set(err, NULL, 0, 0, "compare reads %sor experiment/ "
+		      "targets, not \"%s\"", use.data ? use.data : "", target);
+	cpl_buf_free(&use);
 	return NULL;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/kinds.h"
 #include "plan/knobs.h"
 #include "plan/plan.h"
 #include "plan/targets.h"
@@ -55,12 +56,13 @@ knob_list(const struct cpl_plan *p, const size_t *idx, size_t nidx,
 	return a;
 }
 
-/* Katib's conditions for a trial of this kind (gjson paths). */
+/* Katib's conditions for a trial of this kind (gjson paths): the
+ * condition its row says a finished run has. */
 static void
-conditions(json_t *tt, const char *kind)
+conditions(json_t *tt, const char *api, const char *kind)
 {
-	const char *ok = cpl_str_eq(kind, "PyTorchJob") ? "Succeeded" :
-			 "Complete";
+	const struct cpl_kind *k = cpl_kinds_find(api, kind);
+	const char *ok = k && k->succeeded ? k->succeeded : "Complete";
 	char *s = cpl_xasprintf("status.conditions.#(type==\"%s\")#|"
 				"#(status==\"True\")#", ok);
 
@@ -145,7 +147,8 @@ experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
 	json_object_set_new(tt, "primaryContainerName", json_string(
 		json_string_value(json_object_get(t[0], "name")) ?
 		json_string_value(json_object_get(t[0], "name")) : "node"));
-	conditions(tt, kind);
+	conditions(tt, json_string_value(json_object_get(spec, "apiVersion")),
+		   kind);
 	json_object_set_new(tt, "trialParameters", tparams);
 	json_object_set(tt, "trialSpec", spec);
 

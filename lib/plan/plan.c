@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/kinds.h"
 #include "model/budget.h"
 #include "plan/knobs.h"
 #include "plan/plan.h"
@@ -16,7 +17,10 @@ enum cpl_plan_engine
 cpl_plan_engine_of(const json_t *doc, const char **why)
 {
 	const char *kind = json_string_value(json_object_get(doc, "kind"));
+	const char *api = json_string_value(json_object_get(doc,
+							    "apiVersion"));
 	json_t *ver = json_object_get(doc, "version");
+	const struct cpl_kind *k;
 
 	*why = NULL;
 	if (ver != NULL) {
@@ -38,12 +42,30 @@ cpl_plan_engine_of(const json_t *doc, const char **why)
 		}
 		return CPL_PLAN_POLYAXON;
 	}
-	if (cpl_str_eq(kind, "PyTorchJob") || cpl_str_eq(kind, "TrainJob") ||
-	    cpl_str_eq(kind, "Job"))
+	/* The kinds table says which kinds plan writes sweeps for. */
+	k = api != NULL ? cpl_kinds_find(api, kind) : NULL;
+	if (k != NULL && k->plan)
 		return CPL_PLAN_KUBEFLOW;
-	*why = "not a PyTorchJob, TrainJob, Job or v1.1 Polyaxonfile (plan "
-	       "writes sweeps for those)";
 	return CPL_PLAN_NONE;
+}
+
+char *
+cpl_plan_kinds_why(void)
+{
+	const struct cpl_kind *k;
+	struct cpl_buf b;
+	size_t i;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, "not a ");
+	for (i = 0; (k = cpl_kinds_at(i)) != NULL; i++)
+		if (k->plan && k->kind != NULL)
+			cpl_buf_addf(&b, "%s, ", k->kind);
+	if (b.len >= 2 && b.data[b.len - 2] == ',')
+		b.len -= 2;
+	cpl_buf_adds(&b, " or v1.1 Polyaxonfile (plan writes sweeps for "
+		     "those)");
+	return cpl_buf_detach(&b);
 }
 
 /* Whether every (all) or any (!all) training container of doc passes

@@ -52,9 +52,15 @@ struct cpl_plan {
 	const char *summary;	/* one line: the budget and the sweep */
 };
 
-/* The engine doc is for; *why says why not (static text). */
+/*
+ * The engine doc is for; *why says why not (static text), NULL when doc
+ * is of no kind plan writes sweeps for (cpl_plan_kinds_why() says so).
+ */
 enum cpl_plan_engine cpl_plan_engine_of(const json_t *doc,
 					const char **why);
+/* "not a Job, PyTorchJob, ... or v1.1 Polyaxonfile ...": the kinds the
+ * kinds table marks plan (load/kinds.h).  Caller frees. */
+char *cpl_plan_kinds_why(void);
 
 /*
  * Whether the plan can set the loader workers of every training

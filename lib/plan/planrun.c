@@ -105,7 +105,11 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 
 	eng = cpl_plan_engine_of(doc, &why);
 	if (eng == CPL_PLAN_NONE) {
-		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object, why);
+		char *kinds = why ? NULL : cpl_plan_kinds_why();
+
+		fail(r, b[0].file, b[0].line, "%s: %s", b[0].object,
+		     why ? why : kinds);
+		free(kinds);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/kinds.h"
 #include "plan/targets.h"
 #include "plan/ydoc.h"
 #include "util.h"
@@ -86,6 +87,9 @@ cpl_plan_targets(size_t *n, json_t *doc, const char *const *names,
 {
 	struct found f = { 0 };
 	const char *kind = json_string_value(json_object_get(doc, "kind"));
+	const char *api = json_string_value(json_object_get(doc,
+							    "apiVersion"));
+	const struct cpl_kind *k = kind ? cpl_kinds_find(api, kind) : NULL;
 	json_t *spec = json_object_get(doc, "spec");
 
 	if (json_object_get(doc, "version") != NULL ||
@@ -96,12 +100,13 @@ cpl_plan_targets(size_t *n, json_t *doc, const char *const *names,
 		if (run == NULL)
 			run = json_object_get(comp, "run");
 		walk(&f, run, names, nnames, true, 0);
-	} else if (cpl_str_eq(kind, "TrainJob") && json_is_object(spec)) {
-		json_t *t = json_object_get(spec, "trainer");
+	} else if (k != NULL && k->plan_at != NULL && json_is_object(spec)) {
+		/* Its row says where the settings go (a TrainJob's trainer). */
+		json_t *t = json_object_get(spec, k->plan_at);
 
 		if (!json_is_object(t)) {
 			t = json_object();
-			json_object_set_new(spec, "trainer", t);
+			json_object_set_new(spec, k->plan_at, t);
 		}
 		add(&f, t);
 	} else {

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "git/repo.h"
+#include "load/kinds.h"
 #include "load/loader.h"
 #include "model/budget.h"
 #include "model/link.h"
@@ -459,8 +460,9 @@ cpl_engine_run(struct cpl_engine *e)
 	size_t i, out;
 
 	cpl_engine_flush(e);
-	/* TrainJobs meet their runtimes, whichever files they came from. */
-	cpl_trainer_join(&e->workloads);
+	/* Each kind's merge hook (kinds.h): TrainJobs meet their runtimes,
+	 * whichever files they came from. */
+	cpl_kinds_merge(&e->workloads);
 	/* Every Python target scanned once (its error reported now),
 	 * held unloaded; then judged group by group. */
 	e->light = true;

@@ -268,7 +268,7 @@ spec:
         resources: {limits: {cpu: "4"}}
 YML
 expect deploy 2 "$BIN" plan "$tmp/deploy.yaml"
-has deploy "not a PyTorchJob, TrainJob, Job or v1.1 Polyaxonfile"
+has deploy "not a Job, PyTorchJob, TrainJob or v1.1 Polyaxonfile"
 expect none 2 "$BIN" plan
 has none "name the Polyaxonfiles or manifests"
 expect help 0 "$BIN" plan --help

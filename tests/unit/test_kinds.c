@@ -3,13 +3,16 @@
  * jobs (JobSet, Volcano Job, LeaderWorkerSet, AppWrapper, Argo, Tekton,
  * Ray), objects inside objects, the generic model, whether a workload
  * runs to completion, MPI launchers in commands, the record of
- * skipped documents, and LimitRanges as the API server defaults them.
+ * skipped documents, LimitRanges as the API server defaults them, and
+ * the kinds table itself: every row complete, no kind, resource or type
+ * name twice, the mutating webhook sending exactly the kinds it marks.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
+#include "load/kinds.h"
 #include "load/loader.h"
 #include "loader_test.h"
 
@@ -423,6 +426,246 @@ START_TEST(limitrange)
 }
 END_TEST
 
+/* Whether s is all lower case letters. */
+static bool
+lower(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 'a' || *s > 'z')
+			return false;
+	return true;
+}
+
+/* Fails unless word (a '|' list's entry) names k as a live type. */
+static void
+ck_type(const struct cpl_kind *k, const char *word)
+{
+	ck_assert_msg(cpl_kinds_by_type(word) == k, "type %s is not %s",
+		      word, k->kind);
+}
+
+/* Every row complete for what it says it is, no duplicates. */
+START_TEST(table)
+{
+	const struct cpl_kind *k, *o;
+	size_t i, j, targets = 0, plans = 0, merges = 0;
+
+	for (i = 0; (k = cpl_kinds_at(i)) != NULL; i++) {
+		const char *what = k->kind ? k->kind : k->group;
+
+		ck_assert_ptr_nonnull(k->group);
+		/* Found by its own group and kind. */
+		if (k->kind != NULL) {
+			char *api = cpl_xasprintf("%s%sv9", k->group,
+						  *k->group ? "/" : "");
+
+			ck_assert_msg(cpl_kinds_find(api, k->kind) == k,
+				      "%s %s is found as another row",
+				      k->group, k->kind);
+			free(api);
+		}
+		/* Read live: a version of its group and a resource. */
+		if (k->api_version != NULL || k->follow || k->singular) {
+			ck_assert_msg(k->api_version && k->resource &&
+				      k->kind, "%s: no apiVersion or "
+				      "resource to read it by", what);
+			ck_assert_msg(cpl_kinds_find(k->api_version, k->kind)
+				      == k, "%s: apiVersion %s is not of "
+				      "its group", what, k->api_version);
+			ck_assert(lower(k->resource));
+		}
+		if (k->old_api_version != NULL)
+			ck_assert(cpl_kinds_find(k->old_api_version,
+						 k->kind) == k);
+		/* A live target: named as kubectl names it, Pods found. */
+		if (k->singular != NULL) {
+			char *low = cpl_xstrdup(k->kind);
+
+			for (j = 0; low[j]; j++)
+				if (low[j] >= 'A' && low[j] <= 'Z')
+					low[j] = (char)(low[j] - 'A' + 'a');
+			ck_assert_str_eq(k->singular, low);
+			free(low);
+			ck_assert_msg(k->pods != CPL_KPODS_NONE,
+				      "%s: a target with no way to its Pods",
+				      what);
+			ck_type(k, k->singular);
+			ck_type(k, k->resource);
+			if (k->short_names) {
+				char *names = cpl_xstrdup(k->short_names);
+				char *p = names + 1, *bar;
+
+				ck_assert(names[0] == '|');
+				while ((bar = strchr(p, '|')) != NULL) {
+					*bar = '\0';
+					ck_assert(*p != '\0');
+					ck_type(k, p);
+					p = bar + 1;
+				}
+				ck_assert(*p == '\0');
+				free(names);
+			}
+			targets++;
+		} else {
+			ck_assert_int_eq(k->pods, CPL_KPODS_NONE);
+			ck_assert_ptr_null(k->short_names);
+		}
+		ck_assert(k->pods != CPL_KPODS_LABEL || k->pod_label);
+		/* A training kind: the labels that mark its Pods and name
+		 * their roles. */
+		if (k->trains)
+			ck_assert_msg(k->labels && k->role_labels,
+				      "%s trains but says no labels", what);
+		ck_assert(k->replica_specs == NULL || (k->trains &&
+			  cpl_str_ends(k->replica_specs, "ReplicaSpecs")));
+		ck_assert(k->run == NULL || k->run[0] != NULL);
+		ck_assert(!k->plan || k->kind);
+		ck_assert(k->plan_at == NULL || k->plan);
+		ck_assert(!k->mutate || (k->resource && k->kind));
+		plans += k->plan;
+		merges += k->merge != NULL;
+		/* No kind twice, no resource twice in a group. */
+		for (j = 0; j < i; j++) {
+			o = cpl_kinds_at(j);
+			if (!cpl_str_eq(o->group, k->group))
+				continue;
+			ck_assert_msg(o->kind != NULL || k->kind != NULL,
+				      "two rows for any kind of %s", what);
+			ck_assert_msg(k->kind == NULL ||
+				      !cpl_str_eq(o->kind, k->kind),
+				      "%s %s twice", k->group, k->kind);
+			ck_assert_msg(k->resource == NULL ||
+				      !cpl_str_eq(o->resource, k->resource),
+				      "resource %s twice", k->resource);
+		}
+	}
+	/* What live mode, plan and the engine rely on. */
+	ck_assert_uint_ge(targets, 10);
+	ck_assert_uint_ge(plans, 3);
+	ck_assert_uint_eq(merges, 1);
+	ck_assert_ptr_null(cpl_kinds_by_type("nosuchkind"));
+	ck_assert(cpl_kinds_by_type("Deployment.apps") ==
+		  cpl_kinds_find("apps/v1", "Deployment"));
+	ck_assert(cpl_kinds_by_type("deploy") ==
+		  cpl_kinds_find("apps/v1", "Deployment"));
+	ck_assert(cpl_kinds_operator_label("training.kubeflow.org/job-name"));
+	ck_assert(cpl_kinds_operator_label(
+		"jobset.sigs.k8s.io/replicatedjob-name"));
+	ck_assert(!cpl_kinds_operator_label("jobset.sigs.k8s.io/jobset-uid"));
+	ck_assert(!cpl_kinds_operator_label("app"));
+}
+END_TEST
+
+/*
+ * What the old guess ("Job" in the owner's kind, not Job or CronJob:
+ * training) said differently: a RayJob's and a plain JobSet's Pods do
+ * not train by kind (Ray's never; a JobSet's on evidence, as a file of
+ * it reads); a Kubeflow job's and a TrainJob's do.
+ */
+START_TEST(trains)
+{
+	ck_assert(!cpl_kinds_find("ray.io/v1", "RayJob")->trains);
+	ck_assert_int_eq(cpl_kinds_find("ray.io/v1", "RayJob")->launch,
+			 CPL_KLAUNCH_RAY);
+	ck_assert(!cpl_kinds_find("jobset.x-k8s.io/v1alpha2",
+				  "JobSet")->trains);
+	ck_assert(!cpl_kinds_find("batch.volcano.sh/v1alpha1",
+				  "Job")->trains);
+	ck_assert(cpl_kinds_find("kubeflow.org/v1", "PyTorchJob")->trains);
+	ck_assert(cpl_kinds_find("kubeflow.org/v1", "TFJob")->trains);
+	ck_assert(cpl_kinds_find("kubeflow.org/v1", "MPIJob")->trains);
+	ck_assert(cpl_kinds_find("kubeflow.org/v1", "SomeNewJob")->trains);
+	ck_assert(cpl_kinds_find("trainer.kubeflow.org/v1alpha1",
+				 "TrainJob")->trains);
+	ck_assert(!cpl_kinds_find("batch/v1", "Job")->trains);
+	ck_assert_ptr_null(cpl_kinds_find("example.com/v1", "SparkJob"));
+}
+END_TEST
+
+/* The row's launcher reaches the workload: torchrun's kinds (the rules
+ * then know the run container trains PyTorch), not TFJob's. */
+START_TEST(launcher)
+{
+	struct loaded l;
+
+	load_text(&l, "k.yaml",
+		  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+		  "metadata: {name: pt}\n"
+		  "spec:\n  pytorchReplicaSpecs:\n    Worker:\n"
+		  "      template:\n        spec:\n          containers:\n"
+		  "          - {name: pytorch, image: x}\n"
+		  "---\n"
+		  "apiVersion: kubeflow.org/v1\nkind: TFJob\n"
+		  "metadata: {name: tf}\n"
+		  "spec:\n  tfReplicaSpecs:\n    Worker:\n"
+		  "      template:\n        spec:\n          containers:\n"
+		  "          - {name: tensorflow, image: x}\n"
+		  "---\n"
+		  "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+		  "kind: TrainJob\nmetadata: {name: tj}\n"
+		  "spec:\n  runtimeRef: {name: torch-distributed}\n");
+	ck_assert_int_eq(l.rc, 0);
+	ck_assert(find(&l, "pt", "Worker")->torch_kind);
+	ck_assert(!find(&l, "tf", "Worker")->torch_kind);
+	ck_assert(find(&l, "tj", NULL)->torch_kind);
+	loaded_free(&l);
+}
+END_TEST
+
+/* The mutating webhook sends /mutate exactly the kinds marked mutate. */
+START_TEST(webhook)
+{
+	const char *path = "deploy/mutating-webhook.yaml";
+	struct cpl_ystream *s = NULL;
+	struct cpl_error err = { 0 };
+	const struct cpl_ynode *rules, *r, *groups, *res;
+	const struct cpl_kind *k;
+	char *buf = NULL, *sent[64];
+	size_t len, i, j, g, nsent = 0, marked = 0;
+
+	ck_assert_int_eq(cpl_read_file(&buf, &len, path, 1 << 20, &err), 0);
+	ck_assert_int_eq(cpl_yaml_parse(&s, path, buf, len, &err), 0);
+	r = cpl_ynode_get(cpl_ystream_doc(s, 0), "webhooks");
+	ck_assert(cpl_ynode_is_seq(r) && r->count == 1);
+	rules = cpl_ynode_get(r->items[0], "rules");
+	ck_assert(cpl_ynode_is_seq(rules));
+	for (i = 0; i < rules->count; i++) {
+		r = rules->items[i];
+		groups = cpl_ynode_get(r, "apiGroups");
+		res = cpl_ynode_get(r, "resources");
+		for (g = 0; g < groups->count; g++)
+			for (j = 0; j < res->count; j++) {
+				const char *gr = cpl_ynode_str(
+					groups->items[g]);
+				const char *rs = cpl_ynode_str(res->items[j]);
+
+				ck_assert_uint_lt(nsent, 64);
+				sent[nsent++] = cpl_xasprintf("%s/%s", gr,
+							       rs);
+			}
+	}
+	for (i = 0; (k = cpl_kinds_at(i)) != NULL; i++) {
+		char *key;
+		bool found = false;
+
+		if (!k->mutate)
+			continue;
+		marked++;
+		key = cpl_xasprintf("%s/%s", k->group, k->resource);
+		for (j = 0; j < nsent; j++)
+			found |= strcmp(sent[j], key) == 0;
+		ck_assert_msg(found, "%s: marked mutate, not in %s", key,
+			      path);
+		free(key);
+	}
+	ck_assert_uint_eq(marked, nsent);
+	for (j = 0; j < nsent; j++)
+		free(sent[j]);
+	cpl_ystream_free(s);
+	free(buf);
+}
+END_TEST
+
 static Suite *
 kinds_suite(void)
 {
@@ -441,6 +684,10 @@ kinds_suite(void)
 	tcase_add_test(tc, generic);
 	tcase_add_test(tc, not_judged);
 	tcase_add_test(tc, limitrange);
+	tcase_add_test(tc, table);
+	tcase_add_test(tc, trains);
+	tcase_add_test(tc, launcher);
+	tcase_add_test(tc, webhook);
 	suite_add_tcase(s, tc);
 	return s;
 }
