@@ -560,34 +560,43 @@ shared(const struct cpl_pool *p)
 	return p->active && !p->off && p->kind != CPL_POOL_INDUCTOR;
 }
 
-long
-cpl_pools_share(const struct cpl_pools *ps, enum cpl_pool_kind k,
-		long per_rank, long threads, long workers)
+size_t
+cpl_pools_vars(const char *const **out)
 {
-	long left, each, busy_w = 1, kr = 0, kw = 0;
-	size_t i;
+	static const char *const vars[CPL_BUDGET_POOL_VARS] = {
+		"OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+		"RAYON_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+	};
+
+	*out = vars;
+	return CPL_ARRAY_LEN(vars);
+}
+
+long
+cpl_pools_share_n(bool in_workers, long in_rank, long in_workers_n,
+		  long per_rank, long threads, long workers)
+{
+	long left, each, busy_w = 1, kr = in_rank, kw = in_workers_n;
 
 	if (workers < 0 || per_rank < 1)
 		return 1;
 	if (threads < 1)
 		threads = 1;
-	for (i = 0; i < CPL_POOL_NKINDS; i++) {
-		if (!shared(&ps->p[i]))
-			continue;
-		if (worker_side(&ps->p[i], workers))
-			kw++;
-		else
-			kr++;
+	/* With no workers the pipeline runs in the rank. */
+	if (workers == 0) {
+		kr += kw;
+		kw = 0;
+		in_workers = false;
 	}
 	/* Each worker: floor((B - T) / W) CPUs, its own thread first. */
 	each = workers > 0 && per_rank > threads ?
 	       (per_rank - threads) / workers : 0;
 	if (each < 1)
 		each = 1;
-	if (workers > 0 && kw > 0) {
+	if (kw > 0) {
 		long w_share = 1 + (each - 1) / kw;
 
-		if (worker_side(&ps->p[k], workers))
+		if (in_workers)
 			return w_share;
 		busy_w = 1 + kw * (w_share - 1);
 	}
@@ -597,6 +606,36 @@ cpl_pools_share(const struct cpl_pools *ps, enum cpl_pool_kind k,
 	if (left < 0 || kr == 0)
 		left = 0;
 	return 1 + (kr > 0 ? left / kr : 0);
+}
+
+/* How many pools the shares split between, of the rank and of the
+ * pipeline. */
+static void
+share_counts(long *in_rank, long *in_w, const struct cpl_pools *ps)
+{
+	size_t i;
+
+	*in_rank = 0;
+	*in_w = 0;
+	for (i = 0; i < CPL_POOL_NKINDS; i++) {
+		if (!shared(&ps->p[i]))
+			continue;
+		if (ps->p[i].in_workers)
+			(*in_w)++;
+		else
+			(*in_rank)++;
+	}
+}
+
+long
+cpl_pools_share(const struct cpl_pools *ps, enum cpl_pool_kind k,
+		long per_rank, long threads, long workers)
+{
+	long kr, kw;
+
+	share_counts(&kr, &kw, ps);
+	return cpl_pools_share_n(ps->p[k].in_workers, kr, kw, per_rank,
+				 threads, workers);
 }
 
 bool
@@ -660,6 +699,18 @@ cpl_pools_entry(struct cpl_budget_entry *b, const struct cpl_workload *w,
 
 	cpl_budget_pools(&ps, w, c);
 	cpl_pools_extra(&xr, &xw, &ps);
+	share_counts(&b->pools_rank, &b->pools_workers, &ps);
+	for (k = 0; k < CPL_POOL_NKINDS &&
+		    b->npool_vars < CPL_BUDGET_POOL_VARS; k++) {
+		struct cpl_amount a;
+
+		if (!ps.p[k].active || ps.p[k].off ||
+		    !cpl_pools_env_sized(&a, &ps, (enum cpl_pool_kind)k, c))
+			continue;
+		b->pool_vars[b->npool_vars] = ps.p[k].env;
+		b->pool_written[b->npool_vars] = a.n;
+		b->pool_in_workers[b->npool_vars++] = ps.p[k].in_workers;
+	}
 	/* With no workers the pipeline's pools run in the rank. */
 	if (b->busy >= 0)
 		b->busy = cpl_sat_add(b->busy, cpl_sat_mul(b->ranks,

@@ -116,6 +116,22 @@ long cpl_pools_share(const struct cpl_pools *ps, enum cpl_pool_kind k,
 		     long per_rank, long threads, long workers);
 
 /*
+ * The same arithmetic over counts, for what has no struct cpl_pools
+ * (plan, from a budget entry): a pool that runs in the loader workers
+ * (in_workers) or not, among in_rank pools of the rank and in_workers_n
+ * of the pipeline (a pipeline's pools are the rank's when workers is
+ * 0).
+ */
+/* The pool variables cpl_pools_env_sized() reads (a count each), in a
+ * fixed order: OPENBLAS_NUM_THREADS, NUMEXPR_NUM_THREADS,
+ * RAYON_NUM_THREADS, TF_NUM_INTRAOP_THREADS.  *out receives the static
+ * array; returns its length (CPL_BUDGET_POOL_VARS). */
+size_t cpl_pools_vars(const char *const **out);
+
+long cpl_pools_share_n(bool in_workers, long in_rank, long in_workers_n,
+		       long per_rank, long threads, long workers);
+
+/*
  * Whether pool k is sized by the container's environment alone, as a
  * count a YAML edit can reach: its variable (OPENBLAS_NUM_THREADS,
  * NUMEXPR_NUM_THREADS, RAYON_NUM_THREADS, TF_NUM_INTRAOP_THREADS) holds
