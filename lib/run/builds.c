@@ -579,7 +579,7 @@ cpl_builds_root_of(struct cpl_engine *e, const char *file)
 		if (*dir == '\0')
 			break;
 		if (holds_git(dir))
-			return cpl_engine_own_key(e, dir);
+			return cpl_engine_keep_str(e, dir);
 	}
 	free(dir);
 	if (inside)

@@ -125,8 +125,7 @@ code_changed(struct cpl_engine *e, const char *path)
 	cpl_error_clear(&err);
 	free(rel);
 	free(old);
-	cpl_strmap_put(&e->code_changed,
-		       cpl_engine_own_key(e, cpl_xstrdup(path)),
+	cpl_strmap_put(&e->code_changed, path,
 		       (void *)(uintptr_t)(yes ? 2 : 1));
 	return yes;
 }

@@ -48,6 +48,10 @@ cpl_engine_new(void)
 	struct cpl_engine *e = cpl_xcalloc(1, sizeof(*e));
 
 	e->config = cpl_config_new();
+	e->by_path.own_keys = e->absent.own_keys = true;
+	e->listed.own_keys = e->charts.own_keys = true;
+	e->is_seed.own_keys = e->seed_rel.own_keys = true;
+	e->code_changed.own_keys = true;
 	e->tokcache = cpl_pytokcache_new(CPL_PYTOKCACHE_BUDGET);
 	return e;
 }
@@ -96,9 +100,9 @@ cpl_engine_free(struct cpl_engine *e)
 		free(e->listings[i]);
 	}
 	free(e->listings);
-	for (i = 0; i < e->nkeys; i++)
-		free(e->keys[i]);
-	free(e->keys);
+	for (i = 0; i < e->nkept; i++)
+		free(e->kept[i]);
+	free(e->kept);
 	cpl_wlist_free(&e->workloads);
 	for (i = 0; i < e->nfindings; i++)
 		cpl_finding_free(&e->findings[i]);
@@ -164,9 +168,9 @@ helm_template(struct cpl_engine *e, const char *path)
 		chart = root;
 	}
 	if (cpl_strmap_get(&e->charts, chart) == NULL) {
-		const char *key = cpl_engine_own_key(e, chart);
+		const char *key = cpl_strmap_put(&e->charts, chart, e);
 
-		cpl_strmap_put(&e->charts, key, e);
+		free(chart);
 		cpl_engine_chart(e, key);
 	} else {
 		free(chart);
@@ -233,22 +237,23 @@ dir_listed(void *ctx, const char *dir, char *const *names, size_t n)
 {
 	struct cpl_engine *e = ctx;
 	struct cpl_strmap *m = cpl_xcalloc(1, sizeof(*m));
+	char *key;
 	size_t i;
 
+	m->own_keys = true;
 	for (i = 0; i < n; i++) {
 		unsigned char type = (unsigned char)names[i][strlen(names[i]) +
 							     1];
 
 		if (type == DT_REG && !cpl_str_ends(names[i], ".py"))
 			continue;
-		cpl_strmap_put(m, cpl_engine_own_key(e, cpl_xstrdup(names[i])),
-			       e);
+		cpl_strmap_put(m, names[i], e);
 	}
 	CPL_GROW(e->listings, e->listings_cap, e->nlistings + 1);
 	e->listings[e->nlistings++] = m;
-	cpl_strmap_put(&e->listed, cpl_engine_own_key(e, cpl_link_join(".",
-								      dir)),
-		       m);
+	key = cpl_link_join(".", dir);
+	cpl_strmap_put(&e->listed, key, m);
+	free(key);
 }
 
 void
@@ -403,7 +408,8 @@ warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
 		free(msg);
 		return;
 	}
-	cpl_strmap_put(seen, cpl_engine_own_key(e, key), e);
+	cpl_strmap_put(seen, key, e);
+	free(key);
 	w.path = cpl_xstrdup(path);
 	w.line = line;
 	w.column = column;
@@ -416,7 +422,7 @@ warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
 static void
 warn_unknown_rules(struct cpl_engine *e)
 {
-	struct cpl_strmap seen = { 0 };
+	struct cpl_strmap seen = { .own_keys = true };
 	size_t i, j, n;
 
 	for (i = 0; i < e->nfiles; i++) {

@@ -62,9 +62,11 @@ struct cpl_engine {
 	struct source **files;		/* owned, in the order read */
 	size_t nfiles;
 	size_t files_cap;
-	struct cpl_strmap by_path;	/* normalised path → struct source * */
-	char **keys;			/* owned keys of by_path and absent */
-	size_t nkeys, keys_cap;
+	struct cpl_strmap by_path;	/* normalised path → struct source *
+					 * (keys owned, as in every map of
+					 * the engine) */
+	char **kept;			/* owned: cpl_engine_keep_str()'s */
+	size_t nkept, kept_cap;
 	struct cpl_strmap absent;	/* paths the linker found missing */
 	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
 					 * when its code changed, 1 not */
@@ -187,8 +189,11 @@ const char *cpl_engine_seed_of(struct cpl_engine *e, const char *path);
 struct source *cpl_engine_seed_source(struct cpl_engine *e,
 				      const char *path);
 
-/* Keeps a map key (taken) alive as long as the engine; returns it. */
-const char *cpl_engine_own_key(struct cpl_engine *e, char *key);
+/* Keeps a string (taken) alive as long as the engine, for what borrows
+ * it past the pass that made it (texts and paths entrypoint.c's
+ * positions name); returns it.  Map keys are not kept here: the maps
+ * own them. */
+const char *cpl_engine_keep_str(struct cpl_engine *e, char *key);
 /* A source (text taken), marked as a target (linted), not yet part of
  * the run: touches nothing shared, so a worker may make it. */
 struct source *cpl_engine_source_new(const char *path, enum file_kind kind,

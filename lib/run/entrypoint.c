@@ -18,7 +18,7 @@
  *
  * Runs once per run, before the group graph (group.c), over the static
  * workloads.  Owns nothing after it returns: each text it reads and each
- * path that positions name are kept by the engine (cpl_engine_own_key()).
+ * path that positions name are kept by the engine (cpl_engine_keep_str()).
  */
 #include "run/engine_int.h"
 
@@ -99,13 +99,13 @@ text_at(struct pass *p, const char *path)
 			too_large(p->e, key);
 		cpl_error_clear(&err);
 		free(text);
-		kpath = cpl_engine_own_key(p->e, key);
+		kpath = cpl_engine_keep_str(p->e, key);
 		cpl_strmap_put(&p->texts, kpath, p);
 		return NULL;
 	}
 	cpl_engine_read_aux(p->e, path);
-	kpath = cpl_engine_own_key(p->e, key);
-	kept = cpl_engine_own_key(p->e, text);
+	kpath = cpl_engine_keep_str(p->e, key);
+	kept = cpl_engine_keep_str(p->e, text);
 	cpl_strmap_put(&p->texts, kpath, (void *)kept);
 	return kept;
 }
@@ -118,7 +118,7 @@ try_text(void *ctx, const char *path)
 	const char *t = text_at(p, path);
 
 	if (t != NULL) {
-		p->found_path = cpl_engine_own_key(p->e,
+		p->found_path = cpl_engine_keep_str(p->e,
 						   cpl_link_join(".", path));
 		p->found_text = t;
 	}
@@ -338,7 +338,7 @@ dcmd_add(struct pass *p, struct dcmd *c, char *text, const char *path,
 	 int line, int column)
 {
 	c->v = cpl_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
-	c->v[c->n].text = (char *)cpl_engine_own_key(p->e, text);
+	c->v[c->n].text = (char *)cpl_engine_keep_str(p->e, text);
 	c->v[c->n].pos.file = path;
 	c->v[c->n].pos.line = line;
 	c->v[c->n].pos.column = column;
@@ -884,7 +884,7 @@ sole_dockerfile(struct pass *p, const struct cpl_workload *w,
 			read_dockerfile(p, &d, paths[i], text);
 			if (d.python) {
 				if (p->npython == 0) {
-					p->sole_path = cpl_engine_own_key(
+					p->sole_path = cpl_engine_keep_str(
 						p->e, cpl_link_join(".",
 								    paths[i]));
 					p->sole_text = text;
@@ -941,7 +941,7 @@ from_dockerfile(struct pass *p, const struct cpl_workload *w,
 	bd = placeholder(c->image) ? NULL :
 	     cpl_builds_find(&p->builds, c->image);
 	if (bd != NULL && (text = text_at(p, bd->dockerfile)) != NULL) {
-		const char *path = cpl_engine_own_key(
+		const char *path = cpl_engine_keep_str(
 			p->e, cpl_link_join(".", bd->dockerfile));
 
 		return run_dockerfile(p, c, path, text, bd->context, NULL,

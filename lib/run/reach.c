@@ -161,7 +161,7 @@ seed_named(const struct reach *rc, const char *path)
 
 /* Adds the nth listed Python file to R. */
 static void
-add_r(struct reach *rc, size_t i, char ***fresh, size_t *nfresh,
+add_r(struct reach *rc, size_t i, const char ***fresh, size_t *nfresh,
       size_t *fresh_cap)
 {
 	char *stem = module_stem(rc->py[i]);
@@ -173,10 +173,10 @@ add_r(struct reach *rc, size_t i, char ***fresh, size_t *nfresh,
 		free(stem);
 		return;
 	}
-	cpl_strmap_put(&rc->stems, cpl_engine_own_key(rc->e, stem), rc);
 	*fresh = cpl_xgrow_to(*fresh, fresh_cap, *nfresh + 1,
 			      sizeof(**fresh));
-	(*fresh)[(*nfresh)++] = stem;
+	(*fresh)[(*nfresh)++] = cpl_strmap_put(&rc->stems, stem, rc);
+	free(stem);
 }
 
 /*
@@ -187,7 +187,7 @@ static void
 find_r(struct reach *rc)
 {
 	struct cpl_engine *e = rc->e;
-	char **fresh = NULL, **round = NULL;
+	const char **fresh = NULL, **round = NULL;
 	size_t nfresh = 0, fresh_cap = 0, nround, i, j;
 
 	rc->text = cpl_xcalloc(rc->npy + 1, sizeof(*rc->text));
@@ -413,7 +413,7 @@ void
 cpl_engine_reach(struct cpl_engine *e)
 {
 	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e };
-	struct reach rc = { .e = e, .full = &lk };
+	struct reach rc = { .e = e, .full = &lk, .stems.own_keys = true };
 	struct cpl_walker w = { 0 };
 	size_t i;
 
@@ -426,8 +426,8 @@ cpl_engine_reach(struct cpl_engine *e)
 
 		if (rel == NULL)
 			continue;
-		cpl_strmap_put(&e->seed_rel, cpl_engine_own_key(e, rel),
-			       e->seeds[i]);
+		cpl_strmap_put(&e->seed_rel, rel, e->seeds[i]);
+		free(rel);
 		cpl_strmap_put(&rc.seed_base, base ? base + 1 : e->seeds[i],
 			       e);
 	}

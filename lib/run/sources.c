@@ -120,10 +120,10 @@ cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 }
 
 const char *
-cpl_engine_own_key(struct cpl_engine *e, char *key)
+cpl_engine_keep_str(struct cpl_engine *e, char *key)
 {
-	CPL_GROW(e->keys, e->keys_cap, e->nkeys + 1);
-	e->keys[e->nkeys++] = key;
+	CPL_GROW(e->kept, e->kept_cap, e->nkept + 1);
+	e->kept[e->nkept++] = key;
 	return key;
 }
 
@@ -171,14 +171,16 @@ cpl_engine_source_new(const char *path, enum file_kind kind, char *text,
 void
 cpl_engine_source_add(struct cpl_engine *e, struct source *src)
 {
+	char *key;
+
 	CPL_GROW(e->files, e->files_cap, e->nfiles + 1);
 	src->index = e->nfiles;
 	if (src->py != NULL)
 		src->py->owner = src;
 	e->files[e->nfiles++] = src;
-	cpl_strmap_put(&e->by_path,
-		       cpl_engine_own_key(e, cpl_link_join(".", src->path)),
-		       src);
+	key = cpl_link_join(".", src->path);
+	cpl_strmap_put(&e->by_path, key, src);
+	free(key);
 }
 
 struct source *
@@ -517,7 +519,8 @@ cpl_engine_link_load(void *ctx, const char *path)
 	}
 	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
 	    cpl_config_excluded(e->config, path)) {
-		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		cpl_strmap_put(&e->absent, key, e);
+		free(key);
 		return NULL;
 	}
 	/* A named file spelt another way ("/repo/src/x.py" for "x.py"):
@@ -528,7 +531,8 @@ cpl_engine_link_load(void *ctx, const char *path)
 		return cpl_engine_python(e, src);
 	}
 	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		cpl_strmap_put(&e->absent, key, e);
+		free(key);
 		cpl_error_clear(&err);
 		return NULL;
 	}
@@ -595,7 +599,8 @@ aux_source(struct cpl_engine *e, const char *path)
 	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
 	    cpl_config_excluded(e->config, path) ||
 	    cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		cpl_strmap_put(&e->absent, key, e);
+		free(key);
 		cpl_error_clear(&err);
 		return NULL;
 	}
@@ -777,8 +782,7 @@ cpl_engine_seed_of(struct cpl_engine *e, const char *path)
 	rel = cpl_engine_rel_of(e, path);
 	seed = rel ? cpl_strmap_get(&e->seed_rel, rel) : NULL;
 	free(rel);
-	cpl_strmap_put(&e->is_seed, cpl_engine_own_key(e, cpl_xstrdup(path)),
-		       seed ? (void *)seed : &no_mark);
+	cpl_strmap_put(&e->is_seed, path, seed ? (void *)seed : &no_mark);
 	return seed;
 }
 
