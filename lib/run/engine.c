@@ -469,11 +469,9 @@ cpl_engine_run(struct cpl_engine *e)
 	cpl_trainer_join(&e->workloads);
 	/* Every Python target scanned once (its error reported now),
 	 * held unloaded; then judged group by group. */
-	e->light = true;
 	for (i = 0; i < e->nfiles; i++)
 		if (e->files[i]->linted)
-			cpl_engine_python(e, e->files[i]);
-	e->light = false;
+			cpl_engine_python(e, e->files[i], PY_SCANNED);
 	cpl_engine_reach(e);
 	cpl_engine_judge(e);
 	for (i = 0; i < e->nfindings; i++)

@@ -143,8 +143,6 @@ struct cpl_engine {
 						 * between workloads, files
 						 * and containers) */
 	struct cpl_link_memo *memo;	/* the run's module look-ups */
-	bool light;			/* Python files asked for stay
-					 * unloaded (group.c's graph) */
 	struct crew *crew;		/* loading the next batch (group.c) */
 	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
 						 * (group.c sets it) */
@@ -221,7 +219,8 @@ void cpl_engine_limitranges(struct cpl_engine *e);
 /* Records what the run skipped or read and why (shown with -v). */
 void cpl_engine_note(struct cpl_engine *e, const char *path,
 		     const char *fmt, ...) CPL_PRINTF(3, 4);
-/* The linker's loader over the engine's sources (ctx: the engine). */
+/* The linker's loader over the engine's sources (ctx: the engine),
+ * PY_LOADED. */
 const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
 /* The linker's missing hook: a walk's listing of dir lacks every one of
  * names[0, n). */
@@ -241,15 +240,25 @@ bool cpl_engine_file_changed(const struct cpl_engine *e, const char *file);
 /* --diff-base: whether f is one the change caused (changed.c). */
 bool cpl_engine_finding_changed(struct cpl_engine *e,
 				const struct cpl_finding *f);
+/* What the caller of cpl_engine_python() needs of a Python file. */
+enum py_need {
+	PY_SCANNED,	/* its light scan (imports, entry): a file asked
+			 * for stays unloaded (engine.c's first scan,
+			 * group.c's graph) */
+	PY_LOADED,	/* its facts: loaded again when it was unloaded */
+};
 /* The Python of a source, scanned the first time (a tokenizer error of a
- * target is an input error, reported once) and, unless the engine is in
- * its light phase, loaded again when it was unloaded (after the thread
- * loading it, if one is, has finished); NULL for other files. */
+ * target is an input error, reported once) and, when need is PY_LOADED,
+ * loaded again when it was unloaded (after the thread loading it, if one
+ * is, has finished); NULL for other files. */
 const struct cpl_pyfile *cpl_engine_python(struct cpl_engine *e,
-					   struct source *src);
-/* The run's linker: the engine's loader, the repository root, the run's
- * memo and a ready hook that loads unloaded files again. */
-void cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk);
+					   struct source *src,
+					   enum py_need need);
+/* The run's linker: the engine's loader (its files as need says), the
+ * repository root, the run's memo and, for PY_LOADED, a ready hook that
+ * loads unloaded files again. */
+void cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk,
+		       enum py_need need);
 /* The processes that run the Python file at path (as the linker names
  * it), in the order they were linked. */
 const struct cpl_code_ref *cpl_engine_codes_of(const struct cpl_engine *e,

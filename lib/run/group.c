@@ -185,10 +185,8 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	const struct cpl_pyfile *last_decl = NULL;
 	size_t i, j, k;
 
-	cpl_engine_linker(e, &lk);
-	lk.ready = NULL;
+	cpl_engine_linker(e, &lk, PY_SCANNED);
 	g->nw = e->workloads.count;
-	e->light = true;
 	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nw; i++) {
 		struct cpl_workload *w = e->workloads.items[i];
@@ -241,7 +239,6 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	cpl_link_batch_free(b);
 	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	free(entry_of);
-	e->light = false;
 	g->nf = e->nfiles;
 }
 
@@ -553,7 +550,7 @@ link_group(struct cpl_engine *e, const struct graph *g,
 		if (!src->linted || src->py == NULL || !src->py->entry)
 			continue;
 		/* Loaded: entry is known only then. */
-		py = cpl_engine_python(e, e->files[f]);
+		py = cpl_engine_python(e, e->files[f], PY_LOADED);
 		if (!py->entry || is_linked_entry(e, py->path))
 			continue;
 		cpl_engine_keep_code(e, NULL, NULL, cpl_link_script(lk, py));
@@ -689,7 +686,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		if (g->members[k] < g->nw || !e->files[f]->linted ||
 		    e->files[f]->py == NULL || g->quiet[f])
 			continue;
-		py = cpl_engine_python(e, e->files[f]);
+		py = cpl_engine_python(e, e->files[f], PY_LOADED);
 		e->order = ORDER_PART(0, f);
 		code_rules(e, &ck, py);
 		cpl_pytokcache_trim(e->tokcache);
@@ -811,7 +808,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	walk_graph(e, &g);
 	make_groups(e, &g);
 	count_pending(e, &g);
-	cpl_engine_linker(e, &lk);
+	cpl_engine_linker(e, &lk, PY_LOADED);
 	/* The first batch loaded, then each judged while the next loads. */
 	end = batch_end(&g, 0);
 	crew_start(e, &g, 0, end, &next, &pool);

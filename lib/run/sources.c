@@ -422,7 +422,8 @@ cpl_engine_find_source(const struct cpl_engine *e, const char *path)
 }
 
 const struct cpl_pyfile *
-cpl_engine_python(struct cpl_engine *e, struct source *src)
+cpl_engine_python(struct cpl_engine *e, struct source *src,
+		  enum py_need need)
 {
 	struct cpl_error err = { 0 };
 
@@ -436,7 +437,7 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 	if (!src->scanned) {
 		src->scanned = true;
 		/* The source keeps its text as long as its scan. */
-		if ((e->light ? cpl_pyscan_file_light :
+		if ((need == PY_SCANNED ? cpl_pyscan_file_light :
 			       cpl_pyscan_file_borrowed)(&src->py, src->path,
 							 src->text, src->len,
 							 &err) != 0 &&
@@ -444,7 +445,7 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		src->py->owner = src;
-	} else if (!e->light) {
+	} else if (need == PY_LOADED) {
 		/* Another thread may be loading it: nothing of it is read
 		 * before that thread is done. */
 		if (src->inflight && e->crew_wait != NULL)
@@ -462,35 +463,38 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 	return src->py;
 }
 
+static const struct cpl_pyfile *link_load_scanned(void *ctx,
+						  const char *path);
+
 /* The linker's ready hook: an unloaded file loaded again. */
 static void
 link_ready(void *ctx, const struct cpl_pyfile *f)
 {
 	if (f->owner != NULL)
-		(void)cpl_engine_python(ctx, f->owner);
+		(void)cpl_engine_python(ctx, f->owner, PY_LOADED);
 }
 
 void
-cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk)
+cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk,
+		  enum py_need need)
 {
 	memset(lk, 0, sizeof(*lk));
-	lk->load = cpl_engine_link_load;
+	lk->load = need == PY_LOADED ? cpl_engine_link_load : link_load_scanned;
 	lk->ctx = e;
 	lk->root = e->repo ? cpl_repo_root(e->repo) : NULL;
 	if (e->memo == NULL)
 		e->memo = cpl_link_memo_new();
 	lk->memo = e->memo;
-	lk->ready = link_ready;
+	lk->ready = need == PY_LOADED ? link_ready : NULL;
 	lk->missing = cpl_engine_link_missing;
 }
 
 /* The linker's loader: a Python file the engine has, or reads now (from
  * the working tree or, with --staged, the index).  Missing paths are
  * remembered, so each is looked up once. */
-const struct cpl_pyfile *
-cpl_engine_link_load(void *ctx, const char *path)
+static const struct cpl_pyfile *
+link_load(struct cpl_engine *e, const char *path, enum py_need need)
 {
-	struct cpl_engine *e = ctx;
 	struct source *src;
 	struct cpl_error err = { 0 };
 	struct stat st;
@@ -504,7 +508,7 @@ cpl_engine_link_load(void *ctx, const char *path)
 	src = cpl_strmap_get(&e->by_path, key);
 	if (src != NULL) {
 		free(key);
-		return cpl_engine_python(e, src);
+		return cpl_engine_python(e, src, need);
 	}
 	if (cpl_strmap_get(&e->absent, key) != NULL) {
 		free(key);
@@ -528,7 +532,7 @@ cpl_engine_link_load(void *ctx, const char *path)
 	src = cpl_engine_seed_source(e, path);
 	if (src != NULL) {
 		free(key);
-		return cpl_engine_python(e, src);
+		return cpl_engine_python(e, src, need);
 	}
 	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
 		cpl_strmap_put(&e->absent, key, e);
@@ -539,7 +543,20 @@ cpl_engine_link_load(void *ctx, const char *path)
 	free(key);
 	src = cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 	src->linted = false;	/* context for budget rules, not a target */
-	return cpl_engine_python(e, src);
+	return cpl_engine_python(e, src, need);
+}
+
+const struct cpl_pyfile *
+cpl_engine_link_load(void *ctx, const char *path)
+{
+	return link_load(ctx, path, PY_LOADED);
+}
+
+/* The loader of cpl_engine_linker()'s PY_SCANNED linker. */
+static const struct cpl_pyfile *
+link_load_scanned(void *ctx, const char *path)
+{
+	return link_load(ctx, path, PY_SCANNED);
 }
 
 /* Keeps a linked process: the engine owns it, each of its files knows it
