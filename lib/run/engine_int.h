@@ -58,7 +58,37 @@ struct coderefs {
 	size_t n, cap;
 };
 
-struct cpl_engine {
+/*
+ * The user's settings: set once from the flags, through engine.h's
+ * setters, before the first path is added (engine.c: config, repo,
+ * staged, diff, drop_texts; pipeline.c: threads; helm.c: helm_args;
+ * overlay.c: overlay); read-only after.
+ */
+struct engine_set {
+	struct cpl_config *config;	/* owned */
+	struct cpl_repo *repo;		/* borrowed; NULL outside git */
+	bool staged;			/* read files from the index */
+	bool diff;			/* keep only changed lines */
+	bool drop_texts;		/* texts let go once judged
+					 * (cpl_engine_drop_texts()) */
+	int threads;			/* -j; 0: the CPUs we may use */
+	char **helm_args;		/* 'f'FILE (--helm-values) or 's'K=V
+					 * (--helm-set), in order; owned */
+	size_t nhelm_args, helm_args_cap;
+	struct cpl_strmap overlay;	/* normalised path → struct
+					 * overlay_text (overlay.c) */
+	struct overlay_text **overlays;	/* owned, with their keys */
+	size_t noverlays, overlays_cap;
+};
+
+/*
+ * Loading: what the run reads, each file once.  Owners: sources.c the
+ * files, their maps, the kept strings, the auxiliary inputs and the
+ * caches; pipeline.c the queue of files being read; engine.c the
+ * walks' roots and listings (dir_listed()), sources.c its missing hook's
+ * last answer; helm.c the charts; reach.c the named Python files.
+ */
+struct engine_load {
 	struct source **files;		/* owned, in the order read */
 	size_t nfiles;
 	size_t files_cap;
@@ -68,8 +98,6 @@ struct cpl_engine {
 	char **kept;			/* owned: cpl_engine_keep_str()'s */
 	size_t nkept, kept_cap;
 	struct cpl_strmap absent;	/* paths the linker found missing */
-	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
-					 * when its code changed, 1 not */
 	struct cpl_strmap listed;	/* directories a plain walk listed,
 					 * normalised → their entries' map
 					 * (names that may matter to the
@@ -83,39 +111,6 @@ struct cpl_engine {
 	char missing_dir[256];
 	const struct cpl_strmap *missing_listing;
 	size_t missing_count;
-	struct cpl_code **codes;	/* linked code, owned */
-	size_t ncodes, codes_cap;
-	struct cpl_pyfile **inline_py;	/* inline scripts containers run
-					 * (group.c), scanned; owned */
-	size_t ninline, inline_cap;
-	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
-	struct coderefs **refs;		/* the values of code_of, owned */
-	size_t nrefs, refs_cap;
-	struct cpl_wlist workloads;
-	struct cpl_finding *findings;
-	size_t nfindings;
-	size_t findings_cap;
-	struct cpl_budget_entry *budgets;	/* every training container */
-	size_t nbudgets;
-	size_t budgets_cap;
-	struct cpl_error *errors;
-	size_t nerrors;
-	size_t errors_cap;
-	struct cpl_error *warnings;	/* problems that do not fail the run */
-	size_t nwarnings;
-	size_t warnings_cap;
-	struct cpl_error *notes;	/* what was skipped and why (-v) */
-	size_t nnotes;
-	size_t notes_cap;
-	struct cpl_strmap charts;	/* Helm charts already met */
-	struct cpl_helm *helm;		/* charts rendered (helm.c) */
-	char **helm_args;		/* 'f'FILE (--helm-values) or 's'K=V
-					 * (--helm-set), in order; owned */
-	size_t nhelm_args, helm_args_cap;
-	struct cpl_config *config;	/* owned */
-	struct cpl_repo *repo;		/* borrowed; NULL outside git */
-	bool staged;			/* read files from the index */
-	bool diff;			/* keep only changed lines */
 	char **roots;			/* the directories the run walks, as
 					 * given (builds.c's Dockerfile
 					 * search starts there); owned */
@@ -129,35 +124,87 @@ struct cpl_engine {
 	struct cpl_strmap is_seed;	/* a spelling of a path → its seed's
 					 * caller path, or a "none" mark
 					 * (reach.c memo) */
-	struct cpl_strmap overlay;	/* normalised path → struct
-					 * overlay_text (overlay.c) */
-	struct overlay_text **overlays;	/* owned, with their keys */
-	size_t noverlays, overlays_cap;
+	struct cpl_strmap charts;	/* Helm charts already met */
+	struct cpl_helm *helm;		/* charts rendered (helm.c) */
 	struct pjob *jobs;		/* files waiting (pipeline.c) */
 	size_t njobs, jobs_cap;
 	struct cpl_strmap queued;	/* their normalised paths → job */
 	struct pbatch *inflight;	/* files read on other threads while
 					 * this one walks on, or NULL */
+	int cpus;			/* the CPUs we may use, 0 until
+					 * needed (pipeline.c) */
+	bool seeded;			/* jansson's hash seed is set */
 	struct cpl_pytokcache *tokcache;	/* bounds the tokens Python
 						 * files make again (trimmed
 						 * between workloads, files
 						 * and containers) */
 	struct cpl_link_memo *memo;	/* the run's module look-ups */
-	struct crew *crew;		/* loading the next batch (group.c) */
-	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
-						 * (group.c sets it) */
-	uint64_t order;			/* the next finding's order key */
-	struct source **yedits;		/* sources holding an edit parse */
-	size_t nyedits, yedits_cap;
-	int threads;			/* -j; 0: the CPUs we may use */
-	int cpus;			/* those CPUs, 0 until needed */
-	bool seeded;			/* jansson's hash seed is set */
-	bool drop_texts;		/* texts let go once judged
-					 * (cpl_engine_drop_texts()) */
 	struct cpl_fileid *aux;		/* files read beside the targets
 					 * (wrapper scripts, Dockerfiles):
 					 * inputs no output may replace */
 	size_t naux, aux_cap;
+};
+
+/*
+ * Checking: the code linked and the groups being judged.  Owners:
+ * sources.c the linked code (codes, code_of, refs) and the edit parses
+ * made (yedits); group.c the inline scripts and the crew loading the
+ * next batch; changed.c its --diff-base memo.
+ */
+struct engine_check {
+	struct cpl_code **codes;	/* linked code, owned */
+	size_t ncodes, codes_cap;
+	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
+	struct coderefs **refs;		/* the values of code_of, owned */
+	size_t nrefs, refs_cap;
+	struct cpl_pyfile **inline_py;	/* inline scripts containers run
+					 * (group.c), scanned; owned */
+	size_t ninline, inline_cap;
+	struct crew *crew;		/* loading the next batch (group.c) */
+	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
+						 * (group.c sets it) */
+	struct source **yedits;		/* sources holding an edit parse */
+	size_t nyedits, yedits_cap;
+	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
+					 * when its code changed, 1 not */
+};
+
+/*
+ * The results, what engine.h's getters return.  Owners: sources.c the
+ * errors, warnings and notes (cpl_engine_add_*; pipeline.c takes a
+ * worker's in the order files were queued) and the workloads;
+ * checkrun.c the findings, their order key and the budgets.  A
+ * worker's engine (pipeline.c) uses only these.
+ */
+struct engine_res {
+	struct cpl_wlist workloads;
+	struct cpl_finding *findings;
+	size_t nfindings;
+	size_t findings_cap;
+	uint64_t order;			/* the next finding's order key */
+	struct cpl_budget_entry *budgets;	/* every training container */
+	size_t nbudgets;
+	size_t budgets_cap;
+	struct cpl_error *errors;
+	size_t nerrors;
+	size_t errors_cap;
+	struct cpl_error *warnings;	/* problems that do not fail the run */
+	size_t nwarnings;
+	size_t warnings_cap;
+	struct cpl_error *notes;	/* what was skipped and why (-v) */
+	size_t nnotes;
+	size_t notes_cap;
+};
+
+/* One run, in parts (as curl's Curl_easy has set, state and req): the
+ * settings, the state of the loading and checking phases, the results.
+ * The output phase (suppressions, relocations, the final filter and
+ * order in cpl_engine_run()) reads the parts and rewrites res. */
+struct cpl_engine {
+	struct engine_set set;
+	struct engine_load load;
+	struct engine_check check;
+	struct engine_res res;
 };
 
 /* ---- sources.c ---------------------------------------------------------- */

@@ -86,16 +86,17 @@ text_at(struct pass *p, const char *path)
 		free(key);
 		return v == (void *)p ? NULL : v;
 	}
-	big = !p->e->staged && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	      (size_t)st.st_size > MAX_TEXT;
-	if ((!p->e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-			       (size_t)st.st_size > MAX_TEXT)) ||
-	    cpl_config_excluded(p->e->config, path) ||
+	big = !p->e->set.staged && stat(path, &st) == 0 &&
+	      S_ISREG(st.st_mode) && (size_t)st.st_size > MAX_TEXT;
+	if ((!p->e->set.staged &&
+	     (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	      (size_t)st.st_size > MAX_TEXT)) ||
+	    cpl_config_excluded(p->e->set.config, path) ||
 	    cpl_engine_read_source(p->e, path, &text, &len, &err) < 0 ||
 	    len > MAX_TEXT || memchr(text, '\0', len) != NULL) {
 		/* Too large to read for a command: said, not silence. */
 		if ((big || len > MAX_TEXT) &&
-		    !cpl_config_excluded(p->e->config, path))
+		    !cpl_config_excluded(p->e->set.config, path))
 			too_large(p->e, key);
 		cpl_error_clear(&err);
 		free(text);
@@ -134,7 +135,8 @@ try_text(void *ctx, const char *path)
 static bool
 find_near(struct pass *p, const char *file, const char *rel)
 {
-	const char *root = p->e->repo ? cpl_repo_root(p->e->repo) : NULL;
+	const char *root = p->e->set.repo ? cpl_repo_root(p->e->set.repo) :
+					    NULL;
 	const char *slash = strrchr(file, '/'), *next;
 	char *dir = slash ? cpl_xstrndup(file, (size_t)(slash - file)) :
 		    cpl_xstrdup(".");
@@ -1015,8 +1017,8 @@ cpl_engine_entrypoints(struct cpl_engine *e)
 	size_t i, j;
 
 	cpl_buf_init(&p.python_list, 0);
-	for (i = 0; i < e->workloads.count; i++) {
-		struct cpl_workload *w = e->workloads.items[i];
+	for (i = 0; i < e->res.workloads.count; i++) {
+		struct cpl_workload *w = e->res.workloads.items[i];
 
 		if (w->source == CPL_SRC_LIVE || w->file == NULL ||
 		    w->merged || w->context)

@@ -120,14 +120,14 @@ void
 cpl_engine_kustomize(struct cpl_engine *e)
 {
 	struct cpl_strmap patches = { .own_keys = true };
-	struct cpl_wlist *l = &e->workloads;
+	struct cpl_wlist *l = &e->res.workloads;
 	size_t i, out;
 	bool any = false;
 
-	for (i = 0; i < e->nfiles; i++)
-		if (e->files[i]->kind == FILE_YAML &&
-		    is_kustomization(e->files[i]->path)) {
-			read_kustomization(e, &patches, e->files[i]->path);
+	for (i = 0; i < e->load.nfiles; i++)
+		if (e->load.files[i]->kind == FILE_YAML &&
+		    is_kustomization(e->load.files[i]->path)) {
+			read_kustomization(e, &patches, e->load.files[i]->path);
 			any = true;
 		}
 	if (!any)

@@ -9,7 +9,7 @@
  *
  * Below the rest of the run: nothing here calls the files that order a
  * run (engine.c, group.c, pipeline.c, reach.c), which call these.  The
- * one wait on a loading thread goes through e->crew_wait (group.c sets
+ * one wait on a loading thread goes through e->check.crew_wait (group.c sets
  * it).
  *
  * Ownership: the engine owns every source, text, key and linked process
@@ -58,13 +58,14 @@ push_error(struct cpl_error **v, size_t *n, size_t *cap,
 void
 cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err)
 {
-	push_error(&e->errors, &e->nerrors, &e->errors_cap, err);
+	push_error(&e->res.errors, &e->res.nerrors, &e->res.errors_cap, err);
 }
 
 void
 cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w)
 {
-	push_error(&e->warnings, &e->nwarnings, &e->warnings_cap, w);
+	push_error(&e->res.warnings, &e->res.nwarnings, &e->res.warnings_cap,
+		   w);
 }
 
 void
@@ -73,8 +74,8 @@ cpl_engine_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
 	struct cpl_error *n;
 	va_list ap;
 
-	CPL_GROW(e->notes, e->notes_cap, e->nnotes + 1);
-	n = &e->notes[e->nnotes++];
+	CPL_GROW(e->res.notes, e->res.notes_cap, e->res.nnotes + 1);
+	n = &e->res.notes[e->res.nnotes++];
 	memset(n, 0, sizeof(*n));
 	n->path = cpl_xstrdup(path);
 	va_start(ap, fmt);
@@ -122,8 +123,8 @@ cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 const char *
 cpl_engine_keep_str(struct cpl_engine *e, char *key)
 {
-	CPL_GROW(e->kept, e->kept_cap, e->nkept + 1);
-	e->kept[e->nkept++] = key;
+	CPL_GROW(e->load.kept, e->load.kept_cap, e->load.nkept + 1);
+	e->load.kept[e->load.nkept++] = key;
 	return key;
 }
 
@@ -134,9 +135,9 @@ cpl_engine_read_aux(struct cpl_engine *e, const char *path)
 
 	if (stat(path, &st) < 0 || cpl_engine_is_aux(e, &st))
 		return;
-	CPL_GROW(e->aux, e->aux_cap, e->naux + 1);
-	e->aux[e->naux].dev = (unsigned long long)st.st_dev;
-	e->aux[e->naux++].ino = (unsigned long long)st.st_ino;
+	CPL_GROW(e->load.aux, e->load.aux_cap, e->load.naux + 1);
+	e->load.aux[e->load.naux].dev = (unsigned long long)st.st_dev;
+	e->load.aux[e->load.naux++].ino = (unsigned long long)st.st_ino;
 }
 
 bool
@@ -144,9 +145,9 @@ cpl_engine_is_aux(const struct cpl_engine *e, const struct stat *st)
 {
 	size_t i;
 
-	for (i = 0; i < e->naux; i++)
-		if (e->aux[i].dev == (unsigned long long)st->st_dev &&
-		    e->aux[i].ino == (unsigned long long)st->st_ino)
+	for (i = 0; i < e->load.naux; i++)
+		if (e->load.aux[i].dev == (unsigned long long)st->st_dev &&
+		    e->load.aux[i].ino == (unsigned long long)st->st_ino)
 			return true;
 	return false;
 }
@@ -173,13 +174,13 @@ cpl_engine_source_add(struct cpl_engine *e, struct source *src)
 {
 	char *key;
 
-	CPL_GROW(e->files, e->files_cap, e->nfiles + 1);
-	src->index = e->nfiles;
+	CPL_GROW(e->load.files, e->load.files_cap, e->load.nfiles + 1);
+	src->index = e->load.nfiles;
 	if (src->py != NULL)
 		src->py->owner = src;
-	e->files[e->nfiles++] = src;
+	e->load.files[e->load.nfiles++] = src;
 	key = cpl_link_join(".", src->path);
-	cpl_strmap_put(&e->by_path, key, src);
+	cpl_strmap_put(&e->load.by_path, key, src);
 	free(key);
 }
 
@@ -251,23 +252,23 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 	n = cpl_ystream_count(s);
 	for (i = 0; i < n; i++) {
 		const struct cpl_ynode *doc = cpl_ystream_doc(s, i);
-		size_t before = e->workloads.count;
+		size_t before = e->res.workloads.count;
 		int rc;
 
 		if (doc == NULL)
 			continue;
 		if (cpl_manifest_detect(doc)) {
-			rc = cpl_manifest_load(&e->workloads, s, doc,
+			rc = cpl_manifest_load(&e->res.workloads, s, doc,
 					       src->path, &err);
 		} else if (cpl_polyaxon_detect(doc)) {
-			rc = cpl_polyaxon_load(&e->workloads, s, doc,
+			rc = cpl_polyaxon_load(&e->res.workloads, s, doc,
 					       src->path, &err);
 		} else if (cpl_kfp_detect(doc)) {
-			rc = cpl_kfp_load(&e->workloads, s, doc, src->path,
+			rc = cpl_kfp_load(&e->res.workloads, s, doc, src->path,
 					  &err);
 		} else {
 			if (!cpl_ynode_is_null(doc))
-				cpl_wlist_skip(&e->workloads, src->path,
+				cpl_wlist_skip(&e->res.workloads, src->path,
 					       doc->line, doc->column,
 					       "neither a Polyaxonfile nor a "
 					       "Kubernetes object",
@@ -279,7 +280,7 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 			cpl_engine_add_error(e, &err);
 			cpl_error_clear(&err);
 		}
-		workloads += e->workloads.count - before;
+		workloads += e->res.workloads.count - before;
 	}
 	if (!any && explicit) {
 		const struct cpl_ynode *doc = cpl_ystream_doc(s, 0);
@@ -305,15 +306,15 @@ cpl_engine_read_source(struct cpl_engine *e, const char *path, char **text,
 
 	if (cpl_engine_overlay_read(e, path, text, len) == 0)
 		return 0;
-	if (!e->staged)
+	if (!e->set.staged)
 		return cpl_read_file(text, len, path, MAX_FILE_BYTES, err);
-	rc = cpl_repo_relpath(&rel, e->repo, path, err);
+	rc = cpl_repo_relpath(&rel, e->set.repo, path, err);
 	if (rc == 1)
 		cpl_error_set(err, path, 0, 0, "outside the repository, so "
 			      "--staged has nothing to read");
 	if (rc != 0)
 		return -1;
-	rc = cpl_repo_staged_blob(text, len, e->repo, rel, MAX_FILE_BYTES,
+	rc = cpl_repo_staged_blob(text, len, e->set.repo, rel, MAX_FILE_BYTES,
 				  err);
 	if (rc == 1)
 		cpl_error_set(err, path, 0, 0, "not staged (--staged reads "
@@ -332,7 +333,7 @@ listed_absent(const struct cpl_engine *e, const char *key)
 	size_t n = strlen(key) + 1;
 	bool absent = false;
 
-	if (e->listed.count == 0 || strchr(key, '/') == NULL)
+	if (e->load.listed.count == 0 || strchr(key, '/') == NULL)
 		return false;
 	dir = n <= sizeof(stack) ? stack : cpl_xmalloc(n);
 	memcpy(dir, key, n);
@@ -340,7 +341,7 @@ listed_absent(const struct cpl_engine *e, const char *key)
 		const struct cpl_strmap *m;
 
 		*slash = '\0';
-		m = cpl_strmap_get(&e->listed, dir);
+		m = cpl_strmap_get(&e->load.listed, dir);
 		if (m != NULL) {
 			absent = cpl_strmap_get(m, slash + 1) == NULL;
 			break;
@@ -365,19 +366,19 @@ cpl_engine_link_missing(void *ctx, const char *dir, const char *const *names,
 	const struct cpl_strmap *m;
 	size_t i, len;
 
-	if (e->staged || e->listed.count == 0 || *dir == '\0' ||
+	if (e->set.staged || e->load.listed.count == 0 || *dir == '\0' ||
 	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
 		return false;
-	if (e->missing_count == e->listed.count &&
-	    strcmp(dir, e->missing_dir) == 0) {
-		m = e->missing_listing;
+	if (e->load.missing_count == e->load.listed.count &&
+	    strcmp(dir, e->load.missing_dir) == 0) {
+		m = e->load.missing_listing;
 	} else {
-		m = cpl_strmap_get(&e->listed, dir);
+		m = cpl_strmap_get(&e->load.listed, dir);
 		len = strlen(dir);
-		if (len < sizeof(e->missing_dir)) {
-			memcpy(e->missing_dir, dir, len + 1);
-			e->missing_listing = m;
-			e->missing_count = e->listed.count;
+		if (len < sizeof(e->load.missing_dir)) {
+			memcpy(e->load.missing_dir, dir, len + 1);
+			e->load.missing_listing = m;
+			e->load.missing_count = e->load.listed.count;
 		}
 	}
 	if (m == NULL)
@@ -412,11 +413,11 @@ cpl_engine_find_source(const struct cpl_engine *e, const char *path)
 
 	if (path == NULL)
 		return NULL;
-	src = cpl_strmap_get(&e->by_path, path);
+	src = cpl_strmap_get(&e->load.by_path, path);
 	if (src != NULL)
 		return src;
 	key = cpl_link_join(".", path);
-	src = cpl_strmap_get(&e->by_path, key);
+	src = cpl_strmap_get(&e->load.by_path, key);
 	free(key);
 	return src;
 }
@@ -448,8 +449,8 @@ cpl_engine_python(struct cpl_engine *e, struct source *src,
 	} else if (need == PY_LOADED) {
 		/* Another thread may be loading it: nothing of it is read
 		 * before that thread is done. */
-		if (src->inflight && e->crew_wait != NULL)
-			e->crew_wait(e);
+		if (src->inflight && e->check.crew_wait != NULL)
+			e->check.crew_wait(e);
 		if (!cpl_pyfile_loaded(src->py)) {
 			/* A file of a group judged before (a dynamic
 			 * import): its text may have been let go. */
@@ -459,7 +460,7 @@ cpl_engine_python(struct cpl_engine *e, struct source *src,
 	}
 	/* Its tokens, made again when read, count against the bound. */
 	if (cpl_pyfile_loaded(src->py))
-		cpl_pytokcache_attach(e->tokcache, src->py);
+		cpl_pytokcache_attach(e->load.tokcache, src->py);
 	return src->py;
 }
 
@@ -481,10 +482,10 @@ cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk,
 	memset(lk, 0, sizeof(*lk));
 	lk->load = need == PY_LOADED ? cpl_engine_link_load : link_load_scanned;
 	lk->ctx = e;
-	lk->root = e->repo ? cpl_repo_root(e->repo) : NULL;
-	if (e->memo == NULL)
-		e->memo = cpl_link_memo_new();
-	lk->memo = e->memo;
+	lk->root = e->set.repo ? cpl_repo_root(e->set.repo) : NULL;
+	if (e->load.memo == NULL)
+		e->load.memo = cpl_link_memo_new();
+	lk->memo = e->load.memo;
 	lk->ready = need == PY_LOADED ? link_ready : NULL;
 	lk->missing = cpl_engine_link_missing;
 }
@@ -505,25 +506,25 @@ link_load(struct cpl_engine *e, const char *path, enum py_need need)
 
 	/* by_path's keys are normalised, and so is key: this is
 	 * cpl_engine_find_source() with one join. */
-	src = cpl_strmap_get(&e->by_path, key);
+	src = cpl_strmap_get(&e->load.by_path, key);
 	if (src != NULL) {
 		free(key);
 		return cpl_engine_python(e, src, need);
 	}
-	if (cpl_strmap_get(&e->absent, key) != NULL) {
+	if (cpl_strmap_get(&e->load.absent, key) != NULL) {
 		free(key);
 		return NULL;
 	}
 	/* What a listing shows missing is not remembered: asking the
 	 * listing again is as cheap, and the run's memory stays with
 	 * its files, not with every module every directory looked for. */
-	if (!e->staged && listed_absent(e, key)) {
+	if (!e->set.staged && listed_absent(e, key)) {
 		free(key);
 		return NULL;
 	}
-	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    cpl_config_excluded(e->config, path)) {
-		cpl_strmap_put(&e->absent, key, e);
+	if ((!e->set.staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	    cpl_config_excluded(e->set.config, path)) {
+		cpl_strmap_put(&e->load.absent, key, e);
 		free(key);
 		return NULL;
 	}
@@ -535,7 +536,7 @@ link_load(struct cpl_engine *e, const char *path, enum py_need need)
 		return cpl_engine_python(e, src, need);
 	}
 	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, key, e);
+		cpl_strmap_put(&e->load.absent, key, e);
 		free(key);
 		cpl_error_clear(&err);
 		return NULL;
@@ -571,17 +572,18 @@ cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
 	if (c != NULL)
 		c->code = code;
 
-	CPL_GROW(e->codes, e->codes_cap, e->ncodes + 1);
-	e->codes[e->ncodes++] = code;
+	CPL_GROW(e->check.codes, e->check.codes_cap, e->check.ncodes + 1);
+	e->check.codes[e->check.ncodes++] = code;
 	for (k = 0; k < code->nfiles; k++) {
 		const char *path = code->files[k]->path;
-		struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+		struct coderefs *r = cpl_strmap_get(&e->check.code_of, path);
 
 		if (r == NULL) {
 			r = cpl_xcalloc(1, sizeof(*r));
-			CPL_GROW(e->refs, e->refs_cap, e->nrefs + 1);
-			e->refs[e->nrefs++] = r;
-			cpl_strmap_put(&e->code_of, path, r);
+			CPL_GROW(e->check.refs, e->check.refs_cap,
+				 e->check.nrefs + 1);
+			e->check.refs[e->check.nrefs++] = r;
+			cpl_strmap_put(&e->check.code_of, path, r);
 		}
 		CPL_GROW(r->v, r->cap, r->n + 1);
 		r->v[r->n].code = code;
@@ -609,14 +611,14 @@ aux_source(struct cpl_engine *e, const char *path)
 	if (src != NULL)
 		return src->kind == FILE_YAML ? src : NULL;
 	key = cpl_link_join(".", path);
-	if (cpl_strmap_get(&e->absent, key) != NULL) {
+	if (cpl_strmap_get(&e->load.absent, key) != NULL) {
 		free(key);
 		return NULL;
 	}
-	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    cpl_config_excluded(e->config, path) ||
+	if ((!e->set.staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	    cpl_config_excluded(e->set.config, path) ||
 	    cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, key, e);
+		cpl_strmap_put(&e->load.absent, key, e);
 		free(key);
 		cpl_error_clear(&err);
 		return NULL;
@@ -640,7 +642,7 @@ try_aux(void *ctx, const char *path)
 static const struct source *
 find_config(struct cpl_engine *e, const char *wfile, const char *rel)
 {
-	const char *root = e->repo ? cpl_repo_root(e->repo) : NULL;
+	const char *root = e->set.repo ? cpl_repo_root(e->set.repo) : NULL;
 	const char *wslash = strrchr(wfile, '/'), *next;
 	const struct source *src = NULL;
 	char *dir = wslash ? cpl_xstrndup(wfile, (size_t)(wslash - wfile)) :
@@ -687,7 +689,7 @@ cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w)
 const struct cpl_code_ref *
 cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
 {
-	const struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+	const struct coderefs *r = cpl_strmap_get(&e->check.code_of, path);
 
 	*n = r ? r->n : 0;
 	return r ? r->v : NULL;
@@ -696,7 +698,7 @@ cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
 void
 cpl_engine_let_text_go(struct cpl_engine *e, struct source *src)
 {
-	if (!e->drop_texts || !src->reread || src->text == NULL ||
+	if (!e->set.drop_texts || !src->reread || src->text == NULL ||
 	    cpl_pyfile_loaded(src->py))
 		return;
 	cpl_engine_free_yedit(src);
@@ -761,9 +763,9 @@ cpl_engine_free_yedits(struct cpl_engine *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->nyedits; i++)
-		cpl_engine_free_yedit(e->yedits[i]);
-	e->nyedits = 0;
+	for (i = 0; i < e->check.nyedits; i++)
+		cpl_engine_free_yedit(e->check.yedits[i]);
+	e->check.nyedits = 0;
 }
 
 static char no_mark;	/* the is_seed memo's "not a named file" */
@@ -775,7 +777,7 @@ cpl_engine_rel_of(const struct cpl_engine *e, const char *path)
 	struct cpl_error err = { 0 };
 	char *rel = NULL;
 
-	if (cpl_repo_relpath(&rel, e->repo, path, &err) != 0)
+	if (cpl_repo_relpath(&rel, e->set.repo, path, &err) != 0)
 		rel = NULL;
 	cpl_error_clear(&err);
 	return rel;
@@ -791,15 +793,15 @@ cpl_engine_seed_of(struct cpl_engine *e, const char *path)
 	char *rel;
 	const char *seed;
 
-	if (path == NULL || e->seed_rel.count == 0)
+	if (path == NULL || e->load.seed_rel.count == 0)
 		return NULL;
-	v = cpl_strmap_get(&e->is_seed, path);
+	v = cpl_strmap_get(&e->load.is_seed, path);
 	if (v != NULL)
 		return v == &no_mark ? NULL : v;
 	rel = cpl_engine_rel_of(e, path);
-	seed = rel ? cpl_strmap_get(&e->seed_rel, rel) : NULL;
+	seed = rel ? cpl_strmap_get(&e->load.seed_rel, rel) : NULL;
 	free(rel);
-	cpl_strmap_put(&e->is_seed, path, seed ? (void *)seed : &no_mark);
+	cpl_strmap_put(&e->load.is_seed, path, seed ? (void *)seed : &no_mark);
 	return seed;
 }
 
