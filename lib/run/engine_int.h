@@ -84,9 +84,9 @@ struct engine_set {
 /*
  * Loading: what the run reads, each file once.  Owners: sources.c the
  * files, their maps, the kept strings, the auxiliary inputs and the
- * caches; pipeline.c the queue of files being read; engine.c the
- * walks' roots and listings (dir_listed()), sources.c its missing hook's
- * last answer; helm.c the charts; reach.c the named Python files.
+ * caches; engine.c the walks' roots and listings (dir_listed()),
+ * sources.c its missing hook's last answer; helm.c the charts; reach.c
+ * the named Python files.
  */
 struct engine_load {
 	struct source **files;		/* owned, in the order read */
@@ -126,14 +126,6 @@ struct engine_load {
 					 * (reach.c memo) */
 	struct cpl_strmap charts;	/* Helm charts already met */
 	struct cpl_helm *helm;		/* charts rendered (helm.c) */
-	struct pjob *jobs;		/* files waiting (pipeline.c) */
-	size_t njobs, jobs_cap;
-	struct cpl_strmap queued;	/* their normalised paths → job */
-	struct pbatch *inflight;	/* files read on other threads while
-					 * this one walks on, or NULL */
-	int cpus;			/* the CPUs we may use, 0 until
-					 * needed (pipeline.c) */
-	bool seeded;			/* jansson's hash seed is set */
 	struct cpl_pytokcache *tokcache;	/* bounds the tokens Python
 						 * files make again (trimmed
 						 * between workloads, files
@@ -143,6 +135,19 @@ struct engine_load {
 					 * (wrapper scripts, Dockerfiles):
 					 * inputs no output may replace */
 	size_t naux, aux_cap;
+};
+
+/* Loading too: the files queued to be read, parsed and scanned on a few
+ * threads.  Owner: pipeline.c, the only file that touches it. */
+struct engine_queue {
+	struct pjob *jobs;		/* files waiting */
+	size_t njobs, jobs_cap;
+	struct cpl_strmap queued;	/* their normalised paths → job */
+	struct pbatch *inflight;	/* files read on other threads while
+					 * this one walks on, or NULL */
+	int cpus;			/* the CPUs we may use, 0 until
+					 * needed */
+	bool seeded;			/* jansson's hash seed is set */
 };
 
 /*
@@ -197,12 +202,14 @@ struct engine_res {
 };
 
 /* One run, in parts (as curl's Curl_easy has set, state and req): the
- * settings, the state of the loading and checking phases, the results.
+ * settings, the state of the loading (load, queue) and checking phases,
+ * the results.
  * The output phase (suppressions, relocations, the final filter and
  * order in cpl_engine_run()) reads the parts and rewrites res. */
 struct cpl_engine {
 	struct engine_set set;
 	struct engine_load load;
+	struct engine_queue queue;
 	struct engine_check check;
 	struct engine_res res;
 };

@@ -95,12 +95,12 @@ cpl_engine_known(const struct cpl_engine *e, const char *path)
 
 	if (cpl_engine_find_source(e, path) != NULL)
 		return true;
-	if (e->load.njobs == 0 && e->load.inflight == NULL)
+	if (e->queue.njobs == 0 && e->queue.inflight == NULL)
 		return false;
 	key = cpl_link_join(".", path);
-	known = cpl_strmap_get(&e->load.queued, key) != NULL ||
-		(e->load.inflight != NULL &&
-		 cpl_strmap_get(&e->load.inflight->queued, key) != NULL);
+	known = cpl_strmap_get(&e->queue.queued, key) != NULL ||
+		(e->queue.inflight != NULL &&
+		 cpl_strmap_get(&e->queue.inflight->queued, key) != NULL);
 	free(key);
 	return known;
 }
@@ -111,14 +111,14 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 	struct pjob *j;
 	struct cpl_error err = { 0 };
 
-	CPL_GROW(e->load.jobs, e->load.jobs_cap, e->load.njobs + 1);
-	j = &e->load.jobs[e->load.njobs++];
+	CPL_GROW(e->queue.jobs, e->queue.jobs_cap, e->queue.njobs + 1);
+	j = &e->queue.jobs[e->queue.njobs++];
 	memset(j, 0, sizeof(*j));
 	j->path = cpl_xstrdup(path);
 	j->key = cpl_link_join(".", path);
 	j->explicit = explicit;
 	j->out = cpl_xcalloc(1, sizeof(*j->out));
-	cpl_strmap_put(&e->load.queued, j->key, j);
+	cpl_strmap_put(&e->queue.queued, j->key, j);
 	/* A text given for the path (a --fix pass) is read here, on the
 	 * main thread, like the index with --staged. */
 	if (cpl_engine_overlay_read(e, path, &j->text, &j->len) == 0) {
@@ -132,7 +132,7 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 			j->text = NULL;
 		}
 	}
-	if (e->load.njobs >= QUEUE_MAX)
+	if (e->queue.njobs >= QUEUE_MAX)
 		launch(e);
 }
 
@@ -308,9 +308,9 @@ cpl_engine_threads(struct cpl_engine *e, size_t n)
 	if (e->set.threads <= 0) {
 		if (n < THREAD_MIN)
 			return 1;
-		if (e->load.cpus == 0)
-			e->load.cpus = cpl_cpus_available();
-		t = (size_t)e->load.cpus;
+		if (e->queue.cpus == 0)
+			e->queue.cpus = cpl_cpus_available();
+		t = (size_t)e->queue.cpus;
 	}
 	return t < n ? t : n;
 }
@@ -325,9 +325,9 @@ start_crew(struct cpl_engine *e, struct crew *c, size_t nt, size_t *started)
 	*started = 0;
 	if (nt <= 1)
 		return NULL;
-	if (!e->load.seeded) {	/* jansson seeds itself racily */
+	if (!e->queue.seeded) {	/* jansson seeds itself racily */
 		json_object_seed(0);
-		e->load.seeded = true;
+		e->queue.seeded = true;
 	}
 	tid = cpl_xcalloc(nt - 1, sizeof(*tid));
 	for (i = 0; i + 1 < nt; i++)
@@ -356,11 +356,11 @@ finish_crew(struct cpl_engine *e, struct crew *c, pthread_t *tid,
 void
 cpl_engine_land(struct cpl_engine *e)
 {
-	struct pbatch *b = e->load.inflight;
+	struct pbatch *b = e->queue.inflight;
 
 	if (b == NULL)
 		return;
-	e->load.inflight = NULL;
+	e->queue.inflight = NULL;
 	finish_crew(e, &b->c, b->tid, b->started);
 	crew_destroy(&b->c);
 	cpl_strmap_free(&b->queued);
@@ -377,20 +377,20 @@ launch(struct cpl_engine *e)
 	size_t nt;
 
 	cpl_engine_land(e);
-	nt = cpl_engine_threads(e, e->load.njobs);
+	nt = cpl_engine_threads(e, e->queue.njobs);
 	if (nt <= 1) {
 		cpl_engine_flush(e);
 		return;
 	}
 	b = cpl_xcalloc(1, sizeof(*b));
-	crew_init(&b->c, e->load.jobs, e->load.njobs);
+	crew_init(&b->c, e->queue.jobs, e->queue.njobs);
 	b->tid = start_crew(e, &b->c, nt, &b->started);
-	b->queued = e->load.queued;
-	memset(&e->load.queued, 0, sizeof(e->load.queued));
-	e->load.jobs = NULL;
-	e->load.njobs = 0;
-	e->load.jobs_cap = 0;
-	e->load.inflight = b;
+	b->queued = e->queue.queued;
+	memset(&e->queue.queued, 0, sizeof(e->queue.queued));
+	e->queue.jobs = NULL;
+	e->queue.njobs = 0;
+	e->queue.jobs_cap = 0;
+	e->queue.inflight = b;
 	if (b->started == 0)
 		cpl_engine_land(e);
 }
@@ -403,14 +403,15 @@ cpl_engine_flush(struct cpl_engine *e)
 	size_t started;
 
 	cpl_engine_land(e);
-	if (e->load.njobs == 0)
+	if (e->queue.njobs == 0)
 		return;
-	crew_init(&c, e->load.jobs, e->load.njobs);
-	tid = start_crew(e, &c, cpl_engine_threads(e, e->load.njobs), &started);
+	crew_init(&c, e->queue.jobs, e->queue.njobs);
+	tid = start_crew(e, &c, cpl_engine_threads(e, e->queue.njobs),
+			 &started);
 	finish_crew(e, &c, tid, started);
 	crew_destroy(&c);
-	cpl_strmap_free(&e->load.queued);
-	e->load.njobs = 0;
+	cpl_strmap_free(&e->queue.queued);
+	e->queue.njobs = 0;
 }
 
 void
@@ -419,8 +420,8 @@ cpl_engine_pipeline_free(struct cpl_engine *e)
 	size_t i;
 
 
-	for (i = 0; i < e->load.njobs; i++) {	/* queued, never flushed */
-		struct pjob *j = &e->load.jobs[i];
+	for (i = 0; i < e->queue.njobs; i++) {	/* queued, never flushed */
+		struct pjob *j = &e->queue.jobs[i];
 		size_t k;
 
 		for (k = 0; k < j->out->res.nerrors; k++)
@@ -432,8 +433,8 @@ cpl_engine_pipeline_free(struct cpl_engine *e)
 		free(j->path);
 		free(j->key);
 	}
-	free(e->load.jobs);
-	cpl_strmap_free(&e->load.queued);
+	free(e->queue.jobs);
+	cpl_strmap_free(&e->queue.queued);
 }
 
 void
