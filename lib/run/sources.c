@@ -9,8 +9,8 @@
  *
  * Below the rest of the run: nothing here calls the files that order a
  * run (engine.c, group.c, pipeline.c, reach.c), which call these.  The
- * one wait on a loading thread goes through e->check.crew_wait (group.c sets
- * it).
+ * one wait on a loading thread goes through e->check.crew_wait (group.c
+ * sets it).
  *
  * Ownership: the engine owns every source, text, key and linked process
  * (cpl_engine_free).
