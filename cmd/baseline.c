@@ -35,24 +35,15 @@
 
 /* The fingerprints of a baseline. */
 struct cli_baseline {
-	struct cpl_strmap set;		/* fingerprint → the baseline */
-	char **keys;			/* owned: the map's keys */
-	size_t n;
-	size_t cap;
+	struct cpl_strmap set;		/* fingerprint (owned) → the
+					 * baseline */
 };
 
 /* Adds one fingerprint (copied). */
 static void
 add_print(struct cli_baseline *b, const char *fp)
 {
-	char *k;
-
-	if (cpl_strmap_get(&b->set, fp))
-		return;
-	k = cpl_xstrdup(fp);
-	CPL_GROW(b->keys, b->cap, b->n + 1);
-	b->keys[b->n++] = k;
-	cpl_strmap_put(&b->set, k, b);
+	cpl_strmap_put(&b->set, fp, b);
 }
 
 /* Reads our own format's findings; -1 after a message. */
@@ -119,6 +110,7 @@ cpl_cli_baseline_load(struct cli_baseline **out, const char *path)
 	int rc = -1;
 
 	*out = NULL;
+	b->set.own_keys = true;
 	/* Read as every input is: a FIFO or a device refused at once,
 	 * never waited on; at most the limit of an input file. */
 	if (cpl_read_file(&text, &len, path, BASELINE_MAX_BYTES, &err) < 0) {
@@ -170,20 +162,15 @@ cpl_cli_baseline_has(const struct cli_baseline *b, const char *fingerprint)
 size_t
 cpl_cli_baseline_size(const struct cli_baseline *b)
 {
-	return b ? b->n : 0;
+	return b ? b->set.count : 0;
 }
 
 void
 cpl_cli_baseline_free(struct cli_baseline *b)
 {
-	size_t i;
-
 	if (b == NULL)
 		return;
 	cpl_strmap_free(&b->set);
-	for (i = 0; i < b->n; i++)
-		free(b->keys[i]);
-	free(b->keys);
 	free(b);
 }
 

@@ -58,6 +58,41 @@ enum cli_value {
 	CLI_NAMESPACE,		/* a namespace of the cluster */
 };
 
+/*
+ * What a flag of the main table stores in struct options, at its dest
+ * (git's OPT_BOOL(..., &opt.x)); cpl_cli_flag_set() does it.
+ */
+enum cli_kind {
+	CLI_OWN,	/* read by its own code: an action (--help,
+			 * --version, --explain, --list-rules) or a
+			 * subcommand's flag (plan.c, compare.c) */
+	CLI_BOOL,	/* sets the bool at dest */
+	CLI_STR,	/* sets the const char * at dest (the last wins) */
+	CLI_STRS,	/* appends to the const char * array at dest, its
+			 * size_t count at count; with a tag, a copy of the
+			 * value after the tag letter (the options own it) */
+	CLI_INT,	/* a decimal in [min, max] into the int at dest */
+	CLI_SEV,	/* error, warning, note or none into the enum
+			 * cpl_severity at dest */
+	CLI_ENUM,	/* one of choices into the const char * at dest */
+	CLI_DUR,	/* a duration (30s, 5m) of at least min and, when
+			 * max > 0, at most max seconds into the double at
+			 * dest */
+};
+
+/* The subcommands that take a flag of the main table too (subs). */
+enum cli_sub {
+	CLI_PLAN = 1 << 0,
+	CLI_COMPARE = 1 << 1,
+};
+
+/* Which of the options' marks a flag sets when given (mark). */
+enum cli_mark {
+	CLI_MARK_NONE,
+	CLI_MARK_LIVE,		/* live_flags: a flag of live mode */
+	CLI_MARK_SERVE,		/* serve_flags: a flag of serve */
+};
+
 /* One flag.  The table is in --help order; group opens a new heading. */
 struct cli_flag {
 	int id;			/* getopt's value: the letter or an OPT_ */
@@ -67,6 +102,17 @@ struct cli_flag {
 	enum cli_value value;	/* what the value is */
 	const char *group;	/* heading this flag opens, or NULL */
 	const char *help;	/* what it does; '\n' breaks --help's lines */
+	enum cli_kind kind;	/* what it stores (CLI_OWN: nothing) */
+	size_t dest;		/* offsetof(struct options, ...) */
+	size_t count;		/* CLI_STRS: offsetof its count */
+	size_t also;		/* offsetof a bool it sets too; 0: none */
+	char tag;		/* CLI_STRS: the letter before each value */
+	double min, max;	/* CLI_INT, CLI_DUR: the bounds */
+	const char *takes;	/* CLI_INT, CLI_ENUM, CLI_DUR: what the
+				 * value must be, for the message */
+	const char *const *choices;	/* CLI_ENUM: NULL-terminated */
+	enum cli_mark mark;	/* the mark it sets in the options */
+	unsigned subs;		/* enum cli_sub: who else takes it */
 };
 
 /* The flags, in --help order; *n is set to their number. */
@@ -86,6 +132,17 @@ const struct cli_flag *cpl_cli_sub_flags(const char *sub, size_t *n);
 struct option *cpl_cli_sub_getopt(const char *sub, char **shortopts);
 /* Whether the main table's flag id also applies to subcommand sub. */
 bool cpl_cli_sub_shared(const char *sub, int id);
+struct options;
+/*
+ * Stores flag f's value arg (NULL for a flag without one) in o as its
+ * kind says, with its mark and also; -1 after saying what the flag
+ * takes (one line, cpl_cli_say()) when arg is not such a value.  f is
+ * a flag of the main table that is not CLI_OWN.
+ */
+int cpl_cli_flag_set(struct options *o, const struct cli_flag *f,
+		     const char *arg);
+/* The main table's flag whose getopt value is id, or NULL. */
+const struct cli_flag *cpl_cli_flag_id(int id);
 /* The subcommands, NULL-terminated; and one's synopsis line. */
 extern const char *const cpl_cli_subs[];
 const char *cpl_cli_sub_synopsis(const char *sub);

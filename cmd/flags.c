@@ -2,159 +2,245 @@
  * flags.c — the one table of the command's flags.  getopt's options,
  * --help, shell completion and the manual page (tools/genman.c) are all
  * made from it, so none of them can drift from the others; README.md's
- * flag table is checked against --help by tests/e2e/readme.sh.
+ * flag table is checked against --help by tests/e2e/readme.sh.  Each
+ * row also says where its value goes in struct options and how it is
+ * checked (flagset.c stores it), and which subcommands take it.
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* Where a flag's value goes in struct options. */
+#define AT(member) offsetof(struct options, member)
+
+/* The table's also is 0 for "none": no bool lives there. */
+_Static_assert(offsetof(struct options, format) == 0,
+	       "struct options starts with a pointer, not a bool");
+
+static const char *const colors[] = { "auto", "always", "never", NULL };
 
 static const struct cli_flag flags[] = {
 	{ 'f', 'f', "filename", "PATH", CLI_FILE, "Static",
 	  "lint PATH (file or directory; - reads one stream\n"
 	  "of YAML/JSON documents from standard input);\n"
-	  "repeatable" },
+	  "repeatable",
+	  .kind = CLI_STRS, .dest = AT(paths), .count = AT(npaths) },
 	{ OPT_CONFIG, 0, "config", "FILE", CLI_FILE, NULL,
-	  "use FILE instead of the nearest .cpulint.yaml" },
+	  "use FILE instead of the nearest .cpulint.yaml",
+	  .kind = CLI_STR, .dest = AT(config), .subs = CLI_PLAN },
 	{ OPT_NO_CONFIG, 0, "no-config", NULL, CLI_NONE, NULL,
-	  "ignore .cpulint.yaml files" },
+	  "ignore .cpulint.yaml files",
+	  .kind = CLI_BOOL, .dest = AT(no_config), .subs = CLI_PLAN },
 	{ OPT_IGNORE_UNKNOWN, 0, "ignore-unknown", NULL, CLI_NONE, NULL,
 	  "skip named files that are not workloads (for\n"
-	  "pre-commit, which passes every YAML file)" },
+	  "pre-commit, which passes every YAML file)",
+	  .kind = CLI_BOOL, .dest = AT(ignore_unknown) },
 	{ OPT_STAGED, 0, "staged", NULL, CLI_NONE, NULL,
-	  "lint the contents staged in the git index" },
+	  "lint the contents staged in the git index",
+	  .kind = CLI_BOOL, .dest = AT(staged) },
 	{ OPT_DIFF_BASE, 0, "diff-base", "REF", CLI_TEXT, NULL,
 	  "report only findings on lines changed since the\n"
-	  "merge base of HEAD and REF" },
+	  "merge base of HEAD and REF",
+	  .kind = CLI_STR, .dest = AT(diff_base) },
 	{ OPT_BASELINE, 0, "baseline", "FILE", CLI_FILE, NULL,
 	  "report only findings not in FILE (written by\n"
 	  "--write-baseline, or a SARIF log of this tool;\n"
-	  "matched by fingerprint, so moved lines match)" },
+	  "matched by fingerprint, so moved lines match)",
+	  .kind = CLI_STR, .dest = AT(baseline) },
 	{ OPT_WRITE_BASELINE, 0, "write-baseline", "FILE", CLI_FILE, NULL,
 	  "write every finding to FILE as the baseline; the\n"
-	  "findings then do not fail the run (exit 0)" },
+	  "findings then do not fail the run (exit 0)",
+	  .kind = CLI_STR, .dest = AT(write_baseline) },
 	{ OPT_HELM_VALUES, 0, "helm-values", "FILE", CLI_FILE, NULL,
 	  "render the Helm charts a walk meets with FILE's\n"
 	  "values over the chart's own (helm's -f);\n"
-	  "repeatable, later files win" },
+	  "repeatable, later files win",
+	  .kind = CLI_STRS, .dest = AT(helm), .count = AT(nhelm),
+	  .tag = 'f' },
 	{ OPT_HELM_SET, 0, "helm-set", "K=V", CLI_TEXT, NULL,
 	  "and with K=V over those (as helm's set flag:\n"
-	  "dotted keys); repeatable" },
+	  "dotted keys); repeatable",
+	  .kind = CLI_STRS, .dest = AT(helm), .count = AT(nhelm),
+	  .tag = 's' },
 	{ OPT_FIX, 0, "fix", NULL, CLI_NONE, "Fixing",
 	  "apply the safe fixes in place, then report\n"
-	  "what is left (with -f -: the fixed text to stdout)" },
+	  "what is left (with -f -: the fixed text to stdout)",
+	  .kind = CLI_BOOL, .dest = AT(fix) },
 	{ OPT_UNSAFE_FIXES, 0, "unsafe-fixes", NULL, CLI_NONE, NULL,
 	  "with --fix or --diff: unsafe fixes too (CPU\n"
-	  "requests, limits); alone: count them" },
+	  "requests, limits); alone: count them",
+	  .kind = CLI_BOOL, .dest = AT(unsafe_fixes) },
 	{ OPT_DIFF, 0, "diff", NULL, CLI_NONE, NULL,
 	  "print the unified diff --fix would make and\n"
 	  "write nothing (exit 1 when there is one; names\n"
-	  "quoted as git does)" },
+	  "quoted as git does)",
+	  .kind = CLI_BOOL, .dest = AT(diff) },
 	{ OPT_FORCE, 0, "force", NULL, CLI_NONE, NULL,
 	  "with --fix: also rewrite read-only files (mode\n"
 	  "kept), and hard-linked files or files whose\n"
-	  "owner a rewrite cannot keep (written in place)" },
+	  "owner a rewrite cannot keep (written in place)",
+	  .kind = CLI_BOOL, .dest = AT(force) },
 	{ OPT_KUBECONFIG, 0, "kubeconfig", "FILE", CLI_FILE,
 	  "Live (kubectl's flags and KUBECONFIG)",
-	  "use FILE only" },
+	  "use FILE only",
+	  .kind = CLI_STR, .dest = AT(lo.kube.kubeconfig), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_CONTEXT, 0, "context", "NAME", CLI_TEXT, NULL,
-	  "use context NAME" },
+	  "use context NAME",
+	  .kind = CLI_STR, .dest = AT(lo.kube.context), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_CLUSTER, 0, "cluster", "NAME", CLI_TEXT, NULL,
-	  "use cluster NAME" },
+	  "use cluster NAME",
+	  .kind = CLI_STR, .dest = AT(lo.kube.cluster), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_USER, 0, "user", "NAME", CLI_TEXT, NULL,
-	  "use user NAME" },
+	  "use user NAME",
+	  .kind = CLI_STR, .dest = AT(lo.kube.user), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ 'n', 'n', "namespace", "NS", CLI_NAMESPACE, NULL,
-	  "the namespace (default: the context's)" },
+	  "the namespace (default: the context's)",
+	  .kind = CLI_STR, .dest = AT(lo.kube.namespace), .mark = CLI_MARK_LIVE,
+	  .subs = CLI_COMPARE },
 	{ 'A', 'A', "all-namespaces", NULL, CLI_NONE, NULL,
-	  "list Pods in every namespace" },
+	  "list Pods in every namespace",
+	  .kind = CLI_BOOL, .dest = AT(lo.all_namespaces), .mark = CLI_MARK_LIVE },
 	{ 'l', 'l', "selector", "SEL", CLI_TEXT, NULL,
-	  "lint the Pods matching a label selector" },
+	  "lint the Pods matching a label selector",
+	  .kind = CLI_STR, .dest = AT(lo.selector), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_REQUEST_TIMEOUT, 0, "request-timeout", "DURATION", CLI_TEXT,
-	  NULL, "limit per request (0: none), e.g. 30s" },
+	  NULL, "limit per request (0: none), e.g. 30s",
+	  .kind = CLI_STR, .dest = AT(lo.kube.request_timeout),
+	  .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_INSECURE, 0, "insecure-skip-tls-verify", NULL, CLI_NONE, NULL,
-	  "do not verify the server's certificate" },
+	  "do not verify the server's certificate",
+	  .kind = CLI_BOOL,
+	  .dest = AT(lo.kube.insecure_skip_tls_verify), .mark = CLI_MARK_LIVE,
+	  .subs = CLI_COMPARE },
 	{ OPT_SAMPLE, 0, "sample", "DURATION", CLI_TEXT, NULL,
-	  "read throttling counters twice, DURATION apart" },
+	  "read throttling counters twice, DURATION apart",
+	  .kind = CLI_DUR, .dest = AT(lo.sample_seconds), .max = 3600,
+	  .takes = "a duration such as 30s or 1m (at most 1h)", .mark = CLI_MARK_LIVE },
 	{ OPT_LIVE_TIMEOUT, 0, "live-timeout", "DURATION", CLI_TEXT, NULL,
-	  "limit for the whole live run (0: none; default 5m)" },
+	  "limit for the whole live run (0: none; default 5m)",
+	  .kind = CLI_DUR, .dest = AT(lo.run_timeout_seconds),
+	  .also = AT(lo.run_timeout_set),
+	  .takes = "a duration such as 90s or 10m (0: no limit)", .mark = CLI_MARK_LIVE,
+	  .subs = CLI_COMPARE },
 	{ OPT_PROMETHEUS, 0, "prometheus", "URL", CLI_TEXT, NULL,
 	  "measure from this Prometheus instead of the\n"
-	  "kubelets (default: $CPULINT_PROMETHEUS_URL)" },
+	  "kubelets (default: $CPULINT_PROMETHEUS_URL)",
+	  .kind = CLI_STR, .dest = AT(lo.prometheus.url), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_WINDOW, 0, "window", "DURATION", CLI_TEXT, NULL,
 	  "Prometheus: measure over the last DURATION\n"
-	  "(default 1h)" },
+	  "(default 1h)",
+	  .kind = CLI_DUR, .dest = AT(lo.window_seconds), .min = 1,
+	  .takes = "a duration such as 1h or 30m", .mark = CLI_MARK_LIVE },
 	{ OPT_PROM_TOKEN, 0, "prometheus-token-file", "FILE", CLI_FILE, NULL,
-	  "Prometheus: send the bearer token in FILE" },
+	  "Prometheus: send the bearer token in FILE",
+	  .kind = CLI_STR, .dest = AT(lo.prometheus.token_file), .mark = CLI_MARK_LIVE,
+	  .subs = CLI_COMPARE },
 	{ OPT_PROM_CA, 0, "prometheus-ca", "FILE", CLI_FILE, NULL,
-	  "Prometheus: verify its certificate with FILE" },
+	  "Prometheus: verify its certificate with FILE",
+	  .kind = CLI_STR, .dest = AT(lo.prometheus.ca_file), .mark = CLI_MARK_LIVE,
+	  .subs = CLI_COMPARE },
 	{ OPT_PROM_INSECURE, 0, "prometheus-insecure-skip-tls-verify", NULL,
 	  CLI_NONE, NULL,
-	  "Prometheus: do not verify its certificate" },
+	  "Prometheus: do not verify its certificate",
+	  .kind = CLI_BOOL,
+	  .dest = AT(lo.prometheus.insecure), .mark = CLI_MARK_LIVE, .subs = CLI_COMPARE },
 	{ OPT_LISTEN, 0, "listen", "ADDR:PORT", CLI_TEXT,
 	  "Serve (kubectl-cpulint serve; docs/serve.md)",
-	  "serve HTTPS here (default 0.0.0.0:8443)" },
+	  "serve HTTPS here (default 0.0.0.0:8443)",
+	  .kind = CLI_STR, .dest = AT(listen), .mark = CLI_MARK_SERVE },
 	{ OPT_TLS_CERT, 0, "tls-cert-file", "FILE", CLI_FILE, NULL,
-	  "serve: PEM certificate (reloaded when it changes)" },
+	  "serve: PEM certificate (reloaded when it changes)",
+	  .kind = CLI_STR, .dest = AT(tls_cert), .mark = CLI_MARK_SERVE },
 	{ OPT_TLS_KEY, 0, "tls-private-key-file", "FILE", CLI_FILE, NULL,
-	  "serve: PEM private key (reloaded when it changes)" },
+	  "serve: PEM private key (reloaded when it changes)",
+	  .kind = CLI_STR, .dest = AT(tls_key), .mark = CLI_MARK_SERVE },
 	{ OPT_DENY_ON, 0, "deny-on", "SEV", CLI_SEVERITY, NULL,
 	  "serve: refuse objects with findings at or above\n"
-	  "SEV (default: never refuse, only warn)" },
+	  "SEV (default: never refuse, only warn)",
+	  .kind = CLI_SEV, .dest = AT(deny_on), .mark = CLI_MARK_SERVE },
 	{ OPT_MUTATE, 0, "mutate", NULL, CLI_NONE, NULL,
 	  "serve: answer /mutate with a JSONPatch setting the\n"
-	  "suggested thread variables (docs/serve.md)" },
+	  "suggested thread variables (docs/serve.md)",
+	  .kind = CLI_BOOL, .dest = AT(mutate), .mark = CLI_MARK_SERVE },
 	{ OPT_MUTATE_DRY_RUN, 0, "mutate-dry-run", NULL, CLI_NONE, NULL,
-	  "serve: /mutate only annotates what it would set" },
+	  "serve: /mutate only annotates what it would set",
+	  .kind = CLI_BOOL, .dest = AT(mutate_dry_run),
+	  .also = AT(mutate), .mark = CLI_MARK_SERVE },
 	{ OPT_NO_AUDIT, 0, "no-audit", NULL, CLI_NONE, NULL,
-	  "serve: the webhook only (no audit, no cluster reads)" },
+	  "serve: the webhook only (no audit, no cluster reads)",
+	  .kind = CLI_BOOL, .dest = AT(no_audit), .mark = CLI_MARK_SERVE },
 	{ OPT_AUDIT_INTERVAL, 0, "audit-interval", "DURATION", CLI_TEXT, NULL,
-	  "serve: time between full lists of the Pods under the watch (default 1m)" },
+	  "serve: time between full lists of the Pods under the watch (default 1m)",
+	  .kind = CLI_DUR, .dest = AT(audit_interval), .min = 1,
+	  .takes = "a duration such as 30s or 5m", .mark = CLI_MARK_SERVE },
 	{ OPT_NODE_PROXY, 0, "node-proxy", NULL, CLI_NONE, NULL,
 	  "serve: measure through the kubelets' cAdvisor\n"
 	  "(nodes/proxy, which also allows exec: deploy/\n"
 	  "rbac-node-proxy.yaml); default: --prometheus or\n"
-	  "nothing" },
+	  "nothing",
+	  .kind = CLI_BOOL, .dest = AT(node_proxy), .mark = CLI_MARK_SERVE },
 	{ OPT_LEADER_ELECT, 0, "leader-elect", NULL, CLI_NONE, NULL,
 	  "serve: audit only in the replica that holds the\n"
-	  "Lease kubectl-cpulint (replicas > 1)" },
+	  "Lease kubectl-cpulint (replicas > 1)",
+	  .kind = CLI_BOOL, .dest = AT(leader_elect), .mark = CLI_MARK_SERVE },
 	{ OPT_LEASE_DURATION, 0, "leader-elect-lease-duration", "DURATION",
 	  CLI_TEXT, NULL,
-	  "serve: the Lease's duration (default 15s)" },
+	  "serve: the Lease's duration (default 15s)",
+	  .kind = CLI_DUR, .dest = AT(lease_duration), .min = 3,
+	  .takes = "a duration of 3s or more", .mark = CLI_MARK_SERVE },
 	{ 'o', 'o', "output", "FORMAT", CLI_FORMAT, "Output",
 	  "the format: text (default), json, sarif\n"
 	  "(code scanning), github (annotations), junit,\n"
-	  "gitlab (Code Quality) or markdown" },
+	  "gitlab (Code Quality) or markdown",
+	  .kind = CLI_STR, .dest = AT(format), .subs = CLI_COMPARE },
 	{ OPT_FORMAT, 0, "format", "FORMAT", CLI_FORMAT, NULL,
-	  "the same as -o" },
+	  "the same as -o",
+	  .kind = CLI_STR, .dest = AT(format) },
 	{ OPT_OUTPUT_FILE, 0, "output-file", "FILE", CLI_FILE, NULL,
 	  "write the report to FILE instead of standard\n"
-	  "output (FILE is replaced only once complete)" },
+	  "output (FILE is replaced only once complete)",
+	  .kind = CLI_STR, .dest = AT(output_file),
+	  .subs = CLI_PLAN | CLI_COMPARE },
 	{ OPT_FAIL_ON, 0, "fail-on", "SEV", CLI_SEVERITY, NULL,
 	  "exit 1 on findings at or above SEV: error,\n"
-	  "warning (default), note or none" },
+	  "warning (default), note or none",
+	  .kind = CLI_SEV, .dest = AT(fail_on) },
 	{ OPT_COLOR, 0, "color", "WHEN", CLI_COLOR, NULL,
 	  "auto (default: on a terminal, not with NO_COLOR),\n"
-	  "always or never" },
+	  "always or never",
+	  .kind = CLI_ENUM, .dest = AT(color), .choices = colors,
+	  .takes = "auto, always or never" },
 	{ OPT_BUDGET, 0, "budget", NULL, CLI_NONE, NULL,
 	  "text: a table of every training container's CPU\n"
-	  "budget after the findings" },
+	  "budget after the findings",
+	  .kind = CLI_BOOL, .dest = AT(budget) },
 	{ 'j', 'j', "jobs", "N", CLI_TEXT, NULL,
 	  "read and parse files on N threads (default: the\n"
 	  "CPUs this process may use, cgroup quota included);\n"
-	  "at most 32 MiB of files are parsed at once, for any N" },
+	  "at most 32 MiB of files are parsed at once, for any N",
+	  .kind = CLI_INT, .dest = AT(jobs), .min = 1, .max = 1024,
+	  .takes = "a number from 1 to 1024" },
 	{ 'q', 'q', "quiet", NULL, CLI_NONE, NULL,
 	  "text: the finding lines only (no fix lines,\n"
-	  "notes or summary)" },
+	  "notes or summary)",
+	  .kind = CLI_BOOL, .dest = AT(quiet) },
 	{ 'v', 'v', "verbose", NULL, CLI_NONE, NULL,
-	  "say what was read, loaded, merged and skipped (stderr)" },
+	  "say what was read, loaded, merged and skipped (stderr)",
+	  .kind = CLI_BOOL, .dest = AT(verbose), .subs = CLI_COMPARE },
 	{ OPT_EXPLAIN, 0, "explain", "ID", CLI_RULE, "Information",
-	  "print the documentation of rule ID (or name)" },
+	  "print the documentation of rule ID (or name)",
+	  .kind = CLI_OWN },
 	{ OPT_LIST_RULES, 0, "list-rules", NULL, CLI_NONE, NULL,
-	  "list the rules (-o json for JSON)" },
+	  "list the rules (-o json for JSON)",
+	  .kind = CLI_OWN },
 	{ OPT_VERSION, 0, "version", NULL, CLI_NONE, NULL,
-	  "print the version" },
+	  "print the version",
+	  .kind = CLI_OWN },
 	{ 'h', 'h', "help", NULL, CLI_NONE, NULL,
-	  "print this help" },
+	  "print this help",
+	  .subs = CLI_PLAN | CLI_COMPARE },
 };
 
 static void usage_flag(FILE *out, const struct cli_flag *f);
@@ -163,13 +249,16 @@ static void usage_flag(FILE *out, const struct cli_flag *f);
 static const struct cli_flag plan_flags[] = {
 	{ OPT_MAX, 0, "max", "N", CLI_TEXT,
 	  "Plan (kubectl cpulint plan [flags] FILE...)",
-	  "plan: each knob (threads, workers) at most N" },
+	  "plan: each knob (threads, workers) at most N",
+	  .kind = CLI_OWN },
 	{ OPT_SEGMENT, 0, "segment", "NAME=VALUE", CLI_TEXT, NULL,
 	  "plan: run a short segment: set the input NAME\n"
-	  "(Polyaxon) or the script's --NAME flag to VALUE" },
+	  "(Polyaxon) or the script's --NAME flag to VALUE",
+	  .kind = CLI_OWN },
 	{ OPT_PLAN_JOBS, 0, "jobs", NULL, CLI_NONE, NULL,
 	  "plan, Kubeflow: one plain manifest per setting\n"
-	  "instead of a Katib Experiment" },
+	  "instead of a Katib Experiment",
+	  .kind = CLI_OWN },
 };
 
 static const struct cli_flag compare_flags[] = {
@@ -177,19 +266,24 @@ static const struct cli_flag compare_flags[] = {
 	  "Compare (kubectl cpulint compare [flags] -l cpulint.io/plan=ID\n"
 	  "| TYPE/NAME... | experiment/NAME)",
 	  "compare: PromQL of a run's examples per second\n"
-	  "($pod, $namespace, $window substituted)" },
+	  "($pod, $namespace, $window substituted)",
+	  .kind = CLI_OWN },
 	{ OPT_WAIT, 0, "wait", "EXPR", CLI_TEXT, NULL,
 	  "compare: PromQL of the share of time (0..1) the\n"
-	  "loop waits for batches ($pod, $namespace, $window)" },
+	  "loop waits for batches ($pod, $namespace, $window)",
+	  .kind = CLI_OWN },
 	{ OPT_KEEP_FIX, 0, "fix", "FILE", CLI_FILE, NULL,
 	  "compare: write the best setting (threads,\n"
-	  "workers) into FILE, the verdict beside it" },
+	  "workers) into FILE, the verdict beside it",
+	  .kind = CLI_OWN },
 	{ OPT_KEEP_DIFF, 0, "diff", "FILE", CLI_FILE, NULL,
 	  "compare: print the diff --fix FILE would make\n"
-	  "(exit 1 when there is one)" },
+	  "(exit 1 when there is one)",
+	  .kind = CLI_OWN },
 	{ OPT_PLOT, 0, "plot", "FILE", CLI_FILE, NULL,
 	  "compare: write the chart of the table as an SVG\n"
-	  "to FILE (-o html prints a page with it)" },
+	  "to FILE (-o html prints a page with it)",
+	  .kind = CLI_OWN },
 };
 
 const char *const cpl_cli_subs[] = { "plan", "compare", NULL };
@@ -212,21 +306,11 @@ cpl_cli_sub_flags(const char *sub, size_t *n)
 bool
 cpl_cli_sub_shared(const char *sub, int id)
 {
-	if (id == 'h')
-		return true;
-	if (strcmp(sub, "plan") == 0)
-		return id == OPT_OUTPUT_FILE || id == OPT_CONFIG ||
-		       id == OPT_NO_CONFIG;
-	switch (id) {
-	case OPT_KUBECONFIG: case OPT_CONTEXT: case OPT_CLUSTER:
-	case OPT_USER: case 'n': case 'l': case OPT_REQUEST_TIMEOUT:
-	case OPT_INSECURE: case OPT_LIVE_TIMEOUT: case OPT_PROMETHEUS:
-	case OPT_PROM_TOKEN: case OPT_PROM_CA: case OPT_PROM_INSECURE:
-	case 'o': case OPT_OUTPUT_FILE: case 'v':
-		return true;
-	default:
-		return false;
-	}
+	const struct cli_flag *f = cpl_cli_flag_id(id);
+	unsigned bit = strcmp(sub, "plan") == 0 ? CLI_PLAN :
+		       strcmp(sub, "compare") == 0 ? CLI_COMPARE : 0;
+
+	return f != NULL && (f->subs & bit) != 0;
 }
 
 struct option *
@@ -317,6 +401,17 @@ cpl_cli_flag_long(const char *name, size_t len)
 	for (i = 0; i < CPL_ARRAY_LEN(flags); i++)
 		if (strlen(flags[i].name) == len &&
 		    strncmp(flags[i].name, name, len) == 0)
+			return &flags[i];
+	return NULL;
+}
+
+const struct cli_flag *
+cpl_cli_flag_id(int id)
+{
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(flags); i++)
+		if (flags[i].id == id)
 			return &flags[i];
 	return NULL;
 }

@@ -194,8 +194,9 @@ bad_option(char **argv)
 enum action { RUN, EXPLAIN, LIST_RULES, DONE };
 
 /*
- * Reads the flags into o.  Returns RUN, EXPLAIN (*explain_id set) or
- * LIST_RULES, or DONE with *status set (--help, --version, a bad flag).
+ * Reads the flags into o, each where the flag table says (flagset.c).
+ * Returns RUN, EXPLAIN (*explain_id set) or LIST_RULES, or DONE with
+ * *status set (--help, --version, a bad flag).
  */
 static enum action
 parse_flags(struct options *o, int argc, char **argv,
@@ -203,6 +204,7 @@ parse_flags(struct options *o, int argc, char **argv,
 {
 	char *shortopts = NULL;
 	struct option *longopts = make_getopt(&shortopts);
+	const struct cli_flag *f;
 	enum action act = RUN;
 	int c;
 
@@ -214,257 +216,20 @@ parse_flags(struct options *o, int argc, char **argv,
 		if (optarg && optarg == argv[optind - 1] + 2 &&
 		    optarg[0] == '=')
 			optarg++;
-		switch (c) {
-		case 'f':
-			o->paths[o->npaths++] = optarg;
-			break;
-		case 'o':
-		case OPT_FORMAT:
-			o->format = optarg;
-			break;
-		case OPT_OUTPUT_FILE:
-			o->output_file = optarg;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_BASELINE:
-			o->baseline = optarg;
-			break;
-		case OPT_WRITE_BASELINE:
-			o->write_baseline = optarg;
-			break;
-		case OPT_HELM_VALUES:
-		case OPT_HELM_SET:
-			o->helm[o->nhelm++] = cpl_xasprintf("%c%s", c ==
-				OPT_HELM_SET ? 's' : 'f', optarg);
-			break;
-		case 'j': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end != '\0' || n < 1 ||
-			    n > 1024) {
-				cpl_cli_say("kubectl-cpulint: --jobs takes a "
-					    "number from 1 to 1024, not \"%s\"",
-					    optarg);
+		f = c == '?' || c == ':' ? NULL : cpl_cli_flag_id(c);
+		if (f != NULL && f->kind != CLI_OWN) {
+			if (cpl_cli_flag_set(o, f, optarg) < 0) {
 				act = DONE;
 				goto out;
 			}
-			o->jobs = (int)n;
-			break;
+			continue;
 		}
-		case OPT_BUDGET:
-			o->budget = true;
-			break;
+		switch (f ? c : '?') {
 		case 'h':
 			cpl_cli_usage(stdout);
 			*status = EXIT_CLEAN;
 			act = DONE;
 			goto out;
-		case OPT_FAIL_ON:
-			if (cpl_severity_parse(&o->fail_on, optarg) < 0) {
-				cpl_cli_say("kubectl-cpulint: --fail-on takes "
-					    "error, warning, note or none, not "
-					    "\"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			break;
-		case OPT_CONFIG:
-			o->config = optarg;
-			break;
-		case OPT_NO_CONFIG:
-			o->no_config = true;
-			break;
-		case OPT_COLOR:
-			if (strcmp(optarg, "auto") != 0 &&
-			    strcmp(optarg, "always") != 0 &&
-			    strcmp(optarg, "never") != 0) {
-				cpl_cli_say("kubectl-cpulint: --color takes "
-					    "auto, always or never");
-				act = DONE;
-				goto out;
-			}
-			o->color = optarg;
-			break;
-		case OPT_KUBECONFIG:
-			o->lo.kube.kubeconfig = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_CONTEXT:
-			o->lo.kube.context = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_CLUSTER:
-			o->lo.kube.cluster = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_USER:
-			o->lo.kube.user = optarg;
-			o->live_flags = true;
-			break;
-		case 'n':
-			o->lo.kube.namespace = optarg;
-			o->live_flags = true;
-			break;
-		case 'A':
-			o->lo.all_namespaces = true;
-			o->live_flags = true;
-			break;
-		case 'l':
-			o->lo.selector = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_REQUEST_TIMEOUT:
-			o->lo.kube.request_timeout = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_INSECURE:
-			o->lo.kube.insecure_skip_tls_verify = true;
-			o->live_flags = true;
-			break;
-		case OPT_SAMPLE:
-			if (cpl_live_parse_duration(&o->lo.sample_seconds,
-						    optarg) < 0 ||
-			    o->lo.sample_seconds > 3600) {
-				cpl_cli_say("kubectl-cpulint: --sample takes "
-					    "a duration such as 30s or 1m (at "
-					    "most 1h), not \"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			o->live_flags = true;
-			break;
-		case OPT_LIVE_TIMEOUT:
-			if (cpl_live_parse_duration(&o->lo.run_timeout_seconds,
-						    optarg) < 0) {
-				cpl_cli_say("kubectl-cpulint: --live-timeout "
-					    "takes a duration such as 90s or 10m "
-					    "(0: no limit), not \"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			o->lo.run_timeout_set = true;
-			o->live_flags = true;
-			break;
-		case OPT_PROMETHEUS:
-			o->lo.prometheus.url = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_WINDOW:
-			if (cpl_live_parse_duration(&o->lo.window_seconds,
-						    optarg) < 0 ||
-			    o->lo.window_seconds < 1) {
-				cpl_cli_say("kubectl-cpulint: --window takes a "
-					    "duration such as 1h or 30m, not "
-					    "\"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			o->live_flags = true;
-			break;
-		case OPT_PROM_TOKEN:
-			o->lo.prometheus.token_file = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_PROM_CA:
-			o->lo.prometheus.ca_file = optarg;
-			o->live_flags = true;
-			break;
-		case OPT_PROM_INSECURE:
-			o->lo.prometheus.insecure = true;
-			o->live_flags = true;
-			break;
-		case OPT_STAGED:
-			o->staged = true;
-			break;
-		case OPT_LISTEN:
-			o->listen = optarg;
-			o->serve_flags = true;
-			break;
-		case OPT_TLS_CERT:
-			o->tls_cert = optarg;
-			o->serve_flags = true;
-			break;
-		case OPT_TLS_KEY:
-			o->tls_key = optarg;
-			o->serve_flags = true;
-			break;
-		case OPT_DENY_ON:
-			if (cpl_severity_parse(&o->deny_on, optarg) < 0) {
-				cpl_cli_say("kubectl-cpulint: --deny-on takes "
-					    "error, warning, note or none, not "
-					    "\"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			o->serve_flags = true;
-			break;
-		case OPT_MUTATE_DRY_RUN:
-			o->mutate_dry_run = true;
-			/* fall through */
-		case OPT_MUTATE:
-			o->mutate = true;
-			o->serve_flags = true;
-			break;
-		case OPT_NO_AUDIT:
-			o->no_audit = true;
-			o->serve_flags = true;
-			break;
-		case OPT_NODE_PROXY:
-			o->node_proxy = true;
-			o->serve_flags = true;
-			break;
-		case OPT_AUDIT_INTERVAL:
-			if (cpl_live_parse_duration(&o->audit_interval,
-						    optarg) < 0 ||
-			    o->audit_interval < 1) {
-				cpl_cli_say("kubectl-cpulint: --audit-interval "
-					    "takes a duration such as 30s or "
-					    "5m, not \"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			o->serve_flags = true;
-			break;
-		case OPT_LEADER_ELECT:
-			o->leader_elect = true;
-			o->serve_flags = true;
-			break;
-		case OPT_LEASE_DURATION:
-			if (cpl_live_parse_duration(&o->lease_duration,
-						    optarg) < 0 ||
-			    o->lease_duration < 3) {
-				cpl_cli_say("kubectl-cpulint: --leader-elect-"
-					    "lease-duration takes a duration "
-					    "of 3s or more, not \"%s\"", optarg);
-				act = DONE;
-				goto out;
-			}
-			o->serve_flags = true;
-			break;
-		case OPT_IGNORE_UNKNOWN:
-			o->ignore_unknown = true;
-			break;
-		case OPT_DIFF_BASE:
-			o->diff_base = optarg;
-			break;
-		case OPT_FIX:
-			o->fix = true;
-			break;
-		case OPT_UNSAFE_FIXES:
-			o->unsafe_fixes = true;
-			break;
-		case OPT_DIFF:
-			o->diff = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
 		case OPT_EXPLAIN:
 			*explain_id = optarg;
 			act = EXPLAIN;

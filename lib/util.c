@@ -710,7 +710,7 @@ strmap_slot(const struct cpl_strmap *m, const char *key, uint64_t h)
 	return &m->slots[i];
 }
 
-void
+const char *
 cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 {
 	uint64_t h = cpl_hash_str(key);
@@ -718,7 +718,7 @@ cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 	size_t i;
 
 	if ((m->count + 1) * 2 > m->cap) {
-		struct cpl_strmap n = { 0 };
+		struct cpl_strmap n = { .own_keys = m->own_keys };
 
 		n.cap = m->cap ? m->cap * 2 : 8;	/* most maps are small */
 		n.slots = cpl_xcalloc(n.cap, sizeof(*n.slots));
@@ -739,11 +739,12 @@ cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value)
 	}
 	slot = strmap_slot(m, key, h);
 	if (slot->key == NULL) {
-		slot->key = key;
+		slot->key = m->own_keys ? cpl_xstrdup(key) : key;
 		slot->hash = h;
 		m->count++;
 	}
 	slot->value = value;
+	return slot->key;
 }
 
 void *
@@ -757,10 +758,17 @@ cpl_strmap_get(const struct cpl_strmap *m, const char *key)
 void
 cpl_strmap_free(struct cpl_strmap *m)
 {
+	bool own;
+	size_t i;
+
 	if (m == NULL)
 		return;
+	own = m->own_keys;
+	for (i = 0; own && i < m->cap; i++)
+		free((char *)m->slots[i].key);
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
+	m->own_keys = own;
 }
 
 /* ---- redaction -------------------------------------------------------- */

@@ -150,9 +150,13 @@ uint64_t cpl_hash_str(const char *s);
 int cpl_parse_long(long *out, const char *s);
 
 /*
- * A string-keyed hash map (open addressing).  Keys are borrowed and must
- * outlive the map; values are opaque.  Zero-initialise; free with
- * cpl_strmap_free() (frees the table, not keys or values).
+ * A string-keyed hash map (open addressing).  Zero-initialised, keys are
+ * borrowed and must outlive the map; initialised with .own_keys = true
+ * (git's STRING_LIST_INIT_DUP), the map copies each key on its first put
+ * and frees the copies in cpl_strmap_free(), so the caller may pass a
+ * key it frees or reuses at once.  Values are opaque and never freed.
+ * cpl_strmap_free() frees the table (and owned keys) and leaves an empty
+ * map that may be used again, owning its keys as before.
  */
 struct cpl_strmap {
 	struct cpl_strmap_slot {
@@ -163,10 +167,14 @@ struct cpl_strmap {
 	} *slots;
 	size_t cap;
 	size_t count;
+	bool own_keys;	/* keys copied on put, freed with the map */
 };
 
-/* Sets key to value, replacing an earlier value. */
-void cpl_strmap_put(struct cpl_strmap *m, const char *key, void *value);
+/* Sets key to value, replacing an earlier value; returns the key as the
+ * map keeps it (its copy when it owns keys), valid until the map is
+ * freed. */
+const char *cpl_strmap_put(struct cpl_strmap *m, const char *key,
+			   void *value);
 void *cpl_strmap_get(const struct cpl_strmap *m, const char *key);
 void cpl_strmap_free(struct cpl_strmap *m);
 

@@ -37,6 +37,11 @@
 #include "text/quantity.h"
 #include "text/yamldoc.h"
 
+/* The maps of a struct live own their keys. */
+#define LIVE_OWN_KEYS \
+	.configmaps.own_keys = true, .seen.own_keys = true, \
+	.lr_read.own_keys = true, .lp = CPL_LIVEPODS_INIT
+
 struct live {
 	struct cpl_engine *e;
 	const struct cpl_live_opts *o;
@@ -44,10 +49,8 @@ struct live {
 	struct cpl_kubeclient *client;
 	const struct cpl_kubeconfig_info *info;
 	struct cpl_buf *notes;
-	struct cpl_strmap configmaps;	/* "ns/name" → json_t * or &missing */
-	char **keys;			/* owned keys of configmaps, seen */
-	size_t nkeys;
-	size_t keys_cap;
+	struct cpl_strmap configmaps;	/* "ns/name" → json_t * or &missing
+					 * (keys owned, as in seen, lr_read) */
 	struct cpl_livepods lp;		/* Pods read, by owner and spec */
 	struct cpl_strmap seen;		/* "ns/name" of pods already read */
 	bool cm_forbidden_noted;
@@ -58,7 +61,7 @@ struct live {
 	size_t added_cap;
 	size_t listed;			/* Pods list_pod() was given */
 	struct cpl_strmap lr_read;	/* namespaces whose LimitRanges
-					 * were read (keys in keys) */
+					 * were read */
 };
 
 static int missing_cm;	/* sentinel value in the ConfigMap cache */
@@ -118,10 +121,9 @@ configmap(struct live *l, const char *ns, const char *name)
 		live_error(l, &err);
 	}
 	cpl_error_clear(&err);
-	CPL_GROW(l->keys, l->keys_cap, l->nkeys + 1);
-	l->keys[l->nkeys++] = key;
 	cpl_strmap_put(&l->configmaps, key, rc == 0 ? (void *)cm :
 		       (void *)&missing_cm);
+	free(key);
 	return rc == 0 ? cm : NULL;
 }
 
@@ -693,9 +695,8 @@ add_pod(struct live *l, json_t *pod)
 		free(key);
 		return;
 	}
-	CPL_GROW(l->keys, l->keys_cap, l->nkeys + 1);
-	l->keys[l->nkeys++] = key;
-	cpl_strmap_put(&l->seen, key, key);
+	cpl_strmap_put(&l->seen, key, l);
+	free(key);
 	owner = cpl_livepods_owner(&l->lp, l->client, pod, ns);
 	if (l->o->log && owner) {
 		char *line = cpl_xasprintf("pod/%s/%s is owned by %s", ns,
@@ -922,15 +923,11 @@ limitranges(struct live *l, const char *ns, const char *object)
 	struct cpl_kube_ref ref = { "v1", "limitranges", ns, NULL, NULL };
 	struct cpl_error err = { 0 };
 	json_t *items = NULL, *it;
-	char *key;
 	size_t i;
 
 	if (cpl_strmap_get(&l->lr_read, ns) != NULL)
 		return;
-	key = cpl_xstrdup(ns);
-	CPL_GROW(l->keys, l->keys_cap, l->nkeys + 1);
-	l->keys[l->nkeys++] = key;
-	cpl_strmap_put(&l->lr_read, key, key);
+	cpl_strmap_put(&l->lr_read, ns, l);
 	if (cpl_kubeclient_list(&items, l->client, &ref, NULL, &err) < 0) {
 		cpl_buf_addf(l->notes, "%s: no Pods yet, and the LimitRanges "
 			     "of namespace %s were not read (%s): its template "
@@ -1184,11 +1181,6 @@ live_clear(struct live *l)
 	free(l->added);
 	l->added = NULL;
 	l->nadded = l->added_cap = 0;
-	for (i = 0; i < l->nkeys; i++)
-		free(l->keys[i]);
-	free(l->keys);
-	l->keys = NULL;
-	l->nkeys = l->keys_cap = 0;
 }
 
 /* Groups, names and measures the Pods read (after the last one). */
@@ -1208,7 +1200,8 @@ cpl_live_collect(struct cpl_engine *e, const char *const *targets,
 		 size_t ntargets, const struct cpl_live_opts *o,
 		 struct cpl_buf *notes)
 {
-	struct live l = { .e = e, .o = o, .notes = notes };
+	struct live l = { .e = e, .o = o, .notes = notes,
+			  LIVE_OWN_KEYS };
 	struct cpl_error err = { 0 };
 	size_t i;
 	int rc = -1;
@@ -1284,6 +1277,7 @@ cpl_live_open(struct cpl_live_session **out, const struct cpl_live_opts *o,
 	struct cpl_live_session *s = cpl_xcalloc(1, sizeof(*s));
 
 	s->o = o;
+	s->owners = (struct cpl_livepods)CPL_LIVEPODS_INIT;
 	*out = NULL;
 	if (cpl_kubeconfig_load(&s->kc, &o->kube, err) < 0 ||
 	    cpl_kubeclient_new(&s->client, s->kc, err) < 0 ||
@@ -1393,7 +1387,7 @@ cpl_live_judge_pods(struct cpl_live_session *s, struct cpl_engine *e,
 {
 	struct live l = { .e = e, .o = s->o, .notes = notes, .kc = s->kc,
 			  .client = s->client, .info = s->info,
-			  .cache = s->cache };
+			  .cache = s->cache, LIVE_OWN_KEYS };
 	size_t i;
 
 	session_deadline(s);

@@ -29,15 +29,6 @@ jstr(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* Keeps key alive as long as the set; returns it. */
-static const char *
-own_key(struct cpl_livepods *lp, char *key)
-{
-	CPL_GROW(lp->keys, lp->keys_cap, lp->nkeys + 1);
-	lp->keys[lp->nkeys++] = key;
-	return key;
-}
-
 const json_t *
 cpl_livepods_owner_ref(const json_t *obj)
 {
@@ -118,7 +109,8 @@ top_of(struct cpl_livepods *lp, struct cpl_kubeclient *c, const char *kind,
 		 * unreadable one is remembered by its own record. */
 		top = new_owner(lp, kind, api_version, ns, name);
 	}
-	cpl_strmap_put(&lp->owner_at, own_key(lp, key), top);
+	cpl_strmap_put(&lp->owner_at, key, top);
+	free(key);
 	return top;
 }
 
@@ -457,9 +449,9 @@ cpl_livepods_add_pod(struct cpl_livepods *lp, size_t g, const char *name,
 
 	if (node && ix == 0) {
 		CPL_GROW(lp->nodes, lp->nodes_cap, lp->nnodes + 1);
-		lp->nodes[lp->nnodes++] = own_key(lp, cpl_xstrdup(node));
-		ix = lp->nnodes;
-		cpl_strmap_put(&lp->node_at, lp->nodes[ix - 1], (void *)ix);
+		ix = lp->nnodes + 1;
+		lp->nodes[lp->nnodes++] = cpl_strmap_put(&lp->node_at, node,
+							 (void *)ix);
 	}
 	CPL_GROW(lp->pods, lp->pods_cap, lp->npods + 1);
 	p = &lp->pods[lp->npods++];
@@ -525,8 +517,5 @@ cpl_livepods_free(struct cpl_livepods *lp)
 		free(lp->owners[i]);
 	}
 	free(lp->owners);
-	for (i = 0; i < lp->nkeys; i++)
-		free(lp->keys[i]);
-	free(lp->keys);
-	memset(lp, 0, sizeof(*lp));
+	*lp = (struct cpl_livepods)CPL_LIVEPODS_INIT;
 }

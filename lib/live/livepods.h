@@ -69,6 +69,11 @@ struct cpl_livepod {
 				 * unknown; NULL when no status says */
 };
 
+/* An empty set; its maps own their keys.  cpl_livepods_free() leaves
+ * the set as this. */
+#define CPL_LIVEPODS_INIT \
+	{ .owner_at.own_keys = true, .node_at.own_keys = true }
+
 struct cpl_livepods {
 	struct cpl_livegroup *groups;
 	size_t ngroups, groups_cap;
@@ -77,12 +82,11 @@ struct cpl_livepods {
 	struct cpl_strmap group_at;	/* key → group index + 1 */
 	struct cpl_strmap owner_at;	/* "ns/Kind/name" → its top owner
 					 * (itself when unreadable) */
-	char **keys;			/* owned keys of owner_at, nodes */
-	size_t nkeys, keys_cap;
 	struct cpl_liveowner **owners;	/* owned */
 	size_t nowners, owners_cap;
 	struct cpl_strmap node_at;	/* node name → index + 1 in nodes */
-	const char **nodes;		/* interned, in the order first met */
+	const char **nodes;		/* node_at's keys, in the order
+					 * first met */
 	size_t nnodes, nodes_cap;
 	unsigned long owner_gets;	/* owners read from the server */
 };

@@ -558,20 +558,9 @@ same_object(const struct cpl_workload *a, const struct cpl_workload *b)
  * kind and name alone; values are the index of the object's first job
  * plus one. */
 struct index {
-	struct cpl_strmap exact;
-	struct cpl_strmap loose;
-	char **keys;
-	size_t nkeys;
-	size_t cap;
+	struct cpl_strmap exact;	/* keys owned */
+	struct cpl_strmap loose;	/* keys owned */
 };
-
-static const char *
-own(struct index *x, char *key)
-{
-	CPL_GROW(x->keys, x->cap, x->nkeys + 1);
-	x->keys[x->nkeys++] = key;
-	return key;
-}
 
 static char *
 key3(const char *kind, const char *ns, const char *name)
@@ -587,14 +576,12 @@ index_put(struct index *x, const struct cpl_workload *w, size_t i)
 	void *v = (void *)(uintptr_t)(i + 1);
 
 	if (cpl_strmap_get(&x->exact, k) == NULL)
-		cpl_strmap_put(&x->exact, own(x, k), v);
-	else
-		free(k);
+		cpl_strmap_put(&x->exact, k, v);
+	free(k);
 	k = key3(w->kind, NULL, w->name);
 	if (cpl_strmap_get(&x->loose, k) == NULL)
-		cpl_strmap_put(&x->loose, own(x, k), v);
-	else
-		free(k);
+		cpl_strmap_put(&x->loose, k, v);
+	free(k);
 }
 
 /* The first job of the runtime TrainJob t names, or SIZE_MAX. */
@@ -624,13 +611,8 @@ index_find(struct index *x, const struct cpl_workload *t)
 static void
 index_free(struct index *x)
 {
-	size_t i;
-
 	cpl_strmap_free(&x->exact);
 	cpl_strmap_free(&x->loose);
-	for (i = 0; i < x->nkeys; i++)
-		free(x->keys[i]);
-	free(x->keys);
 }
 
 /* Lays the TrainJob's command and args over m: command replaces, args
@@ -829,11 +811,10 @@ template_only(struct cpl_workload *r)
 void
 cpl_trainer_join(struct cpl_wlist *l)
 {
-	struct index x;
+	struct index x = { .exact.own_keys = true, .loose.own_keys = true };
 	size_t n0 = l->count, i, j, first, mfirst;
 	bool *used;
 
-	memset(&x, 0, sizeof(x));
 	used = cpl_xcalloc(n0 + 1, sizeof(*used));
 	for (i = 0; i < n0; i++) {
 		const struct cpl_workload *w = l->items[i];

@@ -394,9 +394,7 @@ struct follow_ctx {
 };
 
 struct cpl_link_memo {
-	struct cpl_strmap map;	/* key → file, or &memo_none */
-	char **keys;		/* owned keys of map */
-	size_t nkeys, cap;
+	struct cpl_strmap map;	/* key (owned) → file, or &memo_none */
 	struct cpl_buf scratch;	/* the key being looked up */
 	struct cpl_strmap ctx_of;	/* key → its follow_ctx */
 	struct follow_ctx **ctxs;	/* owned */
@@ -432,19 +430,17 @@ static char memo_none;
 struct cpl_link_memo *
 cpl_link_memo_new(void)
 {
-	return cpl_xcalloc(1, sizeof(struct cpl_link_memo));
+	struct cpl_link_memo *m = cpl_xcalloc(1, sizeof(*m));
+
+	m->map.own_keys = true;
+	return m;
 }
 
 void
 cpl_link_memo_free(struct cpl_link_memo *m)
 {
-	size_t i;
-
 	if (m == NULL)
 		return;
-	for (i = 0; i < m->nkeys; i++)
-		free(m->keys[i]);
-	free(m->keys);
 	cpl_strmap_free(&m->map);
 	cpl_buf_free(&m->scratch);
 	follows_clear(m);
@@ -454,14 +450,9 @@ cpl_link_memo_free(struct cpl_link_memo *m)
 void
 cpl_link_memo_bound(struct cpl_link_memo *m, size_t max)
 {
-	size_t i;
-
-	if (m == NULL || m->nkeys + m->nfollows <= max)
+	if (m == NULL || m->map.count + m->nfollows <= max)
 		return;
 	follows_clear(m);
-	for (i = 0; i < m->nkeys; i++)
-		free(m->keys[i]);
-	m->nkeys = 0;
 	cpl_strmap_free(&m->map);
 }
 
@@ -533,7 +524,6 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 	struct cpl_link_memo *m = wk->lk->memo;
 	const struct cpl_pyfile *f;
 	const void *v;
-	char *key;
 
 	if (module_missing(wk, base, mod))
 		return NULL;
@@ -544,11 +534,9 @@ load_module(const struct walk *wk, const char *base, const char *mod)
 	v = cpl_strmap_get(&m->map, cpl_buf_str(&m->scratch));
 	if (v != NULL)
 		return v == &memo_none ? NULL : v;
-	key = cpl_xstrdup(cpl_buf_str(&m->scratch));
 	f = load_module_now(wk, base, mod);
-	CPL_GROW(m->keys, m->cap, m->nkeys + 1);
-	m->keys[m->nkeys++] = key;
-	cpl_strmap_put(&m->map, key, f ? (void *)f : &memo_none);
+	cpl_strmap_put(&m->map, cpl_buf_str(&m->scratch),
+		       f ? (void *)f : &memo_none);
 	return f;
 }
 
@@ -631,7 +619,7 @@ module_path(const char *module)
 }
 
 /* Notes the first component of mod ('/'-separated, absolute) in the
- * walk's firsts, when it keeps them; the keys are the walk's own. */
+ * walk's firsts, when it keeps them (a map that owns its keys). */
 static void
 note_first(struct walk *wk, const char *mod)
 {
@@ -641,11 +629,8 @@ note_first(struct walk *wk, const char *mod)
 	if (wk->firsts == NULL)
 		return;
 	key = cpl_xstrndup(mod, n);
-	if (cpl_strmap_get(wk->firsts, key) != NULL) {
-		free(key);
-		return;
-	}
-	cpl_strmap_put(wk->firsts, key, key);
+	cpl_strmap_put(wk->firsts, key, wk->firsts);
+	free(key);
 }
 
 /* The local module an import names (and, for `from pkg import mod`, the
@@ -1196,7 +1181,7 @@ static void
 batch_class(struct cpl_link_batch *b, const char *root, bool *done,
 	    cpl_link_edge_fn edge, void *ctx)
 {
-	struct cpl_strmap firsts = { 0 };
+	struct cpl_strmap firsts = { .own_keys = true };
 	struct walk wk = { .lk = b->lk, .files_only = true, .record = true,
 			   .pkg_root = (char *)root, .firsts = &firsts };
 	bool *plain = cpl_xcalloc(b->ndirs + 1, sizeof(*plain));
@@ -1228,8 +1213,6 @@ batch_class(struct cpl_link_batch *b, const char *root, bool *done,
 			from[n++] = add_file(&wk, b->reqs[i].entry);
 	report_from(&wk, from, n, edge, ctx);
 	walk_done(&wk);
-	for (i = 0; i < firsts.cap; i++)
-		free((char *)firsts.slots[i].key);
 	cpl_strmap_free(&firsts);
 	/* The others: each directory walked as linking walks it. */
 	for (d = 0; d < b->ndirs; d++) {

@@ -460,7 +460,7 @@ cpl_builds_read(struct cpl_builds *b, struct cpl_engine *e)
 	memset(b, 0, sizeof(*b));
 	for (i = 0; i < CPL_ARRAY_LEN(files); i++)
 		read_file(e, b, files[i].path, files[i].kind);
-	if (e->staged || (d = opendir(".github/workflows")) == NULL)
+	if (e->set.staged || (d = opendir(".github/workflows")) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL && n < MAX_WORKFLOWS) {
 		char *p;
@@ -509,7 +509,7 @@ list_dockerfiles(struct cpl_engine *e, const char *dir, int depth,
 		       cpl_xasprintf("%s/%s", dir, de->d_name);
 		probe = cpl_xasprintf("%s/", path);
 		if (lstat(path, &st) < 0 || cpl_builds_vendored(probe) ||
-		    cpl_config_excluded(e->config, path)) {
+		    cpl_config_excluded(e->set.config, path)) {
 			/* not ours to read */
 		} else if (S_ISDIR(st.st_mode) && depth < MAX_DF_DEPTH) {
 			list_dockerfiles(e, path, depth + 1, out, max, n,
@@ -531,7 +531,7 @@ cpl_builds_dockerfiles(char **out, size_t max, struct cpl_engine *e,
 {
 	size_t n = 0, budget = MAX_DF_ENTRIES;
 
-	if (!e->staged)
+	if (!e->set.staged)
 		list_dockerfiles(e, root ? root : ".", 0, out, max, &n,
 				 &budget);
 	return n;
@@ -558,11 +558,11 @@ cpl_builds_root_of(struct cpl_engine *e, const char *file)
 	bool inside;
 	char *dir, *slash;
 
-	for (i = 0; file != NULL && i < e->nroots; i++) {
-		n = strlen(e->roots[i]);
-		if (n > walk_n && strncmp(file, e->roots[i], n) == 0 &&
+	for (i = 0; file != NULL && i < e->load.nroots; i++) {
+		n = strlen(e->load.roots[i]);
+		if (n > walk_n && strncmp(file, e->load.roots[i], n) == 0 &&
 		    file[n] == '/') {
-			walk = e->roots[i];
+			walk = e->load.roots[i];
 			walk_n = n;
 		}
 	}
@@ -579,7 +579,7 @@ cpl_builds_root_of(struct cpl_engine *e, const char *file)
 		if (*dir == '\0')
 			break;
 		if (holds_git(dir))
-			return cpl_engine_own_key(e, dir);
+			return cpl_engine_keep_str(e, dir);
 	}
 	free(dir);
 	if (inside)

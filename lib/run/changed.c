@@ -30,11 +30,11 @@ cpl_engine_line_changed(const struct cpl_engine *e, const char *file,
 
 	if (file == NULL)
 		return true;	/* live findings are never filtered */
-	if (cpl_repo_relpath(&rel, e->repo, file, &err) != 0) {
+	if (cpl_repo_relpath(&rel, e->set.repo, file, &err) != 0) {
 		cpl_error_clear(&err);
 		return true;	/* outside the repository: keep */
 	}
-	yes = cpl_repo_line_changed(e->repo, rel, line);
+	yes = cpl_repo_line_changed(e->set.repo, rel, line);
 	free(rel);
 	return yes;
 }
@@ -47,11 +47,11 @@ cpl_engine_file_changed(const struct cpl_engine *e, const char *file)
 	char *rel = NULL;
 	bool yes;
 
-	if (cpl_repo_relpath(&rel, e->repo, file, &err) != 0) {
+	if (cpl_repo_relpath(&rel, e->set.repo, file, &err) != 0) {
 		cpl_error_clear(&err);
 		return false;
 	}
-	yes = cpl_repo_file_changed(e->repo, rel);
+	yes = cpl_repo_file_changed(e->set.repo, rel);
 	free(rel);
 	return yes;
 }
@@ -99,7 +99,7 @@ out:
  * only in comments, blank lines or line breaks inside brackets (its
  * tokens otherwise equal the merge base's).  A file the diff holds no old
  * content of (new, or unreadable) changed.  Asked once per file per run
- * (e->code_changed keeps answers).
+ * (e->check.code_changed keeps answers).
  */
 static bool
 code_changed(struct cpl_engine *e, const char *path)
@@ -111,22 +111,21 @@ code_changed(struct cpl_engine *e, const char *path)
 	void *memo;
 	bool yes = false;
 
-	memo = cpl_strmap_get(&e->code_changed, path);
+	memo = cpl_strmap_get(&e->check.code_changed, path);
 	if (memo != NULL)
 		return memo == (void *)2;
 	if (cpl_engine_file_changed(e, path)) {
 		src = cpl_engine_text_source(e, path);
 		yes = src == NULL || src->text == NULL ||
-		      cpl_repo_relpath(&rel, e->repo, path, &err) != 0 ||
-		      cpl_repo_base_text(&old, &olen, e->repo, rel,
+		      cpl_repo_relpath(&rel, e->set.repo, path, &err) != 0 ||
+		      cpl_repo_base_text(&old, &olen, e->set.repo, rel,
 					 MAX_FILE_BYTES) != 0 ||
 		      !same_code(old, olen, src->text, src->len);
 	}
 	cpl_error_clear(&err);
 	free(rel);
 	free(old);
-	cpl_strmap_put(&e->code_changed,
-		       cpl_engine_own_key(e, cpl_xstrdup(path)),
+	cpl_strmap_put(&e->check.code_changed, path,
 		       (void *)(uintptr_t)(yes ? 2 : 1));
 	return yes;
 }

@@ -25,12 +25,12 @@ run_report(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_engine *e = ck->e;
 	struct cpl_finding *f;
 
-	CPL_GROW(e->findings, e->findings_cap, e->nfindings + 1);
-	f = &e->findings[e->nfindings++];
+	CPL_GROW(e->res.findings, e->res.findings_cap, e->res.nfindings + 1);
+	f = &e->res.findings[e->res.nfindings++];
 	memset(f, 0, sizeof(*f));
 	f->rule = ck->rule;
-	f->severity = cpl_config_severity(e->config, ck->index);
-	f->order = e->order++;	/* group.c keys each part of the run */
+	f->severity = cpl_config_severity(e->set.config, ck->index);
+	f->order = e->res.order++;	/* group.c keys each part of the run */
 	if (pos && pos->file) {
 		f->file = cpl_xstrdup(pos->file);
 		f->line = pos->line;
@@ -79,7 +79,7 @@ run_rule_on(const struct cpl_check *ck, const char *id)
 	rules = cpl_rules_all(&n);
 	for (i = 0; i < n; i++)
 		if (strcmp(rules[i]->id, id) == 0)
-			return cpl_config_severity(ck->e->config, i) !=
+			return cpl_config_severity(ck->e->set.config, i) !=
 			       CPL_SEV_OFF;
 	return false;
 }
@@ -87,7 +87,7 @@ run_rule_on(const struct cpl_check *ck, const char *id)
 static double
 run_throttle_threshold(const struct cpl_check *ck)
 {
-	return cpl_config_threshold(ck->e->config);
+	return cpl_config_threshold(ck->e->set.config);
 }
 
 static struct source *
@@ -101,8 +101,8 @@ run_edit_parsed(struct cpl_check *ck, struct source *src)
 {
 	struct cpl_engine *e = ck->e;
 
-	CPL_GROW(e->yedits, e->yedits_cap, e->nyedits + 1);
-	e->yedits[e->nyedits++] = src;
+	CPL_GROW(e->check.yedits, e->check.yedits_cap, e->check.nyedits + 1);
+	e->check.yedits[e->check.nyedits++] = src;
 }
 
 static const struct cpl_check_ops run_ops = {
@@ -163,7 +163,7 @@ cpl_engine_suppress(struct cpl_engine *e, struct cpl_finding *f)
 					       ig->rule);
 		return;
 	}
-	if (cpl_config_ignored(e->config, f->rule->id, w->kind, w->name,
+	if (cpl_config_ignored(e->set.config, f->rule->id, w->kind, w->name,
 			       w->namespace, &why)) {
 		f->suppressed = true;
 		f->suppressed_external = true;

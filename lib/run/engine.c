@@ -48,8 +48,12 @@ cpl_engine_new(void)
 {
 	struct cpl_engine *e = cpl_xcalloc(1, sizeof(*e));
 
-	e->config = cpl_config_new();
-	e->tokcache = cpl_pytokcache_new(CPL_PYTOKCACHE_BUDGET);
+	e->set.config = cpl_config_new();
+	e->load.by_path.own_keys = e->load.absent.own_keys = true;
+	e->load.listed.own_keys = e->load.charts.own_keys = true;
+	e->load.is_seed.own_keys = e->load.seed_rel.own_keys = true;
+	e->check.code_changed.own_keys = true;
+	e->load.tokcache = cpl_pytokcache_new(CPL_PYTOKCACHE_BUDGET);
 	return e;
 }
 
@@ -61,70 +65,70 @@ cpl_engine_free(struct cpl_engine *e)
 	if (e == NULL)
 		return;
 	cpl_engine_land(e);	/* its sources, before anything is freed */
-	for (i = 0; i < e->ncodes; i++)
-		cpl_pyscan_code_free(e->codes[i]);
-	free(e->codes);
-	for (i = 0; i < e->ninline; i++)
-		cpl_pyfile_free(e->inline_py[i]);
-	free(e->inline_py);
-	for (i = 0; i < e->nroots; i++)
-		free(e->roots[i]);
-	free(e->roots);
-	cpl_strmap_free(&e->code_of);
-	for (i = 0; i < e->nrefs; i++) {
-		free(e->refs[i]->v);
-		free(e->refs[i]);
+	for (i = 0; i < e->check.ncodes; i++)
+		cpl_pyscan_code_free(e->check.codes[i]);
+	free(e->check.codes);
+	for (i = 0; i < e->check.ninline; i++)
+		cpl_pyfile_free(e->check.inline_py[i]);
+	free(e->check.inline_py);
+	for (i = 0; i < e->load.nroots; i++)
+		free(e->load.roots[i]);
+	free(e->load.roots);
+	cpl_strmap_free(&e->check.code_of);
+	for (i = 0; i < e->check.nrefs; i++) {
+		free(e->check.refs[i]->v);
+		free(e->check.refs[i]);
 	}
-	free(e->refs);
-	for (i = 0; i < e->nfiles; i++) {
-		free(e->files[i]->path);
-		free(e->files[i]->text);
-		cpl_suppress_free(e->files[i]->sup);
-		cpl_pyfile_free(e->files[i]->py);
-		cpl_error_clear(&e->files[i]->scan_err);
-		cpl_lines_free(&e->files[i]->lines);
-		cpl_yedit_free(e->files[i]->yedit);
-		free(e->files[i]);
+	free(e->check.refs);
+	for (i = 0; i < e->load.nfiles; i++) {
+		free(e->load.files[i]->path);
+		free(e->load.files[i]->text);
+		cpl_suppress_free(e->load.files[i]->sup);
+		cpl_pyfile_free(e->load.files[i]->py);
+		cpl_error_clear(&e->load.files[i]->scan_err);
+		cpl_lines_free(&e->load.files[i]->lines);
+		cpl_yedit_free(e->load.files[i]->yedit);
+		free(e->load.files[i]);
 	}
-	free(e->files);
-	free(e->aux);
-	cpl_strmap_free(&e->by_path);
-	cpl_strmap_free(&e->absent);
-	cpl_strmap_free(&e->code_changed);
-	cpl_strmap_free(&e->listed);
-	for (i = 0; i < e->nlistings; i++) {
-		cpl_strmap_free(e->listings[i]);
-		free(e->listings[i]);
+	free(e->load.files);
+	free(e->load.aux);
+	cpl_strmap_free(&e->load.by_path);
+	cpl_strmap_free(&e->load.absent);
+	cpl_strmap_free(&e->check.code_changed);
+	cpl_strmap_free(&e->load.listed);
+	for (i = 0; i < e->load.nlistings; i++) {
+		cpl_strmap_free(e->load.listings[i]);
+		free(e->load.listings[i]);
 	}
-	free(e->listings);
-	for (i = 0; i < e->nkeys; i++)
-		free(e->keys[i]);
-	free(e->keys);
-	cpl_wlist_free(&e->workloads);
-	for (i = 0; i < e->nfindings; i++)
-		cpl_finding_free(&e->findings[i]);
-	free(e->findings);
-	for (i = 0; i < e->nbudgets; i++)
-		cpl_finding_budget_free(&e->budgets[i]);
-	free(e->budgets);
-	for (i = 0; i < e->nerrors; i++)
-		cpl_error_clear(&e->errors[i]);
-	free(e->errors);
-	for (i = 0; i < e->nwarnings; i++)
-		cpl_error_clear(&e->warnings[i]);
-	free(e->warnings);
-	for (i = 0; i < e->nnotes; i++)
-		cpl_error_clear(&e->notes[i]);
-	free(e->notes);
-	cpl_strmap_free(&e->charts);
+	free(e->load.listings);
+	for (i = 0; i < e->load.nkept; i++)
+		free(e->load.kept[i]);
+	free(e->load.kept);
+	cpl_wlist_free(&e->res.workloads);
+	for (i = 0; i < e->res.nfindings; i++)
+		cpl_finding_free(&e->res.findings[i]);
+	free(e->res.findings);
+	for (i = 0; i < e->res.nbudgets; i++)
+		cpl_finding_budget_free(&e->res.budgets[i]);
+	free(e->res.budgets);
+	for (i = 0; i < e->res.nerrors; i++)
+		cpl_error_clear(&e->res.errors[i]);
+	free(e->res.errors);
+	for (i = 0; i < e->res.nwarnings; i++)
+		cpl_error_clear(&e->res.warnings[i]);
+	free(e->res.warnings);
+	for (i = 0; i < e->res.nnotes; i++)
+		cpl_error_clear(&e->res.notes[i]);
+	free(e->res.notes);
+	cpl_strmap_free(&e->load.charts);
 	cpl_engine_helm_free(e);
-	cpl_config_free(e->config);
+	cpl_config_free(e->set.config);
 	cpl_engine_reach_free(e);
 	cpl_engine_overlay_free(e);
 	cpl_engine_pipeline_free(e);
-	cpl_pytokcache_free(e->tokcache);
-	cpl_link_memo_free(e->memo);
-	free(e->yedits);
+	cpl_pytokcache_free(e->load.tokcache);
+	cpl_link_memo_free(e->load.memo);
+	free(e->check.yedits);
 	free(e);
 }
 
@@ -164,10 +168,10 @@ helm_template(struct cpl_engine *e, const char *path)
 		free(chart);
 		chart = root;
 	}
-	if (cpl_strmap_get(&e->charts, chart) == NULL) {
-		const char *key = cpl_engine_own_key(e, chart);
+	if (cpl_strmap_get(&e->load.charts, chart) == NULL) {
+		const char *key = cpl_strmap_put(&e->load.charts, chart, e);
 
-		cpl_strmap_put(&e->charts, key, e);
+		free(chart);
 		cpl_engine_chart(e, key);
 	} else {
 		free(chart);
@@ -179,7 +183,7 @@ helm_template(struct cpl_engine *e, const char *path)
 static void
 add_file(struct cpl_engine *e, const char *path, bool explicit)
 {
-	if (!explicit && (cpl_config_excluded(e->config, path) ||
+	if (!explicit && (cpl_config_excluded(e->set.config, path) ||
 			  helm_template(e, path)))
 		return;
 	if (cpl_engine_known(e, path))	/* read once */
@@ -234,44 +238,45 @@ dir_listed(void *ctx, const char *dir, char *const *names, size_t n)
 {
 	struct cpl_engine *e = ctx;
 	struct cpl_strmap *m = cpl_xcalloc(1, sizeof(*m));
+	char *key;
 	size_t i;
 
+	m->own_keys = true;
 	for (i = 0; i < n; i++) {
 		unsigned char type = (unsigned char)names[i][strlen(names[i]) +
 							     1];
 
 		if (type == DT_REG && !cpl_str_ends(names[i], ".py"))
 			continue;
-		cpl_strmap_put(m, cpl_engine_own_key(e, cpl_xstrdup(names[i])),
-			       e);
+		cpl_strmap_put(m, names[i], e);
 	}
-	CPL_GROW(e->listings, e->listings_cap, e->nlistings + 1);
-	e->listings[e->nlistings++] = m;
-	cpl_strmap_put(&e->listed, cpl_engine_own_key(e, cpl_link_join(".",
-								      dir)),
-		       m);
+	CPL_GROW(e->load.listings, e->load.listings_cap, e->load.nlistings + 1);
+	e->load.listings[e->load.nlistings++] = m;
+	key = cpl_link_join(".", dir);
+	cpl_strmap_put(&e->load.listed, key, m);
+	free(key);
 }
 
 void
 cpl_engine_set_repo(struct cpl_engine *e, struct cpl_repo *repo,
 		    bool staged)
 {
-	e->repo = repo;
-	e->staged = staged && repo != NULL;
+	e->set.repo = repo;
+	e->set.staged = staged && repo != NULL;
 }
 
 int
 cpl_engine_set_diff_base(struct cpl_engine *e, const char *ref,
 			 struct cpl_error *err)
 {
-	if (e->repo == NULL) {
+	if (e->set.repo == NULL) {
 		cpl_error_set(err, NULL, 0, 0, "--diff-base needs a git "
 			      "repository, and the targets are not in one");
 		return -1;
 	}
-	if (cpl_repo_diff_base(e->repo, ref, e->staged, err) < 0)
+	if (cpl_repo_diff_base(e->set.repo, ref, e->set.staged, err) < 0)
 		return -1;
-	e->diff = true;
+	e->set.diff = true;
 	return 0;
 }
 
@@ -280,18 +285,18 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 {
 	struct stat st;
 
-	if (stat(path, &st) < 0 && !e->staged) {
+	if (stat(path, &st) < 0 && !e->set.staged) {
 		cpl_engine_add_errorf(e, path, 0, 0, "cannot read: %s", strerror(errno));
 		return;
 	}
 	if (cpl_str_ends(path, ".py") &&
-	    (e->staged || !S_ISDIR(st.st_mode))) {
+	    (e->set.staged || !S_ISDIR(st.st_mode))) {
 		/* A Python file named on its own: pre-commit's changed
 		 * file, judged with the workloads that run it. */
-		CPL_GROW(e->seeds, e->seeds_cap, e->nseeds + 1);
-		e->seeds[e->nseeds++] = cpl_xstrdup(path);
+		CPL_GROW(e->load.seeds, e->load.seeds_cap, e->load.nseeds + 1);
+		e->load.seeds[e->load.nseeds++] = cpl_xstrdup(path);
 	}
-	if (e->staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
+	if (e->set.staged && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		add_file(e, path, explicit);	/* a staged file */
 		cpl_engine_flush(e);
 		return;
@@ -301,15 +306,17 @@ cpl_engine_add_path(struct cpl_engine *e, const char *path, bool explicit)
 
 		while (n > 1 && path[n - 1] == '/')
 			n--;
-		CPL_GROW(e->roots, e->roots_cap, e->nroots + 1);
-		e->roots[e->nroots++] = cpl_xstrndup(path, n);
+		CPL_GROW(e->load.roots, e->load.roots_cap, e->load.nroots + 1);
+		e->load.roots[e->load.nroots++] = cpl_xstrndup(path, n);
 	}
 	if (S_ISDIR(st.st_mode)) {
-		struct cpl_walker w = { .config = e->config,
-					.repo = e->repo, .staged = e->staged,
+		struct cpl_walker w = { .config = e->set.config,
+					.repo = e->set.repo,
+					.staged = e->set.staged,
 					.file = walk_file,
 					.error = walk_error,
-					.listed = e->staged ? NULL : dir_listed,
+					.listed = e->set.staged ? NULL :
+						  dir_listed,
 					.ctx = e };
 
 		cpl_walk_dir(&w, path);
@@ -323,7 +330,7 @@ void
 cpl_engine_add_workload(struct cpl_engine *e, struct cpl_workload *w)
 {
 	cpl_engine_flush(e);
-	cpl_wlist_add(&e->workloads, w);
+	cpl_wlist_add(&e->res.workloads, w);
 }
 
 static int
@@ -387,7 +394,7 @@ same_finding(const struct cpl_finding *x, const struct cpl_finding *y)
 void
 cpl_engine_drop_texts(struct cpl_engine *e)
 {
-	e->drop_texts = true;
+	e->set.drop_texts = true;
 }
 
 /* Warns once per place about a suppression naming no rule; takes msg. */
@@ -404,7 +411,8 @@ warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
 		free(msg);
 		return;
 	}
-	cpl_strmap_put(seen, cpl_engine_own_key(e, key), e);
+	cpl_strmap_put(seen, key, e);
+	free(key);
 	w.path = cpl_xstrdup(path);
 	w.line = line;
 	w.column = column;
@@ -417,24 +425,25 @@ warn_unknown(struct cpl_engine *e, struct cpl_strmap *seen, const char *path,
 static void
 warn_unknown_rules(struct cpl_engine *e)
 {
-	struct cpl_strmap seen = { 0 };
+	struct cpl_strmap seen = { .own_keys = true };
 	size_t i, j, n;
 
-	for (i = 0; i < e->nfiles; i++) {
+	for (i = 0; i < e->load.nfiles; i++) {
 		const struct cpl_suppress_unknown *u;
 
-		if (!e->files[i]->linted)
+		if (!e->load.files[i]->linted)
 			continue;
-		u = cpl_suppress_unknowns(e->files[i]->sup, &n);
+		u = cpl_suppress_unknowns(e->load.files[i]->sup, &n);
 		for (j = 0; j < n; j++)
-			warn_unknown(e, &seen, e->files[i]->path, u[j].line,
-				     u[j].column, cpl_xasprintf("unknown rule "
+			warn_unknown(e, &seen, e->load.files[i]->path,
+				     u[j].line, u[j].column,
+				     cpl_xasprintf("unknown rule "
 				     "\"%s\" in a cpulint: comment (see "
 				     "--list-rules); it suppresses nothing",
 				     u[j].word));
 	}
-	for (i = 0; i < e->workloads.count; i++) {
-		const struct cpl_workload *w = e->workloads.items[i];
+	for (i = 0; i < e->res.workloads.count; i++) {
+		const struct cpl_workload *w = e->res.workloads.items[i];
 
 		for (j = 0; j < w->nignores && !w->context; j++) {
 			const struct cpl_wignore *ig = &w->ignores[j];
@@ -462,72 +471,70 @@ cpl_engine_run(struct cpl_engine *e)
 	cpl_engine_flush(e);
 	/* Each kind's merge hook (kinds.h): TrainJobs meet their runtimes,
 	 * whichever files they came from. */
-	cpl_kinds_merge(&e->workloads);
+	cpl_kinds_merge(&e->res.workloads);
 	/* Every Python target scanned once (its error reported now),
 	 * held unloaded; then judged group by group. */
-	e->light = true;
-	for (i = 0; i < e->nfiles; i++)
-		if (e->files[i]->linted)
-			cpl_engine_python(e, e->files[i]);
-	e->light = false;
+	for (i = 0; i < e->load.nfiles; i++)
+		if (e->load.files[i]->linted)
+			cpl_engine_python(e, e->load.files[i], PY_SCANNED);
 	cpl_engine_reach(e);
 	cpl_engine_judge(e);
-	for (i = 0; i < e->nfindings; i++)
-		cpl_engine_suppress(e, &e->findings[i]);
+	for (i = 0; i < e->res.nfindings; i++)
+		cpl_engine_suppress(e, &e->res.findings[i]);
 	warn_unknown_rules(e);
 	cpl_engine_chart_relocate(e);
 	cpl_engine_relocate(e);
-	if (e->nfindings > 1)
-		qsort(e->findings, e->nfindings, sizeof(*e->findings),
-		      cmp_finding);
-	for (i = 0, out = 0; i < e->nfindings; i++) {
-		if ((e->diff &&
-		     !cpl_engine_finding_changed(e, &e->findings[i])) ||
-		    (out > 0 && same_finding(&e->findings[out - 1],
-					     &e->findings[i]))) {
-			cpl_finding_free(&e->findings[i]);
+	if (e->res.nfindings > 1)
+		qsort(e->res.findings, e->res.nfindings,
+		      sizeof(*e->res.findings), cmp_finding);
+	for (i = 0, out = 0; i < e->res.nfindings; i++) {
+		if ((e->set.diff &&
+		     !cpl_engine_finding_changed(e, &e->res.findings[i])) ||
+		    (out > 0 && same_finding(&e->res.findings[out - 1],
+					     &e->res.findings[i]))) {
+			cpl_finding_free(&e->res.findings[i]);
 			continue;
 		}
 		if (out != i)
-			e->findings[out] = e->findings[i];
+			e->res.findings[out] = e->res.findings[i];
 		out++;
 	}
-	e->nfindings = out;
+	e->res.nfindings = out;
 }
 
 const struct cpl_finding *
 cpl_engine_findings(const struct cpl_engine *e, size_t *n)
 {
-	*n = e->nfindings;
-	return e->findings;
+	*n = e->res.nfindings;
+	return e->res.findings;
 }
 
 const struct cpl_error *
 cpl_engine_warnings(const struct cpl_engine *e, size_t *n)
 {
-	*n = e->nwarnings;
-	return e->warnings;
+	*n = e->res.nwarnings;
+	return e->res.warnings;
 }
 
 const struct cpl_budget_entry *
 cpl_engine_budgets(const struct cpl_engine *e, size_t *n)
 {
-	*n = e->nbudgets;
-	return e->budgets;
+	*n = e->res.nbudgets;
+	return e->res.budgets;
 }
 
 const struct cpl_error *
 cpl_engine_notes(const struct cpl_engine *e, size_t *n)
 {
-	*n = e->nnotes;
-	return e->notes;
+	*n = e->res.nnotes;
+	return e->res.notes;
 }
 
 const struct cpl_error *
 cpl_engine_errors(const struct cpl_engine *e, size_t *n)
 {
-	*n = e->nerrors;
-	return e->errors;
+	*n = e->res.nerrors;
+	return e->res.errors;
 }
 
 size_t
@@ -535,15 +542,15 @@ cpl_engine_ntargets(const struct cpl_engine *e)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < e->nfiles; i++)
-		n += e->files[i]->linted;
+	for (i = 0; i < e->load.nfiles; i++)
+		n += e->load.files[i]->linted;
 	return n;
 }
 
 const struct cpl_wlist *
 cpl_engine_workloads(const struct cpl_engine *e)
 {
-	return &e->workloads;
+	return &e->res.workloads;
 }
 
 const char *
@@ -572,15 +579,15 @@ bool
 cpl_engine_judged_file(const struct cpl_engine *e, const char *path,
 		       const struct stat *st)
 {
-	const struct cpl_wlist *wl = &e->workloads;
+	const struct cpl_wlist *wl = &e->res.workloads;
 	const char *base = base_name(path);
 	struct stat sst;
 	size_t i, j;
 
-	if (cpl_engine_is_aux(e, st) || cpl_config_read_file(e->config, st))
+	if (cpl_engine_is_aux(e, st) || cpl_config_read_file(e->set.config, st))
 		return true;
-	for (i = 0; i < e->nfiles; i++) {
-		const struct source *src = e->files[i];
+	for (i = 0; i < e->load.nfiles; i++) {
+		const struct source *src = e->load.files[i];
 		bool judged = src->kind == FILE_PYTHON;
 
 		if (strcmp(base_name(src->path), base) != 0 ||
@@ -608,7 +615,7 @@ static void
 config_warnings(struct cpl_engine *e, size_t from)
 {
 	size_t i, n;
-	const struct cpl_error *w = cpl_config_warnings(e->config, &n);
+	const struct cpl_error *w = cpl_config_warnings(e->set.config, &n);
 
 	for (i = from; i < n; i++)
 		cpl_engine_add_warning(e, &w[i]);
@@ -621,8 +628,8 @@ cpl_engine_load_config(struct cpl_engine *e, const char *path,
 	size_t n;
 	int rc;
 
-	cpl_config_warnings(e->config, &n);
-	rc = cpl_config_load(e->config, path, err);
+	cpl_config_warnings(e->set.config, &n);
+	rc = cpl_config_load(e->set.config, path, err);
 	config_warnings(e, n);
 	return rc;
 }
@@ -634,8 +641,8 @@ cpl_engine_find_config(struct cpl_engine *e, const char *dir,
 	size_t n;
 	int rc;
 
-	cpl_config_warnings(e->config, &n);
-	rc = cpl_config_find(e->config, dir, err);
+	cpl_config_warnings(e->set.config, &n);
+	rc = cpl_config_find(e->set.config, dir, err);
 	config_warnings(e, n);
 	return rc;
 }

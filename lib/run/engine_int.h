@@ -58,16 +58,46 @@ struct coderefs {
 	size_t n, cap;
 };
 
-struct cpl_engine {
+/*
+ * The user's settings: set once from the flags, through engine.h's
+ * setters, before the first path is added (engine.c: config, repo,
+ * staged, diff, drop_texts; pipeline.c: threads; helm.c: helm_args;
+ * overlay.c: overlay); read-only after.
+ */
+struct engine_set {
+	struct cpl_config *config;	/* owned */
+	struct cpl_repo *repo;		/* borrowed; NULL outside git */
+	bool staged;			/* read files from the index */
+	bool diff;			/* keep only changed lines */
+	bool drop_texts;		/* texts let go once judged
+					 * (cpl_engine_drop_texts()) */
+	int threads;			/* -j; 0: the CPUs we may use */
+	char **helm_args;		/* 'f'FILE (--helm-values) or 's'K=V
+					 * (--helm-set), in order; owned */
+	size_t nhelm_args, helm_args_cap;
+	struct cpl_strmap overlay;	/* normalised path → struct
+					 * overlay_text (overlay.c) */
+	struct overlay_text **overlays;	/* owned, with their keys */
+	size_t noverlays, overlays_cap;
+};
+
+/*
+ * Loading: what the run reads, each file once.  Owners: sources.c the
+ * files, their maps, the kept strings, the auxiliary inputs and the
+ * caches; engine.c the walks' roots and listings (dir_listed()),
+ * sources.c its missing hook's last answer; helm.c the charts; reach.c
+ * the named Python files.
+ */
+struct engine_load {
 	struct source **files;		/* owned, in the order read */
 	size_t nfiles;
 	size_t files_cap;
-	struct cpl_strmap by_path;	/* normalised path → struct source * */
-	char **keys;			/* owned keys of by_path and absent */
-	size_t nkeys, keys_cap;
+	struct cpl_strmap by_path;	/* normalised path → struct source *
+					 * (keys owned, as in every map of
+					 * the engine) */
+	char **kept;			/* owned: cpl_engine_keep_str()'s */
+	size_t nkept, kept_cap;
 	struct cpl_strmap absent;	/* paths the linker found missing */
-	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
-					 * when its code changed, 1 not */
 	struct cpl_strmap listed;	/* directories a plain walk listed,
 					 * normalised → their entries' map
 					 * (names that may matter to the
@@ -81,39 +111,6 @@ struct cpl_engine {
 	char missing_dir[256];
 	const struct cpl_strmap *missing_listing;
 	size_t missing_count;
-	struct cpl_code **codes;	/* linked code, owned */
-	size_t ncodes, codes_cap;
-	struct cpl_pyfile **inline_py;	/* inline scripts containers run
-					 * (group.c), scanned; owned */
-	size_t ninline, inline_cap;
-	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
-	struct coderefs **refs;		/* the values of code_of, owned */
-	size_t nrefs, refs_cap;
-	struct cpl_wlist workloads;
-	struct cpl_finding *findings;
-	size_t nfindings;
-	size_t findings_cap;
-	struct cpl_budget_entry *budgets;	/* every training container */
-	size_t nbudgets;
-	size_t budgets_cap;
-	struct cpl_error *errors;
-	size_t nerrors;
-	size_t errors_cap;
-	struct cpl_error *warnings;	/* problems that do not fail the run */
-	size_t nwarnings;
-	size_t warnings_cap;
-	struct cpl_error *notes;	/* what was skipped and why (-v) */
-	size_t nnotes;
-	size_t notes_cap;
-	struct cpl_strmap charts;	/* Helm charts already met */
-	struct cpl_helm *helm;		/* charts rendered (helm.c) */
-	char **helm_args;		/* 'f'FILE (--helm-values) or 's'K=V
-					 * (--helm-set), in order; owned */
-	size_t nhelm_args, helm_args_cap;
-	struct cpl_config *config;	/* owned */
-	struct cpl_repo *repo;		/* borrowed; NULL outside git */
-	bool staged;			/* read files from the index */
-	bool diff;			/* keep only changed lines */
 	char **roots;			/* the directories the run walks, as
 					 * given (builds.c's Dockerfile
 					 * search starts there); owned */
@@ -127,36 +124,93 @@ struct cpl_engine {
 	struct cpl_strmap is_seed;	/* a spelling of a path → its seed's
 					 * caller path, or a "none" mark
 					 * (reach.c memo) */
-	struct cpl_strmap overlay;	/* normalised path → struct
-					 * overlay_text (overlay.c) */
-	struct overlay_text **overlays;	/* owned, with their keys */
-	size_t noverlays, overlays_cap;
-	struct pjob *jobs;		/* files waiting (pipeline.c) */
-	size_t njobs, jobs_cap;
-	struct cpl_strmap queued;	/* their normalised paths → job */
-	struct pbatch *inflight;	/* files read on other threads while
-					 * this one walks on, or NULL */
+	struct cpl_strmap charts;	/* Helm charts already met */
+	struct cpl_helm *helm;		/* charts rendered (helm.c) */
 	struct cpl_pytokcache *tokcache;	/* bounds the tokens Python
 						 * files make again (trimmed
 						 * between workloads, files
 						 * and containers) */
 	struct cpl_link_memo *memo;	/* the run's module look-ups */
-	bool light;			/* Python files asked for stay
-					 * unloaded (group.c's graph) */
-	struct crew *crew;		/* loading the next batch (group.c;
-					 * cpl_engine_crew_wait waits) */
-	uint64_t order;			/* the next finding's order key */
-	struct source **yedits;		/* sources holding an edit parse */
-	size_t nyedits, yedits_cap;
-	int threads;			/* -j; 0: the CPUs we may use */
-	int cpus;			/* those CPUs, 0 until needed */
-	bool seeded;			/* jansson's hash seed is set */
-	bool drop_texts;		/* texts let go once judged
-					 * (cpl_engine_drop_texts()) */
 	struct cpl_fileid *aux;		/* files read beside the targets
 					 * (wrapper scripts, Dockerfiles):
 					 * inputs no output may replace */
 	size_t naux, aux_cap;
+};
+
+/* Loading too: the files queued to be read, parsed and scanned on a few
+ * threads.  Owner: pipeline.c, the only file that touches it. */
+struct engine_queue {
+	struct pjob *jobs;		/* files waiting */
+	size_t njobs, jobs_cap;
+	struct cpl_strmap queued;	/* their normalised paths → job */
+	struct pbatch *inflight;	/* files read on other threads while
+					 * this one walks on, or NULL */
+	int cpus;			/* the CPUs we may use, 0 until
+					 * needed */
+	bool seeded;			/* jansson's hash seed is set */
+};
+
+/*
+ * Checking: the code linked and the groups being judged.  Owners:
+ * sources.c the linked code (codes, code_of, refs) and the edit parses
+ * made (yedits); group.c the inline scripts and the crew loading the
+ * next batch; changed.c its --diff-base memo.
+ */
+struct engine_check {
+	struct cpl_code **codes;	/* linked code, owned */
+	size_t ncodes, codes_cap;
+	struct cpl_strmap code_of;	/* pyfile path → struct coderefs */
+	struct coderefs **refs;		/* the values of code_of, owned */
+	size_t nrefs, refs_cap;
+	struct cpl_pyfile **inline_py;	/* inline scripts containers run
+					 * (group.c), scanned; owned */
+	size_t ninline, inline_cap;
+	struct crew *crew;		/* loading the next batch (group.c;
+					 * cpl_engine_crew_wait waits) */
+	struct source **yedits;		/* sources holding an edit parse */
+	size_t nyedits, yedits_cap;
+	struct cpl_strmap code_changed;	/* --diff-base: Python path → 2
+					 * when its code changed, 1 not */
+};
+
+/*
+ * The results, what engine.h's getters return.  Owners: sources.c the
+ * errors, warnings and notes (cpl_engine_add_*; pipeline.c takes a
+ * worker's in the order files were queued) and the workloads;
+ * checkrun.c the findings, their order key and the budgets.  A
+ * worker's engine (pipeline.c) uses only these.
+ */
+struct engine_res {
+	struct cpl_wlist workloads;
+	struct cpl_finding *findings;
+	size_t nfindings;
+	size_t findings_cap;
+	uint64_t order;			/* the next finding's order key */
+	struct cpl_budget_entry *budgets;	/* every training container */
+	size_t nbudgets;
+	size_t budgets_cap;
+	struct cpl_error *errors;
+	size_t nerrors;
+	size_t errors_cap;
+	struct cpl_error *warnings;	/* problems that do not fail the run */
+	size_t nwarnings;
+	size_t warnings_cap;
+	struct cpl_error *notes;	/* what was skipped and why (-v) */
+	size_t nnotes;
+	size_t notes_cap;
+};
+
+/* One run, in parts (as curl's Curl_easy has set, state and req): the
+ * settings, the state of the loading (load, queue) and checking phases,
+ * the results.
+ * The output phase (suppressions, relocations, the final filter and
+ * order in cpl_engine_run()) reads the parts and rewrites res. */
+struct cpl_engine {
+	struct engine_set set;
+	struct engine_load load;
+	struct engine_queue queue;
+	struct engine_check check;
+	struct engine_res res;
 };
 
 /* ---- sources.c ---------------------------------------------------------- */
@@ -186,8 +240,11 @@ const char *cpl_engine_seed_of(struct cpl_engine *e, const char *path);
 struct source *cpl_engine_seed_source(struct cpl_engine *e,
 				      const char *path);
 
-/* Keeps a map key (taken) alive as long as the engine; returns it. */
-const char *cpl_engine_own_key(struct cpl_engine *e, char *key);
+/* Keeps a string (taken) alive as long as the engine, for what borrows
+ * it past the pass that made it (texts and paths entrypoint.c's
+ * positions name); returns it.  Map keys are not kept here: the maps
+ * own them. */
+const char *cpl_engine_keep_str(struct cpl_engine *e, char *key);
 /* A source (text taken), marked as a target (linted), not yet part of
  * the run: touches nothing shared, so a worker may make it. */
 struct source *cpl_engine_source_new(const char *path, enum file_kind kind,
@@ -215,7 +272,8 @@ void cpl_engine_limitranges(struct cpl_engine *e);
 /* Records what the run skipped or read and why (shown with -v). */
 void cpl_engine_note(struct cpl_engine *e, const char *path,
 		     const char *fmt, ...) CPL_PRINTF(3, 4);
-/* The linker's loader over the engine's sources (ctx: the engine). */
+/* The linker's loader over the engine's sources (ctx: the engine),
+ * PY_LOADED. */
 const struct cpl_pyfile *cpl_engine_link_load(void *ctx, const char *path);
 /* The linker's missing hook: a walk's listing of dir lacks every one of
  * names[0, n). */
@@ -235,15 +293,25 @@ bool cpl_engine_file_changed(const struct cpl_engine *e, const char *file);
 /* --diff-base: whether f is one the change caused (changed.c). */
 bool cpl_engine_finding_changed(struct cpl_engine *e,
 				const struct cpl_finding *f);
+/* What the caller of cpl_engine_python() needs of a Python file. */
+enum py_need {
+	PY_SCANNED,	/* its light scan (imports, entry): a file asked
+			 * for stays unloaded (engine.c's first scan,
+			 * group.c's graph) */
+	PY_LOADED,	/* its facts: loaded again when it was unloaded */
+};
 /* The Python of a source, scanned the first time (a tokenizer error of a
- * target is an input error, reported once) and, unless the engine is in
- * its light phase, loaded again when it was unloaded (after the thread
- * loading it, if one is, has finished); NULL for other files. */
+ * target is an input error, reported once) and, when need is PY_LOADED,
+ * loaded again when it was unloaded (after the thread loading it, if one
+ * is, has finished); NULL for other files. */
 const struct cpl_pyfile *cpl_engine_python(struct cpl_engine *e,
-					   struct source *src);
-/* The run's linker: the engine's loader, the repository root, the run's
- * memo and a ready hook that loads unloaded files again. */
-void cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk);
+					   struct source *src,
+					   enum py_need need);
+/* The run's linker: the engine's loader (its files as need says), the
+ * repository root, the run's memo and, for PY_LOADED, a ready hook that
+ * loads unloaded files again. */
+void cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk,
+		       enum py_need need);
 /* The processes that run the Python file at path (as the linker names
  * it), in the order they were linked. */
 const struct cpl_code_ref *cpl_engine_codes_of(const struct cpl_engine *e,

@@ -18,7 +18,7 @@
  *
  * Runs once per run, before the group graph (group.c), over the static
  * workloads.  Owns nothing after it returns: each text it reads and each
- * path that positions name are kept by the engine (cpl_engine_own_key()).
+ * path that positions name are kept by the engine (cpl_engine_keep_str()).
  */
 #include "run/engine_int.h"
 
@@ -86,26 +86,27 @@ text_at(struct pass *p, const char *path)
 		free(key);
 		return v == (void *)p ? NULL : v;
 	}
-	big = !p->e->staged && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	      (size_t)st.st_size > MAX_TEXT;
-	if ((!p->e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-			       (size_t)st.st_size > MAX_TEXT)) ||
-	    cpl_config_excluded(p->e->config, path) ||
+	big = !p->e->set.staged && stat(path, &st) == 0 &&
+	      S_ISREG(st.st_mode) && (size_t)st.st_size > MAX_TEXT;
+	if ((!p->e->set.staged &&
+	     (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	      (size_t)st.st_size > MAX_TEXT)) ||
+	    cpl_config_excluded(p->e->set.config, path) ||
 	    cpl_engine_read_source(p->e, path, &text, &len, &err) < 0 ||
 	    len > MAX_TEXT || memchr(text, '\0', len) != NULL) {
 		/* Too large to read for a command: said, not silence. */
 		if ((big || len > MAX_TEXT) &&
-		    !cpl_config_excluded(p->e->config, path))
+		    !cpl_config_excluded(p->e->set.config, path))
 			too_large(p->e, key);
 		cpl_error_clear(&err);
 		free(text);
-		kpath = cpl_engine_own_key(p->e, key);
+		kpath = cpl_engine_keep_str(p->e, key);
 		cpl_strmap_put(&p->texts, kpath, p);
 		return NULL;
 	}
 	cpl_engine_read_aux(p->e, path);
-	kpath = cpl_engine_own_key(p->e, key);
-	kept = cpl_engine_own_key(p->e, text);
+	kpath = cpl_engine_keep_str(p->e, key);
+	kept = cpl_engine_keep_str(p->e, text);
 	cpl_strmap_put(&p->texts, kpath, (void *)kept);
 	return kept;
 }
@@ -118,7 +119,7 @@ try_text(void *ctx, const char *path)
 	const char *t = text_at(p, path);
 
 	if (t != NULL) {
-		p->found_path = cpl_engine_own_key(p->e,
+		p->found_path = cpl_engine_keep_str(p->e,
 						   cpl_link_join(".", path));
 		p->found_text = t;
 	}
@@ -134,7 +135,8 @@ try_text(void *ctx, const char *path)
 static bool
 find_near(struct pass *p, const char *file, const char *rel)
 {
-	const char *root = p->e->repo ? cpl_repo_root(p->e->repo) : NULL;
+	const char *root = p->e->set.repo ? cpl_repo_root(p->e->set.repo) :
+					    NULL;
 	const char *slash = strrchr(file, '/'), *next;
 	char *dir = slash ? cpl_xstrndup(file, (size_t)(slash - file)) :
 		    cpl_xstrdup(".");
@@ -338,7 +340,7 @@ dcmd_add(struct pass *p, struct dcmd *c, char *text, const char *path,
 	 int line, int column)
 {
 	c->v = cpl_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
-	c->v[c->n].text = (char *)cpl_engine_own_key(p->e, text);
+	c->v[c->n].text = (char *)cpl_engine_keep_str(p->e, text);
 	c->v[c->n].pos.file = path;
 	c->v[c->n].pos.line = line;
 	c->v[c->n].pos.column = column;
@@ -884,7 +886,7 @@ sole_dockerfile(struct pass *p, const struct cpl_workload *w,
 			read_dockerfile(p, &d, paths[i], text);
 			if (d.python) {
 				if (p->npython == 0) {
-					p->sole_path = cpl_engine_own_key(
+					p->sole_path = cpl_engine_keep_str(
 						p->e, cpl_link_join(".",
 								    paths[i]));
 					p->sole_text = text;
@@ -941,7 +943,7 @@ from_dockerfile(struct pass *p, const struct cpl_workload *w,
 	bd = placeholder(c->image) ? NULL :
 	     cpl_builds_find(&p->builds, c->image);
 	if (bd != NULL && (text = text_at(p, bd->dockerfile)) != NULL) {
-		const char *path = cpl_engine_own_key(
+		const char *path = cpl_engine_keep_str(
 			p->e, cpl_link_join(".", bd->dockerfile));
 
 		return run_dockerfile(p, c, path, text, bd->context, NULL,
@@ -1015,8 +1017,8 @@ cpl_engine_entrypoints(struct cpl_engine *e)
 	size_t i, j;
 
 	cpl_buf_init(&p.python_list, 0);
-	for (i = 0; i < e->workloads.count; i++) {
-		struct cpl_workload *w = e->workloads.items[i];
+	for (i = 0; i < e->res.workloads.count; i++) {
+		struct cpl_workload *w = e->res.workloads.items[i];
 
 		if (w->source == CPL_SRC_LIVE || w->file == NULL ||
 		    w->merged || w->context)

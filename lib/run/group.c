@@ -185,13 +185,11 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	const struct cpl_pyfile *last_decl = NULL;
 	size_t i, j, k;
 
-	cpl_engine_linker(e, &lk);
-	lk.ready = NULL;
-	g->nw = e->workloads.count;
-	e->light = true;
+	cpl_engine_linker(e, &lk, PY_SCANNED);
+	g->nw = e->res.workloads.count;
 	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nw; i++) {
-		struct cpl_workload *w = e->workloads.items[i];
+		struct cpl_workload *w = e->res.workloads.items[i];
 
 		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
@@ -223,14 +221,14 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	cpl_link_batch_free(b);
 	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	/* Lone scripts: only files read before them, as linking does. */
-	g->nlinked = e->nfiles;
+	g->nlinked = e->load.nfiles;
 	entry_of = cpl_xcalloc(g->nlinked + 1, sizeof(*entry_of));
 	for (k = 0; k < nentries; k++)
 		entry_of[entries[k]] = true;
 	free(entries);
 	b = cpl_link_batch_new(&lk);
 	for (i = 0; i < g->nlinked; i++) {
-		const struct source *src = e->files[i];
+		const struct source *src = e->load.files[i];
 
 		if (!src->linted || src->py == NULL || !src->py->entry ||
 		    entry_of[i])
@@ -241,8 +239,7 @@ walk_graph(struct cpl_engine *e, struct graph *g)
 	cpl_link_batch_free(b);
 	cpl_link_memo_bound(lk.memo, MEMO_MAX);
 	free(entry_of);
-	e->light = false;
-	g->nf = e->nfiles;
+	g->nf = e->load.nfiles;
 }
 
 /* Makes the groups from the walks' edges: every node in one group's
@@ -257,7 +254,7 @@ make_groups(struct cpl_engine *e, struct graph *g)
 		parent[i] = i;
 	for (i = 0; i < g->nedges; i += 2)
 		join(parent, g->edges[i], g->edges[i + 1]);
-	if (e->nseeds > 0)	/* reach.c's context: one group */
+	if (e->load.nseeds > 0)	/* reach.c's context: one group */
 		for (i = 1; i < n; i++)
 			join(parent, 0, i);
 	/* Roots are first nodes: count each group's members at its root. */
@@ -286,19 +283,20 @@ make_groups(struct cpl_engine *e, struct graph *g)
 		if (g->start[gi + 1] - g->start[gi] != 1 ||
 		    g->members[g->start[gi]] < g->nw)
 			continue;
-		src = e->files[g->members[g->start[gi]] - g->nw];
+		src = e->load.files[g->members[g->start[gi]] - g->nw];
 		/* (A scan error held for it is reported when it is
 		 * loaded: cpl_engine_python().) */
 		g->quiet[src->index] = src->py != NULL && src->py->bare &&
 				       !cpl_pyfile_loaded(src->py) &&
 				       src->scan_err.message == NULL &&
-				       e->nseeds == 0;
+				       e->load.nseeds == 0;
 	}
 	g->pyfiles = cpl_xcalloc(g->ngroups + 1, sizeof(*g->pyfiles));
 	for (gi = 0; gi < g->ngroups; gi++)
 		for (i = g->start[gi]; i < g->start[gi + 1]; i++)
-			g->pyfiles[gi] += g->members[i] >= g->nw &&
-					  e->files[g->members[i] - g->nw]->py;
+			g->pyfiles[gi] +=
+				g->members[i] >= g->nw &&
+				e->load.files[g->members[i] - g->nw]->py;
 	free(slot);
 	free(parent);
 }
@@ -396,7 +394,7 @@ crew_start(struct cpl_engine *e, const struct graph *g, size_t from,
 
 		if (g->members[k] < g->nw)
 			continue;
-		src = e->files[g->members[k] - g->nw];
+		src = e->load.files[g->members[k] - g->nw];
 		if (src->py == NULL || cpl_pyfile_loaded(src->py) ||
 		    g->quiet[src->index])
 			continue;
@@ -506,8 +504,8 @@ inline_code(struct cpl_engine *e, const struct cpl_linker *lk,
 	cpl_error_clear(&err);
 	if (py == NULL)
 		return NULL;
-	CPL_GROW(e->inline_py, e->inline_cap, e->ninline + 1);
-	e->inline_py[e->ninline++] = py;
+	CPL_GROW(e->check.inline_py, e->check.inline_cap, e->check.ninline + 1);
+	e->check.inline_py[e->check.ninline++] = py;
 	return cpl_link_script(lk, py);
 }
 
@@ -524,7 +522,7 @@ link_group(struct cpl_engine *e, const struct graph *g,
 
 		if (g->members[k] >= g->nw)
 			continue;
-		w = e->workloads.items[g->members[k]];
+		w = e->res.workloads.items[g->members[k]];
 		if (w->source == CPL_SRC_LIVE || w->merged || w->context)
 			continue;
 		for (j = 0; j < w->ncontainers; j++) {
@@ -537,7 +535,7 @@ link_group(struct cpl_engine *e, const struct graph *g,
 			if (code != NULL)
 				cpl_engine_keep_code(e, w, &w->containers[j],
 						     code);
-			cpl_pytokcache_trim(e->tokcache);
+			cpl_pytokcache_trim(e->load.tokcache);
 		}
 	}
 	for (k = from; k < to; k++) {
@@ -547,17 +545,17 @@ link_group(struct cpl_engine *e, const struct graph *g,
 
 		if (g->members[k] < g->nw || f >= g->nlinked)
 			continue;
-		src = e->files[f];
+		src = e->load.files[f];
 		/* Not even maybe an entry (the light scan's screen): no
 		 * need to load it to know. */
 		if (!src->linted || src->py == NULL || !src->py->entry)
 			continue;
 		/* Loaded: entry is known only then. */
-		py = cpl_engine_python(e, e->files[f]);
+		py = cpl_engine_python(e, e->load.files[f], PY_LOADED);
 		if (!py->entry || is_linked_entry(e, py->path))
 			continue;
 		cpl_engine_keep_code(e, NULL, NULL, cpl_link_script(lk, py));
-		cpl_pytokcache_trim(e->tokcache);
+		cpl_pytokcache_trim(e->load.tokcache);
 	}
 }
 
@@ -574,8 +572,9 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 		if (g->members[k] >= g->nw)
 			continue;
-		w = e->workloads.items[g->members[k]];
-		cpl_engine_launch_configs(e, e->workloads.items[g->members[k]]);
+		w = e->res.workloads.items[g->members[k]];
+		cpl_engine_launch_configs(e,
+			e->res.workloads.items[g->members[k]]);
 		if (w->merged || w->context)
 			continue;
 		object = cpl_engine_object_name(w);
@@ -585,8 +584,9 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 			if (!cpl_budget_training(w, c))
 				continue;
-			CPL_GROW(e->budgets, e->budgets_cap, e->nbudgets + 1);
-			b = &e->budgets[e->nbudgets++];
+			CPL_GROW(e->res.budgets, e->res.budgets_cap,
+				 e->res.nbudgets + 1);
+			b = &e->res.budgets[e->res.nbudgets++];
 			cpl_budget_entry(b, object, w, c);
 			cpl_pools_entry(b, w, c);	/* the other pools */
 			b->seq = ((uint64_t)g->members[k] << 24) | j;
@@ -594,7 +594,7 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			 * them go): gathered once, not twice. */
 		}
 		free(object);
-		cpl_pytokcache_trim(e->tokcache);
+		cpl_pytokcache_trim(e->load.tokcache);
 	}
 }
 
@@ -624,8 +624,8 @@ unlay_since(struct cpl_engine *e, const struct cpl_workload *w,
 
 	if (c->script_base <= 0)
 		return;
-	for (i = from; i < e->nfindings; i++) {
-		struct cpl_finding *f = &e->findings[i];
+	for (i = from; i < e->res.nfindings; i++) {
+		struct cpl_finding *f = &e->res.findings[i];
 
 		unlay(w, c, f->file, &f->line, &f->column);
 		for (k = 0; k < f->nrelated; k++)
@@ -645,7 +645,7 @@ code_rules(struct cpl_engine *e, struct cpl_check *ck,
 	rules = cpl_rules_all(&nrules);
 	for (r = 0; r < nrules; r++) {
 		if (rules[r]->check_code == NULL ||
-		    cpl_config_severity(e->config, r) == CPL_SEV_OFF)
+		    cpl_config_severity(e->set.config, r) == CPL_SEV_OFF)
 			continue;
 		ck->rule = rules[r];
 		ck->index = r;
@@ -686,28 +686,28 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		size_t f = g->members[k] - g->nw;
 		const struct cpl_pyfile *py;
 
-		if (g->members[k] < g->nw || !e->files[f]->linted ||
-		    e->files[f]->py == NULL || g->quiet[f])
+		if (g->members[k] < g->nw || !e->load.files[f]->linted ||
+		    e->load.files[f]->py == NULL || g->quiet[f])
 			continue;
-		py = cpl_engine_python(e, e->files[f]);
-		e->order = ORDER_PART(0, f);
+		py = cpl_engine_python(e, e->load.files[f], PY_LOADED);
+		e->res.order = ORDER_PART(0, f);
 		code_rules(e, &ck, py);
-		cpl_pytokcache_trim(e->tokcache);
+		cpl_pytokcache_trim(e->load.tokcache);
 	}
 	for (k = from; k < to; k++) {
 		const struct cpl_workload *w;
 
 		if (g->members[k] >= g->nw)
 			continue;
-		w = e->workloads.items[g->members[k]];
-		e->order = ORDER_PART(1, g->members[k]);
+		w = e->res.workloads.items[g->members[k]];
+		e->res.order = ORDER_PART(1, g->members[k]);
 		for (j = 0; j < w->ncontainers && !w->merged; j++) {
-			size_t first = e->nfindings;
+			size_t first = e->res.nfindings;
 
 			inline_rules(e, &ck, w, &w->containers[j]);
 			for (r = 0; r < nrules; r++) {
 				if (rules[r]->check_container == NULL ||
-				    cpl_config_severity(e->config, r) ==
+				    cpl_config_severity(e->set.config, r) ==
 				    CPL_SEV_OFF)
 					continue;
 				ck.rule = rules[r];
@@ -718,7 +718,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			unlay_since(e, w, &w->containers[j], first);
 			/* Its rules asked for its facts; no one else will. */
 			cpl_facts_forget(&w->containers[j]);
-			cpl_pytokcache_trim(e->tokcache);
+			cpl_pytokcache_trim(e->load.tokcache);
 		}
 	}
 }
@@ -735,7 +735,7 @@ unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 		if (g->members[k] < g->nw)
 			continue;
-		src = e->files[g->members[k] - g->nw];
+		src = e->load.files[g->members[k] - g->nw];
 		if (src->py != NULL) {
 			cpl_pyfile_unload(src->py);
 			cpl_engine_let_text_go(e, src);
@@ -765,7 +765,7 @@ count_pending(struct cpl_engine *e, struct graph *g)
 	g->wsrc = cpl_xcalloc(g->nw + 1, sizeof(*g->wsrc));
 	g->pending = cpl_xcalloc(g->nf + 1, sizeof(*g->pending));
 	for (i = 0; i < g->nw; i++) {
-		const struct cpl_workload *w = e->workloads.items[i];
+		const struct cpl_workload *w = e->res.workloads.items[i];
 		const struct source *src = w->file ?
 			cpl_engine_find_source(e, w->file) : NULL;
 
@@ -789,8 +789,8 @@ done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
 		    (f = g->wsrc[g->members[k]]) == SIZE_MAX)
 			continue;
 		if (--g->pending[f] == 0) {
-			cpl_engine_free_yedit(e->files[f]);
-			cpl_engine_let_text_go(e, e->files[f]);
+			cpl_engine_free_yedit(e->load.files[f]);
+			cpl_engine_let_text_go(e, e->load.files[f]);
 		}
 	}
 }
@@ -810,7 +810,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	walk_graph(e, &g);
 	make_groups(e, &g);
 	count_pending(e, &g);
-	cpl_engine_linker(e, &lk);
+	cpl_engine_linker(e, &lk, PY_LOADED);
 	/* The first batch loaded, then each judged while the next loads. */
 	end = batch_end(&g, 0);
 	crew_start(e, &g, 0, end, &next, &pool);
@@ -818,7 +818,7 @@ cpl_engine_judge(struct cpl_engine *e)
 	for (gi = 0; gi < g.ngroups; gi = end) {
 		end = batch_end(&g, gi);
 		crew_start(e, &g, end, batch_end(&g, end), &next, &pool);
-		e->crew = &next;
+		e->check.crew = &next;
 		for (i = gi; i < end; i++) {
 			size_t from = g.start[i], to = g.start[i + 1];
 
@@ -829,13 +829,13 @@ cpl_engine_judge(struct cpl_engine *e)
 			done_group(e, &g, from, to);
 			cpl_link_memo_bound(lk.memo, MEMO_MAX);
 		}
-		e->crew = NULL;
+		e->check.crew = NULL;
 		crew_finish(&next);
 	}
 	pool_stop(&pool);
 	cpl_engine_free_yedits(e);
-	if (e->nbudgets > 1)
-		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
+	if (e->res.nbudgets > 1)
+		qsort(e->res.budgets, e->res.nbudgets, sizeof(*e->res.budgets),
 		      budget_cmp);
 	free(g.edges);
 	free(g.members);
@@ -849,10 +849,10 @@ cpl_engine_judge(struct cpl_engine *e)
 void
 cpl_engine_crew_wait(struct cpl_engine *e)
 {
-	struct crew *c = e->crew;
+	struct crew *c = e->check.crew;
 
 	if (c == NULL)
 		return;
-	e->crew = NULL;
+	e->check.crew = NULL;
 	crew_finish(c);
 }

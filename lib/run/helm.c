@@ -78,9 +78,9 @@ in_chart(const char *chart, const char *name)
 static struct cpl_helm *
 helm_state(struct cpl_engine *e)
 {
-	if (e->helm == NULL)
-		e->helm = cpl_xcalloc(1, sizeof(*e->helm));
-	return e->helm;
+	if (e->load.helm == NULL)
+		e->load.helm = cpl_xcalloc(1, sizeof(*e->load.helm));
+	return e->load.helm;
 }
 
 static const char *
@@ -94,7 +94,7 @@ keep_string(struct cpl_helm *h, char *s)
 void
 cpl_engine_helm_free(struct cpl_engine *e)
 {
-	struct cpl_helm *h = e->helm;
+	struct cpl_helm *h = e->load.helm;
 	size_t i;
 
 	if (h == NULL)
@@ -112,19 +112,19 @@ cpl_engine_helm_free(struct cpl_engine *e)
 	for (i = 0; i < h->nstrings; i++)
 		free(h->strings[i]);
 	free(h->strings);
-	for (i = 0; i < e->nhelm_args; i++)
-		free(e->helm_args[i]);
-	free(e->helm_args);
+	for (i = 0; i < e->set.nhelm_args; i++)
+		free(e->set.helm_args[i]);
+	free(e->set.helm_args);
 	free(h);
-	e->helm = NULL;
+	e->load.helm = NULL;
 }
 
 void
 cpl_engine_helm_option(struct cpl_engine *e, bool set, const char *value)
 {
-	CPL_GROW(e->helm_args, e->helm_args_cap, e->nhelm_args + 1);
-	e->helm_args[e->nhelm_args++] = cpl_xasprintf("%c%s", set ? 's' : 'f',
-						      value);
+	CPL_GROW(e->set.helm_args, e->set.helm_args_cap, e->set.nhelm_args + 1);
+	e->set.helm_args[e->set.nhelm_args++] =
+		cpl_xasprintf("%c%s", set ? 's' : 'f', value);
 }
 
 /* ---- the chart's files ------------------------------------------------- */
@@ -262,10 +262,10 @@ not_judged(struct cpl_engine *e, const char *path, int line, int col,
 		return;
 	}
 	if (cpl_str_ends(path, "Chart.yaml"))
-		k = cpl_wlist_skip(&e->workloads, path, line, col, reason,
+		k = cpl_wlist_skip(&e->res.workloads, path, line, col, reason,
 				   "Helm chart %s", chart);
 	else
-		k = cpl_wlist_skip(&e->workloads, path, line, col, reason,
+		k = cpl_wlist_skip(&e->res.workloads, path, line, col, reason,
 				   "Helm template %s", base_of(path));
 	k->containers = true;
 	k->kind = cpl_xstrdup("Helm template");
@@ -397,11 +397,11 @@ builtin_chart(struct cpl_engine *e, const char *chart, char **files,
 		free(text);
 	}
 	free(path);
-	for (i = 0; i < 2 * e->nhelm_args; i++) {
-		const char *arg = e->helm_args[i % e->nhelm_args];
+	for (i = 0; i < 2 * e->set.nhelm_args; i++) {
+		const char *arg = e->set.helm_args[i % e->set.nhelm_args];
 		const char *a = arg + 1;
 
-		if ((arg[0] == 's') != (i >= e->nhelm_args))
+		if ((arg[0] == 's') != (i >= e->set.nhelm_args))
 			continue;	/* files first, then --set */
 		if (arg[0] == 's') {
 			rc = cpl_gotmpl_set(g, a, &err);
@@ -1153,14 +1153,14 @@ helm_render(struct cpl_engine *e, const char *chart, char **files,
 		free(exe);
 		return;
 	}
-	CPL_GROW(argv, cap, e->nhelm_args * 2 + 5);
+	CPL_GROW(argv, cap, e->set.nhelm_args * 2 + 5);
 	argv[argc++] = cpl_xstrdup(exe);
 	argv[argc++] = cpl_xstrdup("template");
 	argv[argc++] = cpl_xstrdup(chart);
-	for (i = 0; i < 2 * e->nhelm_args; i++) {
-		const char *arg = e->helm_args[i % e->nhelm_args];
+	for (i = 0; i < 2 * e->set.nhelm_args; i++) {
+		const char *arg = e->set.helm_args[i % e->set.nhelm_args];
 
-		if ((arg[0] == 's') != (i >= e->nhelm_args))
+		if ((arg[0] == 's') != (i >= e->set.nhelm_args))
 			continue;	/* files first, then --set */
 		argv[argc++] = cpl_xstrdup(arg[0] == 's' ? "--set" :
 					   "--values");
@@ -1338,16 +1338,16 @@ cpl_engine_chart(struct cpl_engine *e, const char *chart)
 bool
 cpl_engine_chart_rendered(const struct cpl_engine *e, const char *path)
 {
-	return e->helm != NULL &&
-	       cpl_strmap_get(&e->helm->by_path, path) != NULL;
+	return e->load.helm != NULL &&
+	       cpl_strmap_get(&e->load.helm->by_path, path) != NULL;
 }
 
 const char *
 cpl_engine_chart_how(const struct cpl_engine *e)
 {
-	if (e->helm == NULL || e->helm->n == 0)
+	if (e->load.helm == NULL || e->load.helm->n == 0)
 		return NULL;
-	return e->helm->have_helm == 1 ? "rendered with helm template" :
+	return e->load.helm->have_helm == 1 ? "rendered with helm template" :
 	       "rendered without helm";
 }
 
@@ -1376,13 +1376,13 @@ move(const struct rendered *r, char **file, int *line, int *col)
 void
 cpl_engine_chart_relocate(struct cpl_engine *e)
 {
-	struct cpl_helm *h = e->helm;
+	struct cpl_helm *h = e->load.helm;
 	size_t i, j;
 
 	if (h == NULL || h->n == 0)
 		return;
-	for (i = 0; i < e->nfindings; i++) {
-		struct cpl_finding *f = &e->findings[i];
+	for (i = 0; i < e->res.nfindings; i++) {
+		struct cpl_finding *f = &e->res.findings[i];
 		const struct rendered *r = f->file ?
 			cpl_strmap_get(&h->by_path, f->file) : NULL;
 		bool drop = false;
@@ -1426,8 +1426,8 @@ cpl_engine_chart_relocate(struct cpl_engine *e)
 		}
 		move(r, &f->file, &f->line, &f->column);
 	}
-	for (i = 0; i < e->nbudgets; i++) {
-		struct cpl_budget_entry *b = &e->budgets[i];
+	for (i = 0; i < e->res.nbudgets; i++) {
+		struct cpl_budget_entry *b = &e->res.budgets[i];
 		struct cpl_budget_how *how[] = { &b->how_cpu, &b->how_ranks,
 						 &b->how_threads,
 						 &b->how_workers };

@@ -373,9 +373,9 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 	}
 	/* The engine sorted its findings in cpl_engine_run(); the keep's
 	 * are dropped again so that a report made after sees none. */
-	while (e->nfindings > 0 && e->findings[e->nfindings - 1].rule ==
-	       &keep_rule)
-		cpl_finding_free(&e->findings[--e->nfindings]);
+	while (e->res.nfindings > 0 &&
+	       e->res.findings[e->res.nfindings - 1].rule == &keep_rule)
+		cpl_finding_free(&e->res.findings[--e->res.nfindings]);
 }
 
 void

@@ -55,7 +55,7 @@ patch_like(const struct cpl_workload *w)
 /* Records patch file rel of the kustomization at kpath (in dir) in
  * patches: normalised path → the kustomization's path. */
 static void
-add_patch(struct cpl_engine *e, struct cpl_strmap *patches, const char *dir,
+add_patch(struct cpl_strmap *patches, const char *dir,
 	  const char *kpath, const struct cpl_ynode *rel)
 {
 	const char *r = cpl_ynode_str(rel);
@@ -66,11 +66,9 @@ add_patch(struct cpl_engine *e, struct cpl_strmap *patches, const char *dir,
 	path = cpl_link_join(dir, r);
 	key = cpl_link_join(".", path);
 	free(path);
-	if (cpl_strmap_get(patches, key) != NULL) {
-		free(key);
-		return;
-	}
-	cpl_strmap_put(patches, cpl_engine_own_key(e, key), (void *)kpath);
+	if (cpl_strmap_get(patches, key) == NULL)
+		cpl_strmap_put(patches, key, (void *)kpath);
+	free(key);
 }
 
 /* The patch files one kustomization names. */
@@ -107,9 +105,9 @@ read_kustomization(struct cpl_engine *e, struct cpl_strmap *patches,
 			const struct cpl_ynode *it = list->items[i];
 
 			if (cpl_ynode_is_scalar(it))
-				add_patch(e, patches, dir, kpath, it);
+				add_patch(patches, dir, kpath, it);
 			else if (cpl_ynode_is_map(it))
-				add_patch(e, patches, dir, kpath,
+				add_patch(patches, dir, kpath,
 					  cpl_ynode_get(it, "path"));
 		}
 	}
@@ -121,15 +119,15 @@ read_kustomization(struct cpl_engine *e, struct cpl_strmap *patches,
 void
 cpl_engine_kustomize(struct cpl_engine *e)
 {
-	struct cpl_strmap patches = { 0 };
-	struct cpl_wlist *l = &e->workloads;
+	struct cpl_strmap patches = { .own_keys = true };
+	struct cpl_wlist *l = &e->res.workloads;
 	size_t i, out;
 	bool any = false;
 
-	for (i = 0; i < e->nfiles; i++)
-		if (e->files[i]->kind == FILE_YAML &&
-		    is_kustomization(e->files[i]->path)) {
-			read_kustomization(e, &patches, e->files[i]->path);
+	for (i = 0; i < e->load.nfiles; i++)
+		if (e->load.files[i]->kind == FILE_YAML &&
+		    is_kustomization(e->load.files[i]->path)) {
+			read_kustomization(e, &patches, e->load.files[i]->path);
 			any = true;
 		}
 	if (!any)

@@ -48,8 +48,8 @@ first_for(const struct cpl_engine *e, const struct cpl_workload *w,
 {
 	size_t i;
 
-	for (i = 0; i < e->workloads.count; i++) {
-		const struct cpl_workload *lr = e->workloads.items[i];
+	for (i = 0; i < e->res.workloads.count; i++) {
+		const struct cpl_workload *lr = e->res.workloads.items[i];
 		const struct cpl_container *c;
 		const struct cpl_limits *b;
 
@@ -103,12 +103,12 @@ cpl_engine_limitranges(struct cpl_engine *e)
 {
 	size_t i, j, n = 0;
 
-	for (i = 0; i < e->workloads.count; i++)
-		n += is_limitrange(e->workloads.items[i]);
+	for (i = 0; i < e->res.workloads.count; i++)
+		n += is_limitrange(e->res.workloads.items[i]);
 	if (n == 0)
 		return;
-	for (i = 0; i < e->workloads.count; i++) {
-		struct cpl_workload *w = e->workloads.items[i];
+	for (i = 0; i < e->res.workloads.count; i++) {
+		struct cpl_workload *w = e->res.workloads.items[i];
 		const struct cpl_container *lr, *lb;
 
 		if ((w->source == CPL_SRC_LIVE && !w->unadmitted) ||

@@ -29,7 +29,7 @@ cpl_engine_set_text(struct cpl_engine *e, const char *path,
 		    const char *text, size_t len)
 {
 	char *key = cpl_link_join(".", path);
-	struct overlay_text *o = cpl_strmap_get(&e->overlay, key);
+	struct overlay_text *o = cpl_strmap_get(&e->set.overlay, key);
 
 	if (o != NULL) {
 		free(key);
@@ -37,9 +37,10 @@ cpl_engine_set_text(struct cpl_engine *e, const char *path,
 	} else {
 		o = cpl_xcalloc(1, sizeof(*o));
 		o->key = key;
-		CPL_GROW(e->overlays, e->overlays_cap, e->noverlays + 1);
-		e->overlays[e->noverlays++] = o;
-		cpl_strmap_put(&e->overlay, o->key, o);
+		CPL_GROW(e->set.overlays, e->set.overlays_cap,
+			 e->set.noverlays + 1);
+		e->set.overlays[e->set.noverlays++] = o;
+		cpl_strmap_put(&e->set.overlay, o->key, o);
 	}
 	o->text = cpl_xstrndup(text, len);
 	o->len = len;
@@ -52,10 +53,10 @@ cpl_engine_overlay_read(const struct cpl_engine *e, const char *path,
 	const struct overlay_text *o;
 	char *key;
 
-	if (e->noverlays == 0)
+	if (e->set.noverlays == 0)
 		return -1;
 	key = cpl_link_join(".", path);
-	o = cpl_strmap_get(&e->overlay, key);
+	o = cpl_strmap_get(&e->set.overlay, key);
 	free(key);
 	if (o == NULL)
 		return -1;
@@ -69,11 +70,11 @@ cpl_engine_overlay_free(struct cpl_engine *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->noverlays; i++) {
-		free(e->overlays[i]->key);
-		free(e->overlays[i]->text);
-		free(e->overlays[i]);
+	for (i = 0; i < e->set.noverlays; i++) {
+		free(e->set.overlays[i]->key);
+		free(e->set.overlays[i]->text);
+		free(e->set.overlays[i]);
 	}
-	free(e->overlays);
-	cpl_strmap_free(&e->overlay);
+	free(e->set.overlays);
+	cpl_strmap_free(&e->set.overlay);
 }

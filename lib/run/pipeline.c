@@ -95,12 +95,12 @@ cpl_engine_known(const struct cpl_engine *e, const char *path)
 
 	if (cpl_engine_find_source(e, path) != NULL)
 		return true;
-	if (e->njobs == 0 && e->inflight == NULL)
+	if (e->queue.njobs == 0 && e->queue.inflight == NULL)
 		return false;
 	key = cpl_link_join(".", path);
-	known = cpl_strmap_get(&e->queued, key) != NULL ||
-		(e->inflight != NULL &&
-		 cpl_strmap_get(&e->inflight->queued, key) != NULL);
+	known = cpl_strmap_get(&e->queue.queued, key) != NULL ||
+		(e->queue.inflight != NULL &&
+		 cpl_strmap_get(&e->queue.inflight->queued, key) != NULL);
 	free(key);
 	return known;
 }
@@ -111,19 +111,19 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 	struct pjob *j;
 	struct cpl_error err = { 0 };
 
-	CPL_GROW(e->jobs, e->jobs_cap, e->njobs + 1);
-	j = &e->jobs[e->njobs++];
+	CPL_GROW(e->queue.jobs, e->queue.jobs_cap, e->queue.njobs + 1);
+	j = &e->queue.jobs[e->queue.njobs++];
 	memset(j, 0, sizeof(*j));
 	j->path = cpl_xstrdup(path);
 	j->key = cpl_link_join(".", path);
 	j->explicit = explicit;
 	j->out = cpl_xcalloc(1, sizeof(*j->out));
-	cpl_strmap_put(&e->queued, j->key, j);
+	cpl_strmap_put(&e->queue.queued, j->key, j);
 	/* A text given for the path (a --fix pass) is read here, on the
 	 * main thread, like the index with --staged. */
 	if (cpl_engine_overlay_read(e, path, &j->text, &j->len) == 0) {
 		j->have_text = true;
-	} else if (e->staged) {
+	} else if (e->set.staged) {
 		j->have_text = true;
 		if (cpl_engine_read_source(e, path, &j->text, &j->len,
 					   &err) < 0) {
@@ -132,7 +132,7 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 			j->text = NULL;
 		}
 	}
-	if (e->njobs >= QUEUE_MAX)
+	if (e->queue.njobs >= QUEUE_MAX)
 		launch(e);
 }
 
@@ -164,8 +164,8 @@ process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 	}
 	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
 	 * here, on this thread, from a scan of their own. */
-	(void)cpl_pywork_load(&j->out->workloads, j->src->path, j->src->text,
-			      j->src->len);
+	(void)cpl_pywork_load(&j->out->res.workloads, j->src->path,
+			      j->src->text, j->src->len);
 	/* Scanned light: held unloaded until its group is judged
 	 * (group.c). */
 	j->src->scanned = true;
@@ -269,21 +269,21 @@ static void
 take(struct cpl_engine *e, struct pjob *j)
 {
 	struct cpl_engine *o = j->out;
-	struct cpl_wlist *wl = &o->workloads;
+	struct cpl_wlist *wl = &o->res.workloads;
 	size_t i;
 
 	if (j->src != NULL)
 		cpl_engine_source_add(e, j->src);
-	take_errors(&e->errors, &e->nerrors, &e->errors_cap, o->errors,
-		    o->nerrors);
-	take_errors(&e->warnings, &e->nwarnings, &e->warnings_cap,
-		    o->warnings, o->nwarnings);
-	take_errors(&e->notes, &e->nnotes, &e->notes_cap, o->notes,
-		    o->nnotes);
+	take_errors(&e->res.errors, &e->res.nerrors, &e->res.errors_cap,
+		    o->res.errors, o->res.nerrors);
+	take_errors(&e->res.warnings, &e->res.nwarnings, &e->res.warnings_cap,
+		    o->res.warnings, o->res.nwarnings);
+	take_errors(&e->res.notes, &e->res.nnotes, &e->res.notes_cap,
+		    o->res.notes, o->res.nnotes);
 	for (i = 0; i < wl->count; i++)
-		cpl_wlist_add(&e->workloads, wl->items[i]);
+		cpl_wlist_add(&e->res.workloads, wl->items[i]);
 	if (wl->nskipped > 0) {
-		struct cpl_wlist *to = &e->workloads;
+		struct cpl_wlist *to = &e->res.workloads;
 
 		CPL_GROW(to->skipped, to->skipped_cap, to->nskipped + wl->nskipped);
 		memcpy(to->skipped + to->nskipped, wl->skipped,
@@ -301,16 +301,16 @@ take(struct cpl_engine *e, struct pjob *j)
 size_t
 cpl_engine_threads(struct cpl_engine *e, size_t n)
 {
-	size_t t = (size_t)e->threads;
+	size_t t = (size_t)e->set.threads;
 
-	if (n < 2 || e->threads == 1)
+	if (n < 2 || e->set.threads == 1)
 		return 1;
-	if (e->threads <= 0) {
+	if (e->set.threads <= 0) {
 		if (n < THREAD_MIN)
 			return 1;
-		if (e->cpus == 0)
-			e->cpus = cpl_cpus_available();
-		t = (size_t)e->cpus;
+		if (e->queue.cpus == 0)
+			e->queue.cpus = cpl_cpus_available();
+		t = (size_t)e->queue.cpus;
 	}
 	return t < n ? t : n;
 }
@@ -325,9 +325,9 @@ start_crew(struct cpl_engine *e, struct crew *c, size_t nt, size_t *started)
 	*started = 0;
 	if (nt <= 1)
 		return NULL;
-	if (!e->seeded) {	/* jansson seeds itself racily */
+	if (!e->queue.seeded) {	/* jansson seeds itself racily */
 		json_object_seed(0);
-		e->seeded = true;
+		e->queue.seeded = true;
 	}
 	tid = cpl_xcalloc(nt - 1, sizeof(*tid));
 	for (i = 0; i + 1 < nt; i++)
@@ -356,11 +356,11 @@ finish_crew(struct cpl_engine *e, struct crew *c, pthread_t *tid,
 void
 cpl_engine_land(struct cpl_engine *e)
 {
-	struct pbatch *b = e->inflight;
+	struct pbatch *b = e->queue.inflight;
 
 	if (b == NULL)
 		return;
-	e->inflight = NULL;
+	e->queue.inflight = NULL;
 	finish_crew(e, &b->c, b->tid, b->started);
 	crew_destroy(&b->c);
 	cpl_strmap_free(&b->queued);
@@ -377,20 +377,20 @@ launch(struct cpl_engine *e)
 	size_t nt;
 
 	cpl_engine_land(e);
-	nt = cpl_engine_threads(e, e->njobs);
+	nt = cpl_engine_threads(e, e->queue.njobs);
 	if (nt <= 1) {
 		cpl_engine_flush(e);
 		return;
 	}
 	b = cpl_xcalloc(1, sizeof(*b));
-	crew_init(&b->c, e->jobs, e->njobs);
+	crew_init(&b->c, e->queue.jobs, e->queue.njobs);
 	b->tid = start_crew(e, &b->c, nt, &b->started);
-	b->queued = e->queued;
-	memset(&e->queued, 0, sizeof(e->queued));
-	e->jobs = NULL;
-	e->njobs = 0;
-	e->jobs_cap = 0;
-	e->inflight = b;
+	b->queued = e->queue.queued;
+	memset(&e->queue.queued, 0, sizeof(e->queue.queued));
+	e->queue.jobs = NULL;
+	e->queue.njobs = 0;
+	e->queue.jobs_cap = 0;
+	e->queue.inflight = b;
 	if (b->started == 0)
 		cpl_engine_land(e);
 }
@@ -403,14 +403,15 @@ cpl_engine_flush(struct cpl_engine *e)
 	size_t started;
 
 	cpl_engine_land(e);
-	if (e->njobs == 0)
+	if (e->queue.njobs == 0)
 		return;
-	crew_init(&c, e->jobs, e->njobs);
-	tid = start_crew(e, &c, cpl_engine_threads(e, e->njobs), &started);
+	crew_init(&c, e->queue.jobs, e->queue.njobs);
+	tid = start_crew(e, &c, cpl_engine_threads(e, e->queue.njobs),
+			 &started);
 	finish_crew(e, &c, tid, started);
 	crew_destroy(&c);
-	cpl_strmap_free(&e->queued);
-	e->njobs = 0;
+	cpl_strmap_free(&e->queue.queued);
+	e->queue.njobs = 0;
 }
 
 void
@@ -419,25 +420,25 @@ cpl_engine_pipeline_free(struct cpl_engine *e)
 	size_t i;
 
 
-	for (i = 0; i < e->njobs; i++) {	/* queued, never flushed */
-		struct pjob *j = &e->jobs[i];
+	for (i = 0; i < e->queue.njobs; i++) {	/* queued, never flushed */
+		struct pjob *j = &e->queue.jobs[i];
 		size_t k;
 
-		for (k = 0; k < j->out->nerrors; k++)
-			cpl_error_clear(&j->out->errors[k]);
-		free(j->out->errors);
-		cpl_wlist_free(&j->out->workloads);
+		for (k = 0; k < j->out->res.nerrors; k++)
+			cpl_error_clear(&j->out->res.errors[k]);
+		free(j->out->res.errors);
+		cpl_wlist_free(&j->out->res.workloads);
 		free(j->out);
 		free(j->text);
 		free(j->path);
 		free(j->key);
 	}
-	free(e->jobs);
-	cpl_strmap_free(&e->queued);
+	free(e->queue.jobs);
+	cpl_strmap_free(&e->queue.queued);
 }
 
 void
 cpl_engine_set_jobs(struct cpl_engine *e, int n)
 {
-	e->threads = n > 0 ? n : 0;
+	e->set.threads = n > 0 ? n : 0;
 }

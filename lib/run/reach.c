@@ -48,7 +48,7 @@ root_path(const struct cpl_engine *e)
 	bool at_root = rel != NULL && *rel == '\0';
 
 	free(rel);
-	return at_root ? "." : cpl_repo_root(e->repo);
+	return at_root ? "." : cpl_repo_root(e->set.repo);
 }
 
 /*
@@ -161,7 +161,7 @@ seed_named(const struct reach *rc, const char *path)
 
 /* Adds the nth listed Python file to R. */
 static void
-add_r(struct reach *rc, size_t i, char ***fresh, size_t *nfresh,
+add_r(struct reach *rc, size_t i, const char ***fresh, size_t *nfresh,
       size_t *fresh_cap)
 {
 	char *stem = module_stem(rc->py[i]);
@@ -173,10 +173,10 @@ add_r(struct reach *rc, size_t i, char ***fresh, size_t *nfresh,
 		free(stem);
 		return;
 	}
-	cpl_strmap_put(&rc->stems, cpl_engine_own_key(rc->e, stem), rc);
 	*fresh = cpl_xgrow_to(*fresh, fresh_cap, *nfresh + 1,
 			      sizeof(**fresh));
-	(*fresh)[(*nfresh)++] = stem;
+	(*fresh)[(*nfresh)++] = cpl_strmap_put(&rc->stems, stem, rc);
+	free(stem);
 }
 
 /*
@@ -187,7 +187,7 @@ static void
 find_r(struct reach *rc)
 {
 	struct cpl_engine *e = rc->e;
-	char **fresh = NULL, **round = NULL;
+	const char **fresh = NULL, **round = NULL;
 	size_t nfresh = 0, fresh_cap = 0, nround, i, j;
 
 	rc->text = cpl_xcalloc(rc->npy + 1, sizeof(*rc->text));
@@ -381,7 +381,7 @@ load_candidate(struct reach *rc, const char *path)
 		const char *seed = NULL;
 
 		if (link_context(rc, w, &seed)) {
-			cpl_wlist_add(&e->workloads, w);
+			cpl_wlist_add(&e->res.workloads, w);
 			if (seed_path == NULL)
 				seed_path = cpl_xstrdup(seed);
 		} else {
@@ -413,32 +413,32 @@ void
 cpl_engine_reach(struct cpl_engine *e)
 {
 	struct cpl_linker lk = { .load = cpl_engine_link_load, .ctx = e };
-	struct reach rc = { .e = e, .full = &lk };
+	struct reach rc = { .e = e, .full = &lk, .stems.own_keys = true };
 	struct cpl_walker w = { 0 };
 	size_t i;
 
-	if (e->repo == NULL || e->nseeds == 0)
+	if (e->set.repo == NULL || e->load.nseeds == 0)
 		return;
-	for (i = 0; i < e->nseeds; i++) {
-		char *rel = cpl_engine_rel_of(e, e->seeds[i]);
+	for (i = 0; i < e->load.nseeds; i++) {
+		char *rel = cpl_engine_rel_of(e, e->load.seeds[i]);
 
-		const char *base = strrchr(e->seeds[i], '/');
+		const char *base = strrchr(e->load.seeds[i], '/');
 
 		if (rel == NULL)
 			continue;
-		cpl_strmap_put(&e->seed_rel, cpl_engine_own_key(e, rel),
-			       e->seeds[i]);
-		cpl_strmap_put(&rc.seed_base, base ? base + 1 : e->seeds[i],
-			       e);
+		cpl_strmap_put(&e->load.seed_rel, rel, e->load.seeds[i]);
+		free(rel);
+		cpl_strmap_put(&rc.seed_base,
+			       base ? base + 1 : e->load.seeds[i], e);
 	}
-	if (e->seed_rel.count == 0) {
+	if (e->load.seed_rel.count == 0) {
 		cpl_strmap_free(&rc.seed_base);
 		return;
 	}
-	lk.root = cpl_repo_root(e->repo);
-	w.config = e->config;
-	w.repo = e->repo;
-	w.staged = e->staged;
+	lk.root = cpl_repo_root(e->set.repo);
+	w.config = e->set.config;
+	w.repo = e->set.repo;
+	w.staged = e->set.staged;
 	w.file = candidate;
 	w.error = candidate_error;
 	w.ctx = &rc;
@@ -466,10 +466,10 @@ diff_head(struct cpl_engine *e, bool *done)
 {
 	struct cpl_error err = { 0 };
 
-	if (*done || e->diff)
+	if (*done || e->set.diff)
 		return;
 	*done = true;
-	(void)cpl_repo_diff_base(e->repo, "HEAD", e->staged, &err);
+	(void)cpl_repo_diff_base(e->set.repo, "HEAD", e->set.staged, &err);
 	cpl_error_clear(&err);	/* no commit yet: every line is new */
 }
 
@@ -547,8 +547,8 @@ cpl_engine_relocate(struct cpl_engine *e)
 	bool diffed = false;
 	size_t i, out;
 
-	for (i = 0, out = 0; i < e->nfindings; i++) {
-		struct cpl_finding *f = &e->findings[i];
+	for (i = 0, out = 0; i < e->res.nfindings; i++) {
+		struct cpl_finding *f = &e->res.findings[i];
 
 		if (f->workload && f->workload->context &&
 		    !place(e, f, &diffed)) {
@@ -556,10 +556,10 @@ cpl_engine_relocate(struct cpl_engine *e)
 			continue;
 		}
 		if (out != i)
-			e->findings[out] = *f;
+			e->res.findings[out] = *f;
 		out++;
 	}
-	e->nfindings = out;
+	e->res.nfindings = out;
 }
 
 void
@@ -567,9 +567,9 @@ cpl_engine_reach_free(struct cpl_engine *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->nseeds; i++)
-		free(e->seeds[i]);
-	free(e->seeds);
-	cpl_strmap_free(&e->seed_rel);
-	cpl_strmap_free(&e->is_seed);
+	for (i = 0; i < e->load.nseeds; i++)
+		free(e->load.seeds[i]);
+	free(e->load.seeds);
+	cpl_strmap_free(&e->load.seed_rel);
+	cpl_strmap_free(&e->load.is_seed);
 }

@@ -57,13 +57,14 @@ push_error(struct cpl_error **v, size_t *n, size_t *cap,
 void
 cpl_engine_add_error(struct cpl_engine *e, const struct cpl_error *err)
 {
-	push_error(&e->errors, &e->nerrors, &e->errors_cap, err);
+	push_error(&e->res.errors, &e->res.nerrors, &e->res.errors_cap, err);
 }
 
 void
 cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w)
 {
-	push_error(&e->warnings, &e->nwarnings, &e->warnings_cap, w);
+	push_error(&e->res.warnings, &e->res.nwarnings, &e->res.warnings_cap,
+		   w);
 }
 
 void
@@ -72,8 +73,8 @@ cpl_engine_note(struct cpl_engine *e, const char *path, const char *fmt, ...)
 	struct cpl_error *n;
 	va_list ap;
 
-	CPL_GROW(e->notes, e->notes_cap, e->nnotes + 1);
-	n = &e->notes[e->nnotes++];
+	CPL_GROW(e->res.notes, e->res.notes_cap, e->res.nnotes + 1);
+	n = &e->res.notes[e->res.nnotes++];
 	memset(n, 0, sizeof(*n));
 	n->path = cpl_xstrdup(path);
 	va_start(ap, fmt);
@@ -119,10 +120,10 @@ cpl_engine_add_errorf(struct cpl_engine *e, const char *path, int line, int col,
 }
 
 const char *
-cpl_engine_own_key(struct cpl_engine *e, char *key)
+cpl_engine_keep_str(struct cpl_engine *e, char *key)
 {
-	CPL_GROW(e->keys, e->keys_cap, e->nkeys + 1);
-	e->keys[e->nkeys++] = key;
+	CPL_GROW(e->load.kept, e->load.kept_cap, e->load.nkept + 1);
+	e->load.kept[e->load.nkept++] = key;
 	return key;
 }
 
@@ -133,9 +134,9 @@ cpl_engine_read_aux(struct cpl_engine *e, const char *path)
 
 	if (stat(path, &st) < 0 || cpl_engine_is_aux(e, &st))
 		return;
-	CPL_GROW(e->aux, e->aux_cap, e->naux + 1);
-	e->aux[e->naux].dev = (unsigned long long)st.st_dev;
-	e->aux[e->naux++].ino = (unsigned long long)st.st_ino;
+	CPL_GROW(e->load.aux, e->load.aux_cap, e->load.naux + 1);
+	e->load.aux[e->load.naux].dev = (unsigned long long)st.st_dev;
+	e->load.aux[e->load.naux++].ino = (unsigned long long)st.st_ino;
 }
 
 bool
@@ -143,9 +144,9 @@ cpl_engine_is_aux(const struct cpl_engine *e, const struct stat *st)
 {
 	size_t i;
 
-	for (i = 0; i < e->naux; i++)
-		if (e->aux[i].dev == (unsigned long long)st->st_dev &&
-		    e->aux[i].ino == (unsigned long long)st->st_ino)
+	for (i = 0; i < e->load.naux; i++)
+		if (e->load.aux[i].dev == (unsigned long long)st->st_dev &&
+		    e->load.aux[i].ino == (unsigned long long)st->st_ino)
 			return true;
 	return false;
 }
@@ -170,14 +171,16 @@ cpl_engine_source_new(const char *path, enum file_kind kind, char *text,
 void
 cpl_engine_source_add(struct cpl_engine *e, struct source *src)
 {
-	CPL_GROW(e->files, e->files_cap, e->nfiles + 1);
-	src->index = e->nfiles;
+	char *key;
+
+	CPL_GROW(e->load.files, e->load.files_cap, e->load.nfiles + 1);
+	src->index = e->load.nfiles;
 	if (src->py != NULL)
 		src->py->owner = src;
-	e->files[e->nfiles++] = src;
-	cpl_strmap_put(&e->by_path,
-		       cpl_engine_own_key(e, cpl_link_join(".", src->path)),
-		       src);
+	e->load.files[e->load.nfiles++] = src;
+	key = cpl_link_join(".", src->path);
+	cpl_strmap_put(&e->load.by_path, key, src);
+	free(key);
 }
 
 struct source *
@@ -248,23 +251,23 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 	n = cpl_ystream_count(s);
 	for (i = 0; i < n; i++) {
 		const struct cpl_ynode *doc = cpl_ystream_doc(s, i);
-		size_t before = e->workloads.count;
+		size_t before = e->res.workloads.count;
 		int rc;
 
 		if (doc == NULL)
 			continue;
 		if (cpl_manifest_detect(doc)) {
-			rc = cpl_manifest_load(&e->workloads, s, doc,
+			rc = cpl_manifest_load(&e->res.workloads, s, doc,
 					       src->path, &err);
 		} else if (cpl_polyaxon_detect(doc)) {
-			rc = cpl_polyaxon_load(&e->workloads, s, doc,
+			rc = cpl_polyaxon_load(&e->res.workloads, s, doc,
 					       src->path, &err);
 		} else if (cpl_kfp_detect(doc)) {
-			rc = cpl_kfp_load(&e->workloads, s, doc, src->path,
+			rc = cpl_kfp_load(&e->res.workloads, s, doc, src->path,
 					  &err);
 		} else {
 			if (!cpl_ynode_is_null(doc))
-				cpl_wlist_skip(&e->workloads, src->path,
+				cpl_wlist_skip(&e->res.workloads, src->path,
 					       doc->line, doc->column,
 					       "neither a Polyaxonfile nor a "
 					       "Kubernetes object",
@@ -276,7 +279,7 @@ cpl_engine_load_yaml(struct cpl_engine *e, const struct source *src,
 			cpl_engine_add_error(e, &err);
 			cpl_error_clear(&err);
 		}
-		workloads += e->workloads.count - before;
+		workloads += e->res.workloads.count - before;
 	}
 	if (!any && explicit) {
 		const struct cpl_ynode *doc = cpl_ystream_doc(s, 0);
@@ -302,15 +305,15 @@ cpl_engine_read_source(struct cpl_engine *e, const char *path, char **text,
 
 	if (cpl_engine_overlay_read(e, path, text, len) == 0)
 		return 0;
-	if (!e->staged)
+	if (!e->set.staged)
 		return cpl_read_file(text, len, path, MAX_FILE_BYTES, err);
-	rc = cpl_repo_relpath(&rel, e->repo, path, err);
+	rc = cpl_repo_relpath(&rel, e->set.repo, path, err);
 	if (rc == 1)
 		cpl_error_set(err, path, 0, 0, "outside the repository, so "
 			      "--staged has nothing to read");
 	if (rc != 0)
 		return -1;
-	rc = cpl_repo_staged_blob(text, len, e->repo, rel, MAX_FILE_BYTES,
+	rc = cpl_repo_staged_blob(text, len, e->set.repo, rel, MAX_FILE_BYTES,
 				  err);
 	if (rc == 1)
 		cpl_error_set(err, path, 0, 0, "not staged (--staged reads "
@@ -329,7 +332,7 @@ listed_absent(const struct cpl_engine *e, const char *key)
 	size_t n = strlen(key) + 1;
 	bool absent = false;
 
-	if (e->listed.count == 0 || strchr(key, '/') == NULL)
+	if (e->load.listed.count == 0 || strchr(key, '/') == NULL)
 		return false;
 	dir = n <= sizeof(stack) ? stack : cpl_xmalloc(n);
 	memcpy(dir, key, n);
@@ -337,7 +340,7 @@ listed_absent(const struct cpl_engine *e, const char *key)
 		const struct cpl_strmap *m;
 
 		*slash = '\0';
-		m = cpl_strmap_get(&e->listed, dir);
+		m = cpl_strmap_get(&e->load.listed, dir);
 		if (m != NULL) {
 			absent = cpl_strmap_get(m, slash + 1) == NULL;
 			break;
@@ -362,19 +365,19 @@ cpl_engine_link_missing(void *ctx, const char *dir, const char *const *names,
 	const struct cpl_strmap *m;
 	size_t i, len;
 
-	if (e->staged || e->listed.count == 0 || *dir == '\0' ||
+	if (e->set.staged || e->load.listed.count == 0 || *dir == '\0' ||
 	    strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
 		return false;
-	if (e->missing_count == e->listed.count &&
-	    strcmp(dir, e->missing_dir) == 0) {
-		m = e->missing_listing;
+	if (e->load.missing_count == e->load.listed.count &&
+	    strcmp(dir, e->load.missing_dir) == 0) {
+		m = e->load.missing_listing;
 	} else {
-		m = cpl_strmap_get(&e->listed, dir);
+		m = cpl_strmap_get(&e->load.listed, dir);
 		len = strlen(dir);
-		if (len < sizeof(e->missing_dir)) {
-			memcpy(e->missing_dir, dir, len + 1);
-			e->missing_listing = m;
-			e->missing_count = e->listed.count;
+		if (len < sizeof(e->load.missing_dir)) {
+			memcpy(e->load.missing_dir, dir, len + 1);
+			e->load.missing_listing = m;
+			e->load.missing_count = e->load.listed.count;
 		}
 	}
 	if (m == NULL)
@@ -409,17 +412,18 @@ cpl_engine_find_source(const struct cpl_engine *e, const char *path)
 
 	if (path == NULL)
 		return NULL;
-	src = cpl_strmap_get(&e->by_path, path);
+	src = cpl_strmap_get(&e->load.by_path, path);
 	if (src != NULL)
 		return src;
 	key = cpl_link_join(".", path);
-	src = cpl_strmap_get(&e->by_path, key);
+	src = cpl_strmap_get(&e->load.by_path, key);
 	free(key);
 	return src;
 }
 
 const struct cpl_pyfile *
-cpl_engine_python(struct cpl_engine *e, struct source *src)
+cpl_engine_python(struct cpl_engine *e, struct source *src,
+		  enum py_need need)
 {
 	struct cpl_error err = { 0 };
 
@@ -433,7 +437,7 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 	if (!src->scanned) {
 		src->scanned = true;
 		/* The source keeps its text as long as its scan. */
-		if ((e->light ? cpl_pyscan_file_light :
+		if ((need == PY_SCANNED ? cpl_pyscan_file_light :
 			       cpl_pyscan_file_borrowed)(&src->py, src->path,
 							 src->text, src->len,
 							 &err) != 0 &&
@@ -441,7 +445,7 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 			cpl_engine_add_error(e, &err);
 		cpl_error_clear(&err);
 		src->py->owner = src;
-	} else if (!e->light) {
+	} else if (need == PY_LOADED) {
 		/* Another thread may be loading it: nothing of it is read
 		 * before that thread is done. */
 		if (src->inflight)
@@ -455,39 +459,42 @@ cpl_engine_python(struct cpl_engine *e, struct source *src)
 	}
 	/* Its tokens, made again when read, count against the bound. */
 	if (cpl_pyfile_loaded(src->py))
-		cpl_pytokcache_attach(e->tokcache, src->py);
+		cpl_pytokcache_attach(e->load.tokcache, src->py);
 	return src->py;
 }
+
+static const struct cpl_pyfile *link_load_scanned(void *ctx,
+						  const char *path);
 
 /* The linker's ready hook: an unloaded file loaded again. */
 static void
 link_ready(void *ctx, const struct cpl_pyfile *f)
 {
 	if (f->owner != NULL)
-		(void)cpl_engine_python(ctx, f->owner);
+		(void)cpl_engine_python(ctx, f->owner, PY_LOADED);
 }
 
 void
-cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk)
+cpl_engine_linker(struct cpl_engine *e, struct cpl_linker *lk,
+		  enum py_need need)
 {
 	memset(lk, 0, sizeof(*lk));
-	lk->load = cpl_engine_link_load;
+	lk->load = need == PY_LOADED ? cpl_engine_link_load : link_load_scanned;
 	lk->ctx = e;
-	lk->root = e->repo ? cpl_repo_root(e->repo) : NULL;
-	if (e->memo == NULL)
-		e->memo = cpl_link_memo_new();
-	lk->memo = e->memo;
-	lk->ready = link_ready;
+	lk->root = e->set.repo ? cpl_repo_root(e->set.repo) : NULL;
+	if (e->load.memo == NULL)
+		e->load.memo = cpl_link_memo_new();
+	lk->memo = e->load.memo;
+	lk->ready = need == PY_LOADED ? link_ready : NULL;
 	lk->missing = cpl_engine_link_missing;
 }
 
 /* The linker's loader: a Python file the engine has, or reads now (from
  * the working tree or, with --staged, the index).  Missing paths are
  * remembered, so each is looked up once. */
-const struct cpl_pyfile *
-cpl_engine_link_load(void *ctx, const char *path)
+static const struct cpl_pyfile *
+link_load(struct cpl_engine *e, const char *path, enum py_need need)
 {
-	struct cpl_engine *e = ctx;
 	struct source *src;
 	struct cpl_error err = { 0 };
 	struct stat st;
@@ -498,25 +505,26 @@ cpl_engine_link_load(void *ctx, const char *path)
 
 	/* by_path's keys are normalised, and so is key: this is
 	 * cpl_engine_find_source() with one join. */
-	src = cpl_strmap_get(&e->by_path, key);
+	src = cpl_strmap_get(&e->load.by_path, key);
 	if (src != NULL) {
 		free(key);
-		return cpl_engine_python(e, src);
+		return cpl_engine_python(e, src, need);
 	}
-	if (cpl_strmap_get(&e->absent, key) != NULL) {
+	if (cpl_strmap_get(&e->load.absent, key) != NULL) {
 		free(key);
 		return NULL;
 	}
 	/* What a listing shows missing is not remembered: asking the
 	 * listing again is as cheap, and the run's memory stays with
 	 * its files, not with every module every directory looked for. */
-	if (!e->staged && listed_absent(e, key)) {
+	if (!e->set.staged && listed_absent(e, key)) {
 		free(key);
 		return NULL;
 	}
-	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    cpl_config_excluded(e->config, path)) {
-		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+	if ((!e->set.staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	    cpl_config_excluded(e->set.config, path)) {
+		cpl_strmap_put(&e->load.absent, key, e);
+		free(key);
 		return NULL;
 	}
 	/* A named file spelt another way ("/repo/src/x.py" for "x.py"):
@@ -524,17 +532,31 @@ cpl_engine_link_load(void *ctx, const char *path)
 	src = cpl_engine_seed_source(e, path);
 	if (src != NULL) {
 		free(key);
-		return cpl_engine_python(e, src);
+		return cpl_engine_python(e, src, need);
 	}
 	if (cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		cpl_strmap_put(&e->load.absent, key, e);
+		free(key);
 		cpl_error_clear(&err);
 		return NULL;
 	}
 	free(key);
 	src = cpl_engine_add_source(e, path, FILE_PYTHON, text, len);
 	src->linted = false;	/* context for budget rules, not a target */
-	return cpl_engine_python(e, src);
+	return cpl_engine_python(e, src, need);
+}
+
+const struct cpl_pyfile *
+cpl_engine_link_load(void *ctx, const char *path)
+{
+	return link_load(ctx, path, PY_LOADED);
+}
+
+/* The loader of cpl_engine_linker()'s PY_SCANNED linker. */
+static const struct cpl_pyfile *
+link_load_scanned(void *ctx, const char *path)
+{
+	return link_load(ctx, path, PY_SCANNED);
 }
 
 /* Keeps a linked process: the engine owns it, each of its files knows it
@@ -549,17 +571,18 @@ cpl_engine_keep_code(struct cpl_engine *e, const struct cpl_workload *w,
 	if (c != NULL)
 		c->code = code;
 
-	CPL_GROW(e->codes, e->codes_cap, e->ncodes + 1);
-	e->codes[e->ncodes++] = code;
+	CPL_GROW(e->check.codes, e->check.codes_cap, e->check.ncodes + 1);
+	e->check.codes[e->check.ncodes++] = code;
 	for (k = 0; k < code->nfiles; k++) {
 		const char *path = code->files[k]->path;
-		struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+		struct coderefs *r = cpl_strmap_get(&e->check.code_of, path);
 
 		if (r == NULL) {
 			r = cpl_xcalloc(1, sizeof(*r));
-			CPL_GROW(e->refs, e->refs_cap, e->nrefs + 1);
-			e->refs[e->nrefs++] = r;
-			cpl_strmap_put(&e->code_of, path, r);
+			CPL_GROW(e->check.refs, e->check.refs_cap,
+				 e->check.nrefs + 1);
+			e->check.refs[e->check.nrefs++] = r;
+			cpl_strmap_put(&e->check.code_of, path, r);
 		}
 		CPL_GROW(r->v, r->cap, r->n + 1);
 		r->v[r->n].code = code;
@@ -587,14 +610,15 @@ aux_source(struct cpl_engine *e, const char *path)
 	if (src != NULL)
 		return src->kind == FILE_YAML ? src : NULL;
 	key = cpl_link_join(".", path);
-	if (cpl_strmap_get(&e->absent, key) != NULL) {
+	if (cpl_strmap_get(&e->load.absent, key) != NULL) {
 		free(key);
 		return NULL;
 	}
-	if ((!e->staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
-	    cpl_config_excluded(e->config, path) ||
+	if ((!e->set.staged && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) ||
+	    cpl_config_excluded(e->set.config, path) ||
 	    cpl_engine_read_source(e, path, &text, &len, &err) < 0) {
-		cpl_strmap_put(&e->absent, cpl_engine_own_key(e, key), e);
+		cpl_strmap_put(&e->load.absent, key, e);
+		free(key);
 		cpl_error_clear(&err);
 		return NULL;
 	}
@@ -617,7 +641,7 @@ try_aux(void *ctx, const char *path)
 static const struct source *
 find_config(struct cpl_engine *e, const char *wfile, const char *rel)
 {
-	const char *root = e->repo ? cpl_repo_root(e->repo) : NULL;
+	const char *root = e->set.repo ? cpl_repo_root(e->set.repo) : NULL;
 	const char *wslash = strrchr(wfile, '/'), *next;
 	const struct source *src = NULL;
 	char *dir = wslash ? cpl_xstrndup(wfile, (size_t)(wslash - wfile)) :
@@ -664,7 +688,7 @@ cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w)
 const struct cpl_code_ref *
 cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
 {
-	const struct coderefs *r = cpl_strmap_get(&e->code_of, path);
+	const struct coderefs *r = cpl_strmap_get(&e->check.code_of, path);
 
 	*n = r ? r->n : 0;
 	return r ? r->v : NULL;
@@ -673,7 +697,7 @@ cpl_engine_codes_of(const struct cpl_engine *e, const char *path, size_t *n)
 void
 cpl_engine_let_text_go(struct cpl_engine *e, struct source *src)
 {
-	if (!e->drop_texts || !src->reread || src->text == NULL ||
+	if (!e->set.drop_texts || !src->reread || src->text == NULL ||
 	    cpl_pyfile_loaded(src->py))
 		return;
 	cpl_engine_free_yedit(src);
@@ -738,9 +762,9 @@ cpl_engine_free_yedits(struct cpl_engine *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->nyedits; i++)
-		cpl_engine_free_yedit(e->yedits[i]);
-	e->nyedits = 0;
+	for (i = 0; i < e->check.nyedits; i++)
+		cpl_engine_free_yedit(e->check.yedits[i]);
+	e->check.nyedits = 0;
 }
 
 static char no_mark;	/* the is_seed memo's "not a named file" */
@@ -752,7 +776,7 @@ cpl_engine_rel_of(const struct cpl_engine *e, const char *path)
 	struct cpl_error err = { 0 };
 	char *rel = NULL;
 
-	if (cpl_repo_relpath(&rel, e->repo, path, &err) != 0)
+	if (cpl_repo_relpath(&rel, e->set.repo, path, &err) != 0)
 		rel = NULL;
 	cpl_error_clear(&err);
 	return rel;
@@ -768,16 +792,15 @@ cpl_engine_seed_of(struct cpl_engine *e, const char *path)
 	char *rel;
 	const char *seed;
 
-	if (path == NULL || e->seed_rel.count == 0)
+	if (path == NULL || e->load.seed_rel.count == 0)
 		return NULL;
-	v = cpl_strmap_get(&e->is_seed, path);
+	v = cpl_strmap_get(&e->load.is_seed, path);
 	if (v != NULL)
 		return v == &no_mark ? NULL : v;
 	rel = cpl_engine_rel_of(e, path);
-	seed = rel ? cpl_strmap_get(&e->seed_rel, rel) : NULL;
+	seed = rel ? cpl_strmap_get(&e->load.seed_rel, rel) : NULL;
 	free(rel);
-	cpl_strmap_put(&e->is_seed, cpl_engine_own_key(e, cpl_xstrdup(path)),
-		       seed ? (void *)seed : &no_mark);
+	cpl_strmap_put(&e->load.is_seed, path, seed ? (void *)seed : &no_mark);
 	return seed;
 }
 

@@ -31,6 +31,26 @@ expect bad-fail-on 2 "$BIN" --fail-on sometimes .
 expect bad-jobs 2 "$BIN" -j 0 .
 has bad-jobs '--jobs takes a number from 1 to 1024, not "0"'
 expect bad-jobs-word 2 "$BIN" --jobs=two .
+has bad-jobs-word '--jobs takes a number from 1 to 1024, not "two"'
+# Every checked value says what its flag takes (cmd/flags.c's table).
+expect bad-fail-on-word 2 "$BIN" --fail-on=x .
+has bad-fail-on-word '--fail-on takes error, warning, note or none, not "x"'
+expect bad-deny-on 2 "$BIN" --deny-on x .
+has bad-deny-on '--deny-on takes error, warning, note or none, not "x"'
+expect bad-color 2 "$BIN" --color x .
+has bad-color '--color takes auto, always or never'
+expect bad-sample 2 "$BIN" --sample 2h .
+has bad-sample '--sample takes a duration such as 30s or 1m (at most 1h), not "2h"'
+expect bad-window 2 "$BIN" --window 0 .
+has bad-window '--window takes a duration such as 1h or 30m, not "0"'
+expect bad-audit-interval 2 "$BIN" --audit-interval 0 .
+has bad-audit-interval '--audit-interval takes a duration such as 30s or 5m, not "0"'
+expect bad-lease 2 "$BIN" --leader-elect-lease-duration 2s .
+has bad-lease '--leader-elect-lease-duration takes a duration of 3s or more, not "2s"'
+expect bad-flag-arg 2 "$BIN" --mutate-dry-run=x .
+has bad-flag-arg "option '--mutate-dry-run' doesn't allow an argument"
+expect bad-flag-short 2 "$BIN" -Z .
+has bad-flag-short "invalid option -- 'Z'"
 expect mixed 2 "$BIN" testdata/example pod/train-0
 expect live-flags-on-paths 2 "$BIN" -n ml testdata/example
 

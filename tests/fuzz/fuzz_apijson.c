@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cpl_ystream *s = NULL;
 	struct cpl_wlist wl = { 0 };
 	struct cpl_error err = { 0 };
-	struct cpl_livepods lp = { 0 };
+	struct cpl_livepods lp = CPL_LIVEPODS_INIT;
 	char owner[] = "job/fuzz/owner";
 	struct cpl_liveowner o = { .object = owner };
 	char *text;

@@ -167,7 +167,7 @@ END_TEST
 
 START_TEST(groups_named_after_owner)
 {
-	struct cpl_livepods lp = { 0 };
+	struct cpl_livepods lp = CPL_LIVEPODS_INIT;
 	char owner[] = "deployment/ml/web";
 	struct cpl_liveowner o = { .object = owner };
 	struct cpl_workload *w1 = cpl_workload_new(CPL_SRC_LIVE, NULL);

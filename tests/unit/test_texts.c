@@ -215,7 +215,7 @@ START_TEST(read_again_when_asked)
 	ck_assert_ptr_nonnull(src);
 	ck_assert_ptr_null(src->text);
 	ck_assert(!cpl_pyfile_loaded(src->py));
-	py = cpl_engine_python(e, src);
+	py = cpl_engine_python(e, src, PY_LOADED);
 	ck_assert(cpl_pyfile_loaded(py));
 	ck_assert_ptr_eq(py->text, src->text);
 	ck_assert_str_eq(py->text, second_py);
@@ -251,7 +251,7 @@ START_TEST(gone_from_disk_is_an_error)
 	ck_assert_int_eq(unlink(at("first.py")), 0);
 	src = (struct source *)cpl_engine_find_source(e, at("first.py"));
 	ck_assert_ptr_nonnull(src);
-	ck_assert(cpl_pyfile_loaded(cpl_engine_python(e, src)));
+	ck_assert(cpl_pyfile_loaded(cpl_engine_python(e, src, PY_LOADED)));
 	ck_assert_str_eq(src->text, "");
 	ck_assert_uint_eq(src->len, 0);
 	one_more_error(e, n0, "first.py", NULL);

@@ -204,6 +204,41 @@ START_TEST(strmap)
 }
 END_TEST
 
+/* A map that owns its keys copies each on its first put (the caller's
+ * buffer is reused at once), keeps the first copy when a key is put
+ * again, frees them with the map (ASan/valgrind see a leak otherwise)
+ * and still owns keys when used again after cpl_strmap_free(). */
+START_TEST(strmap_own_keys)
+{
+	struct cpl_strmap m = { .own_keys = true };
+	char buf[16];
+	const char *kept, *again;
+	int i, round;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 100; i++) {
+			snprintf(buf, sizeof(buf), "k%d", i);
+			kept = cpl_strmap_put(&m, buf, &m);
+			ck_assert_ptr_ne(kept, buf);
+			ck_assert_str_eq(kept, buf);
+		}
+		memset(buf, 'x', sizeof(buf) - 1);
+		buf[sizeof(buf) - 1] = '\0';
+		ck_assert_ptr_eq(cpl_strmap_get(&m, "k42"), &m);
+		ck_assert_int_eq(m.count, 100);
+		snprintf(buf, sizeof(buf), "k42");
+		kept = cpl_strmap_put(&m, "k42", NULL);
+		again = cpl_strmap_put(&m, buf, &buf);
+		ck_assert_ptr_eq(kept, again);
+		ck_assert_int_eq(m.count, 100);
+		ck_assert_ptr_eq(cpl_strmap_get(&m, "k42"), &buf);
+		cpl_strmap_free(&m);
+		ck_assert(m.own_keys);
+		ck_assert_int_eq(m.count, 0);
+	}
+}
+END_TEST
+
 START_TEST(parse_long)
 {
 	long v;
@@ -285,6 +320,7 @@ suite(void)
 	tcase_add_test(tc, errors_format);
 	tcase_add_test(tc, read_file);
 	tcase_add_test(tc, strmap);
+	tcase_add_test(tc, strmap_own_keys);
 	tcase_add_test(tc, parse_long);
 	tcase_add_test(tc, redaction);
 	tcase_add_test(tc, control_characters);
