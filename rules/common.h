@@ -68,9 +68,10 @@ bool cpl_facts_measured(struct cpl_finding *fd, const struct cpl_workload *w,
  * share (cpl_pools_share) of the per-rank budget, the rank running the
  * intra-op threads it has once CPU202 or CPU305 has fixed them (the
  * split's T when they are over the budget) and the loader workers as
- * written; 1 when the ranks or the workers are not known.
+ * written; 1 when the ranks or the workers are not known.  *threads
+ * (may be NULL) receives the intra-op threads it counted.
  */
-long cpl_facts_pool_share(const struct cpl_facts *f,
+long cpl_facts_pool_share(long *threads, const struct cpl_facts *f,
 			  const struct cpl_pools *ps, enum cpl_pool_kind k);
 
 /* The loader workers f counts (known, or a host-sized lower bound), 0

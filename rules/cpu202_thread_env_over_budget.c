@@ -79,7 +79,7 @@ check_pool(struct cpl_check *ck, const struct cpl_workload *w,
 	struct cpl_amount a;
 	struct cpl_finding *fd;
 	long r = f->ranks.n > 0 ? f->ranks.n : 1;
-	long wk = cpl_facts_workers(f), procs, share;
+	long wk = cpl_facts_workers(f), procs, share, t;
 	bool in_w;
 	char per[96] = "";
 
@@ -105,7 +105,7 @@ check_pool(struct cpl_check *ck, const struct cpl_workload *w,
 	if (in_w && f->workers.pos.line > 0)
 		cpl_finding_add_related(fd, &f->workers.pos,
 					"loader workers: %s", f->workers.how);
-	share = cpl_facts_pool_share(f, ps, k);
+	share = cpl_facts_pool_share(&t, f, ps, k);
 	if (!f->ranks_known || f->workers.state != CPL_AMT_KNOWN)
 		cpl_finding_set_fix(fd, "set %s to \"1\": with the %s not "
 				    "known the share of each process that "
@@ -120,23 +120,28 @@ check_pool(struct cpl_check *ck, const struct cpl_workload *w,
 				    p->name);
 	else if (in_w)
 		cpl_finding_set_fix(fd, "set %s to \"%ld\": each of the %ld "
-				    "loader worker(s) runs its own %s pool, "
-				    "and its share of the per-rank budget "
-				    "floor(%s / %ld) = %ld beside the "
-				    "rank's intra-op threads is %ld %s (a "
+				    "loader %s runs its own %s pool, and the "
+				    "per-rank budget floor(%s / %ld) = %ld "
+				    "less %ld intra-op %s leaves each worker's "
+				    "pool %ld %s, the calling one included (a "
 				    "starting point to compare against)",
-				    p->env, share, wk, p->name, f->cpus, r,
-				    f->per_rank, share,
-				    cpl_plural(share, "thread, the calling "
-					       "one", "threads"));
+				    p->env, share, wk,
+				    cpl_plural(wk, "worker", "workers"),
+				    p->name, f->cpus, r, f->per_rank, t,
+				    cpl_plural(t, "thread", "threads"), share,
+				    cpl_plural(share, "thread", "threads"));
 	else
-		cpl_finding_set_fix(fd, "set %s to \"%ld\": the rank's %s "
-				    "pool's share of the per-rank budget "
-				    "floor(%s / %ld) = %ld beside its "
-				    "intra-op threads and loader workers "
+		cpl_finding_set_fix(fd, "set %s to \"%ld\": the rank runs "
+				    "its %s pool, and the per-rank budget "
+				    "floor(%s / %ld) = %ld leaves it %ld "
+				    "%s beside %ld intra-op %s and %ld "
+				    "loader %s, the calling thread included "
 				    "(a starting point to compare against)",
 				    p->env, share, p->name, f->cpus, r,
-				    f->per_rank);
+				    f->per_rank, share,
+				    cpl_plural(share, "thread", "threads"), t,
+				    cpl_plural(t, "thread", "threads"), wk,
+				    cpl_plural(wk, "worker", "workers"));
 	cpl_check_replace_env_count(ck, fd, &a.pos, a.n, share);
 }
 

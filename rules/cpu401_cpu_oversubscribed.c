@@ -204,13 +204,16 @@ pools_rule_settles(struct cpl_check *ck, const struct cpl_facts *f,
 		    !cpl_pools_env_over(&a, ps, (enum cpl_pool_kind)k, c, r,
 					wk, f->cpu))
 			continue;
-		after.p[k].size.n = cpl_facts_pool_share(f, ps,
+		after.p[k].size.n = cpl_facts_pool_share(NULL, f, ps,
 						(enum cpl_pool_kind)k);
 		any = true;
 	}
 	if (!any)
 		return false;
-	if (thread_rule_reports(ck, &f->threads))
+	/* The threads go to the split's T only where CPU202 or CPU305
+	 * reports them (over the budget on their own). */
+	if (thread_rule_reports(ck, &f->threads) &&
+	    cpl_sat_mul(cpl_sat_mul(t, r), 1000) > f->cpu)
 		t = f->t;
 	return cpl_sat_mul(cpl_sat_mul(r, counted(&after, t, wk, allow)),
 			   1000) <= f->cpu;
