@@ -17,9 +17,11 @@ repository holds, not only what the tool judges:
     (6 to 30 KB), serving apps, packages of modules with tests;
   - shell wrappers (run.sh), READMEs, requirements.txt, a Dockerfile,
     JSON configs, CSV samples, notebooks (.ipynb);
-  - some large files: about one project in fifty holds one of a 2 MB
-    CRD bundle (YAML), a 600 KB generated *_pb2.py, a 1 MB package-lock
-    style JSON or a 3 MB CSV.
+  - some large files: one project in fifty holds one of a 400 KB CRD
+    bundle (100 documents), a 380 KB generated *_pb2.py, a 360 KB
+    package-lock style JSON or a 280 KB CSV.
+
+At 2,000 projects: 8,000 files, 50 MB (48 MiB), 2,400 of them YAML.
 
 About half the projects carry a problem the tool reports.  Deterministic:
 project K depends only on the seed and K.  Prints one line: "N projects,
