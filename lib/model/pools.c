@@ -188,6 +188,39 @@ use(struct cpl_pool *p, const struct cpl_pycall *k)
 	p->active = true;
 }
 
+/* The pools call k (named n through the imports) of f uses or sizes, by
+ * its name; whether it named one. */
+static bool
+by_name(struct cpl_pool *p, const struct cpl_pyfile *f,
+	const struct cpl_pycall *k, const char *n)
+{
+	if (cpl_str_eq(n, "threadpoolctl.threadpool_limits")) {
+		use(&p[CPL_POOL_OPENBLAS], k);
+		size_from_call(&p[CPL_POOL_OPENBLAS], f, k, "limits");
+	} else if (cpl_str_eq(n, "numexpr.set_num_threads")) {
+		use(&p[CPL_POOL_NUMEXPR], k);
+		size_from_call(&p[CPL_POOL_NUMEXPR], f, k, NULL);
+	} else if (in_module(n, "numexpr")) {
+		use(&p[CPL_POOL_NUMEXPR], k);
+	} else if (in_module(n, "onnxruntime") &&
+		   cpl_str_ends(n, "InferenceSession")) {
+		use(&p[CPL_POOL_ORT], k);
+	} else if (cpl_str_eq(n, "tensorflow.config.threading."
+			      "set_intra_op_parallelism_threads")) {
+		use(&p[CPL_POOL_TF], k);
+		size_from_call(&p[CPL_POOL_TF], f, k, NULL);
+	} else if (tf_busy(n)) {
+		use(&p[CPL_POOL_TF], k);
+	} else if (in_module(n, "jax") && !in_module(n, "jax.config")) {
+		use(&p[CPL_POOL_XLA], k);
+	} else if (cpl_str_eq(n, "torch.compile")) {
+		use(&p[CPL_POOL_INDUCTOR], k);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* What one file of the process does with the pools. */
 static void
 scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
@@ -201,31 +234,17 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 	for (i = 0; i < f->ncalls; i++) {
 		const struct cpl_pycall *k = &f->calls[i];
 		const char *n = call_name(k);
+		/* Every name by_name() knows starts with one of these
+		 * letters (threadpoolctl, numexpr, onnxruntime, tensorflow,
+		 * jax, torch): most calls of a file need no test there. */
+		bool named = n != NULL && n[0] != '\0' &&
+			     strchr("tnoj", n[0]) != NULL;
 
 		if (cpl_str_ends(k->callee, "openblas_set_num_threads")) {
 			use(&p[CPL_POOL_OPENBLAS], k);
 			size_from_call(&p[CPL_POOL_OPENBLAS], f, k, NULL);
-		} else if (cpl_str_eq(n, "threadpoolctl.threadpool_limits")) {
-			use(&p[CPL_POOL_OPENBLAS], k);
-			size_from_call(&p[CPL_POOL_OPENBLAS], f, k, "limits");
-		} else if (cpl_str_eq(n, "numexpr.set_num_threads")) {
-			use(&p[CPL_POOL_NUMEXPR], k);
-			size_from_call(&p[CPL_POOL_NUMEXPR], f, k, NULL);
-		} else if (in_module(n, "numexpr")) {
-			use(&p[CPL_POOL_NUMEXPR], k);
-		} else if (in_module(n, "onnxruntime") &&
-			   cpl_str_ends(n, "InferenceSession")) {
-			use(&p[CPL_POOL_ORT], k);
-		} else if (cpl_str_eq(n, "tensorflow.config.threading."
-				      "set_intra_op_parallelism_threads")) {
-			use(&p[CPL_POOL_TF], k);
-			size_from_call(&p[CPL_POOL_TF], f, k, NULL);
-		} else if (tf_busy(n)) {
-			use(&p[CPL_POOL_TF], k);
-		} else if (in_module(n, "jax") && !in_module(n, "jax.config")) {
-			use(&p[CPL_POOL_XLA], k);
-		} else if (cpl_str_eq(n, "torch.compile")) {
-			use(&p[CPL_POOL_INDUCTOR], k);
+		} else if (named && by_name(p, f, k, n)) {
+			/* used or sized there */
 		} else if (hf && names_tokenizer(k->callee)) {
 			bool worker = roles_of(code, fi, k->scope) &
 				      CPL_PYROLE_PIPELINE;
