@@ -118,6 +118,7 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 	j->key = cpl_link_join(".", path);
 	j->explicit = explicit;
 	j->out = cpl_xcalloc(1, sizeof(*j->out));
+	j->out->drop_texts = e->drop_texts;	/* read by process() */
 	cpl_strmap_put(&e->queued, j->key, j);
 	/* A text given for the path (a --fix pass) is read here, on the
 	 * main thread, like the index with --staged. */
@@ -160,6 +161,13 @@ process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 	j->src->reread = true;
 	if (!python) {
 		cpl_engine_load_yaml(j->out, j->src, j->explicit);
+		/* Nothing in it to judge (a values file, a CRD bundle, a
+		 * package-lock.json): when the run lets texts go, its text
+		 * goes now, not after the whole tree is read (read again
+		 * if asked for).  The source is this job's alone here. */
+		if (j->out->workloads.count == 0 && j->out->nerrors == 0 &&
+		    j->out->nwarnings == 0)
+			cpl_engine_let_text_go(j->out, j->src);
 		return;
 	}
 	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
