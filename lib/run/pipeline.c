@@ -144,6 +144,7 @@ static void
 process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 {
 	bool python = cpl_str_ends(j->path, ".py");
+	int rc;
 
 	if (!j->have_text &&
 	    (fd < 0 || cpl_read_fd(&j->text, &j->len, fd, size, j->path,
@@ -170,15 +171,20 @@ process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 			cpl_engine_let_text_go(j->out, j->src);
 		return;
 	}
-	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
-	 * here, on this thread, from a scan of their own. */
-	(void)cpl_pywork_load(&j->out->workloads, j->src->path, j->src->text,
-			      j->src->len);
 	/* Scanned light: held unloaded until its group is judged
 	 * (group.c). */
 	j->src->scanned = true;
-	if (cpl_pyscan_file_light(&j->src->py, j->src->path, j->src->text,
-				  j->src->len, err) != 0) {
+	rc = cpl_pyscan_file_light(&j->src->py, j->src->path, j->src->text,
+				   j->src->len, err);
+	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
+	 * here, on this thread, from a scan of their own, when the light
+	 * scan's imports (a full scan's: pyscan.h) name a framework.  A
+	 * text the light scan cannot read, a full scan cannot either:
+	 * such a file declares nothing. */
+	if (rc == 0 && cpl_pywork_declares(j->src->py))
+		(void)cpl_pywork_load(&j->out->workloads, j->src->path,
+				      j->src->text, j->src->len);
+	if (rc != 0) {
 		j->src->scan_err = *err;	/* reported when asked for */
 		memset(err, 0, sizeof(*err));
 		if (j->src->scan_err.message == NULL)
