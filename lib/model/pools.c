@@ -221,6 +221,26 @@ by_name(struct cpl_pool *p, const struct cpl_pyfile *f,
 	return true;
 }
 
+/* Whether by_name() may know call name n: every name it knows starts
+ * with "th" (threadpoolctl), "te" (tensorflow), n (numexpr), o
+ * (onnxruntime) or j (jax), or is torch.compile.  Most calls of a
+ * training script (torch.*, self.*, print) need no test there. */
+static bool
+may_name_pool(const char *n)
+{
+	if (n == NULL)
+		return false;
+	switch (n[0]) {
+	case 'n': case 'o': case 'j':
+		return true;
+	case 't':
+		return n[1] == 'h' || n[1] == 'e' ||
+		       strcmp(n, "torch.compile") == 0;
+	default:
+		return false;
+	}
+}
+
 /* What one file of the process does with the pools. */
 static void
 scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
@@ -234,11 +254,7 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 	for (i = 0; i < f->ncalls; i++) {
 		const struct cpl_pycall *k = &f->calls[i];
 		const char *n = call_name(k);
-		/* Every name by_name() knows starts with one of these
-		 * letters (threadpoolctl, numexpr, onnxruntime, tensorflow,
-		 * jax, torch): most calls of a file need no test there. */
-		bool named = n != NULL && n[0] != '\0' &&
-			     strchr("tnoj", n[0]) != NULL;
+		bool named = may_name_pool(n);
 
 		if (cpl_str_ends(k->callee, "openblas_set_num_threads")) {
 			use(&p[CPL_POOL_OPENBLAS], k);
