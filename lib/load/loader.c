@@ -88,14 +88,16 @@ holds(const struct cpl_ynode *n, int depth)
 	if (n->kind != CPL_Y_MAP)
 		return false;
 	for (i = 0; i < n->count; i++) {
-		const struct cpl_ynode *k = n->pairs[i].key;
+		const char *k = cpl_ynode_str(n->pairs[i].key);
 		const struct cpl_ynode *v = n->pairs[i].value;
 
-		if (cpl_str_eq(cpl_ynode_str(k), "containers") &&
-		    cpl_ynode_is_seq(v))
+		if (cpl_str_eq(k, "containers") && cpl_ynode_is_seq(v))
 			return true;
-		if (!cpl_str_eq(cpl_ynode_str(k), "status") &&
-		    holds(v, depth + 1))
+		/* Only a map or a list can hold one (a scalar is most
+		 * values: no call for it). */
+		if (v != NULL &&
+		    (v->kind == CPL_Y_MAP || v->kind == CPL_Y_SEQ) &&
+		    !cpl_str_eq(k, "status") && holds(v, depth + 1))
 			return true;
 	}
 	return false;

@@ -210,6 +210,76 @@ use(struct cpl_pool *p, const struct cpl_pycall *k)
 	p->active = true;
 }
 
+/* The pools call k (named n through the imports) of f uses or sizes, by
+ * its name; whether it named one. */
+static bool
+by_name(struct cpl_pool *p, const struct cpl_code *code, size_t fi,
+	const struct cpl_pycall *k, const char *n)
+{
+	const struct cpl_pyfile *f = code->files[fi];
+
+	if (cpl_str_eq(n, "threadpoolctl.threadpool_limits")) {
+		use(&p[CPL_POOL_OPENBLAS], k);
+		size_from_call(&p[CPL_POOL_OPENBLAS], f, k, "limits");
+	} else if (cpl_str_eq(n, "numexpr.set_num_threads")) {
+		use(&p[CPL_POOL_NUMEXPR], k);
+		size_from_call(&p[CPL_POOL_NUMEXPR], f, k, NULL);
+	} else if (in_module(n, "numexpr")) {
+		if (roles_of(code, fi, k->scope) & CPL_PYROLE_PIPELINE)
+			p[CPL_POOL_NUMEXPR].in_workers = true;
+		use(&p[CPL_POOL_NUMEXPR], k);
+	} else if (in_module(n, "onnxruntime") &&
+		   cpl_str_ends(n, "InferenceSession")) {
+		use(&p[CPL_POOL_ORT], k);
+	} else if (cpl_str_eq(n, "tensorflow.config.threading."
+			      "set_intra_op_parallelism_threads")) {
+		use(&p[CPL_POOL_TF], k);
+		size_from_call(&p[CPL_POOL_TF], f, k, NULL);
+	} else if (tf_busy(n)) {
+		use(&p[CPL_POOL_TF], k);
+	} else if (in_module(n, "jax") && !in_module(n, "jax.config")) {
+		use(&p[CPL_POOL_XLA], k);
+	} else if (cpl_str_eq(n, "torch.compile")) {
+		use(&p[CPL_POOL_INDUCTOR], k);
+	} else if (blas_call(n)) {
+		struct cpl_pool *b = &p[CPL_POOL_OPENBLAS];
+
+		/* In __getitem__ or a transform it runs in every loader
+		 * worker: that use is the one to name. */
+		if ((roles_of(code, fi, k->scope) & CPL_PYROLE_PIPELINE) &&
+		    !b->in_workers) {
+			b->in_workers = true;
+			b->use.file = NULL;
+		}
+		use(b, k);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Whether by_name() may know call name n: every name it knows starts
+ * with "th" (threadpoolctl), "te" (tensorflow), n (numexpr, numpy), o
+ * (onnxruntime), j (jax) or "sc" (scipy), or is torch.compile.  Most calls of a
+ * training script (torch.*, self.*, print) need no test there. */
+static bool
+may_name_pool(const char *n)
+{
+	if (n == NULL)
+		return false;
+	switch (n[0]) {
+	case 'n': case 'o': case 'j':
+		return true;
+	case 's':
+		return n[1] == 'c';
+	case 't':
+		return n[1] == 'h' || n[1] == 'e' ||
+		       strcmp(n, "torch.compile") == 0;
+	default:
+		return false;
+	}
+}
+
 /* What one file of the process does with the pools. */
 static void
 scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
@@ -223,45 +293,13 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 	for (i = 0; i < f->ncalls; i++) {
 		const struct cpl_pycall *k = &f->calls[i];
 		const char *n = call_name(k);
+		bool named = may_name_pool(n);
 
 		if (cpl_str_ends(k->callee, "openblas_set_num_threads")) {
 			use(&p[CPL_POOL_OPENBLAS], k);
 			size_from_call(&p[CPL_POOL_OPENBLAS], f, k, NULL);
-		} else if (cpl_str_eq(n, "threadpoolctl.threadpool_limits")) {
-			use(&p[CPL_POOL_OPENBLAS], k);
-			size_from_call(&p[CPL_POOL_OPENBLAS], f, k, "limits");
-		} else if (cpl_str_eq(n, "numexpr.set_num_threads")) {
-			use(&p[CPL_POOL_NUMEXPR], k);
-			size_from_call(&p[CPL_POOL_NUMEXPR], f, k, NULL);
-		} else if (in_module(n, "numexpr")) {
-			if (roles_of(code, fi, k->scope) &
-			    CPL_PYROLE_PIPELINE)
-				p[CPL_POOL_NUMEXPR].in_workers = true;
-			use(&p[CPL_POOL_NUMEXPR], k);
-		} else if (in_module(n, "onnxruntime") &&
-			   cpl_str_ends(n, "InferenceSession")) {
-			use(&p[CPL_POOL_ORT], k);
-		} else if (cpl_str_eq(n, "tensorflow.config.threading."
-				      "set_intra_op_parallelism_threads")) {
-			use(&p[CPL_POOL_TF], k);
-			size_from_call(&p[CPL_POOL_TF], f, k, NULL);
-		} else if (tf_busy(n)) {
-			use(&p[CPL_POOL_TF], k);
-		} else if (in_module(n, "jax") && !in_module(n, "jax.config")) {
-			use(&p[CPL_POOL_XLA], k);
-		} else if (cpl_str_eq(n, "torch.compile")) {
-			use(&p[CPL_POOL_INDUCTOR], k);
-		} else if (blas_call(n)) {
-			struct cpl_pool *b = &p[CPL_POOL_OPENBLAS];
-
-			/* In __getitem__ or a transform it runs in every
-			 * loader worker: that use is the one to name. */
-			if ((roles_of(code, fi, k->scope) &
-			     CPL_PYROLE_PIPELINE) && !b->in_workers) {
-				b->in_workers = true;
-				b->use.file = NULL;
-			}
-			use(b, k);
+		} else if (named && by_name(p, code, fi, k, n)) {
+			/* used or sized there */
 		} else if (hf && names_tokenizer(k->callee)) {
 			bool worker = roles_of(code, fi, k->scope) &
 				      CPL_PYROLE_PIPELINE;

@@ -118,6 +118,7 @@ cpl_engine_queue(struct cpl_engine *e, const char *path, bool explicit)
 	j->key = cpl_link_join(".", path);
 	j->explicit = explicit;
 	j->out = cpl_xcalloc(1, sizeof(*j->out));
+	j->out->set.drop_texts = e->set.drop_texts;	/* read by process() */
 	cpl_strmap_put(&e->queue.queued, j->key, j);
 	/* A text given for the path (a --fix pass) is read here, on the
 	 * main thread, like the index with --staged. */
@@ -143,6 +144,7 @@ static void
 process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 {
 	bool python = cpl_str_ends(j->path, ".py");
+	int rc;
 
 	if (!j->have_text &&
 	    (fd < 0 || cpl_read_fd(&j->text, &j->len, fd, size, j->path,
@@ -160,17 +162,29 @@ process(struct pjob *j, int fd, size_t size, struct cpl_error *err)
 	j->src->reread = true;
 	if (!python) {
 		cpl_engine_load_yaml(j->out, j->src, j->explicit);
+		/* Nothing in it to judge (a values file, a CRD bundle, a
+		 * package-lock.json): when the run lets texts go, its text
+		 * goes now, not after the whole tree is read (read again
+		 * if asked for).  The source is this job's alone here. */
+		if (j->out->res.workloads.count == 0 &&
+		    j->out->res.nerrors == 0 && j->out->res.nwarnings == 0)
+			cpl_engine_let_text_go(j->out, j->src);
 		return;
 	}
-	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
-	 * here, on this thread, from a scan of their own. */
-	(void)cpl_pywork_load(&j->out->res.workloads, j->src->path,
-			      j->src->text, j->src->len);
 	/* Scanned light: held unloaded until its group is judged
 	 * (group.c). */
 	j->src->scanned = true;
-	if (cpl_pyscan_file_light(&j->src->py, j->src->path, j->src->text,
-				  j->src->len, err) != 0) {
+	rc = cpl_pyscan_file_light(&j->src->py, j->src->path, j->src->text,
+				   j->src->len, err);
+	/* Workloads it declares (a Flyte task, a KFP pipeline ...): read
+	 * here, on this thread, from a scan of their own, when the light
+	 * scan's imports (a full scan's: pyscan.h) name a framework.  A
+	 * text the light scan cannot read, a full scan cannot either:
+	 * such a file declares nothing. */
+	if (rc == 0 && cpl_pywork_declares(j->src->py))
+		(void)cpl_pywork_load(&j->out->res.workloads, j->src->path,
+				      j->src->text, j->src->len);
+	if (rc != 0) {
 		j->src->scan_err = *err;	/* reported when asked for */
 		memset(err, 0, sizeof(*err));
 		if (j->src->scan_err.message == NULL)

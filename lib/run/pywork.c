@@ -908,6 +908,42 @@ read_zenml(struct cpl_pyw_rd *r)
 	}
 }
 
+/* The framework a top-level import of module m is of. */
+static enum fw
+fw_of(const char *m)
+{
+	if (cpl_str_starts(m, "flytekit"))
+		return FW_FLYTE;
+	if (cpl_str_eq(m, "kfp") || cpl_str_starts(m, "kfp."))
+		return FW_KFP;
+	if (cpl_str_eq(m, "metaflow"))
+		return FW_METAFLOW;
+	if (cpl_str_starts(m, "ray.train"))
+		return FW_RAY;
+	if (cpl_str_eq(m, "zenml") || cpl_str_starts(m, "zenml."))
+		return FW_ZENML;
+	return FW_NONE;
+}
+
+/* The framework of f's first import that names one, or FW_NONE. */
+static enum fw
+fw_of_file(const struct cpl_pyfile *f)
+{
+	enum fw fw = FW_NONE;
+	size_t i;
+
+	for (i = 0; i < f->nimports && fw == FW_NONE; i++)
+		if (f->imports[i].level == 0 && f->imports[i].module != NULL)
+			fw = fw_of(f->imports[i].module);
+	return fw;
+}
+
+bool
+cpl_pywork_declares(const struct cpl_pyfile *f)
+{
+	return f != NULL && fw_of_file(f) != FW_NONE;
+}
+
 int
 cpl_pywork_load(struct cpl_wlist *out, const char *path, const char *text,
 		size_t len)
@@ -927,22 +963,7 @@ cpl_pywork_load(struct cpl_wlist *out, const char *path, const char *text,
 		cpl_pyfile_free(f);
 		return 0;
 	}
-	for (i = 0; i < f->nimports && fw == FW_NONE; i++) {
-		const char *m = f->imports[i].module;
-
-		if (f->imports[i].level > 0 || m == NULL)
-			continue;
-		if (cpl_str_starts(m, "flytekit"))
-			fw = FW_FLYTE;
-		else if (cpl_str_eq(m, "kfp") || cpl_str_starts(m, "kfp."))
-			fw = FW_KFP;
-		else if (cpl_str_eq(m, "metaflow"))
-			fw = FW_METAFLOW;
-		else if (cpl_str_starts(m, "ray.train"))
-			fw = FW_RAY;
-		else if (cpl_str_eq(m, "zenml") || cpl_str_starts(m, "zenml."))
-			fw = FW_ZENML;
-	}
+	fw = fw_of_file(f);
 	if (fw == FW_NONE) {
 		cpl_pyfile_free(f);
 		return 0;

@@ -16,6 +16,14 @@
 
 /* Whether text names one of the frameworks at all (a cheap screen). */
 bool cpl_pywork_screen(const char *text, size_t len);
+/*
+ * Whether f imports one of the frameworks (at the top level of a module
+ * path): the test cpl_pywork_load() makes of its own scan's imports, so
+ * a file for which this is false declares nothing.  A light scan's
+ * imports will do (pyscan.h: the same as a full scan's); f is borrowed.
+ */
+struct cpl_pyfile;
+bool cpl_pywork_declares(const struct cpl_pyfile *f);
 
 /*
  * Reads the workloads Python file path (text[0, len), NUL at len)

@@ -964,9 +964,21 @@ cpl_ynode_is_null(const struct cpl_ynode *n)
 		return false;
 	if (n->tag && strcmp(n->tag, "tag:yaml.org,2002:null") != 0)
 		return false;
-	return n->len == 0 || strcmp(n->value, "~") == 0 ||
-	       strcmp(n->value, "null") == 0 ||
-	       strcmp(n->value, "Null") == 0 || strcmp(n->value, "NULL") == 0;
+	if (n->len == 0)
+		return true;
+	/* The first character rules out nearly every scalar: this runs
+	 * for every key a loader looks up. */
+	switch (n->value[0]) {
+	case '~':
+		return strcmp(n->value, "~") == 0;
+	case 'n':
+		return strcmp(n->value, "null") == 0;
+	case 'N':
+		return strcmp(n->value, "Null") == 0 ||
+		       strcmp(n->value, "NULL") == 0;
+	default:
+		return false;
+	}
 }
 
 const char *

@@ -378,11 +378,19 @@ unescape(int c)
 	}
 }
 
+/* The bytes that end or escape something in a quoted scalar, single or
+ * double: the rest of it is passed over a byte a test. */
+static const bool stops_quoted[256] = {
+	[0] = true, ['\n'] = true, ['"'] = true, ['\''] = true,
+	['\\'] = true,
+};
+
 /* A quoted scalar that ends on its line; the cursor goes past it. */
 static int
 quoted(struct rd *r, struct tok *t)
 {
 	struct cpl_yfast *f = r->f;
+	const unsigned char *s = (const unsigned char *)r->s;
 	bool dq = r->s[r->p] == '"';
 	size_t start = r->p + 1, p = start;
 	bool plain = true;
@@ -390,7 +398,11 @@ quoted(struct rd *r, struct tok *t)
 	t->m = here(r);
 	t->style = dq ? CPL_YS_DOUBLE : CPL_YS_SINGLE;
 	for (;;) {
-		int c = ch(r, p);
+		int c;
+
+		while (!stops_quoted[s[p]])	/* s[n] is the NUL */
+			p++;
+		c = ch(r, p);
 
 		if (c == 0 || c == '\n')
 			return -1;

@@ -24,7 +24,7 @@ Environment (run.sh sets the first three):
   BENCH_QUICK=1 a small run (about a tenth of the sizes): checks the
                 instrument, its figures are not the table's
   BENCH_ROWS    the rows to run, e.g. "1,2,scale" (default: all of
-                1,2,3,4,5,scale,shapes,mem,big,repos)
+                1,2,3,4,5,scale,shapes,mem,big,real,repos)
   CPULINT_BENCH_REPOS  a folder of local snapshots of the repositories
                 tests/bench/repos.txt lists (git directories): the
                 real-repository rows lay their commits out from it; unset,
@@ -73,7 +73,7 @@ SCALE_ROUNDS = 2 if QUICK else 5
 TREE_ROUNDS = 1 if QUICK else 5
 
 ROWS = [r.strip() for r in os.environ.get(
-    "BENCH_ROWS", "1,2,3,4,5,scale,shapes,mem,big,repos").split(",")
+    "BENCH_ROWS", "1,2,3,4,5,scale,shapes,mem,big,real,repos").split(",")
     if r.strip()]
 REPOS = os.environ.get("CPULINT_BENCH_REPOS", "")
 GOAL_REPOS = 3.0        # public repositories over the floors (issue 28)
@@ -797,6 +797,37 @@ def row_big(binary, floors, tmp):
     shutil.rmtree(tree)
 
 
+def row_real(binary, floors, tmp):
+    """Issue 39: a tree shaped like real repositories (gen-realtree.py:
+    manifests of several kinds, Polyaxonfiles, training scripts that
+    import a local package, shell wrappers, READMEs, noise, a large file
+    in one project of fifty), against the same floors as row 1."""
+    tree = os.path.join(tmp, "real-%d" % PROJECTS)
+    out = subprocess.run([sys.executable, os.path.join(HERE,
+                                                       "gen-realtree.py"),
+                          tree, str(PROJECTS)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    files, size = int(out[2]), int(out[4])
+    report = os.path.join(tmp, "real.json")
+    tool, ty, trg, nyaml = vs_floors(binary, floors, tree, report,
+                                     (".yaml", ".yml"))
+    floor, ftext, fcell = floor_cells(ty, trg, nyaml)
+    ratio = tool[0] / floor
+    row("real", "tree shaped like real repositories, `-o json` (%d files, "
+        "%.0f MiB, gen-realtree.py)" % (files, size / MIB),
+        "%s, CPU %s, %s (%d findings)" % (
+            secs(tool[0]), secs(tool[3]), mib(tool[1]),
+            count_findings(report)[0]),
+        ftext, "%.2f x (on CPU time: %.2f x)" % (
+            ratio, cpu_ratio(tool, ty, trg)),
+        "<= %.1f x the floor" % GOAL_TIME_RATIO,
+        ratio <= GOAL_TIME_RATIO,
+        ("tree shaped like real repositories (%d files, %.0f MiB)" % (
+            files, size / MIB), secs(tool[0]), fcell, "%.1f x" % ratio,
+         "<= 1.5 x"))
+    shutil.rmtree(tree)
+
+
 def read_repos():
     """[(owner/name, commit, package or None)] from repos.txt."""
     out = []
@@ -1058,6 +1089,8 @@ def main():
             row_memory(binary, tmp)
         if "big" in ROWS:
             row_big(binary, floors, tmp)
+        if "real" in ROWS:
+            row_real(binary, floors, tmp)
         if "repos" in ROWS:
             rows_repos(binary, floors, tmp)
     finally:

@@ -67,6 +67,37 @@ def rules(path):
 a, b = rules(sys.argv[1]), rules(sys.argv[2])
 assert a == b and a, (a - b, b - a)
 PY
+# Issue 39's tree shaped like real repositories (gen-realtree.py, row
+# real): deterministic, a smaller tree the start of a larger one, four
+# files a project, of the kinds a repository holds (not only what the
+# tool reads), one large file in fifty projects; linted without errors,
+# with findings of several rules.
+rgen=tests/bench/gen-realtree.py
+expect "real tree 60" 0 python3 $rgen "$tmp/r" 60
+has "real tree 60" "60 projects, 240 files,"
+expect "real tree 60 again" 0 python3 $rgen "$tmp/r2" 60
+expect "real tree 100" 0 python3 $rgen "$tmp/r3" 100
+check "real tree: same seed, same bytes" diff -r "$tmp/r" "$tmp/r2"
+n=0
+for f in $(cd "$tmp/r" && find . -type f | sort); do
+	cmp -s "$tmp/r/$f" "$tmp/r3/$f" || n=$((n + 1))
+done
+check "real tree: 60 projects are the start of 100 ($n files differ)" \
+	[ "$n" = 0 ]
+for want in '*.md' '*.sh' '*.py' 'k8s.yaml' 'polyaxonfile.yaml' \
+	    'values.yaml' 'crds.yaml' 'api_pb2.py'; do
+	check "real tree holds $want" [ -n "$(find "$tmp/r3" -name "$want")" ]
+done
+check "real tree: a large file" [ -n "$(find "$tmp/r3" -size +200k)" ]
+expect "lint the real tree" 1 "$BIN" --no-config -o json "$tmp/r3"
+printf '%s' "$out" > "$tmp/r3.json"
+python3 - "$tmp/r3.json" <<'PY' && ok || bad "real tree: findings"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["errors"] == [], rep["errors"]
+rules = {f["rule"] for f in rep["findings"]}
+assert len(rules) >= 4, rules
+PY
 # The real-repository rows' instrument: a commit laid out from a git
 # directory (what a snapshot folder holds), a package copied under other
 # names.

@@ -4,9 +4,11 @@
 # peak; the pipeline admits a file to a thread only while the files being
 # parsed stay under CPL_ENGINE_PARSE_BUDGET (32 MiB, engine.h), so at
 # -j 8 two of these are parsed at once, not eight.  Asserted: the peak
-# resident memory at -j 8 is under 2.5 times that at -j 1 (it was 3 to 6
-# times before the budget; under it about 1.5), and the reports are the
-# same.  Memory, not time: the figures do not depend on the machine's
+# resident memory at -j 8 is under 3 times that at -j 1 (two parses at
+# once: about 2; it was 3 to 6 times before the budget), and the reports
+# are the same.  (Under 2.5 times while every text was held to the end of
+# the read, a base both runs shared: 252 and 467 MiB; since a file that
+# holds no workload lets its text go once loaded, 172 and 416 MiB.)  Memory, not time: the figures do not depend on the machine's
 # speed or load.  make bench prints the absolute figures.  Then inline
 # programs: memory that grows with their number, not with number x lines.
 set -u
@@ -44,8 +46,8 @@ PY
 one=$(peak 1)
 eight=$(peak 8)
 echo "memory: 8 x 12 MB at -j 1: $((one / 1024)) MiB, at -j 8: $((eight / 1024)) MiB"
-check "-j 8 took $eight KiB, -j 1 $one KiB (more than 2.5 times)" \
-	[ $((eight * 10)) -lt $((one * 25)) ]
+check "-j 8 took $eight KiB, -j 1 $one KiB (more than 3 times)" \
+	[ $((eight * 10)) -lt $((one * 30)) ]
 check "the same report at -j 1 and -j 8" cmp -s "$tmp/out1" "$tmp/out8"
 
 # Inline programs: 1,000 and 2,000 Pods of one file, each running a

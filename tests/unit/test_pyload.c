@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "model/link.h"
+#include "model/workload.h"
 #include "python/pyscan.h"
+#include "run/pywork.h"
 #include "util.h"
 
 static const char *const odd[] = {
@@ -88,6 +90,7 @@ same_import(const struct cpl_pyimport *a, const struct cpl_pyimport *b,
 
 static size_t nbare, nfacts;	/* texts light_vs_full() saw bare, with
 				 * CPU counts or thread calls */
+static size_t ndeclares;	/* ... and that import a framework */
 
 static void
 light_vs_full(const char *name, const char *text, size_t len)
@@ -125,6 +128,20 @@ light_vs_full(const char *name, const char *text, size_t len)
 		      light->nimports);
 	for (i = 0; i < full->nimports; i++)
 		same_import(&full->imports[i], &light->imports[i], name);
+	/* The pipeline reads a file's declared workloads (pywork.c) only
+	 * when its light scan read and names a framework: any other file
+	 * declares none. */
+	ck_assert_int_eq(cpl_pywork_declares(light), cpl_pywork_declares(full));
+	if (rc2 != 0 || !cpl_pywork_declares(light)) {
+		struct cpl_wlist l;
+
+		memset(&l, 0, sizeof(l));
+		ck_assert_int_eq(cpl_pywork_load(&l, name, text, len), 0);
+		ck_assert_msg(l.count == 0 && l.nskipped == 0,
+			      "%s: declares workloads, not seen light", name);
+		cpl_wlist_free(&l);
+	}
+	ndeclares += rc2 == 0 && cpl_pywork_declares(light);
 	cpl_error_clear(&e1);
 	cpl_error_clear(&e2);
 	cpl_pyfile_free(full);
@@ -146,6 +163,7 @@ START_TEST(light_scan_reads_the_imports)
 	each_text(light_vs_full);
 	ck_assert_uint_gt(nbare, 5);	/* both kinds were seen */
 	ck_assert_uint_gt(nfacts, 5);
+	ck_assert_uint_gt(ndeclares, 3);
 	/* And what it reads is what this text holds. */
 	ck_assert_int_eq(cpl_pyscan_file_light(&f, "odd.py", odd[0],
 					       strlen(odd[0]), &err), 0);

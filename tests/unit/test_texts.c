@@ -4,7 +4,8 @@
  * that keeps them; the texts of judged files gone; a text asked for again
  * read again (a later group's fix or dynamic import), a Python file
  * loaded again from it; a file gone from disk meanwhile, or changed in
- * length, one error naming it and an empty text, never a crash.
+ * length, one error naming it and an empty text, never a crash; the text
+ * of a file that holds no workload gone as soon as it is loaded.
  *
  * Owns a scratch directory under $TMPDIR for each test, removed after.
  */
@@ -106,7 +107,7 @@ static void
 teardown(void)
 {
 	static const char *const names[] = { "a.yaml", "b.yaml", "first.py",
-					     "second.py" };
+					     "second.py", "values.yaml" };
 	char path[128];
 	size_t i;
 
@@ -262,6 +263,37 @@ START_TEST(gone_from_disk_is_an_error)
 }
 END_TEST
 
+/* A Helm values file: no object, so nothing of it is judged. */
+static const char values_yaml[] =
+	"replicaCount: 2\n"
+	"image: {repository: example/app, tag: latest}\n";
+
+/* Issue 39: a YAML file that holds no workload has nothing to judge, so
+ * a run that lets texts go lets its text go once it is read and loaded,
+ * not at the run's end with the texts of every file of the tree held
+ * until then; a file with workloads keeps its text until they are
+ * judged.  Asked for, it is read again. */
+START_TEST(no_workload_text_goes_at_once)
+{
+	struct cpl_engine *e = cpl_engine_new();
+	struct source *src;
+
+	put("values.yaml", values_yaml);
+	cpl_engine_set_jobs(e, 1);
+	cpl_engine_drop_texts(e);
+	cpl_engine_add_path(e, dir, true);
+	/* Read and loaded, not judged yet. */
+	ck_assert_ptr_nonnull(cpl_engine_find_source(e, at("values.yaml")));
+	ck_assert_ptr_null(cpl_engine_source_text(e, at("values.yaml"),
+						  NULL));
+	ck_assert_ptr_nonnull(cpl_engine_source_text(e, at("a.yaml"), NULL));
+	src = cpl_engine_text_source(e, at("values.yaml"));
+	ck_assert_ptr_nonnull(src);
+	ck_assert_str_eq(src->text, values_yaml);
+	cpl_engine_free(e);
+}
+END_TEST
+
 START_TEST(changed_on_disk_is_an_error)
 {
 	struct cpl_engine *e = run(true);
@@ -289,6 +321,7 @@ texts_suite(void)
 	tcase_add_test(tc, read_again_when_asked);
 	tcase_add_test(tc, gone_from_disk_is_an_error);
 	tcase_add_test(tc, changed_on_disk_is_an_error);
+	tcase_add_test(tc, no_workload_text_goes_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

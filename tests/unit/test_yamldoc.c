@@ -281,6 +281,39 @@ START_TEST(scalars)
 }
 END_TEST
 
+/* The null forms of YAML 1.1 (plain only), and what only looks like
+ * one: cpl_ynode_is_null() decides by the first character first. */
+START_TEST(null_forms)
+{
+	static const char *const null[] = { "~", "null", "Null", "NULL", "" };
+	static const char *const not_null[] = {
+		"nul", "nulls", "NUll", "nULL", "~x", "N", "n", "none", "None",
+		"\"null\"", "'~'", "!!str null", "0",
+	};
+	char text[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(null) / sizeof(null[0]); i++) {
+		struct cpl_ystream *s;
+
+		snprintf(text, sizeof(text), "k: %s\n", null[i]);
+		s = parse(text);
+		ck_assert_msg(cpl_ynode_is_null(cpl_ynode_get(
+			cpl_ystream_doc(s, 0), "k")), "%s", text);
+		cpl_ystream_free(s);
+	}
+	for (i = 0; i < sizeof(not_null) / sizeof(not_null[0]); i++) {
+		struct cpl_ystream *s;
+
+		snprintf(text, sizeof(text), "k: %s\n", not_null[i]);
+		s = parse(text);
+		ck_assert_msg(!cpl_ynode_is_null(cpl_ynode_get(
+			cpl_ystream_doc(s, 0), "k")), "%s", text);
+		cpl_ystream_free(s);
+	}
+}
+END_TEST
+
 static void
 expect_error(const char *text, int line, int col, const char *part)
 {
@@ -427,6 +460,7 @@ suite(void)
 	tcase_add_test(tc, duplicate_keys_warn_and_keep_last);
 	tcase_add_test(tc, multi_document_and_json);
 	tcase_add_test(tc, scalars);
+	tcase_add_test(tc, null_forms);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, depth_cap);
 	tcase_add_test(tc, recursive_alias_is_an_error);
