@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -323,6 +324,12 @@ def execute(spec, rep, run_id, parent, prom, aliases):
         except subprocess.TimeoutExpired:
             p.kill()
             rc = p.wait()
+        except BaseException:
+            # stopped (SIGTERM, ^C): the run goes with the lab
+            p.kill()
+            p.wait()
+            g.remove()
+            raise
     g.remove()
     rec = {"rc": rc, "wall": time.time() - t0, "log": log_path}
     marks = []
@@ -391,6 +398,10 @@ def main():
                 runs[k] = {"spec": s, "id": rid + ("" if n == 0 else "-%d" % n), "recs": {}, "case": c}
                 order.append(k)
     log("%d distinct settings x %d repeat(s) x %g s" % (len(order), REPEATS, SECONDS))
+    # SIGTERM (kill, pkill) stops the lab as ^C does: through the
+    # finally below, so Prometheus, the exporter and the cgroups go too
+    # (killed without it, Prometheus ran on for its whole timeout).
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
     parent = cgroups.Parent()
     parent.enter()
     prom = promlab.Lab(OUT, timeout=int(len(order) * REPEATS * (SECONDS + 30) + 900),
