@@ -100,8 +100,19 @@ unset KUBECONFIG CPULINT_PROMETHEUS_URL
 # (a 10 s window: over 5 s a loaded machine's late scrapes left a rate
 # with fewer than two samples, and the measured line out)
 expect text 1 kubectl cpulint pod/train-0 --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 10s
-has text "    measured (prometheus, 10 s): 97 threads, 7.9 CPUs used, throttled 42% of periods"
-has text "throttled in 42.0% of CFS periods over the last 10s (from Prometheus; threshold 10%) [CPU501 cpu-throttled]"
+# measured_near NAME THREADS CPUS PCT: $all has a measured line within the
+# JSON check's tolerance (a CPU within 0.2, a point of throttling): under
+# load a scrape comes late and rate() over 10 s moves that much.
+measured_near() {
+	printf '%s\n' "$all" | python3 -c '
+import re, sys
+t, c, p = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+m = re.findall(r"measured \(prometheus, 10 s\): (\d+) threads, ([0-9.]+) CPUs used, throttled (\d+)% of periods", sys.stdin.read())
+assert any(a == t and abs(float(b) - c) <= 0.2 and abs(int(q) - p) <= 1 for a, b, q in m), m
+' "$2" "$3" "$4" && ok || { bad "$1: no measured line near $2 threads, $3 CPUs, $4%"; printf '%s\n' "$all" | grep measured; }
+}
+measured_near text 97 7.9 42
+if printf '%s\n' "$all" | grep -qE "throttled in 4[123]\.[0-9]% of CFS periods over the last 10s \(from Prometheus; threshold 10%\) \[CPU501 cpu-throttled\]"; then ok; else bad "text: no CPU501 line near 42%"; fi
 has text "[CPU503 cpu-limit-bound]"
 lacks text "nodes/proxy"
 if grep -q 'nodes/' "$D/requests.jsonl"; then bad "the kubelets were read"; else ok; fi
@@ -137,7 +148,7 @@ queries() {
 sleep 3
 q0=$(queries)
 expect selector 1 kubectl cpulint -l app=resnet --kubeconfig "$D/kubeconfig" --prometheus "$PROM" --window 10s
-has selector "measured (prometheus, 10 s): 260 threads, 3.0 CPUs used, throttled 37% of periods"
+measured_near selector 260 3.0 37
 sleep 3
 q1=$(queries)
 d=$((q1 - q0))
