@@ -394,6 +394,11 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 		stdin_read |= strcmp(o->paths[i], CLI_STDIN) == 0;
 	}
 	cpl_engine_run(e);
+	/* Edits only where they are used: --fix and --diff, the JSON and
+	 * SARIF reports, --unsafe-fixes' count. */
+	if (o->fix || o->diff || o->unsafe_fixes ||
+	    strcmp(o->format, "json") == 0 || strcmp(o->format, "sarif") == 0)
+		cpl_engine_resolve_fixes(e);
 	return e;
 }
 

@@ -53,7 +53,7 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 		"%s; a starting point to compare against)", var, f->t,
 		f->cpus, r, f->per_rank, f->share);
 	snprintf(quoted, sizeof(quoted), "\"%ld\"", f->t);
-	cpl_check_replace_scalar(ck, fd, &a.pos, quoted);
+	cpl_fix_scalar(fd, &a.pos, quoted);
 }
 
 static void

@@ -81,8 +81,6 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_suppress_free(e->files[i]->sup);
 		cpl_pyfile_free(e->files[i]->py);
 		cpl_error_clear(&e->files[i]->scan_err);
-		cpl_lines_free(&e->files[i]->lines);
-		cpl_yedit_free(e->files[i]->yedit);
 		free(e->files[i]);
 	}
 	free(e->files);
@@ -123,7 +121,6 @@ cpl_engine_free(struct cpl_engine *e)
 	cpl_engine_pipeline_free(e);
 	cpl_pytokcache_free(e->tokcache);
 	cpl_link_memo_free(e->memo);
-	free(e->yedits);
 	free(e);
 }
 

@@ -147,8 +147,6 @@ struct cpl_engine {
 	void (*crew_wait)(struct cpl_engine *e);	/* waits for it
 						 * (group.c sets it) */
 	uint64_t order;			/* the next finding's order key */
-	struct source **yedits;		/* sources holding an edit parse */
-	size_t nyedits, yedits_cap;
 	int threads;			/* -j; 0: the CPUs we may use */
 	int cpus;			/* those CPUs, 0 until needed */
 	bool seeded;			/* jansson's hash seed is set */
@@ -273,10 +271,6 @@ struct source *cpl_engine_text_source(struct cpl_engine *e,
 				      const char *path);
 /* src's text, read again if it was let go (as above). */
 void cpl_engine_text_back(struct cpl_engine *e, struct source *src);
-/* Frees a source's edit parse (made again if asked for), or those of
- * every source that made one. */
-void cpl_engine_free_yedit(struct source *src);
-void cpl_engine_free_yedits(struct cpl_engine *e);
 
 /* ---- checkrun.c --------------------------------------------------------- */
 
@@ -345,6 +339,18 @@ void cpl_engine_relocate(struct cpl_engine *e);
 /* Frees what reach.c keeps in the engine. */
 void cpl_engine_reach_free(struct cpl_engine *e);
 
+/* ---- fixrun.c ----------------------------------------------------------- */
+
+struct cpl_fixres;
+
+/* A resolver of fixes (fix/resolve.h) over the run's texts; the caller
+ * frees it (cpl_fixres_free). */
+struct cpl_fixres *cpl_engine_fixres(struct cpl_engine *e);
+/* Makes f's requests into its edits now (none that name a rendered
+ * chart); true when every request was made. */
+bool cpl_engine_fix_finding(struct cpl_engine *e, struct cpl_fixres *r,
+			    struct cpl_finding *f);
+
 /* ---- helm.c ------------------------------------------------------------- */
 
 /* Renders the Helm chart in directory chart (met in a walk) once, with
@@ -352,8 +358,9 @@ void cpl_engine_reach_free(struct cpl_engine *e);
  * template as a source under its own path. */
 void cpl_engine_chart(struct cpl_engine *e, const char *chart);
 /* Moves findings (and budgets) on rendered sources to the template
- * lines they came from, with values.yaml's line as related; drops
- * their edits.  Call after suppressions, before sorting. */
+ * lines they came from, with values.yaml's line as related (their
+ * edits, made later, are dropped by fixrun.c: a rendered text is no
+ * file).  Call after suppressions, before sorting. */
 void cpl_engine_chart_relocate(struct cpl_engine *e);
 /* The chart a walk renders for the chart directory chart: the outermost
  * parent whose charts/ holds it (a subchart renders with its parent).

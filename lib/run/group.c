@@ -788,10 +788,8 @@ done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
 		if (g->members[k] >= g->nw ||
 		    (f = g->wsrc[g->members[k]]) == SIZE_MAX)
 			continue;
-		if (--g->pending[f] == 0) {
-			cpl_engine_free_yedit(e->files[f]);
+		if (--g->pending[f] == 0)
 			cpl_engine_let_text_go(e, e->files[f]);
-		}
 	}
 }
 
@@ -834,7 +832,6 @@ cpl_engine_judge(struct cpl_engine *e)
 		crew_finish(&next);
 	}
 	pool_stop(&pool);
-	cpl_engine_free_yedits(e);
 	if (e->nbudgets > 1)
 		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
 		      budget_cmp);

@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fix/fixedit.h"
 #include "git/repo.h"
 #include "load/loader.h"
 #include "model/budget.h"
@@ -677,8 +676,6 @@ cpl_engine_let_text_go(struct cpl_engine *e, struct source *src)
 	if (!e->drop_texts || !src->reread || src->text == NULL ||
 	    cpl_pyfile_loaded(src->py))
 		return;
-	cpl_engine_free_yedit(src);
-	cpl_lines_free(&src->lines);
 	free(src->text);
 	src->text = NULL;
 	src->text_gone = true;
@@ -724,24 +721,6 @@ cpl_engine_text_source(struct cpl_engine *e, const char *path)
 	if (src != NULL)
 		cpl_engine_text_back(e, src);
 	return src;
-}
-
-void
-cpl_engine_free_yedit(struct source *src)
-{
-	cpl_yedit_free(src->yedit);
-	src->yedit = NULL;
-	src->yedit_tried = false;
-}
-
-void
-cpl_engine_free_yedits(struct cpl_engine *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->nyedits; i++)
-		cpl_engine_free_yedit(e->yedits[i]);
-	e->nyedits = 0;
 }
 
 static char no_mark;	/* the is_seed memo's "not a named file" */
