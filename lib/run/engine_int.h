@@ -205,9 +205,11 @@ struct source *cpl_engine_add_source(struct cpl_engine *e, const char *path,
 /* Reads path from the working tree, or from the index with --staged. */
 int cpl_engine_read_source(struct cpl_engine *e, const char *path,
 			   char **text, size_t *len, struct cpl_error *err);
-/* The source at path, however the path is spelled ("./a/../b.py"). */
+/* The source at path, however the path is spelled ("./a/../b.py");
+ * the second for the run's own changes to it (its text read again). */
 const struct source *cpl_engine_find_source(const struct cpl_engine *e,
 					    const char *path);
+struct source *cpl_engine_source_of(struct cpl_engine *e, const char *path);
 /* Applies the Container CPU defaults of the run's LimitRanges to the
  * containers of their namespace that set none (limitrange.c). */
 void cpl_engine_limitranges(struct cpl_engine *e);

@@ -569,22 +569,23 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 	size_t k, j;
 
 	for (k = from; k < to; k++) {
-		const struct cpl_workload *w;
+		struct cpl_workload *w;
 		char *object;
 
 		if (g->members[k] >= g->nw)
 			continue;
 		w = e->workloads.items[g->members[k]];
-		cpl_engine_launch_configs(e, e->workloads.items[g->members[k]]);
+		cpl_engine_launch_configs(e, w);
 		if (w->merged || w->context)
 			continue;
 		object = cpl_engine_object_name(w);
 		for (j = 0; j < w->ncontainers; j++) {
-			const struct cpl_container *c = &w->containers[j];
+			struct cpl_container *c = &w->containers[j];
 			struct cpl_budget_entry *b;
 
 			if (!cpl_budget_training(w, c))
 				continue;
+			cpl_facts_keep(w, c);
 			CPL_GROW(e->budgets, e->budgets_cap, e->nbudgets + 1);
 			b = &e->budgets[e->nbudgets++];
 			cpl_budget_entry(b, object, w, c);

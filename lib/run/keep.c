@@ -335,7 +335,6 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 				c0 = c;
 				cpu0 = f.cpu;
 			}
-			cpl_facts_forget(c);
 		}
 		/* Each workload of the document: a PyTorchJob's replicas
 		 * share their object's annotation (one edit, made once), a
