@@ -43,6 +43,27 @@ cpl_fixres_forget(struct cpl_fixres *r)
 }
 
 void
+cpl_fixres_forget_path(struct cpl_fixres *r, const char *path)
+{
+	size_t i;
+
+	if (r == NULL || path == NULL)
+		return;
+	for (i = 0; i < r->n; i++) {
+		struct cpl_fixsrc *s = r->v[i];
+
+		if (strcmp(s->path, path) != 0)
+			continue;
+		cpl_lines_free(&s->lines);
+		cpl_yedit_free(s->yedit);
+		free(s->path);
+		free(s);
+		r->v[i] = r->v[--r->n];
+		return;
+	}
+}
+
+void
 cpl_fixres_free(struct cpl_fixres *r)
 {
 	if (r == NULL)

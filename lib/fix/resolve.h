@@ -35,6 +35,9 @@ void cpl_fixres_free(struct cpl_fixres *r);	/* NULL-safe */
 /* Lets go of the texts held and their parses (the next finding names
  * other files). */
 void cpl_fixres_forget(struct cpl_fixres *r);
+/* Lets go of the text of path and its parse (the caller frees the
+ * text next); NULL-safe. */
+void cpl_fixres_forget_path(struct cpl_fixres *r, const char *path);
 
 /*
  * Makes f's requests into its edits, in order: a request that cannot be

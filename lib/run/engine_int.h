@@ -152,6 +152,8 @@ struct cpl_engine {
 	bool seeded;			/* jansson's hash seed is set */
 	bool drop_texts;		/* texts let go once judged
 					 * (cpl_engine_drop_texts()) */
+	bool want_edits;		/* fixes' edits made group by group
+					 * (cpl_engine_want_edits()) */
 	struct cpl_fileid *aux;		/* files read beside the targets
 					 * (wrapper scripts, Dockerfiles):
 					 * inputs no output may replace */
@@ -352,6 +354,10 @@ struct cpl_fixres *cpl_engine_fixres(struct cpl_engine *e);
  * chart); true when every request was made. */
 bool cpl_engine_fix_finding(struct cpl_engine *e, struct cpl_fixres *r,
 			    struct cpl_finding *f);
+/* Makes the edits of findings [from, to) with r, which keeps the texts
+ * it parsed until the run lets them go (group.c). */
+void cpl_engine_fix_range(struct cpl_engine *e, struct cpl_fixres *r,
+			  size_t from, size_t to);
 
 /* ---- helm.c ------------------------------------------------------------- */
 

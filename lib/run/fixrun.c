@@ -1,8 +1,11 @@
 /*
  * fixrun.c — the edits of the run's fixes, made when they are asked
  * for: each finding's requests (model/fixreq.h) handed to fix/resolve.h
- * with the texts the run read, file after file, so that a file is
- * parsed for edits once and let go when its findings are done.
+ * with the texts the run read, so that a file is parsed for edits once.
+ * Asked for before the run (cpl_engine_want_edits()), they are made
+ * group by group while the texts are held (group.c lets the resolver's
+ * copy of a file go with the run's); asked for after, file after file
+ * of the sorted findings.
  *
  * Ownership: the edits are the findings', which the engine owns.
  */
@@ -53,6 +56,23 @@ cpl_engine_fix_finding(struct cpl_engine *e, struct cpl_fixres *r,
 		ok = false;
 	}
 	return ok;
+}
+
+void
+cpl_engine_want_edits(struct cpl_engine *e)
+{
+	e->want_edits = true;
+}
+
+void
+cpl_engine_fix_range(struct cpl_engine *e, struct cpl_fixres *r,
+		     size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to && i < e->nfindings; i++)
+		if (e->findings[i].nreqs > 0)
+			(void)cpl_engine_fix_finding(e, r, &e->findings[i]);
 }
 
 void

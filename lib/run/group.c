@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fix/resolve.h"
 #include "model/budget.h"
 #include "model/pools.h"
 #include "model/rule.h"
@@ -726,8 +727,8 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 /* Unloads the group's files: judged, nothing reads their facts again. */
 static void
-unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
-	     size_t to)
+unload_group(struct cpl_engine *e, const struct graph *g,
+	     struct cpl_fixres *fr, size_t from, size_t to)
 {
 	size_t k;
 
@@ -739,6 +740,7 @@ unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		src = e->files[g->members[k] - g->nw];
 		if (src->py != NULL) {
 			cpl_pyfile_unload(src->py);
+			cpl_fixres_forget_path(fr, src->path);
 			cpl_engine_let_text_go(e, src);
 		}
 	}
@@ -757,7 +759,8 @@ batch_end(const struct graph *g, size_t from)
 }
 
 /* Counts, for each YAML source, the workloads it holds that are not
- * judged yet: its edit parse (fixedit.c) is freed when none is left. */
+ * judged yet: its text (and its edit parse, fix/resolve.h) is let go
+ * when none is left. */
 static void
 count_pending(struct cpl_engine *e, struct graph *g)
 {
@@ -776,10 +779,11 @@ count_pending(struct cpl_engine *e, struct graph *g)
 	}
 }
 
-/* The group's workloads are judged: frees the edit parses no workload
- * left needs. */
+/* The group's workloads are judged: lets go of the texts and edit
+ * parses no workload left needs. */
 static void
-done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
+done_group(struct cpl_engine *e, struct graph *g, struct cpl_fixres *fr,
+	   size_t from, size_t to)
 {
 	size_t k;
 
@@ -789,8 +793,10 @@ done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
 		if (g->members[k] >= g->nw ||
 		    (f = g->wsrc[g->members[k]]) == SIZE_MAX)
 			continue;
-		if (--g->pending[f] == 0)
+		if (--g->pending[f] == 0) {
+			cpl_fixres_forget_path(fr, e->files[f]->path);
 			cpl_engine_let_text_go(e, e->files[f]);
+		}
 	}
 }
 
@@ -801,6 +807,9 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct cpl_linker lk;
 	struct crew next = { 0 };
 	struct pool pool = { 0 };
+	/* Edits asked for: made group by group while the texts are held,
+	 * each file parsed for them once (until done_group lets it go). */
+	struct cpl_fixres *fr = e->want_edits ? cpl_engine_fixres(e) : NULL;
 	size_t gi, end, i;
 
 	e->crew_wait = cpl_engine_crew_wait;
@@ -822,17 +831,23 @@ cpl_engine_judge(struct cpl_engine *e)
 		for (i = gi; i < end; i++) {
 			size_t from = g.start[i], to = g.start[i + 1];
 
+			size_t nf = e->nfindings;
+
 			link_group(e, &g, &lk, from, to);
 			budgets_group(e, &g, from, to);
 			rules_group(e, &g, from, to);
-			unload_group(e, &g, from, to);
-			done_group(e, &g, from, to);
+			if (fr != NULL)
+				cpl_engine_fix_range(e, fr, nf,
+						     e->nfindings);
+			unload_group(e, &g, fr, from, to);
+			done_group(e, &g, fr, from, to);
 			cpl_link_memo_bound(lk.memo, MEMO_MAX);
 		}
 		e->crew = NULL;
 		crew_finish(&next);
 	}
 	pool_stop(&pool);
+	cpl_fixres_free(fr);
 	if (e->nbudgets > 1)
 		qsort(e->budgets, e->nbudgets, sizeof(*e->budgets),
 		      budget_cmp);

@@ -3,7 +3,8 @@
  * that makes them into edits (fix/resolve.h, run/fixrun.c): a run makes
  * no edit until one is asked for, then the same edits as its rules
  * describe; each text is fetched (so parsed for edits) once by one
- * resolver; a request that cannot be made adds nothing; a WHOLE request
+ * resolver; asked for before the run, they are made group by group
+ * while the texts are held; a request that cannot be made adds nothing; a WHOLE request
  * that fails takes the finding's other edits with it; IF_SPLIT and
  * IF_EDITS requests are tried only after a split or beside edits.
  *
@@ -92,6 +93,32 @@ START_TEST(run_makes_no_edit_until_asked)
 	for (i = 0; i < n; i++)
 		after += f[i].nedits;
 	ck_assert_uint_eq(after, 1);
+	cpl_engine_free(e);
+}
+END_TEST
+
+START_TEST(edits_made_in_the_run_when_wanted)
+{
+	static const char path[] = "testdata/rules/CPU202/bad/pytorchjob.yaml";
+	struct cpl_engine *e = cpl_engine_new();
+	const struct cpl_finding *f;
+	size_t n;
+
+	cpl_engine_set_jobs(e, 1);
+	cpl_engine_drop_texts(e);
+	cpl_engine_want_edits(e);
+	cpl_engine_add_path(e, path, true);
+	cpl_engine_run(e);
+	f = cpl_engine_findings(e, &n);
+	ck_assert_uint_eq(n, 1);
+	/* Made while the group's text was held: the text was let go after,
+	 * and not read again for the edit. */
+	ck_assert_uint_eq(f[0].nreqs, 0);
+	ck_assert_uint_eq(f[0].nedits, 1);
+	ck_assert_str_eq(f[0].edits[0].text, "\"1\"");
+	ck_assert_ptr_null(cpl_engine_source_text(e, path, NULL));
+	cpl_engine_resolve_fixes(e);
+	ck_assert_uint_eq(f[0].nedits, 1);
 	cpl_engine_free(e);
 }
 END_TEST
@@ -218,6 +245,7 @@ resolve_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, run_makes_no_edit_until_asked);
+	tcase_add_test(tc, edits_made_in_the_run_when_wanted);
 	tcase_add_test(tc, scalar_and_count);
 	tcase_add_test(tc, one_text_per_file);
 	tcase_add_test(tc, missing_text_makes_nothing);
