@@ -323,7 +323,8 @@ cpl_cli_compare_keep(const char *file, bool diff,
 	if (e == NULL)
 		goto out;
 	record = measured(c, v);
-	cpl_engine_keep(e, file, r->r.threads, r->r.workers, record, &k);
+	cpl_engine_keep(e, file, r->r.threads, r->r.workers, r->pools, record,
+			&k);
 	if (k.why) {
 		cpl_cli_say("kubectl-cpulint compare: %s", k.why);
 		goto out;

@@ -142,3 +142,28 @@ cpl_facts_measured(struct cpl_finding *fd, const struct cpl_workload *w,
 		"when the job or its budget changes");
 	return true;
 }
+
+long
+cpl_facts_workers(const struct cpl_facts *f)
+{
+	return f->workers.state == CPL_AMT_KNOWN ||
+	       f->workers.state == CPL_AMT_HOST ? f->workers.n : 0;
+}
+
+long
+cpl_facts_pool_share(long *threads, const struct cpl_facts *f,
+		     const struct cpl_pools *ps, enum cpl_pool_kind k)
+{
+	long r = f->ranks.n > 0 ? f->ranks.n : 1;
+	long t = f->t > 0 ? f->t : 1;
+
+	/* Threads within the budget stay as they are. */
+	if (f->threads.state == CPL_AMT_KNOWN && f->threads.n > 0 &&
+	    cpl_sat_mul(cpl_sat_mul(f->threads.n, r), 1000) <= f->cpu)
+		t = f->threads.n;
+	if (threads != NULL)
+		*threads = t;
+	if (!f->ranks_known || f->workers.state != CPL_AMT_KNOWN)
+		return 1;
+	return cpl_pools_share(ps, k, f->per_rank, t, f->workers.n);
+}

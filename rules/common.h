@@ -12,6 +12,7 @@
 
 #include "model/budget.h"
 #include "model/fixreq.h"
+#include "model/pools.h"
 #include "model/rule.h"
 #include "python/pyscan.h"
 
@@ -61,6 +62,21 @@ double cpl_facts_throttled(const struct cpl_container *c);
  */
 bool cpl_facts_measured(struct cpl_finding *fd, const struct cpl_workload *w,
 			const struct cpl_facts *f);
+
+/*
+ * The size CPU202 writes for pool k of a container with facts f: its
+ * share (cpl_pools_share) of the per-rank budget, the rank running the
+ * intra-op threads it has once CPU202 or CPU305 has fixed them (the
+ * split's T when they are over the budget) and the loader workers as
+ * written; 1 when the ranks or the workers are not known.  *threads
+ * (may be NULL) receives the intra-op threads it counted.
+ */
+long cpl_facts_pool_share(long *threads, const struct cpl_facts *f,
+			  const struct cpl_pools *ps, enum cpl_pool_kind k);
+
+/* The loader workers f counts (known, or a host-sized lower bound), 0
+ * when unknown. */
+long cpl_facts_workers(const struct cpl_facts *f);
 
 /* "1 thread" / "2 threads": the noun for n (static strings). */
 const char *cpl_plural(long n, const char *one, const char *many);

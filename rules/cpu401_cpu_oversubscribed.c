@@ -92,9 +92,10 @@ pool_terms(char *out, size_t size, const struct cpl_pools *ps, long wk)
 		const struct cpl_pool *p = &ps->p[k];
 		long n = cpl_pool_extra(p);
 
-		if (n == 0 || (p->in_workers && wk == 0))
+		if (n == 0)
 			continue;
-		if (p->in_workers)
+		/* With no workers the pipeline runs in the rank. */
+		if (p->in_workers && wk > 0)
 			cpl_format(out + len, size - len,
 				   " + %ld %s x %ld %s %s", wk,
 				   cpl_plural(wk, "worker", "workers"), n,
@@ -110,7 +111,8 @@ pool_terms(char *out, size_t size, const struct cpl_pools *ps, long wk)
  * each set to 1, by an edit of its env variable where the manifest
  * writes it as a number (edits only when the split's are made). */
 static void
-pool_fix(struct cpl_finding *fd, const struct cpl_pools *ps, bool edits)
+pool_fix(struct cpl_finding *fd, const struct cpl_pools *ps, long wk,
+	 bool edits)
 {
 	char text[400];
 	size_t k, len = 0;
@@ -126,7 +128,7 @@ pool_fix(struct cpl_finding *fd, const struct cpl_pools *ps, bool edits)
 		cpl_finding_add_related(fd, &p->size.pos, "%s pool: %s (%ld "
 					"threads, %ld beyond the calling "
 					"thread%s)", p->name, p->size.how,
-					p->size.n, n, p->in_workers ?
+					p->size.n, n, p->in_workers && wk > 0 ?
 					", in each loader worker" : "");
 		if (p->use.file != NULL && p->use_how != NULL)
 			cpl_finding_add_related(fd, &p->use, "%s used here "
@@ -159,6 +161,61 @@ pool_fix(struct cpl_finding *fd, const struct cpl_pools *ps, bool edits)
 				    "their work): %s", fix, text);
 		free(fix);
 	}
+}
+
+/* The busy threads of one rank counted against the budget: threads t,
+ * the rank's pools, and the workers beyond the allowance with theirs
+ * (with no workers the pipeline's pools run in the rank). */
+static long
+counted(const struct cpl_pools *ps, long t, long wk, long allow)
+{
+	long xr, xw;
+
+	if (wk == 0)
+		return cpl_pools_busy(ps, t, 0);
+	cpl_pools_extra(&xr, &xw, ps);
+	return cpl_sat_add(cpl_sat_add(t, xr),
+			   cpl_sat_mul(wk > allow ? wk - allow : 0,
+				       cpl_sat_add(1, xw)));
+}
+
+/*
+ * One problem, one finding: whether CPU202's fixes (the thread variable
+ * to the split's T, each pool's variable to its share) settle it, with
+ * at least one pool among them.  Then CPU202 reports the pools and
+ * this rule stays silent.
+ */
+static bool
+pools_rule_settles(struct cpl_check *ck, const struct cpl_facts *f,
+		   const struct cpl_container *c, const struct cpl_pools *ps,
+		   long r, long t, long wk, long allow)
+{
+	struct cpl_pools after = *ps;
+	struct cpl_amount a;
+	bool any = false;
+	size_t k;
+
+	if (!cpl_check_rule_on(ck, "CPU202") || !f->ranks_known ||
+	    cpl_sat_mul(r, 1000) > f->cpu)
+		return false;
+	for (k = 0; k < CPL_POOL_NKINDS; k++) {
+		if (cpl_pool_extra(&ps->p[k]) == 0 ||
+		    !cpl_pools_env_over(&a, ps, (enum cpl_pool_kind)k, c, r,
+					wk, f->cpu))
+			continue;
+		after.p[k].size.n = cpl_facts_pool_share(NULL, f, ps,
+						(enum cpl_pool_kind)k);
+		any = true;
+	}
+	if (!any)
+		return false;
+	/* The threads go to the split's T only where CPU202 or CPU305
+	 * reports them (over the budget on their own). */
+	if (thread_rule_reports(ck, &f->threads) &&
+	    cpl_sat_mul(cpl_sat_mul(t, r), 1000) > f->cpu)
+		t = f->t;
+	return cpl_sat_mul(cpl_sat_mul(r, counted(&after, t, wk, allow)),
+			   1000) <= f->cpu;
 }
 
 /* The fix's other way, raising the limit to need ("at least" when
@@ -209,20 +266,22 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	/* Every other pool: n - 1 threads per rank, or per worker. */
 	cpl_budget_pools(&ps, w, c);
 	cpl_pools_extra(&xr, &xw, &ps);
-	busy = cpl_sat_add(cpl_sat_add(t, xr),
-			   cpl_sat_mul(wk, cpl_sat_add(1, xw)));
+	busy = cpl_pools_busy(&ps, t, wk);
 	total = cpl_sat_mul(r, busy);
 	/* A loader that decodes takes turns with the main process: its
 	 * workers count only beyond the split's allowance. */
 	allow = cpl_budget_worker_allowance(f.per_rank, f.loader);
-	if (cpl_sat_mul(cpl_sat_mul(r, cpl_sat_add(cpl_sat_add(t, xr),
-			cpl_sat_mul(wk > allow ? wk - allow : 0,
-				    cpl_sat_add(1, xw)))), 1000) <= f.cpu)
+	if (cpl_sat_mul(cpl_sat_mul(r, counted(&ps, t, wk, allow)), 1000) <=
+	    f.cpu)
 		return;
 	/* The thread rule's fix (T = B per rank) settles it unless the
 	 * ranks alone are more than the CPUs, or other pools add. */
-	if (wk == 0 && xr == 0 && cpl_sat_mul(r, 1000) <= f.cpu &&
+	if (wk == 0 && xr == 0 && xw == 0 && cpl_sat_mul(r, 1000) <= f.cpu &&
 	    thread_rule_reports(ck, &f.threads))
+		return;
+	/* CPU202's fixes of the pools' variables (and of the threads)
+	 * settle it. */
+	if (pools_rule_settles(ck, &f, c, &ps, r, t, wk, allow))
 		return;
 	least = f.ranks_known ? "" : "at least ";
 	/* A raised limit lets capped workers grow to their cap. */
@@ -353,7 +412,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 				total, need, f.cpus);
 		limit_edit(fd, c, &f, need);
 	}
-	pool_fix(fd, &ps, split);
+	pool_fix(fd, &ps, wk, split);
 }
 
 const struct cpl_rule cpl_rule_cpu401 = {

@@ -122,6 +122,9 @@ struct cpl_budget_how {
 	int column;
 };
 
+/* The most pool variables a budget entry lists for `plan`. */
+#define CPL_BUDGET_POOL_VARS 4
+
 /* A native pool beside the intra-op threads (model/pools.h), for the
  * budget entry: those that count, that size to the node, or that run with
  * a size cpulint cannot read. */
@@ -188,6 +191,18 @@ struct cpl_budget_entry {
 					 * spec (object names the owner); 0 */
 	struct cpl_budget_pool *pools;	/* other native pools; owned */
 	size_t npools;
+	/* What `plan` sets beside threads and workers: the pools whose
+	 * size is a count written in the env (model/pools.h,
+	 * cpl_pools_env_sized), their variables (static), sizes as
+	 * written and whether they run in the loader workers; and how
+	 * many pools a share is split between (cpl_pools_share_n), of the
+	 * rank and of the workers.  Not reported. */
+	const char *pool_vars[CPL_BUDGET_POOL_VARS];
+	long pool_written[CPL_BUDGET_POOL_VARS];
+	bool pool_in_workers[CPL_BUDGET_POOL_VARS];
+	size_t npool_vars;
+	long pools_rank;
+	long pools_workers;
 };
 
 void cpl_finding_budget_free(struct cpl_budget_entry *b); /* members */

@@ -176,6 +176,28 @@ tf_busy(const char *name)
 	return true;
 }
 
+/* numpy and scipy calls that run BLAS kernels (OpenBLAS in pip's
+ * wheels): products, linear algebra, contractions. */
+static bool
+blas_call(const char *name)
+{
+	static const char *const fns[] = {
+		"numpy.dot", "numpy.matmul", "numpy.einsum", "numpy.inner",
+		"numpy.tensordot", "numpy.vdot", "numpy.outer",
+	};
+	size_t i;
+
+	/* norm reduces with ufuncs, not BLAS's threads. */
+	if ((in_module(name, "numpy.linalg") ||
+	     in_module(name, "scipy.linalg")) &&
+	    !cpl_str_ends(name, ".norm"))
+		return true;
+	for (i = 0; i < CPL_ARRAY_LEN(fns); i++)
+		if (cpl_str_eq(name, fns[i]))
+			return true;
+	return false;
+}
+
 /* Marks p used at call k (the first use wins, a worker's over a rank's
  * for Rayon). */
 static void
@@ -212,6 +234,9 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 			use(&p[CPL_POOL_NUMEXPR], k);
 			size_from_call(&p[CPL_POOL_NUMEXPR], f, k, NULL);
 		} else if (in_module(n, "numexpr")) {
+			if (roles_of(code, fi, k->scope) &
+			    CPL_PYROLE_PIPELINE)
+				p[CPL_POOL_NUMEXPR].in_workers = true;
 			use(&p[CPL_POOL_NUMEXPR], k);
 		} else if (in_module(n, "onnxruntime") &&
 			   cpl_str_ends(n, "InferenceSession")) {
@@ -226,6 +251,17 @@ scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,
 			use(&p[CPL_POOL_XLA], k);
 		} else if (cpl_str_eq(n, "torch.compile")) {
 			use(&p[CPL_POOL_INDUCTOR], k);
+		} else if (blas_call(n)) {
+			struct cpl_pool *b = &p[CPL_POOL_OPENBLAS];
+
+			/* In __getitem__ or a transform it runs in every
+			 * loader worker: that use is the one to name. */
+			if ((roles_of(code, fi, k->scope) &
+			     CPL_PYROLE_PIPELINE) && !b->in_workers) {
+				b->in_workers = true;
+				b->use.file = NULL;
+			}
+			use(b, k);
 		} else if (hf && names_tokenizer(k->callee)) {
 			bool worker = roles_of(code, fi, k->scope) &
 				      CPL_PYROLE_PIPELINE;
@@ -497,6 +533,146 @@ cpl_pools_extra(long *rank, long *worker, const struct cpl_pools *ps)
 	}
 }
 
+long
+cpl_pools_busy(const struct cpl_pools *ps, long threads, long workers)
+{
+	long xr, xw;
+
+	cpl_pools_extra(&xr, &xw, ps);
+	if (workers <= 0)
+		return cpl_sat_add(threads, cpl_sat_add(xr, xw));
+	return cpl_sat_add(cpl_sat_add(threads, xr),
+			   cpl_sat_mul(workers, cpl_sat_add(1, xw)));
+}
+
+/* Whether pool p counts in the workers, with workers of them. */
+static bool
+worker_side(const struct cpl_pool *p, long workers)
+{
+	return p->in_workers && workers > 0;
+}
+
+/* Whether p is one the shares are split between: used, not off, not
+ * Inductor's (it runs before the steps). */
+static bool
+shared(const struct cpl_pool *p)
+{
+	return p->active && !p->off && p->kind != CPL_POOL_INDUCTOR;
+}
+
+size_t
+cpl_pools_vars(const char *const **out)
+{
+	static const char *const vars[CPL_BUDGET_POOL_VARS] = {
+		"OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+		"RAYON_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+	};
+
+	*out = vars;
+	return CPL_ARRAY_LEN(vars);
+}
+
+long
+cpl_pools_share_n(bool in_workers, long in_rank, long in_workers_n,
+		  long per_rank, long threads, long workers)
+{
+	long left, each, busy_w = 1, kr = in_rank, kw = in_workers_n;
+
+	if (workers < 0 || per_rank < 1)
+		return 1;
+	if (threads < 1)
+		threads = 1;
+	/* With no workers the pipeline runs in the rank. */
+	if (workers == 0) {
+		kr += kw;
+		kw = 0;
+		in_workers = false;
+	}
+	/* Each worker: floor((B - T) / W) CPUs, its own thread first. */
+	each = workers > 0 && per_rank > threads ?
+	       (per_rank - threads) / workers : 0;
+	if (each < 1)
+		each = 1;
+	if (kw > 0) {
+		long w_share = 1 + (each - 1) / kw;
+
+		if (in_workers)
+			return w_share;
+		busy_w = 1 + kw * (w_share - 1);
+	}
+	/* The rank: what its threads and workers leave, plus the calling
+	 * thread, split between its pools. */
+	left = per_rank - threads - cpl_sat_mul(workers, busy_w);
+	if (left < 0 || kr == 0)
+		left = 0;
+	return 1 + (kr > 0 ? left / kr : 0);
+}
+
+/* How many pools the shares split between, of the rank and of the
+ * pipeline. */
+static void
+share_counts(long *in_rank, long *in_w, const struct cpl_pools *ps)
+{
+	size_t i;
+
+	*in_rank = 0;
+	*in_w = 0;
+	for (i = 0; i < CPL_POOL_NKINDS; i++) {
+		if (!shared(&ps->p[i]))
+			continue;
+		if (ps->p[i].in_workers)
+			(*in_w)++;
+		else
+			(*in_rank)++;
+	}
+}
+
+long
+cpl_pools_share(const struct cpl_pools *ps, enum cpl_pool_kind k,
+		long per_rank, long threads, long workers)
+{
+	long kr, kw;
+
+	share_counts(&kr, &kw, ps);
+	return cpl_pools_share_n(ps->p[k].in_workers, kr, kw, per_rank,
+				 threads, workers);
+}
+
+bool
+cpl_pools_env_sized(struct cpl_amount *a, const struct cpl_pools *ps,
+		    enum cpl_pool_kind k, const struct cpl_container *c)
+{
+	const struct cpl_pool *p = &ps->p[k];
+
+	memset(a, 0, sizeof(*a));
+	/* XLA_FLAGS is a string of flags; Inductor's workers are not
+	 * counted; ONNX Runtime and inter-op have no variable. */
+	if (p->env == NULL || k == CPL_POOL_XLA || k == CPL_POOL_INDUCTOR)
+		return false;
+	cpl_budget_env_count(a, c, p->env);
+	return a->state == CPL_AMT_KNOWN &&
+	       p->size.state == CPL_AMT_KNOWN && p->size.n == a->n &&
+	       p->size.pos.line == a->pos.line &&
+	       p->size.pos.column == a->pos.column &&
+	       cpl_str_eq(p->size.pos.file, a->pos.file);
+}
+
+bool
+cpl_pools_env_over(struct cpl_amount *a, const struct cpl_pools *ps,
+		   enum cpl_pool_kind k, const struct cpl_container *c,
+		   long ranks, long workers, int64_t cpu_millis)
+{
+	const struct cpl_pool *p = &ps->p[k];
+	long procs = ranks > 0 ? ranks : 1;
+
+	if (!cpl_pools_env_sized(a, ps, k, c) || !p->active || p->off ||
+	    a->n <= 1 || cpu_millis < 0)
+		return false;
+	if (worker_side(p, workers))
+		procs = cpl_sat_mul(procs, workers);
+	return cpl_sat_mul(cpl_sat_mul(a->n, procs), 1000) > cpu_millis;
+}
+
 /* A how of the budget entry: text and position, copied. */
 static void
 entry_how(struct cpl_budget_how *h, const char *text,
@@ -523,9 +699,23 @@ cpl_pools_entry(struct cpl_budget_entry *b, const struct cpl_workload *w,
 
 	cpl_budget_pools(&ps, w, c);
 	cpl_pools_extra(&xr, &xw, &ps);
+	share_counts(&b->pools_rank, &b->pools_workers, &ps);
+	for (k = 0; k < CPL_POOL_NKINDS &&
+		    b->npool_vars < CPL_BUDGET_POOL_VARS; k++) {
+		struct cpl_amount a;
+
+		if (!ps.p[k].active || ps.p[k].off ||
+		    !cpl_pools_env_sized(&a, &ps, (enum cpl_pool_kind)k, c))
+			continue;
+		b->pool_vars[b->npool_vars] = ps.p[k].env;
+		b->pool_written[b->npool_vars] = a.n;
+		b->pool_in_workers[b->npool_vars++] = ps.p[k].in_workers;
+	}
+	/* With no workers the pipeline's pools run in the rank. */
 	if (b->busy >= 0)
 		b->busy = cpl_sat_add(b->busy, cpl_sat_mul(b->ranks,
-			cpl_sat_add(xr, cpl_sat_mul(b->workers, xw))));
+			cpl_sat_add(xr, b->workers > 0 ?
+				    cpl_sat_mul(b->workers, xw) : xw)));
 	for (k = 0; k < CPL_POOL_NKINDS; k++)
 		n += cpl_pool_extra(&ps.p[k]) > 0 || ps.p[k].host_default ||
 		     ps.p[k].unread;

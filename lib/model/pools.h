@@ -93,6 +93,64 @@ long cpl_pool_extra(const struct cpl_pool *p);
 void cpl_pools_extra(long *rank, long *worker, const struct cpl_pools *ps);
 
 /*
+ * The busy threads of one rank with threads intra-op threads and
+ * workers loader workers (both >= 0): threads + the rank's pools' extra
+ * + workers x (1 + the workers' pools' extra).  With no workers the
+ * pipeline (and the pools it runs) runs in the rank: its pools' extra
+ * counts once, in the rank.
+ */
+long cpl_pools_busy(const struct cpl_pools *ps, long threads, long workers);
+
+/*
+ * The size the budget gives pool k in each process that runs it, on a
+ * per-rank budget of per_rank CPUs (0: under one CPU) run as threads
+ * intra-op threads and workers loader workers (-1: not known): CPU401's
+ * arithmetic with every pool at this size fits the budget.  A pool in
+ * the loader workers gets a worker's share of what the threads leave,
+ * floor((per_rank - threads) / workers), split between the workers'
+ * pools; a pool of the rank (or of a pipeline with no workers) what the
+ * threads and the workers leave, plus its calling thread.  At least 1;
+ * 1 when the workers are not known.
+ */
+long cpl_pools_share(const struct cpl_pools *ps, enum cpl_pool_kind k,
+		     long per_rank, long threads, long workers);
+
+/*
+ * The same arithmetic over counts, for what has no struct cpl_pools
+ * (plan, from a budget entry): a pool that runs in the loader workers
+ * (in_workers) or not, among in_rank pools of the rank and in_workers_n
+ * of the pipeline (a pipeline's pools are the rank's when workers is
+ * 0).
+ */
+/* The pool variables cpl_pools_env_sized() reads (a count each), in a
+ * fixed order: OPENBLAS_NUM_THREADS, NUMEXPR_NUM_THREADS,
+ * RAYON_NUM_THREADS, TF_NUM_INTRAOP_THREADS.  *out receives the static
+ * array; returns its length (CPL_BUDGET_POOL_VARS). */
+size_t cpl_pools_vars(const char *const **out);
+
+long cpl_pools_share_n(bool in_workers, long in_rank, long in_workers_n,
+		       long per_rank, long threads, long workers);
+
+/*
+ * Whether pool k is sized by the container's environment alone, as a
+ * count a YAML edit can reach: its variable (OPENBLAS_NUM_THREADS,
+ * NUMEXPR_NUM_THREADS, RAYON_NUM_THREADS, TF_NUM_INTRAOP_THREADS) holds
+ * a known number and the code sets no other size.  *a receives it.
+ */
+bool cpl_pools_env_sized(struct cpl_amount *a, const struct cpl_pools *ps,
+			 enum cpl_pool_kind k, const struct cpl_container *c);
+
+/*
+ * CPU202's question of pool k: its variable (cpl_pools_env_sized) times
+ * the processes that run the pool (ranks, or ranks x workers when it
+ * runs in the loader workers and workers > 0; lower bounds) is more
+ * than cpu_millis.  Only for a pool the process uses, not turned off.
+ */
+bool cpl_pools_env_over(struct cpl_amount *a, const struct cpl_pools *ps,
+			enum cpl_pool_kind k, const struct cpl_container *c,
+			long ranks, long workers, int64_t cpu_millis);
+
+/*
  * Adds container c's pools to its budget entry b (made by
  * cpl_budget_entry(); the run calls this after it): what they add to
  * b->busy when that is known, and b->pools, the pools that count, size

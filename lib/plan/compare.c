@@ -14,6 +14,7 @@
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/prometheus.h"
+#include "model/pools.h"
 #include "plan/compare.h"
 #include "plan/knobs.h"
 #include "plan/plan.h"
@@ -244,9 +245,27 @@ struct run {
 	char *setting;
 	long threads;
 	long workers;
+	long pools[CPL_BUDGET_POOL_VARS];
 	double cpu_budget;
 	double throughput, wait, cpu, throttled, threads_seen, window;
 };
+
+/* The pool variables c's env sets as counts (plan sets them with each
+ * setting), in cpl_pools_vars()'s order; -1 where not. */
+static void
+pool_sizes(long *out, const json_t *c)
+{
+	const char *const *vars;
+	size_t i, n = cpl_pools_vars(&vars);
+
+	for (i = 0; i < n && i < CPL_BUDGET_POOL_VARS; i++) {
+		const char *v = cpl_knob_env(c, vars[i]);
+
+		if (v == NULL || cpl_parse_long(&out[i], v) < 0 ||
+		    out[i] < 0)
+			out[i] = -1;
+	}
+}
 
 /* Measures one Pod into r. */
 static int
@@ -274,6 +293,7 @@ measure(struct run *r, json_t *pod, struct prom *pr, struct cpl_error *err)
 	}
 	r->threads = cpl_knob_threads(c);
 	r->workers = cpl_knob_workers(c);
+	pool_sizes(r->pools, c);
 	r->cpu_budget = cpu_budget(c);
 	if (label)
 		r->setting = cpl_xstrdup(label);
@@ -418,6 +438,7 @@ add_run(struct cpl_compare *c, struct run *r, size_t *cap)
 		r->setting = NULL;
 		row->r.threads = r->threads;
 		row->r.workers = r->workers;
+		memcpy(row->pools, r->pools, sizeof(row->pools));
 		row->r.cpu_budget = r->cpu_budget;
 		row->r.throughput = row->r.wait = row->r.cpu_used = -1;
 		row->r.throttled = row->threads_seen = -1;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "live/live.h"
+#include "model/finding.h"
 #include "plan/verdict.h"
 #include "util.h"
 
@@ -35,6 +36,9 @@ struct cpl_compare_row {
 	size_t pods;
 	double window;			/* the longest lifetime measured, s */
 	double threads_seen;		/* most threads; < 0 unknown */
+	long pools[CPL_BUDGET_POOL_VARS];	/* the pool variables its
+					 * spec sets, cpl_pools_vars()'s
+					 * order; -1: not a count or unset */
 };
 
 struct cpl_compare {

@@ -120,6 +120,9 @@ experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
 			cpl_knob_set_flag(t[i], NULL,
 					  "${trialParameters.workers}");
 	}
+	/* The group's settings share their pools' sizes (katib() splits
+	 * a group where they differ): set as literals. */
+	cpl_plan_set_pools(t, nt, p, &p->settings[idx[0]]);
 	if (p->segment && cpl_plan_segment(t, nt, p->segment, err) < 0)
 		goto out;
 
@@ -182,6 +185,50 @@ out:
 	return rc;
 }
 
+/* Whether settings a and b set the plan's pools alike. */
+static bool
+same_pools(const struct cpl_plan *p, size_t a, size_t b)
+{
+	size_t j;
+
+	for (j = 0; j < p->npools; j++)
+		if (p->settings[a].pools[j] != p->settings[b].pools[j])
+			return false;
+	return true;
+}
+
+/*
+ * The Experiments of one group of settings idx (n): one, or, where the
+ * settings set the pools differently (OPENBLAS_NUM_THREADS=2 at 0
+ * workers, 1 with workers), one per set of sizes, named SUFFIX,
+ * SUFFIX-2, ...: a grid parameter of its own would run every pairing.
+ */
+static int
+groups(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
+       size_t n, const char *suffix, struct cpl_error *err)
+{
+	size_t sub[CPL_SWEEP_MAX], nsub, i, j, k = 0;
+	bool done[CPL_SWEEP_MAX] = { false };
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		char *sfx;
+
+		if (done[i])
+			continue;
+		for (j = i, nsub = 0; j < n; j++)
+			if (!done[j] && same_pools(p, idx[i], idx[j])) {
+				sub[nsub++] = idx[j];
+				done[j] = true;
+			}
+		sfx = k++ == 0 ? cpl_xstrdup(suffix) :
+		      cpl_xasprintf("%s-%zu", suffix, k);
+		rc = experiment(out, p, sub, nsub, sfx, NULL, err);
+		free(sfx);
+	}
+	return rc;
+}
+
 int
 cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 	       struct cpl_error *err)
@@ -198,9 +245,9 @@ cpl_plan_katib(struct cpl_buf *out, const struct cpl_plan *p,
 			wk[nwk++] = i;
 	}
 	if (nth > 0)
-		rc = experiment(out, p, th, nth, "threads", NULL, err);
+		rc = groups(out, p, th, nth, "threads", err);
 	if (rc == 0 && nwk > 0)
-		rc = experiment(out, p, wk, nwk, "workers", NULL, err);
+		rc = groups(out, p, wk, nwk, "workers", err);
 	for (i = 0; rc == 0 && i < p->nsettings; i++)
 		if (p->settings[i].knob == CPL_SWEEP_CURRENT)
 			rc = experiment(out, p, &i, 1, "current",

@@ -4,6 +4,7 @@
  * deep copy of the user's document and leaves every field it does not
  * set as it was.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +219,19 @@ segment_split(char **name, const char **value, const char *seg)
 	return 0;
 }
 
+/* The input that carries pool variable var: "cpulint_openblas_num_
+ * threads".  Caller frees. */
+static char *
+pool_input(const char *var)
+{
+	char *s = cpl_xasprintf("cpulint_%s", var);
+	char *q;
+
+	for (q = s; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return s;
+}
+
 /*
  * The plan's labels on every run's Pods: Polyaxon puts the run's
  * environment labels on them, with the setting from the run's own
@@ -264,7 +278,7 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 	const char *kind = json_string_value(json_object_get(src, "kind"));
 	char *wname = NULL, *sname = NULL;
 	bool workers = p->settings[0].workers >= 0;
-	size_t nt, i;
+	size_t nt, i, j;
 	int rc = -1;
 
 	if (cpl_str_eq(kind, "operation")) {
@@ -316,6 +330,19 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 				  "plan");
 		}
 	}
+	for (i = 0; i < p->npools; i++) {
+		char *in = pool_input(p->pool_vars[i]);
+		char *ref = cpl_xasprintf("{{ %s }}", in);
+
+		for (j = 0; j < nt; j++)
+			cpl_knob_set_env(t[j], p->pool_vars[i], ref);
+		add_input(comp, in, "int",
+			  json_integer(p->settings[0].pools[i]),
+			  "a native pool's threads, set by kubectl cpulint "
+			  "plan with the threads and workers");
+		free(ref);
+		free(in);
+	}
 	add_input(comp, "cpulint_setting", "str",
 		  json_string(p->settings[0].id),
 		  "the setting of the comparison this run is (kubectl "
@@ -358,6 +385,13 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 		if (workers)
 			json_object_set_new(row, wname, json_integer(
 					p->settings[i].workers));
+		for (j = 0; j < p->npools; j++) {
+			char *in = pool_input(p->pool_vars[j]);
+
+			json_object_set_new(row, in, json_integer(
+					p->settings[i].pools[j]));
+			free(in);
+		}
 		json_object_set_new(row, "cpulint_setting",
 				    json_string(p->settings[i].id));
 		json_array_append_new(values, row);
@@ -429,6 +463,20 @@ set_segment(json_t **t, size_t nt, const char *segment,
 	return any ? 0 : -1;
 }
 
+void
+cpl_plan_set_pools(json_t **t, size_t nt, const struct cpl_plan *p,
+		   const struct cpl_sweep_setting *s)
+{
+	char num[32];
+	size_t i, j;
+
+	for (i = 0; i < p->npools; i++) {
+		cpl_format(num, sizeof(num), "%ld", s->pools[i]);
+		for (j = 0; j < nt; j++)
+			cpl_knob_set_env(t[j], p->pool_vars[i], num);
+	}
+}
+
 /* A name for the setting's object: NAME-SETTING within 63 bytes. */
 static char *
 setting_name(const char *name, const char *id)
@@ -494,6 +542,7 @@ cpl_plan_jobs(struct cpl_buf *out, const struct cpl_plan *p,
 			for (j = 0; j < nt; j++)
 				cpl_knob_set_flag(t[j], NULL, num);
 		}
+		cpl_plan_set_pools(t, nt, p, s);
 		if (p->segment && set_segment(t, nt, p->segment, err) < 0)
 			rc = -1;
 		if (rc == 0)

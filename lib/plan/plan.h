@@ -48,6 +48,10 @@ struct cpl_plan {
 	size_t ncontainers;
 	const struct cpl_sweep_setting *settings;	/* [0]: suggestion */
 	size_t nsettings;
+	const char *const *pool_vars;	/* the pools each setting sets
+					 * (OPENBLAS_NUM_THREADS...), with
+					 * settings[i].pools[j] */
+	size_t npools;
 	const char *segment;	/* --segment NAME=VALUE, or NULL */
 	const char *summary;	/* one line: the budget and the sweep */
 };
@@ -68,6 +72,11 @@ bool cpl_plan_can_set_workers(const json_t *doc, const char *const *names,
  * plan's environment would not reach the process. */
 bool cpl_plan_command_sets_threads(const json_t *doc,
 				   const char *const *names, size_t n);
+
+/* Sets the plan's pool variables of setting s in the containers t (nt):
+ * each as the count s->pools holds. */
+void cpl_plan_set_pools(json_t **t, size_t nt, const struct cpl_plan *p,
+			const struct cpl_sweep_setting *s);
 
 /* Writers: 0, or -1 with err (its message only) when the document
  * cannot take the plan (a --segment input it lacks...). */

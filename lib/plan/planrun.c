@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/finding.h"
+#include "model/pools.h"
 #include "plan/plan.h"
 #include "plan/planrun.h"
 #include "plan/sweep.h"
@@ -84,6 +85,31 @@ nothing_to_compare(const struct cpl_budget_entry *m,
 		"set the loader workers");
 }
 
+/*
+ * The pools each setting sets beside its threads and workers (m's
+ * pools whose size is a count in the env): the share the setting's
+ * budget gives each process that runs the pool (cpl_pools_share_n,
+ * CPU202's and CPU401's arithmetic), or, for the job's current
+ * setting, the size as written.  So the setting that runs is the one
+ * compare --fix writes.
+ */
+static void
+plan_pools(struct cpl_sweep_setting *set, size_t n,
+	   const struct cpl_budget_entry *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m->npool_vars && j < CPL_SWEEP_POOLS; j++)
+			set[i].pools[j] = set[i].knob == CPL_SWEEP_CURRENT ?
+				m->pool_written[j] :
+				cpl_pools_share_n(m->pool_in_workers[j],
+					m->pools_rank, m->pools_workers,
+					m->per_rank, set[i].threads,
+					set[i].workers >= 0 ? set[i].workers :
+					m->workers);
+}
+
 /* Plans one document: entries b[0, n) are its training containers. */
 static void
 plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
@@ -144,6 +170,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	in.cur_threads = m->threads;
 	in.cur_workers = m->workers;
 	p.nsettings = cpl_sweep_make(set, &in);
+	plan_pools(set, p.nsettings, m);
 	for (i = 0, planned = 0; i < p.nsettings; i++)
 		planned += set[i].knob != CPL_SWEEP_CURRENT;
 	if (planned < 2 && o->max == 0 && p.nsettings < 2) {
@@ -178,11 +205,23 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 		"the command sets the workers)", planned < p.nsettings ?
 		", and the job's current setting " : "", planned < p.nsettings ?
 		set[p.nsettings - 1].id : "");
+	if (m->npool_vars > 0) {
+		char *more = cpl_xasprintf("%s; each setting also sets %s%s "
+			"to the share the setting gives each process that "
+			"runs it", summary, m->pool_vars[0],
+			m->npool_vars > 1 ? " (and the other pools)" : "");
+
+		free(summary);
+		summary = more;
+	}
 	p.id = id;
 	p.doc = doc;
 	p.containers = names;
 	p.ncontainers = n;
 	p.settings = set;
+	p.pool_vars = m->pool_vars;
+	p.npools = m->npool_vars < CPL_SWEEP_POOLS ? m->npool_vars :
+		   CPL_SWEEP_POOLS;
 	p.segment = o->segment;
 	p.summary = summary;
 	if (eng == CPL_PLAN_POLYAXON)

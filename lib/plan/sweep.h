@@ -46,9 +46,15 @@ enum cpl_sweep_knob {
 /* The suffix of the current setting's id ("t2-w4-current"). */
 #define CPL_SWEEP_CURRENT_SUFFIX "-current"
 
+/* The most pool variables a setting sets (CPL_BUDGET_POOL_VARS). */
+#define CPL_SWEEP_POOLS 4
+
 struct cpl_sweep_setting {
 	long threads;
 	long workers;		/* -1: not set by the plan */
+	long pools[CPL_SWEEP_POOLS];	/* the plan's pool variables
+					 * (struct cpl_plan), in its order;
+					 * filled by planrun, not sweep */
 	enum cpl_sweep_knob knob;
 	char id[32];		/* "t2-w1", "t4": label value and name part */
 };

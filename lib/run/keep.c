@@ -14,6 +14,7 @@
 
 #include "fix/resolve.h"
 #include "model/fixreq.h"
+#include "model/pools.h"
 #include "model/rule.h"
 #include "run/engine.h"
 #include "run/engine_int.h"
@@ -234,9 +235,43 @@ out:
 	return ok;
 }
 
+/* The pool variables of the kept setting, where c's env writes them as
+ * counts; false (r->why) when one cannot be edited. */
+static bool
+keep_pools(struct cpl_engine *e, struct cpl_fixres *fr,
+	   struct cpl_finding *fd, struct cpl_keep_result *r,
+	   const char *file, const struct cpl_container *c,
+	   const long *pools)
+{
+	const char *const *vars;
+	size_t i, n = cpl_pools_vars(&vars);
+
+	for (i = 0; pools != NULL && i < n; i++) {
+		const struct cpl_env *env;
+		long v;
+
+		if (pools[i] < 0)
+			continue;
+		env = cpl_container_env_effective(c, vars[i]);
+		if (env == NULL || env->value == NULL ||
+		    cpl_parse_long(&v, env->value) < 0 || v == pools[i])
+			continue;
+		cpl_fix_env_count(fd, &env->pos, v, pools[i], 0);
+		if (!cpl_engine_fix_finding(e, fr, fd)) {
+			r->why = cpl_xasprintf("%s: container \"%s\" sets %s "
+				"in a way compare --fix cannot edit: set it "
+				"to \"%ld\"", file, c->name ? c->name : "",
+				vars[i], pools[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 void
 cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
-		const char *measured, struct cpl_keep_result *r)
+		const long *pools, const char *measured,
+		struct cpl_keep_result *r)
 {
 
 	const struct cpl_wlist *wl = cpl_engine_workloads(e);
@@ -329,6 +364,8 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 					w);
 				break;
 			}
+			if (!keep_pools(e, fr, fd, r, file, c, pools))
+				break;
 			if (take_edits(r, file, fd, c))
 				r->ncontainers++;
 			if (c0 == NULL) {

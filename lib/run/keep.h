@@ -39,10 +39,16 @@ struct cpl_keep_result {
  * measured ("412 examples/s, 1.04x t1-w0; plan ID, DATE", no quote or
  * backslash): the workload's annotation cpulint.io/measured gets it
  * after the setting and the budget ("t1-w4 on 1 CPU: ..."), added or
- * replaced, so that the budget rules honour the measurement.
+ * replaced, so that the budget rules honour the measurement.  pools
+ * (NULL: none) holds the sizes of the pool variables the setting ran
+ * with, in cpl_pools_vars()'s order (model/pools.h; -1: not set): each
+ * is written where the container's env writes that variable as a count
+ * (plan sets them with every setting); one the file does not write is
+ * left alone.
  */
 void cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
-		     const char *measured, struct cpl_keep_result *r);
+		     const long *pools, const char *measured,
+		     struct cpl_keep_result *r);
 void cpl_keep_free(struct cpl_keep_result *r);
 
 #endif

@@ -84,10 +84,14 @@ for ns, figs in figures.items():
             labels["cpulint.io/setting"] = 't4-w1<&"x>\x1b[31m'
         labels["training.kubeflow.org/job-name"] = job["metadata"]["name"]
         labels["training.kubeflow.org/replica-type"] = "master"
+        spec = json.loads(json.dumps(tmpl["spec"]))
+        if ns == "sweep-b" and setting == "t2-w4":
+            # a second pool the plan set with this setting (issue 36)
+            spec["containers"][0]["env"].append({"name": "OPENBLAS_NUM_THREADS", "value": "3"})
         pod = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": ns, "labels": labels,
                             "uid": "0000-%s-%s" % (ns, setting)},
-               "spec": dict(tmpl["spec"], nodeName="gpu-node-1", restartPolicy="OnFailure"),
+               "spec": dict(spec, nodeName="gpu-node-1", restartPolicy="OnFailure"),
                "status": {"phase": "Succeeded", "startTime": stamp(birth),
                           "containerStatuses": [{"name": "pytorch", "ready": False, "restartCount": 0,
                               "image": "pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime",
@@ -318,6 +322,17 @@ has keep-py "job.yaml: kept t2-w4 in 1 training container(s)"
 grep -q '"--workers", "4", "--steps"' "$tmp/keep/py/job.yaml" && ok || bad "keep-py: the workers"
 expect keep-py-again 1 "$BIN" "$tmp/keep/py/job.yaml"
 lacks keep-py-again "CPU401"
+# the winner's second pool (OPENBLAS_NUM_THREADS=3 in sweep-b's t2-w4
+# Pod, as plan sets it with the setting) is kept where the file's env
+# writes the variable as a count; a file without it is left alone (the
+# keep-fix case above changed two lines)
+mkdir "$tmp/keep/pool"
+sed 's/^\( *\)- name: OMP_NUM_THREADS$/\1- name: OPENBLAS_NUM_THREADS\n\1  value: "16"\n&/' \
+	testdata/plan/pytorchjob.yaml > "$tmp/keep/pool/job.yaml"
+grep -q 'OPENBLAS_NUM_THREADS' "$tmp/keep/pool/job.yaml" && ok || bad "keep-pool: the input"
+expect keep-pool 0 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --throughput "$TP" --fix "$tmp/keep/pool/job.yaml"
+has keep-pool "job.yaml: kept t2-w4 in 1 training container(s)"
+grep -A1 'name: OPENBLAS_NUM_THREADS' "$tmp/keep/pool/job.yaml" | grep -q 'value: "3"' && ok || { bad "keep-pool: OPENBLAS_NUM_THREADS not kept at 3"; grep -A1 OPENBLAS "$tmp/keep/pool/job.yaml"; }
 # a Polyaxonfile that sets no threads: both variables added to the run
 # container's env, the flag changed
 cp testdata/keep/polyaxonfile.yaml "$tmp/keep/polyaxonfile.yaml"

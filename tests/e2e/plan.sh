@@ -97,6 +97,67 @@ assert docs[-1]["metadata"]["labels"]["cpulint.io/setting"] == "t8-w6-current"
 assert all(t <= 4 for t, w in got[:-1])
 PY
 
+# A second pool (issue 36): the lab's features job, OpenBLAS in each
+# loader worker's __getitem__ at 16.  Every setting also sets
+# OPENBLAS_NUM_THREADS, to the share its own budget gives each process
+# that runs the pool: 1 where 1 thread and W > 0 workers share 2 CPUs,
+# the rank's 2 - 1 + 1 = 2 at no workers (the pipeline runs in the
+# rank); so what runs is what compare --fix keeps, and no setting but
+# those past the budget fires a rule (CPU202 would, at 16).
+expect features-jobs 0 "$BIN" plan --jobs testdata/plan/features/job.yaml
+printf '%s\n' "$out" > "$tmp/features-jobs.yaml"
+python3 tests/plan-check.py jobs "$tmp/features-jobs.yaml" && ok || bad "features: manifests invalid"
+no_new testdata/plan/features/job.yaml "$tmp/features-jobs.yaml"
+cp testdata/plan/features/train.py "$tmp/"	# linked: numpy in the workers
+chosen_fit "$tmp/features-jobs.yaml"
+rm "$tmp/train.py"
+python3 - "$tmp/features-jobs.yaml" <<'PY' && ok || bad "features: OPENBLAS_NUM_THREADS per setting"
+import sys, yaml
+got = {}
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if not d:
+        continue
+    c = d["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e["value"] for e in c["env"]}
+    got[d["metadata"]["labels"]["cpulint.io/setting"]] = env["OPENBLAS_NUM_THREADS"]
+assert got == {"t1-w1": "1", "t1-w0": "2", "t1-w2": "1", "t1-w3": "1"}, got
+PY
+lacks features-jobs 'value: "16"'
+# Katib: a grid parameter of its own would pair every size with every
+# setting, so the workers' Experiment is split where the size differs:
+# each Experiment sets OPENBLAS_NUM_THREADS as a literal.
+expect features-katib 0 "$BIN" plan testdata/plan/features/job.yaml
+printf '%s\n' "$out" > "$tmp/features-katib.yaml"
+has features-katib "each setting also sets OPENBLAS_NUM_THREADS to the share"
+python3 tests/plan-check.py katib "$tmp/features-katib.yaml" && ok || bad "features: Katib plan invalid"
+python3 - "$tmp/features-katib.yaml" <<'PY' && ok || bad "features: Katib trials and their OpenBLAS size"
+import itertools, sys, yaml
+trials = {}
+for e in yaml.safe_load_all(open(sys.argv[1])):
+    if not e:
+        continue
+    p = {x["name"]: [int(v) for v in x["feasibleSpace"]["list"]] for x in e["spec"]["parameters"]}
+    c = e["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]["containers"][0]
+    env = {x["name"]: x["value"] for x in c["env"]}
+    for t in itertools.product(p["threads"], p["workers"]):
+        assert t not in trials, t
+        trials[t] = env["OPENBLAS_NUM_THREADS"]
+assert trials == {(1, 1): "1", (1, 0): "2", (1, 2): "1", (1, 3): "1"}, trials
+PY
+# Polyaxon: the size is a run input beside the threads, set per row.
+expect features-polyaxon 0 "$BIN" plan testdata/plan/features/polyaxonfile.yaml
+printf '%s\n' "$out" > "$tmp/features-polyaxon.yaml"
+python3 tests/plan-check.py polyaxon "$tmp/features-polyaxon.yaml" && ok || bad "features: polyaxon plan invalid"
+python3 - "$tmp/features-polyaxon.yaml" <<'PY' && ok || bad "features: polyaxon rows"
+import sys, yaml
+op = yaml.safe_load(open(sys.argv[1]))
+rows = [(v["cpulint_threads"], v["workers"], v["cpulint_openblas_num_threads"]) for v in op["matrix"]["values"]]
+assert rows == [(1, 1, 1), (1, 0, 2), (1, 2, 1), (1, 3, 1)], rows
+c = op["component"]["run"]["container"]
+assert {"name": "OPENBLAS_NUM_THREADS", "value": "{{ cpulint_openblas_num_threads }}"} in c["env"], c["env"]
+assert any(i["name"] == "cpulint_openblas_num_threads" for i in op["component"]["inputs"])
+PY
+
 # A shell string's --num-workers is set inside the string; --segment sets
 # the script's own --max-steps.
 expect job-segment 0 "$BIN" plan --jobs --segment max-steps=200 testdata/plan/job.yaml

@@ -24,13 +24,48 @@ START_TEST(threads_alone_after_the_run)
 
 	cpl_engine_add_path(e, DIR "job.yaml", true);
 	cpl_engine_run(e);
-	cpl_engine_keep(e, DIR "job.yaml", 1, -1, NULL, &k);
+	cpl_engine_keep(e, DIR "job.yaml", 1, -1, NULL, NULL, &k);
 	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
 	ck_assert_uint_eq(k.nedits, 1);
 	ck_assert_str_eq(k.edits[0].text, "\"1\"");
 	cpl_keep_free(&k);
 	/* the same threads as the file: nothing to do, and not refused */
-	cpl_engine_keep(e, DIR "job.yaml", 2, -1, NULL, &k);
+	cpl_engine_keep(e, DIR "job.yaml", 2, -1, NULL, NULL, &k);
+	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
+	ck_assert_uint_eq(k.nedits, 0);
+	cpl_keep_free(&k);
+	cpl_engine_free(e);
+}
+END_TEST
+
+/* compare --fix keeps the pool size the setting ran with (plan sets it
+ * with each setting): t1-w0 of the features job ran OpenBLAS at 2. */
+START_TEST(pools_kept)
+{
+	struct cpl_engine *e = cpl_engine_new();
+	struct cpl_keep_result k = { 0 };
+	const long pools[4] = { 2, -1, -1, -1 };
+	const long same[4] = { 1, -1, -1, -1 };
+	size_t i, blas = 0, workers = 0;
+
+	cpl_engine_add_path(e, "testdata/keep/pools/job.yaml", true);
+	cpl_engine_run(e);
+	cpl_engine_keep(e, "testdata/keep/pools/job.yaml", 1, 0, pools, NULL,
+			&k);
+	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
+	for (i = 0; i < k.nedits; i++) {
+		if (k.edits[i].line == 19 && strcmp(k.edits[i].text,
+						     "\"2\"") == 0)
+			blas++;
+		if (k.edits[i].line == 14)
+			workers++;
+	}
+	ck_assert_uint_eq(blas, 1);
+	ck_assert_uint_eq(workers, 1);
+	cpl_keep_free(&k);
+	/* the file holds the setting and the size: nothing to do */
+	cpl_engine_keep(e, "testdata/keep/pools/job.yaml", 1, 2, same, NULL,
+			&k);
 	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
 	ck_assert_uint_eq(k.nedits, 0);
 	cpl_keep_free(&k);
@@ -48,7 +83,7 @@ START_TEST(measured_recorded)
 	cpl_engine_run(e);
 	/* the threads already held: the record alone is written, under
 	 * the object's metadata, with the budget it was measured on */
-	cpl_engine_keep(e, DIR "job.yaml", 2, -1,
+	cpl_engine_keep(e, DIR "job.yaml", 2, -1, NULL,
 			"148 examples/s, 1.04x t1; plan dense-1, 2026-12-07", &k);
 	ck_assert_msg(k.why == NULL, "refused: %s", k.why);
 	ck_assert_uint_ge(k.nedits, 1);
@@ -111,6 +146,7 @@ suite(void)
 
 	tcase_add_test(tc, threads_alone_after_the_run);
 	tcase_add_test(tc, measured_recorded);
+	tcase_add_test(tc, pools_kept);
 	tcase_add_test(tc, measured_matches_only_its_setting_and_budget);
 	suite_add_tcase(s, tc);
 	return s;

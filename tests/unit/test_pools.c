@@ -327,6 +327,97 @@ START_TEST(rayon)
 }
 END_TEST
 
+/* features.py's shape (tests/lab/workloads/features.py): numpy's BLAS
+ * in __getitem__, in every loader worker. */
+static const char features[] =
+	"import numpy as np\n"
+	"from torch.utils.data import DataLoader, Dataset\n"
+	"class Patches(Dataset):\n"
+	"    def __init__(self):\n"
+	"        self.zca = np.eye(4, dtype=np.float32)\n"
+	"    def __len__(self):\n"
+	"        return 100\n"
+	"    def __getitem__(self, i):\n"
+	"        p = np.ones((8, 4), dtype=np.float32)\n"
+	"        p = p / np.linalg.norm(p)\n"
+	"        return np.dot(p, self.zca)\n"
+	"loader = DataLoader(Patches(), num_workers=2)\n";
+
+START_TEST(openblas_in_workers)
+{
+	struct fixture x;
+	struct cpl_pools ps;
+	long r, wk;
+
+	setup(&x, features);
+	cpl_container_set_env(x.c, "OPENBLAS_NUM_THREADS", "16", P);
+	cpl_budget_pools(&ps, x.w, x.c);
+	ck_assert(ps.p[CPL_POOL_OPENBLAS].active);
+	ck_assert(ps.p[CPL_POOL_OPENBLAS].in_workers);
+	/* The use named is the BLAS call (norm is ufuncs, not BLAS). */
+	ck_assert_int_eq(ps.p[CPL_POOL_OPENBLAS].use.line, 11);
+	cpl_pools_extra(&r, &wk, &ps);
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(wk, 15);
+	/* 1 thread + 2 workers x (1 + 15): each worker runs the pool. */
+	ck_assert_int_eq(cpl_pools_busy(&ps, 1, 2), 33);
+	/* No workers: the pipeline, and its pool, run in the rank. */
+	ck_assert_int_eq(cpl_pools_busy(&ps, 1, 0), 16);
+	done(&x);
+	/* numpy outside the pipeline stays the rank's. */
+	setup(&x, "import numpy as np\nw = np.linalg.inv(np.eye(3))\n");
+	cpl_container_set_env(x.c, "OPENBLAS_NUM_THREADS", "4", P);
+	cpl_budget_pools(&ps, x.w, x.c);
+	ck_assert(ps.p[CPL_POOL_OPENBLAS].active);
+	ck_assert(!ps.p[CPL_POOL_OPENBLAS].in_workers);
+	ck_assert_int_eq(cpl_pools_busy(&ps, 2, 2), 2 + 3 + 2);
+	done(&x);
+}
+END_TEST
+
+START_TEST(shares)
+{
+	struct fixture x;
+	struct cpl_pools ps;
+	struct cpl_amount a;
+
+	setup(&x, features);
+	cpl_container_set_env(x.c, "OPENBLAS_NUM_THREADS", "16", P);
+	cpl_budget_pools(&ps, x.w, x.c);
+	/* A worker's share of what the rank's threads leave. */
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 1, 1, 2), 1);
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 2, 1, 2), 1);
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 16, 1, 2),
+			 7);
+	ck_assert_int_eq(cpl_pools_busy(&ps, 1, 2) > 16, 1);
+	/* Under one CPU a rank, or workers unknown: one thread. */
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 0, 1, 2), 1);
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 16, 1, -1),
+			 1);
+	/* No workers: the rank's share, what its threads leave + 1. */
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 4, 1, 0), 4);
+	ck_assert_int_eq(cpl_pools_share(&ps, CPL_POOL_OPENBLAS, 4, 4, 0), 1);
+	/* CPU202's question: 16 x 2 workers = 32 on 1 CPU; 16 x 1 on 16
+	 * CPUs with no workers is not over. */
+	ck_assert(cpl_pools_env_over(&a, &ps, CPL_POOL_OPENBLAS, x.c, 1, 2,
+				     1000));
+	ck_assert_int_eq(a.n, 16);
+	ck_assert(!cpl_pools_env_over(&a, &ps, CPL_POOL_OPENBLAS, x.c, 1, 0,
+				      16000));
+	ck_assert(cpl_pools_env_over(&a, &ps, CPL_POOL_OPENBLAS, x.c, 1, 2,
+				     16000));
+	done(&x);
+	/* A size the code sets is not the variable's to edit. */
+	setup(&x, "import numpy as np\nimport os\n"
+		  "os.environ['OPENBLAS_NUM_THREADS'] = '8'\n"
+		  "w = np.linalg.inv(np.eye(3))\n");
+	cpl_container_set_env(x.c, "OPENBLAS_NUM_THREADS", "16", P);
+	cpl_budget_pools(&ps, x.w, x.c);
+	ck_assert(!cpl_pools_env_sized(&a, &ps, CPL_POOL_OPENBLAS, x.c));
+	done(&x);
+}
+END_TEST
+
 START_TEST(interop_and_inductor)
 {
 	struct fixture x;
@@ -359,6 +450,8 @@ suite(void)
 	tcase_add_test(tc, tensorflow);
 	tcase_add_test(tc, xla);
 	tcase_add_test(tc, rayon);
+	tcase_add_test(tc, openblas_in_workers);
+	tcase_add_test(tc, shares);
 	tcase_add_test(tc, interop_and_inductor);
 	suite_add_tcase(s, tc);
 	return s;
