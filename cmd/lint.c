@@ -354,12 +354,19 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 	const char *stdin_text = st->stdin_text;
 	size_t stdin_len = st->stdin_len, i;
 	bool stdin_read = false;
+	/* Edits only where they are used: --fix and --diff, the JSON and
+	 * SARIF reports, --unsafe-fixes' count. */
+	bool edits = o->fix || o->diff || o->unsafe_fixes ||
+		     strcmp(o->format, "json") == 0 ||
+		     strcmp(o->format, "sarif") == 0;
 
 	cpl_cli_load_config(o, e, st->first);
 	if (st->repo_err.message)
 		cpl_engine_add_error(e, &st->repo_err);
 	cpl_engine_set_repo(e, st->repo, o->staged);
 	cpl_engine_set_jobs(e, o->jobs);
+	if (edits)
+		cpl_engine_want_edits(e);
 	/* Only SARIF (line fingerprints) and fixes read texts again once
 	 * files are judged. */
 	if (!o->fix && !o->diff && strcmp(o->format, "sarif") != 0 &&
@@ -394,6 +401,8 @@ cpl_cli_lint(const struct cli_static *st, const struct cli_fixfile *fx,
 		stdin_read |= strcmp(o->paths[i], CLI_STDIN) == 0;
 	}
 	cpl_engine_run(e);
+	if (edits)
+		cpl_engine_resolve_fixes(e);	/* what the groups left */
 	return e;
 }
 

@@ -55,6 +55,8 @@ cpl_cli_run_live(struct options *o, int argc, char **argv)
 		o->lo.log = log_line;
 	cpl_live_collect(e, o->live, o->nlive, &o->lo, &notes);
 	cpl_engine_run(e);
+	if (strcmp(o->format, "json") == 0 || strcmp(o->format, "sarif") == 0)
+		cpl_engine_resolve_fixes(e);
 	status = cpl_cli_report(o, e, NULL, argc, argv, stdout);
 	for (p = cpl_buf_str(&notes); *p; p = nl + 1) {
 		nl = strchr(p, '\n');

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fix/fixedit.h"
 #include "model/budget.h"
+#include "model/fixreq.h"
 #include "model/pools.h"
 #include "model/rule.h"
 #include "python/pyscan.h"

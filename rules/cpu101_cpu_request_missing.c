@@ -53,7 +53,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			f.ranks.n > 0 ? f.ranks.n : 1, t, wk);
 	if (f.ranks_known) {
 		snprintf(cpus, sizeof(cpus), "%ld", need);
-		cpl_check_insert_cpu(ck, fd, c, cpus, cpus);
+		cpl_fix_cpu(fd, c, cpus, cpus);
 		fd->fix_safety = CPL_FIX_UNSAFE;	/* what the job is given */
 	}
 }

@@ -27,7 +27,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"request), or keep no limit and set OMP_NUM_THREADS "
 			"and the loader workers from the request",
 			req);
-		cpl_check_insert_limit(ck, fd, c, req);
+		cpl_fix_limit(fd, c, req);
 		fd->fix_safety = CPL_FIX_UNSAFE;	/* what the job is given */
 		return;
 	}

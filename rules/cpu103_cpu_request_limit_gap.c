@@ -60,7 +60,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	if (c->cpu_from_limitrange)
 		return;
 	snprintf(quoted, sizeof(quoted), "\"%s\"", lim);
-	cpl_check_replace_scalar(ck, fd, &c->request_pos, quoted);
+	cpl_fix_scalar(fd, &c->request_pos, quoted);
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job is given */
 }
 

@@ -92,7 +92,7 @@ no_openmp(const struct cpl_workload *w, const struct cpl_container *c)
  * MKL_NUM_THREADS beside it; one already set to another number is set to
  * t (as CPU202 and CPU203 would), so no MKL/OMP mismatch follows. */
 static void
-add_threads(struct cpl_check *ck, struct cpl_finding *fd,
+add_threads(struct cpl_finding *fd,
 	    const struct cpl_container *c, long t)
 {
 	const char *names[] = { "OMP_NUM_THREADS", "MKL_NUM_THREADS" };
@@ -102,10 +102,11 @@ add_threads(struct cpl_check *ck, struct cpl_finding *fd,
 	long v;
 
 	snprintf(value, sizeof(value), "%ld", t);
-	cpl_check_insert_env(ck, fd, c, names, mkl ? 1 : 2, value);
-	if (fd->nedits > 0 && mkl && mkl->value &&
-	    cpl_parse_long(&v, mkl->value) == 0 && v != t)
-		cpl_check_replace_env_count(ck, fd, &mkl->pos, v, t);
+	cpl_fix_env(fd, c, names, mkl ? 1 : 2, value);
+	/* Only beside the added ones: an edit of its own is no fix. */
+	if (mkl && mkl->value && cpl_parse_long(&v, mkl->value) == 0 &&
+	    v != t)
+		cpl_fix_env_count(fd, &mkl->pos, v, t, CPL_FIXREQ_IF_EDITS);
 }
 
 /*
@@ -193,7 +194,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"floor(%s / %ld) = %ld CPU(s), %s; a starting point "
 			"to compare against)", f.t, f.cpus,
 			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank, f.share);
-		add_threads(ck, fd, c, f.t);
+		add_threads(fd, c, f.t);
 	} else if (f.cpu > 0) {
 		/* A budget under one CPU: one thread is already more than
 		 * the container may run (CPU401 says so). */
@@ -201,13 +202,13 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"add env OMP_NUM_THREADS: \"1\" (its budget of %s is "
 			"less than one CPU, so one thread per rank is the "
 			"most it can run)", f.cpus);
-		add_threads(ck, fd, c, 1);
+		add_threads(fd, c, 1);
 	} else {
 		cpl_finding_set_fix(fd,
 			"add env OMP_NUM_THREADS: \"1\" and raise it to the "
 			"CPUs each rank may use once the container has a CPU "
 			"limit");
-		add_threads(ck, fd, c, 1);
+		add_threads(fd, c, 1);
 	}
 }
 

@@ -60,7 +60,7 @@ check_var(struct cpl_check *ck, const struct cpl_workload *w,
 		"%s; a starting point to compare against)", var, f->t,
 		f->cpus, r, f->per_rank, f->share);
 	snprintf(quoted, sizeof(quoted), "\"%ld\"", f->t);
-	cpl_check_replace_scalar(ck, fd, &a.pos, quoted);
+	cpl_fix_scalar(fd, &a.pos, quoted);
 }
 
 /*
@@ -142,7 +142,7 @@ check_pool(struct cpl_check *ck, const struct cpl_workload *w,
 				    cpl_plural(share, "thread", "threads"), t,
 				    cpl_plural(t, "thread", "threads"), wk,
 				    cpl_plural(wk, "worker", "workers"));
-	cpl_check_replace_env_count(ck, fd, &a.pos, a.n, share);
+	cpl_fix_env_count(fd, &a.pos, a.n, share, 0);
 }
 
 static void

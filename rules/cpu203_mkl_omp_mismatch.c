@@ -50,7 +50,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"starting point to compare against)", want, f.cpus,
 			f.ranks.n > 0 ? f.ranks.n : 1, f.per_rank);
 	snprintf(quoted, sizeof(quoted), "\"%ld\"", want);
-	cpl_check_replace_scalar(ck, fd, &mkl.pos, quoted);
+	cpl_fix_scalar(fd, &mkl.pos, quoted);
 }
 
 const struct cpl_rule cpl_rule_cpu203 = {

@@ -137,7 +137,7 @@ report(struct cpl_check *ck, const struct cpl_pyfile *f,
 	if ((cap == NULL || cap->n <= 0) &&
 	    (cpl_str_eq(call->target, "os.cpu_count") ||
 	     cpl_str_eq(call->target, "multiprocessing.cpu_count")))
-		cpl_check_cpu_quota_fix(ck, fd, &call->pos, &call->end);
+		cpl_fix_cpu_quota(fd, &call->pos, &call->end);
 }
 
 /* Expression e of f reads name (a NAME token, not an attribute). */

@@ -86,7 +86,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"compare against)", f.t, f.cpus, r, f.per_rank,
 			f.share);
 		snprintf(arg, sizeof(arg), "%ld", f.t);
-		cpl_check_replace_args(ck, fd, &t->pos, arg);
+		cpl_fix_args(fd, &t->pos, arg);
 		fd->fix_safety = CPL_FIX_UNSAFE;	/* changes the code */
 	}
 }

@@ -84,8 +84,8 @@ report_tf(struct cpl_check *ck, const struct cpl_workload *w,
 		"set_inter_op_parallelism_threads(1) before TensorFlow "
 		"runs)", t, t);
 	snprintf(v, sizeof(v), "%ld", t);
-	cpl_check_insert_env(ck, fd, c, intra, 1, v);
-	cpl_check_insert_env(ck, fd, c, inter, 1, "1");
+	cpl_fix_env(fd, c, intra, 1, v);
+	cpl_fix_env(fd, c, inter, 1, "1");
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* changes what the job runs */
 }
 
@@ -111,7 +111,7 @@ report_xla(struct cpl_check *ck, const struct cpl_workload *w,
 	cpl_finding_set_fix(fd, "set XLA_FLAGS to \"%s\" in the container's "
 			    "env", v);
 	if (cpl_container_env_effective(c, "XLA_FLAGS") == NULL) {
-		cpl_check_insert_env(ck, fd, c, names, 1, v);
+		cpl_fix_env(fd, c, names, 1, v);
 		fd->fix_safety = CPL_FIX_UNSAFE;
 	}
 }
@@ -144,7 +144,7 @@ report_rayon(struct cpl_check *ck, const struct cpl_workload *w,
 		"env: the DataLoader workers already give the pipeline its "
 		"parallelism (tokenizers also turns the pool off in a worker "
 		"forked after the main process used it, with a warning)");
-	cpl_check_insert_env(ck, fd, c, names, 1, "false");
+	cpl_fix_env(fd, c, names, 1, "false");
 	fd->fix_safety = CPL_FIX_UNSAFE;
 }
 

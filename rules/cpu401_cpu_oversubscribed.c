@@ -29,8 +29,8 @@
  * it, and the fix sets it to 1 (the calling thread does its work).
  */
 #include "common.h"
-#include "fix/split.h"
 #include "model/pools.h"
+#include "model/tinput.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ thread_rule_reports(struct cpl_check *ck, const struct cpl_amount *t)
  * a request equal to it), when the budget is that limit and it is not a
  * Polyaxon range. */
 static void
-limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
+limit_edit(struct cpl_finding *fd,
 	   const struct cpl_container *c, const struct cpl_facts *f,
 	   long need)
 {
@@ -72,11 +72,11 @@ limit_edit(struct cpl_check *ck, struct cpl_finding *fd,
 	     c->request_pos.column == c->limit_pos.column))
 		return;
 	snprintf(q, sizeof(q), "\"%ld\"", need);
-	cpl_check_replace_scalar(ck, fd, &c->limit_pos, q);
+	cpl_fix_scalar(fd, &c->limit_pos, q);
 	/* A request equal to the limit (Guaranteed) goes up with it, or
 	 * the raise would open a request-limit gap (CPU103). */
 	if (c->cpu_request == c->cpu_limit && c->request_pos.line > 0)
-		cpl_check_replace_scalar(ck, fd, &c->request_pos, q);
+		cpl_fix_scalar(fd, &c->request_pos, q);
 	fd->fix_safety = CPL_FIX_UNSAFE;	/* what the job is given */
 }
 
@@ -111,13 +111,11 @@ pool_terms(char *out, size_t size, const struct cpl_pools *ps, long wk)
  * each set to 1, by an edit of its env variable where the manifest
  * writes it as a number (edits only when the split's are made). */
 static void
-pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
-	 const struct cpl_container *c, const struct cpl_pools *ps,
-	 long wk, bool edits)
+pool_fix(struct cpl_finding *fd, const struct cpl_pools *ps, long wk,
+	 bool edits)
 {
 	char text[400];
 	size_t k, len = 0;
-	bool whole = true;
 
 	text[0] = '\0';
 	for (k = 0; k < CPL_POOL_NKINDS; k++) {
@@ -147,13 +145,14 @@ pool_fix(struct cpl_check *ck, struct cpl_finding *fd,
 		/* A fix applies whole or not at all: a pool set in code
 		 * (or by a variable no edit reaches) takes the split's
 		 * edits with it. */
-		if (edits && !(env && cpl_check_replace_env_count(ck, fd,
-				&p->size.pos, p->size.n, 1)))
-			whole = false;
+		if (edits && env)
+			cpl_fix_env_count(fd, &p->size.pos, p->size.n, 1,
+					  CPL_FIXREQ_IF_SPLIT |
+					  CPL_FIXREQ_WHOLE);
+		else if (edits)
+			cpl_fix_add(fd, CPL_FIXOP_FAIL, CPL_FIXREQ_IF_SPLIT |
+				    CPL_FIXREQ_WHOLE);
 	}
-	if (edits && !whole)
-		cpl_finding_drop_edits(fd, 0);
-	(void)c;
 	if (len > 0 && fd->fix != NULL) {
 		char *fix = cpl_xstrdup(fd->fix);
 
@@ -354,7 +353,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"threads as no loader workers run: set %s to \"%ld\" "
 			"(a starting point to compare against)%s", f.cpus, r,
 			f.per_rank, var, f.t, raise);
-		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, false);
+		cpl_fix_split(fd, c, &f, f.t, f.w, false);
+		split = true;
 	} else if (f.per_rank >= 1 && f.loader == CPL_LOADER_DECODE) {
 		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
@@ -364,7 +364,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"and use %ld loader worker(s) per rank%s (a "
 			"starting point to compare against)%s", f.cpus, r,
 			f.per_rank, f.decodes, set, f.t, f.w, from, raise);
-		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
+		cpl_fix_split(fd, c, &f, f.t, f.w, true);
+		split = true;
 	} else if (f.per_rank >= 1) {
 		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
@@ -372,7 +373,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"\"%ld\" and use %ld loader worker(s) per rank%s (a "
 			"starting point to compare against)%s", f.cpus, r,
 			f.per_rank, set, f.t, f.w, from, raise);
-		split = cpl_keep_split(ck, fd, c, &f, f.t, f.w, true);
+		cpl_fix_split(fd, c, &f, f.t, f.w, true);
+		split = true;
 	} else if (r > 1) {
 		/* Ranks of one thread and no workers, each with less than
 		 * a CPU: nothing to lower, the budget is the problem. */
@@ -390,7 +392,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 				"%ld ranks need at least %ld CPUs: raise "
 				"resources.limits.cpu to \"%ld\" or start "
 				"fewer ranks", r, r, need);
-		limit_edit(ck, fd, c, &f, need);
+		limit_edit(fd, c, &f, need);
 	} else {
 		/* One thread and no workers on a budget under one CPU: the
 		 * budget is the problem, not the threads; a note. */
@@ -408,9 +410,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 				"resources.limits.cpu to \"%ld\", or run 1 "
 				"thread and no loader workers on %s CPU",
 				total, need, f.cpus);
-		limit_edit(ck, fd, c, &f, need);
+		limit_edit(fd, c, &f, need);
 	}
-	pool_fix(ck, fd, c, &ps, wk, split);
+	pool_fix(fd, &ps, wk, split);
 }
 
 const struct cpl_rule cpl_rule_cpu401 = {

@@ -49,7 +49,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		"mount a memory-backed emptyDir at /dev/shm: add volume "
 		"{name: dshm, emptyDir: {medium: Memory, sizeLimit: 2Gi}} and "
 		"volumeMount {name: dshm, mountPath: /dev/shm}");
-	cpl_check_insert_shm(ck, fd, c, "2Gi");
+	cpl_fix_shm(fd, c, "2Gi");
 }
 
 const struct cpl_rule cpl_rule_cpu402 = {

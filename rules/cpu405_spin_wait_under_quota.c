@@ -105,7 +105,7 @@ report(struct cpl_check *ck, const struct cpl_workload *w,
 			    good);
 	if (cpl_container_env(c, e->name) == e) {
 		snprintf(quoted, sizeof(quoted), "\"%s\"", good);
-		cpl_check_replace_scalar(ck, fd, &e->pos, quoted);
+		cpl_fix_scalar(fd, &e->pos, quoted);
 	}
 }
 

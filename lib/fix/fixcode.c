@@ -11,18 +11,14 @@
  * call it; a file that already names cpu_quota otherwise gets no edit.
  *
  * Ownership: the edits go onto the finding, which owns them; the memo
- * of where the helper goes lives on the engine's source.
+ * of where the helper goes lives on the resolver's source (fix_int.h).
  *
- * May include: model/ (the check context for the source's text), fix/
- * and text/.
+ * May include: model/, fix/ and text/.
  */
-#include "fix/fixedit.h"
+#include "fix/fix_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "model/checkctx.h"
-#include "model/rule.h"
 
 /* The helper, one line per string; each ends with the file's newline. */
 static const char *const helper[] = {
@@ -59,7 +55,7 @@ static const char *const helper[] = {
 
 /* The offset just past the line holding off (or the end). */
 static size_t
-next_line(const struct source *src, size_t off)
+next_line(const struct cpl_fixsrc *src, size_t off)
 {
 	const char *nl = memchr(src->text + off, '\n', src->len - off);
 
@@ -68,7 +64,7 @@ next_line(const struct source *src, size_t off)
 
 /* Whether the line at off starts with word followed by a space. */
 static bool
-starts(const struct source *src, size_t off, const char *word)
+starts(const struct cpl_fixsrc *src, size_t off, const char *word)
 {
 	size_t n = strlen(word);
 
@@ -79,7 +75,7 @@ starts(const struct source *src, size_t off, const char *word)
 /* Past a triple-quoted docstring opening at off (prefix letters
  * allowed), or off when there is none. */
 static size_t
-past_docstring(const struct source *src, size_t off)
+past_docstring(const struct cpl_fixsrc *src, size_t off)
 {
 	size_t i = off;
 	const char *close;
@@ -108,7 +104,7 @@ past_docstring(const struct source *src, size_t off)
 /* Past one import statement at off: parenthesised or continued with a
  * backslash over several lines. */
 static size_t
-past_import(const struct source *src, size_t off)
+past_import(const struct cpl_fixsrc *src, size_t off)
 {
 	size_t end = next_line(src, off), i;
 	int depth = 0;
@@ -138,7 +134,7 @@ past_import(const struct source *src, size_t off)
 /* Where the helper goes: after leading comments, the docstring and the
  * imports that open the module. */
 static size_t
-helper_at(const struct source *src)
+helper_at(const struct cpl_fixsrc *src)
 {
 	size_t off = 0, at, next;
 
@@ -168,7 +164,7 @@ helper_at(const struct source *src)
 
 /* The insertion text for src: the helper set apart by blank lines. */
 static char *
-helper_text(const struct source *src, size_t at)
+helper_text(const struct cpl_fixsrc *src, size_t at)
 {
 	const char *nl;
 	struct cpl_buf b;
@@ -197,42 +193,39 @@ helper_text(const struct source *src, size_t at)
 }
 
 void
-cpl_check_cpu_quota_fix(struct cpl_check *ck, struct cpl_finding *f,
-			const struct cpl_pos *call, const struct cpl_pos *end)
+cpl_fixres_cpu_quota(struct cpl_fixres *r, struct cpl_finding *f,
+		     const struct cpl_pos *call, const struct cpl_pos *end)
 {
-	const struct source *src = call && call->file ?
-		cpl_check_source(ck, call->file) : NULL;
+	struct cpl_fixsrc *src = call && call->file ?
+		cpl_fixres_src(r, call->file) : NULL;
 	struct cpl_pos a, b;
 	long from, to;
 	char *text;
 
-	if (src == NULL || src->kind != FILE_PYTHON || end == NULL ||
-	    (from = cpl_fixedit_offset(src, call->line, call->column)) < 0 ||
-	    (to = cpl_fixedit_offset(src, end->line, end->column)) <= from)
+	if (src == NULL || src->yaml || end == NULL ||
+	    (from = cpl_fixsrc_offset(src, call->line, call->column)) < 0 ||
+	    (to = cpl_fixsrc_offset(src, end->line, end->column)) <= from)
 		return;
 	/* Once per file: whether it defines the helper or uses the name. */
 	if (src->quota_helper == 0) {
-		struct source *w = (struct source *)src;
-
 		if (memmem(src->text, src->len, "def cpu_quota(", 14))
-			w->quota_helper = 2;
+			src->quota_helper = 2;
 		else if (memmem(src->text, src->len, "cpu_quota", 9))
-			w->quota_helper = 3;	/* means something else */
+			src->quota_helper = 3;	/* means something else */
 		else
-			w->quota_helper = 1;
-		w->quota_at = helper_at(src);
+			src->quota_helper = 1;
+		src->quota_at = helper_at(src);
 	}
 	if (src->quota_helper == 3 ||
 	    (src->quota_helper == 1 && (long)src->quota_at > from))
 		return;
 	if (src->quota_helper == 1) {
 		text = helper_text(src, src->quota_at);
-		a = cpl_fixedit_pos(src, call->file, src->quota_at);
+		a = cpl_fixsrc_pos(src, call->file, src->quota_at);
 		cpl_finding_add_edit(f, &a, a.line, a.column, text);
 		free(text);
 	}
-	a = cpl_fixedit_pos(src, call->file, (size_t)from);
-	b = cpl_fixedit_pos(src, call->file, (size_t)to);
+	a = cpl_fixsrc_pos(src, call->file, (size_t)from);
+	b = cpl_fixsrc_pos(src, call->file, (size_t)to);
 	cpl_finding_add_edit(f, &a, b.line, b.column, "cpu_quota()");
-	f->fix_safety = CPL_FIX_UNSAFE;		/* changes the code */
 }

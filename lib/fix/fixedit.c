@@ -1,9 +1,11 @@
 /*
- * fixedit.c — insertions a rule's fix adds to a workload's source.
+ * fixedit.c — the edits a fix's requests make in a workload's source
+ * (fix_int.h): insertions (env, /dev/shm, CPU fields, an annotation)
+ * and replacements (a scalar, a count, a call's arguments, an input).
  *
- * The model keeps only where a container's mapping starts; at edit time
- * the source is parsed once more (text/yamledit, cached on the engine's
- * source) and the container found by that position.  From there the
+ * The model keeps only where a container's mapping starts; when edits
+ * are resolved the source is parsed once more (text/yamledit, held by
+ * the resolver, resolve.c) and the container found by that position.  From there the
  * Pod spec (the mapping holding `containers:`, or Polyaxon's run or
  * replica holding `container:`) and a Polyaxonfile's simplified `env:`
  * are reached by walking up.  Invariant: an edit is only ever made where
@@ -12,40 +14,17 @@
  * edit rather than a wrong one; a TrainJob's trainer gets only its env
  * (its resources are resourcesPerNode, its volumes the runtime's).
  *
- * May include: model/ (the check context for the source's text) and
- * text/.
+ * May include: model/ and text/.
  */
-#include "fix/fixedit.h"
+#include "fix/fix_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/checkctx.h"
-#include "model/rule.h"
+#include "model/tinput.h"
 #include "text/lines.h"
 #include "text/yamledit.h"
-
-/* The parsed source at path, or NULL (not YAML/JSON, not read). */
-static const struct cpl_yedit *
-yedit_of(struct cpl_check *ck, const char *path)
-{
-	struct source *src;
-	struct cpl_error err = { 0 };
-
-	src = cpl_check_source(ck, path);
-	if (src == NULL || src->kind != FILE_YAML)
-		return NULL;
-	if (!src->yedit_tried) {
-		src->yedit_tried = true;
-		if (cpl_yedit_open(&src->yedit, src->path, src->text,
-				   src->len, &err) < 0)
-			src->yedit = NULL;
-		cpl_error_clear(&err);
-		cpl_check_edit_parsed(ck, src);
-	}
-	return src->yedit;
-}
 
 /* The mapping of container c: an item of containers/initContainers or
  * the value of a `container:` key; NULL otherwise. */
@@ -73,7 +52,7 @@ container_node(const struct cpl_yedit *ed, const struct cpl_container *c)
 /* A TrainJob's spec.trainer when c was written there: its `env` is the
  * trainer's EnvVar list (Trainer v2 API), so the thread variables can go
  * in; resources (resourcesPerNode) and volumes cannot, so only
- * cpl_check_insert_env asks for it. */
+ * cpl_fixres_env asks for it. */
 static const struct cpl_yenode *
 trainer_node(const struct cpl_yedit *ed, const struct cpl_container *c)
 {
@@ -154,11 +133,11 @@ no_edit(struct cpl_finding *f, const char *why)
  * Then the finding gets no edit and its fix says why.
  */
 static bool
-shared(struct cpl_check *ck, struct cpl_finding *f, const char *file,
+shared(struct cpl_fixres *r, struct cpl_finding *f, const char *file,
        const struct cpl_yenode *n)
 {
 	size_t len = 0;
-	const char *a = cpl_yedit_shared(yedit_of(ck, file), n, &len);
+	const char *a = cpl_yedit_shared(cpl_fixres_yedit(r, file), n, &len);
 	char *why;
 
 	if (a == NULL)
@@ -174,12 +153,12 @@ shared(struct cpl_check *ck, struct cpl_finding *f, const char *file,
 /* shared() for the YAML node holding byte off of file (a count inside
  * a command, a value after its anchor); false for Python. */
 static bool
-shared_at(struct cpl_check *ck, struct cpl_finding *f, const char *file,
+shared_at(struct cpl_fixres *r, struct cpl_finding *f, const char *file,
 	  size_t off)
 {
-	const struct cpl_yedit *ed = yedit_of(ck, file);
+	const struct cpl_yedit *ed = cpl_fixres_yedit(r, file);
 
-	return ed != NULL && shared(ck, f, file, cpl_yedit_at(ed, off));
+	return ed != NULL && shared(r, f, file, cpl_yedit_at(ed, off));
 }
 
 /*
@@ -219,11 +198,11 @@ add_edits(struct cpl_finding *f, const char *file, struct cpl_yedit_out *o)
 }
 
 void
-cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_env(struct cpl_fixres *r, struct cpl_finding *f,
 		     const struct cpl_container *c, const char *const *names,
 		     size_t n, const char *value)
 {
-	const struct cpl_yedit *ed = yedit_of(ck, c->pos.file);
+	const struct cpl_yedit *ed = cpl_fixres_yedit(r, c->pos.file);
 	const struct cpl_yenode *cn = container_node(ed, c), *env, *into;
 	struct cpl_yval *pairs = NULL, *entries = NULL, *items = NULL;
 	struct cpl_yval top, list;
@@ -232,7 +211,7 @@ cpl_check_insert_env(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (cn == NULL)
 		cn = trainer_node(ed, c);
-	if (cn == NULL || n == 0 || shared(ck, f, c->pos.file, cn))
+	if (cn == NULL || n == 0 || shared(r, f, c->pos.file, cn))
 		return;
 	pairs = cpl_xcalloc(n, sizeof(*pairs));
 	entries = cpl_xcalloc(2 * n, sizeof(*entries));
@@ -272,10 +251,10 @@ out:
 }
 
 void
-cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_shm(struct cpl_fixres *r, struct cpl_finding *f,
 		     const struct cpl_container *c, const char *size)
 {
-	const struct cpl_yedit *ed = yedit_of(ck, c->pos.file);
+	const struct cpl_yedit *ed = cpl_fixres_yedit(r, c->pos.file);
 	const struct cpl_yenode *cn = container_node(ed, c), *pod;
 	const struct cpl_yval dir[] = {
 		{ .kind = CPL_YV_SCALAR, .key = "medium", .text = "Memory" },
@@ -308,8 +287,8 @@ cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
 
 	if (cn == NULL || (pod = pod_node(cn)) == NULL ||
 	    !cpl_yedit_is_map(pod) || size == NULL ||
-	    shared(ck, f, c->pos.file, cn) ||
-	    shared(ck, f, c->pos.file, pod) ||
+	    shared(r, f, c->pos.file, cn) ||
+	    shared(r, f, c->pos.file, pod) ||
 	    merged(f, cn, "volumeMounts") || merged(f, pod, "volumes") ||
 	    has_item(cpl_yedit_get(pod, "volumes"), "name", "dshm") ||
 	    has_item(cpl_yedit_get(cn, "volumeMounts"), "mountPath",
@@ -324,11 +303,11 @@ cpl_check_insert_shm(struct cpl_check *ck, struct cpl_finding *f,
 }
 
 void
-cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_cpu(struct cpl_fixres *r, struct cpl_finding *f,
 		     const struct cpl_container *c, const char *request,
 		     const char *limit)
 {
-	const struct cpl_yedit *ed = yedit_of(ck, c->pos.file);
+	const struct cpl_yedit *ed = cpl_fixres_yedit(r, c->pos.file);
 	const struct cpl_yenode *cn = container_node(ed, c);
 	const struct cpl_yval req = { .kind = CPL_YV_SCALAR, .key = "cpu",
 				      .text = request, .quote = true };
@@ -338,7 +317,7 @@ cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 	struct cpl_yedit_out out = { 0 };
 	size_t n = 0;
 
-	if (cn == NULL || shared(ck, f, c->pos.file, cn) ||
+	if (cn == NULL || shared(r, f, c->pos.file, cn) ||
 	    merged(f, cn, "resources"))
 		return;
 	if (request)
@@ -359,10 +338,10 @@ cpl_check_insert_cpu(struct cpl_check *ck, struct cpl_finding *f,
 }
 
 void
-cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_limit(struct cpl_fixres *r, struct cpl_finding *f,
 		       const struct cpl_container *c, const char *limit)
 {
-	const struct cpl_yedit *ed = yedit_of(ck, c->request_pos.file);
+	const struct cpl_yedit *ed = cpl_fixres_yedit(r, c->request_pos.file);
 	const struct cpl_yenode *v, *in;
 	const struct cpl_yval cpu = { .kind = CPL_YV_SCALAR, .key = "cpu",
 				      .text = limit, .quote = true };
@@ -376,7 +355,7 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 	v = cpl_yedit_find(ed, c->request_pos.line, c->request_pos.column);
 	in = cpl_yedit_parent(v);
 	if (v == NULL || !cpl_yedit_is_map(in) ||
-	    shared(ck, f, c->request_pos.file, v))
+	    shared(r, f, c->request_pos.file, v))
 		return;
 	if (cpl_str_eq(cpl_yedit_key_of(v), "cpu") &&
 	    cpl_str_eq(cpl_yedit_key_of(in), "requests")) {
@@ -394,7 +373,7 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 		   cpl_str_ends(text, "..") && strlen(text) > 2) {
 		/* Polyaxon's range "R.." (request only) becomes "R..L" */
 		range = cpl_xasprintf("\"%s%s\"", text, limit);
-		cpl_check_replace_scalar(ck, f, &c->request_pos, range);
+		cpl_fixres_scalar(r, f, &c->request_pos, range);
 		free(range);
 		return;
 	} else {
@@ -411,46 +390,13 @@ cpl_check_insert_limit(struct cpl_check *ck, struct cpl_finding *f,
 
 static bool is_word(char c);
 
-/*
- * Byte offset of 1-based line:column in a source, the column counted in
- * code points as every reader counts it (libyaml, pytoken), or -1.  The
- * offsets of its lines are indexed once, on the first question, so a file
- * with thousands of findings is not rescanned for each.
- */
-/* The source's line index, made on the first question. */
-static const struct cpl_lines *
-lines_of(const struct source *src_c)
-{
-	struct source *src = (struct source *)src_c;
-
-	if (src->lines.at == NULL)
-		cpl_lines_index(&src->lines, src->text, src->len);
-	return &src->lines;
-}
-
-long
-cpl_fixedit_offset(const struct source *src, int line, int column)
-{
-	return cpl_lines_offset(lines_of(src), src->text, src->len, line,
-				column, true);
-}
-
-struct cpl_pos
-cpl_fixedit_pos(const struct source *src, const char *file, size_t off)
-{
-	struct cpl_pos p = { file, 1, 1 };
-
-	cpl_lines_pos(lines_of(src), off, &p.line, &p.column);
-	return p;
-}
-
 /* Adds the edit replacing bytes [from, to) of src with text. */
 static void
-replace_bytes(struct cpl_finding *f, const struct source *src,
+replace_bytes(struct cpl_finding *f, struct cpl_fixsrc *src,
 	      const char *file, size_t from, size_t to, const char *text)
 {
-	struct cpl_pos a = cpl_fixedit_pos(src, file, from);
-	struct cpl_pos b = cpl_fixedit_pos(src, file, to);
+	struct cpl_pos a = cpl_fixsrc_pos(src, file, from);
+	struct cpl_pos b = cpl_fixsrc_pos(src, file, to);
 
 	cpl_finding_add_edit(f, &a, b.line, b.column, text);
 }
@@ -503,19 +449,19 @@ plain_number(const char *s, const char *e)
 }
 
 void
-cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_scalar(struct cpl_fixres *r, struct cpl_finding *f,
 			 const struct cpl_pos *pos, const char *text)
 {
 	char *styled;
-	const struct source *src = pos ? cpl_check_source(ck, pos->file) :
+	struct cpl_fixsrc *src = pos ? cpl_fixres_src(r, pos->file) :
 				   NULL;
 	const char *p, *end, *start;
 	long off;
 
 	if (src == NULL || pos->line <= 0 || pos->column <= 0)
 		return;
-	off = cpl_fixedit_offset(src, pos->line, pos->column);
-	if (off < 0 || shared_at(ck, f, pos->file, (size_t)off))
+	off = cpl_fixsrc_offset(src, pos->line, pos->column);
+	if (off < 0 || shared_at(r, f, pos->file, (size_t)off))
 		return;
 	p = src->text + off;
 	end = src->text + src->len;
@@ -529,7 +475,7 @@ cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
 	start = p;
 	if (p < end && (*p == '|' || *p == '>')) {
 		/* A block scalar is replaced whole by a flow one. */
-		const struct cpl_yedit *ed = yedit_of(ck, pos->file);
+		const struct cpl_yedit *ed = cpl_fixres_yedit(r, pos->file);
 		const struct cpl_yenode *n = cpl_yedit_find(ed, pos->line,
 							    pos->column);
 		size_t e = cpl_yedit_end(n);
@@ -593,17 +539,17 @@ is_word(char c)
 }
 
 bool
-cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_count(struct cpl_fixres *r, struct cpl_finding *f,
 			const struct cpl_pos *pos, long from, long to)
 {
-	const struct source *src = pos && pos->file ?
-		cpl_check_source(ck, pos->file) : NULL;
+	struct cpl_fixsrc *src = pos && pos->file ?
+		cpl_fixres_src(r, pos->file) : NULL;
 	long off, v;
 	size_t i, j;
 	char num[24], *text;
 
 	if (src == NULL ||
-	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+	    (off = cpl_fixsrc_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	for (i = (size_t)off; i < src->len && src->text[i] != '\n'; i++) {
 		if (src->text[i] < '0' || src->text[i] > '9' ||
@@ -618,7 +564,7 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 		if (j < src->len && is_word(src->text[j]))
 			return false;
 		if (cpl_parse_long(&v, num) < 0 || v != from ||
-		    shared_at(ck, f, pos->file, i))
+		    shared_at(r, f, pos->file, i))
 			return false;
 		text = cpl_xasprintf("%ld", to);
 		replace_bytes(f, src, pos->file, i, j, text);
@@ -628,120 +574,15 @@ cpl_check_replace_count(struct cpl_check *ck, struct cpl_finding *f,
 	return false;
 }
 
-/* The first of two c's in a row in [s, e), or NULL. */
-static const char *
-pair_in(const char *s, const char *e, char c)
-{
-	for (; s + 1 < e; s++)
-		if (s[0] == c && s[1] == c)
-			return s;
-	return NULL;
-}
-
-/* The value node of template variable name in document root: params.NAME
- * (.value) over the inputs list's item named NAME, the inline
- * component's inputs last; NULL when none. */
-static const struct cpl_yenode *
-input_value(const struct cpl_yenode *root, const char *name)
-{
-	const struct cpl_yenode *p, *seq, *item;
-	const struct cpl_yenode *docs[2];
-	size_t i, d;
-
-	p = cpl_yedit_get(cpl_yedit_get(root, "params"), name);
-	if (cpl_yedit_is_map(p))
-		return cpl_yedit_get(p, "value");
-	docs[0] = root;
-	docs[1] = cpl_yedit_get(root, "component");
-	for (d = 0; d < 2; d++) {
-		seq = cpl_yedit_get(docs[d], "inputs");
-		for (i = 0; i < cpl_yedit_count(seq); i++) {
-			item = cpl_yedit_item(seq, i);
-			if (cpl_str_eq(cpl_yedit_str(cpl_yedit_get(item,
-						"name")), name))
-				return cpl_yedit_get(item, "value");
-		}
-	}
-	return NULL;
-}
-
 bool
-cpl_check_template_input(struct cpl_check *ck, const struct cpl_pos *pos,
-			 struct cpl_tinput *out)
-{
-	const struct source *src = pos && pos->file ?
-		cpl_check_source(ck, pos->file) : NULL;
-	const struct cpl_yedit *ed;
-	const struct cpl_yenode *n, *up, *v;
-	const char *b, *e, *eol, *t;
-	size_t end, i, len;
-	long off;
-
-	if (src == NULL || (ed = yedit_of(ck, pos->file)) == NULL ||
-	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
-		return false;
-	eol = memchr(src->text + off, '\n', src->len - (size_t)off);
-	if (eol == NULL)
-		eol = src->text + src->len;
-	b = pair_in(src->text + off, eol, '{');
-	e = b ? pair_in(b + 2, eol, '}') : NULL;
-	if (e == NULL)
-		return false;
-	for (b += 2; b < e && *b == ' '; b++)
-		;
-	while (e > b && e[-1] == ' ')
-		e--;
-	if ((size_t)(e - b) > 7 && (strncmp(b, "inputs.", 7) == 0 ||
-				    strncmp(b, "params.", 7) == 0))
-		b += 7;
-	if ((size_t)(e - b) > 6 && strncmp(e - 6, ".value", 6) == 0)
-		e -= 6;
-	len = (size_t)(e - b);
-	if (len == 0 || len >= sizeof(out->name))
-		return false;
-	for (t = b; t < e; t++)
-		if (!is_word(*t) || *t == '.')
-			return false;
-	memcpy(out->name, b, len);
-	out->name[len] = '\0';
-	for (n = cpl_yedit_at(ed, (size_t)(b - src->text)); n != NULL &&
-	     (up = cpl_yedit_parent(n)) != NULL; n = up)
-		;
-	v = input_value(n, out->name);
-	if (v == NULL || cpl_yedit_str(v) == NULL ||
-	    cpl_parse_long(&out->value, cpl_yedit_str(v)) < 0 ||
-	    out->value < 0)
-		return false;
-	/* The digits end the scalar (a closing quote after them). */
-	end = cpl_yedit_end(v);
-	if (end > 0 && (src->text[end - 1] == '"' ||
-			src->text[end - 1] == '\''))
-		end--;
-	for (i = end; i > 0 && src->text[i - 1] >= '0' &&
-	     src->text[i - 1] <= '9'; i--)
-		;
-	if (i == end)
-		return false;
-	out->start = i;
-	out->end = end;
-	out->at = cpl_fixedit_pos(src, pos->file, i);
-	/* Columns in code points: count the line's lead bytes. */
-	out->at.column = 1;
-	for (t = src->text + i; t > src->text && t[-1] != '\n'; t--)
-		if (((unsigned char)t[-1] & 0xC0) != 0x80)
-			out->at.column++;
-	return true;
-}
-
-bool
-cpl_check_replace_input(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_input(struct cpl_fixres *r, struct cpl_finding *f,
 			const struct cpl_tinput *in, long to)
 {
-	const struct source *src = cpl_check_source(ck, in->at.file);
+	struct cpl_fixsrc *src = cpl_fixres_src(r, in->at.file);
 	char *text;
 
 	if (src == NULL || in->end > src->len ||
-	    shared_at(ck, f, in->at.file, in->start))
+	    shared_at(r, f, in->at.file, in->start))
 		return false;
 	text = cpl_xasprintf("%ld", to);
 	replace_bytes(f, src, in->at.file, in->start, in->end, text);
@@ -750,18 +591,18 @@ cpl_check_replace_input(struct cpl_check *ck, struct cpl_finding *f,
 }
 
 bool
-cpl_check_replace_args(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_args(struct cpl_fixres *r, struct cpl_finding *f,
 		       const struct cpl_pos *pos, const char *text)
 {
-	const struct source *src = pos && pos->file ?
-		cpl_check_source(ck, pos->file) : NULL;
+	struct cpl_fixsrc *src = pos && pos->file ?
+		cpl_fixres_src(r, pos->file) : NULL;
 	long off;
 	size_t i, open;
 	int depth = 0;
 	char q = 0;
 
 	if (src == NULL ||
-	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+	    (off = cpl_fixsrc_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	for (i = (size_t)off; i < src->len && (is_word(src->text[i]) ||
 					       src->text[i] == ' '); i++)
@@ -802,20 +643,20 @@ cpl_finding_drop_edits(struct cpl_finding *f, size_t keep)
 }
 
 bool
-cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_env_count(struct cpl_fixres *r, struct cpl_finding *f,
 			    const struct cpl_pos *pos, long from, long to)
 {
-	const struct source *src = pos && pos->file ?
-		cpl_check_source(ck, pos->file) : NULL;
+	struct cpl_fixsrc *src = pos && pos->file ?
+		cpl_fixres_src(r, pos->file) : NULL;
 	long off;
 	size_t i, content, had = f->nedits;
 	char q[32];
 
 	if (src == NULL ||
-	    (off = cpl_fixedit_offset(src, pos->line, pos->column)) < 0)
+	    (off = cpl_fixsrc_offset(src, pos->line, pos->column)) < 0)
 		return false;
 	i = (size_t)off;
-	if (shared_at(ck, f, pos->file, i))
+	if (shared_at(r, f, pos->file, i))
 		return false;
 	/* An anchor or a tag before the value (replace_scalar keeps it). */
 	while (i < src->len && (src->text[i] == '&' || src->text[i] == '!')) {
@@ -839,19 +680,19 @@ cpl_check_replace_env_count(struct cpl_check *ck, struct cpl_finding *f,
 	if (i > content &&
 	    (i >= src->len || strchr(" \t\r\n,]}#", src->text[i])))
 		goto whole;
-	return cpl_check_replace_count(ck, f, pos, from, to);
+	return cpl_fixres_count(r, f, pos, from, to);
 whole:
 	snprintf(q, sizeof(q), "\"%ld\"", to);
-	cpl_check_replace_scalar(ck, f, pos, q);
+	cpl_fixres_scalar(r, f, pos, q);
 	return f->nedits > had;
 }
 
 void
-cpl_check_set_annotation(struct cpl_check *ck, struct cpl_finding *f,
+cpl_fixres_annotation(struct cpl_fixres *r, struct cpl_finding *f,
 			 const struct cpl_workload *w, const char *key,
 			 const char *value, const struct cpl_pos *at)
 {
-	const struct cpl_yedit *ed = yedit_of(ck, w->file);
+	const struct cpl_yedit *ed = cpl_fixres_yedit(r, w->file);
 	const struct cpl_yenode *into = NULL, *cn;
 	struct cpl_yedit_out out = { 0 };
 	const char *outer = "metadata";
@@ -862,7 +703,7 @@ cpl_check_set_annotation(struct cpl_check *ck, struct cpl_finding *f,
 		return;
 	if (at != NULL && at->line > 0) {
 		quoted = cpl_xasprintf("\"%s\"", value);
-		cpl_check_replace_scalar(ck, f, at, quoted);
+		cpl_fixres_scalar(r, f, at, quoted);
 		free(quoted);
 		return;
 	}
@@ -883,7 +724,7 @@ cpl_check_set_annotation(struct cpl_check *ck, struct cpl_finding *f,
 		if (cpl_yedit_get(into, "kind") == NULL)
 			into = NULL;
 	}
-	if (!cpl_yedit_is_map(into) || shared(ck, f, w->file, into) ||
+	if (!cpl_yedit_is_map(into) || shared(r, f, w->file, into) ||
 	    merged(f, into, outer))
 		return;
 	{

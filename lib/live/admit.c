@@ -360,6 +360,8 @@ cpl_admit_review(struct cpl_admit *a, const char *body, size_t len,
 	}
 	cpl_engine_add_buffer(a->e, CPL_ADMIT_PATH, text, tlen, true);
 	cpl_engine_run(a->e);
+	/* One object: its edits are /mutate's patch (mutate.c). */
+	cpl_engine_resolve_fixes(a->e);
 	a->object = json_incref(obj);
 	a->text = text;
 	a->tlen = tlen;

@@ -1306,26 +1306,29 @@ void
 cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 		 const struct cpl_container *c)
 {
-	/* The facts are gathered once per container and kept in it: the
-	 * budget entry and every container rule ask for the same ones.
-	 * The cache is the one member of a const container that changes;
-	 * nothing a run does after linking changes what it is made of. */
-	struct cpl_container *mc = (struct cpl_container *)c;
-
-	if (c->facts == NULL) {
-		mc->facts = cpl_xmalloc(sizeof(*mc->facts));
-		gather(mc->facts, w, c);
-	}
-	*f = *c->facts;
+	if (c->facts != NULL)
+		*f = *c->facts;
+	else
+		gather(f, w, c);
 }
 
 void
-cpl_facts_forget(const struct cpl_container *c)
+cpl_facts_keep(const struct cpl_workload *w, struct cpl_container *c)
 {
-	struct cpl_container *mc = (struct cpl_container *)c;
+	/* The budget entry and every container rule ask for the same
+	 * facts: the run keeps them in c while it judges c.  Nothing a run
+	 * does after linking changes what c is made of. */
+	if (c->facts == NULL) {
+		c->facts = cpl_xmalloc(sizeof(*c->facts));
+		gather(c->facts, w, c);
+	}
+}
 
-	free(mc->facts);
-	mc->facts = NULL;
+void
+cpl_facts_forget(struct cpl_container *c)
+{
+	free(c->facts);
+	c->facts = NULL;
 }
 
 /* The text and position of a how; text NULL when nothing sets it. */

@@ -197,18 +197,18 @@ struct cpl_facts {
 
 /*
  * The facts of training container c of w: its CPU budget, ranks, threads,
- * workers and the split, with the phrases messages use.  Gathered once
- * and kept in c (c->facts, freed with c or by cpl_facts_forget()), so c
- * must not change in between: rules and budget entries run after
- * linking, when it is complete.
+ * workers and the split, with the phrases messages use: those kept in c
+ * (cpl_facts_keep()), else gathered now.  Reads c only.
  */
 void cpl_facts_gather(struct cpl_facts *f, const struct cpl_workload *w,
 		      const struct cpl_container *c);
-/* Frees the facts kept in c; the next cpl_facts_gather() gathers them
- * again.  The engine calls it after c's rules (its budget entry comes
- * before them), so that facts are kept for a group's containers, not
+/* Gathers c's facts and keeps them in c (c->facts, freed with c or by
+ * cpl_facts_forget()), so c must not change in between: the run calls
+ * it after linking, before c's budget entry and rules, and forgets them
+ * after c's rules, so that facts are kept for a group's containers, not
  * all. */
-void cpl_facts_forget(const struct cpl_container *c);
+void cpl_facts_keep(const struct cpl_workload *w, struct cpl_container *c);
+void cpl_facts_forget(struct cpl_container *c);
 
 /*
  * The budget entry of training container c of w (object: its name as

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 
+#include "model/tinput.h"
 #include "python/pyscan.h"
 #include "util.h"
 
@@ -58,14 +59,17 @@ cpl_check_throttle_threshold(const struct cpl_check *ck)
 	return ck->ops->throttle_threshold(ck);
 }
 
-struct source *
-cpl_check_source(struct cpl_check *ck, const char *path)
+bool
+cpl_check_template_input(struct cpl_check *ck, const struct cpl_pos *pos,
+			 struct cpl_tinput *out)
 {
-	return ck->ops->source(ck, path);
-}
+	const char *text;
+	size_t len = 0;
+	bool yaml = false;
 
-void
-cpl_check_edit_parsed(struct cpl_check *ck, struct source *src)
-{
-	ck->ops->edit_parsed(ck, src);
+	if (pos == NULL || pos->file == NULL)
+		return false;
+	text = ck->ops->text(ck, pos->file, &len, &yaml);
+	return text != NULL && yaml &&
+	       cpl_tinput_find(out, text, len, NULL, NULL, pos);
 }

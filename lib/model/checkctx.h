@@ -1,11 +1,12 @@
 /*
  * checkctx.h — the context a rule's check runs in, and the table through
- * which rules (and the edits of their fixes) reach the run.
+ * which rules reach the run.
  *
  * The run fills the table (run/checkrun.c) and hands a struct cpl_check
- * to each rule; the functions of rule.h and cpl_check_source() call
- * through it.  So the rules and the edits know nothing of the run that
- * calls them, and no file below the run calls into it.
+ * to each rule; the functions of rule.h call through it.  So the rules
+ * know nothing of the run that calls them, and no file below the run
+ * calls into it.  The edits of fixes are not made here: a rule records
+ * them as data (model/fixreq.h) and fix/ makes them after the run.
  *
  * Ownership: findings a report makes, and sources handed out, stay the
  * run's.
@@ -18,7 +19,6 @@
 
 #include "model/finding.h"
 #include "model/rule.h"
-#include "model/source.h"
 #include "model/workload.h"
 
 struct cpl_engine;	/* the run's: never looked into below the run */
@@ -36,12 +36,11 @@ struct cpl_check_ops {
 			   const struct cpl_code_ref **out);
 	bool (*rule_on)(const struct cpl_check *ck, const char *id);
 	double (*throttle_threshold)(const struct cpl_check *ck);
-	/* The source at path with its text (read again if it was let
-	 * go), or NULL. */
-	struct source *(*source)(struct cpl_check *ck, const char *path);
-	/* src has just been parsed for edits: the run frees the parse
-	 * when its workloads are judged. */
-	void (*edit_parsed)(struct cpl_check *ck, struct source *src);
+	/* The text of the file read at path (read again if it was let
+	 * go), its length and whether it is YAML or JSON, or NULL;
+	 * borrowed while the run lasts. */
+	const char *(*text)(struct cpl_check *ck, const char *path,
+			    size_t *len, bool *yaml);
 };
 
 struct cpl_check {
@@ -51,10 +50,5 @@ struct cpl_check {
 	size_t index;		/* rule's place in cpl_rules_all(): its
 				 * configured severity */
 };
-
-/* The source at path, with its text; NULL when the run has none. */
-struct source *cpl_check_source(struct cpl_check *ck, const char *path);
-/* Tells the run that src holds an edit parse (src->yedit). */
-void cpl_check_edit_parsed(struct cpl_check *ck, struct source *src);
 
 #endif

@@ -6,6 +6,7 @@
  * Ownership: every string added is copied into the finding.
  */
 #include "model/finding.h"
+#include "model/fixreq.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ cpl_finding_free(struct cpl_finding *f)
 		free(f->edits[i].text);
 	}
 	free(f->edits);
+	cpl_fixreq_free(f->reqs, f->nreqs);
 	free(f->suppression);
 	memset(f, 0, sizeof(*f));
 }

@@ -48,6 +48,7 @@ struct cpl_edit {
 };
 
 struct cpl_rule;
+struct cpl_fixreq;
 
 /*
  * How safe a finding's edits are to apply unattended (ruff's
@@ -81,6 +82,10 @@ struct cpl_finding {
 	struct cpl_edit *edits;
 	size_t nedits;
 	enum cpl_fix_safety fix_safety;	/* of the edits, all or none */
+	/* What the fix asks to change (model/fixreq.h), until fix/
+	 * resolves it into edits (fix/resolve.h); then none. */
+	struct cpl_fixreq *reqs;
+	size_t nreqs;
 	/* Live: how many Pods of one owner show this same finding (the
 	 * object then names the owner); 0 or 1 for one object. */
 	unsigned long pods;

@@ -7,8 +7,9 @@
  * that table in id order.
  *
  * A rule reports through cpl_check_report() and decorates the returned
- * finding with a fix, related locations and edits; it never prints and
- * never parses.  The engine owns every finding.
+ * finding with a fix sentence, related locations and what the fix asks
+ * to change (model/fixreq.h: plain data, made into edits by fix/ only
+ * when an edit is asked for); it never prints and never parses.  The engine owns every finding.
  */
 #ifndef CPL_RULE_H
 #define CPL_RULE_H
@@ -21,6 +22,7 @@
 
 struct cpl_check;	/* opaque: the engine's per-run context */
 struct cpl_pyfile;	/* one scanned Python file (pyscan.h) */
+struct cpl_tinput;	/* a Polyaxon input a template reads (tinput.h) */
 
 struct cpl_rule {
 	const char *id;		/* "CPU101": stable */
@@ -55,12 +57,13 @@ struct cpl_finding *cpl_check_report(struct cpl_check *ck,
 				     const struct cpl_pos *pos,
 				     const char *fmt, ...) CPL_PRINTF(5, 6);
 /*
- * Edit replacing the YAML scalar that starts at pos (plain or quoted, on
- * one line) with text; the end is found in the source the engine read.
- * Does nothing when the source or the scalar cannot be found.
+ * The Polyaxon input whose value the template {{ NAME }} written at pos
+ * (or later on its line) reads, when its value is a plain count
+ * (model/tinput.h); false otherwise.  The file is parsed only when the
+ * line holds a template.
  */
-void cpl_check_replace_scalar(struct cpl_check *ck, struct cpl_finding *f,
-			      const struct cpl_pos *pos, const char *text);
+bool cpl_check_template_input(struct cpl_check *ck, const struct cpl_pos *pos,
+			      struct cpl_tinput *out);
 
 /* A process that runs a Python file, and the file's place in it. */
 struct cpl_code_ref {

@@ -1,12 +1,10 @@
 /*
- * source.h — one file a run read: its text, read once, and what is made
- * from it on demand (its Python scan, its line index, its parse for
- * edits).  A type the run (which reads and owns sources) and the edits of
- * fixes (which read their text through the check context, checkctx.h) share.
+ * source.h — one file a run read: its text, read once, and its Python
+ * scan, made on demand.  The run reads, owns and fills every source;
+ * the edits of fixes hold their own index and parse of a text
+ * (fix/resolve.h), so nothing below the run writes here.
  *
- * Ownership: the run owns every source and what hangs from it; the edits
- * of fixes fill the lazy members (lines, yedit, quota_helper) and the run
- * frees them.
+ * Ownership: the run owns every source and what hangs from it.
  */
 #ifndef CPL_SOURCE_H
 #define CPL_SOURCE_H
@@ -14,12 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "text/lines.h"
 #include "util.h"
 
 struct cpl_pyfile;	/* python/pyscan.h */
 struct cpl_suppress;	/* run/suppress.h */
-struct cpl_yedit;	/* text/yamledit.h */
 
 enum file_kind {
 	FILE_YAML,
@@ -39,11 +35,6 @@ struct source {
 	struct cpl_error scan_err;	/* a scan on a worker failed: kept
 					 * until the file is first asked for,
 					 * when the error is reported */
-	struct cpl_lines lines;		/* where each line starts, lazily
-					 * (fixedit.c) */
-	struct cpl_yedit *yedit;	/* parsed for edits, lazily; freed
-					 * once its workloads are judged */
-	bool yedit_tried;
 	size_t index;			/* in the engine's files */
 	bool inflight;			/* being loaded again on another
 					 * thread (group.c) */
@@ -51,9 +42,6 @@ struct source {
 					 * text can be read again */
 	bool text_gone;			/* its text let go once judged
 					 * (cpl_engine_let_text_go()) */
-	int quota_helper;		/* CPU301 (fixcode.c): 0 not looked,
-					 * 1 to add, 2 defined, 3 name taken */
-	size_t quota_at;		/* with 1: where it goes */
 };
 
 #endif

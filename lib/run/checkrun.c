@@ -3,6 +3,8 @@
  * report becomes one of the run's findings with its configured severity
  * and order key; notes, linked processes, the rules turned on, the
  * throttling threshold and source texts come from the run's state.
+ * The edits of the findings' fixes are made after the run, and only
+ * when asked for (cpl_engine_resolve_fixes(), fixrun.c).
  * Then each finding is marked suppressed where a comment, an annotation
  * or the configuration says so (cpl_engine_suppress).
  *
@@ -90,19 +92,14 @@ run_throttle_threshold(const struct cpl_check *ck)
 	return cpl_config_threshold(ck->e->set.config);
 }
 
-static struct source *
-run_source(struct cpl_check *ck, const char *path)
+static const char *
+run_text(struct cpl_check *ck, const char *path, size_t *len, bool *yaml)
 {
-	return cpl_engine_text_source(ck->e, path);
-}
+	const struct source *src = cpl_engine_text_source(ck->e, path);
 
-static void
-run_edit_parsed(struct cpl_check *ck, struct source *src)
-{
-	struct cpl_engine *e = ck->e;
-
-	CPL_GROW(e->check.yedits, e->check.yedits_cap, e->check.nyedits + 1);
-	e->check.yedits[e->check.nyedits++] = src;
+	*len = src ? src->len : 0;
+	*yaml = src && src->kind == FILE_YAML;
+	return src ? src->text : NULL;
 }
 
 static const struct cpl_check_ops run_ops = {
@@ -111,8 +108,7 @@ static const struct cpl_check_ops run_ops = {
 	.codes_of = run_codes_of,
 	.rule_on = run_rule_on,
 	.throttle_threshold = run_throttle_threshold,
-	.source = run_source,
-	.edit_parsed = run_edit_parsed,
+	.text = run_text,
 };
 
 void

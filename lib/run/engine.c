@@ -86,8 +86,6 @@ cpl_engine_free(struct cpl_engine *e)
 		cpl_suppress_free(e->load.files[i]->sup);
 		cpl_pyfile_free(e->load.files[i]->py);
 		cpl_error_clear(&e->load.files[i]->scan_err);
-		cpl_lines_free(&e->load.files[i]->lines);
-		cpl_yedit_free(e->load.files[i]->yedit);
 		free(e->load.files[i]);
 	}
 	free(e->load.files);
@@ -128,7 +126,6 @@ cpl_engine_free(struct cpl_engine *e)
 	cpl_engine_pipeline_free(e);
 	cpl_pytokcache_free(e->load.tokcache);
 	cpl_link_memo_free(e->load.memo);
-	free(e->check.yedits);
 	free(e);
 }
 

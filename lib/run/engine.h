@@ -118,6 +118,21 @@ void cpl_engine_add_warning(struct cpl_engine *e, const struct cpl_error *w);
 
 /* Runs every enabled rule once.  Findings are then sorted. */
 void cpl_engine_run(struct cpl_engine *e);
+/*
+ * Makes the edits of the findings' fixes (struct cpl_finding's edits)
+ * from what their rules asked for (model/fixreq.h), each file parsed
+ * for edits once.  Call after cpl_engine_run() when the findings' edits
+ * are used (--fix, --diff, JSON, SARIF, an admission patch); a run that
+ * does not call it makes no edit.  Calling it again does nothing.
+ */
+void cpl_engine_resolve_fixes(struct cpl_engine *e);
+/*
+ * Says before cpl_engine_run() that the edits will be used: the run then
+ * makes them group by group, while each file's text is still held (a
+ * text let go is not read again for them), and
+ * cpl_engine_resolve_fixes() has only what is left to make.
+ */
+void cpl_engine_want_edits(struct cpl_engine *e);
 
 const struct cpl_finding *cpl_engine_findings(const struct cpl_engine *e,
 					      size_t *n);

@@ -61,7 +61,8 @@ struct coderefs {
 /*
  * The user's settings: set once from the flags, through engine.h's
  * setters, before the first path is added (engine.c: config, repo,
- * staged, diff, drop_texts; pipeline.c: threads; helm.c: helm_args;
+ * staged, diff, drop_texts, want_edits; pipeline.c: threads; helm.c:
+ * helm_args;
  * overlay.c: overlay); read-only after.
  */
 struct engine_set {
@@ -71,6 +72,8 @@ struct engine_set {
 	bool diff;			/* keep only changed lines */
 	bool drop_texts;		/* texts let go once judged
 					 * (cpl_engine_drop_texts()) */
+	bool want_edits;		/* fixes' edits made group by group
+					 * (cpl_engine_want_edits()) */
 	int threads;			/* -j; 0: the CPUs we may use */
 	char **helm_args;		/* 'f'FILE (--helm-values) or 's'K=V
 					 * (--helm-set), in order; owned */
@@ -263,9 +266,11 @@ struct source *cpl_engine_add_source(struct cpl_engine *e, const char *path,
 /* Reads path from the working tree, or from the index with --staged. */
 int cpl_engine_read_source(struct cpl_engine *e, const char *path,
 			   char **text, size_t *len, struct cpl_error *err);
-/* The source at path, however the path is spelled ("./a/../b.py"). */
+/* The source at path, however the path is spelled ("./a/../b.py");
+ * the second for the run's own changes to it (its text read again). */
 const struct source *cpl_engine_find_source(const struct cpl_engine *e,
 					    const char *path);
+struct source *cpl_engine_source_of(struct cpl_engine *e, const char *path);
 /* Applies the Container CPU defaults of the run's LimitRanges to the
  * containers of their namespace that set none (limitrange.c). */
 void cpl_engine_limitranges(struct cpl_engine *e);
@@ -340,10 +345,6 @@ struct source *cpl_engine_text_source(struct cpl_engine *e,
 				      const char *path);
 /* src's text, read again if it was let go (as above). */
 void cpl_engine_text_back(struct cpl_engine *e, struct source *src);
-/* Frees a source's edit parse (made again if asked for), or those of
- * every source that made one. */
-void cpl_engine_free_yedit(struct source *src);
-void cpl_engine_free_yedits(struct cpl_engine *e);
 
 /* ---- checkrun.c --------------------------------------------------------- */
 
@@ -412,6 +413,22 @@ void cpl_engine_relocate(struct cpl_engine *e);
 /* Frees what reach.c keeps in the engine. */
 void cpl_engine_reach_free(struct cpl_engine *e);
 
+/* ---- fixrun.c ----------------------------------------------------------- */
+
+struct cpl_fixres;
+
+/* A resolver of fixes (fix/resolve.h) over the run's texts; the caller
+ * frees it (cpl_fixres_free). */
+struct cpl_fixres *cpl_engine_fixres(struct cpl_engine *e);
+/* Makes f's requests into its edits now (none that name a rendered
+ * chart); true when every request was made. */
+bool cpl_engine_fix_finding(struct cpl_engine *e, struct cpl_fixres *r,
+			    struct cpl_finding *f);
+/* Makes the edits of findings [from, to) with r, which keeps the texts
+ * it parsed until the run lets them go (group.c). */
+void cpl_engine_fix_range(struct cpl_engine *e, struct cpl_fixres *r,
+			  size_t from, size_t to);
+
 /* ---- helm.c ------------------------------------------------------------- */
 
 /* Renders the Helm chart in directory chart (met in a walk) once, with
@@ -419,8 +436,9 @@ void cpl_engine_reach_free(struct cpl_engine *e);
  * template as a source under its own path. */
 void cpl_engine_chart(struct cpl_engine *e, const char *chart);
 /* Moves findings (and budgets) on rendered sources to the template
- * lines they came from, with values.yaml's line as related; drops
- * their edits.  Call after suppressions, before sorting. */
+ * lines they came from, with values.yaml's line as related (their
+ * edits, made later, are dropped by fixrun.c: a rendered text is no
+ * file).  Call after suppressions, before sorting. */
 void cpl_engine_chart_relocate(struct cpl_engine *e);
 /* The chart a walk renders for the chart directory chart: the outermost
  * parent whose charts/ holds it (a subchart renders with its parent).

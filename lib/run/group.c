@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fix/resolve.h"
 #include "model/budget.h"
 #include "model/pools.h"
 #include "model/rule.h"
@@ -567,25 +568,24 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 	size_t k, j;
 
 	for (k = from; k < to; k++) {
-		const struct cpl_workload *w;
+		struct cpl_workload *w;
 		char *object;
 
 		if (g->members[k] >= g->nw)
 			continue;
 		w = e->res.workloads.items[g->members[k]];
-		cpl_engine_launch_configs(e,
-			e->res.workloads.items[g->members[k]]);
+		cpl_engine_launch_configs(e, w);
 		if (w->merged || w->context)
 			continue;
 		object = cpl_engine_object_name(w);
 		for (j = 0; j < w->ncontainers; j++) {
-			const struct cpl_container *c = &w->containers[j];
+			struct cpl_container *c = &w->containers[j];
 			struct cpl_budget_entry *b;
 
 			if (!cpl_budget_training(w, c))
 				continue;
-			CPL_GROW(e->res.budgets, e->res.budgets_cap,
-				 e->res.nbudgets + 1);
+			cpl_facts_keep(w, c);
+			CPL_GROW(e->res.budgets, e->res.budgets_cap, e->res.nbudgets + 1);
 			b = &e->res.budgets[e->res.nbudgets++];
 			cpl_budget_entry(b, object, w, c);
 			cpl_pools_entry(b, w, c);	/* the other pools */
@@ -725,8 +725,8 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 
 /* Unloads the group's files: judged, nothing reads their facts again. */
 static void
-unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
-	     size_t to)
+unload_group(struct cpl_engine *e, const struct graph *g,
+	     struct cpl_fixres *fr, size_t from, size_t to)
 {
 	size_t k;
 
@@ -738,6 +738,7 @@ unload_group(struct cpl_engine *e, const struct graph *g, size_t from,
 		src = e->load.files[g->members[k] - g->nw];
 		if (src->py != NULL) {
 			cpl_pyfile_unload(src->py);
+			cpl_fixres_forget_path(fr, src->path);
 			cpl_engine_let_text_go(e, src);
 		}
 	}
@@ -756,7 +757,8 @@ batch_end(const struct graph *g, size_t from)
 }
 
 /* Counts, for each YAML source, the workloads it holds that are not
- * judged yet: its edit parse (fixedit.c) is freed when none is left. */
+ * judged yet: its text (and its edit parse, fix/resolve.h) is let go
+ * when none is left. */
 static void
 count_pending(struct cpl_engine *e, struct graph *g)
 {
@@ -775,10 +777,11 @@ count_pending(struct cpl_engine *e, struct graph *g)
 	}
 }
 
-/* The group's workloads are judged: frees the edit parses no workload
- * left needs. */
+/* The group's workloads are judged: lets go of the texts and edit
+ * parses no workload left needs. */
 static void
-done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
+done_group(struct cpl_engine *e, struct graph *g, struct cpl_fixres *fr,
+	   size_t from, size_t to)
 {
 	size_t k;
 
@@ -789,7 +792,7 @@ done_group(struct cpl_engine *e, struct graph *g, size_t from, size_t to)
 		    (f = g->wsrc[g->members[k]]) == SIZE_MAX)
 			continue;
 		if (--g->pending[f] == 0) {
-			cpl_engine_free_yedit(e->load.files[f]);
+			cpl_fixres_forget_path(fr, e->load.files[f]->path);
 			cpl_engine_let_text_go(e, e->load.files[f]);
 		}
 	}
@@ -802,6 +805,9 @@ cpl_engine_judge(struct cpl_engine *e)
 	struct cpl_linker lk;
 	struct crew next = { 0 };
 	struct pool pool = { 0 };
+	/* Edits asked for: made group by group while the texts are held,
+	 * each file parsed for them once (until done_group lets it go). */
+	struct cpl_fixres *fr = e->set.want_edits ? cpl_engine_fixres(e) : NULL;
 	size_t gi, end, i;
 
 	cpl_engine_kustomize(e);
@@ -822,18 +828,23 @@ cpl_engine_judge(struct cpl_engine *e)
 		for (i = gi; i < end; i++) {
 			size_t from = g.start[i], to = g.start[i + 1];
 
+			size_t nf = e->res.nfindings;
+
 			link_group(e, &g, &lk, from, to);
 			budgets_group(e, &g, from, to);
 			rules_group(e, &g, from, to);
-			unload_group(e, &g, from, to);
-			done_group(e, &g, from, to);
+			if (fr != NULL)
+				cpl_engine_fix_range(e, fr, nf,
+						     e->res.nfindings);
+			unload_group(e, &g, fr, from, to);
+			done_group(e, &g, fr, from, to);
 			cpl_link_memo_bound(lk.memo, MEMO_MAX);
 		}
 		e->check.crew = NULL;
 		crew_finish(&next);
 	}
 	pool_stop(&pool);
-	cpl_engine_free_yedits(e);
+	cpl_fixres_free(fr);
 	if (e->res.nbudgets > 1)
 		qsort(e->res.budgets, e->res.nbudgets, sizeof(*e->res.budgets),
 		      budget_cmp);

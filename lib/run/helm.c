@@ -1385,7 +1385,6 @@ cpl_engine_chart_relocate(struct cpl_engine *e)
 		struct cpl_finding *f = &e->res.findings[i];
 		const struct rendered *r = f->file ?
 			cpl_strmap_get(&h->by_path, f->file) : NULL;
-		bool drop = false;
 
 		for (j = 0; j < f->nrelated; j++) {
 			const struct rendered *rr = f->related[j].file ?
@@ -1396,18 +1395,6 @@ cpl_engine_chart_relocate(struct cpl_engine *e)
 				move(rr, &f->related[j].file,
 				     &f->related[j].line,
 				     &f->related[j].column);
-		}
-		for (j = 0; j < f->nedits && !drop; j++)
-			drop = f->edits[j].file != NULL &&
-			       cpl_strmap_get(&h->by_path, f->edits[j].file);
-		if (drop) {
-			for (j = 0; j < f->nedits; j++) {
-				free(f->edits[j].file);
-				free(f->edits[j].text);
-			}
-			free(f->edits);
-			f->edits = NULL;
-			f->nedits = 0;
 		}
 		if (r == NULL)
 			continue;

@@ -1,7 +1,8 @@
 /*
  * keep.c — compare --fix's edits (keep.h): the setting a comparison
- * chose, written into a workload's source by CPU401's split fix
- * (fix/split.h), reported by a rule of its own that no lint runs.
+ * chose, written into a workload's source by CPU401's split fix (a
+ * SPLIT request, model/fixreq.h, made into edits at once through
+ * fixrun.c), reported by a rule of its own that no lint runs.
  *
  * May include: the run's headers, model/ and fix/.
  */
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fix/fixedit.h"
-#include "fix/split.h"
+#include "fix/resolve.h"
+#include "model/fixreq.h"
 #include "model/pools.h"
 #include "model/rule.h"
 #include "run/engine.h"
@@ -168,17 +169,20 @@ in_command(const struct cpl_container *c, const struct cpl_pos *pos)
 /* Replaces the worker count from with to, beside its flag or on the
  * value's own line. */
 static bool
-replace_workers(struct cpl_check *ck, struct cpl_finding *fd,
-		const struct cpl_container *c, const struct cpl_pos *pos,
-		long from, long to)
+replace_workers(struct cpl_engine *e, struct cpl_fixres *r,
+		struct cpl_finding *fd, const struct cpl_container *c,
+		const struct cpl_pos *pos, long from, long to)
 {
 	const struct cpl_pos *v;
 
-	if (cpl_check_replace_count(ck, fd, pos, from, to))
+	cpl_fix_count(fd, pos, from, to);
+	if (cpl_engine_fix_finding(e, r, fd))
 		return true;
 	v = value_after(c, pos);
-	return v != NULL && v->line != pos->line &&
-	       cpl_check_replace_count(ck, fd, v, from, to);
+	if (v == NULL || v->line == pos->line)
+		return false;
+	cpl_fix_count(fd, v, from, to);
+	return cpl_engine_fix_finding(e, r, fd);
 }
 
 /* The budget of a record: "1", "0.5", "250m" (millicores otherwise). */
@@ -200,7 +204,8 @@ budget_text(char *out, size_t size, int64_t cpu)
  * False (r->why) when it cannot be written.
  */
 static bool
-record(struct cpl_check *ck, struct cpl_keep_result *r, const char *file,
+record(struct cpl_check *ck, struct cpl_fixres *fr, struct cpl_keep_result *r,
+       const char *file,
        const struct cpl_workload *wk, const struct cpl_container *c,
        int64_t cpu, long t, long w, const char *measured)
 {
@@ -215,8 +220,9 @@ record(struct cpl_check *ck, struct cpl_keep_result *r, const char *file,
 	if (cpl_str_eq(wk->measured, text))
 		goto out;
 	fd = cpl_check_report(ck, wk, c, &c->pos, "keep measured");
-	cpl_check_set_annotation(ck, fd, wk, CPL_MEASURED_ANNOTATION, text,
-				 wk->measured ? &wk->measured_pos : NULL);
+	cpl_fix_annotation(fd, wk, CPL_MEASURED_ANNOTATION, text,
+			   wk->measured ? &wk->measured_pos : NULL);
+	(void)cpl_engine_fix_finding(ck->e, fr, fd);
 	if (fd->nedits == 0) {
 		/* The setting is kept all the same; the lint will not
 		 * know it was measured. */
@@ -232,9 +238,10 @@ out:
 /* The pool variables of the kept setting, where c's env writes them as
  * counts; false (r->why) when one cannot be edited. */
 static bool
-keep_pools(struct cpl_check *ck, struct cpl_finding *fd,
-	   struct cpl_keep_result *r, const char *file,
-	   const struct cpl_container *c, const long *pools)
+keep_pools(struct cpl_engine *e, struct cpl_fixres *fr,
+	   struct cpl_finding *fd, struct cpl_keep_result *r,
+	   const char *file, const struct cpl_container *c,
+	   const long *pools)
 {
 	const char *const *vars;
 	size_t i, n = cpl_pools_vars(&vars);
@@ -249,8 +256,8 @@ keep_pools(struct cpl_check *ck, struct cpl_finding *fd,
 		if (env == NULL || env->value == NULL ||
 		    cpl_parse_long(&v, env->value) < 0 || v == pools[i])
 			continue;
-		if (!cpl_check_replace_env_count(ck, fd, &env->pos, v,
-						 pools[i])) {
+		cpl_fix_env_count(fd, &env->pos, v, pools[i], 0);
+		if (!cpl_engine_fix_finding(e, fr, fd)) {
 			r->why = cpl_xasprintf("%s: container \"%s\" sets %s "
 				"in a way compare --fix cannot edit: set it "
 				"to \"%ld\"", file, c->name ? c->name : "",
@@ -270,6 +277,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 	const struct cpl_wlist *wl = cpl_engine_workloads(e);
 	const struct cpl_workload *first = NULL, *other = NULL;
 	struct cpl_check ck;
+	struct cpl_fixres *fr;
 	size_t i, j;
 
 	cpl_engine_check(&ck, e, &keep_rule, 0);
@@ -301,6 +309,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 			other->kind, other->name, other->pos.line);
 		return;
 	}
+	fr = cpl_engine_fixres(e);
 	for (i = 0; i < wl->count && r->why == NULL; i++) {
 		const struct cpl_workload *wk = wl->items[i];
 
@@ -331,7 +340,8 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 						       "keep t%ld-w%ld", t, w)
 				    : cpl_check_report(&ck, wk, c, &c->pos,
 						       "keep t%ld", t);
-			if (!cpl_keep_split(&ck, fd, c, &f, t, w, false)) {
+			cpl_fix_split(fd, c, &f, t, w, false);
+			if (!cpl_engine_fix_finding(e, fr, fd)) {
 				r->why = cpl_xasprintf("%s: container \"%s\" "
 					"sets its threads (%s) in a way "
 					"compare --fix cannot edit: set "
@@ -341,7 +351,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 				break;
 			}
 			if (w >= 0 && f.workers.n != w &&
-			    !replace_workers(&ck, fd, c, &f.workers.pos,
+			    !replace_workers(e, fr, fd, c, &f.workers.pos,
 					     f.workers.n, w)) {
 				r->why = cpl_xasprintf("%s:%d:%d: the worker "
 					"count of container \"%s\" (%s) is not "
@@ -354,7 +364,7 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 					w);
 				break;
 			}
-			if (!keep_pools(&ck, fd, r, file, c, pools))
+			if (!keep_pools(e, fr, fd, r, file, c, pools))
 				break;
 			if (take_edits(r, file, fd, c))
 				r->ncontainers++;
@@ -362,15 +372,16 @@ cpl_engine_keep(struct cpl_engine *e, const char *file, long t, long w,
 				c0 = c;
 				cpu0 = f.cpu;
 			}
-			cpl_facts_forget(c);
 		}
 		/* Each workload of the document: a PyTorchJob's replicas
 		 * share their object's annotation (one edit, made once), a
 		 * Polyaxon run's replicas have one each. */
 		if (r->why == NULL && measured != NULL && c0 != NULL &&
 		    cpu0 > 0)
-			record(&ck, r, file, wk, c0, cpu0, t, w, measured);
+			record(&ck, fr, r, file, wk, c0, cpu0, t, w,
+			       measured);
 	}
+	cpl_fixres_free(fr);
 	/* The engine sorted its findings in cpl_engine_run(); the keep's
 	 * are dropped again so that a report made after sees none. */
 	while (e->res.nfindings > 0 &&

@@ -1,7 +1,7 @@
 /*
  * keep.h — `compare --fix`: the setting of intra-op threads T and loader
  * workers W a comparison chose, written where a workload's source writes
- * them by CPU401's split fix (split.h).
+ * them by CPU401's split fix (a SPLIT request, model/fixreq.h).
  *
  * Ownership: findings and their edits are the engine's; the keep's
  * strings (struct cpl_keep_result) are the caller's (cpl_keep_free).

@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fix/fixedit.h"
 #include "git/repo.h"
 #include "load/loader.h"
 #include "model/budget.h"
@@ -403,22 +402,35 @@ cpl_engine_object_name(const struct cpl_workload *w)
 			     w->name && *w->name ? w->name : "-");
 }
 
-/* The source at path, however the path is spelled ("./a/../b.py"). */
-const struct source *
-cpl_engine_find_source(const struct cpl_engine *e, const char *path)
+/* The source at path in by_path, however the path is spelled
+ * ("./a/../b.py"). */
+static struct source *
+lookup(const struct cpl_strmap *by_path, const char *path)
 {
 	char *key;
-	const struct source *src;
+	struct source *src;
 
 	if (path == NULL)
 		return NULL;
-	src = cpl_strmap_get(&e->load.by_path, path);
+	src = cpl_strmap_get(by_path, path);
 	if (src != NULL)
 		return src;
 	key = cpl_link_join(".", path);
-	src = cpl_strmap_get(&e->load.by_path, key);
+	src = cpl_strmap_get(by_path, key);
 	free(key);
 	return src;
+}
+
+const struct source *
+cpl_engine_find_source(const struct cpl_engine *e, const char *path)
+{
+	return lookup(&e->load.by_path, path);
+}
+
+struct source *
+cpl_engine_source_of(struct cpl_engine *e, const char *path)
+{
+	return lookup(&e->load.by_path, path);
 }
 
 const struct cpl_pyfile *
@@ -679,7 +691,7 @@ cpl_engine_launch_configs(struct cpl_engine *e, struct cpl_workload *w)
 		src = find_config(e, w->file, rel);
 		if (src == NULL)
 			continue;
-		cpl_engine_text_back(e, (struct source *)src);
+		cpl_engine_text_back(e, cpl_engine_source_of(e, src->path));
 		(void)cpl_launch_read_config(l, src->path, src->text,
 					     src->len);
 	}
@@ -700,8 +712,6 @@ cpl_engine_let_text_go(struct cpl_engine *e, struct source *src)
 	if (!e->set.drop_texts || !src->reread || src->text == NULL ||
 	    cpl_pyfile_loaded(src->py))
 		return;
-	cpl_engine_free_yedit(src);
-	cpl_lines_free(&src->lines);
 	free(src->text);
 	src->text = NULL;
 	src->text_gone = true;
@@ -742,29 +752,11 @@ cpl_engine_text_back(struct cpl_engine *e, struct source *src)
 struct source *
 cpl_engine_text_source(struct cpl_engine *e, const char *path)
 {
-	struct source *src = (struct source *)cpl_engine_find_source(e, path);
+	struct source *src = cpl_engine_source_of(e, path);
 
 	if (src != NULL)
 		cpl_engine_text_back(e, src);
 	return src;
-}
-
-void
-cpl_engine_free_yedit(struct source *src)
-{
-	cpl_yedit_free(src->yedit);
-	src->yedit = NULL;
-	src->yedit_tried = false;
-}
-
-void
-cpl_engine_free_yedits(struct cpl_engine *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->check.nyedits; i++)
-		cpl_engine_free_yedit(e->check.yedits[i]);
-	e->check.nyedits = 0;
 }
 
 static char no_mark;	/* the is_seed memo's "not a named file" */
@@ -809,5 +801,5 @@ cpl_engine_seed_source(struct cpl_engine *e, const char *path)
 {
 	const char *seed = cpl_engine_seed_of(e, path);
 
-	return seed ? (struct source *)cpl_engine_find_source(e, seed) : NULL;
+	return seed ? cpl_engine_source_of(e, seed) : NULL;
 }

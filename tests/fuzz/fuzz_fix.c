@@ -35,7 +35,9 @@ fix_as(const char *path, const char *text, size_t len)
 	size_t n, i, k, nedits = 0, cap = 0;
 
 	cpl_engine_add_buffer(e, path, text, len, true);
+	cpl_engine_want_edits(e);	/* the edits are what is fuzzed */
 	cpl_engine_run(e);
+	cpl_engine_resolve_fixes(e);
 	f = cpl_engine_findings(e, &n);
 	for (i = 0; i < n; i++)
 		for (k = 0; k < f[i].nedits; k++) {

@@ -172,13 +172,8 @@ describe(const struct cpl_engine *e)
 START_TEST(same_report_texts_gone)
 {
 	struct cpl_engine *keep = run(false), *drop = run(true);
-	char *a = describe(keep), *b = describe(drop);
+	char *a, *b;
 
-	/* Both jobs have findings, and the first's has an edit. */
-	ck_assert_ptr_nonnull(strstr(a, "CPU201"));
-	ck_assert_ptr_nonnull(strstr(a, "second.py"));
-	ck_assert_ptr_nonnull(strstr(a, " ["));
-	ck_assert_str_eq(a, b);
 	ck_assert_ptr_nonnull(cpl_engine_source_text(keep, at("a.yaml"),
 						     NULL));
 	ck_assert_ptr_nonnull(cpl_engine_source_text(keep, at("first.py"),
@@ -189,6 +184,17 @@ START_TEST(same_report_texts_gone)
 						  NULL));
 	ck_assert_ptr_null(cpl_engine_source_text(drop, at("second.py"),
 						  NULL));
+	/* The edits are made after the run: a text let go is read again
+	 * for them. */
+	cpl_engine_resolve_fixes(keep);
+	cpl_engine_resolve_fixes(drop);
+	a = describe(keep);
+	b = describe(drop);
+	/* Both jobs have findings, and the first's has an edit. */
+	ck_assert_ptr_nonnull(strstr(a, "CPU201"));
+	ck_assert_ptr_nonnull(strstr(a, "second.py"));
+	ck_assert_ptr_nonnull(strstr(a, " ["));
+	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
 	cpl_engine_free(keep);
