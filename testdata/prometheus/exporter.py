@@ -47,14 +47,21 @@ def prom_float(v):
 
 
 def metrics():
-    t = time.time() - START
+    # One clock reading for every value, written beside each sample as
+    # its timestamp, as cAdvisor stamps its container series: a scrape
+    # that a loaded machine serves late then still gives Prometheus a
+    # value that matches its time, so rate() is the rate that was set.
+    now = time.time()
+    t = now - START
+    stamp = int(now * 1000)
     out = []
 
     def family(name, typ, rows):
         out.append("# HELP %s cAdvisor-shaped test series." % name)
         out.append("# TYPE %s %s" % (name, typ))
         for labels, value in rows:
-            out.append("%s{%s} %s" % (name, labels, prom_float(value)))
+            out.append("%s{%s} %s %d" % (name, labels, prom_float(value),
+                                         stamp))
 
     periods, throttled, usage, threads = [], [], [], []
     for ns, pod, name, thr, cpus, nthreads, born in CONTAINERS:
@@ -63,13 +70,13 @@ def metrics():
             name, pod, name, base)
         if born is not None:
             # Started at born: nothing before, counters from zero.
-            if time.time() < born:
+            if now < born:
                 continue
-            p = 10.0 * (time.time() - born)
+            p = 10.0 * (now - born)
             periods.append((lab, p))
             throttled.append((lab, thr * p))
             usage.append((lab + ',cpu="total"',
-                          cpus * (time.time() - born)))
+                          cpus * (now - born)))
             threads.append((lab, nthreads))
             continue
         # A history before the exporter started, as a running container
@@ -93,11 +100,11 @@ def metrics():
     family("container_threads", "gauge", threads)
     examples, waits = [], []
     for ns, pod, rate, wait, born in APPS:
-        if time.time() < born:
+        if now < born:
             continue
         lab = 'namespace="%s",pod="%s"' % (ns, pod)
-        examples.append((lab, rate * (time.time() - born)))
-        waits.append((lab, wait * (time.time() - born)))
+        examples.append((lab, rate * (now - born)))
+        waits.append((lab, wait * (now - born)))
     if APPS:
         family("train_examples_total", "counter", examples)
         family("train_loader_wait_seconds_total", "counter", waits)
