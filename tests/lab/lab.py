@@ -171,8 +171,14 @@ def static_suggestion(findings):
             if f["rule"] != rule:
                 continue
             fix = f.get("fix") or ""
-            m = re.search(r'set OMP_NUM_THREADS to "(\d+)"', fix)
+            # "set OMP_NUM_THREADS to "1"", "keep OMP_NUM_THREADS at "1""
+            # (the job already sets it so), or under one CPU per rank
+            # "run 1 thread and no loader workers"
+            m = re.search(r'(?:set OMP_NUM_THREADS to|keep OMP_NUM_THREADS at) "(\d+)"', fix)
             if not m:
+                m = re.search(r"run (\d+) thread\(?s?\)? and no loader workers", fix)
+                if m:
+                    return int(m.group(1)), 0, rule
                 continue
             t = int(m.group(1))
             w = re.search(r"use (\d+) loader worker", fix) or \
