@@ -563,8 +563,25 @@ next_action(struct parser *p, size_t *text_end)
 	trim_left = start + 1 < p->len && p->text[start] == '-' &&
 		    is_space(p->text[start + 1]);
 	*text_end = i;
+	end = start;
+	/* A comment (an action that opens with slash-star, after the trim
+	 * marker) ends at its own star-slash, as Go's lexer ends it: what
+	 * it holds (an example action, a quote) is not read. */
+	{
+		size_t c = start + (trim_left ? 2 : 0);
+
+		if (c + 1 < p->len && p->text[c] == '/' &&
+		    p->text[c + 1] == '*') {
+			const char *close = NULL;
+
+			if (c + 2 < p->len)
+				close = memmem(p->text + c + 2,
+					       p->len - c - 2, "*/", 2);
+			end = close ? (size_t)(close - p->text) + 2 : p->len;
+		}
+	}
 	/* the closing delimiter, outside quotes */
-	for (end = start; end + 1 < p->len; end++) {
+	for (; end + 1 < p->len; end++) {
 		char c = p->text[end];
 
 		if (c == '"' || c == '`') {

@@ -125,6 +125,11 @@ START_TEST(trimming_and_control)
 	expect("a:\n  {{- if .Values.workers }}\n  b: 1\n  {{- end }}\n",
 	       "a:\n  b: 1\n");
 	expect("x: {{- \" y\" -}} \n  z\n", "x: yz\n");
+	/* a comment ends at its own close, whatever it holds: kueue's
+	 * chart writes a usage line with an action (and a quote) in one */
+	expect("{{/*\nUsage:\n  {{- if include \"x\" . }}\n*/}}\na: 1\n",
+	       "\na: 1\n");
+	expect("a: 1\n{{- /* \"}} -}} */ -}}\nb: 2\n", "a: 1b: 2\n");
 	expect("{{- with .Values.image }}\nrepo: {{ .repository }}\n"
 	       "{{- end }}\n", "\nrepo: reg.example.com/train\n");
 	expect("{{- with .Values.empty }}\nhas\n{{- else }}\nnone\n"
