@@ -1055,17 +1055,23 @@ scan_begin(struct cpl_pyfile *f, struct scan *sc, struct cpl_error *err)
 	return rc;
 }
 
-/* Cuts f's arrays and maps to their length: for facts held long (a
- * file scanned on its own, or one of a large batch), not for a file
- * loaded again for one small batch (keep_toks), whose facts go with the
- * batch: there the reallocations cost 2% of a run's instructions and
- * saved nothing that lasts (pyscan.h, cpl_pyfile_reload()).  Nothing
- * keeps a pointer into the arrays cut here (only indices); calls,
- * scopes, assigns and args are cut before the post-pass, which keeps
- * pointers into args. */
-static void
-fit_early(struct cpl_pyfile *f)
+/* Scans f->text[0, f->len) into f (see cpl_pyscan_file()); keep_toks:
+ * see cpl_pyfile_reload(). */
+static int
+scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
 {
+	struct scan sc;
+	int rc;
+
+	rc = scan_begin(f, &sc, err);
+	cpl_pyscan_nmap_reserve(&f->index->assigns, f->ntoks / 8);
+	scan_file(&sc);
+	free(sc.ss);
+	free(sc.bs);
+	free(sc.cs);
+	free(sc.targs);
+	cpl_buf_free(&sc.tmp);
+	/* Before the post-pass, which keeps pointers into args. */
 	f->calls = fit(f->calls, f->ncalls, sizeof(*f->calls),
 		       &f->index->capcalls);
 	f->scopes = fit(f->scopes, f->nscopes, sizeof(*f->scopes),
@@ -1074,12 +1080,10 @@ fit_early(struct cpl_pyfile *f)
 			 &f->index->capassigns);
 	f->index->args = fit(f->index->args, f->index->nargs,
 			     sizeof(*f->index->args), &f->index->capargs);
-}
-
-/* The rest of fit_early(), after the post-pass. */
-static void
-fit_late(struct cpl_pyfile *f)
-{
+	post(f);
+	f->entry = is_entry(f);
+	/* The facts are complete and nothing keeps a pointer into these
+	 * arrays (only indices): cut them to their length. */
 	f->imports = fit(f->imports, f->nimports, sizeof(*f->imports),
 			 &f->index->capimports);
 	f->argdefs = fit(f->argdefs, f->nargdefs, sizeof(*f->argdefs),
@@ -1103,30 +1107,6 @@ fit_late(struct cpl_pyfile *f)
 	cpl_pyscan_nmap_fit(&f->index->bindings);
 	cpl_pyscan_nmap_fit(&f->index->defs);
 	cpl_pyscan_nmap_fit(&f->index->argdefs);
-}
-
-/* Scans f->text[0, f->len) into f (see cpl_pyscan_file()); keep_toks:
- * see cpl_pyfile_reload(). */
-static int
-scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
-{
-	struct scan sc;
-	int rc;
-
-	rc = scan_begin(f, &sc, err);
-	cpl_pyscan_nmap_reserve(&f->index->assigns, f->ntoks / 8);
-	scan_file(&sc);
-	free(sc.ss);
-	free(sc.bs);
-	free(sc.cs);
-	free(sc.targs);
-	cpl_buf_free(&sc.tmp);
-	if (!keep_toks)
-		fit_early(f);
-	post(f);
-	f->entry = is_entry(f);
-	if (!keep_toks)
-		fit_late(f);
 	/* The facts hold token indices, never token pointers: the array can
 	 * go, to be made again by cpl_pyfile_toks() when an evaluation
 	 * reads it (the largest part of a scanned file). */

@@ -242,30 +242,6 @@ same_facts(const struct cpl_pyfile *a, const struct cpl_pyfile *b,
 	for (i = 0; i < a->nthreads; i++)
 		ck_assert_int_eq(a->threads[i].pos.line,
 				 b->threads[i].pos.line);
-	/* The look-ups answer alike, from maps cut to their length (a) or
-	 * left as the scan sized them (b, loaded for a small batch). */
-	for (i = 0; i < a->nassigns; i++)
-		ck_assert_int_eq(cpl_pyscan_assign_last(a, a->assigns[i].scope,
-							a->assigns[i].name),
-				 cpl_pyscan_assign_last(b, a->assigns[i].scope,
-							a->assigns[i].name));
-	for (i = 0; i < a->nimports; i++)
-		if (a->imports[i].bound != NULL)
-			ck_assert_int_eq(
-			    cpl_pyscan_binding(a, a->imports[i].scope,
-					       a->imports[i].bound),
-			    cpl_pyscan_binding(b, a->imports[i].scope,
-					       a->imports[i].bound));
-	for (i = 1; i < a->nscopes; i++)
-		if (a->scopes[i].qualname != NULL)
-			ck_assert_int_eq(
-			    cpl_pyscan_func_find(a, a->scopes[i].qualname),
-			    cpl_pyscan_func_find(b, a->scopes[i].qualname));
-	for (i = 0; i < a->nargdefs; i++)
-		if (a->argdefs[i].dest != NULL)
-			ck_assert_int_eq(
-			    cpl_pyscan_argdef_find(a, a->argdefs[i].dest),
-			    cpl_pyscan_argdef_find(b, a->argdefs[i].dest));
 }
 
 static void
