@@ -462,7 +462,7 @@ int cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 			  struct cpl_error *err);
 void cpl_pyfile_reload(struct cpl_pyfile *f, bool keep_toks);
 /*
- * The light scan's screens of text[0, len) in one pass: *entry whether it
+ * The light scan's screens of text[0, len): *entry whether it
  * holds "__main__" or "DataLoader", and, when it does not, *cpu whether
  * it holds a word of bare (above); each as memmem() of those words
  * would say.

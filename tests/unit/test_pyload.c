@@ -645,7 +645,7 @@ screen_is_memmem(const char *name, const char *text, size_t len)
 			      cpu, want_cpu);
 }
 
-/* The one-pass screens say what seven memmem() passes said, over every
+/* The screens say what memmem() of each word says, over every
  * text and over texts made of the words, their prefixes and overlaps,
  * cut at every length (a word at the very end, a word cut short). */
 START_TEST(screens_are_memmem)
@@ -655,7 +655,7 @@ START_TEST(screens_are_memmem)
 		"cpu_count", "cpu_coun", "ccpu_count", "cv2", "cv", "ccv2",
 		"sched_getaffinity", "sched_getaffinit", "set_num_",
 		"set_num", "sset_num_", "setNumThreads", "setNumThread",
-		"s", "c", "_", "D", "x", " ", "\n", "\0",
+		"s", "c", "_", "D", "x", " ", "\n", "\0", "2", "v2", "cx",
 	};
 	const size_t np = sizeof(parts) / sizeof(parts[0]);
 	char buf[128];
