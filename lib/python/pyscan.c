@@ -1216,21 +1216,47 @@ light_line(void *ctx, struct cpl_pytokens *line)
 	}
 }
 
-/* Whether text holds a word some CPU fact is made from (pyscan.h,
- * bare): the names of the CPU-count calls, of the thread calls, and cv2. */
+/* Whether text[0, len) holds "cv2": memchr() for its rare '2' (one
+ * vector pass), where memmem() of a three-byte word steps a byte or two
+ * at a time (it was a third of the screens' time). */
 static bool
-has_cpu_word(const char *text, size_t len)
+has_cv2(const char *text, size_t len)
+{
+	const char *p = text + (len > 2 ? 2 : len), *end = text + len;
+
+	while (p < end && (p = memchr(p, '2', (size_t)(end - p))) != NULL) {
+		if (p[-2] == 'c' && p[-1] == 'v')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/*
+ * The light scan's screens of text[0, len): *entry whether it holds a
+ * word an entry script needs (the string "__main__" of a main guard; a
+ * call whose name ends in DataLoader: is_entry()), *cpu whether it holds
+ * a word some CPU fact is made from (pyscan.h, bare: the names of the
+ * CPU-count calls, of the thread calls, and cv2); each what memmem() of
+ * its words says (test_pyload holds it to that).  *cpu is only known
+ * when *entry is false (bare needs it only then).
+ */
+void
+cpl_pyscan_screen(const char *text, size_t len, bool *entry, bool *cpu)
 {
 	static const char *const words[] = {
 		"cpu_count", "sched_getaffinity", "set_num_", "setNumThreads",
-		"cv2",
 	};
 	size_t i;
 
-	for (i = 0; i < CPL_ARRAY_LEN(words); i++)
-		if (memmem(text, len, words[i], strlen(words[i])) != NULL)
-			return true;
-	return false;
+	*cpu = false;
+	*entry = memmem(text, len, "__main__", 8) != NULL ||
+		 memmem(text, len, "DataLoader", 10) != NULL;
+	if (*entry)
+		return;
+	for (i = 0; i < CPL_ARRAY_LEN(words) && !*cpu; i++)
+		*cpu = memmem(text, len, words[i], strlen(words[i])) != NULL;
+	*cpu = *cpu || has_cv2(text, len);
 }
 
 int
@@ -1240,6 +1266,7 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	struct cpl_pyfile *f = file_new(out, path, text, len, true);
 	struct cpl_pytokens tk;
 	struct scan sc;
+	bool cpu;
 	int rc;
 
 	scan_setup(f, &sc);
@@ -1261,9 +1288,8 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	/* Not known until loaded: may be, unless the text lacks both words
 	 * an entry needs (is_entry(): the string "__main__" of a main
 	 * guard; a call whose name ends in DataLoader). */
-	f->entry = memmem(f->text, f->len, "__main__", 8) != NULL ||
-		   memmem(f->text, f->len, "DataLoader", 10) != NULL;
-	f->bare = !f->entry && !has_cpu_word(f->text, f->len);
+	cpl_pyscan_screen(f->text, f->len, &f->entry, &cpu);
+	f->bare = !f->entry && !cpu;
 	cpl_pyfile_unload(f);
 	return rc < 0 ? 1 : 0;
 }

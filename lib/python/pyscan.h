@@ -461,6 +461,15 @@ int cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 			  const char *text, size_t len,
 			  struct cpl_error *err);
 void cpl_pyfile_reload(struct cpl_pyfile *f, bool keep_toks);
+/*
+ * The light scan's screens of text[0, len): *entry whether it
+ * holds "__main__" or "DataLoader", and, when it does not, *cpu whether
+ * it holds a word of bare (above); each as memmem() of those words
+ * would say.
+ */
+void cpl_pyscan_screen(const char *text, size_t len, bool *entry,
+		       bool *cpu);
+
 /* Whether f holds its facts (not unloaded). */
 bool cpl_pyfile_loaded(const struct cpl_pyfile *f);
 

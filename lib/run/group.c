@@ -279,7 +279,7 @@ make_groups(struct cpl_engine *e, struct graph *g)
 		g->members[slot[find(parent, i)]++] = i;
 	g->quiet = cpl_xcalloc(g->nf + 1, sizeof(*g->quiet));
 	for (gi = 0; gi < g->ngroups; gi++) {
-		const struct source *src;
+		struct source *src;
 
 		if (g->start[gi + 1] - g->start[gi] != 1 ||
 		    g->members[g->start[gi]] < g->nw)
@@ -291,6 +291,13 @@ make_groups(struct cpl_engine *e, struct graph *g)
 				       !cpl_pyfile_loaded(src->py) &&
 				       src->scan_err.message == NULL &&
 				       e->load.nseeds == 0;
+		/* Nothing reads a quiet file's text again (a dynamic import
+		 * that asks for it after all reads it again): it goes now,
+		 * not when the judging reaches its group, so the first
+		 * batches' facts take its memory rather than fresh pages
+		 * (the run's peak is the texts of the tree with those). */
+		if (g->quiet[src->index])
+			cpl_engine_let_text_go(e, src);
 	}
 	g->pyfiles = cpl_xcalloc(g->ngroups + 1, sizeof(*g->pyfiles));
 	for (gi = 0; gi < g->ngroups; gi++)

@@ -372,6 +372,16 @@ START_TEST(openblas_in_workers)
 	ck_assert(!ps.p[CPL_POOL_OPENBLAS].in_workers);
 	ck_assert_int_eq(cpl_pools_busy(&ps, 2, 2), 2 + 3 + 2);
 	done(&x);
+	/* scipy.linalg runs BLAS too (and os.*, json.* calls before it
+	 * name no pool). */
+	setup(&x, "import json, os\nfrom scipy import linalg\n"
+		  "c = json.loads(os.environ.get('C', '{}'))\n"
+		  "w = linalg.inv(c)\n");
+	cpl_container_set_env(x.c, "OPENBLAS_NUM_THREADS", "4", P);
+	cpl_budget_pools(&ps, x.w, x.c);
+	ck_assert(ps.p[CPL_POOL_OPENBLAS].active);
+	ck_assert_int_eq(ps.p[CPL_POOL_OPENBLAS].use.line, 4);
+	done(&x);
 }
 END_TEST
 

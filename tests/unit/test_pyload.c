@@ -619,6 +619,66 @@ START_TEST(batch_joins_what_walks_join)
 }
 END_TEST
 
+/* ---- the screens ------------------------------------------------------- */
+
+/* What cpl_pyscan_screen() must say of text: memmem() of each word. */
+static void
+screen_is_memmem(const char *name, const char *text, size_t len)
+{
+	static const char *const cpu_words[] = {
+		"cpu_count", "sched_getaffinity", "set_num_", "setNumThreads",
+		"cv2",
+	};
+	bool entry, cpu, want_cpu = false;
+	bool want_entry = memmem(text, len, "__main__", 8) != NULL ||
+			  memmem(text, len, "DataLoader", 10) != NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(cpu_words) / sizeof(cpu_words[0]); i++)
+		want_cpu = want_cpu || memmem(text, len, cpu_words[i],
+					      strlen(cpu_words[i])) != NULL;
+	cpl_pyscan_screen(text, len, &entry, &cpu);
+	ck_assert_msg(entry == want_entry, "%s: entry %d, memmem %d", name,
+		      entry, want_entry);
+	if (!want_entry)
+		ck_assert_msg(cpu == want_cpu, "%s: cpu %d, memmem %d", name,
+			      cpu, want_cpu);
+}
+
+/* The screens say what memmem() of each word says, over every
+ * text and over texts made of the words, their prefixes and overlaps,
+ * cut at every length (a word at the very end, a word cut short). */
+START_TEST(screens_are_memmem)
+{
+	static const char *const parts[] = {
+		"__main__", "__mai", "___main__", "DataLoader", "DataLoade",
+		"cpu_count", "cpu_coun", "ccpu_count", "cv2", "cv", "ccv2",
+		"sched_getaffinity", "sched_getaffinit", "set_num_",
+		"set_num", "sset_num_", "setNumThreads", "setNumThread",
+		"s", "c", "_", "D", "x", " ", "\n", "\0", "2", "v2", "cx",
+	};
+	const size_t np = sizeof(parts) / sizeof(parts[0]);
+	char buf[128];
+	unsigned seed = 39;
+	size_t n, k, len;
+
+	each_text(screen_is_memmem);
+	for (n = 0; n < 20000; n++) {
+		len = 0;
+		for (k = 0; k < 1 + n % 5; k++) {
+			const char *p;
+
+			seed = seed * 1103515245u + 12345u;
+			p = parts[(seed >> 16) % np];
+			memcpy(buf + len, p, strlen(p) + (p[0] == '\0'));
+			len += strlen(p) + (p[0] == '\0');
+		}
+		for (k = 0; k <= len; k++)	/* every cut */
+			screen_is_memmem("parts", buf, k);
+	}
+}
+END_TEST
+
 static Suite *
 pyload_suite(void)
 {
@@ -630,6 +690,7 @@ pyload_suite(void)
 	tcase_add_test(tc, loaded_again_the_same_facts);
 	tcase_add_test(tc, file_walk_is_the_linked_files);
 	tcase_add_test(tc, batch_joins_what_walks_join);
+	tcase_add_test(tc, screens_are_memmem);
 	suite_add_tcase(s, tc);
 	return s;
 }
