@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "model/link.h"
-#include "model/trains.h"
+#include "model/trains_int.h"
 #include "python/pyscan.h"
 #include "shell/shscan.h"
 #include "util.h"

@@ -31,7 +31,6 @@
 #include "model/link.h"
 #include "run/builds.h"
 #include "run/config.h"
-#include "shell/shlex.h"
 #include "shell/shscan.h"
 
 /* A Dockerfile or script larger than this is not read for a command. */
