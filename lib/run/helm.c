@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "run/walk.h"
+#include "run/walk_int.h"
 #include "text/gotmpl.h"
 #include "text/lines.h"
 #include "text/yamldoc.h"

@@ -86,6 +86,18 @@ int b_user(void) { return a_inner(); }'
 expect int-other-wing 1 house
 has int-other-wing 'lib/b/user.c:1: includes a/a_int.h, a header private to a'
 
+#    A header only its own wing includes is private, so named _int.h;
+#    once another wing includes it, it is public.
+tree privname
+put lib/a/inner.h 'int a_inner(void);'
+put lib/a/inner.c '#include "a/inner.h"
+int a_inner(void) { return 2; }'
+expect int-unnamed 1 house
+has int-unnamed 'lib/a/inner.h: only a includes it: a private header is named inner_int.h'
+put lib/b/user.c '#include "a/inner.h"
+int b_user(void) { return a_inner(); }'
+expect int-public 0 house
+
 # 4. One struct name defined in two wings.
 tree structs
 put lib/a/one.c 'struct scan {
