@@ -12,7 +12,8 @@ it may use) and checks, over lib/, rules/ and cmd/:
     its own wing or one on its line;
   - no struct of one bare name is defined in two wings (`struct scan`
     of the shell and of the Python reader: grep and a debugger cannot
-    tell them apart);
+    tell them apart), a function's own struct and a typedef'd one
+    included;
   - a private header (named `*_int.h`) is included only by files of its
     own wing (the unit tests under tests/ may include it), and a header
     of lib/ that only its own wing includes is named so (tests/ and
@@ -33,6 +34,12 @@ import os
 import re
 import subprocess
 import sys
+
+
+# A struct's definition: at the top level or a function's own (indented,
+# its variable on the same line), plain, static, const or a typedef.
+STRUCT_DEF = re.compile(r"\s*(?:typedef\s+)?(?:(?:static|const|extern)\s+)*"
+                        r"struct\s+([A-Za-z_][A-Za-z_0-9]*)\s*\{")
 
 
 def objects(build):
@@ -190,7 +197,7 @@ def main():
     owner = {}
     for p in srcs:
         for n, line in enumerate(open(p, encoding="utf-8"), 1):
-            m = re.match(r"struct ([A-Za-z_][A-Za-z_0-9]*) \{", line)
+            m = STRUCT_DEF.match(line)
             if not m:
                 continue
             w = wing_of(p)

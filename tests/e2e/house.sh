@@ -111,4 +111,26 @@ long b_two(struct scan *s) { return s->m; }'
 expect struct-twice 1 house
 has struct-twice 'struct scan is also defined in'
 
+#    Also when one of them is a function's own (indented, with its
+#    variable on the same line) or a typedef: a debugger shows the bare
+#    name either way.
+tree structs-local
+put lib/a/one.c 'struct frame {
+	int n;
+};
+int a_one(struct frame *f) { return f->n; }'
+put lib/b/two.c 'int b_two(void)
+{
+	struct frame { int indent; } stack[2] = { { 1 }, { 2 } };
+	return stack[1].indent;
+}'
+expect struct-local 1 house
+has struct-local 'lib/b/two.c:3: struct frame is also defined in lib/a/one.c:1'
+put lib/b/two.c 'typedef struct frame {
+	long m;
+} frame_t;
+long b_two(frame_t *f) { return f->m; }'
+expect struct-typedef 1 house
+has struct-typedef 'lib/b/two.c:1: struct frame is also defined in lib/a/one.c:1'
+
 finish
