@@ -12,7 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/link.h"
 #include "model/trains_int.h"
 #include "python/pyscan.h"
 #include "shell/shscan.h"

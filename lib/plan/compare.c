@@ -14,6 +14,7 @@
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/prometheus.h"
+#include "live/live.h"
 #include "load/kinds.h"
 #include "model/pools.h"
 #include "plan/compare.h"

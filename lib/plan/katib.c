@@ -14,7 +14,6 @@
  * substitutes like the knobs), every Experiment labelled with the plan.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "load/kinds.h"
 #include "plan/knobs_int.h"

@@ -23,7 +23,6 @@
  */
 #include "shell/shscan.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
