@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <getopt.h>
 #include <stdio.h>
 
 #include "live/live.h"
@@ -19,7 +18,6 @@
 #include "report/report.h"
 #include "report/wbuf.h"
 #include "text/atomic.h"
-#include "text/patch.h"
 
 #define EXIT_CLEAN 0
 #define EXIT_FINDINGS 1

@@ -21,7 +21,6 @@
 
 #include "shell/launch.h"
 #include "shell/shlex_int.h"
-#include "text/yamldoc.h"
 
 #define MAX_HEREDOCS 16		/* here-documents pending on one line */
 
