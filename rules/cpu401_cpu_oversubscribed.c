@@ -355,15 +355,19 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			f.per_rank, var, f.t, raise);
 		cpl_fix_split(fd, c, &f, f.t, f.w, false);
 		split = true;
-	} else if (f.per_rank >= 1 && f.loader == CPL_LOADER_DECODE) {
+	} else if (f.per_rank >= 1 && cpl_budget_loader_busy(f.loader)) {
 		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld, the larger "
-			"share to the workers as the loader decodes images "
-			"(%s), which wait while compute runs: %s \"%ld\" "
-			"and use %ld loader worker(s) per rank%s (a "
-			"starting point to compare against)%s", f.cpus, r,
-			f.per_rank, f.decodes, set, f.t, f.w, from, raise);
+			"share to the workers as the loader %s (%s), %s: "
+			"%s \"%ld\" and use %ld loader worker(s) per "
+			"rank%s (a starting point to compare against)%s",
+			f.cpus, r, f.per_rank,
+			cpl_budget_loader_phrase(f.loader), f.decodes,
+			f.loader == CPL_LOADER_DECODE ?
+			"which wait while compute runs" :
+			"while the rank mostly waits for batches", set, f.t,
+			f.w, from, raise);
 		cpl_fix_split(fd, c, &f, f.t, f.w, true);
 		split = true;
 	} else if (f.per_rank >= 1) {

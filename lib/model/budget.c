@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/pools.h"
 #include "model/trains_int.h"
 #include "python/pyscan.h"
 #include "shell/shscan.h"
@@ -1205,9 +1206,34 @@ cpl_budget_loader(const char **how, struct cpl_pos *pos,
 				return CPL_LOADER_DECODE;
 			}
 		}
+	if (c->code && c->code->nloaders > 0) {
+		const char *call = NULL;
+		struct cpl_pos at;
+
+		if (cpl_pools_pipeline_computes(&call, &at, c->code)) {
+			if (how)
+				*how = call;
+			if (pos)
+				*pos = at;
+			return CPL_LOADER_COMPUTE;
+		}
+	}
 	cpl_budget_workers(&workers, w, c);
 	return cpl_budget_no_workers(&workers) ? CPL_LOADER_NONE :
 	       CPL_LOADER_PLAIN;
+}
+
+bool
+cpl_budget_loader_busy(enum cpl_loader l)
+{
+	return l == CPL_LOADER_DECODE || l == CPL_LOADER_COMPUTE;
+}
+
+const char *
+cpl_budget_loader_phrase(enum cpl_loader l)
+{
+	return l == CPL_LOADER_DECODE ? "decodes images" :
+	       l == CPL_LOADER_COMPUTE ? "computes per sample" : "";
 }
 
 void
@@ -1222,9 +1248,10 @@ cpl_budget_split(long *per_rank, long *threads, long *workers,
 		*workers = 0;
 		return;
 	}
-	if (loader == CPL_LOADER_DECODE && b >= 1) {
+	if (cpl_budget_loader_busy(loader) && b >= 1) {
 		/* The lab's 1-CPU image job: t1-w2 449 examples/s, t1-w0
-		 * 409, t1-w1 373 (rules/CPU401.md) */
+		 * 409, t1-w1 373; its 2-CPU features job (numpy in
+		 * __getitem__): t1-w2 1272, t1-w1 680 (rules/CPU401.md) */
 		*threads = b / 3 > 1 ? b / 3 : 1;
 		*workers = b + 1 - *threads > 2 ? b + 1 - *threads : 2;
 		return;
@@ -1238,7 +1265,7 @@ cpl_budget_worker_allowance(long per_rank, enum cpl_loader loader)
 {
 	long b, t, w;
 
-	if (loader != CPL_LOADER_DECODE || per_rank < 1)
+	if (!cpl_budget_loader_busy(loader) || per_rank < 1)
 		return 0;
 	cpl_budget_split(&b, &t, &w, (int64_t)per_rank * 1000, 1, loader);
 	return t + w - b > 0 ? t + w - b : 0;
@@ -1290,11 +1317,11 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 	if (f->no_workers)
 		cpl_format(f->share, sizeof(f->share), "all of it for %ld "
 			 "intra-op thread(s), as no loader workers run", f->t);
-	else if (f->loader == CPL_LOADER_DECODE)
+	else if (cpl_budget_loader_busy(f->loader))
 		cpl_format(f->share, sizeof(f->share), "split into %ld "
 			 "thread(s) and %ld loader worker(s), the larger share "
-			 "to the workers as the loader decodes images (%s)",
-			 f->t, f->w, f->decodes);
+			 "to the workers as the loader %s (%s)", f->t, f->w,
+			 cpl_budget_loader_phrase(f->loader), f->decodes);
 	else
 		cpl_format(f->share, sizeof(f->share), "split into %ld "
 			 "thread(s) and %ld loader worker(s)", f->t, f->w);
@@ -1385,7 +1412,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->suggested_threads = f.cpu >= 1000 ? f.t : -1;
 	b->suggested_workers = f.cpu >= 1000 ? f.w : -1;
 	b->loader = f.loader != CPL_LOADER_NONE;
-	b->decodes = f.loader == CPL_LOADER_DECODE;
+	b->busy_loader = cpl_budget_loader_phrase(f.loader);
 	if (f.cpu >= 0) {
 		cpl_format(text, sizeof(text), "resources.%s.cpu %s%s%s",
 			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus,

@@ -10,9 +10,9 @@
  *                     a loader that decodes   T = max(1, floor(B / 3)),
  *                     images (PIL, cv2,       W = max(2, B + 1 - T): the
  *                     torchvision transforms) workers and the main process
- *                                             take turns, so W may pass B
- *                                             (its allowance, T + W - B,
- *                                             is what CPU401 forgives);
+ *                     or whose pipeline       take turns, so W may pass B
+ *                     computes (numpy's BLAS, (its allowance, T + W - B,
+ *                     numexpr in __getitem__) is what CPU401 forgives);
  *                     any other loader (and   T = max(1, floor(B / 2)),
  *                     any under 1 CPU a rank) W = max(0, B - T)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
@@ -143,13 +143,26 @@ enum cpl_loader {
 				 * augments images (PIL, cv2, torchvision
 				 * transforms, io or datasets, albumentations,
 				 * imageio, skimage, decord) */
+	CPL_LOADER_COMPUTE,	/* a DataLoader whose pipeline (__getitem__,
+				 * a transform) computes: numpy/scipy BLAS
+				 * calls or numexpr, once per sample */
 };
+
+/* Whether a loader of kind l does the job's work in its workers
+ * (DECODE or COMPUTE): the split gives the workers the larger share. */
+bool cpl_budget_loader_busy(enum cpl_loader l);
+
+/* Why the workers get the larger share, for messages: "decodes images",
+ * "computes per sample"; "" for the other kinds. */
+const char *cpl_budget_loader_phrase(enum cpl_loader l);
 
 /*
  * The kind of loader of container c of w: DECODE when its linked code
  * builds a DataLoader and imports an image decoding library (*how, when
  * not NULL, receives the module, borrowed from the code; *pos where it
- * is imported), NONE when its workers are known to be none, else PLAIN.
+ * is imported), COMPUTE when it builds one and its pipeline computes
+ * (*how the call as written, *pos the call), NONE when its workers are
+ * known to be none, else PLAIN.
  */
 enum cpl_loader cpl_budget_loader(const char **how, struct cpl_pos *pos,
 				  const struct cpl_workload *w,
@@ -161,7 +174,7 @@ void cpl_budget_split(long *per_rank, long *threads, long *workers,
 		      int64_t cpu_millis, long ranks, enum cpl_loader loader);
 
 /* The loader workers a rank may run beyond its budget B: T + W - B of
- * the split for a decoding loader (2 at B = 1, 1 above), else 0. */
+ * the split for a busy loader (2 at B = 1, 1 above), else 0. */
 long cpl_budget_worker_allowance(long per_rank, enum cpl_loader loader);
 
 /* Formats millicores for messages: "4", "2.5", "0.5". */
@@ -186,7 +199,8 @@ struct cpl_facts {
 	bool no_workers;	/* known to run no loader workers: T = B */
 	enum cpl_loader loader;	/* what the split is for */
 	const char *decodes;	/* DECODE: the module that shows it
-				 * ("PIL.Image"), borrowed from the code */
+				 * ("PIL.Image"); COMPUTE: the call
+				 * ("np.dot"); borrowed from the code */
 	struct cpl_pos decodes_pos;
 	char rank_phrase[32];	/* "1 rank", "4 ranks", "at least 1 rank" */
 	const char *ranks_why;	/* when not known: "not known here", "one

@@ -166,7 +166,9 @@ struct cpl_budget_entry {
 	long suggested_workers;
 	bool loader;			/* the split is for a loader: not known
 					 * to run no workers */
-	bool decodes;			/* its code decodes images */
+	const char *busy_loader;	/* why the workers get the larger
+					 * share: "decodes images", "computes
+					 * per sample"; "" none (static) */
 	struct cpl_budget_how how_cpu;
 	struct cpl_budget_how how_ranks;
 	struct cpl_budget_how how_threads;

@@ -280,6 +280,34 @@ may_name_pool(const char *n)
 	}
 }
 
+bool
+cpl_pools_pipeline_computes(const char **how, struct cpl_pos *pos,
+			    const struct cpl_code *code)
+{
+	size_t fi, i;
+
+	for (fi = 0; code != NULL && fi < code->nfiles; fi++) {
+		const struct cpl_pyfile *f = code->files[fi];
+
+		for (i = 0; i < f->ncalls; i++) {
+			const struct cpl_pycall *k = &f->calls[i];
+			const char *n = call_name(k);
+
+			if (!may_name_pool(n) ||
+			    !(blas_call(n) || (in_module(n, "numexpr") &&
+			      !cpl_str_eq(n, "numexpr.set_num_threads"))) ||
+			    !(roles_of(code, fi, k->scope) &
+			      CPL_PYROLE_PIPELINE))
+				continue;
+			*how = k->callee;
+			*pos = k->pos;
+			pos->file = f->path;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* What one file of the process does with the pools. */
 static void
 scan_file(struct cpl_pools *ps, const struct cpl_code *code, size_t fi,

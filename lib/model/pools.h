@@ -161,4 +161,13 @@ void cpl_pools_entry(struct cpl_budget_entry *b,
 		     const struct cpl_workload *w,
 		     const struct cpl_container *c);
 
+/*
+ * The first call of code's loader pipeline (__getitem__, a transform)
+ * that computes: a numpy/scipy BLAS kernel or numexpr (not its
+ * set_num_threads).  *how receives the call as written and *pos where
+ * it is (both borrowed from code); false when there is none.
+ */
+bool cpl_pools_pipeline_computes(const char **how, struct cpl_pos *pos,
+				 const struct cpl_code *code);
+
 #endif

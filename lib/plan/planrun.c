@@ -128,6 +128,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	char cpus[16], per[48];
 	size_t i, cap, planned;
 	int rc;
+	bool busy;
 
 	eng = cpl_plan_engine_of(doc, &why);
 	if (eng == CPL_PLAN_NONE) {
@@ -171,6 +172,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	in.max = o->max;
 	in.set_workers = cpl_plan_can_set_workers(doc, names, n);
 	in.loader = m->loader;
+	busy = m->busy_loader != NULL && *m->busy_loader != '\0';
 	in.cur_threads = m->threads;
 	in.cur_workers = m->workers;
 	p.nsettings = cpl_sweep_make(set, &in);
@@ -195,12 +197,12 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 		   "under 1 (each rank still runs one thread)", m->per_rank);
 	summary = cpl_xasprintf("kubectl cpulint plan %s: a budget of %s CPUs "
 		"over %s%ld rank(s), %s per rank, split by the suggestion into "
-		"%ld thread(s) and %ld loader worker(s)%s; %zu setting(s) "
+		"%ld thread(s) and %ld loader worker(s)%s%s%s; %zu setting(s) "
 		"varying %s%s%s", id, cpus, m->ranks > 0 ? "" : "at least ",
 		m->ranks > 0 ? m->ranks : 1, per,
-		in.threads, in.workers, m->decodes ?
-		" (the larger share to the workers: the code decodes images)" :
-		"", p.nsettings, in.set_workers ? (in.loader ?
+		in.threads, in.workers, busy ?
+		" (the larger share to the workers: the code " : "",
+		busy ? m->busy_loader : "", busy ? ")" : "", p.nsettings, in.set_workers ? (in.loader ?
 		"one knob at a time (threads at the suggested workers, then "
 		"workers at the suggested threads, past the budget as the "
 		"loader waits while compute runs)" : "one knob at a time "

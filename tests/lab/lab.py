@@ -162,10 +162,17 @@ def tool(args, cwd, timeout=120):
     return p.returncode, p.stdout, p.stderr
 
 
-def static_suggestion(findings):
-    """(threads, workers) of the linter's budget split, from the fix text
-    of CPU401 or CPU202 on the job as written; workers None when it says
-    none run."""
+def static_suggestion(findings, budgets=()):
+    """(threads, workers) of the linter's budget split: the budget's own
+    suggestion in the JSON report (suggested_threads, suggested_workers,
+    given from one CPU per rank: what CPU401 says when it fires, and still
+    there when the fix of another rule makes the job fit), else from the
+    fix text of CPU401 or CPU202 on the job as written; workers None when
+    it says none run."""
+    for b in budgets:
+        t, w = b.get("suggested_threads", -1), b.get("suggested_workers", -1)
+        if t is not None and t >= 1:
+            return t, (w if w is not None and w >= 0 else None), "budget"
     for rule in ("CPU401", "CPU202"):
         for f in findings:
             if f["rule"] != rule:
@@ -229,7 +236,9 @@ def prepare(wl, budget):
     # the files by name: "." honours .gitignore, and build/ is ignored
     files = ["job.yaml", script(wl) + ".py", "metrics.py"]
     rc, out, err = tool(["-o", "json"] + files, w)
-    case["findings"] = json.loads(out)["findings"] if out.strip() else []
+    report = json.loads(out) if out.strip() else {}
+    case["findings"] = report.get("findings", [])
+    case["budgets"] = report.get("budgets", [])
     case["rules"] = sorted({f["rule"] for f in case["findings"]})
     rc, out, err = tool(["--fix"] + files, fx)
     case["fix_said"] = (out + err).strip().splitlines()[-1:] or [""]
@@ -246,7 +255,7 @@ def prepare(wl, budget):
     fixed = yaml.safe_load(open(os.path.join(fx, "job.yaml")))
     case["written"] = run_spec(written, w)
     case["fix"] = run_spec(fixed, fx)
-    s = static_suggestion(case["findings"])
+    s = static_suggestion(case["findings"], case["budgets"])
     case["static"] = None
     if s:
         t, wk, rule = s

@@ -375,6 +375,64 @@ START_TEST(openblas_in_workers)
 }
 END_TEST
 
+/* A loader whose pipeline computes (issue 34's features job at 2 CPUs:
+ * t1-w2 1272 examples/s, the plain split's t1-w1 680): the split leans
+ * to the workers as for a decoding loader. */
+START_TEST(pipeline_computes)
+{
+	struct fixture x;
+	struct cpl_pos pos;
+	const char *how = NULL;
+	long b, t, w;
+
+	setup(&x, features);
+	ck_assert(cpl_pools_pipeline_computes(&how, &pos, x.code));
+	ck_assert_str_eq(how, "np.dot");
+	ck_assert_int_eq(pos.line, 11);
+	ck_assert_str_eq(pos.file, "train.py");
+	/* with a DataLoader the loader computes; norm alone would not */
+	x.code->loaders = cpl_xcalloc(1, sizeof(*x.code->loaders));
+	x.code->nloaders = 1;
+	ck_assert_int_eq(cpl_budget_loader(&how, &pos, x.w, x.c),
+			 CPL_LOADER_COMPUTE);
+	ck_assert_str_eq(how, "np.dot");
+	ck_assert(cpl_budget_loader_busy(CPL_LOADER_COMPUTE));
+	ck_assert_str_eq(cpl_budget_loader_phrase(CPL_LOADER_COMPUTE),
+			 "computes per sample");
+	cpl_budget_split(&b, &t, &w, 2000, 1, CPL_LOADER_COMPUTE);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 2);
+	cpl_budget_split(&b, &t, &w, 2000, 1, CPL_LOADER_PLAIN);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 1);
+	ck_assert_int_eq(cpl_budget_worker_allowance(2, CPL_LOADER_COMPUTE),
+			 1);
+	done(&x);
+	/* numpy outside the pipeline, and numexpr's setting inside it,
+	 * compute nothing per sample */
+	setup(&x, "import numpy as np\nimport numexpr\n"
+		  "from torch.utils.data import Dataset\n"
+		  "w = np.linalg.inv(np.eye(3))\n"
+		  "class D(Dataset):\n"
+		  "    def __getitem__(self, i):\n"
+		  "        numexpr.set_num_threads(1)\n"
+		  "        p = np.ones(4)\n"
+		  "        return p / np.linalg.norm(p)\n");
+	ck_assert(!cpl_pools_pipeline_computes(&how, &pos, x.code));
+	done(&x);
+	/* numexpr in __getitem__ computes */
+	setup(&x, "import numexpr as ne\n"
+		  "from torch.utils.data import Dataset\n"
+		  "class D(Dataset):\n"
+		  "    def __getitem__(self, i):\n"
+		  "        return ne.evaluate('a * 2')\n");
+	ck_assert(cpl_pools_pipeline_computes(&how, &pos, x.code));
+	ck_assert_str_eq(how, "ne.evaluate");
+	ck_assert_int_eq(pos.line, 5);
+	done(&x);
+}
+END_TEST
+
 START_TEST(shares)
 {
 	struct fixture x;
@@ -451,6 +509,7 @@ suite(void)
 	tcase_add_test(tc, xla);
 	tcase_add_test(tc, rayon);
 	tcase_add_test(tc, openblas_in_workers);
+	tcase_add_test(tc, pipeline_computes);
 	tcase_add_test(tc, shares);
 	tcase_add_test(tc, interop_and_inductor);
 	suite_add_tcase(s, tc);
