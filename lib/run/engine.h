@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <stddef.h>
 
-#include "model/finding.h"
 #include "model/workload.h"
 #include "util.h"
 

@@ -36,7 +36,6 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "run/walk_int.h"
 #include "text/gotmpl.h"
 #include "text/lines.h"
 #include "text/yamldoc.h"

@@ -21,7 +21,6 @@
  */
 #include "text/yamlfast_int.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
