@@ -147,8 +147,10 @@ $(BUILD)/ruledocs.o: $(BUILD)/ruledocs.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 # The manual page, written from the flag table (cmd/flags.c) and the rule
-# registry by tools/genman.c, so it cannot drift from --help.
-$(BUILD)/genman: tools/genman.c $(BUILD)/cmd/flags.o $(BUILD)/libcpulint.a VERSION
+# registry by tools/genman.c, so it cannot drift from --help.  The table
+# names the subcommands' functions: genman links cmd/ but its main.
+$(BUILD)/genman: tools/genman.c $(filter-out $(BUILD)/cmd/main.o,\
+	$(CMD_OBJ)) $(BUILD)/libcpulint.a VERSION
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -Icmd $(LDFLAGS) -o $@ $(filter-out VERSION,$^) \
 	    $(LDLIBS)

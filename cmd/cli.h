@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <getopt.h>
 #include <stdio.h>
 
 #include "live/live.h"
@@ -19,7 +18,6 @@
 #include "report/report.h"
 #include "report/wbuf.h"
 #include "text/atomic.h"
-#include "text/patch.h"
 
 #define EXIT_CLEAN 0
 #define EXIT_FINDINGS 1
@@ -64,8 +62,8 @@ enum cli_value {
  */
 enum cli_kind {
 	CLI_OWN,	/* read by its own code: an action (--help,
-			 * --version, --explain, --list-rules) or a
-			 * subcommand's flag (plan.c, compare.c) */
+			 * --version, --explain, --list-rules, compare's
+			 * --fix/--diff FILE) */
 	CLI_BOOL,	/* sets the bool at dest */
 	CLI_STR,	/* sets the const char * at dest (the last wins) */
 	CLI_STRS,	/* appends to the const char * array at dest, its
@@ -78,10 +76,12 @@ enum cli_kind {
 	CLI_DUR,	/* a duration (30s, 5m) of at least min and, when
 			 * max > 0, at most max seconds into the double at
 			 * dest */
+	CLI_KV,		/* NAME=VALUE (a '=', not first) into the const
+			 * char * at dest */
 };
 
 /* The subcommands that take a flag of the main table too (subs). */
-enum cli_sub {
+enum cli_sub_bit {
 	CLI_PLAN = 1 << 0,
 	CLI_COMPARE = 1 << 1,
 };
@@ -121,36 +121,87 @@ const struct cli_flag *cpl_cli_flags(size_t *n);
 const struct cli_flag *cpl_cli_flag_long(const char *name, size_t len);
 const struct cli_flag *cpl_cli_flag_short(char c);
 /*
- * The flags of subcommand sub ("plan", "compare") that are its own, in
- * --help order (the first opens its heading); *n their number.  NULL for
- * another word.  Shared flags (-o, the live and Prometheus flags) are the
- * main table's, listed by cpl_cli_sub_shared().
+ * One subcommand, the first word of a command line (as tmux's struct
+ * cmd_entry is one command): its words for --help and the manual, its
+ * own flags and which of the main table's it takes too, and what runs
+ * it.  The table (flags.c) is the one list: main() dispatches from it,
+ * --help, the manual and sub --help print from it.
  */
-const struct cli_flag *cpl_cli_sub_flags(const char *sub, size_t *n);
-/* getopt's tables for subcommand sub: its flags and the shared ones;
- * the caller frees both. */
-struct option *cpl_cli_sub_getopt(const char *sub, char **shortopts);
-/* Whether the main table's flag id also applies to subcommand sub. */
-bool cpl_cli_sub_shared(const char *sub, int id);
+struct cli_sub {
+	const char *name;	/* the word: "plan" */
+	const char *usage;	/* its line in --help's usage; NULL: not
+				 * listed (__complete) */
+	const char *what;	/* beside it, what it does */
+	const char *synopsis;	/* sub --help's usage line and the
+				 * manual's heading; NULL: no page of its
+				 * own (serve reads the main table) */
+	const struct cli_flag *flags;	/* its own flags, in --help order
+					 * (the first opens its heading) */
+	size_t nflags;
+	unsigned bit;		/* enum cli_sub_bit: the main table's
+				 * flags it takes too (their subs) */
+	int (*run)(int argc, char **argv);	/* the exit status */
+	int skip;		/* the words run does not get: 1 leaves
+				 * the word as argv[0], as getopt_long
+				 * expects */
+};
+
+/* The subcommands, in --help order; *n is set to their number. */
+const struct cli_sub *cpl_cli_subs(size_t *n);
+/* The subcommand whose word is word, or NULL. */
+const struct cli_sub *cpl_cli_sub_find(const char *word);
+/* Whether the main table's flag f is one sub takes too. */
+bool cpl_cli_sub_shares(const struct cli_sub *sub, const struct cli_flag *f);
+/* Prints sub's usage (sub --help): its flags, then the shared ones. */
+void cpl_cli_sub_usage(FILE *out, const struct cli_sub *sub);
 struct options;
 /*
  * Stores flag f's value arg (NULL for a flag without one) in o as its
  * kind says, with its mark and also; -1 after saying what the flag
- * takes (one line, cpl_cli_say()) when arg is not such a value.  f is
- * a flag of the main table that is not CLI_OWN.
+ * takes (one line, cpl_cli_say(), who first: "kubectl-cpulint plan")
+ * when arg is not such a value.  f is not CLI_OWN.
  */
 int cpl_cli_flag_set(struct options *o, const struct cli_flag *f,
-		     const char *arg);
+		     const char *arg, const char *who);
 /* The main table's flag whose getopt value is id, or NULL. */
 const struct cli_flag *cpl_cli_flag_id(int id);
-/* The subcommands, NULL-terminated; and one's synopsis line. */
-extern const char *const cpl_cli_subs[];
-const char *cpl_cli_sub_synopsis(const char *sub);
-/* Prints subcommand sub's usage (sub --help). */
-void cpl_cli_sub_usage(FILE *out, const char *sub);
+
+/* A walk over one command's flags (cpl_cli_flag_next()). */
+struct cli_walk {
+	const struct cli_sub *sub;	/* NULL: the main table */
+	char *who;		/* messages' first words */
+	struct option *longopts;	/* getopt's, from the table */
+	char *shortopts;
+};
+
+/* What cpl_cli_flag_next() found. */
+enum cli_next {
+	CLI_END,		/* no flag left: optind is the first operand */
+	CLI_FLAG,		/* a flag, *f, its value stored */
+	CLI_BAD_VALUE,		/* a value its flag refuses: said */
+	CLI_UNKNOWN,		/* not a flag of the table, or one without
+				 * its value: nothing said (optopt, and
+				 * argv[optind - 1], name it) */
+};
+
+/* Starts a walk over the flags of sub (NULL: the main command, lint and
+ * serve) from argv[1]; cpl_cli_walk_end() frees it. */
+void cpl_cli_walk_begin(struct cli_walk *w, const struct cli_sub *sub);
+void cpl_cli_walk_end(struct cli_walk *w);
+/*
+ * Reads the next flag of argv with getopt_long (optind, optarg as
+ * getopt leaves them; kubectl's "-o=json" read as "-o json"), stores
+ * its value in o where its row says (cpl_cli_flag_set()) and returns
+ * CLI_FLAG with *f its row: a CLI_OWN flag is the caller's to act on,
+ * and the caller may check a stored one further.
+ */
+enum cli_next cpl_cli_flag_next(struct cli_walk *w, struct options *o,
+				int argc, char **argv,
+				const struct cli_flag **f);
 /* Prints the usage (--help) from the table. */
 void cpl_cli_usage(FILE *out);
-/* The one-line synopsis and exit status text --help and the manual share. */
+/* The main command's synopsis lines (each with what it does) and the
+ * exit status text --help and the manual share. */
 extern const char *const cpl_cli_synopsis[];
 extern const char cpl_cli_exit_status[];
 
@@ -214,6 +265,14 @@ struct options {
 	bool leader_elect;	/* --leader-elect: audit in the Lease's
 				 * holder only (live/lease.h) */
 	double lease_duration;	/* --leader-elect-lease-duration s; 0: 15 */
+	int max;		/* plan --max N; 0: none */
+	const char *segment;	/* plan --segment NAME=VALUE */
+	bool plan_jobs;		/* plan --jobs: plain manifests */
+	const char *throughput;	/* compare --throughput EXPR */
+	const char *wait;	/* compare --wait EXPR */
+	const char *keep;	/* compare --fix FILE or --diff FILE */
+	bool keep_diff;		/* it was --diff FILE */
+	const char *plot;	/* compare --plot FILE */
 };
 
 /* Where the report goes (output.c): stdout or --output-file. */
@@ -356,8 +415,14 @@ int cpl_cli_serve(struct options *o);
 /* Lints the live targets in o; returns the exit status. */
 int cpl_cli_run_live(struct options *o, int argc, char **argv);
 
-/* kubectl cpulint plan / compare (plan.c, compare.c): argv[0] is the
- * subcommand's word; the exit status. */
+/* The subcommands' runs (cpl_cli_subs()): argv[0] is the subcommand's
+ * word; the exit status.  serve reads the main command's flags
+ * (kubectl-cpulint.c), plan and compare their own (plan.c,
+ * compare.c). */
+int cpl_cli_serve_main(int argc, char **argv);
+/* The main command: lint paths or live targets, or an action (--help,
+ * --explain ...); main() runs it when no subcommand is named. */
+int cpl_cli_lint_main(int argc, char **argv);
 int cpl_cli_plan(int argc, char **argv);
 int cpl_cli_compare(int argc, char **argv);
 struct cpl_compare;

@@ -28,18 +28,6 @@
 
 #define THRESHOLD 10.0	/* the throttling threshold, as CPU501's */
 
-struct compare_opts {
-	struct cpl_live_opts lo;
-	const char *throughput;
-	const char *wait;
-	const char *format;
-	const char *output_file;
-	const char *keep;	/* --fix FILE or --diff FILE */
-	bool keep_diff;
-	bool verbose;
-	const char *plot;	/* the chart as an SVG to this file */
-};
-
 static void
 log_line(void *ctx, const char *line)
 {
@@ -47,51 +35,21 @@ log_line(void *ctx, const char *line)
 	cpl_cli_say("kubectl-cpulint compare: %s", line);
 }
 
+/* Reads the flags into o (flags.c's compare row and the shared ones);
+ * -1 (status set) to stop. */
 static int
-parse(struct compare_opts *o, int argc, char **argv, int *status)
+parse(struct options *o, int argc, char **argv, int *status)
 {
-	char *shortopts;
-	struct option *lo = cpl_cli_sub_getopt("compare", &shortopts);
-	int c, rc = 0;
+	struct cli_walk w;
+	const struct cli_flag *f;
+	enum cli_next next = CLI_END;
+	int rc = 0;
 
 	*status = EXIT_TROUBLE;
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo,
-					   NULL)) != -1) {
-		switch (c) {
-		case OPT_THROUGHPUT: o->throughput = optarg; break;
-		case OPT_WAIT: o->wait = optarg; break;
-		case OPT_KUBECONFIG: o->lo.kube.kubeconfig = optarg; break;
-		case OPT_CONTEXT: o->lo.kube.context = optarg; break;
-		case OPT_CLUSTER: o->lo.kube.cluster = optarg; break;
-		case OPT_USER: o->lo.kube.user = optarg; break;
-		case 'n': o->lo.kube.namespace = optarg; break;
-		case 'l': o->lo.selector = optarg; break;
-		case OPT_REQUEST_TIMEOUT:
-			o->lo.kube.request_timeout = optarg;
-			break;
-		case OPT_INSECURE:
-			o->lo.kube.insecure_skip_tls_verify = true;
-			break;
-		case OPT_LIVE_TIMEOUT:
-			if (cpl_live_parse_duration(&o->lo.run_timeout_seconds,
-						    optarg) < 0) {
-				cpl_cli_say("kubectl-cpulint compare: "
-					    "--live-timeout takes a duration, "
-					    "not \"%s\"", optarg);
-				rc = -1;
-			}
-			o->lo.run_timeout_set = true;
-			break;
-		case OPT_PROMETHEUS: o->lo.prometheus.url = optarg; break;
-		case OPT_PROM_TOKEN:
-			o->lo.prometheus.token_file = optarg;
-			break;
-		case OPT_PROM_CA: o->lo.prometheus.ca_file = optarg; break;
-		case OPT_PROM_INSECURE:
-			o->lo.prometheus.insecure = true;
-			break;
+	cpl_cli_walk_begin(&w, cpl_cli_sub_find("compare"));
+	while (rc == 0 && (next = cpl_cli_flag_next(&w, o, argc, argv,
+						    &f)) == CLI_FLAG) {
+		switch (f->id) {
 		case 'o':
 			if (strcmp(optarg, "text") != 0 &&
 			    strcmp(optarg, "json") != 0 &&
@@ -101,36 +59,35 @@ parse(struct compare_opts *o, int argc, char **argv, int *status)
 					    optarg);
 				rc = -1;
 			}
-			o->format = optarg;
 			break;
-		case OPT_OUTPUT_FILE: o->output_file = optarg; break;
 		case OPT_KEEP_FIX:
 		case OPT_KEEP_DIFF:
 			if (o->keep && (strcmp(o->keep, optarg) != 0 ||
-					o->keep_diff != (c == OPT_KEEP_DIFF))) {
+					o->keep_diff !=
+					(f->id == OPT_KEEP_DIFF))) {
 				cpl_cli_say("kubectl-cpulint compare: give one "
 					    "of --fix FILE and --diff FILE");
 				rc = -1;
 			}
 			o->keep = optarg;
-			o->keep_diff = c == OPT_KEEP_DIFF;
+			o->keep_diff = f->id == OPT_KEEP_DIFF;
 			break;
-		case OPT_PLOT: o->plot = optarg; break;
-		case 'v': o->verbose = true; break;
 		case 'h':
-			cpl_cli_sub_usage(stdout, "compare");
+			cpl_cli_sub_usage(stdout, w.sub);
 			*status = EXIT_CLEAN;
 			rc = -1;
 			break;
 		default:
-			cpl_cli_say("kubectl-cpulint compare: unknown or "
-				    "incomplete option \"%s\" (see compare "
-				    "--help)", argv[optind - 1]);
-			rc = -1;
+			break;
 		}
 	}
-	free(lo);
-	free(shortopts);
+	if (rc == 0 && next == CLI_UNKNOWN)
+		cpl_cli_say("kubectl-cpulint compare: unknown or incomplete "
+			    "option \"%s\" (see compare --help)",
+			    argv[optind - 1]);
+	if (rc == 0 && next != CLI_END)
+		rc = -1;
+	cpl_cli_walk_end(&w);
 	return rc;
 }
 
@@ -235,7 +192,7 @@ json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 /* Refuses (-1, said) an --output-file that is the .cpulint.yaml the
  * lint of --fix/--diff FILE reads (comparefix.c finds it the same way). */
 static int
-keep_config_guard(const struct compare_opts *o)
+keep_config_guard(const struct options *o)
 {
 	struct cpl_engine *e;
 	struct cpl_error err = { 0 };
@@ -318,7 +275,7 @@ plot(const char *file, const struct cpl_compare *c,
 int
 cpl_cli_compare(int argc, char **argv)
 {
-	struct compare_opts o = { .format = "text" };
+	struct options o = { .format = "text" };
 	struct cpl_compare_opts co = { 0 };
 	struct cpl_compare c = { 0 };
 	struct cpl_verdict v = { 0 };

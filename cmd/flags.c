@@ -4,9 +4,10 @@
  * made from it, so none of them can drift from the others; README.md's
  * flag table is checked against --help by tests/e2e/readme.sh.  Each
  * row also says where its value goes in struct options and how it is
- * checked (flagset.c stores it), and which subcommands take it.
+ * checked (flagset.c stores it), and which subcommands take it.  The
+ * subcommands are one table here too: their words, their own flags and
+ * the function that runs each, which main() dispatches to.
  */
-#include <getopt.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -250,15 +251,18 @@ static const struct cli_flag plan_flags[] = {
 	{ OPT_MAX, 0, "max", "N", CLI_TEXT,
 	  "Plan (kubectl cpulint plan [flags] FILE...)",
 	  "plan: each knob (threads, workers) at most N",
-	  .kind = CLI_OWN },
+	  .kind = CLI_INT, .dest = AT(max), .min = 1, .max = 4096,
+	  .takes = "a number from 1 to 4096" },
 	{ OPT_SEGMENT, 0, "segment", "NAME=VALUE", CLI_TEXT, NULL,
 	  "plan: run a short segment: set the input NAME\n"
 	  "(Polyaxon) or the script's --NAME flag to VALUE",
-	  .kind = CLI_OWN },
+	  .kind = CLI_KV, .dest = AT(segment),
+	  .takes = "NAME=VALUE (an input or flag of the training "
+		   "script, such as steps=200)" },
 	{ OPT_PLAN_JOBS, 0, "jobs", NULL, CLI_NONE, NULL,
 	  "plan, Kubeflow: one plain manifest per setting\n"
 	  "instead of a Katib Experiment",
-	  .kind = CLI_OWN },
+	  .kind = CLI_BOOL, .dest = AT(plan_jobs) },
 };
 
 static const struct cli_flag compare_flags[] = {
@@ -267,11 +271,11 @@ static const struct cli_flag compare_flags[] = {
 	  "| TYPE/NAME... | experiment/NAME)",
 	  "compare: PromQL of a run's examples per second\n"
 	  "($pod, $namespace, $window substituted)",
-	  .kind = CLI_OWN },
+	  .kind = CLI_STR, .dest = AT(throughput) },
 	{ OPT_WAIT, 0, "wait", "EXPR", CLI_TEXT, NULL,
 	  "compare: PromQL of the share of time (0..1) the\n"
 	  "loop waits for batches ($pod, $namespace, $window)",
-	  .kind = CLI_OWN },
+	  .kind = CLI_STR, .dest = AT(wait) },
 	{ OPT_KEEP_FIX, 0, "fix", "FILE", CLI_FILE, NULL,
 	  "compare: write the best setting (threads,\n"
 	  "workers) into FILE, the verdict beside it",
@@ -283,91 +287,70 @@ static const struct cli_flag compare_flags[] = {
 	{ OPT_PLOT, 0, "plot", "FILE", CLI_FILE, NULL,
 	  "compare: write the chart of the table as an SVG\n"
 	  "to FILE (-o html prints a page with it)",
-	  .kind = CLI_OWN },
+	  .kind = CLI_STR, .dest = AT(plot) },
 };
 
-const char *const cpl_cli_subs[] = { "plan", "compare", NULL };
+/*
+ * The subcommands, in --help order.  serve takes the main table's flags
+ * (and its own group of it); plan and compare have flags of their own
+ * and take the main table's rows marked with their bit.  __complete is
+ * what the shell completion scripts run (complete.c), with the words
+ * typed so far after it.
+ */
+static const struct cli_sub subs[] = {
+	{ "serve", "kubectl-cpulint serve [flags]",
+	  "admission webhook and /metrics",
+	  .run = cpl_cli_serve_main, .skip = 1 },
+	{ "plan", "kubectl cpulint plan [flags] FILE...",
+	  "write a sweep (plan --help)",
+	  "kubectl cpulint plan [flags] FILE...",
+	  plan_flags, CPL_ARRAY_LEN(plan_flags), CLI_PLAN,
+	  cpl_cli_plan, 1 },
+	{ "compare", "kubectl cpulint compare [flags] ...",
+	  "judge its runs (compare --help)",
+	  "kubectl cpulint compare [flags] -l cpulint.io/plan=ID | "
+	  "TYPE/NAME... | experiment/NAME",
+	  compare_flags, CPL_ARRAY_LEN(compare_flags), CLI_COMPARE,
+	  cpl_cli_compare, 1 },
+	{ "__complete", .run = cpl_cli_complete, .skip = 2 },
+};
 
-const struct cli_flag *
-cpl_cli_sub_flags(const char *sub, size_t *n)
+const struct cli_sub *
+cpl_cli_subs(size_t *n)
 {
-	if (strcmp(sub, "plan") == 0) {
-		*n = CPL_ARRAY_LEN(plan_flags);
-		return plan_flags;
-	}
-	if (strcmp(sub, "compare") == 0) {
-		*n = CPL_ARRAY_LEN(compare_flags);
-		return compare_flags;
-	}
-	*n = 0;
+	*n = CPL_ARRAY_LEN(subs);
+	return subs;
+}
+
+const struct cli_sub *
+cpl_cli_sub_find(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < CPL_ARRAY_LEN(subs); i++)
+		if (strcmp(subs[i].name, word) == 0)
+			return &subs[i];
 	return NULL;
 }
 
 bool
-cpl_cli_sub_shared(const char *sub, int id)
+cpl_cli_sub_shares(const struct cli_sub *sub, const struct cli_flag *f)
 {
-	const struct cli_flag *f = cpl_cli_flag_id(id);
-	unsigned bit = strcmp(sub, "plan") == 0 ? CLI_PLAN :
-		       strcmp(sub, "compare") == 0 ? CLI_COMPARE : 0;
-
-	return f != NULL && (f->subs & bit) != 0;
-}
-
-struct option *
-cpl_cli_sub_getopt(const char *sub, char **shortopts)
-{
-	size_t n, m, i, k = 0;
-	const struct cli_flag *own = cpl_cli_sub_flags(sub, &n);
-	const struct cli_flag *all = cpl_cli_flags(&m);
-	struct option *lo = cpl_xcalloc(n + m + 1, sizeof(*lo));
-	struct cpl_buf b;
-
-	cpl_buf_init(&b, 0);
-	for (i = 0; i < n + m; i++) {
-		const struct cli_flag *f = i < n ? &own[i] : &all[i - n];
-
-		if (i >= n && !cpl_cli_sub_shared(sub, f->id))
-			continue;
-		lo[k].name = f->name;
-		lo[k].has_arg = f->arg ? required_argument : no_argument;
-		lo[k].val = f->id;
-		k++;
-		if (f->letter) {
-			cpl_buf_addc(&b, f->letter);
-			if (f->arg)
-				cpl_buf_addc(&b, ':');
-		}
-	}
-	*shortopts = cpl_buf_detach(&b);
-	if (*shortopts == NULL)
-		*shortopts = cpl_xstrdup("");
-	return lo;
-}
-
-const char *
-cpl_cli_sub_synopsis(const char *sub)
-{
-	return strcmp(sub, "plan") == 0 ?
-	       "kubectl cpulint plan [flags] FILE..." :
-	       "kubectl cpulint compare [flags] -l cpulint.io/plan=ID | "
-	       "TYPE/NAME... | experiment/NAME";
+	return (f->subs & sub->bit) != 0;
 }
 
 void
-cpl_cli_sub_usage(FILE *out, const char *sub)
+cpl_cli_sub_usage(FILE *out, const struct cli_sub *sub)
 {
-	const struct cli_flag *f;
-	size_t n, i;
+	size_t i;
 
-	fprintf(out, "usage: %s\n\n", cpl_cli_sub_synopsis(sub));
-	f = cpl_cli_sub_flags(sub, &n);
-	for (i = 0; i < n; i++)
-		usage_flag(out, &f[i]);
-	f = cpl_cli_flags(&n);
+	fprintf(out, "usage: %s\n\n", sub->synopsis);
+	for (i = 0; i < sub->nflags; i++)
+		usage_flag(out, &sub->flags[i]);
 	fputs("Shared:\n", out);
-	for (i = 0; i < n; i++)
-		if (cpl_cli_sub_shared(sub, f[i].id))
-			usage_flag(out, &f[i]);
+	for (i = 0; i < CPL_ARRAY_LEN(flags); i++)
+		if (cpl_cli_sub_shares(sub, &flags[i]))
+			usage_flag(out, &flags[i]);
 }
 
 const char *const cpl_cli_synopsis[] = {
@@ -375,8 +358,6 @@ const char *const cpl_cli_synopsis[] = {
 	"lint files, directories, - (stdin)",
 	"kubectl cpulint [flags] TYPE/NAME...",
 	"lint live objects (or TYPE NAME...)",
-	"kubectl-cpulint serve [flags]",
-	"admission webhook and /metrics",
 	NULL,
 };
 
@@ -454,16 +435,15 @@ usage_flag(FILE *out, const struct cli_flag *f)
 void
 cpl_cli_usage(FILE *out)
 {
-	size_t i;
+	size_t i, k;
 
-	fprintf(out, "usage: %-36s %s\n       %-36s %s\n       %-36s %s\n",
+	fprintf(out, "usage: %-36s %s\n       %-36s %s\n",
 		cpl_cli_synopsis[0], cpl_cli_synopsis[1],
-		cpl_cli_synopsis[2], cpl_cli_synopsis[3],
-		cpl_cli_synopsis[4], cpl_cli_synopsis[5]);
-	fputs("       kubectl cpulint plan [flags] FILE... write a sweep (plan "
-	      "--help)\n"
-	      "       kubectl cpulint compare [flags] ...  judge its runs "
-	      "(compare --help)\n", out);
+		cpl_cli_synopsis[2], cpl_cli_synopsis[3]);
+	for (i = 0; i < CPL_ARRAY_LEN(subs); i++)
+		if (subs[i].usage)
+			fprintf(out, "       %-36s %s\n", subs[i].usage,
+				subs[i].what);
 	fputs("  TYPE: pod (po), deploy, sts, ds, rs, job, cronjob (cj),\n"
 	      "  pytorchjob, trainjob, mpijob; a bare NAME is a Pod.  -l SEL "
 	      "or -A\n  alone lint Pods.\n\n", out);
@@ -472,15 +452,11 @@ cpl_cli_usage(FILE *out)
 			fprintf(out, "%s:\n", flags[i].group);
 		usage_flag(out, &flags[i]);
 	}
-	for (i = 0; i < CPL_ARRAY_LEN(plan_flags); i++) {
-		if (plan_flags[i].group)
-			fprintf(out, "%s:\n", plan_flags[i].group);
-		usage_flag(out, &plan_flags[i]);
-	}
-	for (i = 0; i < CPL_ARRAY_LEN(compare_flags); i++) {
-		if (compare_flags[i].group)
-			fprintf(out, "%s:\n", compare_flags[i].group);
-		usage_flag(out, &compare_flags[i]);
-	}
+	for (k = 0; k < CPL_ARRAY_LEN(subs); k++)
+		for (i = 0; i < subs[k].nflags; i++) {
+			if (subs[k].flags[i].group)
+				fprintf(out, "%s:\n", subs[k].flags[i].group);
+			usage_flag(out, &subs[k].flags[i]);
+		}
 	fprintf(out, "\nExit status: %s\n", cpl_cli_exit_status);
 }

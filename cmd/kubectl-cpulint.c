@@ -1,9 +1,9 @@
 /*
- * kubectl-cpulint — command line: flags (read with getopt from the table
- * in flags.c), target classification (paths, "-" for standard input,
- * TYPE/NAME and kubectl's TYPE NAME...), exit status.  Started as
- * kubectl_complete-cpulint, or with __complete first, it completes a
- * command line instead (complete.c).  No lint logic lives here; see
+ * kubectl-cpulint.c — the main command (and serve, which reads the same
+ * flags): flags (read with getopt from the table in flags.c, flagset.c),
+ * target classification (paths, "-" for standard input, TYPE/NAME and
+ * kubectl's TYPE NAME...), exit status.  main() (main.c) sends the other
+ * subcommands elsewhere.  No lint logic lives here; see
  * lib/run/engine.h.
  *
  * Exit status: 0 nothing at or above --fail-on; 1 findings at or above
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "live/live.h"
@@ -101,31 +100,6 @@ looks_live(const char *arg)
 	return live;
 }
 
-/* getopt's tables, made from the flag table; the caller frees both. */
-static struct option *
-make_getopt(char **shortopts)
-{
-	size_t n, i;
-	const struct cli_flag *f = cpl_cli_flags(&n);
-	struct option *longopts = cpl_xcalloc(n + 1, sizeof(*longopts));
-	struct cpl_buf b;
-
-	cpl_buf_init(&b, 0);
-	for (i = 0; i < n; i++) {
-		longopts[i].name = f[i].name;
-		longopts[i].has_arg = f[i].arg ? required_argument :
-				      no_argument;
-		longopts[i].val = f[i].id;
-		if (f[i].letter) {
-			cpl_buf_addc(&b, f[i].letter);
-			if (f[i].arg)
-				cpl_buf_addc(&b, ':');
-		}
-	}
-	*shortopts = cpl_buf_detach(&b);
-	return longopts;
-}
-
 /* "text, json, ... or markdown": the formats, for messages. */
 static char *
 format_list(void)
@@ -202,29 +176,16 @@ static enum action
 parse_flags(struct options *o, int argc, char **argv,
 	    const char **explain_id, int *status)
 {
-	char *shortopts = NULL;
-	struct option *longopts = make_getopt(&shortopts);
+	struct cli_walk w;
 	const struct cli_flag *f;
+	enum cli_next next;
 	enum action act = RUN;
-	int c;
 
 	*status = EXIT_TROUBLE;
-	opterr = 0;	/* bad_option() says it, escaped */
-	while ((c = getopt_long(argc, argv, shortopts, longopts,
-				NULL)) != -1) {
-		/* kubectl (pflag) reads "-o=json" as "-o json". */
-		if (optarg && optarg == argv[optind - 1] + 2 &&
-		    optarg[0] == '=')
-			optarg++;
-		f = c == '?' || c == ':' ? NULL : cpl_cli_flag_id(c);
-		if (f != NULL && f->kind != CLI_OWN) {
-			if (cpl_cli_flag_set(o, f, optarg) < 0) {
-				act = DONE;
-				goto out;
-			}
-			continue;
-		}
-		switch (f ? c : '?') {
+	cpl_cli_walk_begin(&w, NULL);
+	while ((next = cpl_cli_flag_next(&w, o, argc, argv, &f)) ==
+	       CLI_FLAG) {
+		switch (f->id) {
 		case 'h':
 			cpl_cli_usage(stdout);
 			*status = EXIT_CLEAN;
@@ -244,15 +205,17 @@ parse_flags(struct options *o, int argc, char **argv,
 			act = DONE;
 			goto out;
 		default:
-			bad_option(argv);
-			cpl_cli_say("Try 'kubectl-cpulint --help'.");
-			act = DONE;
-			goto out;
+			break;
 		}
 	}
+	if (next == CLI_UNKNOWN) {
+		bad_option(argv);
+		cpl_cli_say("Try 'kubectl-cpulint --help'.");
+	}
+	if (next != CLI_END)
+		act = DONE;
 out:
-	free(longopts);
-	free(shortopts);
+	cpl_cli_walk_end(&w);
 	return act;
 }
 
@@ -375,62 +338,24 @@ check_targets(const struct options *o)
 	return 0;
 }
 
-/* The word a program was started as, without its directory. */
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
- * The subcommands with flags of their own, by their first word; run gets
- * the words from skip on (its own name for plan and compare, as
- * getopt_long expects; none for __complete, which the shell completion
- * scripts call with the words typed so far).  `serve` is not here: it
- * takes the lint flags, parsed below.
+ * The main command (serve true: `serve`, whose word is argv[0]): reads
+ * the main table's flags, then lints, serves or answers an action.
  */
-static const struct subcommand {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	int skip;
-} subcommands[] = {
-	{ "plan", cpl_cli_plan, 1 },
-	{ "compare", cpl_cli_compare, 1 },
-	{ "__complete", cpl_cli_complete, 2 },
-};
-
-int
-main(int argc, char **argv)
+static int
+lint_main(int argc, char **argv, bool serve)
 {
 	struct options o = { .format = "text", .fail_on = CPL_SEV_WARNING,
-			     .color = "auto" };
+			     .color = "auto", .serve = serve };
 	const char *explain_id = NULL, *inputs[2];
 	enum action act;
 	int status;
 	size_t i;
 
-	/* kubectl runs kubectl_complete-cpulint (a link to this program)
-	 * for `kubectl cpulint <TAB>`; the shell scripts run __complete. */
-	if (argc > 0 && strncmp(base_name(argv[0]), "kubectl_complete-",
-				17) == 0)
-		return cpl_cli_complete(argc - 1, argv + 1);
-	/* Subcommands: the first word (a file called "plan" is ./plan). */
-	for (i = 0; argc > 1 && i < CPL_ARRAY_LEN(subcommands); i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0)
-			return subcommands[i].run(argc - subcommands[i].skip,
-						  argv + subcommands[i].skip);
 	o.paths = cpl_xcalloc((size_t)argc + 1, sizeof(*o.paths));
 	o.helm = cpl_xcalloc((size_t)argc + 1, sizeof(*o.helm));
 	o.live = cpl_xcalloc((size_t)argc + 1, sizeof(*o.live));
 	o.owned = cpl_xcalloc((size_t)argc + 1, sizeof(*o.owned));
-	/* `serve` comes first; the flags after it are read as usual. */
-	o.serve = argc > 1 && strcmp(argv[1], "serve") == 0;
-	if (o.serve) {
-		argc--;
-		argv++;
-	}
 	act = parse_flags(&o, argc, argv, &explain_id, &status);
 	if (act == DONE)
 		goto out;
@@ -517,4 +442,16 @@ out:
 	free(o.helm);
 	free(o.live);
 	return status;
+}
+
+int
+cpl_cli_serve_main(int argc, char **argv)
+{
+	return lint_main(argc, argv, true);
+}
+
+int
+cpl_cli_lint_main(int argc, char **argv)
+{
+	return lint_main(argc, argv, false);
 }

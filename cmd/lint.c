@@ -15,8 +15,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "git/repo.h"
-#include "kube/curlso.h"
 #include "report/fingerprint.h"
 #include "report/report.h"
 #include "run/engine.h"

@@ -9,86 +9,48 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 #include "plan/planrun.h"
 #include "run/engine.h"
 
-struct plan_opts {
-	struct cpl_planrun_opts p;
-	const char *output_file;
-	const char *config;
-	bool no_config;
-};
-
-/* Reads the flags; -1 (status set) to stop. */
+/* Reads the flags into o (flags.c's plan row and the shared ones); -1
+ * (status set) to stop. */
 static int
-parse(struct plan_opts *o, int argc, char **argv, int *status)
+parse(struct options *o, int argc, char **argv, int *status)
 {
-	char *shortopts;
-	struct option *lo = cpl_cli_sub_getopt("plan", &shortopts);
-	int c, rc = 0;
+	struct cli_walk w;
+	const struct cli_flag *f;
+	enum cli_next next;
+	int rc = 0;
 
 	*status = EXIT_TROUBLE;
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo,
-					   NULL)) != -1) {
-		switch (c) {
-		case OPT_MAX:
-			if (cpl_parse_long(&o->p.max, optarg) < 0 ||
-			    o->p.max < 1 || o->p.max > 4096) {
-				cpl_cli_say("kubectl-cpulint plan: --max takes a "
-					    "number from 1 to 4096, not \"%s\"",
-					    optarg);
-				rc = -1;
-			}
-			break;
-		case OPT_SEGMENT:
-			if (strchr(optarg, '=') == NULL || optarg[0] == '=') {
-				cpl_cli_say("kubectl-cpulint plan: --segment "
-					    "takes NAME=VALUE (an input or "
-					    "flag of the training script, such "
-					    "as steps=200), not \"%s\"", optarg);
-				rc = -1;
-			}
-			o->p.segment = optarg;
-			break;
-		case OPT_PLAN_JOBS:
-			o->p.jobs = true;
-			break;
-		case OPT_OUTPUT_FILE:
-			o->output_file = optarg;
-			break;
-		case OPT_CONFIG:
-			o->config = optarg;
-			break;
-		case OPT_NO_CONFIG:
-			o->no_config = true;
-			break;
-		case 'h':
-			cpl_cli_sub_usage(stdout, "plan");
+	cpl_cli_walk_begin(&w, cpl_cli_sub_find("plan"));
+	while ((next = cpl_cli_flag_next(&w, o, argc, argv, &f)) ==
+	       CLI_FLAG) {
+		if (f->id == 'h') {
+			cpl_cli_sub_usage(stdout, w.sub);
 			*status = EXIT_CLEAN;
 			rc = -1;
 			break;
-		default:
-			cpl_cli_say("kubectl-cpulint plan: unknown or incomplete "
-				    "option \"%s\" (see plan --help)",
-				    argv[optind - 1]);
-			rc = -1;
 		}
 	}
-	free(lo);
-	free(shortopts);
+	if (next == CLI_UNKNOWN)
+		cpl_cli_say("kubectl-cpulint plan: unknown or incomplete "
+			    "option \"%s\" (see plan --help)",
+			    argv[optind - 1]);
+	if (next != CLI_END)
+		rc = -1;
+	cpl_cli_walk_end(&w);
 	return rc;
 }
 
 int
 cpl_cli_plan(int argc, char **argv)
 {
-	struct plan_opts o = { 0 };
+	struct options o = { 0 };
+	struct cpl_planrun_opts p = { 0 };
 	struct cpl_planrun r = { 0 };
 	struct cli_output out = { 0 };
 	struct cpl_engine *e = NULL;
@@ -102,6 +64,9 @@ cpl_cli_plan(int argc, char **argv)
 	cpl_buf_init(&yaml, 0);
 	if (parse(&o, argc, argv, &status) < 0)
 		return status;
+	p.max = o.max;
+	p.segment = o.segment;
+	p.jobs = o.plan_jobs;
 	status = EXIT_TROUBLE;
 	if (optind >= argc) {
 		cpl_cli_say("kubectl-cpulint plan: name the Polyaxonfiles or "
@@ -139,7 +104,7 @@ cpl_cli_plan(int argc, char **argv)
 		goto out;
 	}
 	cpl_engine_errors(e, &nerr);
-	cpl_planrun(&r, &yaml, e, &o.p);
+	cpl_planrun(&r, &yaml, e, &p);
 	for (i = 0; i < r.nerrors; i++) {
 		char *m = cpl_error_format(&r.errors[i]);
 

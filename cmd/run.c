@@ -5,18 +5,14 @@
  * in kubectl-cpulint.c.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "git/repo.h"
 #include "kube/curlso.h"
-#include "report/fingerprint.h"
-#include "report/report.h"
 #include "run/engine.h"
 #include "util.h"
 

@@ -85,17 +85,17 @@ static void
 subcommands(void)
 {
 	size_t n, i, k;
+	const struct cli_sub *s = cpl_cli_subs(&n);
 
 	puts(".SH SUBCOMMANDS");
-	for (k = 0; cpl_cli_subs[k]; k++) {
-		const struct cli_flag *f = cpl_cli_sub_flags(cpl_cli_subs[k],
-							     &n);
-
+	for (k = 0; k < n; k++) {
+		if (s[k].synopsis == NULL)
+			continue;
 		fputs(".SS ", stdout);
-		roff(cpl_cli_sub_synopsis(cpl_cli_subs[k]), true);
+		roff(s[k].synopsis, true);
 		putchar('\n');
-		for (i = 0; i < n; i++)
-			flag_entry(&f[i]);
+		for (i = 0; i < s[k].nflags; i++)
+			flag_entry(&s[k].flags[i]);
 	}
 	para("See docs/experiment.md for the walkthrough: plan, run, "
 	     "compare.");

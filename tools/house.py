@@ -12,9 +12,12 @@ it may use) and checks, over lib/, rules/ and cmd/:
     its own wing or one on its line;
   - no struct of one bare name is defined in two wings (`struct scan`
     of the shell and of the Python reader: grep and a debugger cannot
-    tell them apart);
+    tell them apart), a function's own struct and a typedef'd one
+    included;
   - a private header (named `*_int.h`) is included only by files of its
-    own wing (the unit tests under tests/ may include it);
+    own wing (the unit tests under tests/ may include it), and a header
+    of lib/ that only its own wing includes is named so (tests/ and
+    tools/ do not count as users);
   - the table itself runs one way (no wing reaches itself round a loop),
     and so do the calls: no circle between wings (implied by the two
     checks above; said once by name when they find one).
@@ -31,6 +34,12 @@ import os
 import re
 import subprocess
 import sys
+
+
+# A struct's definition: at the top level or a function's own (indented,
+# its variable on the same line), plain, static, const or a typedef.
+STRUCT_DEF = re.compile(r"\s*(?:typedef\s+)?(?:(?:static|const|extern)\s+)*"
+                        r"struct\s+([A-Za-z_][A-Za-z_0-9]*)\s*\{")
 
 
 def objects(build):
@@ -170,11 +179,25 @@ def main():
             if hw != w and hw not in wings[w]:
                 bad.append("%s:%d: includes %s: %s may not reach up to "
                            "%s (tools/wings)" % (p, n, m.group(1), w, hw))
+    # A header only its own wing includes is private: named *_int.h.
+    users = {}
+    for p in srcs:
+        for line in open(p, encoding="utf-8"):
+            m = re.match(r'#\s*include\s+"([^"]+)"', line)
+            if m and "/" in m.group(1):
+                users.setdefault(m.group(1), set()).add(wing_of(p))
+    for h in sorted(glob.glob("lib/*/*.h")):
+        inc = h[len("lib/"):]
+        w = wing_of(h)
+        if not h.endswith("_int.h") and users.get(inc, set()) <= {w}:
+            bad.append("%s: only %s includes it: a private header is "
+                       "named %s" % (h, w, os.path.basename(h)[:-2] +
+                                     "_int.h"))
     # Struct names: one wing each.
     owner = {}
     for p in srcs:
         for n, line in enumerate(open(p, encoding="utf-8"), 1):
-            m = re.match(r"struct ([A-Za-z_][A-Za-z_0-9]*) \{", line)
+            m = STRUCT_DEF.match(line)
             if not m:
                 continue
             w = wing_of(p)

@@ -17,7 +17,6 @@
 #include <stddef.h>
 
 #include "fix/resolve.h"
-#include "model/budget.h"
 #include "model/finding.h"
 #include "model/fixreq.h"
 #include "model/workload.h"

@@ -19,7 +19,6 @@
 #ifndef CPL_FIXCHECK_H
 #define CPL_FIXCHECK_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "text/patch.h"

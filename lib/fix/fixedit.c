@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "model/tinput.h"
-#include "text/lines.h"
 #include "text/yamledit.h"
 
 /* The mapping of container c: an item of containers/initContainers or

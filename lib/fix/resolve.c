@@ -15,9 +15,7 @@
 #include "fix/fix_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "util.h"
 
 /* Makes request q's edits on f; false when it could make none. */
 static bool

@@ -9,7 +9,6 @@
 #include "fix/fix_int.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/tinput.h"

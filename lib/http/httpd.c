@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http/mhdso.h"
+#include "http/mhdso_int.h"
 
 #define PEM_MAX ((size_t)1 << 20)
 

@@ -1,6 +1,6 @@
 /*
  * httpd.h — the HTTPS server of `serve`: libmicrohttpd (loaded at run
- * time, mhdso.h) on one listening socket, requests read whole (up to a
+ * time, mhdso_int.h) on one listening socket, requests read whole (up to a
  * cap) and handed to one handler, certificate and key reloaded when
  * their files change, a graceful stop.
  *

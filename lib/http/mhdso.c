@@ -1,6 +1,6 @@
 /*
  * mhdso.c — dlopen("libmicrohttpd.so.12") on first use and one dlsym per
- * function the HTTP server calls (see mhdso.h for why).
+ * function the HTTP server calls (see mhdso_int.h for why).
  *
  * Invariant: the table is handed out only when every function was found
  * and the library can do TLS; each slot then holds the library's own
@@ -8,7 +8,7 @@
  * fills the table, names the symbols, and (with GCC or clang) checks at
  * compile time that each slot has the type <microhttpd.h> declares.
  */
-#include "http/mhdso.h"
+#include "http/mhdso_int.h"
 
 #include <dlfcn.h>
 #include <stddef.h>

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "load/kinds.h"
+#include "run/engine.h"
 
 /*
  * The containers of every Pod template in v (arrays named containers,

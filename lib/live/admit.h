@@ -24,10 +24,8 @@
 #ifndef CPL_ADMIT_H
 #define CPL_ADMIT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
-#include "run/engine.h"
 #include "util.h"
 
 #define CPL_ADMIT_MAX_OBJECT ((size_t)3 << 20)

@@ -28,7 +28,6 @@
 #include <stddef.h>
 
 #include "live/live.h"
-#include "run/engine.h"
 #include "util.h"
 
 struct cpl_audit_opts {

@@ -14,7 +14,7 @@
  * per node (per sample, livemeasure.c), so a 1,000-pod list costs a
  * handful of requests beyond the list itself.
  *
- * At scale (livepods.h): a Pod list is read item by item as each page
+ * At scale (livepods_int.h): a Pod list is read item by item as each page
  * arrives; a Pod whose top owner already has a Pod of the same spec is
  * only counted and recorded for measuring (name, node, start times), so
  * one workload stands for the group and memory follows the distinct
@@ -28,8 +28,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "live/livemeasure.h"
-#include "live/livepods.h"
+#include "live/livemeasure_int.h"
+#include "live/livepods_int.h"
 #include "load/kinds.h"
 #include "load/loader.h"
 #include "model/budget.h"

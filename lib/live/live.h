@@ -15,13 +15,13 @@
  * a sampling window), or with --prometheus from Prometheus over --window
  * (at most the time each container has run); threads, CPU use and
  * throttling each container measured go into it, a figure out of range
- * as unknown with a note (livemeasure.h).
+ * as unknown with a note (livemeasure_int.h).
  * Without RBAC for nodes/proxy one note says so, which permission would
  * allow it and that --prometheus would measure, never a failure; a
  * Prometheus that fails is one error (the findings are still reported).
  *
  * Pods of one top owner with the same spec are linted as one workload
- * named after the owner, carrying their count (livepods.h); a Pod list
+ * named after the owner, carrying their count (livepods_int.h); a Pod list
  * is processed as it arrives, item by item.
  *
  * Every problem (no configuration, unreachable server, 401, 403, 404,
@@ -109,7 +109,7 @@ int cpl_live_watch_pods(struct cpl_live_session *s,
 /*
  * The name of pod's top owner as live objects are named
  * ("deployment/ns/x", "pod/ns/name" for a Pod without owner; caller
- * frees), and in *spec_key its grouping key (livepods.h; NULL for a Pod
+ * frees), and in *spec_key its grouping key (livepods_int.h; NULL for a Pod
  * without owner, which is a group of its own).  NULL when pod has no
  * name.
  */

@@ -1,6 +1,6 @@
 /*
  * livemeasure.c — threads, CPU use and CFS throttling of live containers,
- * from cAdvisor or Prometheus, range-checked (see livemeasure.h).
+ * from cAdvisor or Prometheus, range-checked (see livemeasure_int.h).
  *
  * A group of Pods keeps its most throttled Pod's figures (then the one
  * with the most threads), named (measured_pod), with that Pod's notes.
@@ -9,7 +9,7 @@
  * cache (serve's audit) keeps them for the measurements that follow; a
  * sample then borrows the cache's metrics and frees none of them.
  */
-#include "live/livemeasure.h"
+#include "live/livemeasure_int.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * livepods.c — owners read once, Pods grouped by owner and spec, compact
- * Pod records (see livepods.h).
+ * Pod records (see livepods_int.h).
  *
  * Invariant: two Pods share a group only when their top owner is the same
  * object and their canonical texts are equal byte for byte (the key is
@@ -14,7 +14,7 @@
  * writes its own mark ('-'), and an owner reference's controller is a
  * boolean, absent meaning false as in Kubernetes.
  */
-#include "live/livepods.h"
+#include "live/livepods_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -36,7 +36,6 @@
 #include <stddef.h>
 
 #include "live/admit.h"
-#include "util.h"
 
 /* The annotation that opts an object out, and the one that says what
  * was set. */

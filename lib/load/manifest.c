@@ -17,7 +17,6 @@
 #include "load/loader.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -22,7 +22,6 @@
 #include "load/loader.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -31,9 +31,53 @@
 #include <string.h>
 #include <strings.h>
 
+#include "load/trainer_int.h"
 #include "shell/shscan.h"
 
 #define ANCESTOR "trainer.kubeflow.org/trainjob-ancestor-step"
+
+static void
+trainer_free(struct cpl_trainer *t)
+{
+	if (t == NULL)
+		return;
+	free(t->ref_kind);
+	free(t->ref_name);
+	free(t->nproc.text);
+	free(t->policy_nproc.text);
+	free(t);
+}
+
+/* A deep copy of t (texts duplicated, positions shared). */
+static struct cpl_trainer *
+trainer_copy(const struct cpl_trainer *t)
+{
+	struct cpl_trainer *d = cpl_xcalloc(1, sizeof(*d));
+
+	*d = *t;
+	d->ref_kind = cpl_xstrdup(t->ref_kind);
+	d->ref_name = cpl_xstrdup(t->ref_name);
+	d->nproc = cpl_word_dup(&t->nproc);
+	d->policy_nproc = cpl_word_dup(&t->policy_nproc);
+	return d;
+}
+
+/* How a workload frees and copies its struct cpl_trainer. */
+static const struct cpl_own_ops trainer_ops = {
+	.free = trainer_free,
+	.copy = trainer_copy,
+};
+
+/* The Trainer fields of w, created (zeroed) when it has none. */
+static struct cpl_trainer *
+trainer_of(struct cpl_workload *w)
+{
+	if (w->trainer == NULL) {
+		w->trainer = cpl_xcalloc(1, sizeof(*w->trainer));
+		w->trainer_ops = &trainer_ops;
+	}
+	return w->trainer;
+}
 
 /* A resource named *gpu* (any case) in a requests or limits mapping, as
  * the torch plugin tests it. */
@@ -94,7 +138,7 @@ cpl_trainer_load_job(struct cpl_wlist *out, const struct cpl_ystream *s,
 	const struct cpl_ynode *rpn, *n;
 	struct cpl_workload *w = cpl_manifest_workload(obj, "TrainJob", NULL,
 						       path);
-	struct cpl_trainer *t = cpl_workload_trainer(w);
+	struct cpl_trainer *t = trainer_of(w);
 	struct cpl_container *c;
 	const char *group = cpl_ynode_gets(ref, "apiGroup");
 	const char *kind = cpl_ynode_gets(ref, "kind");
@@ -261,10 +305,10 @@ policy_by_name(const char *name)
 	return CPL_TPOLICY_NONE;
 }
 
-/* Reads the mlPolicy of a runtime into t. */
+/* Reads the mlPolicy of a runtime into t and *ml_policy. */
 static void
-read_policy(struct cpl_trainer *t, const struct cpl_ynode *obj,
-	    const char *file)
+read_policy(struct cpl_trainer *t, enum cpl_tpolicy *ml_policy,
+	    const struct cpl_ynode *obj, const char *file)
 {
 	const struct cpl_ynode *policy = cpl_ynode_path(obj, "spec",
 							"mlPolicy", NULL);
@@ -272,19 +316,19 @@ read_policy(struct cpl_trainer *t, const struct cpl_ynode *obj,
 	const struct cpl_ynode *mpi = cpl_ynode_get(policy, "mpi");
 
 	if (torch != NULL) {
-		t->policy = CPL_TPOLICY_TORCH;
+		*ml_policy = CPL_TPOLICY_TORCH;
 		t->set_policy_nproc = get_word(&t->policy_nproc, file,
 					       cpl_ynode_get(torch,
 							     "numProcPerNode"));
 	} else if (mpi != NULL) {
-		t->policy = CPL_TPOLICY_MPI;
+		*ml_policy = CPL_TPOLICY_MPI;
 		t->set_policy_nproc = get_word(&t->policy_nproc, file,
 					       cpl_ynode_get(mpi,
 							     "numProcPerNode"));
 		t->launcher_as_node = cpl_ynode_bool(
 			cpl_ynode_get(mpi, "runLauncherAsNode")) == 1;
 	} else if (other_policy(policy)) {
-		t->policy = CPL_TPOLICY_OTHER;
+		*ml_policy = CPL_TPOLICY_OTHER;
 	}
 	t->set_policy_nodes = cpl_ynode_long(cpl_ynode_get(policy,
 							   "numNodes"),
@@ -317,9 +361,9 @@ mark_job(struct cpl_workload *w, const char *name)
 	if (t->step == CPL_TSTEP_TRAINER) {
 		if (node)
 			node->run_container = true;
-		if (t->policy != CPL_TPOLICY_MPI && t->set_policy_nodes)
+		if (w->ml_policy != CPL_TPOLICY_MPI && t->set_policy_nodes)
 			w->replicas = t->policy_nodes;
-		if (t->policy != CPL_TPOLICY_MPI)
+		if (w->ml_policy != CPL_TPOLICY_MPI)
 			return;
 		if (t->launcher_as_node && node)
 			mpi_slots(node, t->set_policy_nproc ?
@@ -329,7 +373,7 @@ mark_job(struct cpl_workload *w, const char *name)
 			cpl_loader_mpi(w, true);
 		return;
 	}
-	if (t->policy == CPL_TPOLICY_MPI && cpl_str_eq(name, "node") &&
+	if (w->ml_policy == CPL_TPOLICY_MPI && cpl_str_eq(name, "node") &&
 	    node) {
 		node->run_container = true;
 		mpi_slots(node, t->set_policy_nproc ? &t->policy_nproc : NULL,
@@ -397,9 +441,9 @@ cpl_trainer_load_runtime(struct cpl_wlist *out, const struct cpl_ystream *s,
 			w->replicas *= v;
 		w->training_job = true;
 		w->run_to_completion = true;
-		t = cpl_workload_trainer(w);
+		t = trainer_of(w);
 		t->step = job_step(job, labelled);
-		read_policy(t, obj, w->file);
+		read_policy(t, &w->ml_policy, obj, w->file);
 		if (cpl_str_eq(name, "node") && t->set_policy_nproc) {
 			w->has_nproc = true;
 			w->nproc = cpl_word_dup(&t->policy_nproc);
@@ -735,7 +779,7 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 		cpl_workload_add_ignore(m, &t->ignores[i]);
 	if (rt->step == CPL_TSTEP_TRAINER && node != NULL) {
 		apply_trainer(node, tc, tj);
-		if (rt->policy != CPL_TPOLICY_MPI) {
+		if (r->ml_policy != CPL_TPOLICY_MPI) {
 			m->replicas = nodes;
 		} else if (rt->launcher_as_node) {
 			mpi_slots(node, tj->set_nproc ? &tj->nproc :
@@ -747,14 +791,14 @@ merge(const struct cpl_workload *t, const struct cpl_workload *r)
 			node->run_container = true;
 			cpl_loader_mpi(m, true);
 		}
-		if (rt->policy == CPL_TPOLICY_TORCH) {
+		if (r->ml_policy == CPL_TPOLICY_TORCH) {
 			v = torch_nproc(&pos, t, tc, rt, node->gpus,
 					node->cpu_limit != CPL_CPU_ABSENT ||
 					node->cpu_request != CPL_CPU_ABSENT);
 			set_pet(node, v, pos);
 			free(v);
 		}
-	} else if (rt->policy == CPL_TPOLICY_MPI && node != NULL &&
+	} else if (r->ml_policy == CPL_TPOLICY_MPI && node != NULL &&
 		   node->has_slots) {
 		/* With runLauncherAsNode the node job is the trainer's too:
 		 * Trainer gives it resourcesPerNode and env (not the image
@@ -787,8 +831,8 @@ alone(struct cpl_workload *t)
 	if (c->cpu_limit == CPL_CPU_ABSENT)
 		c->cpu_limit = CPL_CPU_UNKNOWN;
 	c->env_from = true;
-	t->trainer->policy = policy_by_name(tj->ref_name);
-	if (t->trainer->policy == CPL_TPOLICY_OTHER)
+	t->ml_policy = policy_by_name(tj->ref_name);
+	if (t->ml_policy == CPL_TPOLICY_OTHER)
 		return;
 	pos = t->pos;
 	if (tj->set_nproc)
@@ -804,7 +848,7 @@ template_only(struct cpl_workload *r)
 {
 	r->template_only = true;
 	if (r->trainer->step == CPL_TSTEP_TRAINER &&
-	    r->trainer->policy == CPL_TPOLICY_TORCH)
+	    r->ml_policy == CPL_TPOLICY_TORCH)
 		set_pet(node_container(r), NULL, r->pos);
 }
 
@@ -852,7 +896,7 @@ cpl_trainer_join(struct cpl_wlist *l)
 			}
 			used[j] = true;
 		}
-		if (l->items[first]->trainer->policy == CPL_TPOLICY_MPI)
+		if (l->items[first]->ml_policy == CPL_TPOLICY_MPI)
 			cpl_loader_mpi_cap(l, mfirst);
 		t->merged = true;
 		t->merged_into = cpl_xasprintf("with its runtime %s \"%s\"",

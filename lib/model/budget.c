@@ -12,9 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/link.h"
 #include "model/pools.h"
-#include "model/trains.h"
+#include "model/trains_int.h"
 #include "python/pyscan.h"
 #include "shell/shscan.h"
 #include "util.h"
@@ -171,9 +170,9 @@ cpl_budget_torch_kind(const struct cpl_workload *w,
 	/* A kind whose operator runs torchrun (kinds table): PyTorchJob;
 	 * TrainJob unless its runtime is MPI's or another framework's. */
 	if (w->torch_kind)
-		return c->run_container && (w->trainer == NULL ||
-			(w->trainer->policy != CPL_TPOLICY_MPI &&
-			 w->trainer->policy != CPL_TPOLICY_OTHER));
+		return c->run_container &&
+		       w->ml_policy != CPL_TPOLICY_MPI &&
+		       w->ml_policy != CPL_TPOLICY_OTHER;
 	/* The generic model marks a PyTorch ElasticJob's trainer. */
 	return cpl_str_eq(w->kind, "ElasticJob") && c->run_container;
 }
@@ -190,8 +189,7 @@ cpl_budget_training(const struct cpl_workload *w,
 		return training_on_evidence(w, c);
 	/* A TrainJob on another framework's runtime (flux runs LAMMPS,
 	 * jax-distributed JAX): its trainer trains PyTorch on evidence. */
-	if (w->torch_kind && w->trainer != NULL &&
-	    w->trainer->policy == CPL_TPOLICY_OTHER)
+	if (w->torch_kind && w->ml_policy == CPL_TPOLICY_OTHER)
 		return training_on_evidence(w, c);
 	if (c->run_container)
 		return true;

@@ -17,7 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/finding.h"
 #include "model/rule.h"
 #include "model/workload.h"
 

@@ -15,7 +15,7 @@
 #include "util.h"
 
 struct cpl_pyfile;	/* python/pyscan.h */
-struct cpl_suppress;	/* run/suppress.h */
+struct cpl_suppress;	/* run/suppress_int.h */
 
 enum file_kind {
 	FILE_YAML,

@@ -5,7 +5,7 @@
  * a task declared in Python reaches is read by its reach, not by what its
  * imports hold.  Borrows everything; owns nothing.
  */
-#include "model/trains.h"
+#include "model/trains_int.h"
 
 #include <ctype.h>
 #include <string.h>

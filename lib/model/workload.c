@@ -95,18 +95,6 @@ cpl_limits_free(struct cpl_limits *l)
 	free(l);
 }
 
-static void
-trainer_free(struct cpl_trainer *t)
-{
-	if (t == NULL)
-		return;
-	free(t->ref_kind);
-	free(t->ref_name);
-	free(t->nproc.text);
-	free(t->policy_nproc.text);
-	free(t);
-}
-
 void
 cpl_workload_free(struct cpl_workload *w)
 {
@@ -132,7 +120,8 @@ cpl_workload_free(struct cpl_workload *w)
 	free(w->nproc.text);
 	free(w->merged_into);
 	free(w->exclusive_hint);
-	trainer_free(w->trainer);
+	if (w->trainer)
+		w->trainer_ops->free(w->trainer);
 	free(w);
 }
 
@@ -245,14 +234,6 @@ cpl_container_copy_command(struct cpl_container *dst,
 	launch_copy(&dst->launch, &src->launch);
 }
 
-struct cpl_trainer *
-cpl_workload_trainer(struct cpl_workload *w)
-{
-	if (w->trainer == NULL)
-		w->trainer = cpl_xcalloc(1, sizeof(*w->trainer));
-	return w->trainer;
-}
-
 struct cpl_workload *
 cpl_workload_copy(const struct cpl_workload *w)
 {
@@ -270,16 +251,7 @@ cpl_workload_copy(const struct cpl_workload *w)
 	d->merged = false;
 	d->merged_into = NULL;
 	d->exclusive_hint = cpl_xstrdup(w->exclusive_hint);
-	d->trainer = NULL;
-	if (w->trainer) {
-		d->trainer = cpl_xcalloc(1, sizeof(*d->trainer));
-		*d->trainer = *w->trainer;
-		d->trainer->ref_kind = cpl_xstrdup(w->trainer->ref_kind);
-		d->trainer->ref_name = cpl_xstrdup(w->trainer->ref_name);
-		d->trainer->nproc = word_copy(&w->trainer->nproc);
-		d->trainer->policy_nproc =
-			word_copy(&w->trainer->policy_nproc);
-	}
+	d->trainer = w->trainer ? w->trainer_ops->copy(w->trainer) : NULL;
 	d->ignores = NULL;
 	d->nignores = 0;
 	for (i = 0; i < w->nignores; i++)

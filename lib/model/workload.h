@@ -198,16 +198,8 @@ enum cpl_source {
 	CPL_SRC_LIVE,
 };
 
-/* Kubeflow Trainer: the step of a TrainJob a runtime's replicated job
- * runs (its trainer.kubeflow.org/trainjob-ancestor-step label). */
-enum cpl_tstep {
-	CPL_TSTEP_OTHER,	/* MPI node workers, anything else */
-	CPL_TSTEP_TRAINER,	/* its "node" container is what the TrainJob's
-				 * trainer overrides */
-	CPL_TSTEP_INIT,		/* dataset-initializer, model-initializer */
-};
-
-/* Kubeflow Trainer: the runtime's mlPolicy. */
+/* The framework an object itself says starts its ranks (a Kubeflow
+ * Trainer runtime's mlPolicy); NONE: its kind decides. */
 enum cpl_tpolicy {
 	CPL_TPOLICY_NONE,
 	CPL_TPOLICY_TORCH,	/* the torch plugin sets PET_NPROC_PER_NODE */
@@ -216,41 +208,17 @@ enum cpl_tpolicy {
 				 * xgboost): PyTorch only on evidence */
 };
 
+/* A Kubeflow Trainer object's own fields (load/trainer_int.h). */
+struct cpl_trainer;
+
 /*
- * What the engine needs to merge a TrainJob with the (Cluster)Training-
- * Runtime it names (cpl_trainer_join, load/trainer.c), kept on the
- * workloads because the YAML is gone by then.  On a TrainJob: its
- * runtimeRef and which trainer fields it writes (their values are in its
- * one "node" container).  On each replicated job of a runtime: the step
- * and the runtime's mlPolicy.  Owned by the workload.
+ * How the wing that keeps its own struct on a workload (the load wing's
+ * TrainJob kind, a wing above this one) frees and copies it: the
+ * workload owns it, and cpl_workload_free() and _copy() call these.
  */
-struct cpl_trainer {
-	/* A TrainJob. */
-	char *ref_kind;		/* ClusterTrainingRuntime (the default) or
-				 * TrainingRuntime; NULL: another API group */
-	char *ref_name;		/* NULL: no runtimeRef.name */
-	bool set_image;
-	bool set_command;
-	bool set_args;
-	bool set_rpn;		/* resourcesPerNode written */
-	bool set_resources;	/* ... with limits or requests */
-	bool set_limits;	/* resourcesPerNode.limits written */
-	bool set_requests;
-	bool gpu_limits;	/* a resource named *gpu* in limits */
-	bool gpu_requests;
-	bool set_nodes;
-	long nodes;		/* numNodes */
-	struct cpl_pos nodes_pos;
-	bool set_nproc;
-	struct cpl_word nproc;	/* numProcPerNode */
-	/* A runtime's replicated job. */
-	enum cpl_tstep step;
-	enum cpl_tpolicy policy;
-	bool set_policy_nodes;
-	long policy_nodes;	/* mlPolicy.numNodes */
-	bool set_policy_nproc;
-	struct cpl_word policy_nproc;	/* mlPolicy.torch|mpi.numProcPerNode */
-	bool launcher_as_node;	/* mlPolicy.mpi.runLauncherAsNode */
+struct cpl_own_ops {
+	void (*free)(struct cpl_trainer *t);
+	struct cpl_trainer *(*copy)(const struct cpl_trainer *t);
 };
 
 struct cpl_workload {
@@ -294,7 +262,13 @@ struct cpl_workload {
 				 * with its runtime): not linted itself */
 	char *merged_into;	/* with merged: "into TrainJob \"x\"", "with
 				 * its runtime ...", for -v */
-	struct cpl_trainer *trainer;	/* Kubeflow Trainer; NULL otherwise */
+	struct cpl_trainer *trainer;	/* Kubeflow Trainer: what its loader
+					 * keeps to join a TrainJob with its
+					 * runtime (load/trainer_int.h);
+					 * NULL for every other kind */
+	const struct cpl_own_ops *trainer_ops;	/* frees, copies it */
+	enum cpl_tpolicy ml_policy;	/* the framework the object says
+					 * starts its ranks */
 	struct cpl_container *containers;
 	size_t ncontainers;
 	size_t containers_cap;	/* allocated, grown by doubling */
@@ -375,8 +349,6 @@ void cpl_container_copy(struct cpl_container *dst,
 /* Copies src's command line over dst's: argv, ncommand and the launch. */
 void cpl_container_copy_command(struct cpl_container *dst,
 				const struct cpl_container *src);
-/* The Trainer record of w, created (zeroed) when it has none. */
-struct cpl_trainer *cpl_workload_trainer(struct cpl_workload *w);
 /* Keeps an annotation of the object or its Pod template when it is an
  * ignore-check one (CPL_IGNORE_ANNOTATION), and CRI-O's exclusive-core
  * ones (cpu-load-balancing, cpu-quota, irq-load-balancing .crio.io) as

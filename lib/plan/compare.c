@@ -1,7 +1,7 @@
 /*
  * compare.c — the runs of a comparison and their figures (compare.h):
  * the Pods are read from the API server, their settings from their
- * specs (plan/knobs.h), their figures from Prometheus, one instant query
+ * specs (plan/knobs_int.h), their figures from Prometheus, one instant query
  * per figure and Pod at the end of its life over its whole life (CPU
  * used: the raw samples of that range, their increase over the time they
  * cover).  A figure outside its range is unknown, said once (figs[]).
@@ -14,11 +14,12 @@
 #include "kube/kubeclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/prometheus.h"
+#include "live/live.h"
 #include "load/kinds.h"
 #include "model/pools.h"
 #include "plan/compare.h"
-#include "plan/knobs.h"
-#include "plan/plan.h"
+#include "plan/knobs_int.h"
+#include "plan/plan_int.h"
 #include "text/quantity.h"
 
 /* An RFC 3339 time ("2025-03-11T09:14:39Z") in epoch seconds; 0 bad. */

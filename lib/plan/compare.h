@@ -17,7 +17,6 @@
 
 #include <stddef.h>
 
-#include "live/live.h"
 #include "model/finding.h"
 #include "plan/verdict.h"
 #include "util.h"

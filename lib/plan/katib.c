@@ -1,5 +1,5 @@
 /*
- * katib.c — the plan as Katib Experiments (plan.h), one knob at a time
+ * katib.c — the plan as Katib Experiments (plan_int.h), one knob at a time
  * on this engine too: a grid over the two knobs would run every pair,
  * so each group of the sweep is an Experiment of its own whose grid is
  * exactly its settings: the threads at the suggested workers (the
@@ -14,12 +14,11 @@
  * substitutes like the knobs), every Experiment labelled with the plan.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "load/kinds.h"
-#include "plan/knobs.h"
-#include "plan/plan.h"
-#include "plan/targets.h"
+#include "plan/knobs_int.h"
+#include "plan/plan_int.h"
+#include "plan/targets_int.h"
 
 /* The distinct values of one knob over the settings, ascending. */
 static json_t *

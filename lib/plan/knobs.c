@@ -1,6 +1,6 @@
 /*
  * knobs.c — reading and setting threads and workers in a container's
- * JSON (knobs.h).  A flag is found in three shapes: a word of its own
+ * JSON (knobs_int.h).  A flag is found in three shapes: a word of its own
  * followed by the value ("--workers", "4"), one word with '='
  * ("--workers=4"), or inside a shell string ("python t.py --workers 4",
  * "--workers={{ workers }}"): the value is then the text up to the next
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "model/budget.h"
-#include "plan/knobs.h"
+#include "plan/knobs_int.h"
 #include "util.h"
 
 const char *

@@ -1,6 +1,6 @@
 /*
  * plan.c — which engine a document is for, and the Polyaxon and plain
- * manifest writers (plan.h; Katib's is katib.c).  Each writer works on a
+ * manifest writers (plan_int.h; Katib's is katib.c).  Each writer works on a
  * deep copy of the user's document and leaves every field it does not
  * set as it was.
  */
@@ -10,9 +10,9 @@
 
 #include "load/kinds.h"
 #include "model/budget.h"
-#include "plan/knobs.h"
-#include "plan/plan.h"
-#include "plan/targets.h"
+#include "plan/knobs_int.h"
+#include "plan/plan_int.h"
+#include "plan/targets_int.h"
 
 enum cpl_plan_engine
 cpl_plan_engine_of(const json_t *doc, const char **why)

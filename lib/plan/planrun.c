@@ -1,7 +1,7 @@
 /*
  * planrun.c — the plan subcommand's run (planrun.h): the engine's budget
  * entries grouped by document, each document read again as a JSON tree
- * (plan/ydoc.h) and its plan written.
+ * (plan/ydoc_int.h) and its plan written.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -9,10 +9,10 @@
 
 #include "model/finding.h"
 #include "model/pools.h"
-#include "plan/plan.h"
+#include "plan/plan_int.h"
 #include "plan/planrun.h"
-#include "plan/sweep.h"
-#include "plan/ydoc.h"
+#include "plan/sweep_int.h"
+#include "plan/ydoc_int.h"
 
 static void
 fail(struct cpl_planrun *r, const char *file, int line, const char *fmt,

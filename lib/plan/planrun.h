@@ -1,10 +1,10 @@
 /*
  * planrun.h — `kubectl cpulint plan FILE...`: after a lint run over the
  * files, one plan for each document holding training containers with a
- * known CPU budget: the sweep (plan/sweep.h) made from the budget's
+ * known CPU budget: the sweep (plan/sweep_int.h) made from the budget's
  * suggestion (the smallest per-rank budget of the document's training
  * containers, so every setting fits each of them), written for the
- * document's engine (plan/plan.h).
+ * document's engine (plan/plan_int.h).
  *
  * Ownership: output is appended to the caller's buffers; errors are
  * appended to the caller's array (free each with cpl_error_clear, then

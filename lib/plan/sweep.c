@@ -1,11 +1,11 @@
 /*
- * sweep.c — the settings of a plan (sweep.h): the values of each knob are
+ * sweep.c — the settings of a plan (sweep_int.h): the values of each knob are
  * the powers of two below its bound, the bound and the suggestion,
  * ascending and once each.
  */
 #include <stdio.h>
 
-#include "plan/sweep.h"
+#include "plan/sweep_int.h"
 #include "util.h"
 
 /* Values from lo (0 or 1) to hi: powers of two, hi, and also. */

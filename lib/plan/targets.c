@@ -1,6 +1,6 @@
 /*
  * targets.c — the containers a plan changes and the Pod templates it
- * labels (targets.h), found by walking the document: a "containers" list
+ * labels (targets_int.h), found by walking the document: a "containers" list
  * anywhere (not "initContainers"), a Polyaxon "container" mapping under
  * "run", a "template" whose spec holds containers.  metadata is never
  * walked into.
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "load/kinds.h"
-#include "plan/targets.h"
-#include "plan/ydoc.h"
+#include "plan/targets_int.h"
+#include "plan/ydoc_int.h"
 #include "util.h"
 
 struct found {

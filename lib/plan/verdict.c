@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/sweep.h"
+#include "plan/sweep_int.h"
 #include "plan/verdict.h"
 #include "util.h"
 

@@ -2,7 +2,7 @@
  * ydoc.c — YAML documents to JSON trees (libyaml's loader, scalars typed
  * by the core schema) and JSON trees to block YAML (libyaml's emitter,
  * strings quoted where they would read back as another type).  See
- * ydoc.h.  Depth is bounded (MAX_DEPTH) so that a hostile nesting cannot
+ * ydoc_int.h.  Depth is bounded (MAX_DEPTH) so that a hostile nesting cannot
  * exhaust the stack; the loader's own limits bound the rest.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "plan/ydoc.h"
+#include "plan/ydoc_int.h"
 
 #define MAX_DEPTH 256
 

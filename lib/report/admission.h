@@ -23,7 +23,6 @@
 #include <stddef.h>
 
 #include "model/finding.h"
-#include "util.h"
 
 #define CPL_ADMISSION_ITEM_RUNES 256
 #define CPL_ADMISSION_TOTAL_RUNES 4096

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "report/utf8.h"
+#include "report/utf8_int.h"
 
 static const char hex[] = "0123456789abcdef";
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/render.h"
+#include "report/render_int.h"
 
 #define HASH_BLOCK	100	/* characters each line hash covers */
 #define HASH_BASE	37

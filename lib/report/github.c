@@ -32,7 +32,7 @@
 
 #include "report/escape.h"
 #include "report/fingerprint.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/wbuf.h"
 
 /* Annotations of one level GitHub shows per step (its documented

@@ -29,7 +29,6 @@
 
 #include "report/fingerprint.h"
 #include "report/jsonw.h"
-#include "report/render.h"
 #include "report/wbuf.h"
 
 /* The reporter's state between begin and end. */

@@ -12,7 +12,7 @@
  * Suppressed findings are left out of "findings" and counted in
  * summary.suppressed; summary.helm says how Helm charts were rendered
  * when the run met any.  "budgets" holds one entry per training container
- * (render.h).  "skipped" lists each document that holds containers and
+ * (render_int.h).  "skipped" lists each document that holds containers and
  * was not judged: file, line, kind, object, reason.
  *
  * Invariant: the document is streamed (jsonw.h): the head at begin, each
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "report/jsonw.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/wbuf.h"
 
 /* Budget entries from which "budgets" is rendered on a thread of its own

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/utf8.h"
+#include "report/utf8_int.h"
 
 #define INDENT 2	/* spaces per level, JSON_INDENT(2) */
 

@@ -50,7 +50,6 @@
 
 #include "report/escape.h"
 #include "report/fingerprint.h"
-#include "report/render.h"
 #include "report/wbuf.h"
 
 /* The testcases of one suite, and its counts. */

@@ -45,7 +45,7 @@
 
 #include "report/escape.h"
 #include "report/fingerprint.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/wbuf.h"
 
 /* Input errors listed at most; the rest are counted. */

@@ -32,8 +32,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/finding.h"
-#include "util.h"
 
 struct cpl_metrics_in {
 	const struct cpl_finding *findings;

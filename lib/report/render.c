@@ -1,8 +1,8 @@
 /*
  * render.c — tallies, UTF-8 decoding and the "budgets" array shared by
- * the reporters (see render.h).  Nothing here prints.
+ * the reporters (see render_int.h).  Nothing here prints.
  */
-#include "report/render.h"
+#include "report/render_int.h"
 
 #include <math.h>
 #include <string.h>

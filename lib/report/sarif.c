@@ -53,7 +53,7 @@
 
 #include "report/fingerprint.h"
 #include "report/jsonw.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/wbuf.h"
 
 #define SARIF_SCHEMA	"https://json.schemastore.org/sarif-2.1.0.json"

@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "report/escape.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/wbuf.h"
 
 #define SGR_BOLD	"\033[1m"

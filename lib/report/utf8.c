@@ -1,7 +1,7 @@
 /*
- * utf8.c — decoding one UTF-8 code point (utf8.h).  Owns nothing.
+ * utf8.c — decoding one UTF-8 code point (utf8_int.h).  Owns nothing.
  */
-#include "report/utf8.h"
+#include "report/utf8_int.h"
 
 uint32_t
 cpl_report_utf8_next(size_t *adv, const char *s, size_t len)

@@ -19,7 +19,6 @@
 #define CPL_REPORT_WBUF_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 
 #include "util.h"

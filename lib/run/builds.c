@@ -21,7 +21,7 @@
  *
  * Owns its list; cpl_builds_free() frees it.
  */
-#include "run/builds.h"
+#include "run/builds_int.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 
 #include "model/link.h"
-#include "run/config.h"
+#include "run/config_int.h"
 #include "run/engine_int.h"
 #include "text/yamldoc.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "model/rule.h"
-#include "run/suppress.h"
+#include "run/suppress_int.h"
 
 static struct cpl_finding *
 run_report(struct cpl_check *ck, const struct cpl_workload *w,

@@ -7,7 +7,7 @@
  * severity is an error with its line and column.  An unknown rule in an
  * `ignore` entry is only a warning: the entry silences nothing.
  */
-#include "run/config.h"
+#include "run/config_int.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

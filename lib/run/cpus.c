@@ -1,5 +1,5 @@
 /*
- * cpus.c — the CPUs this process may use (see cpus.h).
+ * cpus.c — the CPUs this process may use (see cpus_int.h).
  *
  * Reads /proc/self/cgroup for the process's cgroup in each hierarchy: the
  * v2 one ("0::/path") and a v1 one whose controllers include "cpu".  From
@@ -11,7 +11,7 @@
  *
  * Owns nothing past a call.
  */
-#include "run/cpus.h"
+#include "run/cpus_int.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -22,26 +22,18 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "git/repo.h"
 #include "load/kinds.h"
-#include "load/loader.h"
-#include "model/budget.h"
 #include "model/link.h"
 #include "model/rule.h"
 #include "python/pyscan.h"
-#include "run/config.h"
-#include "run/suppress.h"
-#include "run/walk.h"
-#include "text/tmpl.h"
-#include "text/yamldoc.h"
-#include "text/yamledit.h"
+#include "run/config_int.h"
+#include "run/suppress_int.h"
+#include "run/walk_int.h"
 
 struct cpl_engine *
 cpl_engine_new(void)

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <stddef.h>
 
-#include "model/finding.h"
 #include "model/workload.h"
 #include "util.h"
 
@@ -52,7 +51,7 @@ int cpl_engine_find_config(struct cpl_engine *e, const char *dir,
 
 /*
  * Adds a file or directory.  A directory is walked for Polyaxonfiles,
- * YAML/JSON manifests and Python by the rule set of walk.h (the same with
+ * YAML/JSON manifests and Python by the rule set of walk_int.h (the same with
  * or without git).  explicit: named on the command line, so a file that
  * is not a workload (or is a template) is an error rather than skipped.
  */
@@ -60,7 +59,7 @@ void cpl_engine_add_path(struct cpl_engine *e, const char *path,
 			 bool explicit);
 /*
  * Reads, parses and scans files on n threads (-j); n <= 0: as many as the
- * CPUs this process may use (cpus.h).  The run is the same for any n.
+ * CPUs this process may use (cpus_int.h).  The run is the same for any n.
  */
 void cpl_engine_set_jobs(struct cpl_engine *e, int n);
 /*

@@ -41,9 +41,9 @@
 #include "model/source.h"
 #include "python/pyscan.h"
 #include "python/pytokcache.h"
-#include "run/config.h"
+#include "run/config_int.h"
 #include "run/engine.h"
-#include "run/suppress.h"
+#include "run/suppress_int.h"
 #include "text/lines.h"
 #include "text/yamledit.h"
 

@@ -29,9 +29,8 @@
 
 #include "git/repo.h"
 #include "model/link.h"
-#include "run/builds.h"
-#include "run/config.h"
-#include "shell/shlex.h"
+#include "run/builds_int.h"
+#include "run/config_int.h"
 #include "shell/shscan.h"
 
 /* A Dockerfile or script larger than this is not read for a command. */

@@ -36,7 +36,6 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "run/walk.h"
 #include "text/gotmpl.h"
 #include "text/lines.h"
 #include "text/yamldoc.h"
@@ -695,7 +694,7 @@ fail:
 static char **
 key_paths(const char *text, size_t len, size_t *nlines)
 {
-	struct frame { int indent; size_t at; } stack[64];
+	struct keyframe { int indent; size_t at; } stack[64];
 	struct cpl_buf path = { 0 };
 	char **v = NULL;
 	size_t n = 0, cap = 0, depth = 0, pos = 0;

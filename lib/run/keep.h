@@ -12,8 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/finding.h"
-#include "model/workload.h"
 
 struct cpl_engine;
 

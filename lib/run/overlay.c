@@ -13,7 +13,6 @@
 #include "run/engine_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "util.h"
 

@@ -46,8 +46,8 @@
 #include <string.h>
 
 #include "model/link.h"
-#include "run/cpus.h"
-#include "run/pywork.h"
+#include "run/cpus_int.h"
+#include "run/pywork_int.h"
 
 /* Queued files past which a flush starts: bounds what waits in memory. */
 #define QUEUE_MAX 1024

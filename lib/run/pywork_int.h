@@ -1,21 +1,47 @@
 /*
- * pywork_int.h — what the two files of the Python workload reader share:
- * pywork_py.c (reading a declaration: tokens, values, decorators, the
- * code a workload is given, building it) below pywork.c (each
- * framework's declarations, and cpl_pywork_load()).  Private to them.
+ * pywork_int.h — workloads declared in Python files: Flyte tasks,
+ * Kubeflow Pipelines v2 components and their tasks, Metaflow steps, Ray
+ * Train TorchTrainers, ZenML steps.  First what the run wing calls
+ * (pipeline.c: cpl_pywork_load() and its screens), then what the two
+ * files of the reader share: pywork_py.c (reading a declaration: tokens,
+ * values, decorators, the code a workload is given, building it) below
+ * pywork.c (each framework's declarations, and cpl_pywork_load()).
+ * Private to the run wing.
  *
- * Ownership: a struct cpl_pyw_rd borrows its file and list for one
- * reading; its decorator targets are its own (freed by cpl_pywork_load).
+ * Ownership: workloads and skipped declarations are appended to the
+ * caller's list; text and path are borrowed for the call.  A struct
+ * cpl_pyw_rd borrows its file and list for one reading; its decorator
+ * targets are its own (freed by cpl_pywork_load).
  */
 #ifndef CPL_PYWORK_INT_H
 #define CPL_PYWORK_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/workload.h"
 #include "python/pyscan.h"
-#include "run/pywork.h"
+
+/* Whether text names one of the frameworks at all (a cheap screen). */
+bool cpl_pywork_screen(const char *text, size_t len);
+/*
+ * Whether f imports one of the frameworks (at the top level of a module
+ * path): the test cpl_pywork_load() makes of its own scan's imports, so
+ * a file for which this is false declares nothing.  A light scan's
+ * imports will do (pyscan.h: the same as a full scan's); f is borrowed.
+ */
+struct cpl_pyfile;
+bool cpl_pywork_declares(const struct cpl_pyfile *f);
+
+/*
+ * Reads the workloads Python file path (text[0, len), NUL at len)
+ * declares, appending them to out; a declaration whose values the file
+ * does not fix is appended to out's skipped, not judged, with why.  A
+ * file that imports none of the frameworks adds nothing.  Returns 0.
+ */
+int cpl_pywork_load(struct cpl_wlist *out, const char *path,
+		    const char *text, size_t len);
 
 /* Decorators kept of one def. */
 #define CPL_PYW_MAX_DECOS 8

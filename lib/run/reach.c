@@ -24,7 +24,7 @@
 
 #include "git/repo.h"
 #include "load/loader.h"
-#include "run/walk.h"
+#include "run/walk_int.h"
 #include "text/tmpl.h"
 #include "text/yamldoc.h"
 

@@ -3,7 +3,7 @@
  * "is rule R suppressed at line L" by a binary search over the comment
  * lines (kept sorted because the scan goes forward).
  */
-#include "run/suppress.h"
+#include "run/suppress_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>

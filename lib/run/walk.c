@@ -1,5 +1,5 @@
 /*
- * walk.c — the directory walks and their one rule set (see walk.h).
+ * walk.c — the directory walks and their one rule set (see walk_int.h).
  *
  * Invariant: the plain walk and the git walk ask the same questions
  * (cpl_walk_skip_name for every component below the walked directory,
@@ -7,7 +7,7 @@
  * differ only in what git itself leaves out (ignored files, submodules).
  * Both hand out files in bytewise order of their paths.
  */
-#include "run/walk.h"
+#include "run/walk_int.h"
 
 #include <dirent.h>
 #include <errno.h>

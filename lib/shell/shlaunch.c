@@ -1,5 +1,5 @@
 /*
- * shlaunch.c — the programs the shell scanner knows by name (shlaunch.h):
+ * shlaunch.c — the programs the shell scanner knows by name (shlaunch_int.h):
  * the launchers (torchrun, python -m torch.distributed.run|launch,
  * accelerate launch, deepspeed, tune run) with their flag tables, python's own
  * interpreter options (-m MODULE, -c CODE, script.py), and the commands
@@ -10,10 +10,10 @@
  * options with '-' or '_' alike, "--flag value" and "--flag=value", the
  * options that take no value listed so that the script is found after
  * them.  What it owns: those tables and cpl_launcher_name().  May include
- * shell/shlaunch.h, shell/shlex.h, shell/launch.h, shell/shscan.h and
- * util.h; it never sees a scan (shstate.h).
+ * shell/shlaunch_int.h, shell/shlex_int.h, shell/launch.h, shell/shscan.h and
+ * util.h; it never sees a scan (shstate_int.h).
  */
-#include "shell/shlaunch.h"
+#include "shell/shlaunch_int.h"
 
 #include <string.h>
 

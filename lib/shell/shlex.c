@@ -1,5 +1,5 @@
 /*
- * shlex.c — the shell wing's lexer (shlex.h): splits POSIX shell text into
+ * shlex.c — the shell wing's lexer (shlex_int.h): splits POSIX shell text into
  * words and simple commands.
  *
  * A small recursive-descent parser: cpl_shlex_list() reads simple commands
@@ -20,16 +20,16 @@
  *
  * Owns: the words and commands it builds (freed by their owners with
  * cpl_shlex_word_free() and cpl_shlex_free()), the scan's line index and
- * pending here-documents.  May include shell/shlex.h, shell/shstate.h,
+ * pending here-documents.  May include shell/shlex_int.h, shell/shstate_int.h,
  * text/ and util.h; knows nothing of launchers (shlaunch.c) or of what a
  * command means (shscan.c).
  */
-#include "shell/shlex.h"
+#include "shell/shlex_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell/shstate.h"
+#include "shell/shstate_int.h"
 #include "util.h"
 
 #define MAX_DEPTH 32		/* substitutions nested deeper are skipped */

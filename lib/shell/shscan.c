@@ -13,23 +13,22 @@
  *
  * Invariants: variables are hashed and resolved values capped, host-count
  * reads and exports are capped, so time is linear in the input.
- * Ownership: struct sh_scan (shstate.h) owns all scratch state and
+ * Ownership: struct sh_scan (shstate_int.h) owns all scratch state and
  * scan_free() frees it before cpl_shscan() returns; everything stored in
  * the caller's struct cpl_launch is an owned copy (released with
  * cpl_launch_clear()); argv, nodes and the stream are borrowed.
  *
- * May include shell/shscan.h, shell/shstate.h, shell/shlex.h,
- * shell/shlaunch.h, shell/launch.h, text/ and util.h.
+ * May include shell/shscan.h, shell/shstate_int.h, shell/shlex_int.h,
+ * shell/shlaunch_int.h, shell/launch.h, text/ and util.h.
  */
 #include "shell/shscan.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell/shlaunch.h"
-#include "shell/shlex.h"
-#include "shell/shstate.h"
+#include "shell/shlaunch_int.h"
+#include "shell/shlex_int.h"
+#include "shell/shstate_int.h"
 #include "util.h"
 
 #define MAX_HOSTCOUNTS 256	/* host-count reads reported */

@@ -14,8 +14,6 @@
  */
 #include "text/gotmpl_int.h"
 
-#include <ctype.h>
-#include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>

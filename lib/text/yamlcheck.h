@@ -33,7 +33,6 @@
 #ifndef CPL_TEXT_YAMLCHECK_H
 #define CPL_TEXT_YAMLCHECK_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 /* One applied edit: bytes [old_off, old_end) of the old text became

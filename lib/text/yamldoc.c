@@ -18,7 +18,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 
 /* ---- arena ------------------------------------------------------------ */
 
@@ -558,7 +558,7 @@ scalar_style(yaml_scalar_style_t st)
 	}
 }
 
-/* One parse event, from libyaml or from the fast reader (yamlfast.h):
+/* One parse event, from libyaml or from the fast reader (yamlfast_int.h):
  * type is an enum cpl_yfev_type, or EV_ALIAS. */
 #define EV_ALIAS 100
 struct yev {
@@ -728,7 +728,7 @@ build_fast(struct builder *b, const struct cpl_yfast *f)
 }
 
 /* The fast reader's sink: builds each batch of events as it is read
- * (yamlfast.h), until the stream ends or the builder stops. */
+ * (yamlfast_int.h), until the stream ends or the builder stops. */
 static void
 fast_sink(void *ctx, const struct cpl_yfast *f)
 {

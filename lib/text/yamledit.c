@@ -21,7 +21,7 @@
 
 #include "text/lines.h"
 #include "text/yamldoc.h"
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 
 /* Inserted text is capped like any other string the tool builds. */
 #define MAX_INSERT (1u << 20)
@@ -237,7 +237,7 @@ on_end(struct build *b, size_t end)
 	close_block(n);
 }
 
-/* Builds from the fast reader's events (yamlfast.h): the same events
+/* Builds from the fast reader's events (yamlfast_int.h): the same events
  * libyaml gives, for the text it reads. */
 static void
 build_fast(struct build *b, const struct cpl_yfast *f)
@@ -324,7 +324,7 @@ cpl_yedit_open(struct cpl_yedit **out, const char *path, const char *buf,
 	ed->src = cpl_xstrndup(buf, len);
 	ed->len = len;
 	index_lines(ed);
-	/* libyaml reads what the fast reader refuses (yamlfast.h); what
+	/* libyaml reads what the fast reader refuses (yamlfast_int.h); what
 	 * the fast one read is built as it reads, a batch at a time. */
 	fast.sink = fast_sink;
 	fast.sink_ctx = &b;

@@ -1,7 +1,7 @@
 /*
  * yamlfast.c — the events libyaml gives for the YAML most manifests are
  * written in, read by a line-oriented descent instead of libyaml's
- * character-at-a-time scanner (see yamlfast.h for the subset).
+ * character-at-a-time scanner (see yamlfast_int.h for the subset).
  *
  * The reader follows libyaml 0.2.5's rules where they decide an event:
  *  - a block collection's indent is the column of its first key or
@@ -19,9 +19,8 @@
  *
  * Owns nothing past the struct cpl_yfast it fills.
  */
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -47,6 +47,24 @@ expect bad-audit-interval 2 "$BIN" --audit-interval 0 .
 has bad-audit-interval '--audit-interval takes a duration such as 30s or 5m, not "0"'
 expect bad-lease 2 "$BIN" --leader-elect-lease-duration 2s .
 has bad-lease '--leader-elect-lease-duration takes a duration of 3s or more, not "2s"'
+# plan and compare read their flags from the same table (cmd/flags.c's
+# subcommand rows): a shared flag says what it takes in the main
+# command's words, after the subcommand's name, and kubectl's -o=json
+# is -o json there too.
+expect plan-bad-max 2 "$BIN" plan --max 0 x.yaml
+has plan-bad-max 'kubectl-cpulint plan: --max takes a number from 1 to 4096, not "0"'
+expect plan-bad-segment 2 "$BIN" plan --segment =1 x.yaml
+has plan-bad-segment 'kubectl-cpulint plan: --segment takes NAME=VALUE (an input or flag of the training script, such as steps=200), not "=1"'
+expect plan-bad-flag 2 "$BIN" plan --fail-on x x.yaml
+has plan-bad-flag 'kubectl-cpulint plan: unknown or incomplete option "--fail-on" (see plan --help)'
+expect compare-live-timeout 2 "$BIN" compare --live-timeout x -l a=b
+has compare-live-timeout 'kubectl-cpulint compare: --live-timeout takes a duration such as 90s or 10m (0: no limit), not "x"'
+expect compare-o-equals 2 "$BIN" compare -o=json
+has compare-o-equals 'kubectl-cpulint compare: name the runs'
+expect compare-bad-o 2 "$BIN" compare -o xml
+has compare-bad-o 'kubectl-cpulint compare: -o takes text, json or html, not "xml"'
+expect compare-fix-diff 2 "$BIN" compare --fix a --diff b
+has compare-fix-diff 'kubectl-cpulint compare: give one of --fix FILE and --diff FILE'
 expect bad-flag-arg 2 "$BIN" --mutate-dry-run=x .
 has bad-flag-arg "option '--mutate-dry-run' doesn't allow an argument"
 expect bad-flag-short 2 "$BIN" -Z .

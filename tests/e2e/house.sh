@@ -86,6 +86,18 @@ int b_user(void) { return a_inner(); }'
 expect int-other-wing 1 house
 has int-other-wing 'lib/b/user.c:1: includes a/a_int.h, a header private to a'
 
+#    A header only its own wing includes is private, so named _int.h;
+#    once another wing includes it, it is public.
+tree privname
+put lib/a/inner.h 'int a_inner(void);'
+put lib/a/inner.c '#include "a/inner.h"
+int a_inner(void) { return 2; }'
+expect int-unnamed 1 house
+has int-unnamed 'lib/a/inner.h: only a includes it: a private header is named inner_int.h'
+put lib/b/user.c '#include "a/inner.h"
+int b_user(void) { return a_inner(); }'
+expect int-public 0 house
+
 # 4. One struct name defined in two wings.
 tree structs
 put lib/a/one.c 'struct scan {
@@ -98,5 +110,27 @@ put lib/b/two.c 'struct scan {
 long b_two(struct scan *s) { return s->m; }'
 expect struct-twice 1 house
 has struct-twice 'struct scan is also defined in'
+
+#    Also when one of them is a function's own (indented, with its
+#    variable on the same line) or a typedef: a debugger shows the bare
+#    name either way.
+tree structs-local
+put lib/a/one.c 'struct frame {
+	int n;
+};
+int a_one(struct frame *f) { return f->n; }'
+put lib/b/two.c 'int b_two(void)
+{
+	struct frame { int indent; } stack[2] = { { 1 }, { 2 } };
+	return stack[1].indent;
+}'
+expect struct-local 1 house
+has struct-local 'lib/b/two.c:3: struct frame is also defined in lib/a/one.c:1'
+put lib/b/two.c 'typedef struct frame {
+	long m;
+} frame_t;
+long b_two(frame_t *f) { return f->m; }'
+expect struct-typedef 1 house
+has struct-typedef 'lib/b/two.c:1: struct frame is also defined in lib/a/one.c:1'
 
 finish

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "live/livepods.h"
+#include "live/livepods_int.h"
 #include "load/loader.h"
 #include "run/engine.h"
 #include "text/yamldoc.h"

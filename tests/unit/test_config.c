@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "run/config.h"
+#include "run/config_int.h"
 
 /* Writes text to a fresh temporary file; caller unlinks and frees. */
 static char *

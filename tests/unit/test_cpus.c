@@ -3,7 +3,7 @@
 #include <check.h>
 
 #include "check_main.h"
-#include "run/cpus.h"
+#include "run/cpus_int.h"
 
 #define ROOT "testdata/cpus/"
 

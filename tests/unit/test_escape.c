@@ -21,7 +21,7 @@
 #include "model/finding.h"
 #include "model/rule.h"
 #include "report/escape.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/report.h"
 #include "util.h"
 

@@ -19,7 +19,7 @@
 #include "check_main.h"
 #include "jsonw_ref.h"
 #include "report/jsonw.h"
-#include "report/render.h"
+#include "report/render_int.h"
 #include "report/wbuf.h"
 #include "util.h"
 

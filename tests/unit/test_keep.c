@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "model/finding.h"
 #include "run/engine.h"
 #include "model/workload.h"
 #include "run/keep.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "live/livepods.h"
+#include "live/livepods_int.h"
 
 /* A Pod of ReplicaSet web-abc, named name, on node, with cpu, env. */
 static json_t *

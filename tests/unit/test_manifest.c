@@ -8,6 +8,7 @@
 
 #include "check_main.h"
 #include "load/loader.h"
+#include "load/trainer_int.h"
 #include "loader_test.h"
 #include "shell/shscan.h"
 #include "text/quantity.h"
@@ -544,7 +545,7 @@ START_TEST(trainjob_and_runtime)
 	ck_assert(!w->containers[0].run_container);
 	ck_assert(w->containers[0].not_training);
 	ck_assert_int_eq(w->trainer->step, CPL_TSTEP_INIT);
-	ck_assert_int_eq(w->trainer->policy, CPL_TPOLICY_TORCH);
+	ck_assert_int_eq(w->ml_policy, CPL_TPOLICY_TORCH);
 	w = l.wl.items[3];
 	ck_assert_int_eq(w->trainer->step, CPL_TSTEP_TRAINER);
 	ck_assert_str_eq(w->replica, "node");

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kube/prometheus.h"
-#include "live/livemeasure.h"
+#include "live/livemeasure_int.h"
 #include "model/finding.h"
 #include "model/rule.h"
 #include "model/workload.h"

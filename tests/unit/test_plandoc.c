@@ -1,15 +1,15 @@
 /*
  * test_plandoc.c — the plan writers' tools: YAML documents as JSON and
- * back with every value's type kept (lib/plan/ydoc.h), and the knobs of
- * a container read and set in its three shapes (lib/plan/knobs.h).
+ * back with every value's type kept (lib/plan/ydoc_int.h), and the knobs of
+ * a container read and set in its three shapes (lib/plan/knobs_int.h).
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
-#include "plan/knobs.h"
-#include "plan/ydoc.h"
+#include "plan/knobs_int.h"
+#include "plan/ydoc_int.h"
 
 START_TEST(round_trip_keeps_types)
 {

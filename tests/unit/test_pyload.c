@@ -20,7 +20,7 @@
 #include "model/link.h"
 #include "model/workload.h"
 #include "python/pyscan.h"
-#include "run/pywork.h"
+#include "run/pywork_int.h"
 #include "util.h"
 
 static const char *const odd[] = {

@@ -6,7 +6,7 @@
 
 #include "check_main.h"
 #include "model/workload.h"
-#include "run/pywork.h"
+#include "run/pywork_int.h"
 
 /* Reads text as file "flow.py" into l (zeroed first). */
 static void

@@ -20,6 +20,7 @@
 #include "model/rule.h"
 #include "report/admission.h"
 #include "report/metrics.h"
+#include "run/engine.h"
 #include "util.h"
 
 static const char bad_pod[] =

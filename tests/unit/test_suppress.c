@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "run/suppress.h"
+#include "run/suppress_int.h"
 
 static struct cpl_suppress *
 scan(const char *t)

@@ -1,5 +1,5 @@
 /*
- * test_sweep.c — the settings of a plan (lib/plan/sweep.h): one knob at a
+ * test_sweep.c — the settings of a plan (lib/plan/sweep_int.h): one knob at a
  * time around the suggestion, inside the per-rank budget, capped by
  * --max, threads only when the workers cannot be set.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "plan/sweep.h"
+#include "plan/sweep_int.h"
 
 static size_t
 make(struct cpl_sweep_setting *s, long b, long t, long w, long max,

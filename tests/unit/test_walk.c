@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "run/walk.h"
+#include "run/walk_int.h"
 
 START_TEST(rule_set)
 {

@@ -6,7 +6,7 @@
 
 #include "check_main.h"
 #include "text/yamldoc.h"
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 
 static struct cpl_ystream *
 parse(const char *text)
@@ -399,7 +399,7 @@ START_TEST(recursive_alias_is_an_error)
 }
 END_TEST
 
-/* The fast reader hands its events over in batches (yamlfast.h): a text
+/* The fast reader hands its events over in batches (yamlfast_int.h): a text
  * of many batches is built whole, and one it refuses only at its end (an
  * anchor, past many batches) is read again by libyaml into the same
  * tree, with nothing left of the batches built before. */

@@ -8,7 +8,7 @@
 
 #include "check_main.h"
 #include "text/yamledit.h"
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 
 static const struct cpl_yval omp_entry[] = {
 	{ .kind = CPL_YV_SCALAR, .key = "name", .text = "OMP_NUM_THREADS" },

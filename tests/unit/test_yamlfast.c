@@ -20,7 +20,7 @@
 
 #include "check_main.h"
 #include "text/yamldoc.h"
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 #include "util.h"
 #include "yamlfast_diff.h"
 

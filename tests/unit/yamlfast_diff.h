@@ -1,5 +1,5 @@
 /*
- * yamlfast_diff.h — the oracle of the fast YAML reader (yamlfast.h),
+ * yamlfast_diff.h — the oracle of the fast YAML reader (yamlfast_int.h),
  * shared by its unit test and its fuzz target: read a text both ways and
  * describe the first difference from libyaml's events.
  *
@@ -11,7 +11,7 @@
  * returns the difference, which the caller frees.
  *
  * Include once per program; it defines static functions.
- * Includes: text/yamlfast.h, text/yamldoc.h, util.h, libyaml.
+ * Includes: text/yamlfast_int.h, text/yamldoc.h, util.h, libyaml.
  */
 #ifndef CPL_YAMLFAST_DIFF_H
 #define CPL_YAMLFAST_DIFF_H
@@ -23,7 +23,7 @@
 #include <yaml.h>
 
 #include "text/yamldoc.h"
-#include "text/yamlfast.h"
+#include "text/yamlfast_int.h"
 #include "util.h"
 
 /* The fast event type of a libyaml event; -1 for stream start. */

@@ -1,5 +1,5 @@
 /*
- * plan.h — the plan writers: one sweep (sweep.h) written for the engine
+ * plan_int.h — the plan writers: one sweep (sweep_int.h) written for the engine
  * the user already has.
  *
  *   Polyaxon  a v1.1 operation whose matrix (kind mapping) sets the
@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plan/sweep.h"
+#include "plan/sweep_int.h"
 #include "util.h"
 
 #define CPL_PLAN_LABEL "cpulint.io/plan"

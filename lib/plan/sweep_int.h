@@ -1,5 +1,5 @@
 /*
- * sweep.h — the settings a plan compares: one knob at a time around the
+ * sweep_int.h — the settings a plan compares: one knob at a time around the
  * budget's suggestion (budget.h's split of the per-rank budget B into T
  * intra-op threads and W loader workers), and the job's current setting.
  *

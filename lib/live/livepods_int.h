@@ -1,5 +1,5 @@
 /*
- * livepods.h — live Pods at scale: each owner read once, Pods grouped by
+ * livepods_int.h — live Pods at scale: each owner read once, Pods grouped by
  * top owner and spec, and the compact record of each Pod that measuring
  * needs (live.c lists, loads and measures; this module remembers).
  *

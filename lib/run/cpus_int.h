@@ -1,5 +1,5 @@
 /*
- * cpus.h — how many CPUs this process may use: the default of -j.
+ * cpus_int.h — how many CPUs this process may use: the default of -j.
  *
  * The count is the smaller of the affinity mask (sched_getaffinity) and
  * the CPU quota of the process's own cgroup rounded up (cgroup v2

@@ -1,5 +1,5 @@
 /*
- * livemeasure.h — what live containers did: the threads they ran, the
+ * livemeasure_int.h — what live containers did: the threads they ran, the
  * CPUs they used and the share of CFS periods they were throttled in,
  * from the kubelets' cAdvisor metrics (through the API server's node
  * proxy, once per node, or twice --sample apart) or from Prometheus over
@@ -27,7 +27,7 @@
 
 #include "kube/kubeclient.h"
 #include "live/live.h"
-#include "live/livepods.h"
+#include "live/livepods_int.h"
 #include "run/engine.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 /*
- * trains.h — whether linked Python trains (trains.c): the evidence the
+ * trains_int.h — whether linked Python trains (trains.c): the evidence the
  * budget rules use for containers that do not train by their kind.
  */
 #ifndef CPL_MODEL_TRAINS_H

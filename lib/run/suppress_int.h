@@ -1,5 +1,5 @@
 /*
- * suppress.h — inline suppression comments in YAML and Python sources.
+ * suppress_int.h — inline suppression comments in YAML and Python sources.
  *
  *   # cpulint: disable=CPU301,CPU102     this line and the next
  *   # cpulint: disable-file=CPU201       the whole file

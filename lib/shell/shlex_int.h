@@ -1,5 +1,5 @@
 /*
- * shlex.h — the shell wing's private lexer (shlex.c): splits POSIX shell
+ * shlex_int.h — the shell wing's private lexer (shlex.c): splits POSIX shell
  * text into words and simple commands for the scanner (shscan.c).
  *
  * Private to lib/shell/: only shlex.c, shlaunch.c and shscan.c include it;
@@ -8,7 +8,7 @@
  *
  * What it owns: the types the lexer produces (struct src, frame, ref, sword,
  * cmd, enum conn) and the functions that make and read them.  The lexer
- * runs inside a scan (shstate.h): it reads the scan's line index and
+ * runs inside a scan (shstate_int.h): it reads the scan's line index and
  * here-documents, and reports host-count reads, variable uses and finished
  * commands back to the scanner by calling its cpl_shscan_* functions.
  *
@@ -28,7 +28,7 @@
 
 #define NO_IDX SIZE_MAX
 
-struct sh_scan;			/* shstate.h */
+struct sh_scan;			/* shstate_int.h */
 
 /* Text being parsed: the script word, or the unescaped body of a backtick
  * substitution inside it. */

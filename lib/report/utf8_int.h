@@ -1,5 +1,5 @@
 /*
- * utf8.h — one UTF-8 code point decoded: the step the escaper, the JSON
+ * utf8_int.h — one UTF-8 code point decoded: the step the escaper, the JSON
  * writer and the fingerprints share.  Lowest file of report/: it includes
  * nothing of the wing, so they all may include it.
  */

@@ -1,5 +1,5 @@
 /*
- * knobs.h — the two knobs of a container, read and set in its JSON (a
+ * knobs_int.h — the two knobs of a container, read and set in its JSON (a
  * Kubernetes container, a Polyaxon run container or a TrainJob's
  * trainer: an object with env, command and args): the intra-op threads
  * (OMP_NUM_THREADS and MKL_NUM_THREADS, the latter winning for MKL, so

@@ -1,5 +1,5 @@
 /*
- * ydoc.h — YAML documents as JSON trees and back, for the plan writers:
+ * ydoc_int.h — YAML documents as JSON trees and back, for the plan writers:
  * a user's file is read into jansson values (one per document, with the
  * line it starts on), changed there, and written out as block YAML.
  *

@@ -1,5 +1,5 @@
 /*
- * config.h — the lint configuration (.cpulint.yaml):
+ * config_int.h — the lint configuration (.cpulint.yaml):
  *
  *   rules:                 per rule (id or name): error, warning, note, off
  *     CPU102: off

@@ -1,5 +1,5 @@
 /*
- * walk.h — which files a directory walk lints: one rule set for the plain
+ * walk_int.h — which files a directory walk lints: one rule set for the plain
  * walk (readdir) and the git walk (what git lists), so a repository and a
  * plain copy of it give the same files.
  *
@@ -24,7 +24,7 @@
 #include <stdbool.h>
 
 #include "git/repo.h"
-#include "run/config.h"
+#include "run/config_int.h"
 #include "util.h"
 
 struct cpl_walker {

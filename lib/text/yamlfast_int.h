@@ -1,5 +1,5 @@
 /*
- * yamlfast.h — libyaml's parse events for the YAML most manifests are
+ * yamlfast_int.h — libyaml's parse events for the YAML most manifests are
  * written in, read without libyaml, or a refusal.
  *
  * cpl_yfast_read() reads a text as a stream of parse events: the same

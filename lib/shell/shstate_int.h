@@ -1,11 +1,11 @@
 /*
- * shstate.h — the state of one cpl_shscan() call, shared by the lexer
+ * shstate_int.h — the state of one cpl_shscan() call, shared by the lexer
  * (shlex.c) and the scanner (shscan.c), and the scanner's functions the
  * lexer reports to (the two call each other: the scanner runs the lexer,
  * which hands each command back).
  *
  * Private to lib/shell/: only shlex.c and shscan.c include it (shlaunch.c
- * needs words, not a scan).  It may include shell/launch.h, shell/shlex.h,
+ * needs words, not a scan).  It may include shell/launch.h, shell/shlex_int.h,
  * text/ and util.h, never a higher wing or the core's model.
  *
  * Ownership: struct sh_scan lives on cpl_shscan()'s stack.  The lexer owns
@@ -20,8 +20,7 @@
 #include <stddef.h>
 
 #include "shell/launch.h"
-#include "shell/shlex.h"
-#include "text/yamldoc.h"
+#include "shell/shlex_int.h"
 
 #define MAX_HEREDOCS 16		/* here-documents pending on one line */
 

@@ -1,5 +1,5 @@
 /*
- * mhdso.h — libmicrohttpd loaded at run time: dlopen("libmicrohttpd.so.12")
+ * mhdso_int.h — libmicrohttpd loaded at run time: dlopen("libmicrohttpd.so.12")
  * the first time `serve` needs it, and every function the HTTP server
  * calls looked up by name with dlsym (as kube/curlso.h does for libcurl).
  *

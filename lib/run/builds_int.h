@@ -1,5 +1,5 @@
 /*
- * builds.h — which Dockerfile builds an image, as the repository's build
+ * builds_int.h — which Dockerfile builds an image, as the repository's build
  * files say (builds.c): Makefile, docker-compose, skaffold, GitHub
  * workflows.  The list owns its strings; cpl_builds_free() frees them.
  */

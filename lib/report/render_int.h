@@ -1,5 +1,5 @@
 /*
- * render.h — the little the reporters share: severity tallies, a UTF-8
+ * render_int.h — the little the reporters share: severity tallies, a UTF-8
  * decoder and the "budgets" array of JSON and SARIF.
  *
  * Only helpers that more than one format needs live here; each format's
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "model/finding.h"
-#include "report/utf8.h"
+#include "report/utf8_int.h"
 
 /* Where the tool and each rule's documentation live (SARIF helpUri,
  * the links of -o markdown). */

@@ -1,5 +1,5 @@
 /*
- * targets.h — where the knobs of a document's training containers are:
+ * targets_int.h — where the knobs of a document's training containers are:
  * the containers of its Pod templates named as the budget names them, a
  * Polyaxon run's containers (run.container, a replica's container), a
  * TrainJob's spec.trainer; and its Pod templates, for the plan's labels.
@@ -26,7 +26,7 @@ json_t **cpl_plan_targets(size_t *n, json_t *doc, const char *const *names,
 /* Adds label key=value to doc's metadata and every Pod template's. */
 void cpl_plan_label(json_t *doc, const char *key, const char *value);
 
-/* Appends v as a YAML document (ydoc.h); -1 with err when it cannot. */
+/* Appends v as a YAML document (ydoc_int.h); -1 with err when it cannot. */
 int cpl_plan_emit(struct cpl_buf *out, const json_t *v, bool start,
 		  struct cpl_error *err);
 /* Sets the training command's --NAME flag to VALUE for --segment

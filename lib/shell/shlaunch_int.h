@@ -1,10 +1,10 @@
 /*
- * shlaunch.h — the shell wing's models of the programs it knows by name
+ * shlaunch_int.h — the shell wing's models of the programs it knows by name
  * (shlaunch.c): the launchers with their flag tables, python's own
  * options, and the commands that read the host's CPU count.
  *
  * Private to lib/shell/: only shlaunch.c and shscan.c include it.  It may
- * include shell/launch.h and shell/shlex.h, never a higher wing or the
+ * include shell/launch.h and shell/shlex_int.h, never a higher wing or the
  * core's model.
  *
  * Everything here reads words the lexer has split (struct sword) and
@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "shell/launch.h"
-#include "shell/shlex.h"
+#include "shell/shlex_int.h"
 
 /* What a launching command was found to be, as indexes into its words. */
 struct launchrec {
