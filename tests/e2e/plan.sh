@@ -98,12 +98,15 @@ assert all(t <= 4 for t, w in got[:-1])
 PY
 
 # A second pool (issue 36): the lab's features job, OpenBLAS in each
-# loader worker's __getitem__ at 16.  Every setting also sets
-# OPENBLAS_NUM_THREADS, to the share its own budget gives each process
-# that runs the pool: 1 where 1 thread and W > 0 workers share 2 CPUs,
-# the rank's 2 - 1 + 1 = 2 at no workers (the pipeline runs in the
-# rank); so what runs is what compare --fix keeps, and no setting but
-# those past the budget fires a rule (CPU202 would, at 16).
+# loader worker's __getitem__ at 16.  The loader computes per sample, so
+# the suggestion leans to the workers (t1-w2 on 2 CPUs, as for a decoding
+# loader) and the workers' knob goes past the budget (t1-w4).  Every
+# setting also sets OPENBLAS_NUM_THREADS, to the share its own budget
+# gives each process that runs the pool: 1 where 1 thread and W > 0
+# workers share 2 CPUs, the rank's 2 - 1 + 1 = 2 at no workers (the
+# pipeline runs in the rank); so what runs is what compare --fix keeps,
+# and no setting but those past the budget fires a rule (CPU202 would,
+# at 16).
 expect features-jobs 0 "$BIN" plan --jobs testdata/plan/features/job.yaml
 printf '%s\n' "$out" > "$tmp/features-jobs.yaml"
 python3 tests/plan-check.py jobs "$tmp/features-jobs.yaml" && ok || bad "features: manifests invalid"
@@ -120,7 +123,7 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
     c = d["spec"]["template"]["spec"]["containers"][0]
     env = {e["name"]: e["value"] for e in c["env"]}
     got[d["metadata"]["labels"]["cpulint.io/setting"]] = env["OPENBLAS_NUM_THREADS"]
-assert got == {"t1-w1": "1", "t1-w0": "2", "t1-w2": "1", "t1-w3": "1"}, got
+assert got == {"t1-w2": "1", "t1-w0": "2", "t1-w1": "1", "t1-w4": "1"}, got
 PY
 lacks features-jobs 'value: "16"'
 # Katib: a grid parameter of its own would pair every size with every
@@ -142,7 +145,7 @@ for e in yaml.safe_load_all(open(sys.argv[1])):
     for t in itertools.product(p["threads"], p["workers"]):
         assert t not in trials, t
         trials[t] = env["OPENBLAS_NUM_THREADS"]
-assert trials == {(1, 1): "1", (1, 0): "2", (1, 2): "1", (1, 3): "1"}, trials
+assert trials == {(1, 2): "1", (1, 0): "2", (1, 1): "1", (1, 4): "1"}, trials
 PY
 # Polyaxon: the size is a run input beside the threads, set per row.
 expect features-polyaxon 0 "$BIN" plan testdata/plan/features/polyaxonfile.yaml
@@ -152,7 +155,7 @@ python3 - "$tmp/features-polyaxon.yaml" <<'PY' && ok || bad "features: polyaxon 
 import sys, yaml
 op = yaml.safe_load(open(sys.argv[1]))
 rows = [(v["cpulint_threads"], v["workers"], v["cpulint_openblas_num_threads"]) for v in op["matrix"]["values"]]
-assert rows == [(1, 1, 1), (1, 0, 2), (1, 2, 1), (1, 3, 1)], rows
+assert rows == [(1, 2, 1), (1, 0, 2), (1, 1, 1), (1, 4, 1)], rows
 c = op["component"]["run"]["container"]
 assert {"name": "OPENBLAS_NUM_THREADS", "value": "{{ cpulint_openblas_num_threads }}"} in c["env"], c["env"]
 assert any(i["name"] == "cpulint_openblas_num_threads" for i in op["component"]["inputs"])
