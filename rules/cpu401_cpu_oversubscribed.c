@@ -355,7 +355,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			f.per_rank, var, f.t, raise);
 		cpl_fix_split(fd, c, &f, f.t, f.w, false);
 		split = true;
-	} else if (f.per_rank >= 1 && cpl_budget_loader_busy(f.loader)) {
+	} else if (cpl_budget_loader_busy(f.loader, f.per_rank)) {
 		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld, the larger "

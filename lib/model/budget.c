@@ -1224,9 +1224,10 @@ cpl_budget_loader(const char **how, struct cpl_pos *pos,
 }
 
 bool
-cpl_budget_loader_busy(enum cpl_loader l)
+cpl_budget_loader_busy(enum cpl_loader l, long per_rank)
 {
-	return l == CPL_LOADER_DECODE || l == CPL_LOADER_COMPUTE;
+	return (l == CPL_LOADER_DECODE && per_rank >= 1) ||
+	       (l == CPL_LOADER_COMPUTE && per_rank >= 2);
 }
 
 const char *
@@ -1248,10 +1249,12 @@ cpl_budget_split(long *per_rank, long *threads, long *workers,
 		*workers = 0;
 		return;
 	}
-	if (cpl_budget_loader_busy(loader) && b >= 1) {
-		/* The lab's 1-CPU image job: t1-w2 449 examples/s, t1-w0
-		 * 409, t1-w1 373; its 2-CPU features job (numpy in
-		 * __getitem__): t1-w2 1272, t1-w1 680 (rules/CPU401.md) */
+	/* The lab's 1-CPU image job: t1-w2 449 examples/s, t1-w0 409,
+	 * t1-w1 373; its features job (numpy in __getitem__) at 2 CPUs:
+	 * t1-w2 1272, t1-w1 680, but at 1 CPU t1-w0 688-692 against
+	 * t1-w2 592-652: a pipeline that computes gains nothing from
+	 * workers on one CPU (rules/CPU401.md). */
+	if (cpl_budget_loader_busy(loader, b)) {
 		*threads = b / 3 > 1 ? b / 3 : 1;
 		*workers = b + 1 - *threads > 2 ? b + 1 - *threads : 2;
 		return;
@@ -1265,7 +1268,7 @@ cpl_budget_worker_allowance(long per_rank, enum cpl_loader loader)
 {
 	long b, t, w;
 
-	if (!cpl_budget_loader_busy(loader) || per_rank < 1)
+	if (!cpl_budget_loader_busy(loader, per_rank))
 		return 0;
 	cpl_budget_split(&b, &t, &w, (int64_t)per_rank * 1000, 1, loader);
 	return t + w - b > 0 ? t + w - b : 0;
@@ -1317,7 +1320,8 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 	if (f->no_workers)
 		cpl_format(f->share, sizeof(f->share), "all of it for %ld "
 			 "intra-op thread(s), as no loader workers run", f->t);
-	else if (cpl_budget_loader_busy(f->loader))
+	else if (f->cpu >= 0 &&
+		 cpl_budget_loader_busy(f->loader, f->per_rank))
 		cpl_format(f->share, sizeof(f->share), "split into %ld "
 			 "thread(s) and %ld loader worker(s), the larger share "
 			 "to the workers as the loader %s (%s)", f->t, f->w,
@@ -1412,7 +1416,9 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->suggested_threads = f.cpu >= 1000 ? f.t : -1;
 	b->suggested_workers = f.cpu >= 1000 ? f.w : -1;
 	b->loader = f.loader != CPL_LOADER_NONE;
-	b->busy_loader = cpl_budget_loader_phrase(f.loader);
+	b->busy_loader = f.cpu >= 1000 &&
+			 cpl_budget_loader_busy(f.loader, f.per_rank) ?
+			 cpl_budget_loader_phrase(f.loader) : "";
 	if (f.cpu >= 0) {
 		cpl_format(text, sizeof(text), "resources.%s.cpu %s%s%s",
 			 c->cpu_limit >= 0 ? "limits" : "requests", f.cpus,

@@ -10,9 +10,10 @@
  *                     a loader that decodes   T = max(1, floor(B / 3)),
  *                     images (PIL, cv2,       W = max(2, B + 1 - T): the
  *                     torchvision transforms) workers and the main process
- *                     or whose pipeline       take turns, so W may pass B
- *                     computes (numpy's BLAS, (its allowance, T + W - B,
- *                     numexpr in __getitem__) is what CPU401 forgives);
+ *                     or, from B = 2, whose   take turns, so W may pass B
+ *                     pipeline computes       (its allowance, T + W - B,
+ *                     (numpy's BLAS, numexpr  is what CPU401 forgives);
+ *                     in __getitem__)
  *                     any other loader (and   T = max(1, floor(B / 2)),
  *                     any under 1 CPU a rank) W = max(0, B - T)
  *   thread precedence torch.set_num_threads > MKL_NUM_THREADS >
@@ -148,12 +149,15 @@ enum cpl_loader {
 				 * calls or numexpr, once per sample */
 };
 
-/* Whether a loader of kind l does the job's work in its workers
- * (DECODE or COMPUTE): the split gives the workers the larger share. */
-bool cpl_budget_loader_busy(enum cpl_loader l);
+/* Whether the split of a per-rank budget of per_rank CPUs gives the
+ * workers of a loader of kind l the larger share: DECODE from one CPU a
+ * rank, COMPUTE from two (on one CPU its pipeline runs best in the
+ * rank). */
+bool cpl_budget_loader_busy(enum cpl_loader l, long per_rank);
 
-/* Why the workers get the larger share, for messages: "decodes images",
- * "computes per sample"; "" for the other kinds. */
+/* What the loader of kind l does, for messages on a split that leans
+ * to its workers: "decodes images", "computes per sample"; "" for the
+ * other kinds. */
 const char *cpl_budget_loader_phrase(enum cpl_loader l);
 
 /*
@@ -174,7 +178,8 @@ void cpl_budget_split(long *per_rank, long *threads, long *workers,
 		      int64_t cpu_millis, long ranks, enum cpl_loader loader);
 
 /* The loader workers a rank may run beyond its budget B: T + W - B of
- * the split for a busy loader (2 at B = 1, 1 above), else 0. */
+ * the split for a busy loader (2 at B = 1 for a decoding one, 1 above),
+ * else 0. */
 long cpl_budget_worker_allowance(long per_rank, enum cpl_loader loader);
 
 /* Formats millicores for messages: "4", "2.5", "0.5". */

@@ -406,7 +406,11 @@ START_TEST(pipeline_computes)
 	ck_assert_int_eq(cpl_budget_loader(&how, &pos, x.w, x.c),
 			 CPL_LOADER_COMPUTE);
 	ck_assert_str_eq(how, "np.dot");
-	ck_assert(cpl_budget_loader_busy(CPL_LOADER_COMPUTE));
+	ck_assert(cpl_budget_loader_busy(CPL_LOADER_COMPUTE, 2));
+	ck_assert(!cpl_budget_loader_busy(CPL_LOADER_COMPUTE, 1));
+	ck_assert(cpl_budget_loader_busy(CPL_LOADER_DECODE, 1));
+	ck_assert(!cpl_budget_loader_busy(CPL_LOADER_DECODE, 0));
+	ck_assert(!cpl_budget_loader_busy(CPL_LOADER_PLAIN, 8));
 	ck_assert_str_eq(cpl_budget_loader_phrase(CPL_LOADER_COMPUTE),
 			 "computes per sample");
 	cpl_budget_split(&b, &t, &w, 2000, 1, CPL_LOADER_COMPUTE);
@@ -417,6 +421,16 @@ START_TEST(pipeline_computes)
 	ck_assert_int_eq(w, 1);
 	ck_assert_int_eq(cpl_budget_worker_allowance(2, CPL_LOADER_COMPUTE),
 			 1);
+	/* on one CPU a computing pipeline runs best in the rank (the lab's
+	 * features job at 1 CPU: t1-w0 688-692, t1-w2 592-652) */
+	cpl_budget_split(&b, &t, &w, 1000, 1, CPL_LOADER_COMPUTE);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 0);
+	ck_assert_int_eq(cpl_budget_worker_allowance(1, CPL_LOADER_COMPUTE),
+			 0);
+	cpl_budget_split(&b, &t, &w, 4000, 1, CPL_LOADER_COMPUTE);
+	ck_assert_int_eq(t, 1);
+	ck_assert_int_eq(w, 4);
 	done(&x);
 	/* numpy outside the pipeline, and numexpr's setting inside it,
 	 * compute nothing per sample */
