@@ -762,6 +762,21 @@ START_TEST(loader_kind)
 	ck_assert_int_eq(cpl_budget_loader(NULL, NULL, w, c),
 			 CPL_LOADER_NONE);
 	code[0]->nloaders = 1;
+	/* the share's words follow the split: the larger share to the
+	 * workers from one CPU a rank, not under it (t1-w0 there) */
+	{
+		struct cpl_facts fa;
+
+		c->code = code[0];
+		c->cpu_limit = 2000;
+		cpl_facts_gather(&fa, w, c);
+		ck_assert_int_eq(fa.w, 2);
+		ck_assert_ptr_nonnull(strstr(fa.share, "the larger share"));
+		c->cpu_limit = 500;
+		cpl_facts_gather(&fa, w, c);
+		ck_assert_int_eq(fa.w, 0);
+		ck_assert_ptr_null(strstr(fa.share, "the larger share"));
+	}
 	c->code = NULL;
 	cpl_workload_free(w);
 	for (i = 0; i < 5; i++) {
