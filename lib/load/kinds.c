@@ -86,6 +86,13 @@ struct kind_row {
 	const char *never;	/* KROLE_NEVER: why its Pods do not train
 				 * (-v) */
 	const char *nested;	/* objects it holds ('|' between paths) */
+	const char *trains_in;	/* the name of the container the nested
+				 * objects' Pods train in (a Katib trial's
+				 * primaryContainerName); NULL: none */
+	const char *trains_pods;	/* where present, the labels that pick
+					 * which of the nested Pods train
+					 * (primaryPodLabels): the tool keeps no
+					 * Pod labels, so it marks none */
 	const char *volumes;	/* the Pods' volumes, when not in each Pod
 				 * spec (an Argo workflow's) */
 	const char *defaults;	/* what each main container is read over
@@ -157,6 +164,48 @@ static int load_lws(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 		    const char *kind);
 
 /*
+ * A Katib trial trains: Katib tunes a model's hyperparameters by running
+ * it, and reads the objective from the trial's primary container (named
+ * by primaryContainerName; where none is named, as in a ConfigMap of
+ * templates, the Pod's one main container).  Workloads [first, count) of l
+ * are a trial's objects; in each that no kind already says a container
+ * of, the primary container is the run container, so it is judged as
+ * training without other evidence (model/budget.c).  A container that
+ * never trains (an MPI launcher whose ranks run elsewhere) stays so; a
+ * trial that picks its primary Pods by labels (primaryPodLabels: an Argo
+ * workflow's training step among others) is not marked here, as the
+ * tool keeps no Pod labels to pick them by.
+ */
+static void
+trial_trains(struct cpl_wlist *l, size_t first, const char *primary)
+{
+	size_t i, j, mains, pick;
+
+	for (i = first; i < l->count; i++) {
+		struct cpl_workload *w = l->items[i];
+
+		mains = 0;
+		pick = w->ncontainers;
+		for (j = 0; j < w->ncontainers; j++) {
+			const struct cpl_container *c = &w->containers[j];
+
+			if (c->run_container)
+				break;
+			if (c->role != CPL_CROLE_MAIN || c->not_training)
+				continue;
+			mains++;
+			if (primary ? cpl_str_eq(c->name, primary) :
+			    mains == 1)
+				pick = j;
+		}
+		if (j < w->ncontainers || pick == w->ncontainers ||
+		    (primary == NULL && mains != 1))
+			continue;
+		w->containers[pick].run_container = true;
+	}
+}
+
+/*
  * A ConfigMap holding Katib trial templates (labelled
  * katib.kubeflow.org/component: trial-templates): each data value is a
  * trial's manifest, judged as the Experiments that name it would run it.
@@ -181,9 +230,12 @@ load_configmap(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	in.depth = x->depth + 1;
 	in.holder = cpl_ynode_gets(cpl_ynode_get(obj, "metadata"), "name");
 	for (i = 0; i < data->count; i++) {
+		size_t first = x->out->count;
+
 		n = cpl_nested_load(&in, data->pairs[i].value, kind);
 		if (n < 0)
 			return -1;
+		trial_trains(x->out, first, NULL);
 		got += n;
 	}
 	if (got == 0)
@@ -482,10 +534,14 @@ static const struct kind_row kinds[] = {
 	/* Katib: a trial is an object of its own. */
 	{ .k.group = "kubeflow.org", .k.kind = "Experiment",
 	  .done = KDONE_COMPLETES, .nested = "spec.trialTemplate.trialSpec",
+	  .trains_in = "spec.trialTemplate.primaryContainerName",
+	  .trains_pods = "spec.trialTemplate.primaryPodLabels",
 	  .none = "no trialSpec (a trial template in a ConfigMap is "
 		  "judged where the ConfigMap is)" },
 	{ .k.group = "kubeflow.org", .k.kind = "Trial", .done = KDONE_COMPLETES,
-	  .nested = "spec.runSpec", .none = "no runSpec" },
+	  .nested = "spec.runSpec", .trains_in = "spec.primaryContainerName",
+	  .trains_pods = "spec.primaryPodLabels",
+	  .none = "no runSpec" },
 	/* Kubeflow Training Operator v1 */
 	{ .k.group = "kubeflow.org", .k.kind = "PyTorchJob",
 	  .k.api_version = "kubeflow.org/v1", .k.resource = "pytorchjobs",
@@ -1063,7 +1119,7 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	 const char *kind, const struct kind_row *r)
 {
 	struct rowload rl = { x, obj, kind, r, NULL, NULL, NULL, NULL, 0, 0 };
-	size_t first = x->out->count, i;
+	size_t first = x->out->count, nfirst, i;
 	char buf[256];
 	int rc;
 
@@ -1106,6 +1162,7 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 	}
 	if (r->after_all != NULL)
 		r->after_all(x->out, first);
+	nfirst = x->out->count;
 	for (i = 0; r->nested != NULL && r->nested[i] != '\0';) {
 		const char *bar = strchr(r->nested + i, '|');
 		size_t n = bar ? (size_t)(bar - r->nested - i) :
@@ -1129,6 +1186,15 @@ load_row(const struct cpl_lctx *x, const struct cpl_ynode *obj,
 			return -1;
 		rl.x = x;
 		i += n + (bar != NULL);
+	}
+	if (r->trains_in != NULL && (r->trains_pods == NULL ||
+				     cpl_loader_absent(get_path(obj,
+							r->trains_pods)))) {
+		const struct cpl_ynode *p = get_path(obj, r->trains_in);
+
+		trial_trains(x->out, nfirst, cpl_ynode_is_scalar(p) &&
+			     !cpl_ynode_is_null(p) && p->len > 0 ?
+			     p->value : NULL);
 	}
 	if (rl.made > 0 || rl.nested > 0)
 		return 0;

@@ -263,6 +263,71 @@ START_TEST(nested)
 }
 END_TEST
 
+/* A Katib trial trains: its primary container is the run container (by
+ * primaryContainerName; in a ConfigMap of templates the one main
+ * container), never a sidecar, a second container of a template that
+ * names none, or a trial that picks its Pods by primaryPodLabels. */
+START_TEST(katib_trial)
+{
+	static const char exp_head[] =
+		"apiVersion: kubeflow.org/v1beta1\nkind: Experiment\n"
+		"metadata: {name: %s}\nspec:\n  trialTemplate:\n%s"
+		"    trialSpec:\n      apiVersion: batch/v1\n"
+		"      kind: Job\n      spec:\n        template:\n"
+		"          spec:\n            containers:\n"
+		"              - {name: train, image: t, "
+		"command: [python3, /opt/m.py]}\n"
+		"              - {name: side, image: s, "
+		"command: [python3, /s.py]}\n";
+	struct loaded l;
+	struct cpl_buf b;
+	const struct cpl_workload *w;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_addf(&b, exp_head, "named",
+		     "    primaryContainerName: train\n");
+	cpl_buf_addf(&b, "---\n");
+	cpl_buf_addf(&b, exp_head, "by-labels",
+		     "    primaryContainerName: train\n"
+		     "    primaryPodLabels: {role: train}\n");
+	cpl_buf_addf(&b, "---\n");
+	cpl_buf_addf(&b, exp_head, "unnamed", "");
+	cpl_buf_addf(&b, "---\n%s",
+		     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+		     "  name: tt\n  labels:\n"
+		     "    katib.kubeflow.org/component: trial-templates\n"
+		     "data:\n  one.yaml: |\n"
+		     "    apiVersion: batch/v1\n    kind: Job\n"
+		     "    spec:\n      template:\n        spec:\n"
+		     "          containers: [{name: only, image: o}]\n"
+		     "  two.yaml: |\n"
+		     "    apiVersion: batch/v1\n    kind: Job\n"
+		     "    metadata: {name: two}\n"
+		     "    spec:\n      template:\n        spec:\n"
+		     "          containers: [{name: a, image: a}, "
+		     "{name: b, image: b}]\n");
+	load_text(&l, "k.yaml", b.data);
+	cpl_buf_free(&b);
+	ck_assert_int_eq(l.rc, 0);
+	w = find(&l, "named", NULL);
+	ck_assert(container(w, "train")->run_container);
+	ck_assert(!container(w, "side")->run_container);
+	w = find(&l, "by-labels", NULL);
+	ck_assert(!container(w, "train")->run_container);
+	ck_assert(!container(w, "side")->run_container);
+	/* no primary named and two main containers: none picked */
+	w = find(&l, "unnamed", NULL);
+	ck_assert(!container(w, "train")->run_container);
+	ck_assert(!container(w, "side")->run_container);
+	w = find(&l, "tt", NULL);
+	ck_assert(container(w, "only")->run_container);
+	w = find(&l, "two", NULL);
+	ck_assert(!container(w, "a")->run_container);
+	ck_assert(!container(w, "b")->run_container);
+	loaded_free(&l);
+}
+END_TEST
+
 /* Argo templates and Tekton steps: their containers, their inline
  * scripts as commands, the stepTemplate under each step. */
 START_TEST(steps)
@@ -680,6 +745,7 @@ kinds_suite(void)
 	tcase_add_test(tc, mpi_launchers);
 	tcase_add_test(tc, skips);
 	tcase_add_test(tc, nested);
+	tcase_add_test(tc, katib_trial);
 	tcase_add_test(tc, steps);
 	tcase_add_test(tc, generic);
 	tcase_add_test(tc, not_judged);
