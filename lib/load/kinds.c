@@ -538,7 +538,12 @@ static const struct kind_row kinds[] = {
 	  .trains_pods = "spec.trialTemplate.primaryPodLabels",
 	  .none = "no trialSpec (a trial template in a ConfigMap is "
 		  "judged where the ConfigMap is)" },
-	{ .k.group = "kubeflow.org", .k.kind = "Trial", .done = KDONE_COMPLETES,
+	/* Live: a Pod whose top owner is a Trial (Pod -> Job -> Trial)
+	 * trains in its first main container, the trial's own (Katib
+	 * appends its metrics collector); a trial's PyTorchJob is the
+	 * top owner of its own Pods. */
+	{ .k.group = "kubeflow.org", .k.kind = "Trial", .k.trains = true,
+	  .done = KDONE_COMPLETES,
 	  .nested = "spec.runSpec", .trains_in = "spec.primaryContainerName",
 	  .trains_pods = "spec.primaryPodLabels",
 	  .none = "no runSpec" },

@@ -3,7 +3,7 @@
 # the fake API server's `kinds` fixtures (testdata/apiserver/fixtures/
 # kinds): a Pod whose top owner is a RayJob (KubeRay's submitter) or a
 # plain JobSet is not a training pod by its owner's kind, as a file of
-# that kind is not; before the table, any owner kind containing "Job"
+# that kind is not, and a Katib trial's Pod trains; before the table, any owner kind containing "Job"
 # (but Job and CronJob) made the Pod's first container a training one.
 # The types live mode names come from the table's rows too.
 set -u
@@ -56,7 +56,16 @@ YML
 expect jobset-file 0 "$BIN" "$tmp/jobset.yaml"
 lacks jobset-file-silent "CPU201"
 
-# 3. The types live mode knows are the table's targets, by kubectl's
+# 3. A Katib trial's Pod: Pod -> Job -> Trial.  The trial is the
+# training Katib tunes, so its primary container trains (as the
+# Experiment read from a file says): 0.5 CPU and no OMP_NUM_THREADS is
+# CPU201; Katib's metrics collector sidecar is not judged.
+expect katib 1 "$BIN" $K -n kubeflow -v pod/random-lr-x7k2p9q-5kq2m
+has katib-owner "is owned by Trial/kubeflow/random-lr-x7k2p9q"
+has katib-cpu201 'OMP_NUM_THREADS is not set in container "training-container"'
+lacks katib-sidecar 'container "metrics-logger-and-collector"'
+
+# 4. The types live mode knows are the table's targets, by kubectl's
 # names: a short name, a plural, a kind with its group.
 expect short-name 2 "$BIN" $K -n ray cj/none
 has short-name "cronjobs"
