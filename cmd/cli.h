@@ -38,7 +38,7 @@ enum cli_opt {
 	OPT_PROM_INSECURE, OPT_FIX, OPT_UNSAFE_FIXES, OPT_DIFF, OPT_JOBS,
 	OPT_FORCE, OPT_LISTEN, OPT_TLS_CERT, OPT_TLS_KEY, OPT_DENY_ON,
 	OPT_NO_AUDIT, OPT_AUDIT_INTERVAL, OPT_NODE_PROXY, OPT_BASELINE, OPT_WRITE_BASELINE,
-	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_THROUGHPUT, OPT_WAIT,
+	OPT_MAX, OPT_SEGMENT, OPT_PLAN_JOBS, OPT_REPEAT, OPT_THROUGHPUT, OPT_WAIT,
 	OPT_KEEP_FIX, OPT_KEEP_DIFF, OPT_HELM_VALUES, OPT_HELM_SET, OPT_PLOT,
 	OPT_MUTATE, OPT_MUTATE_DRY_RUN,
 	OPT_LEADER_ELECT, OPT_LEASE_DURATION,
@@ -268,6 +268,7 @@ struct options {
 	int max;		/* plan --max N; 0: none */
 	const char *segment;	/* plan --segment NAME=VALUE */
 	bool plan_jobs;		/* plan --jobs: plain manifests */
+	int repeat;		/* plan --repeat N; 0: once */
 	const char *throughput;	/* compare --throughput EXPR */
 	const char *wait;	/* compare --wait EXPR */
 	const char *keep;	/* compare --fix FILE or --diff FILE */

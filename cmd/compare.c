@@ -106,12 +106,18 @@ text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v,
      bool color)
 {
 	struct cpl_buf b;
+	bool runs = false;
 	size_t i;
 
+	/* plan --repeat: each row the median of its runs, and their
+	 * throughput from the lowest to the highest */
+	for (i = 0; i < c->nrows; i++)
+		runs = runs || c->rows[i].runs > 1;
 	cpl_buf_init(&b, 0);
-	cpl_buf_addf(&b, "%-16s %7s %7s %11s %6s %14s %9s %7s\n", "SETTING",
+	cpl_buf_addf(&b, "%-16s %7s %7s %11s %6s %14s %9s %7s%s\n", "SETTING",
 		     "THREADS", "WORKERS", "EXAMPLES/S", "WAIT", "CPU USED",
-		     "THROTTLED", "PODS");
+		     "THROTTLED", "PODS", runs ? "  RUNS  EXAMPLES/S RANGE" :
+		     "");
 	for (i = 0; i < c->nrows; i++) {
 		const struct cpl_compare_row *r = &c->rows[i];
 		char ex[32], wt[16], cpu[40], thr[16], used[16], bud[16];
@@ -128,9 +134,15 @@ text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v,
 		cell(wk, sizeof(wk), "%.0f", r->r.workers < 0 ? -1 :
 		     (double)r->r.workers);
 		cpl_escape_str(&b, r->setting, 0);
-		cpl_buf_addf(&b, "%*s %7ld %7s %11s %6s %14s %9s %7zu\n",
+		cpl_buf_addf(&b, "%*s %7ld %7s %11s %6s %14s %9s %7zu",
 			     (int)(len < 16 ? 16 - len : 0), "",
 			     r->r.threads, wk, ex, wt, cpu, thr, r->pods);
+		if (runs && r->throughput_min >= 0)
+			cpl_buf_addf(&b, " %5zu  %.1f-%.1f", r->runs,
+				     r->throughput_min, r->throughput_max);
+		else if (runs)
+			cpl_buf_addf(&b, " %5zu  -", r->runs);
+		cpl_buf_addc(&b, '\n');
 	}
 	cpl_cli_compare_chart(&b, c, v, color);
 	fputs(cpl_buf_str(&b), fp);
@@ -160,14 +172,18 @@ json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 		const struct cpl_compare_row *r = &c->rows[i];
 
 		json_array_append_new(rows, json_pack(
-			"{s:s,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			"{s:s,s:o,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
+			"s:o}",
 			"setting", r->setting,
 			"threads", r->r.threads < 0 ? json_null() :
 				   json_integer(r->r.threads),
 			"workers", r->r.workers < 0 ? json_null() :
 				   json_integer(r->r.workers),
 			"pods", (json_int_t)r->pods,
+			"runs", (json_int_t)r->runs,
 			"examples_per_s", num(r->r.throughput),
+			"examples_per_s_min", num(r->throughput_min),
+			"examples_per_s_max", num(r->throughput_max),
 			"wait_pct", num(r->r.wait < 0 ? -1 :
 					r->r.wait * 100),
 			"cpu_used", num(r->r.cpu_used),

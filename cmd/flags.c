@@ -263,6 +263,11 @@ static const struct cli_flag plan_flags[] = {
 	  "plan, Kubeflow: one plain manifest per setting\n"
 	  "instead of a Katib Experiment",
 	  .kind = CLI_BOOL, .dest = AT(plan_jobs) },
+	{ OPT_REPEAT, 0, "repeat", "N", CLI_TEXT, NULL,
+	  "plan: run each setting N times (labelled\n"
+	  "cpulint.io/repeat); compare ranks by the median",
+	  .kind = CLI_INT, .dest = AT(repeat), .min = 1, .max = 9,
+	  .takes = "a number from 1 to 9" },
 };
 
 static const struct cli_flag compare_flags[] = {

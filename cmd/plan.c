@@ -67,6 +67,7 @@ cpl_cli_plan(int argc, char **argv)
 	p.max = o.max;
 	p.segment = o.segment;
 	p.jobs = o.plan_jobs;
+	p.repeat = o.repeat;
 	status = EXIT_TROUBLE;
 	if (optind >= argc) {
 		cpl_cli_say("kubectl-cpulint plan: name the Polyaxonfiles or "
@@ -113,12 +114,15 @@ cpl_cli_plan(int argc, char **argv)
 	}
 	for (i = 0; i < r.ndone; i++)
 		cpl_cli_say("kubectl-cpulint plan: %s: %s, %zu settings "
-			    "(%s%s%s) for %s (%s:%d)", r.done[i].id,
+			    "(%s%s%s)%s%.0ld%s for %s (%s:%d)", r.done[i].id,
 			    r.done[i].engine, r.done[i].settings,
 			    r.done[i].workers ? "threads, then workers" :
 			    "threads", r.done[i].current[0] ?
 			    ", then the job as written, " : "",
-			    r.done[i].current,
+			    r.done[i].current, r.done[i].repeat > 1 ?
+			    ", each run " : "", r.done[i].repeat > 1 ?
+			    r.done[i].repeat : 0L, r.done[i].repeat > 1 ?
+			    " times" : "",
 			    r.done[i].object, r.done[i].file, r.done[i].line);
 	if (r.ndone == 0 && r.nerrors == 0 && nerr == 0)
 		cpl_cli_say("kubectl-cpulint plan: no training container in "

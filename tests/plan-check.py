@@ -16,7 +16,10 @@ every Experiment and Pod template labelled with the one plan, and with
 the setting.
 jobs: every manifest named uniquely (at most 63 bytes) and labelled
 cpulint.io/plan and cpulint.io/setting on the object and on its Pod
-templates.  Prints what is wrong and exits 1; exits 0 when valid.
+templates.  A plan with --repeat N: every setting N times, each run
+labelled cpulint.io/repeat 1..N (Polyaxon: the cpulint_repeat input;
+Katib: a repeat parameter, which is no knob).  Prints what is wrong and
+exits 1; exits 0 when valid.
 """
 import json
 import re
@@ -75,6 +78,28 @@ def polyaxon(docs):
     labels = comp["run"]["environment"]["labels"]
     assert labels["cpulint.io/plan"] == op["name"], labels
     assert labels["cpulint.io/setting"] == "{{ cpulint_setting }}", labels
+    rows = op["matrix"]["values"]
+    if any("cpulint_repeat" in r for r in rows):
+        assert "cpulint_repeat" in inputs
+        assert labels["cpulint.io/repeat"] == "{{ cpulint_repeat }}", labels
+        repeats(((r["cpulint_setting"], str(r["cpulint_repeat"])) for r in rows))
+    else:
+        assert "cpulint.io/repeat" not in labels, labels
+
+
+def repeats(pairs):
+    """Each setting run 1..N times, every pair once, N the same for all."""
+    pairs = list(pairs)
+    assert len(set(pairs)) == len(pairs), "a run twice"
+    runs = {}
+    for s, r in pairs:
+        runs.setdefault(s, set()).add(r)
+    n = {len(v) for v in runs.values()}
+    assert len(n) == 1, runs
+    n = n.pop()
+    assert n > 1, "one run each, with repeat labels"
+    for v in runs.values():
+        assert v == {str(i) for i in range(1, n + 1)}, v
 
 
 def katib(docs):
@@ -115,17 +140,24 @@ def experiment(exp):
     for p in params.values():
         trials *= len(p["feasibleSpace"]["list"])
     assert sum(len(p["feasibleSpace"]["list"]) > 1
-               for p in params.values()) <= 1, "two knobs vary"
+               for n, p in params.items() if n != "repeat") <= 1, "two knobs vary"
     assert spec["maxTrialCount"] == trials, (spec["maxTrialCount"], trials)
     assert spec["maxFailedTrialCount"] <= spec["maxTrialCount"]
     assert spec["parallelTrialCount"] <= spec["maxTrialCount"]
     assert spec["algorithm"]["algorithmName"] == "grid"
     plan = exp["metadata"]["labels"]["cpulint.io/plan"]
     assert tt["trialSpec"]["metadata"]["labels"]["cpulint.io/plan"] == plan
+    rep = "repeat" in params
+    if rep:
+        n = len(params["repeat"]["feasibleSpace"]["list"])
+        assert n > 1 and params["repeat"]["feasibleSpace"]["list"] == \
+            [str(i) for i in range(1, n + 1)], params["repeat"]
     for t in templates(tt["trialSpec"]):
         assert t["metadata"]["labels"]["cpulint.io/plan"] == plan
         assert t["metadata"]["labels"]["cpulint.io/setting"] == \
             tt["trialSpec"]["metadata"]["labels"]["cpulint.io/setting"]
+        assert t["metadata"]["labels"].get("cpulint.io/repeat") == \
+            ("${trialParameters.repeat}" if rep else None), t["metadata"]
     return plan
 
 
@@ -143,9 +175,14 @@ def jobs(docs):
             tl = t["metadata"]["labels"]
             assert tl["cpulint.io/plan"] == labels["cpulint.io/plan"]
             assert tl["cpulint.io/setting"] == labels["cpulint.io/setting"]
+            assert tl.get("cpulint.io/repeat") == labels.get("cpulint.io/repeat")
     assert len(plans) == 1, plans
-    assert len({d["metadata"]["labels"]["cpulint.io/setting"]
-                for d in docs}) == len(docs)
+    if any("cpulint.io/repeat" in d["metadata"]["labels"] for d in docs):
+        repeats((d["metadata"]["labels"]["cpulint.io/setting"],
+                 d["metadata"]["labels"]["cpulint.io/repeat"]) for d in docs)
+    else:
+        assert len({d["metadata"]["labels"]["cpulint.io/setting"]
+                    for d in docs}) == len(docs)
 
 
 def main():

@@ -7,6 +7,7 @@
  * cover).  A figure outside its range is unknown, said once (figs[]).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -245,6 +246,7 @@ cpu_figure(double *out, struct prom *pr, const char *q, double at,
 
 struct run {
 	char *setting;
+	char *repeat;		/* its repeat label's value, or NULL */
 	long threads;
 	long workers;
 	long pools[CPL_BUDGET_POOL_VARS];
@@ -279,6 +281,7 @@ measure(struct run *r, json_t *pod, struct prom *pr, struct cpl_error *err)
 	const char *name = json_string_value(json_object_get(md, "name"));
 	const char *label = json_string_value(json_object_get(
 		json_object_get(md, "labels"), CPL_PLAN_SETTING_LABEL));
+	const char *repeat;
 	json_t *c = training_container(pod);
 	const char *cname = json_string_value(json_object_get(c, "name"));
 	double start, end;
@@ -297,6 +300,9 @@ measure(struct run *r, json_t *pod, struct prom *pr, struct cpl_error *err)
 	r->workers = cpl_knob_workers(c);
 	pool_sizes(r->pools, c);
 	r->cpu_budget = cpu_budget(c);
+	repeat = json_string_value(json_object_get(json_object_get(md,
+			"labels"), CPL_PLAN_REPEAT_LABEL));
+	r->repeat = repeat ? cpl_xstrdup(repeat) : NULL;
 	if (label)
 		r->setting = cpl_xstrdup(label);
 	else if (r->workers >= 0)
@@ -427,17 +433,35 @@ by_setting(const void *a, const void *b)
 	return strcmp(x->setting, y->setting);
 }
 
-/* Adds run r to its setting's row. */
-static void
-add_run(struct cpl_compare *c, struct run *r, size_t *cap)
-{
-	struct cpl_compare_row *row = NULL;
-	size_t i;
+/*
+ * The runs of the rows: one per setting and repeat label (plan
+ * --repeat), the Pods of one run (a job's ranks) summed in it; a Pod
+ * without the label is of its setting's one run.
+ */
+struct slot {
+	size_t row;
+	double throughput, wait, cpu, throttled;
+	size_t pods;
+};
 
-	for (i = 0; i < c->nrows; i++)
-		if (strcmp(c->rows[i].setting, r->setting) == 0)
-			row = &c->rows[i];
-	if (row == NULL) {
+struct tally {
+	struct cpl_strmap rows;		/* setting -> row index + 1 */
+	struct cpl_strmap at;		/* "setting\037repeat" -> slot + 1 */
+	struct slot *slots;
+	size_t nslots, cap;
+};
+
+/* Adds run r to its setting's row and its repeat's run. */
+static void
+add_run(struct cpl_compare *c, struct run *r, size_t *cap, struct tally *t)
+{
+	struct cpl_compare_row *row;
+	struct slot *sl;
+	size_t ri, si;
+	char *key;
+
+	ri = (size_t)(uintptr_t)cpl_strmap_get(&t->rows, r->setting);
+	if (ri == 0) {
 		c->rows = cpl_xgrow_to(c->rows, cap, c->nrows + 1,
 					 sizeof(*c->rows));
 		row = &c->rows[c->nrows++];
@@ -450,26 +474,119 @@ add_run(struct cpl_compare *c, struct run *r, size_t *cap)
 		row->r.cpu_budget = r->cpu_budget;
 		row->r.throughput = row->r.wait = row->r.cpu_used = -1;
 		row->r.throttled = row->threads_seen = -1;
+		row->throughput_min = row->throughput_max = -1;
+		ri = c->nrows;
+		cpl_strmap_put(&t->rows, row->setting, (void *)(uintptr_t)ri);
 	}
-	/* sums and worsts; wait and CPU averaged over the Pods */
+	row = &c->rows[ri - 1];
+	key = cpl_xasprintf("%s\037%s", row->setting,
+			    r->repeat ? r->repeat : "");
+	si = (size_t)(uintptr_t)cpl_strmap_get(&t->at, key);
+	if (si == 0) {
+		CPL_GROW(t->slots, t->cap, t->nslots + 1);
+		sl = &t->slots[t->nslots++];
+		sl->row = ri - 1;
+		sl->throughput = sl->wait = sl->cpu = sl->throttled = -1;
+		sl->pods = 0;
+		si = t->nslots;
+		cpl_strmap_put(&t->at, key, (void *)(uintptr_t)si);
+	}
+	free(key);
+	sl = &t->slots[si - 1];
+	/* in a run: sums and worsts; wait and CPU averaged over Pods */
 	if (r->throughput >= 0)
-		row->r.throughput = (row->r.throughput < 0 ? 0 :
-				     row->r.throughput) + r->throughput;
+		sl->throughput = (sl->throughput < 0 ? 0 : sl->throughput) +
+				 r->throughput;
 	if (r->wait >= 0)
-		row->r.wait = row->r.wait < 0 ? r->wait :
-			(row->r.wait * (double)row->pods + r->wait) /
-			(double)(row->pods + 1);
+		sl->wait = sl->wait < 0 ? r->wait :
+			(sl->wait * (double)sl->pods + r->wait) /
+			(double)(sl->pods + 1);
 	if (r->cpu >= 0)
-		row->r.cpu_used = row->r.cpu_used < 0 ? r->cpu :
-			(row->r.cpu_used * (double)row->pods + r->cpu) /
-			(double)(row->pods + 1);
-	if (r->throttled > row->r.throttled)
-		row->r.throttled = r->throttled;
+		sl->cpu = sl->cpu < 0 ? r->cpu :
+			(sl->cpu * (double)sl->pods + r->cpu) /
+			(double)(sl->pods + 1);
+	if (r->throttled > sl->throttled)
+		sl->throttled = r->throttled;
+	sl->pods++;
 	if (r->threads_seen > row->threads_seen)
 		row->threads_seen = r->threads_seen;
 	if (r->window > row->window)
 		row->window = r->window;
 	row->pods++;
+}
+
+static int
+by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the known (>= 0) values of v[0, n) (sorted in place
+ * first: the unknown ones sort before them); -1 when none is known. */
+static double
+median(double *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), by_value);
+	while (k < n && v[k] < 0)
+		k++;
+	if (k == n)
+		return -1;
+	v += k;
+	n -= k;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+by_row(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Each row's figures: the median over its runs (one run: its own),
+ * its throughput's lowest and highest run. */
+static void
+fold_runs(struct cpl_compare *c, struct tally *t)
+{
+	double *v = cpl_xcalloc(t->nslots + 1, 4 * sizeof(*v));
+	size_t i = 0, j, n;
+
+	qsort(t->slots, t->nslots, sizeof(*t->slots), by_row);
+	while (i < t->nslots) {
+		struct cpl_compare_row *row = &c->rows[t->slots[i].row];
+		double *tp = v, *wt = v + t->nslots, *cp = wt + t->nslots;
+		double *th = cp + t->nslots;
+
+		for (n = 0; i + n < t->nslots &&
+		     t->slots[i + n].row == t->slots[i].row; n++) {
+			const struct slot *s = &t->slots[i + n];
+
+			tp[n] = s->throughput;
+			wt[n] = s->wait;
+			cp[n] = s->cpu;
+			th[n] = s->throttled;
+		}
+		row->runs = n;
+		row->r.throughput = median(tp, n);
+		row->r.wait = median(wt, n);
+		row->r.cpu_used = median(cp, n);
+		row->r.throttled = median(th, n);
+		for (j = 0; j < n; j++) {
+			if (tp[j] < 0)
+				continue;
+			if (row->throughput_min < 0 || tp[j] < row->throughput_min)
+				row->throughput_min = tp[j];
+			if (tp[j] > row->throughput_max)
+				row->throughput_max = tp[j];
+		}
+		i += n;
+	}
+	free(v);
 }
 
 int
@@ -480,6 +597,7 @@ cpl_compare_run(struct cpl_compare *c, const char *const *targets,
 	struct cpl_kubeconfig *kc = NULL;
 	struct cpl_kubeclient *client = NULL;
 	struct prom pr = { 0 };
+	struct tally t = { .at = { .own_keys = true } };
 	const char *ns;
 	json_t *pods = json_array();
 	size_t i, cap = 0;
@@ -560,16 +678,22 @@ cpl_compare_run(struct cpl_compare *c, const char *const *targets,
 
 		if (measure(&r, json_array_get(pods, i), &pr, err) < 0) {
 			free(r.setting);
+			free(r.repeat);
 			goto out;
 		}
-		add_run(c, &r, &cap);
+		add_run(c, &r, &cap, &t);
 		free(r.setting);
+		free(r.repeat);
 	}
+	fold_runs(c, &t);
 	qsort(c->rows, c->nrows, sizeof(*c->rows), by_setting);
 	for (i = 0; i < c->nrows; i++)
 		c->rows[i].r.setting = c->rows[i].setting;
 	rc = 0;
 out:
+	cpl_strmap_free(&t.rows);
+	cpl_strmap_free(&t.at);
+	free(t.slots);
 	json_decref(pods);
 	cpl_kubeclient_free(client);
 	cpl_kubeconfig_free(kc);

@@ -7,8 +7,10 @@
  * lifetime (from its container's start to its end, or now): CPU used,
  * throttled share, threads, and the user's throughput and loader-wait
  * PromQL with $pod, $namespace and $window ("123s") substituted.  The
- * runs of one setting make one row: throughput summed over its Pods,
- * wait and CPU used averaged, throttling and threads their worst.
+ * Pods of one run (a job's ranks) are one figure: throughput summed over
+ * them, wait and CPU used averaged, throttling its worst.  The runs of
+ * one setting (one, or one per cpulint.io/repeat value: plan --repeat)
+ * make one row: the median of their figures, the most threads seen.
  *
  * Ownership: the result owns its strings (cpl_compare_free).
  */
@@ -33,6 +35,11 @@ struct cpl_compare_row {
 	struct cpl_verdict_row r;	/* r.setting points to setting */
 	char *setting;
 	size_t pods;
+	size_t runs;			/* runs of the setting (plan
+					 * --repeat); its figures are their
+					 * medians */
+	double throughput_min;		/* its lowest and highest run's */
+	double throughput_max;		/* throughput; < 0 unknown */
 	double window;			/* the longest lifetime measured, s */
 	double threads_seen;		/* most threads; < 0 unknown */
 	long pools[CPL_BUDGET_POOL_VARS];	/* the pool variables its

@@ -12,6 +12,8 @@
  * Pod templates labelled cpulint.io/plan and cpulint.io/setting (the
  * setting's id, "t${trialParameters.threads}-w${...}", which Katib
  * substitutes like the knobs), every Experiment labelled with the plan.
+ * With --repeat N a third discrete parameter, repeat (1..N), makes the
+ * grid run each setting N times, its Pods labelled cpulint.io/repeat.
  */
 #include <stdlib.h>
 
@@ -85,7 +87,7 @@ experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
 	const char *name;
 	char *ns, *label = NULL;
 	bool workers = p->settings[0].workers >= 0;
-	size_t nt, i, nthreads = 0, nworkers = 1;
+	size_t nt, i, nthreads = 0, nworkers = 1, nruns = 1;
 	char *ename = NULL;
 	int rc = -1;
 
@@ -110,6 +112,9 @@ experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
 			    "w${trialParameters.workers}") :
 		cpl_xstrdup("t${trialParameters.threads}");
 	cpl_plan_label(spec, CPL_PLAN_SETTING_LABEL, label);
+	if (p->repeats > 1)
+		cpl_plan_label(spec, CPL_PLAN_REPEAT_LABEL,
+			       "${trialParameters.repeat}");
 	t = cpl_plan_targets(&nt, spec, p->containers, p->ncontainers);
 	if (nt == 0) {
 		cpl_error_set(err, NULL, 0, 0, "no training container to set");
@@ -145,6 +150,25 @@ experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
 			"name", "workers", "description", "DataLoader workers "
 			"per rank", "reference", "workers"));
 	}
+	if (p->repeats > 1) {
+		json_t *runs = json_array();
+		char num[24];
+		long r;
+
+		for (r = 1; r <= p->repeats; r++) {
+			cpl_format(num, sizeof(num), "%ld", r);
+			json_array_append_new(runs, json_string(num));
+		}
+		/* the grid runs each setting once per value: the runs */
+		json_array_append_new(params, json_pack("{s:s,s:s,s:{s:o}}",
+			"name", "repeat", "parameterType", "discrete",
+			"feasibleSpace", "list", runs));
+		json_array_append_new(tparams, json_pack("{s:s,s:s,s:s}",
+			"name", "repeat", "description", "which run of its "
+			"setting this trial is (kubectl cpulint plan "
+			"--repeat)", "reference", "repeat"));
+		nruns = (size_t)p->repeats;
+	}
 	tt = json_object();
 	json_object_set_new(tt, "primaryContainerName", json_string(
 		json_string_value(json_object_get(t[0], "name")) ?
@@ -170,8 +194,8 @@ experiment(struct cpl_buf *out, const struct cpl_plan *p, const size_t *idx,
 		"examples_per_second",
 		"algorithm", "algorithmName", "grid",
 		"parallelTrialCount", 1,
-		"maxTrialCount", (int)(nthreads * nworkers),
-		"maxFailedTrialCount", (int)(nthreads * nworkers),
+		"maxTrialCount", (int)(nthreads * nworkers * nruns),
+		"maxFailedTrialCount", (int)(nthreads * nworkers * nruns),
 		"metricsCollectorSpec", "collector", "kind", "None",
 		"parameters", params, "trialTemplate", tt));
 	if (cpl_plan_emit(out, exp, true, err) < 0)

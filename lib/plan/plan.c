@@ -262,7 +262,8 @@ pool_input(const char *var)
  * mappings.
  */
 static int
-environment_labels(json_t *comp, const char *id, struct cpl_error *err)
+environment_labels(json_t *comp, const char *id, bool repeats,
+		   struct cpl_error *err)
 {
 	json_t *run = json_object_get(comp, "run"), *env, *labels;
 
@@ -288,6 +289,9 @@ environment_labels(json_t *comp, const char *id, struct cpl_error *err)
 	json_object_set_new(labels, CPL_PLAN_LABEL, json_string(id));
 	json_object_set_new(labels, CPL_PLAN_SETTING_LABEL,
 			    json_string("{{ cpulint_setting }}"));
+	if (repeats)
+		json_object_set_new(labels, CPL_PLAN_REPEAT_LABEL,
+				    json_string("{{ cpulint_repeat }}"));
 	return 0;
 }
 
@@ -300,7 +304,8 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 	const char *kind = json_string_value(json_object_get(src, "kind"));
 	char *wname = NULL, *sname = NULL;
 	bool workers = p->settings[0].workers >= 0;
-	size_t nt, i, j;
+	long rep, reps = p->repeats > 1 ? p->repeats : 1;
+	size_t nt, i, j, run;
 	int rc = -1;
 
 	if (cpl_str_eq(kind, "operation")) {
@@ -369,7 +374,11 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 		  json_string(p->settings[0].id),
 		  "the setting of the comparison this run is (kubectl "
 		  "cpulint plan)");
-	if (environment_labels(comp, p->id, err) < 0)
+	if (p->repeats > 1)
+		add_input(comp, "cpulint_repeat", "int", json_integer(1),
+			  "which run of its setting this run is (kubectl "
+			  "cpulint plan --repeat)");
+	if (environment_labels(comp, p->id, p->repeats > 1, err) < 0)
 		goto out;
 	params = json_object_get(op, "params");
 	if (p->segment) {
@@ -399,8 +408,12 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 					typed_value(sval)));
 	}
 	values = json_array();
-	for (i = 0; i < p->nsettings; i++) {
+	/* run by run: each setting once, then each again */
+	for (run = 0; run < (size_t)reps * p->nsettings; run++) {
 		json_t *row = json_object();
+
+		i = run % p->nsettings;
+		rep = (long)(run / p->nsettings) + 1;
 
 		json_object_set_new(row, "cpulint_threads",
 				    json_integer(p->settings[i].threads));
@@ -416,6 +429,9 @@ cpl_plan_polyaxon(struct cpl_buf *out, const struct cpl_plan *p,
 		}
 		json_object_set_new(row, "cpulint_setting",
 				    json_string(p->settings[i].id));
+		if (reps > 1)
+			json_object_set_new(row, "cpulint_repeat",
+					    json_integer(rep));
 		json_array_append_new(values, row);
 	}
 	{
@@ -529,49 +545,71 @@ strip_server_fields(json_t *doc)
 	json_object_del(doc, "status");
 }
 
+/* Writes the Job of setting s (run rep of reps) to out. */
+static int
+one_job(struct cpl_buf *out, const struct cpl_plan *p,
+	const struct cpl_sweep_setting *s, long rep, long reps,
+	struct cpl_error *err)
+{
+	json_t *d = json_deep_copy(p->doc), *md, **t;
+	const char *name;
+	char *n, num[32], id[48];
+	size_t j, nt;
+	int rc = 0;
+
+	strip_server_fields(d);
+	md = json_object_get(d, "metadata");
+	if (!json_is_object(md)) {
+		md = json_object();
+		json_object_set_new(d, "metadata", md);
+	}
+	name = json_string_value(json_object_get(md, "name"));
+	if (reps > 1)
+		cpl_format(id, sizeof(id), "%s-r%ld", s->id, rep);
+	else
+		cpl_format(id, sizeof(id), "%s", s->id);
+	n = setting_name(name && *name ? name : "cpulint", id);
+	json_object_set_new(md, "name", json_string(n));
+	free(n);
+	json_object_del(md, "generateName");
+	cpl_plan_label(d, CPL_PLAN_LABEL, p->id);
+	cpl_plan_label(d, CPL_PLAN_SETTING_LABEL, s->id);
+	if (reps > 1) {
+		cpl_format(num, sizeof(num), "%ld", rep);
+		cpl_plan_label(d, CPL_PLAN_REPEAT_LABEL, num);
+	}
+	t = cpl_plan_targets(&nt, d, p->containers, p->ncontainers);
+	cpl_format(num, sizeof(num), "%ld", s->threads);
+	for (j = 0; j < nt; j++)
+		cpl_knob_set_threads(t[j], num);
+	if (s->workers >= 0) {
+		cpl_format(num, sizeof(num), "%ld", s->workers);
+		for (j = 0; j < nt; j++)
+			cpl_knob_set_flag(t[j], NULL, num);
+	}
+	cpl_plan_set_pools(t, nt, p, s);
+	if (p->segment && set_segment(t, nt, p->segment, err) < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = cpl_plan_emit(out, d, true, err);
+	free(t);
+	json_decref(d);
+	return rc;
+}
+
 int
 cpl_plan_jobs(struct cpl_buf *out, const struct cpl_plan *p,
 	      struct cpl_error *err)
 {
-	size_t i, j, nt;
+	long rep, reps = p->repeats > 1 ? p->repeats : 1;
+	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < p->nsettings && rc == 0; i++) {
-		const struct cpl_sweep_setting *s = &p->settings[i];
-		json_t *d = json_deep_copy(p->doc), *md, **t;
-		const char *name;
-		char *n, num[32];
-
-		strip_server_fields(d);
-		md = json_object_get(d, "metadata");
-		if (!json_is_object(md)) {
-			md = json_object();
-			json_object_set_new(d, "metadata", md);
-		}
-		name = json_string_value(json_object_get(md, "name"));
-		n = setting_name(name && *name ? name : "cpulint", s->id);
-		json_object_set_new(md, "name", json_string(n));
-		free(n);
-		json_object_del(md, "generateName");
-		cpl_plan_label(d, CPL_PLAN_LABEL, p->id);
-		cpl_plan_label(d, CPL_PLAN_SETTING_LABEL, s->id);
-		t = cpl_plan_targets(&nt, d, p->containers, p->ncontainers);
-		cpl_format(num, sizeof(num), "%ld", s->threads);
-		for (j = 0; j < nt; j++)
-			cpl_knob_set_threads(t[j], num);
-		if (s->workers >= 0) {
-			cpl_format(num, sizeof(num), "%ld", s->workers);
-			for (j = 0; j < nt; j++)
-				cpl_knob_set_flag(t[j], NULL, num);
-		}
-		cpl_plan_set_pools(t, nt, p, s);
-		if (p->segment && set_segment(t, nt, p->segment, err) < 0)
-			rc = -1;
-		if (rc == 0)
-			rc = cpl_plan_emit(out, d, true, err);
-		free(t);
-		json_decref(d);
-	}
+	/* Run by run: Jobs applied in order run every setting once
+	 * before any setting twice. */
+	for (rep = 1; rep <= reps && rc == 0; rep++)
+		for (i = 0; i < p->nsettings && rc == 0; i++)
+			rc = one_job(out, p, &p->settings[i], rep, reps, err);
 	return rc;
 }
 

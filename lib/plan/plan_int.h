@@ -33,6 +33,11 @@
 
 #define CPL_PLAN_LABEL "cpulint.io/plan"
 #define CPL_PLAN_SETTING_LABEL "cpulint.io/setting"
+/* Which run of its setting a run is, 1..--repeat (a plan with --repeat
+ * over 1): compare takes the median of a setting's runs. */
+#define CPL_PLAN_REPEAT_LABEL "cpulint.io/repeat"
+/* The most runs of one setting --repeat asks for. */
+#define CPL_PLAN_REPEAT_MAX 9
 
 /* Which engine a document is for. */
 enum cpl_plan_engine {
@@ -53,6 +58,8 @@ struct cpl_plan {
 					 * settings[i].pools[j] */
 	size_t npools;
 	const char *segment;	/* --segment NAME=VALUE, or NULL */
+	long repeats;		/* --repeat: runs of each setting; < 2:
+				 * one, no repeat label */
 	const char *summary;	/* one line: the budget and the sweep */
 };
 

@@ -229,6 +229,15 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	p.npools = m->npool_vars < CPL_SWEEP_POOLS ? m->npool_vars :
 		   CPL_SWEEP_POOLS;
 	p.segment = o->segment;
+	p.repeats = o->repeat;
+	if (o->repeat > 1) {
+		char *more = cpl_xasprintf("%s; each setting run %ld times "
+			"(labelled %s), compared by the median of its runs",
+			summary, o->repeat, CPL_PLAN_REPEAT_LABEL);
+
+		free(summary);
+		summary = more;
+	}
 	p.summary = summary;
 	if (eng == CPL_PLAN_POLYAXON)
 		rc = cpl_plan_polyaxon(out, &p, &err);
@@ -249,6 +258,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	r->done[r->ndone].file = cpl_xstrdup(b[0].file);
 	r->done[r->ndone].line = b[0].line;
 	r->done[r->ndone].settings = p.nsettings;
+	r->done[r->ndone].repeat = o->repeat > 1 ? o->repeat : 1;
 	r->done[r->ndone].engine = eng == CPL_PLAN_POLYAXON ?
 		"Polyaxon operation" : o->jobs ? "Jobs" :
 		"Katib Experiments (one per knob)";

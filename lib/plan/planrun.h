@@ -23,6 +23,8 @@ struct cpl_planrun_opts {
 	bool jobs;		/* --jobs: plain manifests, not Katib */
 	long max;		/* --max: each knob at most this; 0 none */
 	const char *segment;	/* --segment NAME=VALUE, or NULL */
+	long repeat;		/* --repeat: runs of each setting; 0, 1:
+				 * one */
 };
 
 /* One plan written (for the command's summary line). */
@@ -32,6 +34,7 @@ struct cpl_planrun_done {
 	char *file;
 	int line;
 	size_t settings;
+	long repeat;		/* runs of each setting */
 	const char *engine;	/* "Polyaxon operation", "Katib
 				 * Experiments (one per knob)", "Jobs"
 				 * (static) */

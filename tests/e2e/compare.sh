@@ -18,7 +18,12 @@
 #            (t4-w8, 1100 examples/s) the best and the job as written
 #            (t8-w6-current, 350) the worst: the winner's gain over it,
 #            the chart in the terminal and as an SVG, one setting's name
-#            full of markup (escaped).
+#            full of markup (escaped);
+#   sweep-d  `plan --jobs --repeat 3`: each setting run three times;
+#            t4-w1's second run is an outlier (900 examples/s against
+#            560 and 540) that one sweep alone would have crowned: the
+#            median of its runs (560) loses to t4-w2's (800), and each
+#            row shows its runs and their range.
 #
 # sweep-a and sweep-b run the plan's six settings inside the budget.
 # Without --throughput the ranking is by throttling and says so; the
@@ -51,11 +56,13 @@ BIRTH=$(($(date +%s) + 12))
 END=$((BIRTH + 16))
 "$BIN" plan --jobs testdata/plan/pytorchjob.yaml > "$tmp/jobs.yaml" 2>/dev/null || bad "plan --jobs"
 "$BIN" plan testdata/plan/pytorchjob.yaml > "$tmp/katib.yaml" 2>/dev/null || bad "plan"
+"$BIN" plan --jobs --repeat 3 testdata/plan/pytorchjob.yaml > "$tmp/jobs3.yaml" 2>/dev/null || bad "plan --repeat 3"
 mkdir "$tmp/fx"
 # figures per setting: throttled share, CPUs, threads, examples/s, wait
-python3 - "$tmp/jobs.yaml" "$tmp/katib.yaml" "$tmp/fx" "$BIRTH" "$END" > "$tmp/exporter.args" <<'PY'
+python3 - "$tmp/jobs.yaml" "$tmp/katib.yaml" "$tmp/fx" "$BIRTH" "$END" "$tmp/jobs3.yaml" > "$tmp/exporter.args" <<'PY'
 import json, sys, time, yaml
 jobs, katib, fx, birth, end = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+jobs3 = sys.argv[6]
 figures = {
     "sweep-a": {"t1-w4": (0.03, 4.9, 14, 420, 0.05), "t2-w4": (0.05, 5.8, 18, 610, 0.05),
                 "t4-w0": (0.02, 3.9, 16, 300, 0.15), "t4-w1": (0.03, 5.0, 22, 560, 0.10),
@@ -67,16 +74,22 @@ figures = {
                 "t4-w0": (0.01, 3.9, 12, 300, 0.30), "t4-w1": (0.03, 5.2, 22, 640, 0.10),
                 "t4-w2": (0.05, 6.0, 28, 700, 0.06), "t4-w4": (0.10, 7.8, 40, 900, 0.03),
                 "t4-w8": (0.12, 7.9, 48, 1100, 0.01), "t8-w6-current": (0.62, 8.0, 60, 350, 0.05)},
+    # (setting, run): plan --repeat 3
+    "sweep-d": {("t4-w1", "1"): (0.03, 5.0, 22, 560, 0.10), ("t4-w1", "2"): (0.03, 5.1, 22, 900, 0.10),
+                ("t4-w1", "3"): (0.03, 5.0, 22, 540, 0.10), ("t4-w2", "1"): (0.04, 6.1, 28, 800, 0.03),
+                ("t4-w2", "2"): (0.04, 6.0, 28, 790, 0.03), ("t4-w2", "3"): (0.05, 6.2, 28, 810, 0.03)},
 }
 stamp = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 args = []
 for ns, figs in figures.items():
-    for job in yaml.safe_load_all(open(jobs)):
+    for job in yaml.safe_load_all(open(jobs3 if ns == "sweep-d" else jobs)):
         if job is None:
             continue
         tmpl = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]
         name = job["metadata"]["name"] + "-master-0"
         setting = tmpl["metadata"]["labels"]["cpulint.io/setting"]
+        if ns == "sweep-d":
+            setting = (setting, tmpl["metadata"]["labels"].get("cpulint.io/repeat"))
         if setting not in figs:
             continue
         labels = dict(tmpl["metadata"]["labels"])
@@ -90,7 +103,7 @@ for ns, figs in figures.items():
             spec["containers"][0]["env"].append({"name": "OPENBLAS_NUM_THREADS", "value": "3"})
         pod = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": ns, "labels": labels,
-                            "uid": "0000-%s-%s" % (ns, setting)},
+                            "uid": "0000-%s-%s" % (ns, "-".join(setting) if ns == "sweep-d" else setting)},
                "spec": dict(spec, nodeName="gpu-node-1", restartPolicy="OnFailure"),
                "status": {"phase": "Succeeded", "startTime": stamp(birth),
                           "containerStatuses": [{"name": "pytorch", "ready": False, "restartCount": 0,
@@ -386,7 +399,34 @@ has keep-nothing "testdata/keep/nothing.yaml: no training container to keep the 
 expect keep-both 2 "$BIN" compare $K -n sweep-b -l "cpulint.io/plan=$ID" --fix a.yaml --diff a.yaml
 has keep-both "give one of --fix FILE and --diff FILE"
 
-# 7. errors: one line, exit 2
+# 7. sweep-d, plan --repeat 3: a setting's figure is the median of its
+# runs, so t4-w1's one run of 900 does not win; each row says how many
+# runs it had and their range, in JSON and as text.
+ID3=$(sed -n 's/^ *cpulint.io\/plan: //p' "$tmp/jobs3.yaml" | head -1)
+grep -q 'cpulint.io/repeat: "3"' "$tmp/jobs3.yaml" && ok || bad "plan --repeat 3 labels no third run"
+expect d-json 0 "$BIN" compare $K -n sweep-d -l "cpulint.io/plan=$ID3" --throughput "$TP" --wait "$WT" -o json
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["best"] == "t4-w2", d["best"]
+rows = {r["setting"]: r for r in d["rows"]}
+assert sorted(rows) == ["t4-w1", "t4-w2"], list(rows)
+def rel(a, b): assert a is not None and abs(a - b) <= 0.06 * b, (a, b)
+r = rows["t4-w1"]
+assert (r["runs"], r["pods"]) == (3, 3), r
+rel(r["examples_per_s"], 560); rel(r["examples_per_s_min"], 540); rel(r["examples_per_s_max"], 900)
+r = rows["t4-w2"]
+assert (r["runs"], r["pods"]) == (3, 3), r
+rel(r["examples_per_s"], 800); rel(r["examples_per_s_min"], 790); rel(r["examples_per_s_max"], 810)
+' && ok || { bad "sweep-d: medians of the runs"; printf '%s\n' "$out" | head -40; }
+expect d-text 0 "$BIN" compare $K -n sweep-d -l "cpulint.io/plan=$ID3" --throughput "$TP" --wait "$WT"
+has d-text "PODS  RUNS  EXAMPLES/S RANGE"
+has d-text "  best: t4-w2 (4 threads, 2 workers): "
+# one run each (sweep-a): no RUNS column, and JSON says 1
+expect a-runs 0 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=$ID" --throughput "$TP" --wait "$WT"
+lacks a-runs "RUNS"
+
+# 8. errors: one line, exit 2
 expect no-prom 2 "$BIN" compare --kubeconfig "$D/kubeconfig" -n sweep-a -l "cpulint.io/plan=$ID"
 has no-prom "give --prometheus URL"
 expect no-pods 2 "$BIN" compare $K -n sweep-a -l "cpulint.io/plan=nothing"

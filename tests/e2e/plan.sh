@@ -335,6 +335,37 @@ expect deploy 2 "$BIN" plan "$tmp/deploy.yaml"
 has deploy "not a Job, PyTorchJob, TrainJob or v1.1 Polyaxonfile"
 expect none 2 "$BIN" plan
 has none "name the Polyaxonfiles or manifests"
+# --repeat N: every setting N times, each run labelled with its number,
+# valid for each engine (Katib: a third parameter, no knob)
+for e in jobs katib polyaxon; do
+	case $e in
+	jobs) in=testdata/plan/pytorchjob.yaml flag=--jobs ;;
+	katib) in=testdata/plan/pytorchjob.yaml flag= ;;
+	polyaxon) in=testdata/plan/polyaxonfile.yaml flag= ;;
+	esac
+	# shellcheck disable=SC2086
+	expect "repeat-$e" 0 "$BIN" plan $flag --repeat 3 --output-file "$tmp/r3-$e.yaml" "$in"
+	has "repeat-$e" "each run 3 times"
+	python3 tests/plan-check.py "$e" "$tmp/r3-$e.yaml" && ok || bad "$e: plan --repeat 3 invalid"
+	# shellcheck disable=SC2086
+	"$BIN" plan $flag --output-file "$tmp/r1-$e.yaml" "$in" 2>/dev/null
+	python3 - "$e" "$tmp/r1-$e.yaml" "$tmp/r3-$e.yaml" <<'PY' && ok || bad "$e: --repeat 3 is not three runs of each setting"
+import sys, yaml
+e, one, three = sys.argv[1], *[[d for d in yaml.safe_load_all(open(p)) if d] for p in sys.argv[2:]]
+if e == "jobs":
+    assert len(three) == 3 * len(one), (len(one), len(three))
+    first = [d["metadata"]["labels"]["cpulint.io/setting"] for d in three[:len(one)]]
+    assert first == [d["metadata"]["labels"]["cpulint.io/setting"] for d in one], first
+    assert {d["metadata"]["labels"]["cpulint.io/repeat"] for d in three[:len(one)]} == {"1"}
+elif e == "katib":
+    assert [d["spec"]["maxTrialCount"] for d in three] == [3 * d["spec"]["maxTrialCount"] for d in one]
+else:
+    assert len(three[0]["matrix"]["values"]) == 3 * len(one[0]["matrix"]["values"])
+PY
+done
+expect repeat-bad 2 "$BIN" plan --repeat 10 testdata/plan/pytorchjob.yaml
+has repeat-bad "a number from 1 to 9"
 expect help 0 "$BIN" plan --help
 has help "--segment NAME=VALUE"
+has help "--repeat N"
 finish
