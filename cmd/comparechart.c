@@ -193,6 +193,7 @@ void
 cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
 		     const struct cpl_verdict *v)
 {
+	bool runs = false;	/* plan --repeat: the runs and range too */
 	size_t i;
 
 	cpl_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
@@ -210,10 +211,14 @@ cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
 	}
 	cpl_buf_adds(b, "</h1>\n");
 	cpl_cli_compare_svg(b, c, v);
+	for (i = 0; i < c->nrows; i++)
+		runs = runs || c->rows[i].runs > 1;
 	cpl_buf_adds(b, "<table>\n<tr><th>setting</th><th>threads</th>"
 		     "<th>workers</th><th>examples/s</th><th>wait</th>"
 		     "<th>CPU used</th><th>CPU budget</th><th>throttled</th>"
-		     "<th>pods</th></tr>\n");
+		     "<th>pods</th>");
+	cpl_buf_adds(b, runs ? "<th>runs</th><th>examples/s range</th>"
+		     "</tr>\n" : "</tr>\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct cpl_compare_row *r = &c->rows[i];
 
@@ -236,7 +241,14 @@ cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
 		CELL(r->r.cpu_budget, "%g");
 		CELL(r->r.throttled, "%.0f%%");
 #undef CELL
-		cpl_buf_addf(b, "<td>%zu</td></tr>\n", r->pods);
+		cpl_buf_addf(b, "<td>%zu</td>", r->pods);
+		if (runs && r->throughput_min >= 0)
+			cpl_buf_addf(b, "<td>%zu</td><td>%.1f-%.1f</td>",
+				     r->runs, r->throughput_min,
+				     r->throughput_max);
+		else if (runs)
+			cpl_buf_addf(b, "<td>%zu</td><td>-</td>", r->runs);
+		cpl_buf_adds(b, "</tr>\n");
 	}
 	cpl_buf_adds(b, "</table>\n<h2>verdict</h2>\n<ul>\n");
 	for (i = 0; i < v->nlines; i++) {
