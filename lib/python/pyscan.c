@@ -1172,9 +1172,10 @@ cpl_pyscan_file_borrowed(struct cpl_pyfile **out, const char *path,
  * ends within its line (stmt_end() stops at the NEWLINE), so reading line
  * by line reads what reading the whole array would.  Positions are right:
  * the index's tokens are the line's while it is read.  Lines that can
- * start no import statement and hold no error come as their INDENT or
- * DEDENTs and NEWLINE only (skip_plain_lines, pytoken.h): tokenizing
- * them would give this reader nothing.
+ * start no import statement and hold no error do not come at all
+ * (skip_plain_lines, pytoken.h): tokenizing them, or reading their
+ * INDENT, DEDENTs and NEWLINE, would give this reader nothing (a line
+ * that comes starts a statement as it did after them).
  */
 static void
 light_line(void *ctx, struct cpl_pytokens *line)

@@ -127,6 +127,21 @@ static const unsigned char char_class[256] = {
 #undef NB64
 #undef NB8
 
+/* Bytes a string's run of plain text stops at (scan_string_at(),
+ * skip_string()): each quote, a backslash or line end, a byte past
+ * ASCII (for its column, or the light scan), a brace. */
+enum { SQ_SINGLE = 1, SQ_DOUBLE = 2, SQ_ESC = 4, SQ_HIGH = 8, SQ_BRACE = 16 };
+#define SQ8 SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, \
+	SQ_HIGH
+#define SQ64 SQ8, SQ8, SQ8, SQ8, SQ8, SQ8, SQ8, SQ8
+static const unsigned char string_stop[256] = {
+	['\''] = SQ_SINGLE, ['"'] = SQ_DOUBLE, ['\\'] = SQ_ESC,
+	['\n'] = SQ_ESC, ['\r'] = SQ_ESC, ['{'] = SQ_BRACE, ['}'] = SQ_BRACE,
+	[0x80] = SQ64, SQ64,
+};
+#undef SQ64
+#undef SQ8
+
 /* c may start an identifier (non-ASCII bytes are taken as letters). */
 static inline bool
 is_name_start(unsigned char c)
@@ -204,8 +219,11 @@ indentation(struct lexer *lx)
 	int line = lx->line, width = 0;
 	unsigned char c;
 
-	for (;;) {
-		c = peek(lx, 0);
+	const char *s = lx->s;
+	size_t i = lx->i, n = lx->n;
+
+	for (c = 0; i < n; i++) {	/* step(), for each blank */
+		c = (unsigned char)s[i];
 		if (c == ' ')
 			width++;
 		else if (c == '\t')
@@ -214,9 +232,11 @@ indentation(struct lexer *lx)
 			width = 0;
 		else
 			break;
-		lx->i++;	/* step(), for one blank */
-		lx->col++;
 	}
+	if (i == n)
+		c = 0;
+	lx->col += (int)(i - lx->i);
+	lx->i = i;
 	if (at_end(lx) || c == '#' || is_newline(c))
 		return;
 	if (c == '\\' && is_newline(peek(lx, 1)))
@@ -502,12 +522,15 @@ scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
 	bool triple = peek(lx, 1) == q && peek(lx, 2) == q;
 	bool fmt = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
 	bool raw = flags & CPL_PYSTR_RAW;
+	unsigned char stop;
 
 	if (fmt && lx->fields >= CPL_PYTOKEN_MAX_FSTRING) {
 		/* Its braces are text from here: no deeper recursion. */
 		lex_error(lx, line, col, "too many nested f-strings");
 		fmt = false;
 	}
+	stop = (q == '\'' ? SQ_SINGLE : SQ_DOUBLE) | SQ_ESC | SQ_HIGH |
+	       (fmt ? SQ_BRACE : 0);
 
 	if (triple) {
 		flags |= CPL_PYSTR_TRIPLE;
@@ -519,19 +542,23 @@ scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
 		unsigned char c;
 
 		/* A run of characters that end nothing and open nothing,
-		 * taken at once (no newline among them: a column each). */
+		 * taken at once (no newline among them: a column each
+		 * character; a '}' ends the run and is stepped over
+		 * below). */
 		{
 			const unsigned char *t = (const unsigned char *)lx->s;
-			size_t i = lx->i, n = lx->n;
+			size_t i = lx->i, n = lx->n, from;
 			int at = lx->col;
 
-			while (i < n) {
-				c = t[i];
-				if (c == q || c == '\\' || c == '\n' ||
-				    c == '\r' || (fmt && c == '{'))
+			for (;;) {	/* ASCII a column a byte, by table */
+				from = i;
+				while (i < n && !(string_stop[t[i]] & stop))
+					i++;
+				at += (int)(i - from);
+				if (i == n || t[i] < 0x80)
 					break;
-				at += (c & 0xC0) != 0x80;
-				i++;
+				for (; i < n && t[i] >= 0x80; i++)
+					at += (t[i] & 0xC0) != 0x80;
 			}
 			lx->i = i;
 			lx->col = at;
@@ -736,6 +763,19 @@ finish(struct lexer *lx)
 	emit_empty(lx, CPL_PYTOK_ENDMARKER);
 }
 
+/* Bytes the light scan's skip_plain_line() passes in a run, as they
+ * come: blanks, and the operators that open, close and escape nothing
+ * ('!' is one only before '='). */
+enum { PL_BLANK = 1, PL_OP = 2 };
+static const unsigned char plain_run[256] = {
+	[' '] = PL_BLANK, ['\t'] = PL_BLANK, ['\f'] = PL_BLANK,
+	['*'] = PL_OP, ['/'] = PL_OP, ['>'] = PL_OP, ['<'] = PL_OP,
+	['.'] = PL_OP, ['-'] = PL_OP, [':'] = PL_OP, ['='] = PL_OP,
+	['+'] = PL_OP, ['%'] = PL_OP, ['&'] = PL_OP, ['|'] = PL_OP,
+	['^'] = PL_OP, ['@'] = PL_OP, ['~'] = PL_OP, [','] = PL_OP,
+	[';'] = PL_OP,
+};
+
 /*
  * A string at s[i] (its quote; flags: its prefix's) that the light scan
  * may pass over: no backslash, no byte past ASCII, on its line unless
@@ -749,11 +789,17 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
 {
 	unsigned char q = s[i];
 	bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
-	bool braces = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
+	unsigned char stop = (q == '\'' ? SQ_SINGLE : SQ_DOUBLE) | SQ_ESC |
+			     SQ_HIGH | (flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL) ?
+					SQ_BRACE : 0);
 
 	for (i += triple ? 3 : 1; i < n; i++) {
-		unsigned char c = s[i];
+		unsigned char c;
 
+		while (!(string_stop[s[i]] & stop))	/* plain text */
+			if (++i == n)
+				return 0;	/* unterminated */
+		c = s[i];
 		if (c == q) {
 			if (!triple)
 				return i + 1;
@@ -761,8 +807,6 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
 				return i + 3;
 			continue;
 		}
-		if (c == '\\' || c >= 0x80 || (braces && (c == '{' || c == '}')))
-			return 0;
 		if (c == '\n' || c == '\r') {
 			if (!triple)
 				return 0;
@@ -770,7 +814,9 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
 				i++;
 			(*lines)++;
 			*bol = i + 1;
+			continue;
 		}
+		return 0;	/* a backslash, a brace, a byte past ASCII */
 	}
 	return 0;		/* unterminated */
 }
@@ -801,16 +847,20 @@ skip_plain_line(struct lexer *lx)
 	unsigned char c, high = 0;
 
 	while (i < n) {
-		switch (c = s[i]) {
-		case ' ': case '\t': case '\f':
-			i++;
-			continue;
-		case '*': case '/': case '>': case '<': case '.': case '-':
-		case ':': case '=': case '+': case '%': case '&': case '|':
-		case '^': case '@': case '~': case ',': case ';':
-			i++;
+		unsigned char run = 0, r;
+
+		/* Blanks and plain operators, the commonest bytes after
+		 * names, in a run of their own. */
+		while ((r = plain_run[s[i]]) != 0) {
+			run |= r;
+			if (++i == n)
+				break;
+		}
+		if (run & PL_OP)
 			any = true;
-			continue;
+		if (i == n)
+			break;
+		switch (c = s[i]) {
 		case '!':
 			if (i + 1 >= n || s[i + 1] != '=')
 				return false;
@@ -955,7 +1005,16 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			indentation(&lx);
 			if (out->skip_plain_lines && out->on_line != NULL &&
 			    skip_plain_line(&lx)) {
-				bol = false;	/* at the line's end */
+				/* At the line's end: its NEWLINE or NL, with
+				 * the INDENT or DEDENTs before it, is not
+				 * handed over (pytoken.h). */
+				bol = false;
+				if (!at_end(&lx)) {
+					step(&lx);
+					lx.content = false;
+					out->count = 0;
+					bol = true;
+				}
 				continue;
 			}
 		}
@@ -963,7 +1022,9 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 		if (at_end(&lx))
 			break;
 		c = peek(&lx, 0);
-		if (c == ' ' || c == '\t' || c == '\f') {
+		if (is_name_start(c)) {	/* the commonest: first */
+			scan_name(&lx);
+		} else if (c == ' ' || c == '\t' || c == '\f') {
 			do {	/* step(), for a run of blanks */
 				lx.i++;
 				lx.col++;
@@ -981,8 +1042,6 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			lex_error(&lx, lx.line, lx.col,
 				  "unexpected end of file after '\\'");
 			step(&lx);
-		} else if (is_name_start(c)) {
-			scan_name(&lx);
 		} else if (is_digit(c) ||
 			   (c == '.' && is_digit(peek(&lx, 1)))) {
 			scan_number(&lx);
