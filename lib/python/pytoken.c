@@ -1132,22 +1132,11 @@ cpl_pytoken_is(const char *text, const struct cpl_pytoken *t, const char *s)
 bool
 cpl_pytoken_keyword(const char *s, size_t n)
 {
-	/* Python 3's 35 keywords by length, each list the words of that
-	 * length one
-	 * after another (n letters each, no separator): a name is compared
-	 * with the few of its length, first letter first.  Names are the
-	 * commonest tokens, so this is hot. */
-	static const char *const by_len[9] = {
-		[2] = "asifinisor",
-		[3] = "anddefdelfornottry",
-		[4] = "NoneTrueelifelsefrompasswith",
-		[5] = "Falseasyncawaitbreakclassraisewhileyield",
-		[6] = "assertexceptglobalimportlambdareturn",
-		[7] = "finally",
-		[8] = "continuenonlocal",
-	};
-	/* The first letters of each length's words: most names are ruled
-	 * out by one test. */
+	/* The first letters of Python 3's 35 keywords by length: most
+	 * names are ruled out by one test.  Names are the commonest tokens,
+	 * so this is hot: past the test a name is compared with the words
+	 * of its length and first letter, each a comparison of a constant
+	 * length (made inline, not a call). */
 #define KW(c) ((uint64_t)1 << ((c) - 'A'))
 	static const uint64_t firsts[9] = {
 		[2] = KW('a') | KW('i') | KW('o'),
@@ -1162,7 +1151,6 @@ cpl_pytoken_keyword(const char *s, size_t n)
 		[8] = KW('c') | KW('n'),
 	};
 	unsigned char c0;
-	const char *k;
 
 	if (n < 2 || n > 8)
 		return false;
@@ -1170,10 +1158,56 @@ cpl_pytoken_keyword(const char *s, size_t n)
 	if (c0 < 'A' || c0 > 'z' || !(firsts[n] & KW(c0)))
 		return false;
 #undef KW
-	for (k = by_len[n]; *k; k += n)
-		if (*k == *s && memcmp(k, s, n) == 0)
-			return true;
-	return false;
+	/* Each case below is one of firsts[n]'s letters: the last of a
+	 * switch needs no test of its own. */
+#define IS(w) (memcmp(s, w, sizeof(w) - 1) == 0)
+	switch (n) {
+	case 2:
+		return c0 == 'a' ? s[1] == 's' :
+		       c0 == 'i' ? s[1] == 'f' || s[1] == 'n' || s[1] == 's' :
+		       s[1] == 'r';
+	case 3:
+		switch (c0) {
+		case 'a': return IS("and");
+		case 'd': return IS("def") || IS("del");
+		case 'f': return IS("for");
+		case 'n': return IS("not");
+		default: return IS("try");
+		}
+	case 4:
+		switch (c0) {
+		case 'N': return IS("None");
+		case 'T': return IS("True");
+		case 'e': return IS("elif") || IS("else");
+		case 'f': return IS("from");
+		case 'p': return IS("pass");
+		default: return IS("with");
+		}
+	case 5:
+		switch (c0) {
+		case 'F': return IS("False");
+		case 'a': return IS("async") || IS("await");
+		case 'b': return IS("break");
+		case 'c': return IS("class");
+		case 'r': return IS("raise");
+		case 'w': return IS("while");
+		default: return IS("yield");
+		}
+	case 6:
+		switch (c0) {
+		case 'a': return IS("assert");
+		case 'e': return IS("except");
+		case 'g': return IS("global");
+		case 'i': return IS("import");
+		case 'l': return IS("lambda");
+		default: return IS("return");
+		}
+	case 7:
+		return IS("finally");
+	default:
+		return IS("continue") || IS("nonlocal");
+	}
+#undef IS
 }
 
 int

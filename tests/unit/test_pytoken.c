@@ -560,6 +560,32 @@ START_TEST(string_decode)
 			buf[len - 1] ^= 0x20;	/* last letter's case */
 			ck_assert(!cpl_pytoken_keyword(buf, len));
 		}
+		/* Every word one letter away from a keyword is a keyword
+		 * only when it is in the list (the lookup compares by
+		 * length and first letter: "is" and "in" from "if"). */
+		for (w = 0; w < sizeof(kw) / sizeof(kw[0]); w++) {
+			size_t at, k;
+			int c;
+
+			len = strlen(kw[w]);
+			for (at = 0; at < len; at++) {
+				for (c = 'A'; c <= 'z'; c++) {
+					bool listed = false;
+
+					memcpy(buf, kw[w], len);
+					buf[at] = (char)c;
+					for (k = 0; k < sizeof(kw) /
+						    sizeof(kw[0]); k++)
+						listed = listed ||
+						    (strlen(kw[k]) == len &&
+						     memcmp(kw[k], buf,
+							    len) == 0);
+					ck_assert_msg(cpl_pytoken_keyword(buf,
+						      len) == listed,
+						      "%.*s", (int)len, buf);
+				}
+			}
+		}
 		ck_assert(!cpl_pytoken_keyword("asif", 4));
 		ck_assert(!cpl_pytoken_keyword("sifi", 4));
 		ck_assert(!cpl_pytoken_keyword("none", 4));
