@@ -99,31 +99,36 @@ step(struct lexer *lx)
 }
 
 /* Character classes by byte, looked up once per character (names are
- * most of a file): NS starts a name, NC continues one. */
-enum { NS = 1, NC = 2 };
+ * most of a file): NS starts a name, NC continues one, NA continues one
+ * and is ASCII (a column a byte). */
+enum { NS = 1, NC = 2, NA = 4 };
 #define NB8 NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, \
 	NS | NC
 #define NB64 NB8, NB8, NB8, NB8, NB8, NB8, NB8, NB8
+#define LTR (NS | NC | NA)
+#define DGT (NC | NA)
 static const unsigned char char_class[256] = {
-	['0'] = NC, ['1'] = NC, ['2'] = NC, ['3'] = NC, ['4'] = NC,
-	['5'] = NC, ['6'] = NC, ['7'] = NC, ['8'] = NC, ['9'] = NC,
-	['A'] = NS | NC, ['B'] = NS | NC, ['C'] = NS | NC, ['D'] = NS | NC,
-	['E'] = NS | NC, ['F'] = NS | NC, ['G'] = NS | NC, ['H'] = NS | NC,
-	['I'] = NS | NC, ['J'] = NS | NC, ['K'] = NS | NC, ['L'] = NS | NC,
-	['M'] = NS | NC, ['N'] = NS | NC, ['O'] = NS | NC, ['P'] = NS | NC,
-	['Q'] = NS | NC, ['R'] = NS | NC, ['S'] = NS | NC, ['T'] = NS | NC,
-	['U'] = NS | NC, ['V'] = NS | NC, ['W'] = NS | NC, ['X'] = NS | NC,
-	['Y'] = NS | NC, ['Z'] = NS | NC, ['_'] = NS | NC,
-	['a'] = NS | NC, ['b'] = NS | NC, ['c'] = NS | NC, ['d'] = NS | NC,
-	['e'] = NS | NC, ['f'] = NS | NC, ['g'] = NS | NC, ['h'] = NS | NC,
-	['i'] = NS | NC, ['j'] = NS | NC, ['k'] = NS | NC, ['l'] = NS | NC,
-	['m'] = NS | NC, ['n'] = NS | NC, ['o'] = NS | NC, ['p'] = NS | NC,
-	['q'] = NS | NC, ['r'] = NS | NC, ['s'] = NS | NC, ['t'] = NS | NC,
-	['u'] = NS | NC, ['v'] = NS | NC, ['w'] = NS | NC, ['x'] = NS | NC,
-	['y'] = NS | NC, ['z'] = NS | NC,
+	['0'] = DGT, ['1'] = DGT, ['2'] = DGT, ['3'] = DGT, ['4'] = DGT,
+	['5'] = DGT, ['6'] = DGT, ['7'] = DGT, ['8'] = DGT, ['9'] = DGT,
+	['A'] = LTR, ['B'] = LTR, ['C'] = LTR, ['D'] = LTR,
+	['E'] = LTR, ['F'] = LTR, ['G'] = LTR, ['H'] = LTR,
+	['I'] = LTR, ['J'] = LTR, ['K'] = LTR, ['L'] = LTR,
+	['M'] = LTR, ['N'] = LTR, ['O'] = LTR, ['P'] = LTR,
+	['Q'] = LTR, ['R'] = LTR, ['S'] = LTR, ['T'] = LTR,
+	['U'] = LTR, ['V'] = LTR, ['W'] = LTR, ['X'] = LTR,
+	['Y'] = LTR, ['Z'] = LTR, ['_'] = LTR,
+	['a'] = LTR, ['b'] = LTR, ['c'] = LTR, ['d'] = LTR,
+	['e'] = LTR, ['f'] = LTR, ['g'] = LTR, ['h'] = LTR,
+	['i'] = LTR, ['j'] = LTR, ['k'] = LTR, ['l'] = LTR,
+	['m'] = LTR, ['n'] = LTR, ['o'] = LTR, ['p'] = LTR,
+	['q'] = LTR, ['r'] = LTR, ['s'] = LTR, ['t'] = LTR,
+	['u'] = LTR, ['v'] = LTR, ['w'] = LTR, ['x'] = LTR,
+	['y'] = LTR, ['z'] = LTR,
 	/* 0x80-0xFF, one after another: non-ASCII bytes are letters */
 	[0x80] = NB64, NB64,
 };
+#undef DGT
+#undef LTR
 #undef NB64
 #undef NB8
 
@@ -264,14 +269,16 @@ skip_name_chars(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
 	size_t i = lx->i, n = lx->n, k;
-	unsigned char high = 0;
 
-	while (i < n && is_name_char(s[i]))
-		high |= s[i++];
-	lx->col += (int)(i - lx->i);
-	if (high & 0x80)	/* some non-ASCII: continuation bytes */
+	while (i < n && (char_class[s[i]] & NA))
+		i++;
+	if (i < n && s[i] >= 0x80) {	/* non-ASCII: continuation bytes */
+		while (i < n && is_name_char(s[i]))
+			i++;
 		for (k = lx->i; k < i; k++)
 			lx->col -= (s[k] & 0xC0) == 0x80;
+	}
+	lx->col += (int)(i - lx->i);
 	lx->i = i;
 }
 
@@ -860,7 +867,32 @@ skip_plain_line(struct lexer *lx)
 			any = true;
 		if (i == n)
 			break;
-		switch (c = s[i]) {
+		c = s[i];
+		if ((char_class[c] & (NS | NA)) == (NS | NA)) {
+			/* A name, the commonest token, before the switch; a
+			 * byte past ASCII in it or after it ends the skip. */
+			start = i;
+			while (++i < n && (char_class[s[i]] & NA))
+				;
+			if (i < n && (s[i] == '\'' || s[i] == '"')) {
+				f = prefix_flags((const char *)s + start,
+						 i - start);
+				if (f < 0 || (end = skip_string(s, i, n,
+				    (unsigned)f, &lines, &bol)) == 0)
+					return false;
+				i = end;
+			} else if ((i - start == 6 &&
+				    memcmp(s + start, "import", 6) == 0) ||
+				   (i - start == 4 &&
+				    memcmp(s + start, "from", 4) == 0)) {
+				return false;
+			}
+			if (i < n && s[i] >= 0x80)
+				return false;
+			any = true;
+			continue;
+		}
+		switch (c) {
 		case '!':
 			if (i + 1 >= n || s[i + 1] != '=')
 				return false;
@@ -912,31 +944,10 @@ skip_plain_line(struct lexer *lx)
 		default:
 			if (c >= 0x80)
 				return false;
-			if (is_digit(c)) {
-				while (i < n && (is_name_char(s[i]) ||
-						 s[i] == '.'))
-					i++;
-			} else if (is_name_start(c)) {
-				start = i;
-				while (i < n && is_name_char(s[i]))
-					i++;
-				if (i < n && (s[i] == '\'' || s[i] == '"')) {
-					f = prefix_flags((const char *)s + start,
-							 i - start);
-					if (f < 0 || (end = skip_string(s, i, n,
-					    (unsigned)f, &lines, &bol)) == 0)
-						return false;
-					i = end;
-				} else if ((i - start == 6 &&
-					    memcmp(s + start, "import", 6) ==
-					    0) ||
-					   (i - start == 4 &&
-					    memcmp(s + start, "from", 4) == 0)) {
-					return false;
-				}
-			} else {
+			if (!is_digit(c))
 				return false;	/* '$', '?', '`', ... */
-			}
+			while (i < n && (is_name_char(s[i]) || s[i] == '.'))
+				i++;
 			if (i < n && s[i] >= 0x80)
 				return false;
 			any = true;
