@@ -770,18 +770,24 @@ finish(struct lexer *lx)
 	emit_empty(lx, CPL_PYTOK_ENDMARKER);
 }
 
-/* Bytes the light scan's skip_plain_line() passes in a run, as they
- * come: blanks, and the operators that open, close and escape nothing
- * ('!' is one only before '='). */
-enum { PL_BLANK = 1, PL_OP = 2 };
-static const unsigned char plain_run[256] = {
-	[' '] = PL_BLANK, ['\t'] = PL_BLANK, ['\f'] = PL_BLANK,
-	['*'] = PL_OP, ['/'] = PL_OP, ['>'] = PL_OP, ['<'] = PL_OP,
-	['.'] = PL_OP, ['-'] = PL_OP, [':'] = PL_OP, ['='] = PL_OP,
-	['+'] = PL_OP, ['%'] = PL_OP, ['&'] = PL_OP, ['|'] = PL_OP,
-	['^'] = PL_OP, ['@'] = PL_OP, ['~'] = PL_OP, [','] = PL_OP,
-	[';'] = PL_OP,
+/* Bytes the light scan's skip_plain_line() passes without a look:
+ * letters but 'i' and 'f' (which may start "import" or "from"), digits,
+ * '_', blanks and the operators that open, close and escape nothing
+ * ('!' is one only before '=').  Every other byte is looked at. */
+#define PP8(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, \
+	[c + 4] = 1, [c + 5] = 1, [c + 6] = 1, [c + 7] = 1
+static const unsigned char plain_pass[256] = {
+	PP8('A'), PP8('I'), PP8('Q'), ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['g'] = 1,
+	['h'] = 1, PP8('j'), PP8('r'), ['z'] = 1, PP8('0'), ['8'] = 1,
+	['9'] = 1,
+	['_'] = 1,
+	[' '] = 1, ['\t'] = 1, ['\f'] = 1,
+	['*'] = 1, ['/'] = 1, ['>'] = 1, ['<'] = 1, ['.'] = 1, ['-'] = 1,
+	[':'] = 1, ['='] = 1, ['+'] = 1, ['%'] = 1, ['&'] = 1, ['|'] = 1,
+	['^'] = 1, ['@'] = 1, ['~'] = 1, [','] = 1, [';'] = 1,
 };
+#undef PP8
 
 /*
  * A string at s[i] (its quote; flags: its prefix's) that the light scan
@@ -841,70 +847,75 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
  * names, numbers, operators, strings, comments and NLs, which the light
  * scan does not read.  Returns false, having moved nothing, for any
  * other line.  Stops at the line end that ends it (or the text's end).
+ *
+ * It reads no token: it passes the bytes of plain_pass[] four at a time
+ * and looks only at the others.  An 'i' or 'f' is looked at for the
+ * word "import" or "from" (not after or before a name character, so
+ * inside a number's letters too, which only ends more skips); a quote
+ * for the prefix before it (the name characters just before: none, or
+ * a prefix of one or two that no name character precedes).  Returning
+ * false where a token-by-token skip would pass is safe (the tokenizer
+ * reads that line); the other way is not, and test_pytoken holds it.
  */
 static bool
 skip_plain_line(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
-	size_t i = lx->i, n = lx->n, k, start, bol = lx->i, end;
+	size_t i = lx->i, n = lx->n, start = lx->i, k, bol = lx->i, end;
 	char open[32];
-	size_t depth = 0;
-	bool any = false;
+	size_t depth = 0, np;
+	bool any;
 	int lines = 0, f;
 	unsigned char c, high = 0;
 
-	while (i < n) {
-		unsigned char run = 0, r;
-
-		/* Blanks and plain operators, the commonest bytes after
-		 * names, in a run of their own. */
-		while ((r = plain_run[s[i]]) != 0) {
-			run |= r;
-			if (++i == n)
-				break;
-		}
-		if (run & PL_OP)
-			any = true;
-		if (i == n)
-			break;
-		c = s[i];
-		if ((char_class[c] & (NS | NA)) == (NS | NA)) {
-			/* A name, the commonest token, before the switch; a
-			 * byte past ASCII in it or after it ends the skip. */
-			start = i;
-			while (++i < n && (char_class[s[i]] & NA))
-				;
-			if (i < n && (s[i] == '\'' || s[i] == '"')) {
-				f = prefix_flags((const char *)s + start,
-						 i - start);
-				if (f < 0 || (end = skip_string(s, i, n,
-				    (unsigned)f, &lines, &bol)) == 0)
-					return false;
-				i = end;
-			} else if ((i - start == 6 &&
-				    memcmp(s + start, "import", 6) == 0) ||
-				   (i - start == 4 &&
-				    memcmp(s + start, "from", 4) == 0)) {
-				return false;
-			}
-			if (i < n && s[i] >= 0x80)
-				return false;
-			any = true;
+	/* Content: the first byte that is no blank, no backslash ending a
+	 * line and no line end (a comment runs to the line's end, and a
+	 * line end inside brackets comes after an opening one). */
+	for (k = i; k < n; k++) {
+		if (s[k] == ' ' || s[k] == '\t' || s[k] == '\f')
+			continue;
+		if (s[k] == '\\' && k + 1 < n &&
+		    (s[k + 1] == '\n' || s[k + 1] == '\r')) {
+			k++;
 			continue;
 		}
-		switch (c) {
+		break;
+	}
+	any = k < n && s[k] != '#' && s[k] != '\n' && s[k] != '\r';
+	for (;;) {
+		while (i + 4 <= n && (plain_pass[s[i]] & plain_pass[s[i + 1]] &
+				      plain_pass[s[i + 2]] &
+				      plain_pass[s[i + 3]]))
+			i += 4;
+		while (i < n && plain_pass[s[i]])
+			i++;
+		if (i == n)
+			break;
+		switch (c = s[i]) {
+		case 'i':
+			if (n - i >= 6 && memcmp(s + i, "import", 6) == 0 &&
+			    (i + 6 == n || !is_name_char(s[i + 6])) &&
+			    (i == start || !is_name_char(s[i - 1])))
+				return false;
+			i++;
+			continue;
+		case 'f':
+			if (n - i >= 4 && memcmp(s + i, "from", 4) == 0 &&
+			    (i + 4 == n || !is_name_char(s[i + 4])) &&
+			    (i == start || !is_name_char(s[i - 1])))
+				return false;
+			i++;
+			continue;
 		case '!':
 			if (i + 1 >= n || s[i + 1] != '=')
 				return false;
 			i += 2;
-			any = true;
 			continue;
 		case '(': case '[': case '{':
 			if (depth == sizeof(open))
 				return false;
 			open[depth++] = (char)c;
 			i++;
-			any = true;
 			continue;
 		case ')': case ']': case '}':
 			if (depth == 0 || open[depth - 1] != (c == ')' ? '(' :
@@ -914,12 +925,16 @@ skip_plain_line(struct lexer *lx)
 			i++;
 			continue;
 		case '\'': case '"':
-			if (i > lx->i && is_name_char(s[i - 1]))
-				return false;	/* a name, not a prefix */
-			if ((end = skip_string(s, i, n, 0, &lines, &bol)) == 0)
+			/* Its prefix: the name characters before it. */
+			for (np = 0; np < 3 && i - np > start &&
+				     is_name_char(s[i - np - 1]); np++)
+				;
+			f = np == 0 ? 0 : np == 3 ? -1 :
+			    prefix_flags((const char *)s + i - np, np);
+			if (f < 0 || (end = skip_string(s, i, n, (unsigned)f,
+							&lines, &bol)) == 0)
 				return false;
 			i = end;
-			any = true;
 			continue;
 		case '#':
 			while (i < n && s[i] != '\n' && s[i] != '\r')
@@ -942,16 +957,7 @@ skip_plain_line(struct lexer *lx)
 			bol = i;
 			continue;
 		default:
-			if (c >= 0x80)
-				return false;
-			if (!is_digit(c))
-				return false;	/* '$', '?', '`', ... */
-			while (i < n && (is_name_char(s[i]) || s[i] == '.'))
-				i++;
-			if (i < n && s[i] >= 0x80)
-				return false;
-			any = true;
-			continue;
+			return false;	/* '$', '?', '`', past ASCII, ... */
 		}
 		break;
 	}
