@@ -180,12 +180,10 @@ emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
 	if (o->count == o->cap)
 		CPL_GROW(o->toks, o->cap, o->count + 1);
 	t = &o->toks[o->count++];
-	t->kind = kind;
-	t->flags = flags;
-	t->off = off;
-	t->len = lx->i - off;
-	t->line = line;
-	t->column = col;
+	*t = (struct cpl_pytoken){ .kind = kind, .flags = flags,
+				   .off = (uint32_t)off,
+				   .len = (uint32_t)(lx->i - off),
+				   .line = line, .column = col };
 	if ((1u << kind) & ((1u << CPL_PYTOK_NAME) | (1u << CPL_PYTOK_KEYWORD) |
 			    (1u << CPL_PYTOK_NUMBER) | (1u << CPL_PYTOK_STRING) |
 			    (1u << CPL_PYTOK_OP) |
