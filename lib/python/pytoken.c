@@ -769,17 +769,17 @@ finish(struct lexer *lx)
 }
 
 /* Bytes the light scan's skip_plain_line() passes without a look:
- * letters but 'i' and 'f' (which may start "import" or "from"), digits,
- * '_', blanks and the operators that open, close and escape nothing
- * ('!' is one only before '=').  Every other byte is looked at. */
+ * letters but 'm' (the one letter "import" and "from" share, and rarer
+ * in Python than their first letters), digits, '_', blanks and the
+ * operators that open, close and escape nothing ('!' is one only before
+ * '=').  Every other byte is looked at. */
 #define PP8(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, \
 	[c + 4] = 1, [c + 5] = 1, [c + 6] = 1, [c + 7] = 1
 static const unsigned char plain_pass[256] = {
 	PP8('A'), PP8('I'), PP8('Q'), ['Y'] = 1, ['Z'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['g'] = 1,
-	['h'] = 1, PP8('j'), PP8('r'), ['z'] = 1, PP8('0'), ['8'] = 1,
-	['9'] = 1,
-	['_'] = 1,
+	PP8('a'), ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, PP8('n'),
+	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	PP8('0'), ['8'] = 1, ['9'] = 1, ['_'] = 1,
 	[' '] = 1, ['\t'] = 1, ['\f'] = 1,
 	['*'] = 1, ['/'] = 1, ['>'] = 1, ['<'] = 1, ['.'] = 1, ['-'] = 1,
 	[':'] = 1, ['='] = 1, ['+'] = 1, ['%'] = 1, ['&'] = 1, ['|'] = 1,
@@ -847,9 +847,9 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
  * other line.  Stops at the line end that ends it (or the text's end).
  *
  * It reads no token: it passes the bytes of plain_pass[] four at a time
- * and looks only at the others.  An 'i' or 'f' is looked at for the
- * word "import" or "from" (not after or before a name character, so
- * inside a number's letters too, which only ends more skips); a quote
+ * and looks only at the others.  An 'm' is looked at for the word
+ * "import" or "from" around it (not after or before a name character,
+ * so inside a number's letters too, which only ends more skips); a quote
  * for the prefix before it (the name characters just before: none, or
  * a prefix of one or two that no name character precedes).  Returning
  * false where a token-by-token skip would pass is safe (the tokenizer
@@ -890,17 +890,16 @@ skip_plain_line(struct lexer *lx)
 		if (i == n)
 			break;
 		switch (c = s[i]) {
-		case 'i':
-			if (n - i >= 6 && memcmp(s + i, "import", 6) == 0 &&
-			    (i + 6 == n || !is_name_char(s[i + 6])) &&
-			    (i == start || !is_name_char(s[i - 1])))
+		case 'm':	/* i[m]port, fro[m] */
+			if (i - start >= 1 && n - i >= 5 &&
+			    memcmp(s + i - 1, "import", 6) == 0 &&
+			    (i + 5 == n || !is_name_char(s[i + 5])) &&
+			    (i - 1 == start || !is_name_char(s[i - 2])))
 				return false;
-			i++;
-			continue;
-		case 'f':
-			if (n - i >= 4 && memcmp(s + i, "from", 4) == 0 &&
-			    (i + 4 == n || !is_name_char(s[i + 4])) &&
-			    (i == start || !is_name_char(s[i - 1])))
+			if (i - start >= 3 &&
+			    memcmp(s + i - 3, "from", 4) == 0 &&
+			    (i + 1 == n || !is_name_char(s[i + 1])) &&
+			    (i - 3 == start || !is_name_char(s[i - 4])))
 				return false;
 			i++;
 			continue;
