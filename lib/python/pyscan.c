@@ -1269,8 +1269,10 @@ has_word(const char *text, size_t len, const char *word, size_t n,
 void
 cpl_pyscan_screen(const char *text, size_t len, bool *entry, bool *cpu)
 {
-	*entry = memmem(text, len, "__main__", 8) != NULL ||
-		 has_word(text, len, "DataLoader", 10, 4);
+	/* DataLoader first: a training script imports it near its top,
+	 * where its main guard is at its end. */
+	*entry = has_word(text, len, "DataLoader", 10, 4) ||
+		 memmem(text, len, "__main__", 8) != NULL;
 	if (*entry) {
 		*cpu = false;
 		return;
