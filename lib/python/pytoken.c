@@ -99,33 +99,53 @@ step(struct lexer *lx)
 }
 
 /* Character classes by byte, looked up once per character (names are
- * most of a file): NS starts a name, NC continues one. */
-enum { NS = 1, NC = 2 };
+ * most of a file): NS starts a name, NC continues one, NA continues one
+ * and is ASCII (a column a byte). */
+enum { NS = 1, NC = 2, NA = 4 };
 #define NB8 NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, NS | NC, \
 	NS | NC
 #define NB64 NB8, NB8, NB8, NB8, NB8, NB8, NB8, NB8
+#define LTR (NS | NC | NA)
+#define DGT (NC | NA)
 static const unsigned char char_class[256] = {
-	['0'] = NC, ['1'] = NC, ['2'] = NC, ['3'] = NC, ['4'] = NC,
-	['5'] = NC, ['6'] = NC, ['7'] = NC, ['8'] = NC, ['9'] = NC,
-	['A'] = NS | NC, ['B'] = NS | NC, ['C'] = NS | NC, ['D'] = NS | NC,
-	['E'] = NS | NC, ['F'] = NS | NC, ['G'] = NS | NC, ['H'] = NS | NC,
-	['I'] = NS | NC, ['J'] = NS | NC, ['K'] = NS | NC, ['L'] = NS | NC,
-	['M'] = NS | NC, ['N'] = NS | NC, ['O'] = NS | NC, ['P'] = NS | NC,
-	['Q'] = NS | NC, ['R'] = NS | NC, ['S'] = NS | NC, ['T'] = NS | NC,
-	['U'] = NS | NC, ['V'] = NS | NC, ['W'] = NS | NC, ['X'] = NS | NC,
-	['Y'] = NS | NC, ['Z'] = NS | NC, ['_'] = NS | NC,
-	['a'] = NS | NC, ['b'] = NS | NC, ['c'] = NS | NC, ['d'] = NS | NC,
-	['e'] = NS | NC, ['f'] = NS | NC, ['g'] = NS | NC, ['h'] = NS | NC,
-	['i'] = NS | NC, ['j'] = NS | NC, ['k'] = NS | NC, ['l'] = NS | NC,
-	['m'] = NS | NC, ['n'] = NS | NC, ['o'] = NS | NC, ['p'] = NS | NC,
-	['q'] = NS | NC, ['r'] = NS | NC, ['s'] = NS | NC, ['t'] = NS | NC,
-	['u'] = NS | NC, ['v'] = NS | NC, ['w'] = NS | NC, ['x'] = NS | NC,
-	['y'] = NS | NC, ['z'] = NS | NC,
+	['0'] = DGT, ['1'] = DGT, ['2'] = DGT, ['3'] = DGT, ['4'] = DGT,
+	['5'] = DGT, ['6'] = DGT, ['7'] = DGT, ['8'] = DGT, ['9'] = DGT,
+	['A'] = LTR, ['B'] = LTR, ['C'] = LTR, ['D'] = LTR,
+	['E'] = LTR, ['F'] = LTR, ['G'] = LTR, ['H'] = LTR,
+	['I'] = LTR, ['J'] = LTR, ['K'] = LTR, ['L'] = LTR,
+	['M'] = LTR, ['N'] = LTR, ['O'] = LTR, ['P'] = LTR,
+	['Q'] = LTR, ['R'] = LTR, ['S'] = LTR, ['T'] = LTR,
+	['U'] = LTR, ['V'] = LTR, ['W'] = LTR, ['X'] = LTR,
+	['Y'] = LTR, ['Z'] = LTR, ['_'] = LTR,
+	['a'] = LTR, ['b'] = LTR, ['c'] = LTR, ['d'] = LTR,
+	['e'] = LTR, ['f'] = LTR, ['g'] = LTR, ['h'] = LTR,
+	['i'] = LTR, ['j'] = LTR, ['k'] = LTR, ['l'] = LTR,
+	['m'] = LTR, ['n'] = LTR, ['o'] = LTR, ['p'] = LTR,
+	['q'] = LTR, ['r'] = LTR, ['s'] = LTR, ['t'] = LTR,
+	['u'] = LTR, ['v'] = LTR, ['w'] = LTR, ['x'] = LTR,
+	['y'] = LTR, ['z'] = LTR,
 	/* 0x80-0xFF, one after another: non-ASCII bytes are letters */
 	[0x80] = NB64, NB64,
 };
+#undef DGT
+#undef LTR
 #undef NB64
 #undef NB8
+
+/* Bytes a string's run of plain text stops at (scan_string_at(),
+ * skip_string()): each quote, a backslash or line end, a byte past
+ * ASCII (for its column, or the light scan), a brace. */
+enum { SQ_SINGLE = 1, SQ_DOUBLE = 2, SQ_ESC = 4, SQ_HIGH = 8, SQ_BRACE = 16 };
+#define SQ8 SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, SQ_HIGH, \
+	SQ_HIGH
+#define SQ64 SQ8, SQ8, SQ8, SQ8, SQ8, SQ8, SQ8, SQ8
+static const unsigned char string_stop[256] = {
+	['\''] = SQ_SINGLE, ['"'] = SQ_DOUBLE, ['\\'] = SQ_ESC,
+	['\n'] = SQ_ESC, ['\r'] = SQ_ESC, ['{'] = SQ_BRACE, ['}'] = SQ_BRACE,
+	[0x80] = SQ64, SQ64,
+};
+#undef SQ64
+#undef SQ8
 
 /* c may start an identifier (non-ASCII bytes are taken as letters). */
 static inline bool
@@ -160,12 +180,10 @@ emit(struct lexer *lx, enum cpl_pytok_kind kind, unsigned flags, size_t off,
 	if (o->count == o->cap)
 		CPL_GROW(o->toks, o->cap, o->count + 1);
 	t = &o->toks[o->count++];
-	t->kind = kind;
-	t->flags = flags;
-	t->off = off;
-	t->len = lx->i - off;
-	t->line = line;
-	t->column = col;
+	*t = (struct cpl_pytoken){ .kind = kind, .flags = flags,
+				   .off = (uint32_t)off,
+				   .len = (uint32_t)(lx->i - off),
+				   .line = line, .column = col };
 	if ((1u << kind) & ((1u << CPL_PYTOK_NAME) | (1u << CPL_PYTOK_KEYWORD) |
 			    (1u << CPL_PYTOK_NUMBER) | (1u << CPL_PYTOK_STRING) |
 			    (1u << CPL_PYTOK_OP) |
@@ -204,8 +222,11 @@ indentation(struct lexer *lx)
 	int line = lx->line, width = 0;
 	unsigned char c;
 
-	for (;;) {
-		c = peek(lx, 0);
+	const char *s = lx->s;
+	size_t i = lx->i, n = lx->n;
+
+	for (c = 0; i < n; i++) {	/* step(), for each blank */
+		c = (unsigned char)s[i];
 		if (c == ' ')
 			width++;
 		else if (c == '\t')
@@ -214,9 +235,11 @@ indentation(struct lexer *lx)
 			width = 0;
 		else
 			break;
-		lx->i++;	/* step(), for one blank */
-		lx->col++;
 	}
+	if (i == n)
+		c = 0;
+	lx->col += (int)(i - lx->i);
+	lx->i = i;
 	if (at_end(lx) || c == '#' || is_newline(c))
 		return;
 	if (c == '\\' && is_newline(peek(lx, 1)))
@@ -244,14 +267,16 @@ skip_name_chars(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
 	size_t i = lx->i, n = lx->n, k;
-	unsigned char high = 0;
 
-	while (i < n && is_name_char(s[i]))
-		high |= s[i++];
-	lx->col += (int)(i - lx->i);
-	if (high & 0x80)	/* some non-ASCII: continuation bytes */
+	while (i < n && (char_class[s[i]] & NA))
+		i++;
+	if (i < n && s[i] >= 0x80) {	/* non-ASCII: continuation bytes */
+		while (i < n && is_name_char(s[i]))
+			i++;
 		for (k = lx->i; k < i; k++)
 			lx->col -= (s[k] & 0xC0) == 0x80;
+	}
+	lx->col += (int)(i - lx->i);
 	lx->i = i;
 }
 
@@ -502,12 +527,15 @@ scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
 	bool triple = peek(lx, 1) == q && peek(lx, 2) == q;
 	bool fmt = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
 	bool raw = flags & CPL_PYSTR_RAW;
+	unsigned char stop;
 
 	if (fmt && lx->fields >= CPL_PYTOKEN_MAX_FSTRING) {
 		/* Its braces are text from here: no deeper recursion. */
 		lex_error(lx, line, col, "too many nested f-strings");
 		fmt = false;
 	}
+	stop = (q == '\'' ? SQ_SINGLE : SQ_DOUBLE) | SQ_ESC | SQ_HIGH |
+	       (fmt ? SQ_BRACE : 0);
 
 	if (triple) {
 		flags |= CPL_PYSTR_TRIPLE;
@@ -519,19 +547,23 @@ scan_string_at(struct lexer *lx, unsigned flags, size_t off, int line,
 		unsigned char c;
 
 		/* A run of characters that end nothing and open nothing,
-		 * taken at once (no newline among them: a column each). */
+		 * taken at once (no newline among them: a column each
+		 * character; a '}' ends the run and is stepped over
+		 * below). */
 		{
 			const unsigned char *t = (const unsigned char *)lx->s;
-			size_t i = lx->i, n = lx->n;
+			size_t i = lx->i, n = lx->n, from;
 			int at = lx->col;
 
-			while (i < n) {
-				c = t[i];
-				if (c == q || c == '\\' || c == '\n' ||
-				    c == '\r' || (fmt && c == '{'))
+			for (;;) {	/* ASCII a column a byte, by table */
+				from = i;
+				while (i < n && !(string_stop[t[i]] & stop))
+					i++;
+				at += (int)(i - from);
+				if (i == n || t[i] < 0x80)
 					break;
-				at += (c & 0xC0) != 0x80;
-				i++;
+				for (; i < n && t[i] >= 0x80; i++)
+					at += (t[i] & 0xC0) != 0x80;
 			}
 			lx->i = i;
 			lx->col = at;
@@ -736,6 +768,25 @@ finish(struct lexer *lx)
 	emit_empty(lx, CPL_PYTOK_ENDMARKER);
 }
 
+/* Bytes the light scan's skip_plain_line() passes without a look:
+ * letters but 'm' (the one letter "import" and "from" share, and rarer
+ * in Python than their first letters), digits, '_', blanks and the
+ * operators that open, close and escape nothing ('!' is one only before
+ * '=').  Every other byte is looked at. */
+#define PP8(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, \
+	[c + 4] = 1, [c + 5] = 1, [c + 6] = 1, [c + 7] = 1
+static const unsigned char plain_pass[256] = {
+	PP8('A'), PP8('I'), PP8('Q'), ['Y'] = 1, ['Z'] = 1,
+	PP8('a'), ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, PP8('n'),
+	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	PP8('0'), ['8'] = 1, ['9'] = 1, ['_'] = 1,
+	[' '] = 1, ['\t'] = 1, ['\f'] = 1,
+	['*'] = 1, ['/'] = 1, ['>'] = 1, ['<'] = 1, ['.'] = 1, ['-'] = 1,
+	[':'] = 1, ['='] = 1, ['+'] = 1, ['%'] = 1, ['&'] = 1, ['|'] = 1,
+	['^'] = 1, ['@'] = 1, ['~'] = 1, [','] = 1, [';'] = 1,
+};
+#undef PP8
+
 /*
  * A string at s[i] (its quote; flags: its prefix's) that the light scan
  * may pass over: no backslash, no byte past ASCII, on its line unless
@@ -749,11 +800,17 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
 {
 	unsigned char q = s[i];
 	bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
-	bool braces = flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL);
+	unsigned char stop = (q == '\'' ? SQ_SINGLE : SQ_DOUBLE) | SQ_ESC |
+			     SQ_HIGH | (flags & (CPL_PYSTR_FMT | CPL_PYSTR_TMPL) ?
+					SQ_BRACE : 0);
 
 	for (i += triple ? 3 : 1; i < n; i++) {
-		unsigned char c = s[i];
+		unsigned char c;
 
+		while (!(string_stop[s[i]] & stop))	/* plain text */
+			if (++i == n)
+				return 0;	/* unterminated */
+		c = s[i];
 		if (c == q) {
 			if (!triple)
 				return i + 1;
@@ -761,8 +818,6 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
 				return i + 3;
 			continue;
 		}
-		if (c == '\\' || c >= 0x80 || (braces && (c == '{' || c == '}')))
-			return 0;
 		if (c == '\n' || c == '\r') {
 			if (!triple)
 				return 0;
@@ -770,7 +825,9 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
 				i++;
 			(*lines)++;
 			*bol = i + 1;
+			continue;
 		}
+		return 0;	/* a backslash, a brace, a byte past ASCII */
 	}
 	return 0;		/* unterminated */
 }
@@ -788,41 +845,74 @@ skip_string(const unsigned char *s, size_t i, size_t n, unsigned flags,
  * names, numbers, operators, strings, comments and NLs, which the light
  * scan does not read.  Returns false, having moved nothing, for any
  * other line.  Stops at the line end that ends it (or the text's end).
+ *
+ * It reads no token: it passes the bytes of plain_pass[] four at a time
+ * and looks only at the others.  An 'm' is looked at for the word
+ * "import" or "from" around it (not after or before a name character,
+ * so inside a number's letters too, which only ends more skips); a quote
+ * for the prefix before it (the name characters just before: none, or
+ * a prefix of one or two that no name character precedes).  Returning
+ * false where a token-by-token skip would pass is safe (the tokenizer
+ * reads that line); the other way is not, and test_pytoken holds it.
  */
 static bool
 skip_plain_line(struct lexer *lx)
 {
 	const unsigned char *s = (const unsigned char *)lx->s;
-	size_t i = lx->i, n = lx->n, k, start, bol = lx->i, end;
+	size_t i = lx->i, n = lx->n, start = lx->i, k, bol = lx->i, end;
 	char open[32];
-	size_t depth = 0;
-	bool any = false;
+	size_t depth = 0, np;
+	bool any;
 	int lines = 0, f;
 	unsigned char c, high = 0;
 
-	while (i < n) {
-		switch (c = s[i]) {
-		case ' ': case '\t': case '\f':
-			i++;
+	/* Content: the first byte that is no blank, no backslash ending a
+	 * line and no line end (a comment runs to the line's end, and a
+	 * line end inside brackets comes after an opening one). */
+	for (k = i; k < n; k++) {
+		if (s[k] == ' ' || s[k] == '\t' || s[k] == '\f')
 			continue;
-		case '*': case '/': case '>': case '<': case '.': case '-':
-		case ':': case '=': case '+': case '%': case '&': case '|':
-		case '^': case '@': case '~': case ',': case ';':
+		if (s[k] == '\\' && k + 1 < n &&
+		    (s[k + 1] == '\n' || s[k + 1] == '\r')) {
+			k++;
+			continue;
+		}
+		break;
+	}
+	any = k < n && s[k] != '#' && s[k] != '\n' && s[k] != '\r';
+	for (;;) {
+		while (i + 4 <= n && (plain_pass[s[i]] & plain_pass[s[i + 1]] &
+				      plain_pass[s[i + 2]] &
+				      plain_pass[s[i + 3]]))
+			i += 4;
+		while (i < n && plain_pass[s[i]])
 			i++;
-			any = true;
+		if (i == n)
+			break;
+		switch (c = s[i]) {
+		case 'm':	/* i[m]port, fro[m] */
+			if (i - start >= 1 && n - i >= 5 &&
+			    memcmp(s + i - 1, "import", 6) == 0 &&
+			    (i + 5 == n || !is_name_char(s[i + 5])) &&
+			    (i - 1 == start || !is_name_char(s[i - 2])))
+				return false;
+			if (i - start >= 3 &&
+			    memcmp(s + i - 3, "from", 4) == 0 &&
+			    (i + 1 == n || !is_name_char(s[i + 1])) &&
+			    (i - 3 == start || !is_name_char(s[i - 4])))
+				return false;
+			i++;
 			continue;
 		case '!':
 			if (i + 1 >= n || s[i + 1] != '=')
 				return false;
 			i += 2;
-			any = true;
 			continue;
 		case '(': case '[': case '{':
 			if (depth == sizeof(open))
 				return false;
 			open[depth++] = (char)c;
 			i++;
-			any = true;
 			continue;
 		case ')': case ']': case '}':
 			if (depth == 0 || open[depth - 1] != (c == ')' ? '(' :
@@ -832,12 +922,16 @@ skip_plain_line(struct lexer *lx)
 			i++;
 			continue;
 		case '\'': case '"':
-			if (i > lx->i && is_name_char(s[i - 1]))
-				return false;	/* a name, not a prefix */
-			if ((end = skip_string(s, i, n, 0, &lines, &bol)) == 0)
+			/* Its prefix: the name characters before it. */
+			for (np = 0; np < 3 && i - np > start &&
+				     is_name_char(s[i - np - 1]); np++)
+				;
+			f = np == 0 ? 0 : np == 3 ? -1 :
+			    prefix_flags((const char *)s + i - np, np);
+			if (f < 0 || (end = skip_string(s, i, n, (unsigned)f,
+							&lines, &bol)) == 0)
 				return false;
 			i = end;
-			any = true;
 			continue;
 		case '#':
 			while (i < n && s[i] != '\n' && s[i] != '\r')
@@ -860,37 +954,7 @@ skip_plain_line(struct lexer *lx)
 			bol = i;
 			continue;
 		default:
-			if (c >= 0x80)
-				return false;
-			if (is_digit(c)) {
-				while (i < n && (is_name_char(s[i]) ||
-						 s[i] == '.'))
-					i++;
-			} else if (is_name_start(c)) {
-				start = i;
-				while (i < n && is_name_char(s[i]))
-					i++;
-				if (i < n && (s[i] == '\'' || s[i] == '"')) {
-					f = prefix_flags((const char *)s + start,
-							 i - start);
-					if (f < 0 || (end = skip_string(s, i, n,
-					    (unsigned)f, &lines, &bol)) == 0)
-						return false;
-					i = end;
-				} else if ((i - start == 6 &&
-					    memcmp(s + start, "import", 6) ==
-					    0) ||
-					   (i - start == 4 &&
-					    memcmp(s + start, "from", 4) == 0)) {
-					return false;
-				}
-			} else {
-				return false;	/* '$', '?', '`', ... */
-			}
-			if (i < n && s[i] >= 0x80)
-				return false;
-			any = true;
-			continue;
+			return false;	/* '$', '?', '`', past ASCII, ... */
 		}
 		break;
 	}
@@ -955,7 +1019,16 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			indentation(&lx);
 			if (out->skip_plain_lines && out->on_line != NULL &&
 			    skip_plain_line(&lx)) {
-				bol = false;	/* at the line's end */
+				/* At the line's end: its NEWLINE or NL, with
+				 * the INDENT or DEDENTs before it, is not
+				 * handed over (pytoken.h). */
+				bol = false;
+				if (!at_end(&lx)) {
+					step(&lx);
+					lx.content = false;
+					out->count = 0;
+					bol = true;
+				}
 				continue;
 			}
 		}
@@ -963,7 +1036,9 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 		if (at_end(&lx))
 			break;
 		c = peek(&lx, 0);
-		if (c == ' ' || c == '\t' || c == '\f') {
+		if (is_name_start(c)) {	/* the commonest: first */
+			scan_name(&lx);
+		} else if (c == ' ' || c == '\t' || c == '\f') {
 			do {	/* step(), for a run of blanks */
 				lx.i++;
 				lx.col++;
@@ -981,8 +1056,6 @@ cpl_pytoken_scan(struct cpl_pytokens *out, const char *text, size_t len,
 			lex_error(&lx, lx.line, lx.col,
 				  "unexpected end of file after '\\'");
 			step(&lx);
-		} else if (is_name_start(c)) {
-			scan_name(&lx);
 		} else if (is_digit(c) ||
 			   (c == '.' && is_digit(peek(&lx, 1)))) {
 			scan_number(&lx);
@@ -1073,22 +1146,11 @@ cpl_pytoken_is(const char *text, const struct cpl_pytoken *t, const char *s)
 bool
 cpl_pytoken_keyword(const char *s, size_t n)
 {
-	/* Python 3's 35 keywords by length, each list the words of that
-	 * length one
-	 * after another (n letters each, no separator): a name is compared
-	 * with the few of its length, first letter first.  Names are the
-	 * commonest tokens, so this is hot. */
-	static const char *const by_len[9] = {
-		[2] = "asifinisor",
-		[3] = "anddefdelfornottry",
-		[4] = "NoneTrueelifelsefrompasswith",
-		[5] = "Falseasyncawaitbreakclassraisewhileyield",
-		[6] = "assertexceptglobalimportlambdareturn",
-		[7] = "finally",
-		[8] = "continuenonlocal",
-	};
-	/* The first letters of each length's words: most names are ruled
-	 * out by one test. */
+	/* The first letters of Python 3's 35 keywords by length: most
+	 * names are ruled out by one test.  Names are the commonest tokens,
+	 * so this is hot: past the test a name is compared with the words
+	 * of its length and first letter, each a comparison of a constant
+	 * length (made inline, not a call). */
 #define KW(c) ((uint64_t)1 << ((c) - 'A'))
 	static const uint64_t firsts[9] = {
 		[2] = KW('a') | KW('i') | KW('o'),
@@ -1103,7 +1165,6 @@ cpl_pytoken_keyword(const char *s, size_t n)
 		[8] = KW('c') | KW('n'),
 	};
 	unsigned char c0;
-	const char *k;
 
 	if (n < 2 || n > 8)
 		return false;
@@ -1111,10 +1172,56 @@ cpl_pytoken_keyword(const char *s, size_t n)
 	if (c0 < 'A' || c0 > 'z' || !(firsts[n] & KW(c0)))
 		return false;
 #undef KW
-	for (k = by_len[n]; *k; k += n)
-		if (*k == *s && memcmp(k, s, n) == 0)
-			return true;
-	return false;
+	/* Each case below is one of firsts[n]'s letters: the last of a
+	 * switch needs no test of its own. */
+#define IS(w) (memcmp(s, w, sizeof(w) - 1) == 0)
+	switch (n) {
+	case 2:
+		return c0 == 'a' ? s[1] == 's' :
+		       c0 == 'i' ? s[1] == 'f' || s[1] == 'n' || s[1] == 's' :
+		       s[1] == 'r';
+	case 3:
+		switch (c0) {
+		case 'a': return IS("and");
+		case 'd': return IS("def") || IS("del");
+		case 'f': return IS("for");
+		case 'n': return IS("not");
+		default: return IS("try");
+		}
+	case 4:
+		switch (c0) {
+		case 'N': return IS("None");
+		case 'T': return IS("True");
+		case 'e': return IS("elif") || IS("else");
+		case 'f': return IS("from");
+		case 'p': return IS("pass");
+		default: return IS("with");
+		}
+	case 5:
+		switch (c0) {
+		case 'F': return IS("False");
+		case 'a': return IS("async") || IS("await");
+		case 'b': return IS("break");
+		case 'c': return IS("class");
+		case 'r': return IS("raise");
+		case 'w': return IS("while");
+		default: return IS("yield");
+		}
+	case 6:
+		switch (c0) {
+		case 'a': return IS("assert");
+		case 'e': return IS("except");
+		case 'g': return IS("global");
+		case 'i': return IS("import");
+		case 'l': return IS("lambda");
+		default: return IS("return");
+		}
+	case 7:
+		return IS("finally");
+	default:
+		return IS("continue") || IS("nonlocal");
+	}
+#undef IS
 }
 
 int

@@ -110,8 +110,9 @@ struct cpl_pytokens {
 	 * a byte past ASCII, no bracket left open, no backslash but one
 	 * that ends a line, no byte past ASCII outside comments and no
 	 * stray character (so no import statement and no error) may be
-	 * passed over unread: it is handed over as its INDENT or DEDENTs
-	 * and its NEWLINE. */
+	 * passed over unread, and is not handed over at all (nor the
+	 * INDENT or DEDENTs before it, nor its NEWLINE or NL): a reader of
+	 * import statements has nothing to read there. */
 	bool skip_plain_lines;
 	/* The line number of the text's first line: 0 or 1 for line 1; an
 	 * inline script laid at its lines of another file starts there

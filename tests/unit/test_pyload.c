@@ -647,7 +647,8 @@ screen_is_memmem(const char *name, const char *text, size_t len)
 
 /* The screens say what memmem() of each word says, over every
  * text and over texts made of the words, their prefixes and overlaps,
- * cut at every length (a word at the very end, a word cut short). */
+ * cut at every length (a word at the very end, a word cut short, a
+ * word's rarest byte at either end of the text). */
 START_TEST(screens_are_memmem)
 {
 	static const char *const parts[] = {
@@ -656,6 +657,10 @@ START_TEST(screens_are_memmem)
 		"sched_getaffinity", "sched_getaffinit", "set_num_",
 		"set_num", "sset_num_", "setNumThreads", "setNumThread",
 		"s", "c", "_", "D", "x", " ", "\n", "\0", "2", "v2", "cx",
+		/* the bytes three words are found by (memchr()) and what
+		 * comes before and after them */
+		"L", "N", "y", "Loader", "DataL", "NumThreads", "setN",
+		"getaffinity", "sched_getaffinit", "ataLoader",
 	};
 	const size_t np = sizeof(parts) / sizeof(parts[0]);
 	char buf[128];

@@ -560,11 +560,57 @@ START_TEST(string_decode)
 			buf[len - 1] ^= 0x20;	/* last letter's case */
 			ck_assert(!cpl_pytoken_keyword(buf, len));
 		}
+		/* Every word one letter away from a keyword is a keyword
+		 * only when it is in the list (the lookup compares by
+		 * length and first letter: "is" and "in" from "if"). */
+		for (w = 0; w < sizeof(kw) / sizeof(kw[0]); w++) {
+			size_t at, k;
+			int c;
+
+			len = strlen(kw[w]);
+			for (at = 0; at < len; at++) {
+				for (c = 'A'; c <= 'z'; c++) {
+					bool listed = false;
+
+					memcpy(buf, kw[w], len);
+					buf[at] = (char)c;
+					for (k = 0; k < sizeof(kw) /
+						    sizeof(kw[0]); k++)
+						listed = listed ||
+						    (strlen(kw[k]) == len &&
+						     memcmp(kw[k], buf,
+							    len) == 0);
+					ck_assert_msg(cpl_pytoken_keyword(buf,
+						      len) == listed,
+						      "%.*s", (int)len, buf);
+				}
+			}
+		}
 		ck_assert(!cpl_pytoken_keyword("asif", 4));
 		ck_assert(!cpl_pytoken_keyword("sifi", 4));
 		ck_assert(!cpl_pytoken_keyword("none", 4));
 	}
 	ck_assert_str_eq(cpl_pytoken_kind_name(CPL_PYTOK_DEDENT), "DEDENT");
+}
+END_TEST
+
+/* A string's plain text is passed a run at a time (pytoken.c): bytes
+ * past ASCII a column a character, a '}' of an f-string outside a field
+ * text, and in a light scan's skip the same. */
+START_TEST(string_runs_keep_columns)
+{
+	static const struct want w[] = {
+		{ K(NAME), "s", 1, 1 }, { K(OP), "=", 1, 3 },
+		{ K(STRING), "'a\xc3\xa9}b'", 1, 5 }, { K(OP), "+", 1, 12 },
+		{ K(STRING), "f'x}}y{z}\xc3\xa9q'", 1, 14 },
+		{ K(OP), "+", 1, 27 },
+		{ K(STRING), "\"\"\"m\xc3\xa9\nn\"\"\"", 1, 29 },
+		{ K(OP), ";", 2, 6 }, { K(NAME), "t", 2, 8 },
+		{ K(NEWLINE), "\n", 2, 9 }, { K(ENDMARKER), NULL, 3, 1 },
+	};
+
+	expect("s = 'a\xc3\xa9}b' + f'x}}y{z}\xc3\xa9q' + "
+	       "\"\"\"m\xc3\xa9\nn\"\"\" ; t\n", w, CPL_ARRAY_LEN(w), 0);
 }
 END_TEST
 
@@ -774,6 +820,47 @@ START_TEST(skip_plain_lines_hides_nothing)
 }
 END_TEST
 
+/* A light scan's skip hands over no line it passes: the lines a scan
+ * hands over are the import line (with the DEDENT before it) and the
+ * end, not the four plain lines around them (a call each, made for
+ * nothing, before this round). */
+START_TEST(skipped_lines_not_handed_over)
+{
+	static const char text[] = "x = 1\ndef f():\n    y = 2\n"
+				   "import os\nz = 3\n";
+	struct cpl_pytokens t;
+	struct import_lines il;
+	struct cpl_error err = { 0 };
+
+	memset(&t, 0, sizeof(t));
+	memset(&il, 0, sizeof(il));
+	cpl_buf_init(&il.b, 0);
+	il.text = text;
+	t.on_line = keep_import_lines;
+	t.on_line_ctx = &il;
+	t.skip_plain_lines = true;
+	ck_assert_int_eq(cpl_pytoken_scan(&t, text, strlen(text), "t.py",
+					  &err), 0);
+	ck_assert_uint_eq(il.lines, 2);
+	ck_assert_str_eq(il.b.data, "DEDENT 0 25 0 4:1|KEYWORD 0 25 6 4:1|"
+			 "NAME 0 32 2 4:8|NEWLINE 0 34 1 4:10|\n");
+	cpl_buf_free(&il.b);
+	cpl_pytoken_clear(&t);
+	/* Without the skip every line is handed over. */
+	memset(&t, 0, sizeof(t));
+	memset(&il, 0, sizeof(il));
+	cpl_buf_init(&il.b, 0);
+	il.text = text;
+	t.on_line = keep_import_lines;
+	t.on_line_ctx = &il;
+	ck_assert_int_eq(cpl_pytoken_scan(&t, text, strlen(text), "t.py",
+					  &err), 0);
+	ck_assert_uint_eq(il.lines, 6);
+	cpl_buf_free(&il.b);
+	cpl_pytoken_clear(&t);
+}
+END_TEST
+
 static Suite *
 pytoken_suite(void)
 {
@@ -793,6 +880,8 @@ pytoken_suite(void)
 	tcase_add_test(tc, errors_recover);
 	tcase_add_test(tc, string_decode);
 	tcase_add_test(tc, skip_plain_lines_hides_nothing);
+	tcase_add_test(tc, string_runs_keep_columns);
+	tcase_add_test(tc, skipped_lines_not_handed_over);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
