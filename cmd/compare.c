@@ -112,7 +112,7 @@ text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v,
 	/* plan --repeat: each row the median of its runs, and their
 	 * throughput from the lowest to the highest */
 	for (i = 0; i < c->nrows; i++)
-		runs = runs || c->rows[i].runs > 1;
+		runs = runs || c->rows[i].r.runs > 1;
 	cpl_buf_init(&b, 0);
 	cpl_buf_addf(&b, "%-16s %7s %7s %11s %6s %14s %9s %7s%s\n", "SETTING",
 		     "THREADS", "WORKERS", "EXAMPLES/S", "WAIT", "CPU USED",
@@ -137,11 +137,11 @@ text(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v,
 		cpl_buf_addf(&b, "%*s %7ld %7s %11s %6s %14s %9s %7zu",
 			     (int)(len < 16 ? 16 - len : 0), "",
 			     r->r.threads, wk, ex, wt, cpu, thr, r->pods);
-		if (runs && r->throughput_min >= 0)
-			cpl_buf_addf(&b, " %5zu  %.1f-%.1f", r->runs,
-				     r->throughput_min, r->throughput_max);
+		if (runs && r->r.throughput_min >= 0)
+			cpl_buf_addf(&b, " %5zu  %.1f-%.1f", r->r.runs,
+				     r->r.throughput_min, r->r.throughput_max);
 		else if (runs)
-			cpl_buf_addf(&b, " %5zu  -", r->runs);
+			cpl_buf_addf(&b, " %5zu  -", r->r.runs);
 		cpl_buf_addc(&b, '\n');
 	}
 	cpl_cli_compare_chart(&b, c, v, color);
@@ -180,10 +180,10 @@ json_out(FILE *fp, const struct cpl_compare *c, const struct cpl_verdict *v)
 			"workers", r->r.workers < 0 ? json_null() :
 				   json_integer(r->r.workers),
 			"pods", (json_int_t)r->pods,
-			"runs", (json_int_t)r->runs,
+			"runs", (json_int_t)r->r.runs,
 			"examples_per_s", num(r->r.throughput),
-			"examples_per_s_min", num(r->throughput_min),
-			"examples_per_s_max", num(r->throughput_max),
+			"examples_per_s_min", num(r->r.throughput_min),
+			"examples_per_s_max", num(r->r.throughput_max),
 			"wait_pct", num(r->r.wait < 0 ? -1 :
 					r->r.wait * 100),
 			"cpu_used", num(r->r.cpu_used),

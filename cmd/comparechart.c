@@ -212,7 +212,7 @@ cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
 	cpl_buf_adds(b, "</h1>\n");
 	cpl_cli_compare_svg(b, c, v);
 	for (i = 0; i < c->nrows; i++)
-		runs = runs || c->rows[i].runs > 1;
+		runs = runs || c->rows[i].r.runs > 1;
 	cpl_buf_adds(b, "<table>\n<tr><th>setting</th><th>threads</th>"
 		     "<th>workers</th><th>examples/s</th><th>wait</th>"
 		     "<th>CPU used</th><th>CPU budget</th><th>throttled</th>"
@@ -242,12 +242,12 @@ cpl_cli_compare_html(struct cpl_buf *b, const struct cpl_compare *c,
 		CELL(r->r.throttled, "%.0f%%");
 #undef CELL
 		cpl_buf_addf(b, "<td>%zu</td>", r->pods);
-		if (runs && r->throughput_min >= 0)
+		if (runs && r->r.throughput_min >= 0)
 			cpl_buf_addf(b, "<td>%zu</td><td>%.1f-%.1f</td>",
-				     r->runs, r->throughput_min,
-				     r->throughput_max);
+				     r->r.runs, r->r.throughput_min,
+				     r->r.throughput_max);
 		else if (runs)
-			cpl_buf_addf(b, "<td>%zu</td><td>-</td>", r->runs);
+			cpl_buf_addf(b, "<td>%zu</td><td>-</td>", r->r.runs);
 		cpl_buf_adds(b, "</tr>\n");
 	}
 	cpl_buf_adds(b, "</table>\n<h2>verdict</h2>\n<ul>\n");

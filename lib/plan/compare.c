@@ -474,7 +474,7 @@ add_run(struct cpl_compare *c, struct run *r, size_t *cap, struct tally *t)
 		row->r.cpu_budget = r->cpu_budget;
 		row->r.throughput = row->r.wait = row->r.cpu_used = -1;
 		row->r.throttled = row->threads_seen = -1;
-		row->throughput_min = row->throughput_max = -1;
+		row->r.throughput_min = row->r.throughput_max = -1;
 		ri = c->nrows;
 		cpl_strmap_put(&t->rows, row->setting, (void *)(uintptr_t)ri);
 	}
@@ -571,7 +571,7 @@ fold_runs(struct cpl_compare *c, struct tally *t)
 			cp[n] = s->cpu;
 			th[n] = s->throttled;
 		}
-		row->runs = n;
+		row->r.runs = n;
 		row->r.throughput = median(tp, n);
 		row->r.wait = median(wt, n);
 		row->r.cpu_used = median(cp, n);
@@ -579,10 +579,11 @@ fold_runs(struct cpl_compare *c, struct tally *t)
 		for (j = 0; j < n; j++) {
 			if (tp[j] < 0)
 				continue;
-			if (row->throughput_min < 0 || tp[j] < row->throughput_min)
-				row->throughput_min = tp[j];
-			if (tp[j] > row->throughput_max)
-				row->throughput_max = tp[j];
+			if (row->r.throughput_min < 0 ||
+			    tp[j] < row->r.throughput_min)
+				row->r.throughput_min = tp[j];
+			if (tp[j] > row->r.throughput_max)
+				row->r.throughput_max = tp[j];
 		}
 		i += n;
 	}

@@ -35,11 +35,6 @@ struct cpl_compare_row {
 	struct cpl_verdict_row r;	/* r.setting points to setting */
 	char *setting;
 	size_t pods;
-	size_t runs;			/* runs of the setting (plan
-					 * --repeat); its figures are their
-					 * medians */
-	double throughput_min;		/* its lowest and highest run's */
-	double throughput_max;		/* throughput; < 0 unknown */
 	double window;			/* the longest lifetime measured, s */
 	double threads_seen;		/* most threads; < 0 unknown */
 	long pools[CPL_BUDGET_POOL_VARS];	/* the pool variables its

@@ -234,6 +234,17 @@ cpl_verdict_judge(struct cpl_verdict *v, const struct cpl_verdict_row *rows,
 				say(v, "best", cpl_xasprintf("best: %s (%s): "
 					"%.4g examples/s", b->setting, k,
 					b->throughput));
+			if (b->runs > 1 && b->throughput_min >= 0) {
+				struct cpl_verdict_line *l =
+					&v->lines[v->nlines - 1];
+				char *more = cpl_xasprintf("%s, the median of "
+					"%zu runs (%.4g to %.4g)", l->text,
+					b->runs, b->throughput_min,
+					b->throughput_max);
+
+				free(l->text);
+				l->text = more;
+			}
 		}
 		else
 			say(v, "best", cpl_xasprintf("best: %s (%s), ranked by "

@@ -4,7 +4,8 @@
  *
  *   best     the setting with the most examples per second; settings
  *            within 2% of it tie, and a tie goes to fewer threads, then
- *            fewer workers.  Without a throughput figure: the settings
+ *            fewer workers (a setting run several times: the median of
+ *            its runs, said with their range).  Without a throughput figure: the settings
  *            throttled below the threshold, the one that used the most
  *            CPU (else the least throttled), and the verdict says so;
  *   gain     what the best gains over the job as written, the row the
@@ -35,6 +36,10 @@ struct cpl_verdict_row {
 	double cpu_used;	/* CPUs (per Pod, averaged) */
 	double cpu_budget;	/* CPUs: the limit, else the request */
 	double throttled;	/* percent of CFS periods (worst Pod) */
+	size_t runs;		/* runs of the setting whose median the
+				 * figures are (plan --repeat); 0, 1: one */
+	double throughput_min;	/* its lowest and highest run's */
+	double throughput_max;	/* throughput; < 0 unknown */
 };
 
 struct cpl_verdict_line {

@@ -422,6 +422,7 @@ rel(r["examples_per_s"], 800); rel(r["examples_per_s_min"], 790); rel(r["example
 expect d-text 0 "$BIN" compare $K -n sweep-d -l "cpulint.io/plan=$ID3" --throughput "$TP" --wait "$WT"
 has d-text "PODS  RUNS  EXAMPLES/S RANGE"
 has d-text "  best: t4-w2 (4 threads, 2 workers): "
+has d-text ", the median of 3 runs (7"
 printf '%s\n' "$out" | grep -Eq '^t4-w1 .* 3  5[0-9][0-9]\.[0-9]-9[0-9][0-9]\.[0-9]$' && ok || bad "d-text: t4-w1's runs and range"
 expect d-html 0 "$BIN" compare $K -n sweep-d -l "cpulint.io/plan=$ID3" --throughput "$TP" --wait "$WT" -o html
 has d-html "<th>runs</th><th>examples/s range</th>"

@@ -133,6 +133,35 @@ END_TEST
 
 /* The lab's 1-CPU image job (issue 34): the winner's gain over the job
  * as written, which the plan runs as "t2-w4-current". */
+/* A setting run several times (plan --repeat): its figure is the median
+ * of its runs, and the best line says so with their range; one run
+ * says nothing of runs. */
+START_TEST(best_of_runs)
+{
+	struct cpl_verdict_row r[] = {
+		ROW("t4-w1", 4, 1, 560, 0.10, 5.0, 3),
+		ROW("t4-w2", 4, 2, 800, 0.03, 6.1, 4),
+	};
+	struct cpl_verdict v;
+
+	r[0].runs = 3;
+	r[0].throughput_min = 540;
+	r[0].throughput_max = 900;
+	r[1].runs = 3;
+	r[1].throughput_min = 790;
+	r[1].throughput_max = 810;
+	cpl_verdict_judge(&v, r, 2, 10);
+	ck_assert_int_eq(v.best, 1);
+	ck_assert_str_eq(line(&v, "best"), "best: t4-w2 (4 threads, 2 "
+		"workers): 800 examples/s, the median of 3 runs (790 to 810)");
+	cpl_verdict_free(&v);
+	r[1].runs = 1;
+	cpl_verdict_judge(&v, r, 2, 10);
+	ck_assert_ptr_null(strstr(line(&v, "best"), "runs"));
+	cpl_verdict_free(&v);
+}
+END_TEST
+
 START_TEST(gain_over_current)
 {
 	const struct cpl_verdict_row r[] = {
@@ -174,6 +203,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, gain_over_current);
+	tcase_add_test(tc, best_of_runs);
 	tcase_add_test(tc, more_workers_no_gain);
 	tcase_add_test(tc, more_workers_with_gain_is_no_verdict);
 	tcase_add_test(tc, ties_go_to_fewer_threads);
