@@ -242,7 +242,10 @@ def prepare(wl, budget):
     case["rules"] = sorted({f["rule"] for f in case["findings"]})
     rc, out, err = tool(["--fix"] + files, fx)
     case["fix_said"] = (out + err).strip().splitlines()[-1:] or [""]
-    rc, out, err = tool(["plan", "--jobs", "--output-file", "plan.yaml", "job.yaml"], fx)
+    # the plan runs each setting as often as the lab repeats every run
+    # (plan --repeat), and compare ranks by the median of those runs
+    rc, out, err = tool(["plan", "--jobs"] + (["--repeat", str(REPEATS)] if REPEATS > 1 else []) +
+                        ["--output-file", "plan.yaml", "job.yaml"], fx)
     case["plan_said"] = err.strip()
     case["plan"] = []
     case["plan_id"] = None
@@ -428,11 +431,12 @@ def main():
             for k in order:
                 r = runs[k]
                 aliases = [(namespace(r["case"], rep), "run-" + r["id"])]
-                # every plan that wrote this setting sees it as its Pod
+                # every plan that wrote this setting sees it as its Pod:
+                # the plan's run of this repeat (plan --repeat)
                 for c in cases:
                     for doc, s in c["planned"]:
-                        if (c["script"], s["key"]) == k:
-                            aliases.append((namespace(c, rep), pod_name(doc)))
+                        if (c["script"], s["key"]) == k and plan_run(doc, rep):
+                            aliases.append((plan_namespace(c, rep), pod_name(doc)))
                 at[k] = aliases
             for i, k in enumerate(order):
                 r = runs[k]
@@ -461,6 +465,22 @@ def main():
 
 def namespace(case, rep):
     return "lab-%s-%s-r%d" % (case["workload"], bname(case["budget"]), rep)
+
+
+def plan_run(doc, rep):
+    """Whether the plan's document doc is run rep: its cpulint.io/repeat
+    label (plan --repeat), or every repeat when it has none."""
+    r = doc["metadata"].get("labels", {}).get("cpulint.io/repeat")
+    return r is None or r == str(rep)
+
+
+def plan_namespace(case, rep):
+    """Where the plan's Pods are served: all its runs in one namespace
+    when the plan repeats them (compare takes their medians), else each
+    repeat's own."""
+    if any("cpulint.io/repeat" in doc["metadata"].get("labels", {}) for doc in case["plan"]):
+        return "lab-%s-%s-plan" % (case["workload"], bname(case["budget"]))
+    return namespace(case, rep)
 
 
 def pod_name(doc):

@@ -79,9 +79,9 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         for doc, s in c["planned"]:
             run = runs[(c["script"], s["key"])]
             for rep, rec in run["recs"].items():
-                if "start" not in rec:
+                if "start" not in rec or not lab.plan_run(doc, rep):
                     continue
-                ns = namespace(c, rep)
+                ns = lab.plan_namespace(c, rep)
                 with open(os.path.join(fx, "%s-pod-%s.json" % (ns, pod_name(doc))), "w") as f:
                     json.dump(pod_fixture(doc, ns, pod_name(doc), rec), f, indent=1)
     kubeconfig = prom.apiserver(fx)
@@ -93,26 +93,28 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         res = {"workload": wl, "budget": b, "rules": c["rules"], "plan_id": c["plan_id"],
                "plan_said": c["plan_said"], "compare": [], "kept": None}
         # compare on every repeat's Pods; --fix with the first (the sweep
-        # a user runs once)
-        for rep in range(1, repeats + 1):
+        # a user runs once); a plan that repeats its runs (plan
+        # --repeat) is one sweep of them all in one namespace
+        many = lab.plan_namespace(c, 1) != namespace(c, 1)
+        for rep in range(1, 2 if many else repeats + 1):
             if not c["plan_id"]:
                 break
-            p = subprocess.run([BIN, "compare"] + K + ["-n", namespace(c, rep), "-l",
+            p = subprocess.run([BIN, "compare"] + K + ["-n", lab.plan_namespace(c, rep), "-l",
                                "cpulint.io/plan=" + c["plan_id"], "--throughput", TP, "--wait", WT,
                                "-o", "json"], capture_output=True, text=True, timeout=120)
             try:
                 d = json.loads(p.stdout)
-                res["compare"].append({"rep": rep, "best": d.get("best"),
+                res["compare"].append({"rep": "all" if many else rep, "best": d.get("best"),
                                        "verdict": [v.get("message") for v in d.get("verdict", [])]})
             except ValueError:
-                res["compare"].append({"rep": rep, "error": (p.stderr or p.stdout).strip()[-400:]})
+                res["compare"].append({"rep": "all" if many else rep, "error": (p.stderr or p.stdout).strip()[-400:]})
                 ok = False
         kept_dir = os.path.join(c["dir"], "kept")
         shutil.rmtree(kept_dir, ignore_errors=True)
         shutil.copytree(os.path.join(c["dir"], "fixed"), kept_dir)
         kept_spec, kept_lint = None, None
         if c["plan_id"]:
-            p = subprocess.run([BIN, "compare"] + K + ["-n", namespace(c, 1), "-l",
+            p = subprocess.run([BIN, "compare"] + K + ["-n", lab.plan_namespace(c, 1), "-l",
                                "cpulint.io/plan=" + c["plan_id"], "--throughput", TP, "--wait", WT,
                                "--fix", "job.yaml"], capture_output=True, text=True, timeout=120,
                                cwd=kept_dir)
@@ -271,8 +273,9 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         100 * worst, missing))
     for c in results:
         for x in c["compare"]:
-            print("lab: compare %s at %g CPU, repeat %d: %s" % (
-                c["workload"], c["budget"], x["rep"], x.get("best") or x.get("error")))
+            print("lab: compare %s at %g CPU, %s: %s" % (
+                c["workload"], c["budget"], "the median of each setting's runs" if x["rep"] == "all"
+                else "repeat %d" % x["rep"], x.get("best") or x.get("error")))
         if c.get("compare_fix"):
             print("lab: compare --fix %s at %g CPU: %s" % (c["workload"], c["budget"],
                                                           " / ".join(c["compare_fix"]["said"][-2:])))
