@@ -11,7 +11,7 @@
 #include "plan/verdict.h"
 
 #define ROW(s, t, w, ex, wait, cpu, thr) \
-	{ s, t, w, ex, wait, cpu, 8, thr }
+	{ s, t, w, ex, wait, cpu, 8, thr, 1, -1, -1 }
 
 static const char *
 line(const struct cpl_verdict *v, const char *kind)
