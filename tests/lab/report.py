@@ -167,9 +167,17 @@ def compare_and_report(cases, runs, prom, BIN, OUT, repeats, TP, WT, namespace, 
         if not fired:
             checks.append("SKIP %s: fix >= 1.3x as written: no budget rule fired" % tag)
         elif w and f:
-            checks.append("%s %s: fix >= 1.3x as written (%s fired): %.2fx (%s -> %s)" % (
+            # Where the job as written already runs at more than 1/1.3 of
+            # the grid's best, no setting gains 1.3x: the line says so,
+            # with how near the fix comes to the best; the check stays
+            # a FAIL as issue 34 words it.
+            ceiling = ""
+            if f["median"] < 1.3 * w["median"] and bm and 1.3 * w["median"] > bm:
+                ceiling = "; no setting gains 1.3x here: the grid's best is %.2fx as written, the fix %.2fx of the best" % (
+                    bm / w["median"], f["median"] / bm)
+            checks.append("%s %s: fix >= 1.3x as written (%s fired): %.2fx (%s -> %s)%s" % (
                 "PASS" if f["median"] >= 1.3 * w["median"] else "FAIL", tag, ",".join(fired),
-                f["median"] / w["median"], name("written"), name("fix")))
+                f["median"] / w["median"], name("written"), name("fix"), ceiling))
         else:
             checks.append("FAIL %s: fix >= 1.3x as written: not measured" % tag)
         if not bm:
