@@ -35,14 +35,18 @@ sizes_count(const char *sizes)
 	return false;
 }
 
-/* Whether what a host count sizes names a pool of threads or workers
- * (OMP_NUM_THREADS, --num-workers): a pool the command itself says it
- * starts, whether or not the container shows that it trains. */
+/* Whether what a host count sizes is a pool of threads or workers
+ * (OMP_NUM_THREADS, --num-workers, --concurrency, --processes, or a
+ * program's own pool flag such as gunicorn's -w): a pool the command
+ * itself says it starts, whether or not the container shows that it
+ * trains. */
 static bool
-sizes_pool(const char *sizes)
+sizes_pool(const struct cpl_hostcount *h)
 {
-	return strcasestr(sizes, "THREAD") != NULL ||
-	       strcasestr(sizes, "WORKER") != NULL;
+	return h->pool || strcasestr(h->sizes, "THREAD") != NULL ||
+	       strcasestr(h->sizes, "WORKER") != NULL ||
+	       strcasestr(h->sizes, "CONCURREN") != NULL ||
+	       strcasestr(h->sizes, "PROCESSES") != NULL;
 }
 
 static void
@@ -66,7 +70,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		struct cpl_finding *fd;
 
 		if (h->sizes == NULL || !sizes_count(h->sizes) ||
-		    (!training && !sizes_pool(h->sizes)))
+		    (!training && !sizes_pool(h)))
 			continue;
 		fd = cpl_check_report(ck, w, c, &h->expr.pos,
 			"%s is sized from %s, which counts the node's CPUs, "
@@ -75,9 +79,10 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		if (!training && f.cpu >= 1000)
 			cpl_finding_set_fix(fd,
 				"write the count from the budget instead: %s "
-				"%ld (the container's CPU limit), or read the "
+				"%ld (the container's CPU %s), or read the "
 				"quota from /sys/fs/cgroup/cpu.max", h->sizes,
-				f.cpu / 1000);
+				f.cpu / 1000, c->cpu_limit > 0 ? "limit" :
+				"request");
 		else if (f.cpu >= 1000 && f.ranks_known)
 			cpl_finding_set_fix(fd,
 				"write the count from the budget instead: %s "

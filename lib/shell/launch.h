@@ -71,6 +71,9 @@ struct cpl_hostcount {
 	struct cpl_word expr;	/* "$(nproc)" as written */
 	char *sizes;		/* "OMP_NUM_THREADS", "--workers"; NULL when
 				 * it only printed or compared */
+	bool pool;		/* sizes is a flag its program sizes a pool
+				 * of workers or threads by, whatever its
+				 * name says: gunicorn's -w, celery's -c */
 };
 
 /*

@@ -74,6 +74,8 @@ struct sword {
 	const char *sizes;	/* what its host-count reads size; borrowed */
 	size_t sizeslen;
 	bool sink;		/* uses of host-sized variables count here */
+	bool pool;		/* sizes names a pool flag of the command's
+				 * program (gunicorn -w, celery -c) */
 };
 
 /* A simple command: its words. */

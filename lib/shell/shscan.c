@@ -235,6 +235,7 @@ emit_word(struct sh_scan *sc, const struct sword *w)
 		o->expr.pos = h->pos;
 		o->sizes = w->sizes ? cpl_xstrndup(w->sizes, w->sizeslen)
 				    : NULL;
+		o->pool = w->sizes != NULL && w->pool;
 		h->expr = NULL;
 	}
 }
@@ -448,11 +449,61 @@ is_flag(const char *t)
 	       (t[1] < '0' || t[1] > '9');
 }
 
-/* What the host-count reads in word k (after command word ci) size: the
- * flag of --flag=V or -jV, or the flag word before it when that flag
- * carries no value of its own. */
+/*
+ * The flags by which a program sizes a pool of worker processes or
+ * threads though their names do not say so (a flag named for threads or
+ * workers is a pool whatever the program: CPU204 reads the name).  A
+ * build's job count (make -j, ninja -j) is no pool of the workload.
+ */
+static const struct {
+	const char *program;
+	const char *flags[3];
+} pool_flags[] = {
+	{ "gunicorn", { "-w", NULL, NULL } },
+	{ "hypercorn", { "-w", NULL, NULL } },
+	{ "celery", { "-c", "--concurrency", NULL } },
+	{ "uwsgi", { "-p", "--processes", NULL } },
+	{ "xargs", { "-P", "--max-procs", NULL } },
+	{ "parallel", { "-j", "-P", "--jobs" } },
+	{ "ray", { "--num-cpus", NULL, NULL } },
+};
+
+/* The program command word ci runs: its base name, or the module of
+ * `python -m MODULE`; "" when there is none. */
+static const char *
+program_of(const struct sh_cmd *c, size_t ci)
+{
+	const char *t = cpl_shlex_base(wtext(&c->w[ci]));
+
+	if (strncmp(t, "python", 6) == 0 && ci + 2 < c->n &&
+	    strcmp(wtext(&c->w[ci + 1]), "-m") == 0)
+		return wtext(&c->w[ci + 2]);
+	return t;
+}
+
+/* Whether flag (len bytes) sizes a pool of program's (pool_flags). */
+static bool
+pool_flag(const char *program, const char *flag, size_t len)
+{
+	size_t i, j;
+
+	for (i = 0; i < CPL_ARRAY_LEN(pool_flags); i++) {
+		if (strcmp(program, pool_flags[i].program) != 0)
+			continue;
+		for (j = 0; j < CPL_ARRAY_LEN(pool_flags[i].flags) &&
+			    pool_flags[i].flags[j] != NULL; j++)
+			if (strlen(pool_flags[i].flags[j]) == len &&
+			    memcmp(pool_flags[i].flags[j], flag, len) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* What the host-count reads in word k (after command word ci, running
+ * program) size: the flag of --flag=V or -jV, or the flag word before it
+ * when that flag carries no value of its own. */
 static void
-flag_sizes(struct sword *w, size_t k, size_t ci)
+flag_sizes(struct sword *w, size_t k, size_t ci, const char *program)
 {
 	const char *t = wtext(&w[k]), *e;
 
@@ -464,6 +515,7 @@ flag_sizes(struct sword *w, size_t k, size_t ci)
 			w[k].sizes = t;
 			w[k].sizeslen = (size_t)(e - t);
 			w[k].sink = true;
+			w[k].pool = pool_flag(program, t, w[k].sizeslen);
 		}
 		return;
 	}
@@ -475,6 +527,7 @@ flag_sizes(struct sword *w, size_t k, size_t ci)
 			w[k].sizes = f;
 			w[k].sizeslen = w[k - 1].text.len;
 			w[k].sink = true;
+			w[k].pool = pool_flag(program, f, w[k].sizeslen);
 		}
 	}
 }
@@ -800,7 +853,7 @@ top_command(struct sh_scan *sc, struct sh_cmd *c)
 	if (!quiet && !sc->out->has_wrapper)
 		wrapper_command(sc, c, ci);
 	for (k = ci + 1; k < c->n && !quiet; k++)
-		flag_sizes(c->w, k, ci);
+		flag_sizes(c->w, k, ci, program_of(c, ci));
 emit:
 	for (k = 0; k < c->n; k++)
 		emit_word(sc, &c->w[k]);

@@ -858,6 +858,33 @@ START_TEST(hostcount_spellings)
 }
 END_TEST
 
+/* A program's own pool flag (gunicorn -w, celery -c, python -m
+ * gunicorn) is a pool; the same letter given to another program, or a
+ * flag of the same program that sizes nothing, is not. */
+START_TEST(hostcount_program_pool_flags)
+{
+	SH("exec python3 -m gunicorn -w$(nproc) app:app\n"
+	   "celery -A t worker -c $(nproc)\n"
+	   "ls -w $(nproc); gunicorn --timeout $(nproc) app:app\n"
+	   "N=$(nproc)\nxargs -P $N echo; uwsgi --processes=$(nproc)\n");
+	ck_assert_uint_eq(L.nhostcounts, 7);
+	ASSERT_HC(0, "$(nproc)", "-w");
+	ck_assert(L.hostcounts[0].pool);
+	ASSERT_HC(1, "$(nproc)", "-c");
+	ck_assert(L.hostcounts[1].pool);
+	ASSERT_HC(2, "$(nproc)", "-w");
+	ck_assert(!L.hostcounts[2].pool);
+	ASSERT_HC(3, "$(nproc)", "--timeout");
+	ck_assert(!L.hostcounts[3].pool);
+	ASSERT_HC(4, "$(nproc)", "N");
+	ck_assert(!L.hostcounts[4].pool);
+	ASSERT_HC(5, "$N", "-P");
+	ck_assert(L.hostcounts[5].pool);
+	ASSERT_HC(6, "$(nproc)", "--processes");
+	ck_assert(L.hostcounts[6].pool);
+}
+END_TEST
+
 START_TEST(hostcount_arithmetic_and_variables)
 {
 	SH("W=$(( $(nproc) / 2 ))\nN=$(nproc)\n"
@@ -1259,6 +1286,7 @@ suite(void)
 	tcase_add_test(tc, string_command);
 	tcase_add_test(tc, hostcount_export);
 	tcase_add_test(tc, hostcount_spellings);
+	tcase_add_test(tc, hostcount_program_pool_flags);
 	tcase_add_test(tc, hostcount_arithmetic_and_variables);
 	tcase_add_test(tc, hostcount_flags);
 	tcase_add_test(tc, hostcount_printed_or_compared);
