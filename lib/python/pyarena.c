@@ -124,18 +124,19 @@ nhash(int ns, const char *k, size_t len)
 	return h ^ (h >> 33);
 }
 
-/* The slot holding (ns, k) or the empty slot where it would go. */
+/* The slot holding (ns, k) or the empty slot where it would go; h is
+ * nhash()'s low 32 bits, the slot's tag (a table has fewer than 2^32
+ * slots, so they are all the bits its index takes from the hash). */
 static struct nslot *
 nmap_slot(const struct nmap *m, int ns, const char *k, size_t len,
-	  uint64_t h)
+	  uint32_t h)
 {
 	size_t i = (size_t)h & (m->cap - 1);
-	uint32_t tag = (uint32_t)(h >> 32);
 
 	for (;;) {
 		struct nslot *s = &m->slots[i];
 
-		if (s->key == NULL || (s->tag == tag && s->ns == ns &&
+		if (s->key == NULL || (s->tag == h && s->ns == ns &&
 				       s->len == len &&
 				       memcmp(s->key, k, len) == 0))
 			return s;
@@ -151,25 +152,30 @@ cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
 
 	if (m->cap == 0)
 		return -1;
-	s = nmap_slot(m, ns, k, len, nhash(ns, k, len));
+	s = nmap_slot(m, ns, k, len, (uint32_t)nhash(ns, k, len));
 	return s->key ? s->val : -1;
 }
 
 /* Moves m's entries into a table of cap slots (a power of two with room
- * for them all); where a key lands never changes what it maps to. */
+ * for them all); where a key lands never changes what it maps to.  The
+ * keys are all different, so each goes to the first empty slot from its
+ * tag's index, with neither its hash computed again nor a key compared. */
 static void
 nmap_rehash(struct nmap *m, size_t cap)
 {
 	struct nmap to = { NULL, cap, m->n };
-	size_t i;
+	size_t i, j;
 
 	to.slots = cpl_xcalloc(to.cap, sizeof(*to.slots));
-	for (i = 0; i < m->cap; i++) {
-		struct nslot *o = &m->slots[i];
+	for (i = 0; m->n && i < m->cap; i++) {
+		const struct nslot *o = &m->slots[i];
 
-		if (o->key)
-			*nmap_slot(&to, o->ns, o->key, o->len,
-				   nhash(o->ns, o->key, o->len)) = *o;
+		if (o->key == NULL)
+			continue;
+		for (j = (size_t)o->tag & (cap - 1); to.slots[j].key;
+		     j = (j + 1) & (cap - 1))
+			;
+		to.slots[j] = *o;
 	}
 	free(m->slots);
 	*m = to;
@@ -209,7 +215,7 @@ void
 cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len, int val)
 {
 	struct nslot *s;
-	uint64_t h = nhash(ns, k, len);
+	uint32_t h = (uint32_t)nhash(ns, k, len);
 
 	if ((m->n + 1) * 10 > m->cap * 7)
 		cpl_pyscan_nmap_reserve(m, m->cap ? m->cap * 2 : 64);
@@ -218,7 +224,7 @@ cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len, int val)
 		m->n++;
 	s->key = k;
 	s->len = (uint32_t)len;
-	s->tag = (uint32_t)(h >> 32);
+	s->tag = h;
 	s->ns = ns;
 	s->val = val;
 }

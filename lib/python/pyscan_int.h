@@ -49,7 +49,9 @@ void cpl_pyscan_arena_free(struct arena_chunk *c);
 /* ---- maps: (namespace, name) → int ------------------------------------ */
 
 /* A slot of a map; key NULL when empty.  Keys are borrowed; tag is the
- * key's hash, compared before the key itself is touched. */
+ * low 32 bits of the key's hash, compared before the key itself is
+ * touched, and the bits its index in any table comes from (a map moves
+ * its entries to a new table without hashing them again). */
 struct nslot {
 	const char *key;
 	uint32_t len;
