@@ -22,6 +22,11 @@
 
 /* ---- arena ------------------------------------------------------------ */
 
+/* Chunks start at 4 KiB and double up to 64 KiB (a larger request gets a
+ * chunk of its own): most streams are a small file's, parsed, loaded and
+ * freed, and a 64 KiB chunk each was a large allocation of the heap's,
+ * dearer to make and free than its small ones. */
+
 struct chunk {
 	struct chunk *next;
 	size_t used;
@@ -41,7 +46,11 @@ arena_alloc_at(struct arena *a, size_t n, size_t align)
 	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
 	if (c == NULL || c->size < at || c->size - at < n) {
-		size_t size = n > 65536 ? n : 65536;
+		size_t size = c == NULL ? 4096 :
+			      c->size >= 32768 ? 65536 : c->size * 2;
+
+		if (n > size)
+			size = n;
 
 		c = cpl_xmalloc(sizeof(*c) + size);
 		c->size = size;
