@@ -494,22 +494,44 @@ targets(struct scan *sc, size_t a, size_t b, size_t vfirst, size_t vlast,
 	}
 }
 
+/* A word and its length, for the lists a token is compared with. */
+struct word {
+	const char *s;
+	size_t n;
+};
+
+#define WORD(lit) { lit, sizeof(lit) - 1 }
+
+/* Token t's text is one of list[0, n): lengths first, no strlen(). */
+static bool
+tok_in(const char *text, const struct cpl_pytoken *t,
+       const struct word *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t->len == list[i].n &&
+		    memcmp(text + t->off, list[i].s, list[i].n) == 0)
+			return true;
+	return false;
+}
+
 /* Token k is an augmented assignment operator. */
 static bool
 is_augop(const struct scan *sc, size_t k)
 {
-	static const char *const aug[] = {
-		"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=",
-		"&=", "|=", "^=", "@=",
+	static const struct word aug[] = {
+		WORD("+="), WORD("-="), WORD("*="), WORD("/="), WORD("//="),
+		WORD("%="), WORD("**="), WORD(">>="), WORD("<<="), WORD("&="),
+		WORD("|="), WORD("^="), WORD("@="),
 	};
-	size_t i;
+	const struct cpl_pytoken *t = &sc->t[k];
 
-	if (sc->t[k].kind != CPL_PYTOK_OP || sc->t[k].len < 2)
+	/* Each ends in '=': most operators are out at their last byte. */
+	if (t->kind != CPL_PYTOK_OP || t->len < 2 ||
+	    sc->text[t->off + t->len - 1] != '=')
 		return false;
-	for (i = 0; i < CPL_ARRAY_LEN(aug); i++)
-		if (tok_is(sc->text, &sc->t[k], aug[i]))
-			return true;
-	return false;
+	return tok_in(sc->text, t, aug, CPL_ARRAY_LEN(aug));
 }
 
 /* An expression statement or an assignment in [s, e). */
@@ -851,18 +873,15 @@ header(struct scan *sc, size_t s, size_t kw, size_t colon)
 static bool
 is_compound(const struct scan *sc, size_t k)
 {
-	static const char *const kws[] = {
-		"if", "elif", "else", "while", "for", "try", "except",
-		"finally", "with", "def", "class",
+	static const struct word kws[] = {
+		WORD("if"), WORD("elif"), WORD("else"), WORD("while"),
+		WORD("for"), WORD("try"), WORD("except"), WORD("finally"),
+		WORD("with"), WORD("def"), WORD("class"),
 	};
-	size_t i;
 
 	if (sc->t[k].kind != CPL_PYTOK_KEYWORD)
 		return false;
-	for (i = 0; i < CPL_ARRAY_LEN(kws); i++)
-		if (tok_is(sc->text, &sc->t[k], kws[i]))
-			return true;
-	return false;
+	return tok_in(sc->text, &sc->t[k], kws, CPL_ARRAY_LEN(kws));
 }
 
 /* A simple statement [s, e). */

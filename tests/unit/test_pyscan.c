@@ -439,6 +439,63 @@ START_TEST(argparse_definitions)
 }
 END_TEST
 
+/* Every augmented operator makes an assignment with its operator; an
+ * operator that ends in '=' but assigns nothing (==, <=, >=, !=) does
+ * not, nor does '=' of a keyword argument; headers of every compound
+ * kind end at their ':' (the body's assignment is read). */
+START_TEST(augmented_operators)
+{
+	static const char *const ops[] = {
+		"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=",
+		"&=", "|=", "^=", "@=",
+	};
+	struct cpl_buf b;
+	struct cpl_pyfile *f;
+	char name[16];
+	size_t i;
+	int a;
+
+	cpl_buf_init(&b, 0);
+	for (i = 0; i < CPL_ARRAY_LEN(ops); i++) {
+		snprintf(name, sizeof(name), "v%zu", i);
+		cpl_buf_adds(&b, name);
+		cpl_buf_adds(&b, " = 1\n");
+		cpl_buf_adds(&b, name);
+		cpl_buf_addc(&b, ' ');
+		cpl_buf_adds(&b, ops[i]);
+		cpl_buf_adds(&b, " 2\n");
+	}
+	cpl_buf_adds(&b, "c = a == b\nd = a <= b >= c != d\nf(k=1)\n"
+		     "if a: e1 = 1\nwhile a: e2 = 1\nfor i in a: e3 = 1\n"
+		     "with a: e4 = 1\ntry: e5 = 1\nexcept E: e6 = 1\n"
+		     "finally: e7 = 1\n"
+		     "if a: pass\nelif b: e8 = 1\nelse: e9 = 1\n");
+	f = scan(cpl_buf_str(&b));
+	for (i = 0; i < CPL_ARRAY_LEN(ops); i++) {
+		snprintf(name, sizeof(name), "v%zu", i);
+		a = cpl_pyscan_assign_last(f, 0, name);
+		ck_assert_int_ge(a, 0);
+		ck_assert_str_eq(f->assigns[a].op, ops[i]);
+		ck_assert_expr(f, &f->assigns[a].value, "2");
+		ck_assert_str_eq(f->assigns[f->assigns[a].prev].op, "=");
+	}
+	a = cpl_pyscan_assign_last(f, 0, "c");
+	ck_assert_str_eq(f->assigns[a].op, "=");
+	ck_assert_expr(f, &f->assigns[a].value, "a == b");
+	a = cpl_pyscan_assign_last(f, 0, "d");
+	ck_assert_expr(f, &f->assigns[a].value, "a <= b >= c != d");
+	ck_assert_int_lt(cpl_pyscan_assign_last(f, 0, "k"), 0);
+	for (i = 1; i <= 9; i++) {
+		snprintf(name, sizeof(name), "e%zu", i);
+		a = cpl_pyscan_assign_last(f, 0, name);
+		ck_assert_msg(a >= 0, "%s", name);
+		ck_assert_expr(f, &f->assigns[a].value, "1");
+	}
+	cpl_pyfile_free(f);
+	cpl_buf_free(&b);
+}
+END_TEST
+
 START_TEST(assignments)
 {
 	struct cpl_pyfile *f = scan(
@@ -1405,6 +1462,7 @@ pyscan_suite(void)
 	tcase_add_test(facts, pools);
 	tcase_add_test(facts, argparse_definitions);
 	tcase_add_test(facts, assignments);
+	tcase_add_test(facts, augmented_operators);
 	tcase_add_test(facts, defs_params_and_calls);
 	tcase_add_test(facts, cross_module_calls);
 	tcase_add_test(facts, tensor_work_before_threads);
