@@ -31,7 +31,8 @@ cpl_pyscan_new_scope(struct scan *sc, enum cpl_pyscope_kind kind,
 	struct cpl_pyscope *s;
 	int parent = sc->nss ? cur_scope(sc) : -1;
 
-	CPL_GROW(f->scopes, sc->ix->capscopes, f->nscopes + 1);
+	if (f->nscopes == sc->ix->capscopes)
+		CPL_GROW(f->scopes, sc->ix->capscopes, f->nscopes + 1);
 	s = &f->scopes[f->nscopes];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
@@ -77,7 +78,9 @@ cpl_pyscan_add_assign(struct scan *sc, const char *name, size_t vfirst,
 
 	if (cpl_str_starts(name, "self.") && s->cls >= 0)
 		ns = CLASS_NS(s->cls);
-	CPL_GROW(f->assigns, sc->ix->capassigns, f->nassigns + 1);
+	if (f->nassigns == sc->ix->capassigns)
+		CPL_GROW(f->assigns, sc->ix->capassigns,
+			 f->nassigns + 1);
 	a = &f->assigns[f->nassigns];
 	memset(a, 0, sizeof(*a));
 	a->name = (char *)name;

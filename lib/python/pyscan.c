@@ -62,9 +62,11 @@ push_block(struct scan *sc, bool oneline)
 {
 	struct cpl_pyindex *ix = sc->ix;
 
-	CPL_GROW(ix->block_parent, ix->capblocks, ix->nblocks + 1);
+	if (ix->nblocks == ix->capblocks)
+		CPL_GROW(ix->block_parent, ix->capblocks, ix->nblocks + 1);
 	ix->block_parent[ix->nblocks] = sc->nbs ? cur_block(sc) : -1;
-	CPL_GROW(sc->bs, sc->capbs, sc->nbs + 1);
+	if (sc->nbs == sc->capbs)
+		CPL_GROW(sc->bs, sc->capbs, sc->nbs + 1);
 	sc->bs[sc->nbs].block = (int)ix->nblocks++;
 	sc->bs[sc->nbs].oneline = oneline;
 	sc->nbs++;
@@ -74,7 +76,8 @@ push_block(struct scan *sc, bool oneline)
 static void
 push_scope_frame(struct scan *sc, int scope, bool oneline)
 {
-	CPL_GROW(sc->ss, sc->capss, sc->nss + 1);
+	if (sc->nss == sc->capss)
+		CPL_GROW(sc->ss, sc->capss, sc->nss + 1);
 	sc->ss[sc->nss].scope = scope;
 	sc->ss[sc->nss].depth = sc->depth;
 	sc->ss[sc->nss].oneline = oneline;
@@ -220,7 +223,9 @@ close_cframe(struct scan *sc, size_t k)
 		add_arg(sc, fr, fr->start, k);
 		nargs = sc->ntargs - fr->argbase;
 		if (nargs > 0) {
-			CPL_GROW(ix->args, ix->capargs, ix->nargs + nargs);
+			if (ix->nargs + nargs > ix->capargs)
+				CPL_GROW(ix->args, ix->capargs,
+					 ix->nargs + nargs);
 			memcpy(ix->args + ix->nargs, sc->targs + fr->argbase,
 			       nargs * sizeof(*ix->args));
 		}

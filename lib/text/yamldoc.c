@@ -267,7 +267,8 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 			      CPL_YAML_MAX_DEPTH);
 		return -1;
 	}
-	CPL_GROW(b->stack, b->stack_cap, b->depth + 1);
+	if (b->depth == b->stack_cap)
+		CPL_GROW(b->stack, b->stack_cap, b->depth + 1);
 	f = &b->stack[b->depth++];
 	memset(f, 0, sizeof(*f));
 	f->node = n;
