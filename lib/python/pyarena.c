@@ -71,6 +71,14 @@ cpl_pyscan_arena_strndup(struct arena_chunk **head, const char *s, size_t n)
 	return p;
 }
 
+/* Room for a string of n characters and its NUL in the arena, packed as
+ * cpl_pyscan_arena_strndup()'s; the caller writes it. */
+char *
+cpl_pyscan_arena_str(struct arena_chunk **head, size_t n)
+{
+	return take(head, n + 1, 1);
+}
+
 /* a, b and c (any may be NULL) joined, in the arena. */
 char *
 cpl_pyscan_arena_cat(struct arena_chunk **head, const char *a, const char *b,

@@ -93,9 +93,9 @@ push_scope_frame(struct scan *sc, int scope, bool oneline)
 static char *
 callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 {
-	size_t p = k, q, j;
+	size_t p = k, q, j, len;
 	bool method;
-	struct cpl_buf *b = &sc->tmp;
+	char *name, *w;
 
 	do {
 		if (p == s)
@@ -111,16 +111,22 @@ callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 	if (q >= s + 1 && (tok_kw(sc, q - 1, "def") || tok_kw(sc, q - 1,
 							       "class")))
 		return NULL;
-	cpl_buf_reset(b);
+	/* Written in place in the arena: its length first. */
+	len = method;
+	for (j = q; j <= p; j += 2)
+		len += sc->t[j].len + (j < p);
+	name = w = cpl_pyscan_arena_str(&sc->ix->arena, len);
 	if (method)
-		cpl_buf_addc(b, '.');
+		*w++ = '.';
 	for (j = q; j <= p; j += 2) {
-		cpl_buf_add(b, sc->text + sc->t[j].off, sc->t[j].len);
+		memcpy(w, sc->text + sc->t[j].off, sc->t[j].len);
+		w += sc->t[j].len;
 		if (j < p)
-			cpl_buf_addc(b, '.');
+			*w++ = '.';
 	}
+	*w = '\0';
 	*first = q;
-	return cpl_pyscan_arena_strndup(&sc->ix->arena, cpl_buf_str(b), b->len);
+	return name;
 }
 
 /* Opens a bracket in a statement; a call frame when call >= 0. */
@@ -394,15 +400,21 @@ dotted_end(const struct scan *sc, size_t k, size_t end)
 static char *
 join_tokens(struct scan *sc, size_t a, size_t b)
 {
-	struct cpl_buf *buf = &sc->tmp;
+	size_t len = 0, k;
+	char *s, *w;
 
-	cpl_buf_reset(buf);
-	for (; a < b; a++)
-		if (!is_trivia(sc, a))
-			cpl_buf_add(buf, sc->text + sc->t[a].off,
-				    sc->t[a].len);
-	return cpl_pyscan_arena_strndup(&sc->ix->arena, cpl_buf_str(buf),
-					buf->len);
+	/* Written in place in the arena: its length first. */
+	for (k = a; k < b; k++)
+		if (!is_trivia(sc, k))
+			len += sc->t[k].len;
+	s = w = cpl_pyscan_arena_str(&sc->ix->arena, len);
+	for (k = a; k < b; k++)
+		if (!is_trivia(sc, k)) {
+			memcpy(w, sc->text + sc->t[k].off, sc->t[k].len);
+			w += sc->t[k].len;
+		}
+	*w = '\0';
+	return s;
 }
 
 /* One assignment target [a, b) (no commas): name, dotted or subscript. */
@@ -1094,7 +1106,6 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
 	free(sc.bs);
 	free(sc.cs);
 	free(sc.targs);
-	cpl_buf_free(&sc.tmp);
 	/* Before the post-pass, which keeps pointers into args. */
 	f->calls = fit(f->calls, f->ncalls, sizeof(*f->calls),
 		       &f->index->capcalls);
@@ -1333,7 +1344,6 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	f->index->captoks = tk.cap;
 	f->ntoks = 0;
 	free(sc.ss);
-	cpl_buf_free(&sc.tmp);
 	/* Not known until loaded: may be, unless the text lacks both words
 	 * an entry needs (is_entry(): the string "__main__" of a main
 	 * guard; a call whose name ends in DataLoader). */

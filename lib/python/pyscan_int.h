@@ -40,6 +40,9 @@ void *cpl_pyscan_arena_alloc(struct arena_chunk **head, size_t n);
 /* s[0, n) copied into the arena, NUL-terminated. */
 char *cpl_pyscan_arena_strndup(struct arena_chunk **head, const char *s,
 			       size_t n);
+/* Room for a string of n characters and its NUL, packed: the caller
+ * writes them (a text joined in place, not built elsewhere first). */
+char *cpl_pyscan_arena_str(struct arena_chunk **head, size_t n);
 /* a, b and c (any may be NULL) joined, in the arena. */
 char *cpl_pyscan_arena_cat(struct arena_chunk **head, const char *a,
 			   const char *b, const char *c);
@@ -166,7 +169,6 @@ struct scan {
 	int depth;		/* INDENT depth */
 	int pending;		/* a def/class whose body starts at the next
 				 * INDENT, -1 */
-	struct cpl_buf tmp;	/* scratch for dotted names, reused */
 	size_t capargoff;	/* calls ix->argoff has room for */
 };
 

@@ -496,6 +496,30 @@ START_TEST(augmented_operators)
 }
 END_TEST
 
+/* Callee names and assignment targets are the tokens' text joined
+ * (blanks left out), a method call's name with its leading '.'. */
+START_TEST(joined_names)
+{
+	struct cpl_pyfile *f = scan(
+		"torch.utils.data.DataLoader(ds)\n"
+		"make().cuda().half()\n"
+		"self.x . y = f(\n  1,  # one\n  2)\n");
+	static const char *const callees[] = {
+		"torch.utils.data.DataLoader", "make", ".cuda", ".half", "f",
+	};
+	size_t i;
+
+	ck_assert_uint_eq(f->ncalls, CPL_ARRAY_LEN(callees));
+	for (i = 0; i < CPL_ARRAY_LEN(callees); i++)
+		ck_assert_str_eq(f->calls[i].callee, callees[i]);
+	ck_assert_int_ge(cpl_pyscan_assign_last(f, 0, "self.x.y"), 0);
+	ck_assert_expr(f, &f->assigns[cpl_pyscan_assign_last(f, 0,
+							     "self.x.y")].value,
+		       "f(\n  1,  # one\n  2)");
+	cpl_pyfile_free(f);
+}
+END_TEST
+
 START_TEST(assignments)
 {
 	struct cpl_pyfile *f = scan(
@@ -1463,6 +1487,7 @@ pyscan_suite(void)
 	tcase_add_test(facts, argparse_definitions);
 	tcase_add_test(facts, assignments);
 	tcase_add_test(facts, augmented_operators);
+	tcase_add_test(facts, joined_names);
 	tcase_add_test(facts, defs_params_and_calls);
 	tcase_add_test(facts, cross_module_calls);
 	tcase_add_test(facts, tensor_work_before_threads);
