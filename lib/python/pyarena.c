@@ -112,10 +112,10 @@ cpl_pyscan_arena_free(struct arena_chunk *c)
 
 /* ---- maps: (namespace, name) → int ------------------------------------ */
 
-/* FNV-1a over the key, the namespace mixed in, then a 64-bit finaliser
- * so that linear probing sees well-spread slots. */
+/* FNV-1a over the key: the part of nhash() that a lookup of one name in
+ * several namespaces makes once (cpl_pyscan_nmap_key()). */
 static uint64_t
-nhash(int ns, const char *k, size_t len)
+nhash_key(const char *k, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
 	size_t i;
@@ -124,12 +124,27 @@ nhash(int ns, const char *k, size_t len)
 		h ^= (unsigned char)k[i];
 		h *= 1099511628211ULL;
 	}
+	return h;
+}
+
+/* The key's hash with the namespace mixed in, then a 64-bit finaliser
+ * so that linear probing sees well-spread slots. */
+static uint64_t
+nhash_ns(uint64_t h, int ns)
+{
 	h ^= (uint64_t)(uint32_t)ns * 0x9E3779B97F4A7C15ULL;
 	h ^= h >> 33;
 	h *= 0xFF51AFD7ED558CCDULL;
 	h ^= h >> 33;
 	h *= 0xC4CEB9FE1A85EC53ULL;
 	return h ^ (h >> 33);
+}
+
+/* The hash of (ns, k). */
+static uint64_t
+nhash(int ns, const char *k, size_t len)
+{
+	return nhash_ns(nhash_key(k, len), ns);
 }
 
 /* The slot holding (ns, k) or the empty slot where it would go; h is
@@ -161,6 +176,31 @@ cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
 	if (m->cap == 0)
 		return -1;
 	s = nmap_slot(m, ns, k, len, (uint32_t)nhash(ns, k, len));
+	return s->key ? s->val : -1;
+}
+
+/* k[0, len) with its hash's namespace-free part, for lookups of it in
+ * one map or several under several namespaces. */
+struct nmap_key
+cpl_pyscan_nmap_key(const char *k, size_t len)
+{
+	struct nmap_key key = { k, len, nhash_key(k, len) };
+
+	return key;
+}
+
+/* The value of key in namespace ns, -1 when absent (as
+ * cpl_pyscan_nmap_get(), with the key hashed once for all). */
+int
+cpl_pyscan_nmap_get_key(const struct nmap *m, int ns,
+			const struct nmap_key *key)
+{
+	const struct nslot *s;
+
+	if (m->cap == 0)
+		return -1;
+	s = nmap_slot(m, ns, key->s, key->len,
+		      (uint32_t)nhash_ns(key->h, ns));
 	return s->key ? s->val : -1;
 }
 

@@ -192,9 +192,14 @@ int
 cpl_pyscan_binding_n(const struct cpl_pyfile *f, int scope, const char *name,
 		     size_t len)
 {
+	struct nmap_key key;
+
+	if (f->index->bindings.cap == 0)
+		return -1;
+	key = cpl_pyscan_nmap_key(name, len);
 	while (scope >= 0 && (size_t)scope < f->nscopes) {
-		int v = cpl_pyscan_nmap_get(&f->index->bindings, scope, name,
-					    len);
+		int v = cpl_pyscan_nmap_get_key(&f->index->bindings, scope,
+						&key);
 
 		if (v >= 0)
 			return v;
@@ -215,11 +220,15 @@ cpl_pyscan_find_def(const struct cpl_pyfile *f, int scope, const char *name,
 		    size_t len)
 {
 	bool first = true;
+	struct nmap_key key;
 
+	if (f->index->defs.cap == 0)
+		return -1;
+	key = cpl_pyscan_nmap_key(name, len);
 	while (scope >= 0) {
 		if (first || f->scopes[scope].kind != CPL_PYSCOPE_CLASS) {
-			int v = cpl_pyscan_nmap_get(&f->index->defs, scope,
-						    name, len);
+			int v = cpl_pyscan_nmap_get_key(&f->index->defs,
+							scope, &key);
 
 			if (v >= 0)
 				return v;

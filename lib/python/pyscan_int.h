@@ -73,6 +73,19 @@ struct nmap {
 /* The value of (ns, k), -1 when absent. */
 int cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k,
 			size_t len);
+/* A name with the part of its hash that no namespace changes. */
+struct nmap_key {
+	const char *s;
+	size_t len;
+	uint64_t h;
+};
+
+/* k[0, len) (borrowed) as a key hashed once, for lookups in several
+ * namespaces (a name looked up scope by scope outwards). */
+struct nmap_key cpl_pyscan_nmap_key(const char *k, size_t len);
+/* The value of key in namespace ns, -1 when absent. */
+int cpl_pyscan_nmap_get_key(const struct nmap *m, int ns,
+			    const struct nmap_key *key);
 /* Grows m to a power of two of at least cap slots. */
 void cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap);
 /* Cuts m to the fewest slots its entries need (none when empty): for a

@@ -4,7 +4,8 @@
  * namespace only, after the map grows from empty, after it is reserved
  * and after it is cut to size (each a move of every entry to a new
  * table, by the tag each slot keeps rather than by hashing the key
- * again); keys of different lengths sharing a prefix stay apart.
+ * again); keys of different lengths sharing a prefix stay apart; a key
+ * hashed once (cpl_pyscan_nmap_key()) finds what each lookup finds.
  */
 #include <check.h>
 #include <stdio.h>
@@ -91,6 +92,18 @@ START_TEST(namespaces_apart)
 	}
 	ck_assert_uint_eq(m.n, 1000);
 	check_all(&m, 500, 4, 1);
+	/* A key hashed once finds what a lookup hashing it finds, in each
+	 * namespace. */
+	for (i = 0; i < 500; i++) {
+		struct nmap_key key = cpl_pyscan_nmap_key(keys[i],
+							  strlen(keys[i]));
+		int ns;
+
+		for (ns = 0; ns < 6; ns++)
+			ck_assert_int_eq(cpl_pyscan_nmap_get_key(&m, ns, &key),
+					 cpl_pyscan_nmap_get(&m, ns, keys[i],
+							     strlen(keys[i])));
+	}
 	for (i = 0; i < 500; i++)
 		ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 2, keys[i],
 						     strlen(keys[i])), i);
