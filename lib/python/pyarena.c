@@ -258,23 +258,36 @@ cpl_pyscan_nmap_fit(struct nmap *m)
 		nmap_rehash(m, cap);
 }
 
-/* Sets (ns, k) to val; k must outlive the map. */
-void
-cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len, int val)
+/* Sets (ns, k) to val; k must outlive the map.  The value it had, -1 when
+ * it had none: a get and a put with one hash and one probe. */
+int
+cpl_pyscan_nmap_set(struct nmap *m, int ns, const char *k, size_t len,
+		    int val)
 {
 	struct nslot *s;
 	uint32_t h = (uint32_t)nhash(ns, k, len);
+	int old = -1;
 
 	if ((m->n + 1) * 10 > m->cap * 7)
 		cpl_pyscan_nmap_reserve(m, m->cap ? m->cap * 2 : 64);
 	s = nmap_slot(m, ns, k, len, h);
 	if (s->key == NULL)
 		m->n++;
+	else
+		old = s->val;
 	s->key = k;
 	s->len = (uint32_t)len;
 	s->tag = h;
 	s->ns = ns;
 	s->val = val;
+	return old;
+}
+
+/* Sets (ns, k) to val; k must outlive the map. */
+void
+cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len, int val)
+{
+	(void)cpl_pyscan_nmap_set(m, ns, k, len, val);
 }
 
 /* Frees the slots (not the borrowed keys). */

@@ -75,6 +75,7 @@ cpl_pyscan_add_assign(struct scan *sc, const char *name, size_t vfirst,
 	struct cpl_pyassign *a;
 	int scope = cur_scope(sc), ns = scope;
 	const struct cpl_pyscope *s = &f->scopes[scope];
+	size_t oplen;
 
 	if (cpl_str_starts(name, "self.") && s->cls >= 0)
 		ns = CLASS_NS(s->cls);
@@ -86,16 +87,15 @@ cpl_pyscan_add_assign(struct scan *sc, const char *name, size_t vfirst,
 	a->name = (char *)name;
 	a->value = make_expr(sc, vfirst, vlast, scope);
 	a->index = index;
-	memcpy(a->op, op, strlen(op) < sizeof(a->op) ? strlen(op) + 1 : 1);
+	oplen = strlen(op);
+	memcpy(a->op, op, oplen < sizeof(a->op) ? oplen + 1 : 1);
 	a->opaque = opaque;
 	a->scope = scope;
 	a->block = cur_block(sc);
 	a->tok = tok;
 	a->pos = cpl_pyscan_pos(f, tok);
-	a->prev = cpl_pyscan_nmap_get(&sc->ix->assigns, ns, name,
-				      strlen(name));
-	cpl_pyscan_nmap_put(&sc->ix->assigns, ns, name, strlen(name),
-			    (int)f->nassigns);
+	a->prev = cpl_pyscan_nmap_set(&sc->ix->assigns, ns, name,
+				      strlen(name), (int)f->nassigns);
 	return (int)f->nassigns++;
 }
 

@@ -91,6 +91,9 @@ void cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap);
 /* Cuts m to the fewest slots its entries need (none when empty): for a
  * map that is kept and rarely grows again. */
 void cpl_pyscan_nmap_fit(struct nmap *m);
+/* Sets (ns, k) to val; k must outlive the map.  The value it had, -1. */
+int cpl_pyscan_nmap_set(struct nmap *m, int ns, const char *k, size_t len,
+			int val);
 /* Sets (ns, k) to val; k must outlive the map. */
 void cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len,
 			 int val);

@@ -56,10 +56,20 @@ START_TEST(grown_reserved_and_fitted)
 		cpl_pyscan_nmap_put(&m, 0, keys[i], strlen(keys[i]), i);
 	ck_assert_uint_eq(m.n, NKEYS);
 	check_all(&m, NKEYS, 0, 0);
-	/* Values set again: the count stays, the last value wins. */
+	/* Values set again: the count stays, the last value wins, and
+	 * cpl_pyscan_nmap_set() gives the value each had. */
+	for (i = 0; i < NKEYS; i++)
+		ck_assert_int_eq(cpl_pyscan_nmap_set(&m, 0, keys[i],
+						     strlen(keys[i]), i + 7),
+				 i);
+	ck_assert_int_eq(cpl_pyscan_nmap_set(&m, 9, keys[0], strlen(keys[0]),
+					     5), -1);
+	ck_assert_int_eq(cpl_pyscan_nmap_set(&m, 9, keys[0], strlen(keys[0]),
+					     6), 5);
+	ck_assert_uint_eq(m.n, NKEYS + 1);
 	for (i = 0; i < NKEYS; i++)
 		cpl_pyscan_nmap_put(&m, 0, keys[i], strlen(keys[i]), i + 7);
-	ck_assert_uint_eq(m.n, NKEYS);
+	ck_assert_uint_eq(m.n, NKEYS + 1);
 	check_all(&m, NKEYS, 0, 7);
 	/* Reserved far beyond, then cut back to size. */
 	cpl_pyscan_nmap_reserve(&m, 1u << 16);
