@@ -54,7 +54,7 @@ cpl_pyscan_new_scope(struct scan *sc, enum cpl_pyscope_kind kind,
 		s->qualname = parent == 0 ? s->name :
 			      cpl_pyscan_arena_cat(&sc->ix->arena,
 						   p->qualname, ".", s->name);
-		s->pos = cpl_pyscan_pos(f, name_tok);
+		s->pos = scan_pos(sc, name_tok);
 		if (p->kind == CPL_PYSCOPE_CLASS && kind == CPL_PYSCOPE_FUNC)
 			s->cls = parent;
 		else if (p->kind == CPL_PYSCOPE_FUNC)
@@ -93,7 +93,7 @@ cpl_pyscan_add_assign(struct scan *sc, const char *name, size_t vfirst,
 	a->scope = scope;
 	a->block = cur_block(sc);
 	a->tok = tok;
-	a->pos = cpl_pyscan_pos(f, tok);
+	a->pos = scan_pos(sc, tok);
 	a->prev = cpl_pyscan_nmap_set(&sc->ix->assigns, ns, name,
 				      strlen(name), (int)f->nassigns);
 	return (int)f->nassigns++;
@@ -118,7 +118,7 @@ cpl_pyscan_add_import(struct scan *sc, const char *module, int level,
 					      strlen(module));
 	im->level = level;
 	im->scope = cur_scope(sc);
-	im->pos = cpl_pyscan_pos(f, pos_tok);
+	im->pos = scan_pos(sc, pos_tok);
 	cpl_buf_init(&b, 0);
 	for (k = 0; k < level; k++)
 		cpl_buf_addc(&b, '.');

@@ -169,7 +169,7 @@ open_call(struct scan *sc, size_t k, size_t first, char *callee,
 	c->callee = callee;
 	c->target = callee;
 	c->scope = cur_scope(sc);
-	c->pos = cpl_pyscan_pos(f, first);
+	c->pos = scan_pos(sc, first);
 	c->end = c->pos;
 	c->first = first;
 	c->open = k;
@@ -740,7 +740,7 @@ def_header(struct scan *sc, size_t kw, size_t colon)
 		if (tok_name(sc, k)) {
 			p.name = tok_dup(sc, k);
 			p.tok = k;
-			p.pos = cpl_pyscan_pos(f, k);
+			p.pos = scan_pos(sc, k);
 			p.kwonly = kwonly && p.star == 0;
 			if (eq != SIZE_MAX) {
 				p.def = make_expr(sc, eq + 1, j, outer);
@@ -880,7 +880,7 @@ header(struct scan *sc, size_t s, size_t kw, size_t colon)
 	} else if (tok_kw(sc, kw, "if") && cur_scope(sc) == 0 &&
 		   !sc->f->main_guard && main_test(sc, kw + 1, colon)) {
 		sc->f->main_guard = true;
-		sc->f->main_pos = cpl_pyscan_pos(sc->f, kw);
+		sc->f->main_pos = scan_pos(sc, kw);
 	}
 	scan_calls(sc, s, colon, 0, 0, -1);
 	return -1;

@@ -254,6 +254,22 @@ tok_dup(struct scan *sc, size_t k)
 					sc->t[k].len);
 }
 
+/* The position of token tok of the file being scanned (past the last:
+ * none), as cpl_pyscan_pos() gives it: while a scan runs, its tokens
+ * are the file's (sc->t is f->index->toks, sc->n f->ntoks, no cache),
+ * read here with no call. */
+static inline struct cpl_pos
+scan_pos(const struct scan *sc, size_t tok)
+{
+	struct cpl_pos p = { sc->f->path, 0, 0 };
+
+	if (tok < sc->n) {
+		p.line = sc->t[tok].line;
+		p.column = sc->t[tok].column;
+	}
+	return p;
+}
+
 /*
  * Tokens [first, last) without surrounding trivia, as an expression of
  * scope.
@@ -271,7 +287,7 @@ make_expr(const struct scan *sc, size_t first, size_t last, int scope)
 	e.last = last;
 	e.scope = scope;
 	e.block = sc->nbs ? cur_block(sc) : 0;
-	e.pos = cpl_pyscan_pos(sc->f, first);
+	e.pos = scan_pos(sc, first);
 	return e;
 }
 

@@ -520,6 +520,55 @@ START_TEST(joined_names)
 }
 END_TEST
 
+/* The positions the scan records are its tokens' (cpl_pyscan_pos() of
+ * the token each names), for every call, assignment and parameter. */
+START_TEST(positions_are_the_tokens)
+{
+	static const char *const files[] = {
+		FIX "train.py", FIX "data_setup.py", FIX "pipeline.py",
+		FIX "printed.py",
+	};
+	size_t i, k, p;
+
+	for (i = 0; i < CPL_ARRAY_LEN(files); i++) {
+		struct cpl_pyfile *f = load(files[i]);
+
+		for (k = 0; k < f->ncalls; k++) {
+			struct cpl_pos want = cpl_pyscan_pos(f,
+							     f->calls[k].first);
+
+			ck_assert_int_gt(f->calls[k].pos.line, 0);
+			ck_assert_int_eq(f->calls[k].pos.line, want.line);
+			ck_assert_int_eq(f->calls[k].pos.column, want.column);
+		}
+		for (k = 0; k < f->nassigns; k++) {
+			struct cpl_pos want = cpl_pyscan_pos(f,
+							     f->assigns[k].tok);
+
+			ck_assert_int_eq(f->assigns[k].pos.line, want.line);
+			ck_assert_int_eq(f->assigns[k].pos.column,
+					 want.column);
+			want = cpl_pyscan_pos(f, f->assigns[k].value.first);
+			ck_assert_int_eq(f->assigns[k].value.pos.line,
+					 want.line);
+			ck_assert_int_eq(f->assigns[k].value.pos.column,
+					 want.column);
+		}
+		for (k = 0; k < f->nscopes; k++)
+			for (p = 0; p < f->scopes[k].nparams; p++) {
+				const struct cpl_pyparam *q =
+					&f->scopes[k].params[p];
+				struct cpl_pos want = cpl_pyscan_pos(f,
+								     q->tok);
+
+				ck_assert_int_eq(q->pos.line, want.line);
+				ck_assert_int_eq(q->pos.column, want.column);
+			}
+		cpl_pyfile_free(f);
+	}
+}
+END_TEST
+
 START_TEST(assignments)
 {
 	struct cpl_pyfile *f = scan(
@@ -1488,6 +1537,7 @@ pyscan_suite(void)
 	tcase_add_test(facts, assignments);
 	tcase_add_test(facts, augmented_operators);
 	tcase_add_test(facts, joined_names);
+	tcase_add_test(facts, positions_are_the_tokens);
 	tcase_add_test(facts, defs_params_and_calls);
 	tcase_add_test(facts, cross_module_calls);
 	tcase_add_test(facts, tensor_work_before_threads);
