@@ -8,7 +8,10 @@
  * 32 KiB each for the whole run; strings are packed (no alignment) and
  * everything is freed at once with the file.  The maps go from (namespace,
  * name) to an int by open addressing with linear probing, keys borrowed
- * from the file's text or arena; a map grows past 70% load.
+ * from the file's text or arena; a map grows past 70% load.  A map
+ * keeps one bit of each key's hash it was given (64 bits): a lookup of
+ * a name whose bit is clear (most names a call is looked up by are not
+ * imports) answers without a probe.
  *
  * Owns the chunks of an arena and the slots of a map, not the keys.
  */
@@ -112,8 +115,8 @@ cpl_pyscan_arena_free(struct arena_chunk *c)
 
 /* ---- maps: (namespace, name) → int ------------------------------------ */
 
-/* FNV-1a over the key: the part of nhash() that a lookup of one name in
- * several namespaces makes once (cpl_pyscan_nmap_key()). */
+/* FNV-1a over the key: the part of a key's hash that a lookup of one
+ * name in several namespaces makes once (cpl_pyscan_nmap_key()). */
 static uint64_t
 nhash_key(const char *k, size_t len)
 {
@@ -140,15 +143,17 @@ nhash_ns(uint64_t h, int ns)
 	return h ^ (h >> 33);
 }
 
-/* The hash of (ns, k). */
+/* The bit of a map's seen set that key hash h (nhash_key()'s) stands
+ * for: six bits of it multiplied by the golden ratio (FNV-1a's own top
+ * bits hardly change with a name's last letters). */
 static uint64_t
-nhash(int ns, const char *k, size_t len)
+seen_bit(uint64_t h)
 {
-	return nhash_ns(nhash_key(k, len), ns);
+	return (uint64_t)1 << ((h * 0x9E3779B97F4A7C15ULL) >> 58);
 }
 
 /* The slot holding (ns, k) or the empty slot where it would go; h is
- * nhash()'s low 32 bits, the slot's tag (a table has fewer than 2^32
+ * nhash_ns()'s low 32 bits, the slot's tag (a table has fewer than 2^32
  * slots, so they are all the bits its index takes from the hash). */
 static struct nslot *
 nmap_slot(const struct nmap *m, int ns, const char *k, size_t len,
@@ -173,9 +178,14 @@ cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k, size_t len)
 {
 	const struct nslot *s;
 
+	uint64_t kh;
+
 	if (m->cap == 0)
 		return -1;
-	s = nmap_slot(m, ns, k, len, (uint32_t)nhash(ns, k, len));
+	kh = nhash_key(k, len);
+	if (!(m->seen & seen_bit(kh)))
+		return -1;
+	s = nmap_slot(m, ns, k, len, (uint32_t)nhash_ns(kh, ns));
 	return s->key ? s->val : -1;
 }
 
@@ -197,7 +207,7 @@ cpl_pyscan_nmap_get_key(const struct nmap *m, int ns,
 {
 	const struct nslot *s;
 
-	if (m->cap == 0)
+	if (m->cap == 0 || !(m->seen & seen_bit(key->h)))
 		return -1;
 	s = nmap_slot(m, ns, key->s, key->len,
 		      (uint32_t)nhash_ns(key->h, ns));
@@ -211,7 +221,7 @@ cpl_pyscan_nmap_get_key(const struct nmap *m, int ns,
 static void
 nmap_rehash(struct nmap *m, size_t cap)
 {
-	struct nmap to = { NULL, cap, m->n };
+	struct nmap to = { NULL, cap, m->n, m->seen };
 	size_t i, j;
 
 	to.slots = cpl_xcalloc(to.cap, sizeof(*to.slots));
@@ -265,11 +275,13 @@ cpl_pyscan_nmap_set(struct nmap *m, int ns, const char *k, size_t len,
 		    int val)
 {
 	struct nslot *s;
-	uint32_t h = (uint32_t)nhash(ns, k, len);
+	uint64_t kh = nhash_key(k, len);
+	uint32_t h = (uint32_t)nhash_ns(kh, ns);
 	int old = -1;
 
 	if ((m->n + 1) * 10 > m->cap * 7)
 		cpl_pyscan_nmap_reserve(m, m->cap ? m->cap * 2 : 64);
+	m->seen |= seen_bit(kh);
 	s = nmap_slot(m, ns, k, len, h);
 	if (s->key == NULL)
 		m->n++;

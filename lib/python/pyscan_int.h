@@ -68,6 +68,8 @@ struct nmap {
 	struct nslot *slots;
 	size_t cap;		/* a power of two, or 0 */
 	size_t n;
+	uint64_t seen;		/* a bit of each key's hash put: a key
+				 * whose bit is clear was never put */
 };
 
 /* The value of (ns, k), -1 when absent. */

@@ -5,9 +5,11 @@
  * and after it is cut to size (each a move of every entry to a new
  * table, by the tag each slot keeps rather than by hashing the key
  * again); keys of different lengths sharing a prefix stay apart; a key
- * hashed once (cpl_pyscan_nmap_key()) finds what each lookup finds.
+ * hashed once (cpl_pyscan_nmap_key()) finds what each lookup finds;
+ * the set of hash bits a map keeps never hides a key it holds.
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +81,10 @@ START_TEST(grown_reserved_and_fitted)
 	ck_assert_uint_lt(m.cap, 1u << 16);
 	ck_assert_uint_ge(m.cap * 7, m.n * 10);
 	check_all(&m, NKEYS, 0, 7);
+	/* Names never put are absent whatever bits the seen set holds:
+	 * with 3,000 keys every bit is set, and the probe answers. */
+	ck_assert_uint_eq(m.seen, ~(uint64_t)0);
+	ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 0, "absent", 6), -1);
 	/* A key is a prefix of others: "name1" is not "name10". */
 	ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 0, "name10", 5), 1 + 7);
 	ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 0, "name", 4), -1);
@@ -119,6 +125,20 @@ START_TEST(namespaces_apart)
 						     strlen(keys[i])), i);
 	cpl_pyscan_nmap_fit(&m);
 	check_all(&m, 500, 4, 1);
+	/* A map of one key answers every other name from its seen set or
+	 * its probe alike; the set moves with the entries and goes with
+	 * the table. */
+	cpl_pyscan_nmap_free(&m);
+	ck_assert_uint_eq(m.seen, 0);
+	cpl_pyscan_nmap_put(&m, 3, "torch", 5, 1);
+	ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 3, "torch", 5), 1);
+	for (i = 0; i < 500; i++)
+		ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 3, keys[i],
+						     strlen(keys[i])), -1);
+	cpl_pyscan_nmap_reserve(&m, 4096);
+	ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 3, "torch", 5), 1);
+	cpl_pyscan_nmap_fit(&m);
+	ck_assert_int_eq(cpl_pyscan_nmap_get(&m, 3, "torch", 5), 1);
 	/* An empty map fitted holds no table. */
 	cpl_pyscan_nmap_free(&m);
 	cpl_pyscan_nmap_reserve(&m, 64);
