@@ -95,9 +95,10 @@ resolve_call(struct cpl_pyfile *f, struct cpl_pycall *c)
 	}
 }
 
-/* c prints or logs its arguments. */
+/* c prints or logs its arguments; last: the last component of its
+ * target (classify() has it). */
 static bool
-is_print(const struct cpl_pycall *c)
+is_print(const struct cpl_pycall *c, const char *last)
 {
 	static const char *const names[] = {
 		"print", "pprint", "pprint.pprint", "warnings.warn",
@@ -108,7 +109,7 @@ is_print(const struct cpl_pycall *c)
 		"debug", "info", "warning", "warn", "error", "exception",
 		"critical", "fatal", "log",
 	};
-	const char *last = last_comp(c->target), *dot = strrchr(c->callee, '.');
+	const char *dot = strrchr(c->callee, '.');
 	char recv[64];
 	size_t k, n;
 
@@ -324,10 +325,13 @@ builder_name(const char *wl)
  * from_pretrained, load_state_dict, pretrained weights).  Not: building
  * a model (its initialisers draw random numbers in one thread), moving it
  * (.to(device), .cuda()), small or data-copying tensors (torch.tensor(x),
- * from_numpy), seeds, torch.cuda queries, compiling.
+ * from_numpy), seeds, torch.cuda queries, compiling.  last and recv:
+ * its target's last component and whether its callee has a receiver
+ * (classify() has them).
  */
 static bool
-is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
+is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c,
+	  const char *last, bool recv)
 {
 	static const char *const factories[] = {
 		"zeros", "ones", "rand", "randn", "full", "randint",
@@ -345,9 +349,8 @@ is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 		"torch.utils.model_zoo.load_url", "torch.autograd.grad",
 		"torch.autograd.backward",
 	};
-	const char *t = c->target, *last = last_comp(t);
+	const char *t = c->target;
 	const char *wl = last_comp(c->callee);
-	bool recv = strchr(c->callee, '.') != NULL;
 
 	if (cpl_str_starts(t, "torch.")) {
 		const char *rest = t + 6;
@@ -423,9 +426,9 @@ classify(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 		     str_is(last, "parse_known_args") ||
 		     str_is(last, "parse_intermixed_args")))
 		return CPL_PYCALL_PARSE_ARGS;
-	if (!local && is_print(c))
+	if (!local && is_print(c, last))
 		return CPL_PYCALL_PRINT;
-	if (is_tensor(f, c))
+	if (is_tensor(f, c, last, recv))
 		return CPL_PYCALL_TENSOR;
 	return CPL_PYCALL_OTHER;
 }

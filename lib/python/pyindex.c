@@ -31,7 +31,8 @@ cpl_pyscan_new_scope(struct scan *sc, enum cpl_pyscope_kind kind,
 	struct cpl_pyscope *s;
 	int parent = sc->nss ? cur_scope(sc) : -1;
 
-	CPL_GROW(f->scopes, sc->ix->capscopes, f->nscopes + 1);
+	if (f->nscopes == sc->ix->capscopes)
+		CPL_GROW(f->scopes, sc->ix->capscopes, f->nscopes + 1);
 	s = &f->scopes[f->nscopes];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
@@ -53,7 +54,7 @@ cpl_pyscan_new_scope(struct scan *sc, enum cpl_pyscope_kind kind,
 		s->qualname = parent == 0 ? s->name :
 			      cpl_pyscan_arena_cat(&sc->ix->arena,
 						   p->qualname, ".", s->name);
-		s->pos = cpl_pyscan_pos(f, name_tok);
+		s->pos = scan_pos(sc, name_tok);
 		if (p->kind == CPL_PYSCOPE_CLASS && kind == CPL_PYSCOPE_FUNC)
 			s->cls = parent;
 		else if (p->kind == CPL_PYSCOPE_FUNC)
@@ -74,25 +75,27 @@ cpl_pyscan_add_assign(struct scan *sc, const char *name, size_t vfirst,
 	struct cpl_pyassign *a;
 	int scope = cur_scope(sc), ns = scope;
 	const struct cpl_pyscope *s = &f->scopes[scope];
+	size_t oplen;
 
 	if (cpl_str_starts(name, "self.") && s->cls >= 0)
 		ns = CLASS_NS(s->cls);
-	CPL_GROW(f->assigns, sc->ix->capassigns, f->nassigns + 1);
+	if (f->nassigns == sc->ix->capassigns)
+		CPL_GROW(f->assigns, sc->ix->capassigns,
+			 f->nassigns + 1);
 	a = &f->assigns[f->nassigns];
 	memset(a, 0, sizeof(*a));
 	a->name = (char *)name;
 	a->value = make_expr(sc, vfirst, vlast, scope);
 	a->index = index;
-	memcpy(a->op, op, strlen(op) < sizeof(a->op) ? strlen(op) + 1 : 1);
+	oplen = strlen(op);
+	memcpy(a->op, op, oplen < sizeof(a->op) ? oplen + 1 : 1);
 	a->opaque = opaque;
 	a->scope = scope;
 	a->block = cur_block(sc);
 	a->tok = tok;
-	a->pos = cpl_pyscan_pos(f, tok);
-	a->prev = cpl_pyscan_nmap_get(&sc->ix->assigns, ns, name,
-				      strlen(name));
-	cpl_pyscan_nmap_put(&sc->ix->assigns, ns, name, strlen(name),
-			    (int)f->nassigns);
+	a->pos = scan_pos(sc, tok);
+	a->prev = cpl_pyscan_nmap_set(&sc->ix->assigns, ns, name,
+				      strlen(name), (int)f->nassigns);
 	return (int)f->nassigns++;
 }
 
@@ -115,7 +118,7 @@ cpl_pyscan_add_import(struct scan *sc, const char *module, int level,
 					      strlen(module));
 	im->level = level;
 	im->scope = cur_scope(sc);
-	im->pos = cpl_pyscan_pos(f, pos_tok);
+	im->pos = scan_pos(sc, pos_tok);
 	cpl_buf_init(&b, 0);
 	for (k = 0; k < level; k++)
 		cpl_buf_addc(&b, '.');
@@ -189,9 +192,14 @@ int
 cpl_pyscan_binding_n(const struct cpl_pyfile *f, int scope, const char *name,
 		     size_t len)
 {
+	struct nmap_key key;
+
+	if (f->index->bindings.cap == 0)
+		return -1;
+	key = cpl_pyscan_nmap_key(name, len);
 	while (scope >= 0 && (size_t)scope < f->nscopes) {
-		int v = cpl_pyscan_nmap_get(&f->index->bindings, scope, name,
-					    len);
+		int v = cpl_pyscan_nmap_get_key(&f->index->bindings, scope,
+						&key);
 
 		if (v >= 0)
 			return v;
@@ -212,11 +220,15 @@ cpl_pyscan_find_def(const struct cpl_pyfile *f, int scope, const char *name,
 		    size_t len)
 {
 	bool first = true;
+	struct nmap_key key;
 
+	if (f->index->defs.cap == 0)
+		return -1;
+	key = cpl_pyscan_nmap_key(name, len);
 	while (scope >= 0) {
 		if (first || f->scopes[scope].kind != CPL_PYSCOPE_CLASS) {
-			int v = cpl_pyscan_nmap_get(&f->index->defs, scope,
-						    name, len);
+			int v = cpl_pyscan_nmap_get_key(&f->index->defs,
+							scope, &key);
 
 			if (v >= 0)
 				return v;

@@ -62,9 +62,11 @@ push_block(struct scan *sc, bool oneline)
 {
 	struct cpl_pyindex *ix = sc->ix;
 
-	CPL_GROW(ix->block_parent, ix->capblocks, ix->nblocks + 1);
+	if (ix->nblocks == ix->capblocks)
+		CPL_GROW(ix->block_parent, ix->capblocks, ix->nblocks + 1);
 	ix->block_parent[ix->nblocks] = sc->nbs ? cur_block(sc) : -1;
-	CPL_GROW(sc->bs, sc->capbs, sc->nbs + 1);
+	if (sc->nbs == sc->capbs)
+		CPL_GROW(sc->bs, sc->capbs, sc->nbs + 1);
 	sc->bs[sc->nbs].block = (int)ix->nblocks++;
 	sc->bs[sc->nbs].oneline = oneline;
 	sc->nbs++;
@@ -74,7 +76,8 @@ push_block(struct scan *sc, bool oneline)
 static void
 push_scope_frame(struct scan *sc, int scope, bool oneline)
 {
-	CPL_GROW(sc->ss, sc->capss, sc->nss + 1);
+	if (sc->nss == sc->capss)
+		CPL_GROW(sc->ss, sc->capss, sc->nss + 1);
 	sc->ss[sc->nss].scope = scope;
 	sc->ss[sc->nss].depth = sc->depth;
 	sc->ss[sc->nss].oneline = oneline;
@@ -90,9 +93,9 @@ push_scope_frame(struct scan *sc, int scope, bool oneline)
 static char *
 callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 {
-	size_t p = k, q, j;
+	size_t p = k, q, j, len;
 	bool method;
-	struct cpl_buf *b = &sc->tmp;
+	char *name, *w;
 
 	do {
 		if (p == s)
@@ -108,16 +111,22 @@ callee_at(struct scan *sc, size_t k, size_t s, size_t *first)
 	if (q >= s + 1 && (tok_kw(sc, q - 1, "def") || tok_kw(sc, q - 1,
 							       "class")))
 		return NULL;
-	cpl_buf_reset(b);
+	/* Written in place in the arena: its length first. */
+	len = method;
+	for (j = q; j <= p; j += 2)
+		len += sc->t[j].len + (j < p);
+	name = w = cpl_pyscan_arena_str(&sc->ix->arena, len);
 	if (method)
-		cpl_buf_addc(b, '.');
+		*w++ = '.';
 	for (j = q; j <= p; j += 2) {
-		cpl_buf_add(b, sc->text + sc->t[j].off, sc->t[j].len);
+		memcpy(w, sc->text + sc->t[j].off, sc->t[j].len);
+		w += sc->t[j].len;
 		if (j < p)
-			cpl_buf_addc(b, '.');
+			*w++ = '.';
 	}
+	*w = '\0';
 	*first = q;
-	return cpl_pyscan_arena_strndup(&sc->ix->arena, cpl_buf_str(b), b->len);
+	return name;
 }
 
 /* Opens a bracket in a statement; a call frame when call >= 0. */
@@ -160,7 +169,7 @@ open_call(struct scan *sc, size_t k, size_t first, char *callee,
 	c->callee = callee;
 	c->target = callee;
 	c->scope = cur_scope(sc);
-	c->pos = cpl_pyscan_pos(f, first);
+	c->pos = scan_pos(sc, first);
 	c->end = c->pos;
 	c->first = first;
 	c->open = k;
@@ -220,7 +229,9 @@ close_cframe(struct scan *sc, size_t k)
 		add_arg(sc, fr, fr->start, k);
 		nargs = sc->ntargs - fr->argbase;
 		if (nargs > 0) {
-			CPL_GROW(ix->args, ix->capargs, ix->nargs + nargs);
+			if (ix->nargs + nargs > ix->capargs)
+				CPL_GROW(ix->args, ix->capargs,
+					 ix->nargs + nargs);
 			memcpy(ix->args + ix->nargs, sc->targs + fr->argbase,
 			       nargs * sizeof(*ix->args));
 		}
@@ -389,15 +400,21 @@ dotted_end(const struct scan *sc, size_t k, size_t end)
 static char *
 join_tokens(struct scan *sc, size_t a, size_t b)
 {
-	struct cpl_buf *buf = &sc->tmp;
+	size_t len = 0, k;
+	char *s, *w;
 
-	cpl_buf_reset(buf);
-	for (; a < b; a++)
-		if (!is_trivia(sc, a))
-			cpl_buf_add(buf, sc->text + sc->t[a].off,
-				    sc->t[a].len);
-	return cpl_pyscan_arena_strndup(&sc->ix->arena, cpl_buf_str(buf),
-					buf->len);
+	/* Written in place in the arena: its length first. */
+	for (k = a; k < b; k++)
+		if (!is_trivia(sc, k))
+			len += sc->t[k].len;
+	s = w = cpl_pyscan_arena_str(&sc->ix->arena, len);
+	for (k = a; k < b; k++)
+		if (!is_trivia(sc, k)) {
+			memcpy(w, sc->text + sc->t[k].off, sc->t[k].len);
+			w += sc->t[k].len;
+		}
+	*w = '\0';
+	return s;
 }
 
 /* One assignment target [a, b) (no commas): name, dotted or subscript. */
@@ -494,22 +511,44 @@ targets(struct scan *sc, size_t a, size_t b, size_t vfirst, size_t vlast,
 	}
 }
 
+/* A word and its length, for the lists a token is compared with. */
+struct word {
+	const char *s;
+	size_t n;
+};
+
+#define WORD(lit) { lit, sizeof(lit) - 1 }
+
+/* Token t's text is one of list[0, n): lengths first, no strlen(). */
+static bool
+tok_in(const char *text, const struct cpl_pytoken *t,
+       const struct word *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t->len == list[i].n &&
+		    memcmp(text + t->off, list[i].s, list[i].n) == 0)
+			return true;
+	return false;
+}
+
 /* Token k is an augmented assignment operator. */
 static bool
 is_augop(const struct scan *sc, size_t k)
 {
-	static const char *const aug[] = {
-		"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=",
-		"&=", "|=", "^=", "@=",
+	static const struct word aug[] = {
+		WORD("+="), WORD("-="), WORD("*="), WORD("/="), WORD("//="),
+		WORD("%="), WORD("**="), WORD(">>="), WORD("<<="), WORD("&="),
+		WORD("|="), WORD("^="), WORD("@="),
 	};
-	size_t i;
+	const struct cpl_pytoken *t = &sc->t[k];
 
-	if (sc->t[k].kind != CPL_PYTOK_OP || sc->t[k].len < 2)
+	/* Each ends in '=': most operators are out at their last byte. */
+	if (t->kind != CPL_PYTOK_OP || t->len < 2 ||
+	    sc->text[t->off + t->len - 1] != '=')
 		return false;
-	for (i = 0; i < CPL_ARRAY_LEN(aug); i++)
-		if (tok_is(sc->text, &sc->t[k], aug[i]))
-			return true;
-	return false;
+	return tok_in(sc->text, t, aug, CPL_ARRAY_LEN(aug));
 }
 
 /* An expression statement or an assignment in [s, e). */
@@ -701,7 +740,7 @@ def_header(struct scan *sc, size_t kw, size_t colon)
 		if (tok_name(sc, k)) {
 			p.name = tok_dup(sc, k);
 			p.tok = k;
-			p.pos = cpl_pyscan_pos(f, k);
+			p.pos = scan_pos(sc, k);
 			p.kwonly = kwonly && p.star == 0;
 			if (eq != SIZE_MAX) {
 				p.def = make_expr(sc, eq + 1, j, outer);
@@ -841,7 +880,7 @@ header(struct scan *sc, size_t s, size_t kw, size_t colon)
 	} else if (tok_kw(sc, kw, "if") && cur_scope(sc) == 0 &&
 		   !sc->f->main_guard && main_test(sc, kw + 1, colon)) {
 		sc->f->main_guard = true;
-		sc->f->main_pos = cpl_pyscan_pos(sc->f, kw);
+		sc->f->main_pos = scan_pos(sc, kw);
 	}
 	scan_calls(sc, s, colon, 0, 0, -1);
 	return -1;
@@ -851,18 +890,15 @@ header(struct scan *sc, size_t s, size_t kw, size_t colon)
 static bool
 is_compound(const struct scan *sc, size_t k)
 {
-	static const char *const kws[] = {
-		"if", "elif", "else", "while", "for", "try", "except",
-		"finally", "with", "def", "class",
+	static const struct word kws[] = {
+		WORD("if"), WORD("elif"), WORD("else"), WORD("while"),
+		WORD("for"), WORD("try"), WORD("except"), WORD("finally"),
+		WORD("with"), WORD("def"), WORD("class"),
 	};
-	size_t i;
 
 	if (sc->t[k].kind != CPL_PYTOK_KEYWORD)
 		return false;
-	for (i = 0; i < CPL_ARRAY_LEN(kws); i++)
-		if (tok_is(sc->text, &sc->t[k], kws[i]))
-			return true;
-	return false;
+	return tok_in(sc->text, &sc->t[k], kws, CPL_ARRAY_LEN(kws));
 }
 
 /* A simple statement [s, e). */
@@ -1064,13 +1100,16 @@ scan_into(struct cpl_pyfile *f, struct cpl_error *err, bool keep_toks)
 	int rc;
 
 	rc = scan_begin(f, &sc, err);
-	cpl_pyscan_nmap_reserve(&f->index->assigns, f->ntoks / 8);
+	/* One slot for 16 tokens: room for most files' assignments without
+	 * a grow, and half the slots to clear of one for 8 (on 500 projects
+	 * of the real-shaped tree the fewest instructions of 8, 16 and 32;
+	 * the map is cut to its entries after the scan either way). */
+	cpl_pyscan_nmap_reserve(&f->index->assigns, f->ntoks / 16);
 	scan_file(&sc);
 	free(sc.ss);
 	free(sc.bs);
 	free(sc.cs);
 	free(sc.targs);
-	cpl_buf_free(&sc.tmp);
 	/* Before the post-pass, which keeps pointers into args. */
 	f->calls = fit(f->calls, f->ncalls, sizeof(*f->calls),
 		       &f->index->capcalls);
@@ -1217,73 +1256,6 @@ light_line(void *ctx, struct cpl_pytokens *line)
 	}
 }
 
-/* Whether text[0, len) holds "cv2": memchr() for its rare '2' (one
- * vector pass), where memmem() of a three-byte word steps a byte or two
- * at a time (it was a third of the screens' time). */
-static bool
-has_cv2(const char *text, size_t len)
-{
-	const char *p = text + (len > 2 ? 2 : len), *end = text + len;
-
-	while (p < end && (p = memchr(p, '2', (size_t)(end - p))) != NULL) {
-		if (p[-2] == 'c' && p[-1] == 'v')
-			return true;
-		p++;
-	}
-	return false;
-}
-
-/* Whether text[0, len) holds word[0, n) (as memmem()), found by
- * memchr() of its byte at anchor, one rare in Python ('L' of DataLoader
- * about once in 900 bytes): on the real-shaped bench tree's Python four
- * times as fast as memmem(), which is faster for words of common
- * letters only. */
-static bool
-has_word(const char *text, size_t len, const char *word, size_t n,
-	 size_t anchor)
-{
-	const char *p, *end;
-
-	if (len < n)
-		return false;
-	p = text + anchor;
-	end = text + len - (n - anchor - 1);
-	while (p < end && (p = memchr(p, word[anchor],
-				      (size_t)(end - p))) != NULL) {
-		if (memcmp(p - anchor, word, n) == 0)
-			return true;
-		p++;
-	}
-	return false;
-}
-
-/*
- * The light scan's screens of text[0, len): *entry whether it holds a
- * word an entry script needs (the string "__main__" of a main guard; a
- * call whose name ends in DataLoader: is_entry()), *cpu whether it holds
- * a word some CPU fact is made from (pyscan.h, bare: the names of the
- * CPU-count calls, of the thread calls, and cv2); each what memmem() of
- * its words says (test_pyload holds it to that).  *cpu is only known
- * when *entry is false (bare needs it only then).
- */
-void
-cpl_pyscan_screen(const char *text, size_t len, bool *entry, bool *cpu)
-{
-	/* DataLoader first: a training script imports it near its top,
-	 * where its main guard is at its end. */
-	*entry = has_word(text, len, "DataLoader", 10, 4) ||
-		 memmem(text, len, "__main__", 8) != NULL;
-	if (*entry) {
-		*cpu = false;
-		return;
-	}
-	*cpu = memmem(text, len, "cpu_count", 9) != NULL ||
-	       has_word(text, len, "sched_getaffinity", 17, 16) ||
-	       memmem(text, len, "set_num_", 8) != NULL ||
-	       has_word(text, len, "setNumThreads", 13, 3) ||
-	       has_cv2(text, len);
-}
-
 int
 cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 		      const char *text, size_t len, struct cpl_error *err)
@@ -1309,7 +1281,6 @@ cpl_pyscan_file_light(struct cpl_pyfile **out, const char *path,
 	f->index->captoks = tk.cap;
 	f->ntoks = 0;
 	free(sc.ss);
-	cpl_buf_free(&sc.tmp);
 	/* Not known until loaded: may be, unless the text lacks both words
 	 * an entry needs (is_entry(): the string "__main__" of a main
 	 * guard; a call whose name ends in DataLoader). */

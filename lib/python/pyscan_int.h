@@ -40,6 +40,9 @@ void *cpl_pyscan_arena_alloc(struct arena_chunk **head, size_t n);
 /* s[0, n) copied into the arena, NUL-terminated. */
 char *cpl_pyscan_arena_strndup(struct arena_chunk **head, const char *s,
 			       size_t n);
+/* Room for a string of n characters and its NUL, packed: the caller
+ * writes them (a text joined in place, not built elsewhere first). */
+char *cpl_pyscan_arena_str(struct arena_chunk **head, size_t n);
 /* a, b and c (any may be NULL) joined, in the arena. */
 char *cpl_pyscan_arena_cat(struct arena_chunk **head, const char *a,
 			   const char *b, const char *c);
@@ -49,7 +52,9 @@ void cpl_pyscan_arena_free(struct arena_chunk *c);
 /* ---- maps: (namespace, name) → int ------------------------------------ */
 
 /* A slot of a map; key NULL when empty.  Keys are borrowed; tag is the
- * key's hash, compared before the key itself is touched. */
+ * low 32 bits of the key's hash, compared before the key itself is
+ * touched, and the bits its index in any table comes from (a map moves
+ * its entries to a new table without hashing them again). */
 struct nslot {
 	const char *key;
 	uint32_t len;
@@ -63,16 +68,34 @@ struct nmap {
 	struct nslot *slots;
 	size_t cap;		/* a power of two, or 0 */
 	size_t n;
+	uint64_t seen;		/* a bit of each key's hash put: a key
+				 * whose bit is clear was never put */
 };
 
 /* The value of (ns, k), -1 when absent. */
 int cpl_pyscan_nmap_get(const struct nmap *m, int ns, const char *k,
 			size_t len);
+/* A name with the part of its hash that no namespace changes. */
+struct nmap_key {
+	const char *s;
+	size_t len;
+	uint64_t h;
+};
+
+/* k[0, len) (borrowed) as a key hashed once, for lookups in several
+ * namespaces (a name looked up scope by scope outwards). */
+struct nmap_key cpl_pyscan_nmap_key(const char *k, size_t len);
+/* The value of key in namespace ns, -1 when absent. */
+int cpl_pyscan_nmap_get_key(const struct nmap *m, int ns,
+			    const struct nmap_key *key);
 /* Grows m to a power of two of at least cap slots. */
 void cpl_pyscan_nmap_reserve(struct nmap *m, size_t cap);
 /* Cuts m to the fewest slots its entries need (none when empty): for a
  * map that is kept and rarely grows again. */
 void cpl_pyscan_nmap_fit(struct nmap *m);
+/* Sets (ns, k) to val; k must outlive the map.  The value it had, -1. */
+int cpl_pyscan_nmap_set(struct nmap *m, int ns, const char *k, size_t len,
+			int val);
 /* Sets (ns, k) to val; k must outlive the map. */
 void cpl_pyscan_nmap_put(struct nmap *m, int ns, const char *k, size_t len,
 			 int val);
@@ -164,7 +187,6 @@ struct scan {
 	int depth;		/* INDENT depth */
 	int pending;		/* a def/class whose body starts at the next
 				 * INDENT, -1 */
-	struct cpl_buf tmp;	/* scratch for dotted names, reused */
 	size_t capargoff;	/* calls ix->argoff has room for */
 };
 
@@ -234,6 +256,22 @@ tok_dup(struct scan *sc, size_t k)
 					sc->t[k].len);
 }
 
+/* The position of token tok of the file being scanned (past the last:
+ * none), as cpl_pyscan_pos() gives it: while a scan runs, its tokens
+ * are the file's (sc->t is f->index->toks, sc->n f->ntoks, no cache),
+ * read here with no call. */
+static inline struct cpl_pos
+scan_pos(const struct scan *sc, size_t tok)
+{
+	struct cpl_pos p = { sc->f->path, 0, 0 };
+
+	if (tok < sc->n) {
+		p.line = sc->t[tok].line;
+		p.column = sc->t[tok].column;
+	}
+	return p;
+}
+
 /*
  * Tokens [first, last) without surrounding trivia, as an expression of
  * scope.
@@ -251,7 +289,7 @@ make_expr(const struct scan *sc, size_t first, size_t last, int scope)
 	e.last = last;
 	e.scope = scope;
 	e.block = sc->nbs ? cur_block(sc) : 0;
-	e.pos = cpl_pyscan_pos(sc->f, first);
+	e.pos = scan_pos(sc, first);
 	return e;
 }
 

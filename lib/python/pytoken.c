@@ -206,7 +206,8 @@ emit_empty(struct lexer *lx, enum cpl_pytok_kind kind)
 static void
 push_indent(struct lexer *lx, int col)
 {
-	CPL_GROW(lx->indents, lx->capindents, lx->nindents + 1);
+	if (lx->nindents == lx->capindents)
+		CPL_GROW(lx->indents, lx->capindents, lx->nindents + 1);
 	lx->indents[lx->nindents++] = col;
 }
 
@@ -648,7 +649,8 @@ open_bracket(struct lexer *lx, char c, int line, int col)
 {
 	if (lx->nbr == CPL_PYTOKEN_MAX_NEST)
 		lex_error(lx, line, col, "too many nested parentheses");
-	CPL_GROW(lx->br, lx->capbr, lx->nbr + 1);
+	if (lx->nbr == lx->capbr)
+		CPL_GROW(lx->br, lx->capbr, lx->nbr + 1);
 	lx->br[lx->nbr].c = c;
 	lx->br[lx->nbr].line = line;
 	lx->br[lx->nbr].column = col;

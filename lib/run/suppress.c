@@ -185,27 +185,37 @@ struct cpl_suppress *
 cpl_suppress_scan(const char *text, size_t len)
 {
 	struct cpl_suppress *s = NULL;
-	const char *p = text, *end = text + len, *hit, *ls, *eol;
+	const char *p = text, *end = text + len, *hash, *ls, *eol;
+	const char *counted = text;	/* lines counted up to here */
 	int line = 1;
 
-	/* Only lines holding "cpulint:" can suppress: find those with one
-	 * search over the text, counting the lines passed on the way. */
-	while (p < end &&
-	       (hit = memmem(p, (size_t)(end - p), "cpulint:", 8)) != NULL) {
-		for (ls = p;; ls++) {
-			const char *nl = memchr(ls, '\n', (size_t)(hit - ls));
-
-			if (nl == NULL)
-				break;
-			line++;
-			ls = nl;
-		}
-		eol = memchr(hit, '\n', (size_t)(end - hit));
+	/* Only a line whose "cpulint:" follows a '#' can suppress
+	 * (scan_line() reads the words after the first '#' that opens a
+	 * comment): find the '#'s, rarer than any byte of "cpulint:", look
+	 * for the word in the rest of each such line only, and count the
+	 * lines passed only when a line is read.  Each line is read at most
+	 * once, as when the whole text was searched for "cpulint:". */
+	while (p < end && (hash = memchr(p, '#', (size_t)(end - p))) != NULL) {
+		eol = memchr(hash, '\n', (size_t)(end - hash));
 		if (eol == NULL)
 			eol = end;
-		scan_line(&s, ls, eol, line);
+		if ((size_t)(eol - hash) > 8 &&
+		    memmem(hash + 1, (size_t)(eol - hash - 1), "cpulint:",
+			   8) != NULL) {
+			for (ls = hash; ls > p && ls[-1] != '\n'; ls--)
+				;
+			for (; counted < ls; counted++) {
+				counted = memchr(counted, '\n',
+						 (size_t)(ls - counted));
+				if (counted == NULL)
+					break;
+				line++;
+			}
+			counted = eol + 1;
+			scan_line(&s, ls, eol, line);
+			line++;
+		}
 		p = eol + 1;
-		line++;
 	}
 	return s;
 }

@@ -22,6 +22,11 @@
 
 /* ---- arena ------------------------------------------------------------ */
 
+/* Chunks start at 4 KiB and double up to 64 KiB (a larger request gets a
+ * chunk of its own): most streams are a small file's, parsed, loaded and
+ * freed, and a 64 KiB chunk each was a large allocation of the heap's,
+ * dearer to make and free than its small ones. */
+
 struct chunk {
 	struct chunk *next;
 	size_t used;
@@ -33,21 +38,39 @@ struct arena {
 	struct chunk *head;
 };
 
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* A new chunk at the head of a with room for n bytes (arena_alloc_at()'s
+ * slow path, out of line so that its fast path inlines). */
+static NOINLINE struct chunk *
+arena_chunk_new(struct arena *a, size_t n)
+{
+	struct chunk *c = a->head;
+	size_t size = c == NULL ? 4096 : c->size >= 32768 ? 65536 : c->size * 2;
+
+	if (n > size)
+		size = n;
+	c = cpl_xmalloc(sizeof(*c) + size);
+	c->size = size;
+	c->used = 0;
+	c->next = a->head;
+	a->head = c;
+	return c;
+}
+
 /* n bytes of a, aligned to align (a power of two up to max_align_t's). */
-static void *
+static inline void *
 arena_alloc_at(struct arena *a, size_t n, size_t align)
 {
 	struct chunk *c = a->head;
 	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
 	if (c == NULL || c->size < at || c->size - at < n) {
-		size_t size = n > 65536 ? n : 65536;
-
-		c = cpl_xmalloc(sizeof(*c) + size);
-		c->size = size;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
+		c = arena_chunk_new(a, n);
 		at = 0;
 	}
 	c->used = at + n;
@@ -258,7 +281,8 @@ push(struct builder *b, struct cpl_ynode *n, const yaml_char_t *anchor,
 			      CPL_YAML_MAX_DEPTH);
 		return -1;
 	}
-	CPL_GROW(b->stack, b->stack_cap, b->depth + 1);
+	if (b->depth == b->stack_cap)
+		CPL_GROW(b->stack, b->stack_cap, b->depth + 1);
 	f = &b->stack[b->depth++];
 	memset(f, 0, sizeof(*f));
 	f->node = n;

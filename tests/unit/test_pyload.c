@@ -661,6 +661,9 @@ START_TEST(screens_are_memmem)
 		 * comes before and after them */
 		"L", "N", "y", "Loader", "DataL", "NumThreads", "setN",
 		"getaffinity", "sched_getaffinit", "ataLoader",
+		/* around the '_'s one pass tries each word at */
+		"_main__", "__main_", "_count", "cpu_", "cp", "u_count",
+		"num_", "set_", "et_num_", "__", "___",
 	};
 	const size_t np = sizeof(parts) / sizeof(parts[0]);
 	char buf[128];

@@ -142,6 +142,39 @@ START_TEST(unknown_rules)
 }
 END_TEST
 
+/* The lines are found from their '#': many comments without the word,
+ * the word before any '#' or only before one, a '#' closing the text,
+ * and the line numbers counted across them. */
+START_TEST(lines_found_from_hashes)
+{
+	struct cpl_suppress *s = scan(
+		"# one\n"
+		"a: cpulint: disable=CPU101\n"
+		"b: cpulint: disable=CPU102 # two\n"
+		"## three # four #\n"
+		"\n"
+		"c: 1 # x # cpulint: disable=CPU103\n"
+		"#cpulint: disable=CPU104\n"
+		"d: 2 #cpulint:\n"
+		"e: 3 # cpulint: disable=CPU105 #\n"
+		"#");
+
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU101", 2), 0);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU102", 3), 0);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU103", 6), 6);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU104", 7), 7);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU104", 8), 7);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU105", 9), 9);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU105", 10), 9);
+	ck_assert_int_eq(cpl_suppress_match(s, "CPU105", 11), 0);
+	cpl_suppress_free(s);
+	/* The word alone, no '#' on its line: nothing to read. */
+	ck_assert_ptr_null(scan("# a\nb: cpulint: disable=CPU101\n# c\n"));
+	ck_assert_ptr_null(scan("#"));
+	ck_assert_ptr_null(scan("a #cpulint"));
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -152,6 +185,7 @@ suite(void)
 	tcase_add_test(tc, file_wide_and_all);
 	tcase_add_test(tc, not_comments);
 	tcase_add_test(tc, lines_found_by_search);
+	tcase_add_test(tc, lines_found_from_hashes);
 	tcase_add_test(tc, unknown_rules);
 	tcase_add_test(tc, reasons);
 	suite_add_tcase(s, tc);

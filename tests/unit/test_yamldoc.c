@@ -6,6 +6,7 @@
 
 #include "check_main.h"
 #include "text/yamldoc.h"
+#include "util.h"
 #include "text/yamlfast_int.h"
 
 static struct cpl_ystream *
@@ -259,6 +260,44 @@ START_TEST(multi_document_and_json)
 }
 END_TEST
 
+/* The stream's arenas start small and grow by chunks: a document of
+ * many nodes, a scalar larger than any chunk, and small strings after it
+ * all keep their values. */
+START_TEST(arenas_grow_past_their_chunks)
+{
+	struct cpl_buf b;
+	struct cpl_ystream *s;
+	const struct cpl_ynode *d;
+	char key[32], want[32];
+	size_t i;
+
+	cpl_buf_init(&b, 0);
+	cpl_buf_adds(&b, "big: ");
+	for (i = 0; i < 200000; i++)
+		cpl_buf_addc(&b, (char)('a' + i % 26));
+	cpl_buf_addc(&b, '\n');
+	for (i = 0; i < 6000; i++) {
+		snprintf(key, sizeof(key), "k%zu", i);
+		cpl_buf_adds(&b, key);
+		cpl_buf_adds(&b, ": [v");
+		cpl_buf_adds(&b, key);
+		cpl_buf_adds(&b, ", 2]\n");
+	}
+	s = parse(cpl_buf_str(&b));
+	d = cpl_ystream_doc(s, 0);
+	ck_assert_uint_eq(strlen(cpl_ynode_gets(d, "big")), 200000);
+	ck_assert_int_eq(cpl_ynode_gets(d, "big")[199999], 'a' + 199999 % 26);
+	for (i = 0; i < 6000; i += 7) {
+		snprintf(key, sizeof(key), "k%zu", i);
+		snprintf(want, sizeof(want), "vk%zu", i);
+		ck_assert_str_eq(cpl_ynode_get(d, key)->items[0]->value, want);
+		ck_assert_str_eq(cpl_ynode_get(d, key)->items[1]->value, "2");
+	}
+	cpl_ystream_free(s);
+	cpl_buf_free(&b);
+}
+END_TEST
+
 START_TEST(scalars)
 {
 	struct cpl_ystream *s = parse("a: ~\nb: null\nc: ''\nd: true\n"
@@ -460,6 +499,7 @@ suite(void)
 	tcase_add_test(tc, duplicate_keys_warn_and_keep_last);
 	tcase_add_test(tc, multi_document_and_json);
 	tcase_add_test(tc, scalars);
+	tcase_add_test(tc, arenas_grow_past_their_chunks);
 	tcase_add_test(tc, null_forms);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, depth_cap);
