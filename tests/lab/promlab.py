@@ -9,7 +9,7 @@ queries `compare` makes, lib/plan/compare.c), and the test API server
 
 The exporter runs in the lab's own process, outside every run's quota:
 served from a thread inside the throttled training process, the loop's
-counters missed scrapes (docs/performance.md, third run).
+counters missed scrapes (docs/lab.md, third run).
 
 Owns: the exporter thread, the Prometheus and API server processes (each
 also exits by itself after its timeout).
