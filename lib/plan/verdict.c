@@ -94,18 +94,25 @@ workers_rule(struct cpl_verdict *v, const struct cpl_verdict_row *r,
 
 	for (i = 0; i < n; i++) {
 		const struct cpl_verdict_row *a = &r[i], *b = NULL;
+		double more = -1;	/* the most any more workers gave */
 
 		if (a->workers < 0 || a->throughput < 0 || a->throttled < 0)
 			continue;
 		/* b: the same threads, the next more workers */
-		for (j = 0; j < n; j++)
-			if (j != i && r[j].threads == a->threads &&
-			    r[j].workers > a->workers &&
-			    r[j].throughput >= 0 && r[j].throttled >= 0 &&
+		for (j = 0; j < n; j++) {
+			if (j == i || r[j].threads != a->threads ||
+			    r[j].workers <= a->workers || r[j].throughput < 0)
+				continue;
+			if (r[j].throughput > more)
+				more = r[j].throughput;
+			if (r[j].throttled >= 0 &&
 			    (b == NULL || r[j].workers < b->workers))
 				b = &r[j];
+		}
+		/* "keep a's workers" only when no count above it gains:
+		 * one more worker may not help where two do. */
 		if (b == NULL || !(b->throttled > a->throttled + RAISE_PTS) ||
-		    b->throughput > a->throughput * (1 + TIE))
+		    more > a->throughput * (1 + TIE))
 			continue;
 		say(v, "workers", cpl_xasprintf("more workers raised "
 			"throttling from %.0f%% to %.0f%% without raising "

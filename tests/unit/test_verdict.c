@@ -63,6 +63,27 @@ START_TEST(more_workers_with_gain_is_no_verdict)
 }
 END_TEST
 
+/* The lab's image job at 1 CPU: one more worker (0 -> 1) raised
+ * throttling from 98% to 100% with no more throughput, but 2 workers
+ * were the best: "keep 0" beside "best: t1-w2" would contradict it, so
+ * the workers rule holds only when no setting with more workers gains. */
+START_TEST(more_workers_later_gain_is_no_verdict)
+{
+	const struct cpl_verdict_row r[] = {
+		ROW("t1-w0", 1, 0, 352.0, 0.61, 1.0, 98),
+		ROW("t1-w1", 1, 1, 352.0, 0.38, 1.0, 100),
+		ROW("t1-w2", 1, 2, 373.3, 0.25, 1.0, 100),
+		ROW("t1-w4", 1, 4, 357.3, 0.12, 1.0, 100),
+	};
+	struct cpl_verdict v;
+
+	cpl_verdict_judge(&v, r, 4, 10);
+	ck_assert_int_eq(v.best, 2);
+	ck_assert_ptr_null(line(&v, "workers"));
+	cpl_verdict_free(&v);
+}
+END_TEST
+
 START_TEST(ties_go_to_fewer_threads)
 {
 	const struct cpl_verdict_row r[] = {
@@ -206,6 +227,7 @@ suite(void)
 	tcase_add_test(tc, best_of_runs);
 	tcase_add_test(tc, more_workers_no_gain);
 	tcase_add_test(tc, more_workers_with_gain_is_no_verdict);
+	tcase_add_test(tc, more_workers_later_gain_is_no_verdict);
 	tcase_add_test(tc, ties_go_to_fewer_threads);
 	tcase_add_test(tc, storage_before_threads);
 	tcase_add_test(tc, without_throughput);
