@@ -277,7 +277,12 @@ CPL_CERT_SANS="IP:127.0.0.1,DNS:localhost" sh deploy/make-cert.sh "$tmp/c" >/dev
 mkdir -p "$r/tmp/c" && cp "$tmp/c/tls.crt" "$tmp/c/tls.key" "$r/tmp/c/" &&
 	chmod -R a+rX "$r/tmp/c"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-image serve --no-audit --listen "127.0.0.1:$port" --tls-cert-file /tmp/c/tls.crt \
+# chroot and the shell exec the server, so $! is its process: run in
+# image() (a function in a subshell), SIGTERM reached the subshell only
+# and the server outlived the test.
+chroot --userspec="$USERSPEC" "$r" /bin/sh -c \
+	"cd \"\$1\" && shift && exec $ENTRYPOINT \"\$@\"" sh "$WORKDIR" \
+	serve --no-audit --listen "127.0.0.1:$port" --tls-cert-file /tmp/c/tls.crt \
 	--tls-private-key-file /tmp/c/tls.key 2>"$tmp/serve.log" &
 spid=$!
 i=0
@@ -299,6 +304,12 @@ else
 fi
 kill -TERM "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
+if python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 2)' \
+	"$port" 2>/dev/null; then
+	bad "serve in the image still listens after SIGTERM"
+else
+	ok
+fi
 
 # 8. live mode: the image's libcurl, the fake API server on loopback
 . tests/live/apiserver.sh
