@@ -794,7 +794,7 @@ top_command(struct sh_scan *sc, struct sh_cmd *c)
 	static const char *const prints[] = { "echo", "printf", NULL };
 	size_t i, k, ci;
 	bool cond, quiet = false;
-	const char *t;
+	const char *t, *prog;
 
 	i = reserved_words(sc, c);
 	cond = sc->next_cond || sc->cond_depth > 0;
@@ -852,8 +852,9 @@ top_command(struct sh_scan *sc, struct sh_cmd *c)
 		launch_command(sc, c, ci);
 	if (!quiet && !sc->out->has_wrapper)
 		wrapper_command(sc, c, ci);
+	prog = program_of(c, ci);
 	for (k = ci + 1; k < c->n && !quiet; k++)
-		flag_sizes(c->w, k, ci, program_of(c, ci));
+		flag_sizes(c->w, k, ci, prog);
 emit:
 	for (k = 0; k < c->n; k++)
 		emit_word(sc, &c->w[k]);
