@@ -523,6 +523,10 @@ cpl_budget_pools(struct cpl_pools *out, const struct cpl_workload *w,
 	bool hf;
 
 	(void)w;
+	if (c->pools != NULL) {
+		*out = *c->pools;
+		return;
+	}
 	memset(out, 0, sizeof(*out));
 	for (k = 0; k < CPL_POOL_NKINDS; k++) {
 		out->p[k].kind = (enum cpl_pool_kind)k;
@@ -582,6 +586,26 @@ cpl_budget_pools(struct cpl_pools *out, const struct cpl_workload *w,
 			break;
 		}
 	}
+}
+
+void
+cpl_pools_keep(const struct cpl_workload *w, struct cpl_container *c)
+{
+	/* CPU202, CPU306, CPU401 and the budget entry ask for the same
+	 * pools: read once, as the facts are (budget.h). */
+	if (c->pools == NULL) {
+		struct cpl_pools *ps = cpl_xmalloc(sizeof(*ps));
+
+		cpl_budget_pools(ps, w, c);
+		c->pools = ps;
+	}
+}
+
+void
+cpl_pools_forget(struct cpl_container *c)
+{
+	free(c->pools);
+	c->pools = NULL;
 }
 
 long

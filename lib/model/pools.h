@@ -82,6 +82,12 @@ struct cpl_pools {
  */
 void cpl_budget_pools(struct cpl_pools *out, const struct cpl_workload *w,
 		      const struct cpl_container *c);
+/* Reads c's pools and keeps them in c (c->pools, freed with c or by
+ * cpl_pools_forget()), so that cpl_budget_pools() copies them: as
+ * cpl_facts_keep(), called after linking and forgotten after c's rules,
+ * so c must not change in between. */
+void cpl_pools_keep(const struct cpl_workload *w, struct cpl_container *c);
+void cpl_pools_forget(struct cpl_container *c);
 
 /* The busy threads pool p adds beyond its calling thread: n - 1 for an
  * active pool set to a known n > 1 (not off), else 0.  Inductor's

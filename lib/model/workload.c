@@ -69,6 +69,7 @@ container_clear(struct cpl_container *c)
 	free(c->measure_notes);
 	free(c->measured_pod);
 	free(c->facts);
+	free(c->pools);
 	free(c->cpu_note);
 	cpl_limits_free(c->limits);
 }
@@ -218,6 +219,7 @@ cpl_container_copy(struct cpl_container *dst, const struct cpl_container *src)
 	dst->measure_notes = cpl_xstrdup(src->measure_notes);
 	dst->measured_pod = cpl_xstrdup(src->measured_pod);
 	dst->facts = NULL;	/* gathered for the copy when asked */
+	dst->pools = NULL;
 	dst->cpu_note = src->cpu_note ? cpl_xstrdup(src->cpu_note) : NULL;
 	dst->limits = cpl_limits_dup(src->limits);
 }

@@ -41,6 +41,7 @@ enum cpl_throttle {
 struct cpl_code;	/* facts from linked Python (pyscan.h); may be NULL */
 
 struct cpl_facts;	/* budget.h */
+struct cpl_pools;	/* pools.h */
 
 /*
  * The CPU bounds of a LimitRange (`type: Container` max, min and
@@ -167,6 +168,9 @@ struct cpl_container {
 	struct cpl_facts *facts;	/* the budget's facts, gathered once
 					 * when the rules first ask
 					 * (budget.c); owned */
+	struct cpl_pools *pools;	/* its native pools, read once while
+					 * the run judges c (pools.c);
+					 * owned */
 };
 
 /*

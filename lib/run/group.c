@@ -592,6 +592,7 @@ budgets_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			if (!cpl_budget_training(w, c))
 				continue;
 			cpl_facts_keep(w, c);
+			cpl_pools_keep(w, c);
 			CPL_GROW(e->res.budgets, e->res.budgets_cap, e->res.nbudgets + 1);
 			b = &e->res.budgets[e->res.nbudgets++];
 			cpl_budget_entry(b, object, w, c);
@@ -725,6 +726,7 @@ rules_group(struct cpl_engine *e, const struct graph *g, size_t from,
 			unlay_since(e, w, &w->containers[j], first);
 			/* Its rules asked for its facts; no one else will. */
 			cpl_facts_forget(&w->containers[j]);
+			cpl_pools_forget(&w->containers[j]);
 			cpl_pytokcache_trim(e->load.tokcache);
 		}
 	}
