@@ -248,6 +248,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	long r, t, wk, total, need, allow, xr, xw, busy;
 	const char *var, *least;
 	char unknown[400], set[80], from[100] = "", terms[300], raise[400];
+	char floor[96] = "";
 	struct cpl_tinput in;
 	struct cpl_pools ps;
 	bool split = false;
@@ -271,6 +272,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	/* A loader that decodes takes turns with the main process: its
 	 * workers count only beyond the split's allowance. */
 	allow = cpl_budget_worker_allowance(f.per_rank, f.loader);
+	/* Nor do the workers a DataLoader's arguments need (w_min). */
+	allow = cpl_sat_add(allow, f.w_raised);
 	if (cpl_sat_mul(cpl_sat_mul(r, counted(&ps, t, wk, allow)), 1000) <=
 	    f.cpu)
 		return;
@@ -335,6 +338,18 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		snprintf(from, sizeof(from), " through the Polyaxon input \"%s\"",
 			 in.name);
 	}
+	/* Workers the code cannot go below (torch refuses
+	 * persistent_workers=True with none): the split keeps one, and
+	 * says why where that changed it. */
+	if (f.w_raised > 0 && f.w_min_pos.file != NULL)
+		cpl_finding_add_related(fd, &f.w_min_pos, "loader workers: "
+					"at least %ld, as the DataLoader is "
+					"given %s (torch refuses it with "
+					"num_workers=0)", f.w_min,
+					f.w_min_how);
+	if (f.w_raised > 0)
+		snprintf(floor, sizeof(floor), ", the least its DataLoader's "
+			 "%s takes", f.w_min_how);
 	/* Threads already at the split are not asked for again. */
 	if (f.threads.state == CPL_AMT_KNOWN && f.threads.n == f.t)
 		snprintf(set, sizeof(set), "keep %s at", var);
@@ -374,9 +389,9 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		raise_or(raise, sizeof(raise), c, need, false);
 		cpl_finding_set_fix(fd,
 			"per-rank budget floor(%s / %ld) = %ld: %s "
-			"\"%ld\" and use %ld loader worker(s) per rank%s (a "
-			"starting point to compare against)%s", f.cpus, r,
-			f.per_rank, set, f.t, f.w, from, raise);
+			"\"%ld\" and use %ld loader worker(s) per rank%s%s "
+			"(a starting point to compare against)%s", f.cpus, r,
+			f.per_rank, set, f.t, f.w, from, floor, raise);
 		cpl_fix_split(fd, c, &f, f.t, f.w, true);
 		split = true;
 	} else if (r > 1) {
@@ -397,24 +412,30 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 				"resources.limits.cpu to \"%ld\" or start "
 				"fewer ranks", r, r, need);
 		limit_edit(fd, c, &f, need);
-	} else {
-		/* One thread and no workers on a budget under one CPU: the
-		 * budget is the problem, not the threads; a note. */
-		if (t == 1 && wk == 0 && fd->severity > CPL_SEV_NOTE)
+	} else if (t == 1 && wk <= f.w_min) {
+		/* One thread and no workers (or the one its DataLoader
+		 * needs) on a budget under one CPU: the budget is the
+		 * problem, not the threads; a note. */
+		if (fd->severity > CPL_SEV_NOTE)
 			fd->severity = CPL_SEV_NOTE;
-		if (t == 1 && wk == 0)
-			cpl_finding_set_fix(fd,
-				"one rank with one thread keeps a whole CPU "
-				"busy: raise resources.limits.cpu to \"%ld\", "
-				"or accept that it is throttled to %s CPU",
-				need, f.cpus);
-		else
-			cpl_finding_set_fix(fd,
-				"one rank keeps %ld CPUs busy: raise "
-				"resources.limits.cpu to \"%ld\", or run 1 "
-				"thread and no loader workers on %s CPU",
-				total, need, f.cpus);
+		cpl_finding_set_fix(fd,
+			"one rank with one thread keeps a whole CPU busy: "
+			"raise resources.limits.cpu to \"%ld\", or accept "
+			"that it is throttled to %s CPU", need, f.cpus);
 		limit_edit(fd, c, &f, need);
+	} else {
+		/* Under one CPU a rank runs least: one thread and no
+		 * workers (or the one its DataLoader needs), as on one
+		 * CPU; the edit sets that, a larger limit is the text's
+		 * other way (the other branches' order). */
+		raise_or(raise, sizeof(raise), c, need, false);
+		cpl_finding_set_fix(fd,
+			"one rank keeps %ld CPUs busy on %s CPU: %s \"1\" "
+			"and use %ld loader worker(s)%s%s (a starting point "
+			"to compare against)%s", total, f.cpus, set, f.w,
+			from, floor, raise);
+		cpl_fix_split(fd, c, &f, 1, f.w, true);
+		split = true;
 	}
 	pool_fix(fd, &ps, wk, split);
 }

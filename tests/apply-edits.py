@@ -12,8 +12,9 @@ applying side does), then check that
     holds its original items in their order;
   * each edited Python file still parses (ast);
   * linting the edited copy no longer reports the findings that carried
-    edits (same rule, object and container) and reports no finding that
-    was not there before.
+    edits (same rule, object and container) at their severity or above
+    (an error its edit leaves a note is settled) and reports no finding
+    that was not there before.
 
 Usage: apply-edits.py BIN CASE_DIR...  Prints one line per case and a
 summary "apply-edits: N passed, M failed"; exits 1 on any failure.
@@ -33,6 +34,9 @@ def lint(binary, cwd):
     out = subprocess.run([binary, "--no-config", "-o", "json", "."],
                          cwd=cwd, capture_output=True, text=True)
     return json.loads(out.stdout)["findings"]
+
+
+SEVERITY = {"note": 1, "warning": 2, "error": 3}
 
 
 def key(f):
@@ -141,7 +145,12 @@ def run_case(binary, case):
             with open(full, "wb") as fh:
                 fh.write(new)
         after = lint(binary, work)
-        left = [key(f) for f in after if key(f) in map(key, fixed)]
+        # A finding its edit left as a note (CPU401 under one CPU: one
+        # thread and no workers, the budget itself the problem) is
+        # settled; one at its old severity or higher is not.
+        was = {key(f): SEVERITY.get(f.get("severity"), 0) for f in fixed}
+        left = [key(f) for f in after if key(f) in was and
+                SEVERITY.get(f.get("severity"), 0) >= was[key(f)]]
         if left:
             return False, "still reported after the edits: %r" % left
         new_ones = [key(f) for f in after

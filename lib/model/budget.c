@@ -1286,6 +1286,29 @@ cpl_budget_cpus_str(char *out, unsigned size, int64_t millis)
 		cpl_format(out, size, "%lldm", (long long)millis);
 }
 
+/* The first DataLoader of c's code given an argument that needs workers
+ * (python/pyscan.h, struct cpl_pyloader's needs). */
+static void
+workers_floor(struct cpl_facts *f, const struct cpl_container *c)
+{
+	size_t i;
+
+	for (i = 0; c->code != NULL && i < c->code->nloaders; i++) {
+		const struct cpl_code_size *z = &c->code->loaders[i];
+		const struct cpl_pyloader *l;
+
+		if (z->file == NULL || z->index >= z->file->nloaders)
+			continue;
+		l = &z->file->loaders[z->index];
+		if (l->needs[0] != '\0') {
+			f->w_min = 1;
+			f->w_min_how = l->needs;
+			f->w_min_pos = l->needs_pos;
+			return;
+		}
+	}
+}
+
 /* Gathers the facts of c (see cpl_facts_gather). */
 static void
 gather(struct cpl_facts *f, const struct cpl_workload *w,
@@ -1317,6 +1340,12 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 		cpl_budget_split(&f->per_rank, &f->t, &f->w, f->cpu,
 				 f->ranks.n > 0 ? f->ranks.n : 1,
 				 f->loader);
+	if (!f->no_workers)
+		workers_floor(f, c);
+	if (f->cpu >= 0 && f->w < f->w_min) {
+		f->w_raised = f->w_min - f->w;
+		f->w = f->w_min;
+	}
 	if (f->no_workers)
 		cpl_format(f->share, sizeof(f->share), "all of it for %ld "
 			 "intra-op thread(s), as no loader workers run", f->t);
@@ -1326,6 +1355,10 @@ gather(struct cpl_facts *f, const struct cpl_workload *w,
 			 "thread(s) and %ld loader worker(s), the larger share "
 			 "to the workers as the loader %s (%s)", f->t, f->w,
 			 cpl_budget_loader_phrase(f->loader), f->decodes);
+	else if (f->w_raised > 0)
+		cpl_format(f->share, sizeof(f->share), "split into %ld "
+			 "thread(s) and %ld loader worker(s), the least the "
+			 "DataLoader's %s takes", f->t, f->w, f->w_min_how);
 	else
 		cpl_format(f->share, sizeof(f->share), "split into %ld "
 			 "thread(s) and %ld loader worker(s)", f->t, f->w);
@@ -1415,6 +1448,7 @@ cpl_budget_entry(struct cpl_budget_entry *b, const char *object,
 	b->per_rank = f.cpu >= 1000 ? f.per_rank : -1;
 	b->suggested_threads = f.cpu >= 1000 ? f.t : -1;
 	b->suggested_workers = f.cpu >= 1000 ? f.w : -1;
+	b->min_workers = f.w_min;
 	b->loader = f.loader != CPL_LOADER_NONE;
 	b->busy_loader = f.cpu >= 1000 &&
 			 cpl_budget_loader_busy(f.loader, f.per_rank) ?

@@ -212,6 +212,14 @@ struct cpl_facts {
 				 * per CPU of the node" */
 	char share[192];		/* how B splits, for fixes: "split into 2
 				 * thread(s) and 2 loader worker(s)" */
+	/* The least loader workers the code takes: 1 when a DataLoader
+	 * is given an argument torch refuses with num_workers=0
+	 * (persistent_workers=True), else 0; w is never below it.
+	 * w_min_how is that argument as written, w_min_pos where. */
+	long w_min;
+	const char *w_min_how;
+	struct cpl_pos w_min_pos;
+	long w_raised;		/* what w_min added to the split's w */
 };
 
 /*

@@ -164,6 +164,9 @@ struct cpl_budget_entry {
 	long per_rank;			/* B = floor(C / ranks) */
 	long suggested_threads;
 	long suggested_workers;
+	long min_workers;		/* the least the code takes: 1 when a
+					 * DataLoader needs workers
+					 * (persistent_workers=True), else 0 */
 	bool loader;			/* the split is for a loader: not known
 					 * to run no workers */
 	const char *busy_loader;	/* why the workers get the larger

@@ -172,6 +172,7 @@ plan_doc(struct cpl_planrun *r, struct cpl_buf *out, const json_t *doc,
 	in.max = o->max;
 	in.set_workers = cpl_plan_can_set_workers(doc, names, n);
 	in.loader = m->loader;
+	in.min_workers = m->min_workers;
 	busy = m->busy_loader != NULL && *m->busy_loader != '\0';
 	in.cur_threads = m->threads;
 	in.cur_workers = m->workers;

@@ -85,6 +85,8 @@ cpl_sweep_make(struct cpl_sweep_setting *out, const struct cpl_sweep_in *in)
 		return 0;
 	t = in->threads < 1 ? 1 : in->threads;
 	w = in->set_workers ? (in->workers < 0 ? 0 : in->workers) : -1;
+	if (w >= 0 && w < in->min_workers)
+		w = in->min_workers;
 	if (in->max > 0 && t > in->max)
 		t = in->max;
 	if (in->max > 0 && w > in->max)
@@ -121,7 +123,7 @@ cpl_sweep_make(struct cpl_sweep_setting *out, const struct cpl_sweep_in *in)
 	}
 	if (in->max > 0 && wmax > in->max)
 		wmax = in->max;
-	k = values(v, 0, wmax, w);
+	k = values(v, in->min_workers > 0 ? 1 : 0, wmax, w);
 	for (i = 0; i < k && n < CPL_SWEEP_MAX; i++) {
 		if (v[i] == w)
 			continue;

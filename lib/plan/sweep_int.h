@@ -6,7 +6,9 @@
  *   threads  T' over 1, 2, 4, ... up to max(T, B - W), with the workers
  *            at W: the threads below the suggestion are there for when
  *            throttling rises;
- *   workers  W' over 0, 1, 2, 4, ... with the threads at T: up to B - T
+ *   workers  W' over 0, 1, 2, 4, ... (from 1 when the code's DataLoader
+ *            needs workers: torch refuses persistent_workers=True with
+ *            none) with the threads at T: up to B - T
  *            without a loader, and past the budget with one, up to
  *            max(W, B - T) + max(2, B / 2) (a loader waits while compute
  *            runs: the lab's 1-CPU image job was fastest with 1 thread
@@ -67,6 +69,8 @@ struct cpl_sweep_in {
 	long max;		/* --max: each knob at most this; 0: none */
 	bool set_workers;	/* the plan can set the workers */
 	bool loader;		/* the job runs a loader: workers may pass B */
+	long min_workers;	/* the least workers its code takes (1 with
+				 * persistent_workers=True): none below */
 	long cur_threads;	/* the job's threads as written; < 1 unknown */
 	long cur_workers;	/* its workers; < 0 unknown */
 };

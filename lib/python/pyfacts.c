@@ -593,6 +593,28 @@ callable_def(const struct cpl_pyfile *f, const struct cpl_pyexpr *e,
 	return -1;
 }
 
+/* Whether argument name of call c is one token: the keyword word (True),
+ * or any NUMBER when word is NULL; writes "name=value" to out when it
+ * is. */
+static bool
+arg_is_literal(const struct cpl_pyfile *f, const struct cpl_pycall *c,
+	       const char *name, const char *word, char *out, size_t size)
+{
+	const struct cpl_pyarg *a = kwarg(c, name);
+	const struct cpl_pytoken *toks, *t;
+
+	if (a == NULL || a->value.last != a->value.first + 1)
+		return false;
+	toks = cpl_pyfile_toks(f);
+	t = &toks[a->value.first];
+	if (word != NULL ? t->kind != CPL_PYTOK_KEYWORD ||
+	    !tok_is(f->text, t, word) : t->kind != CPL_PYTOK_NUMBER)
+		return false;
+	cpl_format(out, size, "%s=%.*s", name, (int)(t->len < 16 ? t->len :
+		   16), f->text + t->off);
+	return true;
+}
+
 /* Records DataLoader call ci. */
 static void
 add_loader(struct cpl_pyfile *f, int ci)
@@ -612,6 +634,14 @@ add_loader(struct cpl_pyfile *f, int ci)
 		l->has_workers = true, l->workers = a->value;
 	if ((a = kwarg(c, "worker_init_fn")) != NULL || (a = posarg(c, 10)))
 		l->has_init = true, l->init = a->value;
+	/* Written as literals only: persistent_workers=workers > 0 and
+	 * prefetch_factor=2 if workers else None take 0 workers. */
+	if (arg_is_literal(f, c, "persistent_workers", "True", l->needs,
+			   sizeof(l->needs)))
+		l->needs_pos = kwarg(c, "persistent_workers")->value.pos;
+	else if (arg_is_literal(f, c, "prefetch_factor", NULL, l->needs,
+				sizeof(l->needs)))
+		l->needs_pos = kwarg(c, "prefetch_factor")->value.pos;
 	for (i = 0; i < c->nargs; i++)
 		if (c->args[i].star == 2 ||
 		    (c->args[i].star == 1 && !l->has_workers))

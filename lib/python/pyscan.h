@@ -246,6 +246,12 @@ struct cpl_pyloader {
 	struct cpl_pyexpr init;	/* worker_init_fn= */
 	int init_func;		/* the def of this file it names, -1 */
 	struct cpl_pos pos;
+	/* An argument that needs workers (torch raises ValueError with
+	 * num_workers=0): persistent_workers=True, or prefetch_factor
+	 * given as a number (torch 2 takes it with workers only; 1.13
+	 * any value but 2).  needs[0] == '\0': none. */
+	char needs[40];		/* as written: "persistent_workers=True" */
+	struct cpl_pos needs_pos;
 };
 
 enum cpl_pythreads_kind {

@@ -248,7 +248,12 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 		cpl_buf_add(&b, t, tl);
 		edits[s->index].new_end = b.len;
 		pos = s->end;
-		if (r == NULL || os > r->old_end) {
+		/* Edits on lines of their own are regions of their own,
+		 * even on neighbouring lines: merged, the unchanged lines
+		 * between them (an insertion's line) would be removed and
+		 * added again; the hunk writer joins near regions with
+		 * context. */
+		if (r == NULL || os >= r->old_end) {
 			CPL_GROW(out->regions, rcap, out->nregions + 1);
 			r = &out->regions[out->nregions++];
 			r->old_off = os;
@@ -265,12 +270,22 @@ cpl_patch_apply(struct cpl_patch *out, const char *text, size_t len,
 	for (i = 0; i < n; i++)
 		out->nskipped += edits[i].state == CPL_PATCH_SKIPPED ||
 				 edits[i].state == CPL_PATCH_INVALID;
-	/* Trim, then drop regions that turned out to change nothing. */
+	/* Trim, then drop regions that turned out to change nothing, and
+	 * join those that now touch (changed lines one after another read
+	 * as one block: "-a -b +a' +b'", as diff writes them). */
 	for (i = pos = 0; i < out->nregions; i++) {
-		trim(&out->regions[i], text, out->text);
-		if (out->regions[i].old_off != out->regions[i].old_end ||
-		    out->regions[i].new_off != out->regions[i].new_end)
-			out->regions[pos++] = out->regions[i];
+		struct cpl_patch_region *r = &out->regions[i];
+
+		trim(r, text, out->text);
+		if (r->old_off == r->old_end && r->new_off == r->new_end)
+			continue;
+		if (pos > 0 && out->regions[pos - 1].old_end == r->old_off &&
+		    out->regions[pos - 1].new_end == r->new_off) {
+			out->regions[pos - 1].old_end = r->old_end;
+			out->regions[pos - 1].new_end = r->new_end;
+		} else {
+			out->regions[pos++] = *r;
+		}
 	}
 	out->nregions = pos;
 	cpl_lines_free(&l);

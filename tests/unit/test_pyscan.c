@@ -379,6 +379,34 @@ START_TEST(dataloaders)
 	ck_assert(!l[2].has_workers && !l[2].unknown_kwargs);
 	ck_assert(!l[3].has_workers && l[3].unknown_kwargs);
 	ck_assert_expr(f, &l[4].workers, "0");
+	ck_assert_str_eq(l[0].needs, "");
+	cpl_pyfile_free(f);
+}
+END_TEST
+
+/* Arguments torch refuses with num_workers=0 (ValueError in 1.13 and 2):
+ * written as literals they need a worker; written as expressions they
+ * are the code's own guard. */
+START_TEST(dataloader_needs_workers)
+{
+	struct cpl_pyfile *f = scan(
+		"from torch.utils.data import DataLoader\n"
+		"a = DataLoader(ds, num_workers=W, persistent_workers=True)\n"
+		"b = DataLoader(ds, num_workers=W, prefetch_factor=4)\n"
+		"c = DataLoader(ds, num_workers=W, persistent_workers=W > 0)\n"
+		"d = DataLoader(ds, num_workers=W, persistent_workers=False,\n"
+		"               prefetch_factor=None)\n"
+		"e = DataLoader(ds, prefetch_factor=2 if W else None)\n");
+	const struct cpl_pyloader *l = f->loaders;
+
+	ck_assert_uint_eq(f->nloaders, 5);
+	ck_assert_str_eq(l[0].needs, "persistent_workers=True");
+	ck_assert_pos(l[0].needs_pos, 2, 54);
+	ck_assert_str_eq(l[1].needs, "prefetch_factor=4");
+	ck_assert_pos(l[1].needs_pos, 3, 51);
+	ck_assert_str_eq(l[2].needs, "");
+	ck_assert_str_eq(l[3].needs, "");
+	ck_assert_str_eq(l[4].needs, "");
 	cpl_pyfile_free(f);
 }
 END_TEST
@@ -1402,6 +1430,7 @@ pyscan_suite(void)
 	tcase_add_test(facts, strings_and_comments_never_count);
 	tcase_add_test(facts, thread_settings);
 	tcase_add_test(facts, dataloaders);
+	tcase_add_test(facts, dataloader_needs_workers);
 	tcase_add_test(facts, pools);
 	tcase_add_test(facts, argparse_definitions);
 	tcase_add_test(facts, assignments);

@@ -152,6 +152,30 @@ START_TEST(loader_workers_past_the_budget)
 }
 END_TEST
 
+/* A DataLoader given persistent_workers=True takes no num_workers=0:
+ * no setting has fewer than one worker, the suggestion included. */
+START_TEST(workers_floor)
+{
+	struct cpl_sweep_setting s[CPL_SWEEP_MAX];
+	struct cpl_sweep_in in = { .per_rank = 2, .threads = 1, .workers = 0,
+				   .set_workers = true, .loader = true,
+				   .min_workers = 1 };
+	size_t n = cpl_sweep_make(s, &in), i;
+
+	is(&s[0], 1, 1, "t1-w1");
+	for (i = 0; i < n; i++)
+		ck_assert_int_ge(s[i].workers, 1);
+	/* the threads keep the worker's share: 2 - 1 leaves one */
+	ck_assert_uint_eq(n, 3);
+	is(&s[1], 1, 2, "t1-w2");
+	is(&s[2], 1, 3, "t1-w3");
+	/* without the floor the same input plans t1-w0 */
+	in.min_workers = 0;
+	cpl_sweep_make(s, &in);
+	is(&s[0], 1, 0, "t1-w0");
+}
+END_TEST
+
 /* The current setting: added once, only when known and not planned. */
 START_TEST(current_setting)
 {
@@ -191,6 +215,7 @@ suite(void)
 	tcase_add_test(tc, large_budget_powers_of_two);
 	tcase_add_test(tc, max_caps_each_knob);
 	tcase_add_test(tc, threads_only);
+	tcase_add_test(tc, workers_floor);
 	tcase_add_test(tc, no_budget_no_sweep);
 	tcase_add_test(tc, loader_workers_past_the_budget);
 	tcase_add_test(tc, current_setting);
