@@ -41,6 +41,18 @@ check() {
 	shift
 	if "$@"; then ok; else bad "$name"; fi
 }
+# wait_listening LOG PID: waits until serve's LOG says "listening on
+# port", while PID runs, at most 30 s; 0 when it listens.  A loaded
+# machine may take seconds to start it: a request sent at once is
+# refused now and then.
+wait_listening() {
+	_wl=0
+	until grep -q "listening on port" "$1" 2>/dev/null; do
+		kill -0 "$2" 2>/dev/null && [ $_wl -lt 300 ] || return 1
+		sleep 0.1
+		_wl=$((_wl + 1))
+	done
+}
 finish() {
 	echo "$SUITE: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

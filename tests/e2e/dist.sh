@@ -17,16 +17,10 @@
 # the README states.  The chroot part needs root; without it, it says SKIP.
 set -u
 root=$(pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL dist: $*"; fail=$((fail + 1)); }
-finish() {
-	echo "dist: $pass passed, $fail failed"
-	[ $fail -eq 0 ]
-	exit $?
-}
+SUITE=dist
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 
 # A plain build of the release, whatever make runs this script: make asan
 # passes BUILD, CFLAGS and SAN down, in MAKEFLAGS and in the environment.
@@ -211,11 +205,7 @@ CPL_CERT_SANS="IP:127.0.0.1" sh deploy/make-cert.sh "$tmp/certs" >/dev/null
 	"$tmp/certs/tls.crt" --tls-private-key-file "$tmp/certs/tls.key" \
 	2>"$tmp/serve.err" &
 spid=$!
-i=0
-until grep -q "listening on port" "$tmp/serve.err" || [ $i -ge 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_listening "$tmp/serve.err" "$spid" || true
 sport=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$tmp/serve.err")
 python3 tests/serve-client.py req "$tmp/certs/ca.crt" GET \
 	"https://127.0.0.1:${sport:-1}/healthz" 2>/dev/null | head -1 |

@@ -26,16 +26,10 @@
 BIN=${BIN:?}
 set -u
 root=$(pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL image: $*"; fail=$((fail + 1)); }
-finish() {
-	echo "image: $pass passed, $fail failed"
-	[ $fail -eq 0 ]
-	exit $?
-}
+SUITE=image
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 
 # 1. the Dockerfile's final stage, read into shell variables
 if ! python3 - Dockerfile > "$tmp/stage.sh" <<'PY'; then bad "Dockerfile: $(cat "$tmp/stage.sh")"; finish; fi
@@ -285,13 +279,7 @@ chroot --userspec="$USERSPEC" "$r" /bin/sh -c \
 	serve --no-audit --listen "127.0.0.1:$port" --tls-cert-file /tmp/c/tls.crt \
 	--tls-private-key-file /tmp/c/tls.key 2>"$tmp/serve.log" &
 spid=$!
-i=0
-until grep -q "listening on port" "$tmp/serve.log" 2>/dev/null; do
-	kill -0 "$spid" 2>/dev/null && [ $i -lt 150 ] || break
-	sleep 0.2
-	i=$((i + 1))
-done
-if grep -q "listening on port" "$tmp/serve.log"; then
+if wait_listening "$tmp/serve.log" "$spid"; then
 	ok
 	for path in /healthz /metrics; do
 		code=$(curl -s -o "$tmp/serve.body" -w '%{http_code}' --max-time 10 \

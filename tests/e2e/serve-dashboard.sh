@@ -84,13 +84,7 @@ PROM_PID=$!
 # Reviews for the admission panel: one allowed, one refused as invalid,
 # once serve listens (on a loaded machine it may take seconds: sent at
 # once, they were refused now and then).
-i=0
-until grep -q "listening on port" "$tmp/serve.log" 2>/dev/null; do
-	kill -0 "$SERVE_PID" 2>/dev/null && [ $i -lt 300 ] || break
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q "listening on port" "$tmp/serve.log" ||
+wait_listening "$tmp/serve.log" "$SERVE_PID" ||
 	bad "serve did not start: $(head -3 "$tmp/serve.log")"
 python3 - "$PORT" "$tmp/c/ca.crt" <<'PY' || bad "reviews not sent"
 import json, ssl, sys, urllib.request, urllib.error

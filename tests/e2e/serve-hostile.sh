@@ -35,16 +35,11 @@ serve_start() {
 	"$BIN" serve --listen "127.0.0.1:$PORT" --tls-cert-file "$tmp/c/tls.crt" \
 		--tls-private-key-file "$tmp/c/tls.key" "$@" 2>"$log" &
 	SERVE_PID=$!
-	i=0
-	until grep -q "listening on port" "$log" 2>/dev/null; do
-		if ! kill -0 "$SERVE_PID" 2>/dev/null || [ $i -ge 300 ]; then
-			bad "serve did not start: $(cat "$log")"
-			SERVE_PID=
-			return 1
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
+	if ! wait_listening "$log" "$SERVE_PID"; then
+		bad "serve did not start: $(cat "$log")"
+		SERVE_PID=
+		return 1
+	fi
 }
 serve_stop() {
 	kill -TERM "$SERVE_PID"
