@@ -460,6 +460,12 @@ def main():
     finally:
         prom.stop()
         parent.remove()
+    if SMOKE:
+        # every setting the tool writes runs (a loader that takes no
+        # num_workers=0 among them): a crash there is a defect, exit 1
+        import runnable
+        if not runnable.check(BIN):
+            return 1
     return 0 if results else 1
 
 
