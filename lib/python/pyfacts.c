@@ -386,9 +386,14 @@ is_tensor(const struct cpl_pyfile *f, const struct cpl_pycall *c,
 static enum cpl_pycall_kind
 classify(const struct cpl_pyfile *f, const struct cpl_pycall *c)
 {
+	/* torch.multiprocessing re-exports multiprocessing (`import
+	 * torch.multiprocessing as mp` for mp.spawn, then mp.cpu_count());
+	 * multiprocess is dill's fork of it (Hugging Face datasets).
+	 * joblib.cpu_count() is not here: it reads the CFS quota. */
 	static const char *const counts[] = {
 		"os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count",
-		"os.process_cpu_count",
+		"os.process_cpu_count", "torch.multiprocessing.cpu_count",
+		"multiprocess.cpu_count",
 	};
 	const char *t = c->target, *last = last_comp(t);
 	bool recv = strchr(c->callee, '.') != NULL, local = c->func >= 0;

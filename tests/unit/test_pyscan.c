@@ -237,7 +237,11 @@ START_TEST(cpu_count_calls)
 		"e = psutil.cpu_count(logical=False)\n"
 		"g = os.process_cpu_count()\n"
 		"h = len(os.sched_getaffinity(0))\n"
-		"i = os.sched_getaffinity(0)\n");
+		"i = os.sched_getaffinity(0)\n"
+		"import torch.multiprocessing as tmp, multiprocess, joblib\n"
+		"j = tmp.cpu_count()\n"
+		"k = multiprocess.cpu_count()\n"
+		"l = joblib.cpu_count()\n");
 	static const struct {
 		const char *callee;
 		const char *target;
@@ -250,6 +254,9 @@ START_TEST(cpu_count_calls)
 		{ "psutil.cpu_count", "psutil.cpu_count", 9, 5 },
 		{ "os.process_cpu_count", "os.process_cpu_count", 10, 5 },
 		{ "len", "len", 11, 5 },
+		/* torch.multiprocessing re-exports multiprocessing */
+		{ "tmp.cpu_count", "torch.multiprocessing.cpu_count", 14, 5 },
+		{ "multiprocess.cpu_count", "multiprocess.cpu_count", 15, 5 },
 	};
 	size_t i;
 
@@ -266,14 +273,19 @@ START_TEST(cpu_count_calls)
 	}
 	ck_assert_str_eq(cpl_pyscan_kind_name(CPL_PYCALL_CPU_COUNT),
 			 "cpu-count");
-	/* The affinity set alone is no count. */
+	/* The affinity set alone is no count; joblib's reads the quota. */
 	ck_assert_int_eq(f->calls[call_of(f, "os.sched_getaffinity", 1)].kind,
+			 CPL_PYCALL_OTHER);
+	ck_assert_int_eq(f->calls[call_of(f, "joblib.cpu_count", 0)].kind,
 			 CPL_PYCALL_OTHER);
 	cpl_pyfile_free(f);
 }
 END_TEST
 
-START_TEST(torch_multiprocessing_is_not_stdlib)
+/* torch.multiprocessing is not the stdlib module (its names resolve to
+ * their own targets), but it re-exports the stdlib's (`from
+ * multiprocessing import *`): its cpu_count() is the node's count. */
+START_TEST(torch_multiprocessing_cpu_count)
 {
 	struct cpl_pyfile *f = scan(
 		"import torch.multiprocessing as mp\n"
@@ -283,11 +295,13 @@ START_TEST(torch_multiprocessing_is_not_stdlib)
 		"    cpu_count()\n"
 		"mp.spawn(main, nprocs=n)\n");
 
-	ck_assert_uint_eq(f->ncpucounts, 0);
+	ck_assert_uint_eq(f->ncpucounts, 3);
 	ck_assert_str_eq(f->calls[0].target, "torch.multiprocessing.cpu_count");
-	ck_assert_int_eq(f->calls[0].kind, CPL_PYCALL_OTHER);
+	ck_assert_int_eq(f->calls[0].kind, CPL_PYCALL_CPU_COUNT);
 	ck_assert_str_eq(f->calls[1].target, "torch.multiprocessing.cpu_count");
-	ck_assert_int_eq(f->calls[2].kind, CPL_PYCALL_OTHER);
+	ck_assert_str_eq(f->calls[2].target, "torch.multiprocessing.cpu_count");
+	ck_assert_int_eq(f->calls[2].kind, CPL_PYCALL_CPU_COUNT);
+	ck_assert_str_eq(f->calls[3].target, "torch.multiprocessing.spawn");
 	cpl_pyfile_free(f);
 }
 END_TEST
@@ -774,8 +788,12 @@ START_TEST(cpu_count_sizing_vs_printed)
 	struct cpl_pyfile *f = load(FIX "printed.py");
 	size_t i;
 
-	ck_assert_uint_eq(f->ncpucounts, 3);
-	for (i = 0; i < f->ncpucounts; i++)
+	/* three printed or logged, two (torch.multiprocessing's) returned
+	 * from a function no caller sizes anything with */
+	ck_assert_uint_eq(f->ncpucounts, 5);
+	ck_assert_int_ne(f->cpucounts[3].use, CPL_PYUSE_SIZING);
+	ck_assert_int_ne(f->cpucounts[4].use, CPL_PYUSE_SIZING);
+	for (i = 0; i < 3; i++)
 		ck_assert_msg(f->cpucounts[i].use == CPL_PYUSE_PRINTED,
 			      "cpu count %zu at line %d: use %d", i,
 			      f->cpucounts[i].pos.line, f->cpucounts[i].use);
@@ -1426,7 +1444,7 @@ pyscan_suite(void)
 
 	tcase_add_test(facts, imports_and_aliases);
 	tcase_add_test(facts, cpu_count_calls);
-	tcase_add_test(facts, torch_multiprocessing_is_not_stdlib);
+	tcase_add_test(facts, torch_multiprocessing_cpu_count);
 	tcase_add_test(facts, strings_and_comments_never_count);
 	tcase_add_test(facts, thread_settings);
 	tcase_add_test(facts, dataloaders);
