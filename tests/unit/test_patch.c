@@ -233,6 +233,32 @@ START_TEST(diff_trims_unchanged_lines)
 }
 END_TEST
 
+START_TEST(diff_neighbouring_edits)
+{
+	/* An insertion before line 2 and a change of line 3: line 2 stays
+	 * context (merged into one region it was removed and added again);
+	 * changes of lines 3 and 4 read as one block, "-a -b +a' +b'". */
+	struct cpl_patch_edit ed[] = {
+		E(2, 1, 2, 1, "x: 0\n", 0), E(3, 4, 3, 5, "9", 1),
+	};
+	struct cpl_patch_edit two[] = {
+		E(3, 4, 3, 5, "9", 0), E(4, 4, 4, 5, "8", 1),
+	};
+	const char *t = "a: 1\nb: 2\nc: 3\nd: 4\n";
+	char *d = run(t, ed, 2, true, NULL);
+
+	ck_assert_str_eq(d, "--- a/dir/f.yaml\n+++ b/dir/f.yaml\n"
+			 "@@ -1,4 +1,5 @@\n a: 1\n+x: 0\n b: 2\n-c: 3\n"
+			 "+c: 9\n d: 4\n");
+	free(d);
+	d = run(t, two, 2, true, NULL);
+	ck_assert_str_eq(d, "--- a/dir/f.yaml\n+++ b/dir/f.yaml\n"
+			 "@@ -1,4 +1,4 @@\n a: 1\n b: 2\n-c: 3\n-d: 4\n"
+			 "+c: 9\n+d: 8\n");
+	free(d);
+}
+END_TEST
+
 START_TEST(empty_text)
 {
 	struct cpl_patch_edit ed[] = { E(1, 1, 1, 1, "a: 1\n", 0) };
@@ -360,6 +386,7 @@ patch_suite(void)
 	tcase_add_test(tc, insert_after_last_line);
 	tcase_add_test(tc, diff_hunks_and_context);
 	tcase_add_test(tc, diff_trims_unchanged_lines);
+	tcase_add_test(tc, diff_neighbouring_edits);
 	tcase_add_test(tc, empty_text);
 	tcase_add_test(tc, span_of_two_texts);
 	tcase_add_test(tc, diff_names_quoted_as_git);
