@@ -73,7 +73,7 @@ out["BSTEPS"] = "\n".join(bsteps)
 final = stages[1]
 m = re.match(r"^debian:([a-z]+)-slim$", final["from"])
 assert m, "the final stage is not FROM debian:SUITE-slim: " + final["from"]
-out["SUITE"] = m.group(1)
+out["FSUITE"] = m.group(1)
 runs = [r for w, r in final["cmds"] if w == "RUN"]
 apt = [r for r in runs if "apt-get install" in r]
 assert len(apt) == 1, "not one RUN apt-get install"
@@ -218,7 +218,7 @@ done < "$tmp/bsteps"
 [ $built = 1 ] && ok || finish
 
 # 3. the final stage: its root filesystem, its packages
-if ! rootfs final "$SUITE" "$PKGS" slim; then
+if ! rootfs final "$FSUITE" "$PKGS" slim; then
 	bad "mmdebstrap failed for the final stage: $(tail -5 "$tmp/mm.log")"
 	finish
 fi
