@@ -248,7 +248,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 	long r, t, wk, total, need, allow, xr, xw, busy;
 	const char *var, *least;
 	char unknown[400], set[80], from[100] = "", terms[300], raise[400];
-	char floor[96] = "";
+	char least_w[96] = "";
 	struct cpl_tinput in;
 	struct cpl_pools ps;
 	bool split = false;
@@ -348,8 +348,8 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 					"num_workers=0)", f.w_min,
 					f.w_min_how);
 	if (f.w_raised > 0)
-		snprintf(floor, sizeof(floor), ", the least its DataLoader's "
-			 "%s takes", f.w_min_how);
+		snprintf(least_w, sizeof(least_w), ", the least its "
+			 "DataLoader's %s takes", f.w_min_how);
 	/* Threads already at the split are not asked for again. */
 	if (f.threads.state == CPL_AMT_KNOWN && f.threads.n == f.t)
 		snprintf(set, sizeof(set), "keep %s at", var);
@@ -391,7 +391,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"per-rank budget floor(%s / %ld) = %ld: %s "
 			"\"%ld\" and use %ld loader worker(s) per rank%s%s "
 			"(a starting point to compare against)%s", f.cpus, r,
-			f.per_rank, set, f.t, f.w, from, floor, raise);
+			f.per_rank, set, f.t, f.w, from, least_w, raise);
 		cpl_fix_split(fd, c, &f, f.t, f.w, true);
 		split = true;
 	} else if (r > 1) {
@@ -433,7 +433,7 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 			"one rank keeps %ld CPUs busy on %s CPU: %s \"1\" "
 			"and use %ld loader worker(s)%s%s (a starting point "
 			"to compare against)%s", total, f.cpus, set, f.w,
-			from, floor, raise);
+			from, least_w, raise);
 		cpl_fix_split(fd, c, &f, 1, f.w, true);
 		split = true;
 	}
