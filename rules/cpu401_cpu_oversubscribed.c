@@ -429,12 +429,19 @@ check(struct cpl_check *ck, const struct cpl_workload *w,
 		 * CPU; the edit sets that, a larger limit is the text's
 		 * other way (the other branches' order). */
 		raise_or(raise, sizeof(raise), c, need, false);
-		cpl_finding_set_fix(fd,
-			"one rank keeps %ld CPUs busy on %s CPU: %s \"1\" "
-			"and use %ld loader worker(s)%s%s (a starting point "
-			"to compare against)%s", total, f.cpus, set, f.w,
-			from, least_w, raise);
-		cpl_fix_split(fd, c, &f, 1, f.w, true);
+		if (f.no_workers)
+			cpl_finding_set_fix(fd,
+				"one rank keeps %ld CPUs busy on %s CPU: %s "
+				"\"1\", as no loader workers run (a starting "
+				"point to compare against)%s", total, f.cpus,
+				set, raise);
+		else
+			cpl_finding_set_fix(fd,
+				"one rank keeps %ld CPUs busy on %s CPU: %s "
+				"\"1\" and use %ld loader worker(s)%s%s (a "
+				"starting point to compare against)%s", total,
+				f.cpus, set, f.w, from, least_w, raise);
+		cpl_fix_split(fd, c, &f, 1, f.w, !f.no_workers);
 		split = true;
 	}
 	pool_fix(fd, &ps, wk, split);
